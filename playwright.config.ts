@@ -6,6 +6,8 @@ import { defineConfig, devices } from "@playwright/test";
  *   3199  fake OpenAI-compatible LLM (e2e/fixtures/fake-openai.ts), records every request it gets
  *   3100  the app on embedded defaults (offline embedder + offline answerer), knowledge/ indexed
  *   3101  the app with OPENAI_BASE_URL pointing at the fake LLM
+ *   3102  the app with OPENAI_BASE_URL pointing at a closed port (model-unreachable errors)
+ *   3103  the app with REQUIRE_TOKEN=1, ADMIN_TOKEN and a low MCP rate limit (access control)
  * Run `next build` first (npm test does).
  */
 // TEST_DATA_DIR and E2E_PORT_BASE let several checkouts run the suite side by side.
@@ -13,7 +15,11 @@ const DATA = process.env.TEST_DATA_DIR || ".test-data";
 const BASE = Number(process.env.E2E_PORT_BASE || 3100);
 const common = { KNOWLEDGE_DIR: "knowledge", NEXT_TELEMETRY_DISABLED: "1" };
 
-export const PORTS = { fakeLlm: BASE + 99, offline: BASE, llm: BASE + 1 } as const;
+export const PORTS = { fakeLlm: BASE + 99, offline: BASE, llm: BASE + 1, unreachable: BASE + 2, secure: BASE + 3 } as const;
+/** The secured app's management secret and MCP requests per minute per token. */
+export const SECURE = { adminToken: "e2e-admin-secret", rateLimit: 20 } as const;
+/** Where the "model unreachable" app looks for its model: a loopback port nothing listens on. */
+export const CLOSED_MODEL_URL = "http://127.0.0.1:9/v1";
 
 export default defineConfig({
   testDir: "e2e",
@@ -65,6 +71,35 @@ export default defineConfig({
         OPENAI_BASE_URL: `http://127.0.0.1:${PORTS.fakeLlm}/v1`,
         CHAT_MODEL: "fake-model",
         PORT: String(PORTS.llm),
+      },
+      reuseExistingServer: false,
+      timeout: 180_000,
+    },
+    {
+      command: `npx next start -p ${PORTS.unreachable} -H 127.0.0.1`,
+      url: `http://127.0.0.1:${PORTS.unreachable}/api/health`,
+      env: {
+        ...common,
+        DATA_DIR: `${DATA}/unreachable`,
+        OPENAI_API_KEY: "test-key",
+        OPENAI_BASE_URL: CLOSED_MODEL_URL,
+        CHAT_MODEL: "fake-model",
+        PORT: String(PORTS.unreachable),
+      },
+      reuseExistingServer: false,
+      timeout: 180_000,
+    },
+    {
+      command: `npx next start -p ${PORTS.secure} -H 127.0.0.1`,
+      url: `http://127.0.0.1:${PORTS.secure}/api/health`,
+      env: {
+        ...common,
+        DATA_DIR: `${DATA}/secure`,
+        OPENAI_API_KEY: "",
+        REQUIRE_TOKEN: "1",
+        ADMIN_TOKEN: SECURE.adminToken,
+        MCP_RATE_LIMIT: String(SECURE.rateLimit),
+        PORT: String(PORTS.secure),
       },
       reuseExistingServer: false,
       timeout: 180_000,

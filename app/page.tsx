@@ -1,3 +1,10 @@
-export default function Home() {
-  return <main className="p-8">Knowledge Chat</main>;
+import { connection } from "next/server";
+import { Chat } from "@/components/chat/Chat";
+import { getConfig } from "@/lib/config";
+
+export default async function Home() {
+  // Rendered per request: whether a model key is configured is read at run time, not at build time.
+  await connection();
+  const { apiKey, model } = getConfig().chat;
+  return <Chat offline={!apiKey} model={apiKey ? model : undefined} />;
 }

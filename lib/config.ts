@@ -25,13 +25,34 @@ export function getConfig() {
       baseURL: process.env.EMBEDDING_BASE_URL || process.env.OPENAI_BASE_URL || undefined,
       apiKey: process.env.EMBEDDING_API_KEY || process.env.OPENAI_API_KEY || undefined,
       batchSize: intEnv("EMBEDDING_BATCH_SIZE", 32),
-      dimension: intEnv("EMBEDDING_DIMENSION", 512),
+      /** Offline: vector size. OpenAI: requested output size, sent only when EMBEDDING_DIMENSION is set. */
+      dimension: intEnv("EMBEDDING_DIMENSION", 2048),
+      requestDimension: Boolean(process.env.EMBEDDING_DIMENSION),
     },
     chat: {
       apiKey: process.env.OPENAI_API_KEY || undefined,
       baseURL: process.env.OPENAI_BASE_URL || undefined,
       model: process.env.CHAT_MODEL || "gpt-4o-mini",
       maxSteps: intEnv("CHAT_MAX_STEPS", 4),
+      /** Conversation memory: at most this many turns (the current one included)… */
+      historyTurns: intEnv("CHAT_HISTORY_TURNS", 8),
+      /** …within this many characters of earlier questions and answers. */
+      historyChars: intEnv("CHAT_HISTORY_CHARS", 12000),
+      /** MCP endpoint the chat's tools come from; default: /api/mcp of the incoming request's origin. */
+      mcpUrl: process.env.MCP_URL || undefined,
+    },
+    /** Access to the MCP endpoint and the management API; see lib/auth/config.ts for how the defaults are chosen. */
+    auth: {
+      /** REQUIRE_TOKEN: "1"/"true"/"0"/"false"; unset = on when BIND_HOST (or an IP-address HOSTNAME) is not loopback. */
+      requireToken: process.env.REQUIRE_TOKEN || undefined,
+      bindHost: process.env.BIND_HOST || undefined,
+      hostname: process.env.HOSTNAME || undefined,
+      /** MCP requests per minute per token (or per client address without a token); also the burst size. */
+      rateLimitPerMinute: intEnv("MCP_RATE_LIMIT", 120),
+      /** Extra browser origins allowed to call the MCP endpoint (comma-separated, or "*"). */
+      allowedOrigins: (process.env.ALLOWED_ORIGINS || "").split(",").map((s) => s.trim().replace(/\/+$/, "")).filter(Boolean),
+      /** Bearer secret for the management API (/api/kbs writes, /api/tokens) when tokens are required. */
+      adminToken: process.env.ADMIN_TOKEN || undefined,
     },
     maxUploadBytes: intEnv("MAX_UPLOAD_MB", 50) * 1024 * 1024,
     maxUploadFiles: intEnv("MAX_UPLOAD_FILES", 20),

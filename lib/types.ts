@@ -38,6 +38,8 @@ export interface DocumentRecord {
   mimeType: string;
   author: string | null;
   tags: string[];
+  /** How it got here. Start-up sync only removes documents that came from KNOWLEDGE_DIR ("knowledge"). */
+  origin: "knowledge" | "upload" | "cli" | "mcp";
   chunkCount: number;
   createdAt: string; // ISO 8601
   updatedAt: string; // ISO 8601
@@ -90,6 +92,7 @@ export class AppError extends Error {
       | "unauthorized"
       | "forbidden"
       | "rate_limited"
+      | "conflict"
       | "internal",
     message: string,
     public readonly status: number = 400,

@@ -1,11 +1,134 @@
 "use client";
 
-/** Placeholder: wraps a page so that files dropped anywhere on it are uploaded. (Owned by the documents feature.) */
-export function DocumentDropZone({ children }: { children: React.ReactNode }) {
-  return <>{children}</>;
+import { useEffect, useRef, useState } from "react";
+import { useMessages } from "@/components/i18n";
+import { ACCEPT_ATTRIBUTE } from "@/lib/parse/formats";
+import { T } from "./messages";
+import { UploadProvider, useDocumentUploads } from "./UploadContext";
+import { UploadTray } from "./UploadTray";
+
+const hasFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes("Files");
+
+/** Files dropped anywhere on the page are queued for upload; shows an overlay while dragging. */
+function DropTarget() {
+  const t = useMessages(T);
+  const { addFiles } = useDocumentUploads();
+  const [dragging, setDragging] = useState(false);
+  const depth = useRef(0);
+
+  useEffect(() => {
+    const onEnter = (e: DragEvent) => {
+      if (!hasFiles(e)) return;
+      e.preventDefault();
+      depth.current += 1;
+      setDragging(true);
+    };
+    const onOver = (e: DragEvent) => {
+      if (!hasFiles(e)) return;
+      e.preventDefault();
+      if (e.dataTransfer) e.dataTransfer.dropEffect = "copy";
+    };
+    const onLeave = (e: DragEvent) => {
+      if (!hasFiles(e)) return;
+      depth.current = Math.max(0, depth.current - 1);
+      if (depth.current === 0) setDragging(false);
+    };
+    const onDrop = (e: DragEvent) => {
+      depth.current = 0;
+      setDragging(false);
+      const files = Array.from(e.dataTransfer?.files ?? []);
+      if (!files.length) return;
+      e.preventDefault();
+      addFiles(files);
+    };
+    document.addEventListener("dragenter", onEnter);
+    document.addEventListener("dragover", onOver);
+    document.addEventListener("dragleave", onLeave);
+    document.addEventListener("drop", onDrop);
+    return () => {
+      document.removeEventListener("dragenter", onEnter);
+      document.removeEventListener("dragover", onOver);
+      document.removeEventListener("dragleave", onLeave);
+      document.removeEventListener("drop", onDrop);
+    };
+  }, [addFiles]);
+
+  if (!dragging) return null;
+  return (
+    <div
+      data-testid="drop-overlay"
+      className="pointer-events-none fixed inset-0 z-50 flex items-center justify-center bg-sky-500/10 p-6 backdrop-blur-[1px]"
+    >
+      <div className="rounded-xl border-2 border-dashed border-sky-500 bg-white/90 px-10 py-8 text-center shadow-xl dark:bg-zinc-900/90">
+        <p className="text-lg font-semibold text-sky-700 dark:text-sky-300">{t.dropTitle}</p>
+        <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{t.dropHint}</p>
+      </div>
+    </div>
+  );
 }
 
-/** Placeholder: the "Add documents" button with a file picker. */
-export function AddDocumentsButton() {
+/** Asks before leaving the page while files are still uploading (leaving would cancel them). */
+function LeaveGuard() {
+  const { items } = useDocumentUploads();
+  const active = items.some((i) => i.state === "queued" || i.state === "uploading" || i.state === "processing");
+  useEffect(() => {
+    if (!active) return;
+    const onBeforeUnload = (e: BeforeUnloadEvent) => e.preventDefault();
+    window.addEventListener("beforeunload", onBeforeUnload);
+    return () => window.removeEventListener("beforeunload", onBeforeUnload);
+  }, [active]);
   return null;
 }
+
+/**
+ * Wraps a page so that files dropped anywhere on it are uploaded, with a per-file progress tray.
+ * `kb` picks the knowledge base (server default otherwise).
+ */
+export function DocumentDropZone({ children, kb }: { children: React.ReactNode; kb?: string }) {
+  return (
+    <UploadProvider kb={kb}>
+      {children}
+      <DropTarget />
+      <UploadTray />
+      <LeaveGuard />
+    </UploadProvider>
+  );
+}
+
+/** The "Add documents" button with a file picker (several files at once). */
+export function AddDocumentsButton({ className }: { className?: string }) {
+  const t = useMessages(T);
+  const { addFiles } = useDocumentUploads();
+  const input = useRef<HTMLInputElement>(null);
+  return (
+    <>
+      <button
+        type="button"
+        data-testid="add-documents"
+        onClick={() => input.current?.click()}
+        className={
+          className ??
+          "inline-flex items-center gap-1.5 rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
+        }
+      >
+        <span aria-hidden="true">＋</span>
+        {t.addDocuments}
+      </button>
+      <input
+        ref={input}
+        type="file"
+        multiple
+        accept={ACCEPT_ATTRIBUTE}
+        data-testid="add-documents-input"
+        className="hidden"
+        onChange={(e) => {
+          const files = Array.from(e.target.files ?? []);
+          e.target.value = "";
+          if (files.length) addFiles(files);
+        }}
+      />
+    </>
+  );
+}
+
+export { useDocumentUploads } from "./UploadContext";

@@ -1,32 +1,97 @@
 import path from "node:path";
 import { AppError, type ParsedDocument } from "@/lib/types";
+import { parseCsv } from "./csv";
+import { parseDocx } from "./docx";
+import { parseHtml } from "./html";
+import { parseJson } from "./json";
+import { EXTENSION_FORMATS, SUPPORTED_EXTENSIONS, type FormatName } from "./formats";
+import type { ParseOptions } from "./limits";
+import { parsePdf } from "./pdf";
+import { describeKind, sniffContent, type ContentKind } from "./sniff";
 import { parseMarkdown, parsePlainText } from "./text";
 
-type Parser = (data: Uint8Array, filename: string) => ParsedDocument | Promise<ParsedDocument>;
+export type { ParseLimits, ParseOptions } from "./limits";
+export { DEFAULT_PARSE_LIMITS } from "./limits";
 
-/** Extension → parser. Formats beyond text are registered here as they are added. */
-const PARSERS: Record<string, Parser> = {
-  ".md": parseMarkdown,
-  ".markdown": parseMarkdown,
-  ".txt": parsePlainText,
-};
+type Parser = (data: Uint8Array, filename: string, opts?: ParseOptions) => ParsedDocument | Promise<ParsedDocument>;
 
-export const SUPPORTED_EXTENSIONS = Object.keys(PARSERS);
-
-export function isSupported(filename: string): boolean {
-  return path.extname(filename).toLowerCase() in PARSERS;
+interface Format {
+  parse: Parser;
+  /** Content kinds (from sniffing) this format accepts. */
+  accepts: ContentKind[];
+  label: string;
 }
 
-/** Parses a file's bytes into text. Throws AppError("unsupported_type") for anything else. */
-export async function parseDocument(filename: string, data: Uint8Array): Promise<ParsedDocument> {
+const TEXTUAL: ContentKind[] = ["text", "html", "json"];
+
+const FORMATS = {
+  pdf: { parse: parsePdf, accepts: ["pdf"], label: "PDF" },
+  docx: { parse: parseDocx, accepts: ["docx", "zip"], label: "Word (DOCX)" },
+  html: { parse: parseHtml, accepts: TEXTUAL, label: "HTML" },
+  csv: { parse: parseCsv, accepts: TEXTUAL, label: "CSV" },
+  json: { parse: parseJson, accepts: TEXTUAL, label: "JSON" },
+  markdown: { parse: parseMarkdown, accepts: TEXTUAL, label: "Markdown" },
+  text: { parse: parsePlainText, accepts: TEXTUAL, label: "plain text" },
+} satisfies Record<FormatName, Format>;
+
+const EXTENSIONS: Record<string, FormatName> = EXTENSION_FORMATS;
+
+/** Format chosen for a file without an extension, from its content alone. */
+const BY_CONTENT: Partial<Record<ContentKind, FormatName>> = {
+  pdf: "pdf",
+  docx: "docx",
+  html: "html",
+  json: "json",
+  text: "text",
+};
+
+export { ACCEPT_ATTRIBUTE, SUPPORTED_EXTENSIONS, formatLabel } from "./formats";
+
+const supportedList = () => SUPPORTED_EXTENSIONS.join(", ");
+
+export function isSupported(filename: string): boolean {
+  return path.extname(filename).toLowerCase() in EXTENSIONS;
+}
+
+/**
+ * Decides a file's format from its extension and its bytes together. A known extension must agree
+ * with the content (a ".pdf" that is not a PDF is refused); a file without extension is sniffed.
+ */
+export function detectFormat(filename: string, data: Uint8Array): FormatName {
   const ext = path.extname(filename).toLowerCase();
-  const parser = PARSERS[ext];
-  if (!parser) {
+  const kind = sniffContent(data);
+  const byExt = EXTENSIONS[ext];
+  if (byExt) {
+    if (!(FORMATS[byExt].accepts as ContentKind[]).includes(kind)) {
+      throw new AppError(
+        "unsupported_type",
+        `"${filename}" has the extension ${ext} but its content is ${describeKind(kind)}, not ${FORMATS[byExt].label}.`,
+        415,
+      );
+    }
+    return byExt;
+  }
+  const byContent = ext === "" ? BY_CONTENT[kind] : undefined;
+  if (!byContent) {
     throw new AppError(
       "unsupported_type",
-      `Unsupported file type "${ext || filename}". Supported: ${SUPPORTED_EXTENSIONS.join(", ")}`,
+      `Unsupported file type "${ext || describeKind(kind)}" for "${filename}". Supported: ${supportedList()}`,
       415,
     );
   }
-  return parser(data, filename);
+  return byContent;
+}
+
+/**
+ * Parses a file's bytes into text. Throws AppError: "unsupported_type" for formats not handled,
+ * "parse_failed" for broken files, "too_large" when a parse limit is hit.
+ */
+export async function parseDocument(filename: string, data: Uint8Array, opts?: ParseOptions): Promise<ParsedDocument> {
+  const format = detectFormat(filename, data);
+  try {
+    return await FORMATS[format].parse(data, filename, opts);
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    throw new AppError("parse_failed", `"${filename}" could not be parsed as ${FORMATS[format].label}.`, 422);
+  }
 }

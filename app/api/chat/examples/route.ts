@@ -1,0 +1,22 @@
+import { exampleQuestions } from "@/lib/agent/examples";
+import { getConfig } from "@/lib/config";
+import { getStore } from "@/lib/store";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** Example questions for the empty chat, from the headings of the indexed documents. */
+export async function GET(): Promise<Response> {
+  const offline = !getConfig().chat.apiKey;
+  try {
+    const store = await getStore();
+    const docs = (await store.listDocuments()).slice(0, 20);
+    const outlines = await Promise.all(
+      docs.map(async (d) => ({ title: d.title, headings: (await store.getChunks(d.id)).map((c) => c.heading) })),
+    );
+    return Response.json({ offline, questions: exampleQuestions(outlines, 4) }, { headers: { "Cache-Control": "no-store" } });
+  } catch (err) {
+    console.error("[chat] example questions unavailable:", err);
+    return Response.json({ offline, questions: [] }, { headers: { "Cache-Control": "no-store" } });
+  }
+}

@@ -1,0 +1,20 @@
+import { z } from "zod";
+
+/** A question longer than this is rejected rather than silently cut. */
+export const MAX_QUESTION_CHARS = 8000;
+
+const part = z.looseObject({ type: z.string().max(100) });
+
+const message = z.looseObject({
+  id: z.string().max(200).optional(),
+  role: z.enum(["user", "assistant", "system"]),
+  parts: z.array(part).max(500),
+});
+
+/** Body that useChat's DefaultChatTransport sends. Extra fields are ignored. */
+export const chatRequestSchema = z.looseObject({
+  id: z.string().max(200).optional(),
+  messages: z.array(message).min(1).max(400),
+});
+
+export type ChatRequestBody = z.infer<typeof chatRequestSchema>;

@@ -1,0 +1,33 @@
+import { z } from "zod";
+
+const optionalText = (max: number, label: string) =>
+  z
+    .string()
+    .trim()
+    .max(max, `${label} must be at most ${max} characters`)
+    .transform((s) => (s === "" ? undefined : s))
+    .optional();
+
+/** Form fields of POST /api/documents besides `files`. Tags: repeated fields and/or comma-separated. */
+export const uploadFieldsSchema = z.object({
+  kb: optionalText(64, "kb").refine((s) => s === undefined || !/[\u0000-\u001f\u007f]/.test(s), "kb contains control characters"),
+  title: optionalText(300, "title"),
+  author: optionalText(200, "author"),
+  tags: z
+    .array(z.string().max(1000))
+    .max(32)
+    .transform((list) => [...new Set(list.flatMap((t) => t.split(",")).map((t) => t.trim()).filter(Boolean))])
+    .pipe(z.array(z.string().max(64, "each tag must be at most 64 characters")).max(32, "at most 32 tags")),
+});
+
+export type UploadFields = z.infer<typeof uploadFieldsSchema>;
+
+/** Query of GET /api/documents. */
+export const listQuerySchema = z.object({
+  kb: optionalText(64, "kb"),
+  /** Case-insensitive substring of title or file name. */
+  q: optionalText(200, "q"),
+});
+
+/** Document ids are hex digests; anything else cannot exist. */
+export const documentIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, "invalid document id");

@@ -1,0 +1,18 @@
+import { z } from "zod";
+import { MAX_KB_DESCRIPTION_CHARS, MAX_KB_TITLE_CHARS, existingKbNameSchema, kbNameSchema } from "@/lib/kb/names";
+
+const title = z.string({ error: "title must be a string" }).trim().max(MAX_KB_TITLE_CHARS, `title must be at most ${MAX_KB_TITLE_CHARS} characters`);
+const description = z
+  .string({ error: "description must be a string" })
+  .trim()
+  .max(MAX_KB_DESCRIPTION_CHARS, `description must be at most ${MAX_KB_DESCRIPTION_CHARS} characters`);
+
+/** POST /api/kbs */
+export const createKbSchema = z.strictObject({ name: kbNameSchema, title: title.optional(), description: description.optional() });
+
+/** PATCH /api/kbs/<name>: any of title, description, and name (a rename). */
+export const updateKbSchema = z
+  .strictObject({ name: kbNameSchema.optional(), title: title.optional(), description: description.optional() })
+  .refine((p) => p.name !== undefined || p.title !== undefined || p.description !== undefined, "nothing to change");
+
+export const kbParamSchema = existingKbNameSchema;

@@ -1,0 +1,59 @@
+"use client";
+
+import { createContext, memo, useContext, useMemo } from "react";
+import Markdown, { type Components } from "react-markdown";
+import { CITE_HREF, linkCitations } from "@/lib/agent/answer-links";
+import type { Citation } from "@/lib/agent/protocol";
+import { CitationChip } from "./CitationChip";
+import type { ChatText } from "./strings";
+
+interface AnswerContext {
+  citations: Map<number, Citation>;
+  claims: string[];
+  t: ChatText;
+}
+
+// The Markdown components are module-level (stable identities), so chips keep their open state while
+// the answer streams; what they need comes through this context.
+const Ctx = createContext<AnswerContext | null>(null);
+
+function MarkdownLink({ href, children }: { href?: string; children?: React.ReactNode }) {
+  const ctx = useContext(Ctx)!;
+  const m = href?.match(CITE_HREF);
+  const c = m ? ctx.citations.get(Number(m[1])) : undefined;
+  if (m && c) return <CitationChip n={c.n} citation={c} claim={ctx.claims[Number(m[2])]} t={ctx.t} />;
+  return (
+    <a href={href} target="_blank" rel="noreferrer noopener" className="text-blue-700 underline dark:text-blue-300">
+      {children}
+    </a>
+  );
+}
+
+const components: Components = {
+  a: ({ href, children }) => <MarkdownLink href={href}>{children}</MarkdownLink>,
+  p: ({ children }) => <p className="my-2 leading-relaxed first:mt-0 last:mb-0">{children}</p>,
+  ul: ({ children }) => <ul className="my-2 list-disc space-y-1 pl-5">{children}</ul>,
+  ol: ({ children }) => <ol className="my-2 list-decimal space-y-1 pl-5">{children}</ol>,
+  li: ({ children }) => <li className="leading-relaxed">{children}</li>,
+  h1: ({ children }) => <h3 className="mt-3 mb-1 text-base font-semibold">{children}</h3>,
+  h2: ({ children }) => <h3 className="mt-3 mb-1 text-base font-semibold">{children}</h3>,
+  h3: ({ children }) => <h4 className="mt-3 mb-1 font-semibold">{children}</h4>,
+  blockquote: ({ children }) => (
+    <blockquote className="my-2 border-l-2 border-zinc-300 pl-3 text-zinc-600 dark:border-zinc-600 dark:text-zinc-300">{children}</blockquote>
+  ),
+  pre: ({ children }) => <pre className="my-2 overflow-x-auto rounded-lg bg-zinc-100 p-3 text-[13px] dark:bg-zinc-800">{children}</pre>,
+  code: ({ children }) => <code className="rounded bg-zinc-100 px-1 py-0.5 text-[13px] dark:bg-zinc-800">{children}</code>,
+};
+
+/** Streaming Markdown answer whose `[n]` markers are citation chips. */
+export const Answer = memo(function Answer({ text, citations, t }: { text: string; citations: Map<number, Citation>; t: ChatText }) {
+  const { markdown, claims } = useMemo(() => linkCitations(text, (n) => citations.has(n)), [text, citations]);
+  const ctx = useMemo(() => ({ citations, claims, t }), [citations, claims, t]);
+  return (
+    <div data-testid="answer" className="break-words">
+      <Ctx.Provider value={ctx}>
+        <Markdown components={components}>{markdown}</Markdown>
+      </Ctx.Provider>
+    </div>
+  );
+});

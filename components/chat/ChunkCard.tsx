@@ -1,0 +1,68 @@
+"use client";
+
+import { supportingSpan } from "@/lib/agent/extractive";
+import { titleWithHeading } from "@/lib/agent/citations";
+import type { Citation } from "@/lib/agent/protocol";
+import { fill, type ChatText } from "./strings";
+
+/** Heading path of a chunk without the document title it usually starts with. */
+export function headingPath(c: Citation): string {
+  const full = titleWithHeading(c.document.title, c.heading);
+  return full.startsWith(c.document.title) ? full.slice(c.document.title.length).replace(/^\s*›\s*/, "") : full;
+}
+
+export function formatScore(score: number): string {
+  return Number.isFinite(score) ? String(Number(score.toPrecision(3))) : "–";
+}
+
+/** Heading lines a chunk starts with ("## Leave"): the card shows the heading path instead. */
+const LEADING_HEADINGS = /^(?:\s*#{1,6}\s[^\n]*(?:\n|$))+\s*/;
+
+/** The chunk text with the passage that supports `claim` highlighted. */
+export function HighlightedText({ text: full, claim }: { text: string; claim?: string }) {
+  const skip = full.match(LEADING_HEADINGS)?.[0].length ?? 0;
+  const text = full.slice(skip);
+  const span = claim ? supportingSpan(text, claim) : null;
+  if (!span) return <>{text}</>;
+  return (
+    <>
+      {text.slice(0, span.start)}
+      <mark data-testid="cited-passage" className="rounded-sm bg-amber-200 px-0.5 text-inherit dark:bg-amber-500/40">
+        {text.slice(span.start, span.end)}
+      </mark>
+      {text.slice(span.end)}
+    </>
+  );
+}
+
+/** Everything about one retrieved chunk: document, heading path, page, score, and its text. Spans only (it sits inside paragraphs). */
+export function ChunkCard({ citation: c, claim, t }: { citation: Citation; claim?: string; t: ChatText }) {
+  const path = headingPath(c);
+  return (
+    <span className="block text-left">
+      <span className="flex items-baseline gap-2">
+        <span className="inline-flex h-5 min-w-5 shrink-0 items-center justify-center rounded-full bg-blue-600 px-1.5 text-[11px] font-semibold text-white">
+          {c.n}
+        </span>
+        <span data-testid="chunk-title" className="font-semibold break-words">
+          {c.document.title}
+        </span>
+      </span>
+      {(path || c.page) && (
+        <span data-testid="chunk-heading" className="mt-0.5 block text-xs text-zinc-500 dark:text-zinc-400">
+          {[path, c.page ? fill(t.page, { page: c.page }) : ""].filter(Boolean).join(" · ")}
+        </span>
+      )}
+      <span
+        data-testid="chunk-text"
+        className="mt-2 block max-h-64 overflow-y-auto whitespace-pre-wrap break-words text-sm leading-relaxed text-zinc-700 dark:text-zinc-300"
+      >
+        <HighlightedText text={c.text} claim={claim} />
+      </span>
+      <span className="mt-2 flex justify-between gap-2 text-[11px] text-zinc-500 dark:text-zinc-400">
+        <span className="truncate">{c.document.source}</span>
+        <span data-testid="chunk-score">{fill(t.score, { score: formatScore(c.score) })}</span>
+      </span>
+    </span>
+  );
+}

@@ -1,0 +1,46 @@
+"use client";
+
+import { useEffect, useState } from "react";
+import type { ChatText } from "./strings";
+
+/** The first screen: what the chat does, and a few questions drawn from the indexed documents. */
+export function EmptyState({ t, onAsk }: { t: ChatText; onAsk: (q: string) => void }) {
+  const [questions, setQuestions] = useState<string[] | null>(null);
+
+  useEffect(() => {
+    let cancelled = false;
+    fetch("/api/chat/examples", { cache: "no-store" })
+      .then((r) => (r.ok ? r.json() : { questions: [] }))
+      .then((d: { questions?: string[] }) => !cancelled && setQuestions(d.questions ?? []))
+      .catch(() => !cancelled && setQuestions([]));
+    return () => {
+      cancelled = true;
+    };
+  }, []);
+
+  return (
+    <div data-testid="empty-state" className="mx-auto flex max-w-xl flex-col items-center px-2 pt-[12vh] text-center">
+      <h2 className="text-2xl font-semibold tracking-tight">{t.emptyTitle}</h2>
+      <p className="mt-2 text-sm text-zinc-500 dark:text-zinc-400">{t.emptyHint}</p>
+      {questions && questions.length > 0 && (
+        <div className="mt-8 w-full">
+          <p className="mb-2 text-xs font-semibold tracking-wide text-zinc-500 uppercase">{t.examples}</p>
+          <div className="grid gap-2 sm:grid-cols-2">
+            {questions.map((q) => (
+              <button
+                key={q}
+                type="button"
+                data-testid="example-question"
+                onClick={() => onAsk(q)}
+                className="rounded-xl border border-zinc-200 bg-white px-3 py-2.5 text-left text-sm hover:border-blue-400 hover:bg-blue-50 dark:border-zinc-800 dark:bg-zinc-900 dark:hover:border-blue-700 dark:hover:bg-blue-950/40"
+              >
+                {q}
+              </button>
+            ))}
+          </div>
+        </div>
+      )}
+      {questions && questions.length === 0 && <p className="mt-8 text-sm text-zinc-500">{t.noDocuments}</p>}
+    </div>
+  );
+}

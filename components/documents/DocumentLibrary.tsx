@@ -1,0 +1,223 @@
+"use client";
+
+import Link from "next/link";
+import { useCallback, useEffect, useMemo, useState } from "react";
+import { useLocale, useMessages } from "@/components/i18n";
+import { formatLabel } from "@/lib/parse/formats";
+import type { DocumentRecord } from "@/lib/types";
+import { AddDocumentsButton } from "./DocumentDropZone";
+import { formatBytes, T, type DocumentMessages } from "./messages";
+import { useDocumentUploads } from "./UploadContext";
+import { statusLabel } from "./UploadTray";
+
+type Load = { state: "loading" } | { state: "error"; message: string } | { state: "ready"; documents: DocumentRecord[] };
+
+async function errorMessage(res: Response, fallback: string): Promise<string> {
+  const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
+  return body?.error?.message || fallback;
+}
+
+function DocumentRow({ doc, t, locale, onDeleted }: { doc: DocumentRecord; t: DocumentMessages; locale: string; onDeleted: () => void }) {
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState<"delete" | "reindex" | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [chunkCount, setChunkCount] = useState(doc.chunkCount);
+
+  const remove = async () => {
+    setBusy("delete");
+    setError(null);
+    const res = await fetch(`/api/documents/${encodeURIComponent(doc.id)}`, { method: "DELETE" }).catch(() => null);
+    setBusy(null);
+    setConfirming(false);
+    if (res?.ok) onDeleted();
+    else setError(res ? await errorMessage(res, t.loadFailed) : t.networkError);
+  };
+  const reindex = async () => {
+    setBusy("reindex");
+    setError(null);
+    const res = await fetch(`/api/documents/${encodeURIComponent(doc.id)}/reindex`, { method: "POST" }).catch(() => null);
+    setBusy(null);
+    if (res?.ok) setChunkCount(((await res.json()) as { document: DocumentRecord }).document.chunkCount);
+    else setError(res ? await errorMessage(res, t.loadFailed) : t.networkError);
+  };
+
+  return (
+    <tr data-testid="document-row" data-id={doc.id} data-source={doc.source} className="align-top">
+      <td className="px-3 py-2">
+        <Link href={`/documents/${encodeURIComponent(doc.id)}`} className="font-medium text-sky-700 hover:underline dark:text-sky-400">
+          {doc.title}
+        </Link>
+        <div className="text-xs text-zinc-500">
+          {doc.source}
+          {doc.kb ? ` · ${doc.kb}` : ""}
+        </div>
+        {error && (
+          <p role="alert" className="mt-1 text-xs text-red-600 dark:text-red-400">
+            {error}
+          </p>
+        )}
+      </td>
+      <td className="px-3 py-2 text-sm">{formatLabel(doc.mimeType)}</td>
+      <td className="whitespace-nowrap px-3 py-2 text-sm">{formatBytes(doc.size)}</td>
+      <td className="px-3 py-2 text-right text-sm tabular-nums" data-testid="document-chunks">
+        {chunkCount}
+      </td>
+      <td className="whitespace-nowrap px-3 py-2 text-sm">{new Date(doc.updatedAt).toLocaleString(locale)}</td>
+      <td className="px-3 py-2 text-sm">
+        <span className="rounded bg-emerald-100 px-1.5 py-0.5 text-xs text-emerald-800 dark:bg-emerald-900/40 dark:text-emerald-300">
+          {busy === "reindex" ? t.reindexing : t.statusIndexed}
+        </span>
+      </td>
+      <td className="whitespace-nowrap px-3 py-2 text-sm">
+        <div className="flex gap-2">
+          <Link href={`/documents/${encodeURIComponent(doc.id)}`} className="text-sky-700 hover:underline dark:text-sky-400">
+            {t.view}
+          </Link>
+          <button type="button" disabled={busy !== null} onClick={reindex} className="text-zinc-700 hover:underline disabled:opacity-50 dark:text-zinc-300">
+            {t.reindex}
+          </button>
+          {confirming ? (
+            <span className="flex gap-1">
+              <span>{t.confirmDelete}</span>
+              <button
+                type="button"
+                data-testid="document-delete-confirm"
+                disabled={busy !== null}
+                onClick={remove}
+                className="font-medium text-red-700 hover:underline disabled:opacity-50 dark:text-red-400"
+              >
+                {t.yes}
+              </button>
+              <button type="button" onClick={() => setConfirming(false)} className="hover:underline">
+                {t.no}
+              </button>
+            </span>
+          ) : (
+            <button
+              type="button"
+              data-testid="document-delete"
+              disabled={busy !== null}
+              onClick={() => setConfirming(true)}
+              className="text-red-700 hover:underline disabled:opacity-50 dark:text-red-400"
+            >
+              {t.delete}
+            </button>
+          )}
+        </div>
+      </td>
+    </tr>
+  );
+}
+
+/** The library: every stored document, in-flight uploads on top, search by name, delete, re-index. */
+export function DocumentLibrary() {
+  const t = useMessages(T);
+  const locale = useLocale();
+  const { items, version } = useDocumentUploads();
+  const [load, setLoad] = useState<Load>({ state: "loading" });
+  const [query, setQuery] = useState("");
+  const [kb, setKb] = useState("");
+
+  const refresh = useCallback(async () => {
+    try {
+      const res = await fetch("/api/documents", { cache: "no-store" });
+      if (!res.ok) return setLoad({ state: "error", message: await errorMessage(res, t.loadFailed) });
+      setLoad({ state: "ready", documents: ((await res.json()) as { documents: DocumentRecord[] }).documents });
+    } catch {
+      setLoad({ state: "error", message: t.loadFailed });
+    }
+  }, [t.loadFailed]);
+
+  useEffect(() => {
+    void refresh();
+  }, [refresh, version]);
+
+  const documents = load.state === "ready" ? load.documents : [];
+  const kbs = useMemo(() => [...new Set(documents.map((d) => d.kb))].sort(), [documents]);
+  const needle = query.trim().toLowerCase();
+  const shown = documents.filter(
+    (d) => (!kb || d.kb === kb) && (!needle || d.title.toLowerCase().includes(needle) || d.source.toLowerCase().includes(needle)),
+  );
+  const pending = items.filter((i) => i.state !== "done" && i.state !== "cancelled");
+
+  return (
+    <main className="mx-auto max-w-6xl p-4 sm:p-8">
+      <header className="mb-6 flex flex-wrap items-center gap-3">
+        <Link href="/" className="text-sm text-sky-700 hover:underline dark:text-sky-400">
+          ← {t.backToChat}
+        </Link>
+        <h1 className="flex-1 text-2xl font-semibold">{t.libraryTitle}</h1>
+        <AddDocumentsButton />
+      </header>
+
+      <div className="mb-4 flex flex-wrap gap-3">
+        <input
+          type="search"
+          data-testid="documents-search"
+          value={query}
+          onChange={(e) => setQuery(e.target.value)}
+          placeholder={t.searchByName}
+          aria-label={t.searchByName}
+          className="w-full max-w-sm rounded-md border border-zinc-300 bg-transparent px-3 py-1.5 text-sm dark:border-zinc-700"
+        />
+        {kbs.length > 1 && (
+          <select
+            value={kb}
+            onChange={(e) => setKb(e.target.value)}
+            className="rounded-md border border-zinc-300 bg-transparent px-2 py-1.5 text-sm dark:border-zinc-700"
+          >
+            <option value="">{t.allKbs}</option>
+            {kbs.map((k) => (
+              <option key={k} value={k}>
+                {k}
+              </option>
+            ))}
+          </select>
+        )}
+      </div>
+
+      {load.state === "error" && (
+        <p role="alert" className="text-red-600 dark:text-red-400">
+          {load.message}
+        </p>
+      )}
+
+      <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
+        <table data-testid="documents-table" className="w-full text-left">
+          <thead className="bg-zinc-50 text-xs uppercase tracking-wide text-zinc-500 dark:bg-zinc-900">
+            <tr>
+              <th className="px-3 py-2">{t.colTitle}</th>
+              <th className="px-3 py-2">{t.colType}</th>
+              <th className="px-3 py-2">{t.colSize}</th>
+              <th className="px-3 py-2 text-right">{t.colChunks}</th>
+              <th className="px-3 py-2">{t.colDate}</th>
+              <th className="px-3 py-2">{t.colStatus}</th>
+              <th className="px-3 py-2">{t.colActions}</th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-zinc-100 dark:divide-zinc-800">
+            {pending.map((item) => (
+              <tr key={item.id} data-testid="pending-row" className="text-sm text-zinc-600 dark:text-zinc-400">
+                <td className="px-3 py-2">{item.name}</td>
+                <td className="px-3 py-2" />
+                <td className="px-3 py-2">{formatBytes(item.size)}</td>
+                <td className="px-3 py-2" />
+                <td className="px-3 py-2" />
+                <td className={`px-3 py-2 ${item.state === "failed" ? "text-red-600 dark:text-red-400" : ""}`} colSpan={2}>
+                  {statusLabel(item, t)}
+                </td>
+              </tr>
+            ))}
+            {shown.map((doc) => (
+              <DocumentRow key={`${doc.id}:${doc.updatedAt}`} doc={doc} t={t} locale={locale} onDeleted={refresh} />
+            ))}
+          </tbody>
+        </table>
+        {load.state === "loading" && <p className="p-4 text-sm text-zinc-500">{t.loading}</p>}
+        {load.state === "ready" && shown.length === 0 && pending.length === 0 && (
+          <p className="p-4 text-sm text-zinc-500">{documents.length ? t.noMatch : t.empty}</p>
+        )}
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,75 @@
+/**
+ * Browser side of POST /api/documents: uploads one file per request (so cancelling one leaves the
+ * others running) and turns the NDJSON progress stream into events.
+ */
+import type { IngestStage } from "@/lib/types";
+
+export interface FileResult {
+  status: "added" | "updated" | "unchanged" | "failed" | "cancelled";
+  documentId?: string;
+  title?: string;
+  chunkCount?: number;
+  error?: { code: string; message: string };
+}
+
+/** The wire events (see lib/ingest/upload.ts UploadEvent). */
+export type WireEvent =
+  | { type: "progress"; index: number; name: string; stage: IngestStage; done?: number; total?: number; documentId?: string; chunkCount?: number }
+  | { type: "result"; result: FileResult & { index: number; name: string } }
+  | { type: "summary"; results: (FileResult & { index: number; name: string })[] }
+  | { type: "error"; error: { code: string; message: string } };
+
+/** Splits a byte stream into parsed JSON lines. */
+export async function* readNdjson<T>(body: ReadableStream<Uint8Array>): AsyncGenerator<T> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
+    let nl: number;
+    while ((nl = buffer.indexOf("\n")) !== -1) {
+      const line = buffer.slice(0, nl).trim();
+      buffer = buffer.slice(nl + 1);
+      if (line) yield JSON.parse(line) as T;
+    }
+    if (done) break;
+  }
+  if (buffer.trim()) yield JSON.parse(buffer) as T;
+}
+
+export interface UploadOptions {
+  kb?: string;
+  signal?: AbortSignal;
+  onProgress?: (e: Extract<WireEvent, { type: "progress" }>) => void;
+}
+
+/** Uploads one file and resolves with its result; never rejects except on abort. */
+export async function uploadFile(file: File, opts: UploadOptions = {}): Promise<FileResult> {
+  const form = new FormData();
+  form.append("files", file, file.name);
+  if (opts.kb) form.append("kb", opts.kb);
+  let res: Response;
+  try {
+    res = await fetch("/api/documents", { method: "POST", body: form, headers: { Accept: "application/x-ndjson" }, signal: opts.signal });
+  } catch (err) {
+    if (opts.signal?.aborted) throw err;
+    return { status: "failed", error: { code: "network", message: "" } };
+  }
+  if (!res.ok || !res.body) {
+    const body = (await res.json().catch(() => null)) as { error?: { code: string; message: string } } | null;
+    return { status: "failed", error: body?.error ?? { code: `http_${res.status}`, message: `HTTP ${res.status}` } };
+  }
+  let result: FileResult | undefined;
+  try {
+    for await (const e of readNdjson<WireEvent>(res.body)) {
+      if (e.type === "progress") opts.onProgress?.(e);
+      else if (e.type === "result") result = e.result;
+      else if (e.type === "error") result = { status: "failed", error: e.error };
+    }
+  } catch (err) {
+    if (opts.signal?.aborted) throw err;
+    return { status: "failed", error: { code: "network", message: "" } };
+  }
+  return result ?? { status: "failed", error: { code: "network", message: "" } };
+}

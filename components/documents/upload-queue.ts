@@ -1,0 +1,153 @@
+/**
+ * The browser's upload queue: files wait, then upload two at a time, each with its own AbortController.
+ * One queue per page load (module singleton) so uploads keep running while the user moves between the
+ * chat and the library.
+ */
+import type { IngestStage } from "@/lib/types";
+import { uploadFile, type FileResult } from "./upload-client";
+
+export type UploadState = "queued" | "uploading" | "processing" | "done" | "failed" | "cancelled";
+
+export interface UploadItem {
+  id: string;
+  name: string;
+  size: number;
+  state: UploadState;
+  /** Last server stage seen. */
+  stage?: IngestStage;
+  done?: number;
+  total?: number;
+  result?: FileResult;
+}
+
+const CONCURRENCY = 2;
+
+/** Overall progress 0–100 through the stages; embedding advances with done/total. */
+export function progressPercent(item: UploadItem): number {
+  if (item.state === "done") return 100;
+  if (item.state === "queued") return 0;
+  switch (item.stage) {
+    case "received":
+      return 8;
+    case "parsing":
+      return 15;
+    case "chunking":
+      return 25;
+    case "embedding":
+      return 25 + Math.round(65 * (item.total ? (item.done ?? 0) / item.total : 0));
+    case "indexing":
+      return 92;
+    case "done":
+    case "skipped":
+      return 100;
+    default:
+      return 3;
+  }
+}
+
+export class UploadQueue {
+  private items: UploadItem[] = [];
+  private files = new Map<string, File>();
+  private controllers = new Map<string, AbortController>();
+  /** Knowledge base chosen for each queued file. */
+  private kbs = new Map<string, string | undefined>();
+  private listeners = new Set<() => void>();
+  private seq = 0;
+  /** Bumped whenever a file got into the library, so views can refetch. */
+  version = 0;
+
+  subscribe = (listener: () => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  getItems = () => this.items;
+  getVersion = () => this.version;
+
+  private update(id: string, patch: Partial<UploadItem>) {
+    this.items = this.items.map((it) => (it.id === id ? { ...it, ...patch } : it));
+    this.emit();
+  }
+
+  private emit() {
+    for (const l of this.listeners) l();
+  }
+
+  add(files: Iterable<File>, kb?: string) {
+    const added: UploadItem[] = [];
+    for (const file of files) {
+      const id = `u${++this.seq}-${Date.now().toString(36)}`;
+      this.files.set(id, file);
+      added.push({ id, name: file.name, size: file.size, state: "queued" });
+    }
+    if (!added.length) return;
+    this.items = [...this.items, ...added];
+    for (const a of added) this.kbs.set(a.id, kb);
+    this.emit();
+    this.pump();
+  }
+
+  cancel(id: string) {
+    const item = this.items.find((i) => i.id === id);
+    if (!item || item.state === "done" || item.state === "failed" || item.state === "cancelled") return;
+    this.controllers.get(id)?.abort();
+    this.finish(id, { state: "cancelled" });
+  }
+
+  dismiss(id: string) {
+    this.cancel(id);
+    this.items = this.items.filter((i) => i.id !== id);
+    this.emit();
+  }
+
+  clearFinished() {
+    this.items = this.items.filter((i) => !["done", "failed", "cancelled"].includes(i.state));
+    this.emit();
+  }
+
+  private finish(id: string, patch: Partial<UploadItem>) {
+    this.controllers.delete(id);
+    this.files.delete(id);
+    this.kbs.delete(id);
+    this.update(id, patch);
+    this.pump();
+  }
+
+  private pump() {
+    const active = this.items.filter((i) => i.state === "uploading" || i.state === "processing").length;
+    const next = this.items.filter((i) => i.state === "queued").slice(0, Math.max(0, CONCURRENCY - active));
+    for (const item of next) void this.start(item.id);
+  }
+
+  private async start(id: string) {
+    const file = this.files.get(id);
+    if (!file) return;
+    const controller = new AbortController();
+    this.controllers.set(id, controller);
+    this.update(id, { state: "uploading" });
+    try {
+      const result = await uploadFile(file, {
+        kb: this.kbs.get(id),
+        signal: controller.signal,
+        onProgress: (e) => {
+          if (controller.signal.aborted) return;
+          this.update(id, { state: "processing", stage: e.stage, done: e.done, total: e.total ?? this.items.find((i) => i.id === id)?.total });
+        },
+      });
+      if (controller.signal.aborted) return;
+      const ok = result.status === "added" || result.status === "updated" || result.status === "unchanged";
+      if (ok) this.version++;
+      this.finish(id, { state: ok ? "done" : result.status === "cancelled" ? "cancelled" : "failed", result });
+    } catch {
+      // aborted: cancel() already marked it
+      if (!controller.signal.aborted) this.finish(id, { state: "failed" });
+    }
+  }
+}
+
+let shared: UploadQueue | undefined;
+
+export function getUploadQueue(): UploadQueue {
+  shared ??= new UploadQueue();
+  return shared;
+}

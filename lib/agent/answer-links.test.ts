@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { CITE_HREF, claimBefore, linkCitations } from "./answer-links";
+
+describe("linkCitations", () => {
+  it("turns valid markers into chip links and records the claim each supports", () => {
+    const text = "Employees get 20 days of leave [1]. Sick leave needs a note [2][3]. Unknown [9].";
+    const { markdown, claims } = linkCitations(text, (n) => n <= 3);
+    expect(markdown).toBe(
+      "Employees get 20 days of leave [1](#cite-1-0). Sick leave needs a note [2](#cite-2-1)[3](#cite-3-2). Unknown [9].",
+    );
+    expect(claims).toEqual(["Employees get 20 days of leave", "Sick leave needs a note", ""]);
+    expect("#cite-3-2".match(CITE_HREF)?.slice(1)).toEqual(["3", "2"]);
+  });
+
+  it("finds the quoted sentence of a list item, English or Chinese", () => {
+    const text = "From the knowledge base:\n\n- Full-time employees receive 20 days of annual leave per year. [1]\n- 员工先填写报销申请单。 [2]";
+    expect(linkCitations(text, () => true).claims).toEqual([
+      "Full-time employees receive 20 days of annual leave per year",
+      "员工先填写报销申请单",
+    ]);
+  });
+
+  it("stops at the previous sentence", () => {
+    const text = "First point. Second point, e.g. this one [4]";
+    expect(claimBefore(text, text.indexOf("[4]"))).toBe("Second point, e.g. this one");
+  });
+});

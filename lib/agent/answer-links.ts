@@ -1,0 +1,37 @@
+/**
+ * Prepares an answer for Markdown rendering: each valid `[n]` becomes a link `[n](#cite-n-k)` that the
+ * UI renders as a citation chip, where k indexes `claims`, the sentence the marker supports (used to
+ * highlight the matching passage in the chunk). Markers of unknown numbers stay plain text.
+ */
+export const CITE_HREF = /^#cite-(\d+)-(\d+)$/;
+
+const MARKER = /\[(\d{1,3})\](?![(:])/g;
+const BOUNDARY = /\n|[。！？；\]]|[.!?;](?=\s)/g;
+const ABBREVIATION = /\b(?:e\.g|i\.e|etc|vs|mr|mrs|ms|dr|no)$/i;
+
+/** The sentence that ends right before `end` (skipping the punctuation and spaces just before it). */
+export function claimBefore(text: string, end: number): string {
+  let stop = end;
+  while (stop > 0 && /[\s.。!！?？;；,，]/.test(text[stop - 1])) stop--;
+  const head = text.slice(0, stop);
+  let start = 0;
+  for (const m of head.matchAll(BOUNDARY)) {
+    if (m[0] === "." && ABBREVIATION.test(head.slice(0, m.index))) continue;
+    start = m.index! + 1;
+  }
+  return head
+    .slice(start)
+    .replace(/^\s*(?:[-*+]\s+|\d+[.)]\s+|#+\s+)?/, "")
+    .trim();
+}
+
+export function linkCitations(text: string, isValid: (n: number) => boolean): { markdown: string; claims: string[] } {
+  const claims: string[] = [];
+  const markdown = text.replace(MARKER, (whole, num: string, offset: number) => {
+    const n = Number(num);
+    if (!isValid(n)) return whole;
+    claims.push(claimBefore(text, offset));
+    return `[${n}](#cite-${n}-${claims.length - 1})`;
+  });
+  return { markdown, claims };
+}

@@ -1,0 +1,266 @@
+/**
+ * One chat turn end to end, without a browser: the real MCP endpoint handler (mcp/http.ts) served over
+ * HTTP from a real LanceDB store in a temp dir, the AI SDK MCP client, streamText, and the UI message
+ * stream the route returns. The model is either the embedded offline answerer or a scripted
+ * LanguageModelV4 that behaves like an LLM reading the tool results (it cites the numbers it was shown).
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createOfflineEmbedder } from "@/lib/embed";
+import { ingestDocument } from "@/lib/ingest";
+import { openStore, type Store } from "@/lib/store";
+import { handleMcpRequest } from "@/mcp/http";
+import { runChat } from "./chat";
+import { parseResultBlocks, type Citation } from "./citations";
+import { REPEATED_CALL_RESULT } from "./loop";
+import type { AppConfig } from "@/lib/config";
+
+let dir: string;
+let store: Store;
+let server: http.Server;
+let mcpUrl: string;
+/** JSON-RPC methods (and tool names) the MCP endpoint received, as the server saw them. */
+const mcpLog: string[] = [];
+
+const enc = new TextEncoder();
+const HANDBOOK = `# Employee Handbook
+
+## Annual leave
+
+Full-time employees receive 20 days of annual leave per year. Requests go to your manager two weeks ahead.
+
+## Sick leave
+
+Sick leave of more than three days requires a doctor's certificate.
+`;
+const EXPENSES = `# Expenses
+
+## Expense claims
+
+Submit an expense claim form with the original receipts within 30 days. Your manager approves claims before finance pays them.
+`;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), "chat-test-"));
+  store = await openStore({ uri: dir, embedder: createOfflineEmbedder(256) });
+  await ingestDocument(store, { filename: "handbook.md", kb: "default", data: enc.encode(HANDBOOK) });
+  await ingestDocument(store, { filename: "expenses.md", kb: "default", data: enc.encode(EXPENSES) });
+
+  server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks).toString("utf8");
+    try {
+      const msg = JSON.parse(body) as { method?: string; params?: { name?: string } };
+      mcpLog.push(msg.method === "tools/call" ? `tools/call:${msg.params?.name}` : String(msg.method));
+    } catch {
+      /* not JSON: the handler answers with an error */
+    }
+    const request = new Request(`http://127.0.0.1${req.url}`, {
+      method: req.method,
+      headers: req.headers as Record<string, string>,
+      body: req.method === "POST" ? body : undefined,
+    });
+    const response = await handleMcpRequest(request, { getStore: async () => store });
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    res.end(Buffer.from(await response.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  mcpUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/mcp`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+  store?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+const config: AppConfig["chat"] = {
+  apiKey: undefined,
+  baseURL: undefined,
+  model: "test",
+  maxSteps: 4,
+  historyTurns: 8,
+  historyChars: 12000,
+  mcpUrl: undefined,
+};
+
+interface Chunk {
+  type: string;
+  delta?: string;
+  data?: { citations: Citation[] };
+  errorText?: string;
+  toolName?: string;
+  output?: unknown;
+}
+
+/** Reads the UI message stream (SSE) of a chat response. */
+async function readTurn(res: Response) {
+  const body = await res.text();
+  const chunks: Chunk[] = body
+    .split("\n\n")
+    .map((event) => event.replace(/^data: /, "").trim())
+    .filter((d) => d && d !== "[DONE]")
+    .map((d) => JSON.parse(d) as Chunk);
+  const text = chunks.filter((c) => c.type === "text-delta").map((c) => c.delta).join("");
+  const citations = chunks.filter((c) => c.type === "data-citations").at(-1)?.data?.citations ?? [];
+  const errors = chunks.filter((c) => c.type === "error").map((c) => c.errorText);
+  return { chunks, text, citations, errors };
+}
+
+type Step = (opts: LanguageModelV4CallOptions, results: string[]) => { search?: Record<string, unknown>; text?: string };
+
+/** A model that follows a script, one entry per step; it sees the tool results of the turn as text. */
+function scriptedModel(script: Step[], calls: LanguageModelV4CallOptions[]): LanguageModelV4 {
+  const usage = {
+    inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+    outputTokens: { total: 1, text: 1, reasoning: 0 },
+  };
+  return {
+    specificationVersion: "v4",
+    provider: "test",
+    modelId: "scripted",
+    supportedUrls: {},
+    doGenerate: () => Promise.reject(new Error("stream only")),
+    async doStream(opts) {
+      calls.push(opts);
+      const results = opts.prompt
+        .filter((m) => m.role === "tool")
+        .flatMap((m) => m.content)
+        .map((p) => (p.type === "tool-result" && p.output.type === "text" ? p.output.value : ""));
+      const step = script[Math.min(calls.length - 1, script.length - 1)](opts, results);
+      const parts: LanguageModelV4StreamPart[] = [{ type: "stream-start", warnings: [] }];
+      if (step.search) {
+        parts.push({ type: "tool-call", toolCallId: `call-${calls.length}`, toolName: "search_knowledge", input: JSON.stringify(step.search) });
+        parts.push({ type: "finish", usage, finishReason: { unified: "tool-calls", raw: "tool_calls" } });
+      } else {
+        parts.push({ type: "text-start", id: "t" });
+        // Deltas cut through markers, as real streams do.
+        for (const piece of (step.text ?? "").match(/[\s\S]{1,3}/g) ?? []) parts.push({ type: "text-delta", id: "t", delta: piece });
+        parts.push({ type: "text-end", id: "t" });
+        parts.push({ type: "finish", usage, finishReason: { unified: "stop", raw: "stop" } });
+      }
+      return { stream: new ReadableStream({ start: (c) => (parts.forEach((p) => c.enqueue(p)), c.close()) }) };
+    },
+  };
+}
+
+/** Number of the first result block whose text contains `needle`, in a tool result the model read. */
+function refOf(result: string, needle: string): number {
+  const block = parseResultBlocks(result).find((b) => b.text.includes(needle));
+  if (!block) throw new Error(`no result contains "${needle}"`);
+  return block.n;
+}
+
+describe("chat turn", () => {
+  it("offline mode: searches through the MCP endpoint and quotes the supporting sentence with a valid [n]", async () => {
+    mcpLog.length = 0;
+    const res = await runChat({ config, mcpUrl, messages: [{ role: "user", content: "How many days of annual leave do full-time employees get?" }] });
+    expect(res.status).toBe(200);
+    const { text, citations, errors } = await readTurn(res);
+    expect(errors).toEqual([]);
+    expect(mcpLog).toContain("tools/call:search_knowledge");
+    const m = text.match(/Full-time employees receive 20 days of annual leave per year\. \[(\d+)\]/);
+    expect(m).not.toBeNull();
+    const cited = citations.find((c) => c.n === Number(m![1]))!;
+    expect(cited.text).toContain("Full-time employees receive 20 days of annual leave per year.");
+    expect(cited.document.source).toBe("handbook.md");
+  });
+
+  it("offline mode: says the knowledge base does not contain an absent topic, citing nothing", async () => {
+    const res = await runChat({ config, mcpUrl, messages: [{ role: "user", content: "What is the boiling point of mercury?" }] });
+    const { text } = await readTurn(res);
+    expect(text).toMatch(/knowledge base does not contain/);
+    expect(text).not.toMatch(/\[\d+\]/);
+  });
+
+  it("numbers chunks across two searches in one turn, and drops markers that point at nothing", async () => {
+    mcpLog.length = 0;
+    const calls: LanguageModelV4CallOptions[] = [];
+    const model = scriptedModel(
+      [
+        () => ({ search: { query: "annual leave days" } }),
+        () => ({ search: { query: "expense claim receipts" } }),
+        (_o, results) => ({
+          text:
+            `Employees get 20 days of annual leave [${refOf(results[0], "20 days")}]. ` +
+            `Claims need the original receipts [${refOf(results[1], "original receipts")}]. Invented [42].`,
+        }),
+      ],
+      calls,
+    );
+    const { text, citations } = await readTurn(await runChat({ config, mcpUrl, model, messages: [{ role: "user", content: "leave and expenses?" }] }));
+    expect(mcpLog.filter((m) => m === "tools/call:search_knowledge").length).toBe(2);
+
+    // One number per chunk for the whole turn: no two citations share a number or a chunk.
+    expect(new Set(citations.map((c) => c.n)).size).toBe(citations.length);
+    expect(new Set(citations.map((c) => c.chunk_id)).size).toBe(citations.length);
+    expect(citations.map((c) => c.n)).toEqual(citations.map((_, i) => i + 1));
+
+    // What the model read in both searches uses the turn-wide numbers: each block's number is the
+    // number of that very chunk, even where the tool's own refs (1..k per search) would collide.
+    const read = calls[2].prompt
+      .filter((m) => m.role === "tool")
+      .flatMap((m) => parseResultBlocks((m.content[0] as { output: { value: string } }).output.value));
+    expect(read.length).toBeGreaterThan(2);
+    for (const block of read) expect(citations.find((c) => c.n === block.n)?.text.trim()).toBe(block.text);
+
+    const markers = [...text.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1]));
+    expect(markers.length).toBe(2);
+    expect(text).not.toContain("[42]");
+    const [leave, claims] = markers.map((n) => citations.find((c) => c.n === n)!);
+    expect(leave.text).toContain("20 days of annual leave");
+    expect(claims.text).toContain("original receipts");
+    expect(leave.chunk_id).not.toBe(claims.chunk_id);
+  });
+
+  it("ends the loop on a repeated identical call and answers from what was found", async () => {
+    mcpLog.length = 0;
+    const calls: LanguageModelV4CallOptions[] = [];
+    const model = scriptedModel(
+      [
+        () => ({ search: { query: "sick leave certificate" } }),
+        () => ({ search: { query: "sick leave certificate" } }),
+        (opts, results) =>
+          opts.toolChoice?.type === "none"
+            ? { text: `A certificate is needed after three days [${refOf(results[0], "certificate")}].` }
+            : { search: { query: "sick leave certificate" } },
+      ],
+      calls,
+    );
+    const { text, citations } = await readTurn(await runChat({ config, mcpUrl, model, messages: [{ role: "user", content: "sick leave?" }] }));
+    // The repeat never reached the MCP endpoint; the model was told to answer, and could not call tools.
+    expect(mcpLog.filter((m) => m === "tools/call:search_knowledge").length).toBe(1);
+    expect(calls.length).toBe(3);
+    expect(calls[2].toolChoice).toEqual({ type: "none" });
+    const repeated = calls[2].prompt.filter((m) => m.role === "tool").at(-1)!;
+    expect((repeated.content[0] as { output: { value: string } }).output.value).toBe(REPEATED_CALL_RESULT);
+    const n = Number(text.match(/\[(\d+)\]/)![1]);
+    expect(citations.find((c) => c.n === n)!.text).toContain("doctor's certificate");
+  });
+
+  it("stops after the configured number of steps, the last one without tools", async () => {
+    const calls: LanguageModelV4CallOptions[] = [];
+    let i = 0;
+    const model = scriptedModel([(opts) => (opts.toolChoice?.type === "none" ? { text: "Done." } : { search: { query: `q${i++}` } })], calls);
+    const { text } = await readTurn(await runChat({ config: { ...config, maxSteps: 3 }, mcpUrl, model, messages: [{ role: "user", content: "x" }] }));
+    expect(calls.length).toBe(3);
+    expect(calls.map((c) => c.toolChoice?.type ?? "auto")).toEqual(["auto", "auto", "none"]);
+    expect(text).toBe("Done.");
+  });
+
+  it("answers 502 mcp_unavailable when the MCP endpoint cannot be reached", async () => {
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const res = await runChat({ config, mcpUrl: `http://127.0.0.1:${port}/api/mcp`, messages: [{ role: "user", content: "x" }] });
+    expect(res.status).toBe(502);
+    expect(await res.json()).toMatchObject({ error: { code: "mcp_unavailable" } });
+  });
+});

@@ -1,0 +1,146 @@
+/**
+ * One chat turn: connect an MCP client to the knowledge-base endpoint (our own /api/mcp by default),
+ * run the streamText tool loop with its tools, and stream the answer as a UI message stream with the
+ * turn's citations as a `data-citations` part.
+ */
+import { createMCPClient, type MCPClient } from "@ai-sdk/mcp";
+import { createOpenAI } from "@ai-sdk/openai";
+import type { LanguageModelV4 } from "@ai-sdk/provider";
+import {
+  createUIMessageStream,
+  createUIMessageStreamResponse,
+  isStepCount,
+  streamText,
+  toUIMessageStream,
+  type ModelMessage,
+  type TextStreamPart,
+  type ToolSet,
+} from "ai";
+import { internalMcpSecret } from "@/lib/auth/internal";
+import type { AppConfig } from "@/lib/config";
+import { createCitationStreamSanitizer } from "./citations";
+import { ChatFailure, classifyChatError, type ErrorContext } from "./errors";
+import { createOfflineModel, OFFLINE_MODEL_ID } from "./offline-model";
+import { SYSTEM_PROMPT } from "./prompt";
+import type { ChatError, ChatMetadata, ChatUIMessage } from "./protocol";
+import { newTurn, wrapTools, type TurnState } from "./tools";
+
+export interface ChatOptions {
+  config: AppConfig["chat"];
+  /** Conversation for this turn, ending with the user's question (see memory.ts). */
+  messages: ModelMessage[];
+  mcpUrl: string;
+  signal?: AbortSignal;
+  /** For tests: a model to use instead of the configured one. */
+  model?: LanguageModelV4;
+}
+
+export function chatModel(config: AppConfig["chat"]): { model: LanguageModelV4; metadata: ChatMetadata } {
+  if (!config.apiKey) return { model: createOfflineModel(), metadata: { mode: "offline", model: OFFLINE_MODEL_ID } };
+  const provider = createOpenAI({ apiKey: config.apiKey, baseURL: config.baseURL });
+  // .chat(): the Chat Completions API, which Ollama, vLLM, DeepSeek and other compatible servers speak.
+  return { model: provider.chat(config.model), metadata: { mode: "llm", model: config.model } };
+}
+
+export function errorResponse(err: ChatError, status: number): Response {
+  return Response.json({ error: err }, { status });
+}
+
+/** Rewrites streamed answer text so every `[n]` points at a chunk retrieved in this turn. */
+function citationTransform(turn: TurnState) {
+  const sanitizers = new Map<string, ReturnType<typeof createCitationStreamSanitizer>>();
+  const isValid = (n: number) => turn.registry.has(n);
+  return new TransformStream<TextStreamPart<ToolSet>, TextStreamPart<ToolSet>>({
+    transform(part, controller) {
+      if (part.type === "text-start") {
+        sanitizers.set(part.id, createCitationStreamSanitizer(isValid));
+      } else if (part.type === "text-delta") {
+        const s = sanitizers.get(part.id) ?? createCitationStreamSanitizer(isValid);
+        sanitizers.set(part.id, s);
+        const text = s.push(part.text);
+        if (text) controller.enqueue({ ...part, text });
+        return;
+      } else if (part.type === "text-end") {
+        const rest = sanitizers.get(part.id)?.flush();
+        sanitizers.delete(part.id);
+        if (rest) controller.enqueue({ type: "text-delta", id: part.id, text: rest });
+      } else if (part.type === "finish" && turn.mcpFailure) {
+        controller.enqueue({ type: "error", error: turn.mcpFailure });
+      }
+      controller.enqueue(part);
+    },
+  });
+}
+
+export async function runChat(opts: ChatOptions): Promise<Response> {
+  const { config, mcpUrl } = opts;
+  const ctx: ErrorContext = { baseURL: config.baseURL ?? "https://api.openai.com/v1", model: config.model, mcpUrl };
+  const classify = (e: unknown) => JSON.stringify(classifyChatError(e, ctx));
+
+  let client: MCPClient;
+  let mcpTools: ToolSet;
+  try {
+    client = await createMCPClient({
+      // The internal secret lets the app's own chat through when the endpoint requires tokens (and past its rate limit).
+      transport: { type: "http", url: mcpUrl, headers: { Authorization: `Bearer ${internalMcpSecret()}` } },
+      clientName: "kb-chat",
+      initializationOptions: { signal: opts.signal },
+    });
+  } catch (err) {
+    console.error(`[chat] cannot connect to the MCP endpoint ${mcpUrl}:`, err);
+    return errorResponse({ code: "mcp_unavailable", message: "The knowledge-base MCP endpoint is not responding.", detail: mcpUrl }, 502);
+  }
+  try {
+    mcpTools = await client.tools();
+  } catch (err) {
+    await client.close().catch(() => {});
+    console.error(`[chat] cannot list the tools of ${mcpUrl}:`, err);
+    return errorResponse({ code: "mcp_unavailable", message: "The knowledge-base MCP endpoint is not responding.", detail: mcpUrl }, 502);
+  }
+
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    client.close().catch(() => {});
+  };
+  opts.signal?.addEventListener("abort", close, { once: true });
+
+  const { model, metadata } = opts.model ? { model: opts.model, metadata: { mode: "llm" as const, model: opts.model.modelId } } : chatModel(config);
+  const maxSteps = Math.max(1, config.maxSteps);
+  const turn = newTurn();
+
+  const stream = createUIMessageStream<ChatUIMessage>({
+    execute: ({ writer }) => {
+      writer.write({ type: "start", messageMetadata: metadata });
+      const tools = wrapTools(mcpTools, turn, () => {
+        writer.write({ type: "data-citations", id: "citations", data: { citations: turn.registry.list() } });
+      });
+      const result = streamText({
+        model,
+        instructions: SYSTEM_PROMPT,
+        messages: opts.messages,
+        tools,
+        stopWhen: [isStepCount(maxSteps), () => turn.mcpFailure != null],
+        // After a repeated call, and on the last allowed step, the model must answer instead of searching.
+        prepareStep: ({ stepNumber }) =>
+          turn.loop.tripped || stepNumber >= maxSteps - 1 ? { toolChoice: "none" as const } : {},
+        maxRetries: 1,
+        abortSignal: opts.signal,
+        onError: ({ error }) => console.error("[chat] model error:", classifyChatError(error, ctx).code, error instanceof Error ? error.message : error),
+      });
+      writer.merge(
+        toUIMessageStream<ToolSet, ChatUIMessage>({
+          stream: result.stream.pipeThrough(citationTransform(turn)),
+          sendStart: false,
+          onError: classify,
+        }),
+      );
+    },
+    onError: classify,
+    onEnd: close,
+  });
+  return createUIMessageStreamResponse({ stream });
+}
+
+export { ChatFailure };

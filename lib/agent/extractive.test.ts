@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { contentUnits, pickSentences, splitSentences, supportingSpan } from "./extractive";
+
+const handbook = [
+  "Full-time employees receive 20 days of annual leave per year.",
+  "Up to 5 unused days carry over to the next year, e.g. for a long trip.",
+  "Leave requests go to your manager at least two weeks ahead.",
+].join(" ");
+const zh = "员工先填写报销申请单，附上发票原件。部门经理审批后交财务部。报销需在费用发生后30天内提交！";
+
+describe("splitSentences", () => {
+  it("splits English and Chinese sentences with offsets into the text", () => {
+    const text = `## Leave\n\n${handbook}\n- ${zh}`;
+    const spans = splitSentences(text);
+    expect(spans.map((s) => s.text)).toEqual([
+      "Full-time employees receive 20 days of annual leave per year.",
+      "Up to 5 unused days carry over to the next year, e.g. for a long trip.",
+      "Leave requests go to your manager at least two weeks ahead.",
+      "员工先填写报销申请单，附上发票原件。",
+      "部门经理审批后交财务部。",
+      "报销需在费用发生后30天内提交！",
+    ]);
+    for (const s of spans) expect(text.slice(s.start, s.end)).toBe(s.text);
+  });
+});
+
+describe("contentUnits", () => {
+  it("drops question words in both languages", () => {
+    expect(contentUnits("How many days of annual leave do employees get?", { question: true }).words).toEqual(["day", "annual", "leav", "employe"]);
+    expect(contentUnits("病假需要什么证明？", { question: true }).cjkRuns).toEqual(["病假", "证明"]);
+  });
+});
+
+describe("pickSentences", () => {
+  const passages = [
+    { n: 1, context: "Employee Handbook › Leave", text: handbook },
+    { n: 2, context: "员工手册 › 报销", text: zh },
+  ];
+
+  it("picks the sentence that answers an English question", () => {
+    const picked = pickSentences("How many days of annual leave do employees get?", passages);
+    expect(picked[0]).toMatchObject({ n: 1, text: "Full-time employees receive 20 days of annual leave per year." });
+  });
+
+  it("picks the sentence that answers a Chinese question", () => {
+    const picked = pickSentences("报销时员工要先填写什么？", passages);
+    expect(picked[0]).toMatchObject({ n: 2, text: "员工先填写报销申请单，附上发票原件。" });
+  });
+
+  it("finds nothing for a question the passages do not answer", () => {
+    expect(pickSentences("What is the boiling point of mercury?", passages)).toEqual([]);
+    expect(pickSentences("公司的火星基地在哪里？", passages)).toEqual([]);
+    expect(pickSentences("?", passages)).toEqual([]);
+  });
+
+  it("returns at most the requested number of sentences, two per passage", () => {
+    const picked = pickSentences("annual leave days", passages, 5);
+    expect(picked.length).toBeLessThanOrEqual(2);
+    expect(new Set(picked.map((p) => p.text)).size).toBe(picked.length);
+  });
+});
+
+describe("supportingSpan", () => {
+  it("finds a verbatim quote", () => {
+    const span = supportingSpan(handbook, "Leave requests go to your manager at least two weeks ahead.")!;
+    expect(handbook.slice(span.start, span.end)).toBe("Leave requests go to your manager at least two weeks ahead.");
+  });
+
+  it("finds the best matching sentence for a paraphrase", () => {
+    const span = supportingSpan(handbook, "You can carry over up to five unused days")!;
+    expect(handbook.slice(span.start, span.end)).toMatch(/^Up to 5 unused days carry over/);
+    const zhSpan = supportingSpan(zh, "员工要先填写报销申请单")!;
+    expect(zh.slice(zhSpan.start, zhSpan.end)).toBe("员工先填写报销申请单，附上发票原件。");
+  });
+
+  it("returns null when nothing matches", () => {
+    expect(supportingSpan(handbook, "Mercury boils at 357 degrees")).toBeNull();
+  });
+});

@@ -1,0 +1,196 @@
+/**
+ * Sentence-level relevance, shared by the offline answerer (which quotes the best sentences of the
+ * retrieved chunks) and the UI (which highlights the passage of a chunk that an answer sentence cites).
+ * Pure functions; safe to import in the browser.
+ *
+ * Relevance is "coverage": the share of the question's content that a sentence (plus its chunk's
+ * heading) contains. Latin words count one each (stemmed, stop words dropped); CJK text counts per
+ * character, and a character is covered when a character pair of the question containing it occurs in
+ * the sentence — pairs, because Chinese has no spaces and single characters match almost anything.
+ */
+import { STOP_WORDS, stem, tokenize } from "@/lib/tokenize";
+
+const CJK_CLASS = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}`;
+const CJK_RUN = new RegExp(`[${CJK_CLASS}]+`, "gu");
+const HAS_CJK = new RegExp(`[${CJK_CLASS}]`, "u");
+
+/** Question words and particles that carry no content (removed from questions before matching). */
+const ZH_FILLER =
+  /请问|介绍一下|介绍|说说|讲讲|解释一下|有没有|有哪些|有什么|有多少|是不是|是否|能不能|能否|可不可以|可以|可否|什么样|什么|怎么样|怎么|怎样|如何|为什么|哪些|哪里|哪儿|哪个|多少|多久|需要|应该|一下|告诉我|我们|你们|[吗呢吧啊呀的了么是要？?，,。！!：:\s]/g;
+const EXTRA_STOP = new Set(
+  "many much get gets got need needs please tell know about any some there more most other way ways thing things give gives let lets say says said explain describe summarize".split(" ").map(stem),
+);
+
+export function hasCjk(text: string): boolean {
+  return HAS_CJK.test(text);
+}
+
+export interface Units {
+  /** Latin (and other spaced-script) terms, each weight 1. */
+  words: string[];
+  /** CJK runs of the text after removing filler words. */
+  cjkRuns: string[];
+}
+
+export function contentUnits(text: string, opts: { question?: boolean } = {}): Units {
+  const cleaned = opts.question ? text.replace(ZH_FILLER, " ") : text;
+  const words = new Set<string>();
+  for (const t of tokenize(cleaned.replace(CJK_RUN, " "))) if (!EXTRA_STOP.has(t) && !STOP_WORDS.has(t)) words.add(t);
+  const cjkRuns = [...cleaned.matchAll(CJK_RUN)].map((m) => m[0]);
+  return { words: [...words], cjkRuns };
+}
+
+function weight(u: Units): number {
+  return u.words.length + u.cjkRuns.reduce((s, r) => s + Array.from(r).length, 0);
+}
+
+/** Tokens of a passage, for matching question units against it. */
+export function passageTokens(text: string): Set<string> {
+  return new Set(tokenize(text));
+}
+
+/** Weight of the question's units found in `tokens` (a set of tokens from lib/tokenize). */
+function coveredWeight(q: Units, tokens: Set<string>): number {
+  let covered = q.words.filter((w) => tokens.has(w)).length;
+  for (const run of q.cjkRuns) {
+    const chars = Array.from(run);
+    if (chars.length === 1) {
+      if (tokens.has(chars[0])) covered++;
+      continue;
+    }
+    const hit = new Array<boolean>(chars.length).fill(false);
+    for (let i = 0; i + 1 < chars.length; i++) {
+      if (tokens.has(chars[i] + chars[i + 1])) hit[i] = hit[i + 1] = true;
+    }
+    covered += hit.filter(Boolean).length;
+  }
+  return covered;
+}
+
+/** Share (0..1) of the question's content found in the sentence, with the heading counted too. */
+export function coverage(q: Units, sentence: Set<string>, context?: Set<string>): { score: number; inSentence: number } {
+  const total = weight(q);
+  if (total === 0) return { score: 0, inSentence: 0 };
+  const inSentence = coveredWeight(q, sentence);
+  if (!context) return { score: inSentence / total, inSentence };
+  const union = new Set([...sentence, ...context]);
+  return { score: coveredWeight(q, union) / total, inSentence };
+}
+
+export interface SentenceSpan {
+  text: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * Sentences of a passage with their offsets. Splits at sentence punctuation (a period only when
+ * followed by a space, so 3.5 and e.g. stay whole; the Chinese semicolon but not the English one) and
+ * at line breaks; drops Markdown headings,
+ * list bullets and table rules.
+ */
+export function splitSentences(text: string): SentenceSpan[] {
+  const out: SentenceSpan[] = [];
+  const re = /[^\n。！？!?；]+?(?:[。！？!?；]+["'”’）)]*|(?<!\b(?:e\.g|i\.e|etc|vs|mr|mrs|ms|dr|no|approx|fig|p))\.(?=\s)|\n|$)|[^\n]+/giu;
+  for (const m of text.matchAll(re)) {
+    let s = m[0];
+    let start = m.index!;
+    const lead = s.match(/^\s*(?:#{1,6}\s.*|[-*+]\s+|\d+[.)]\s+|>\s*|\|?\s*:?-{3,}.*)?/)![0];
+    if (/^\s*#{1,6}\s/.test(s) || /^\s*\|?\s*:?-{3,}/.test(s)) continue;
+    start += lead.length;
+    s = s.slice(lead.length);
+    const trimmed = s.replace(/\s+$/, "");
+    if (trimmed.replace(/[*_`|]/g, "").trim().length < 2) continue;
+    out.push({ text: trimmed, start, end: start + trimmed.length });
+  }
+  return out;
+}
+
+/** Strips inline Markdown emphasis and table pipes so a quoted sentence reads cleanly. */
+export function cleanSentence(s: string): string {
+  return s
+    .replace(/\*\*|__|`/g, "")
+    .replace(/^\|\s*|\s*\|$/g, "")
+    .replace(/\s*\|\s*/g, " · ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+export interface Passage {
+  n: number;
+  /** "Title › heading" of the chunk. */
+  context: string;
+  text: string;
+}
+
+export interface PickedSentence {
+  n: number;
+  text: string;
+  score: number;
+}
+
+/** Below this coverage a sentence does not answer the question. */
+export const RELEVANCE_THRESHOLD = 0.7;
+
+/**
+ * The sentences that best answer `question`: coverage ≥ threshold with at least one unit in the sentence
+ * itself (or one of the first sentences of a passage whose heading is the question's topic), at most
+ * `max` sentences and two per passage, best first. Empty when nothing is relevant.
+ */
+export function pickSentences(question: string, passages: readonly Passage[], max = 3): PickedSentence[] {
+  const q = contentUnits(question, { question: true });
+  if (weight(q) === 0) return [];
+  const candidates: (PickedSentence & { order: number })[] = [];
+  let order = 0;
+  for (const p of passages) {
+    const ctx = passageTokens(p.context);
+    // A passage whose heading alone answers for the question ("Tell me about sick leave" → "… › Sick
+    // leave") is about it as a whole: its opening sentences count even if they do not repeat the words.
+    const topic = coverage(q, ctx).score;
+    const aboutTopic = topic >= RELEVANCE_THRESHOLD;
+    splitSentences(p.text).forEach((s, i) => {
+      const { score, inSentence } = coverage(q, passageTokens(s.text), ctx);
+      // "Yes." or a bare label says nothing on its own.
+      if (score < RELEVANCE_THRESHOLD || weight(contentUnits(s.text)) < 2) return;
+      if (inSentence > 0) {
+        // Ties go to sentences under a heading about the question, then to those repeating more of it.
+        candidates.push({ n: p.n, text: cleanSentence(s.text), score: score + topic * 0.1 + inSentence * 1e-3, order: order++ });
+      } else if (aboutTopic && i < 2) {
+        candidates.push({ n: p.n, text: cleanSentence(s.text), score: score + topic * 0.1 - 0.05, order: order++ });
+      }
+    });
+  }
+  candidates.sort((a, b) => b.score - a.score || a.order - b.order);
+  const picked: PickedSentence[] = [];
+  const perPassage = new Map<number, number>();
+  for (const c of candidates) {
+    if (picked.length >= max) break;
+    if ((perPassage.get(c.n) ?? 0) >= 2 || picked.some((p) => p.text === c.text)) continue;
+    perPassage.set(c.n, (perPassage.get(c.n) ?? 0) + 1);
+    picked.push({ n: c.n, text: c.text, score: c.score });
+  }
+  return picked;
+}
+
+/**
+ * The span of `chunkText` that best supports `claim` (the answer sentence before a citation marker):
+ * the exact quote when the claim is quoted verbatim, else the sentence with the highest coverage.
+ */
+export function supportingSpan(chunkText: string, claim: string): { start: number; end: number } | null {
+  const sentences = splitSentences(chunkText);
+  const norm = (s: string) => cleanSentence(s).toLowerCase();
+  const c = norm(claim);
+  if (c.length >= 4) {
+    for (const s of sentences) {
+      const t = norm(s.text);
+      if (t.length >= 4 && (c.includes(t) || t.includes(c))) return { start: s.start, end: s.end };
+    }
+  }
+  const q = contentUnits(claim);
+  let best: { start: number; end: number; score: number } | null = null;
+  for (const s of sentences) {
+    const { score } = coverage(q, passageTokens(s.text));
+    if (score > (best?.score ?? 0)) best = { start: s.start, end: s.end, score };
+  }
+  return best && best.score >= 0.25 ? { start: best.start, end: best.end } : null;
+}

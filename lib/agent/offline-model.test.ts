@@ -1,0 +1,83 @@
+import { isStepCount, streamText, tool } from "ai";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { CitationRegistry, formatResultsForModel } from "./citations";
+import { createOfflineModel, OFFLINE_TEXT } from "./offline-model";
+
+const corpus = [
+  { chunk_id: "c1", title: "Employee Handbook", heading: "Leave › Annual leave", text: "Full-time employees receive 20 days of annual leave per year. Requests go to your manager." },
+  { chunk_id: "c2", title: "Employee Handbook", heading: "Leave › Sick leave", text: "Sick leave of more than two days needs a doctor's note." },
+  { chunk_id: "c3", title: "员工手册", heading: "报销", text: "员工先填写报销申请单，附上发票原件。部门经理审批后交财务部。" },
+];
+
+/** A real AI SDK tool with the MCP search tool's name, searching the small corpus above by word overlap. */
+function searchTool(calls: unknown[]) {
+  const registry = new CitationRegistry();
+  return tool({
+    description: "Search the knowledge base",
+    inputSchema: z.object({ query: z.string(), top_k: z.number().optional() }),
+    execute: async ({ query, top_k }) => {
+      calls.push({ query, top_k });
+      const words = query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 2);
+      const hits = corpus.filter((c) => words.some((w) => c.text.toLowerCase().includes(w) || c.heading.toLowerCase().includes(w)) || /[报销]/.test(query) && c.chunk_id === "c3");
+      const cites = registry.add(hits.map((h) => ({ chunk_id: h.chunk_id, document: { id: h.title, title: h.title, source: "x.md" }, kb: "default", heading: h.heading, text: h.text, score: 1 })));
+      return formatResultsForModel(cites);
+    },
+  });
+}
+
+async function ask(question: string) {
+  const calls: unknown[] = [];
+  const result = streamText({
+    model: createOfflineModel(),
+    messages: [{ role: "user", content: question }],
+    tools: { search_knowledge: searchTool(calls) },
+    stopWhen: isStepCount(4),
+  });
+  let streamed = "";
+  let deltas = 0;
+  for await (const part of result.stream) {
+    if (part.type === "text-delta") {
+      streamed += part.text;
+      deltas++;
+    }
+  }
+  const steps = await result.steps;
+  return { calls, text: streamed, deltas, steps };
+}
+
+describe("offline answerer", () => {
+  it("searches with the question, then quotes the supporting sentence with its [n]", async () => {
+    const { calls, text, deltas, steps } = await ask("How many days of annual leave do full-time employees get?");
+    expect(calls).toEqual([{ query: "How many days of annual leave do full-time employees get?", top_k: 5 }]);
+    expect(steps.length).toBe(2);
+    expect(steps[0].finishReason).toBe("tool-calls");
+    expect(text).toContain("Full-time employees receive 20 days of annual leave per year. [1]");
+    expect(deltas).toBeGreaterThan(3);
+  });
+
+  it("answers a Chinese question in Chinese with the right number", async () => {
+    const { text } = await ask("报销时要先填写什么？");
+    expect(text).toContain(OFFLINE_TEXT.zh.intro);
+    expect(text).toMatch(/员工先填写报销申请单，附上发票原件。 \[\d\]/);
+  });
+
+  it("says the knowledge base does not contain the answer, with no citation", async () => {
+    const { calls, text } = await ask("What is the boiling point of mercury?");
+    expect(calls.length).toBe(1);
+    expect(text).toBe(OFFLINE_TEXT.en.notFound);
+    expect(text).not.toMatch(/\[\d+\]/);
+    const zh = await ask("火星基地在哪里？");
+    expect(zh.text).toBe(OFFLINE_TEXT.zh.notFound);
+  });
+
+  it("answers without searching when it may not call tools", async () => {
+    const result = streamText({
+      model: createOfflineModel(),
+      messages: [{ role: "user", content: "annual leave" }],
+      tools: { search_knowledge: searchTool([]) },
+      toolChoice: "none",
+    });
+    expect(await result.text).toBe(OFFLINE_TEXT.en.notFound);
+  });
+});

@@ -1,0 +1,53 @@
+/**
+ * What /api/chat and the chat UI agree on: the UI message type with its data parts, and the error
+ * shape. Types and pure helpers only, so the browser bundle can import it.
+ */
+import type { UIMessage } from "ai";
+import type { Citation } from "./citations";
+
+export type { Citation } from "./citations";
+
+/** `data-citations`: every chunk retrieved in the turn with its turn-wide number (re-sent as it grows). */
+export interface CitationsData {
+  citations: Citation[];
+}
+
+/** `messageMetadata` of an answer. */
+export interface ChatMetadata {
+  /** "offline": the embedded extractive answerer; "llm": an OpenAI-compatible model. */
+  mode?: "offline" | "llm";
+  model?: string;
+}
+
+export type ChatUIMessage = UIMessage<ChatMetadata, { citations: CitationsData }>;
+
+export type ChatErrorCode =
+  | "model_unreachable"
+  | "invalid_key"
+  | "model_not_found"
+  | "rate_limited"
+  | "model_error"
+  | "mcp_unavailable"
+  | "bad_request"
+  | "internal";
+
+export interface ChatError {
+  code: ChatErrorCode;
+  /** English, for logs and as a fallback; the UI shows its own localized text for the code. */
+  message: string;
+  /** Where it happened (endpoint URL, model name), when that helps the user fix it. */
+  detail?: string;
+}
+
+/** Reads a ChatError back from an error message (JSON body or stream errorText); null if it is not one. */
+export function parseChatError(text: string | undefined): ChatError | null {
+  if (!text) return null;
+  try {
+    const v = JSON.parse(text) as Record<string, unknown>;
+    const o = (v && typeof v.error === "object" && v.error ? v.error : v) as Record<string, unknown>;
+    if (typeof o.code !== "string" || typeof o.message !== "string") return null;
+    return { code: o.code as ChatErrorCode, message: o.message, ...(typeof o.detail === "string" ? { detail: o.detail } : {}) };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,60 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+
+/** Access-token scopes: "read" may search and read; "read-write" may also add and delete documents. */
+export type TokenScope = "read" | "read-write";
+
+export interface AccessToken {
+  id: string;
+  name: string;
+  /** sha256 of the secret, hex. The secret itself is shown once and never stored. */
+  hash: string;
+  scope: TokenScope;
+  /** When set, the token may only use this knowledge base. */
+  kb: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  /** Revoked tokens are kept (for the list) but never accepted. */
+  revoked: boolean;
+}
+
+const PREFIX = "kbt_";
+
+/** A new random secret, recognisable by its prefix (helps secret scanners). */
+export function generateTokenSecret(): string {
+  return PREFIX + randomBytes(24).toString("base64url");
+}
+
+export function hashTokenSecret(secret: string): string {
+  return createHash("sha256").update(secret, "utf8").digest("hex");
+}
+
+/** Constant-time lookup of a presented secret among stored tokens; revoked tokens never match. */
+export function findToken(tokens: readonly AccessToken[], secret: string): AccessToken | null {
+  const presented = Buffer.from(hashTokenSecret(secret), "hex");
+  let found: AccessToken | null = null;
+  for (const t of tokens) {
+    const stored = Buffer.from(t.hash, "hex");
+    if (stored.length === presented.length && timingSafeEqual(stored, presented) && !t.revoked) found = t;
+  }
+  return found;
+}
+
+/** A token as the management API shows it: never the hash. */
+export function publicToken(t: AccessToken) {
+  return { id: t.id, name: t.name, scope: t.scope, kb: t.kb, createdAt: t.createdAt, lastUsedAt: t.lastUsedAt, revoked: t.revoked };
+}
+export type PublicToken = ReturnType<typeof publicToken>;
+
+/** The bearer secret from an Authorization header, or null. */
+export function bearerSecret(authorization: string | null): string | null {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
+  return m ? m[1] : null;
+}
+
+export function canWrite(token: Pick<AccessToken, "scope"> | null): boolean {
+  return token?.scope === "read-write";
+}
+
+export function canUseKb(token: Pick<AccessToken, "kb"> | null, kb: string): boolean {
+  return !token || token.kb === null || token.kb === kb;
+}

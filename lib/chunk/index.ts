@@ -1,0 +1,116 @@
+import type { Chunk } from "@/lib/types";
+import { splitSections, type Section } from "./sections";
+import { splitUnits, type Unit } from "./units";
+
+export const HEADING_SEPARATOR = " › ";
+
+export interface ChunkOptions {
+  /** Maximum chunk length in characters (UTF-16 code units). Default 500. */
+  size?: number;
+  /** Characters of the previous chunk's tail repeated at the start of the next one, same section only. Default 60. */
+  overlap?: number;
+  /** Page start offsets (paginated documents); each chunk gets the page of its start. */
+  pages?: { page: number; start: number }[];
+}
+
+/**
+ * Splits a document into chunks along its structure: Markdown sections, then paragraphs, then
+ * sentences (Chinese and Latin punctuation), then characters as a last resort.
+ * Invariants: `text === source.slice(start, end)`, `text.length <= size`, chunks in order,
+ * every non-whitespace character of the source lies in at least one chunk.
+ */
+export function chunkText(text: string, opts: ChunkOptions = {}): Chunk[] {
+  const size = opts.size ?? 500;
+  if (!Number.isInteger(size) || size < 2) throw new RangeError(`chunk size must be an integer >= 2, got ${size}`);
+  const overlap = Math.max(0, Math.min(Math.floor(opts.overlap ?? 60), Math.floor(size / 2)));
+  const pages = opts.pages?.length ? [...opts.pages].sort((a, b) => a.start - b.start) : undefined;
+
+  const chunks: Chunk[] = [];
+  for (const section of splitSections(text)) {
+    const units = splitUnits(text, section.start, section.end, size - overlap, size);
+    for (const [start, end] of packSection(text, units, size, overlap)) {
+      chunks.push(makeChunk(text, chunks.length, section, start, end, pages));
+    }
+  }
+  return chunks;
+}
+
+/** What gets embedded and full-text indexed: the heading path as a first line, then the text. */
+export function embeddingText(chunk: Pick<Chunk, "headingPath" | "text">): string {
+  return chunk.headingPath.length ? `${chunk.headingPath.join(HEADING_SEPARATOR)}\n${chunk.text}` : chunk.text;
+}
+
+function makeChunk(
+  text: string,
+  index: number,
+  section: Section,
+  start: number,
+  end: number,
+  pages: ChunkOptions["pages"],
+): Chunk {
+  const chunk: Chunk = { index, headingPath: [...section.headingPath], text: text.slice(start, end), start, end };
+  if (pages) {
+    let page = pages[0].page;
+    for (const p of pages) if (p.start <= start) page = p.page;
+    chunk.page = page;
+  }
+  return chunk;
+}
+
+/** Minimum fill before the packer prefers a stronger boundary (paragraph over sentence) to a fuller chunk. */
+const MIN_FILL = 0.5;
+
+/** Packs consecutive units (each <= size) into [start, end) ranges of at most `size`, with overlap. */
+function packSection(text: string, units: Unit[], size: number, overlap: number): [number, number][] {
+  const out: [number, number][] = [];
+  let start = units[0]?.start ?? 0;
+  let i = 0;
+  while (i < units.length) {
+    let j = i;
+    while (j < units.length && units[j].end - start <= size) j++;
+    if (j === i) {
+      // The overlap prefix left no room for the next unit: start afresh at the unit.
+      start = units[i].start;
+      continue;
+    }
+    const cut = j < units.length ? bestCut(units, i, j, start, size) : j;
+    const end = units[cut - 1].end;
+    out.push([start, end]);
+    if (cut >= units.length) break;
+    start = overlapStart(text, units, i, cut, start, overlap);
+    i = cut;
+  }
+  return out;
+}
+
+/** Cut before unit k in (i, j]: the strongest boundary that still leaves the chunk at least half full, latest wins. */
+function bestCut(units: Unit[], i: number, j: number, start: number, size: number): number {
+  let best = j;
+  for (let k = j - 1; k > i; k--) {
+    if (units[k - 1].end - start < size * MIN_FILL) break;
+    if (units[k].strength > units[best].strength) best = k;
+  }
+  return best;
+}
+
+/** Where the next chunk starts: whole trailing sentences of the previous chunk when they fit in `overlap`, else its last characters. */
+function overlapStart(text: string, units: Unit[], first: number, cut: number, prevStart: number, overlap: number): number {
+  const end = units[cut - 1].end;
+  const next = units[cut].start;
+  if (overlap === 0) return next;
+  let m = cut;
+  while (m - 1 > first && end - units[m - 1].start <= overlap) m--;
+  if (m < cut) return units[m].start;
+  // No whole sentence fits: take the tail, starting after a space when there is one (avoid half words).
+  let s = Math.max(end - overlap, prevStart + 1);
+  const space = text.slice(s, end).search(/\s/);
+  if (space >= 0) s += space;
+  while (s < end && /\s/.test(text[s])) s++;
+  if (isLowSurrogate(text, s)) s++;
+  return s < end ? s : next;
+}
+
+function isLowSurrogate(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  return c >= 0xdc00 && c <= 0xdfff;
+}

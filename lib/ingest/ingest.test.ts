@@ -1,0 +1,254 @@
+import { mkdir, mkdtemp, rm, unlink, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import iconv from "iconv-lite";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import type { Embedder } from "@/lib/embed";
+import { createOfflineEmbedder } from "@/lib/embed/offline";
+import { searchKnowledge } from "@/lib/retrieve";
+import { openStore, type Store } from "@/lib/store";
+import type { IngestProgress } from "@/lib/types";
+import { ingestDocument, reindexAll, syncKnowledgeDir } from "./index";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const dirs: string[] = [];
+async function tempDir(): Promise<string> {
+  const d = await mkdtemp(path.join(os.tmpdir(), "ingest-test-"));
+  dirs.push(d);
+  return d;
+}
+afterAll(async () => {
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+/** The real offline embedder, counting the texts it is asked to embed. */
+function countingEmbedder(dim = 64): Embedder & { texts: string[] } {
+  const inner = createOfflineEmbedder(dim);
+  const texts: string[] = [];
+  return {
+    name: inner.name,
+    dimension: inner.dimension,
+    texts,
+    embed(batch, opts) {
+      texts.push(...batch);
+      return inner.embed(batch, opts);
+    },
+  };
+}
+
+/** A long Markdown document: `n` sections, each a few sentences mentioning `word`. */
+function longDoc(word: string, n: number, variant = ""): string {
+  const parts = ["# Field guide"];
+  for (let i = 0; i < n; i++) {
+    parts.push(`## Section ${i}`, `The ${word} number ${i} lives in region ${i}. ${variant}It eats leaves and grass near water ${i}. Observers count ${word}s every spring.`);
+  }
+  return parts.join("\n\n");
+}
+
+let store: Store;
+let embedder: ReturnType<typeof countingEmbedder>;
+beforeEach(async () => {
+  embedder = countingEmbedder();
+  store = await openStore({ uri: await tempDir(), embedder });
+  return () => store.close();
+});
+
+describe("ingestDocument", () => {
+  it("adds, then skips the same bytes without parsing or embedding again", async () => {
+    const events: IngestProgress[] = [];
+    const first = await ingestDocument(store, { filename: "guide.md", data: enc(longDoc("okapi", 10)) }, { onProgress: (p) => events.push(p) });
+    expect(first.status).toBe("added");
+    const stages = [...new Set(events.map((e) => e.stage))];
+    expect(stages).toEqual(["received", "parsing", "chunking", "embedding", "indexing", "done"]);
+    const lastEmbedding = events.filter((e) => e.stage === "embedding").at(-1)!;
+    expect(lastEmbedding.done).toBe(lastEmbedding.total);
+    expect(lastEmbedding.total).toBe(first.document.chunkCount);
+    expect(events.at(-1)).toMatchObject({ stage: "done", documentId: first.document.id, chunkCount: first.document.chunkCount });
+
+    const embedded = embedder.texts.length;
+    const events2: IngestProgress[] = [];
+    const again = await ingestDocument(store, { filename: "guide.md", data: enc(longDoc("okapi", 10)) }, { onProgress: (p) => events2.push(p) });
+    expect(again.status).toBe("unchanged");
+    expect(again.document).toEqual(first.document);
+    expect(events2.map((e) => e.stage)).toEqual(["received", "skipped"]);
+    expect(embedder.texts.length).toBe(embedded);
+    expect(await store.listDocuments()).toHaveLength(1);
+  });
+
+  it("replaces a changed file in place and embeds only the chunks that changed", async () => {
+    const v1 = longDoc("okapi", 12);
+    const first = await ingestDocument(store, { filename: "guide.md", data: enc(v1), tags: ["a"] });
+    const n1 = embedder.texts.length;
+    // Change only the last section.
+    const v2 = v1.replace("It eats leaves and grass near water 11.", "It now eats bamboo shoots near water 11.");
+    const second = await ingestDocument(store, { filename: "guide.md", data: enc(v2) });
+    expect(second.status).toBe("updated");
+    expect(second.document.id).toBe(first.document.id);
+    expect(second.document.createdAt).toBe(first.document.createdAt);
+    expect(second.document.contentHash).not.toBe(first.document.contentHash);
+    const newlyEmbedded = embedder.texts.slice(n1);
+    expect(newlyEmbedded.length).toBeGreaterThanOrEqual(1);
+    expect(newlyEmbedded.length).toBeLessThan(second.document.chunkCount);
+    expect(newlyEmbedded.join("\n")).toContain("bamboo");
+
+    expect(await store.listDocuments()).toHaveLength(1);
+    expect(await store.getDocumentText(first.document.id)).toBe(v2);
+    const chunks = await store.getChunks(first.document.id);
+    expect(chunks).toHaveLength(second.document.chunkCount);
+    for (const c of chunks) expect(c.text).toBe(v2.slice(c.start, c.end));
+    const hits = await searchKnowledge(store, { query: "bamboo shoots" });
+    expect(hits[0].chunk.text).toContain("bamboo");
+    const old = await searchKnowledge(store, { query: "leaves grass water 11", topK: 20 });
+    expect(old.some((h) => h.chunk.text.includes("leaves and grass near water 11."))).toBe(false);
+  });
+
+  it("shrinking a document leaves no stale chunks behind", async () => {
+    const r1 = await ingestDocument(store, { filename: "g.md", data: enc(longDoc("tapir", 15)) });
+    const r2 = await ingestDocument(store, { filename: "g.md", data: enc("# Field guide\n\nOnly one short paragraph about tapirs now.") });
+    expect(r2.document.chunkCount).toBe(1);
+    expect(r1.document.chunkCount).toBeGreaterThan(1);
+    expect(await store.getChunks(r1.document.id)).toHaveLength(1);
+    const hits = await searchKnowledge(store, { query: "tapir region", topK: 20 });
+    expect(hits).toHaveLength(1);
+  });
+
+  it("replacement is atomic: searches during the replace always find the document", async () => {
+    const base = await ingestDocument(store, { filename: "atomic.md", data: enc(longDoc("gazelle", 20)) });
+    let replacing = true;
+    const counts: number[] = [];
+    const reader = (async () => {
+      while (replacing) {
+        const hits = await searchKnowledge(store, { query: "gazelle region", topK: 20 });
+        counts.push(hits.filter((h) => h.document.id === base.document.id).length);
+      }
+    })();
+    for (let round = 0; round < 3; round++) {
+      await ingestDocument(store, { filename: "atomic.md", data: enc(longDoc("gazelle", 20 - round * 5, `Revision ${round}. `)) });
+    }
+    replacing = false;
+    await reader;
+    expect(counts.length).toBeGreaterThan(0);
+    expect(Math.min(...counts)).toBeGreaterThan(0);
+  });
+
+  it("does not duplicate the same content under another name in the same kb", async () => {
+    const a = await ingestDocument(store, { filename: "a.md", data: enc("# Same\n\nIdentical body text.") });
+    const b = await ingestDocument(store, { filename: "copy of a.md", data: enc("# Same\n\nIdentical body text.") });
+    expect(b.status).toBe("unchanged");
+    expect(b.document.id).toBe(a.document.id);
+    expect(await store.listDocuments()).toHaveLength(1);
+    const other = await ingestDocument(store, { filename: "a.md", data: enc("# Same\n\nIdentical body text."), kb: "other" });
+    expect(other.status).toBe("added");
+    expect(other.document.id).not.toBe(a.document.id);
+  });
+
+  it("rejects bad input and leaves what is stored untouched", async () => {
+    const good = await ingestDocument(store, { filename: "keep.md", data: enc("# Keep\n\nThe ibis wades.") });
+    const snapshot = { docs: await store.listDocuments(), chunks: await store.getChunks(good.document.id) };
+    const events: IngestProgress[] = [];
+    await expect(ingestDocument(store, { filename: "keep.exe", data: enc("MZ") }, { onProgress: (p) => events.push(p) })).rejects.toMatchObject({ code: "unsupported_type" });
+    expect(events.at(-1)).toMatchObject({ stage: "failed", file: "keep.exe" });
+    await expect(ingestDocument(store, { filename: "keep.md", data: enc("   \n\n  ") })).rejects.toMatchObject({ code: "parse_failed" });
+    await expect(ingestDocument(store, { filename: "", data: enc("x") })).rejects.toMatchObject({ code: "bad_request" });
+    await expect(ingestDocument(store, { filename: "x.md", data: enc("x"), kb: "  " })).rejects.toMatchObject({ code: "bad_request" });
+    await expect(ingestDocument(store, { filename: "x.md", data: enc("x"), tags: [1 as unknown as string] })).rejects.toMatchObject({ code: "bad_request" });
+    const ac = new AbortController();
+    ac.abort();
+    await expect(ingestDocument(store, { filename: "keep.md", data: enc("# Keep\n\nChanged."), }, { signal: ac.signal })).rejects.toThrow();
+    expect(await store.listDocuments()).toEqual(snapshot.docs);
+    expect(await store.getChunks(good.document.id)).toEqual(snapshot.chunks);
+    expect((await searchKnowledge(store, { query: "ibis" }))[0].document.id).toBe(good.document.id);
+  });
+
+  it("keeps only the base name of the file, never a path", async () => {
+    const r = await ingestDocument(store, { filename: "../../etc/secret notes.md", data: enc("# Notes\n\nText.") });
+    expect(r.document.source).toBe("secret notes.md");
+    const w = await ingestDocument(store, { filename: "C:\\Users\\x\\win.txt", data: enc("Windows text.") });
+    expect(w.document.source).toBe("win.txt");
+    expect(w.document.title).toBe("win");
+  });
+
+  it("reads GBK text files", async () => {
+    const data = new Uint8Array(iconv.encode("员工先填写报销申请单，然后交给财务部门。", "gbk"));
+    const r = await ingestDocument(store, { filename: "gbk.txt", data, kb: "zh" });
+    expect(await store.getDocumentText(r.document.id)).toBe("员工先填写报销申请单，然后交给财务部门。");
+    const hits = await searchKnowledge(store, { query: "报销", kb: "zh" });
+    expect(hits[0].document.id).toBe(r.document.id);
+  });
+
+  it("a newly added document is found by full text right away", async () => {
+    for (let i = 0; i < 3; i++) await ingestDocument(store, { filename: `f${i}.md`, data: enc(`Filler document ${i} about marmots.`) });
+    await store.optimize();
+    await ingestDocument(store, { filename: "new.md", data: enc("The axolotl regrows limbs.") });
+    const byText = await store.textSearch("axolotl", { limit: 5 });
+    expect(byText.map((c) => c.text)).toEqual(["The axolotl regrows limbs."]);
+  });
+});
+
+describe("syncKnowledgeDir", () => {
+  it("adds, skips, re-indexes and removes to match the folder, and never removes uploads", async () => {
+    const dir = await tempDir();
+    await mkdir(path.join(dir, "sub", "deeper"), { recursive: true });
+    await writeFile(path.join(dir, "a.md"), "# A\n\nAlpha document about lynxes.");
+    await writeFile(path.join(dir, "sub", "b.txt"), "Beta document about otters.");
+    await writeFile(path.join(dir, "sub", "deeper", "c.md"), "# C\n\nGamma document about herons.");
+    await writeFile(path.join(dir, ".hidden.md"), "# Hidden\n\nShould not be indexed.");
+    await writeFile(path.join(dir, "image.png"), "not really a png");
+    await writeFile(path.join(dir, "sub", "a.md"), "# Other A\n\nSame name as the top-level a.md.");
+    const upload = await ingestDocument(store, { filename: "uploaded.md", data: enc("# Up\n\nUploaded about pandas."), origin: "upload" });
+
+    const r1 = await syncKnowledgeDir(store, dir, "default");
+    expect(r1).toMatchObject({ added: 3, updated: 0, unchanged: 0, removed: 0 });
+    expect(r1.failed.map((f) => f.file).sort()).toEqual(["image.png", path.join("sub", "a.md")]);
+    const docs = await store.listDocuments({ kb: "default" });
+    expect(docs.map((d) => d.source).sort()).toEqual(["a.md", "b.txt", "c.md", "uploaded.md"]);
+    expect(docs.filter((d) => d.source !== "uploaded.md").every((d) => d.origin === "knowledge")).toBe(true);
+
+    const embedded = embedder.texts.length;
+    const r2 = await syncKnowledgeDir(store, dir, "default");
+    expect(r2).toMatchObject({ added: 0, updated: 0, unchanged: 3, removed: 0 });
+    expect(embedder.texts.length).toBe(embedded);
+
+    await writeFile(path.join(dir, "sub", "b.txt"), "Beta document now about beavers.");
+    await unlink(path.join(dir, "sub", "deeper", "c.md"));
+    await writeFile(path.join(dir, "d.md"), "# D\n\nDelta document about ravens.");
+    const r3 = await syncKnowledgeDir(store, dir, "default");
+    expect(r3).toMatchObject({ added: 1, updated: 1, unchanged: 1, removed: 1 });
+    const after = await store.listDocuments({ kb: "default" });
+    expect(after.map((d) => d.source).sort()).toEqual(["a.md", "b.txt", "d.md", "uploaded.md"]);
+    expect(await store.getDocument(upload.document.id)).not.toBeNull();
+    expect((await searchKnowledge(store, { query: "beavers" }))[0].document.source).toBe("b.txt");
+    expect((await searchKnowledge(store, { query: "herons" })).some((h) => h.document.source === "c.md")).toBe(false);
+
+    // Only its own kb is touched; a missing folder changes nothing.
+    await syncKnowledgeDir(store, dir, "second");
+    expect((await syncKnowledgeDir(store, path.join(dir, "missing"), "second")).removed).toBe(0);
+    expect((await store.listDocuments({ kb: "second" })).length).toBe(3);
+    expect((await store.listDocuments({ kb: "default" })).length).toBe(4);
+  });
+});
+
+describe("reindexAll", () => {
+  it("rebuilds every document's chunks with a new embedder from the stored text", async () => {
+    const uri = await tempDir();
+    const a = await openStore({ uri, embedder: createOfflineEmbedder(64) });
+    await ingestDocument(a, { filename: "one.md", data: enc(longDoc("ibex", 6)) });
+    await ingestDocument(a, { filename: "two.md", data: enc("# Two\n\nA second document about condors.") });
+    const before = await a.listDocuments();
+    a.close();
+
+    await expect(openStore({ uri, embedder: createOfflineEmbedder(128) })).rejects.toMatchObject({ code: "embedder_mismatch" });
+    const b = await openStore({ uri, embedder: createOfflineEmbedder(128), allowMismatch: true });
+    const events: IngestProgress[] = [];
+    const r = await reindexAll(b, (p) => events.push(p));
+    expect(r.documents).toBe(2);
+    expect(r.chunks).toBe(before.reduce((s, d) => s + d.chunkCount, 0));
+    expect(events.filter((e) => e.stage === "done")).toHaveLength(2);
+    b.close();
+
+    const c = await openStore({ uri, embedder: createOfflineEmbedder(128) });
+    expect((await c.listDocuments()).map((d) => d.id)).toEqual(before.map((d) => d.id));
+    expect((await searchKnowledge(c, { query: "condors" }))[0].document.source).toBe("two.md");
+    c.close();
+  });
+});

@@ -1,0 +1,91 @@
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { isSupported, SUPPORTED_EXTENSIONS } from "@/lib/parse";
+import type { Store } from "@/lib/store";
+import type { IngestProgress } from "@/lib/types";
+import { errorMessage, ingestDocument, normalizeKb } from "./pipeline";
+
+export interface SyncResult {
+  added: number;
+  updated: number;
+  unchanged: number;
+  removed: number;
+  /** Relative path in the folder and why it was not indexed. */
+  failed: { file: string; error: string }[];
+}
+
+/** Regular, non-hidden files under `dir`, recursively, as paths relative to it (sorted). */
+export async function listFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (rel: string) => {
+    const entries = await readdir(path.join(dir, rel), { withFileTypes: true });
+    for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      if (e.name.startsWith(".")) continue;
+      const r = rel ? path.join(rel, e.name) : e.name;
+      if (e.isDirectory()) await walk(r);
+      else if (e.isFile()) out.push(r);
+    }
+  };
+  await walk("");
+  return out;
+}
+
+/**
+ * Makes the documents of `kb` that came from the knowledge folder match the folder: new files added,
+ * changed ones re-indexed, unchanged ones skipped by hash, documents of deleted files removed. Documents
+ * uploaded through the app (other origins) are never removed. Idempotent; a file that fails is reported,
+ * not fatal. A missing folder changes nothing.
+ */
+export async function syncKnowledgeDir(
+  store: Store,
+  dir: string,
+  kb?: string,
+  opts: { onProgress?: (p: IngestProgress) => void } = {},
+): Promise<SyncResult> {
+  const kbName = normalizeKb(kb);
+  const result: SyncResult = { added: 0, updated: 0, unchanged: 0, removed: 0, failed: [] };
+  let files: string[];
+  try {
+    files = await listFiles(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return result;
+    throw err;
+  }
+
+  // Documents are keyed by file name, so two files with one name in different subfolders cannot both be kept.
+  const byName = new Map<string, string>();
+  const toIngest: string[] = [];
+  for (const rel of files) {
+    const name = path.basename(rel);
+    if (!isSupported(name)) {
+      result.failed.push({ file: rel, error: `Unsupported file type. Supported: ${SUPPORTED_EXTENSIONS.join(", ")}` });
+      continue;
+    }
+    const first = byName.get(name);
+    if (first !== undefined) {
+      result.failed.push({ file: rel, error: `Same file name as ${first}; rename one of them.` });
+      continue;
+    }
+    byName.set(name, rel);
+    toIngest.push(rel);
+  }
+
+  // Removals first, so a file that duplicates a removed one's content is added rather than "unchanged".
+  for (const doc of await store.listDocuments({ kb: kbName })) {
+    if (doc.origin === "knowledge" && !byName.has(doc.source)) {
+      if (await store.deleteDocument(doc.id)) result.removed++;
+    }
+  }
+
+  for (const rel of toIngest) {
+    try {
+      const data = await readFile(path.join(dir, rel));
+      const r = await ingestDocument(store, { filename: path.basename(rel), data, kb: kbName, origin: "knowledge" }, opts);
+      result[r.status]++;
+    } catch (err) {
+      result.failed.push({ file: rel, error: errorMessage(err) });
+    }
+  }
+  if (result.added + result.updated + result.removed > 0) await store.optimize();
+  return result;
+}

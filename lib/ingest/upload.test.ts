@@ -1,0 +1,159 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  CSV_QUESTION,
+  DOCX_PHRASES,
+  GBK_PHRASES,
+  makeCorruptPdf,
+  makeCsv,
+  makeDocx,
+  makeGbkText,
+  makeMarkdown,
+  makePdf,
+  makeTextlessPdf,
+  PDF_PHRASES,
+} from "@/e2e/fixtures/make-fixtures";
+import { createOfflineEmbedder } from "@/lib/embed/offline";
+import { openStore, type Store } from "@/lib/store";
+import { checkContentLength, checkUploadLimits, ingestUploads, reindexDocument, sanitizeFileName, type UploadEvent } from "./upload";
+
+describe("sanitizeFileName", () => {
+  it("keeps only the last path segment and any Unicode", () => {
+    expect(sanitizeFileName("../../etc/passwd.txt")).toBe("passwd.txt");
+    expect(sanitizeFileName("..\\..\\windows\\win.ini")).toBe("win.ini");
+    expect(sanitizeFileName("报告 2024.md")).toBe("报告 2024.md");
+    expect(sanitizeFileName("ファイル\u0000名\u202e.txt")).toBe("ファイル名.txt");
+    expect(sanitizeFileName("..")).toBe("untitled");
+    expect(sanitizeFileName(".hidden.md")).toBe("hidden.md");
+  });
+
+  it("shortens very long names but keeps the extension", () => {
+    const long = sanitizeFileName(`${"長".repeat(500)}.pdf`);
+    expect([...long].length).toBeLessThanOrEqual(200);
+    expect(long.endsWith(".pdf")).toBe(true);
+  });
+});
+
+describe("upload limits", () => {
+  const limits = { maxFileBytes: 1000, maxFiles: 2 };
+  it("rejects too many files with 400 and a too-large file with 413", () => {
+    expect(() => checkUploadLimits([], limits)).toThrow(expect.objectContaining({ status: 400 }));
+    expect(() => checkUploadLimits([1, 2, 3].map((i) => ({ name: `${i}`, size: 1 })), limits)).toThrow(
+      expect.objectContaining({ status: 400, message: expect.stringContaining("at most 2") }),
+    );
+    expect(() => checkUploadLimits([{ name: "big.pdf", size: 1001 }], limits)).toThrow(
+      expect.objectContaining({ status: 413, message: expect.stringContaining("big.pdf") }),
+    );
+    expect(() => checkUploadLimits([{ name: "ok.pdf", size: 1000 }], limits)).not.toThrow();
+  });
+
+  it("rejects a body that cannot fit before reading it", () => {
+    expect(() => checkContentLength(String(10_000_000), limits)).toThrow(expect.objectContaining({ status: 413 }));
+    expect(() => checkContentLength("500", limits)).not.toThrow();
+    expect(() => checkContentLength(null, limits)).not.toThrow();
+  });
+});
+
+describe("ingestUploads", () => {
+  let dir: string;
+  let store: Store;
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "upload-test-"));
+    store = await openStore({ uri: dir, embedder: createOfflineEmbedder(64) });
+  });
+  afterAll(() => {
+    store?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("ingests good files and fails bad ones alone, with their messages", async () => {
+    const events: UploadEvent[] = [];
+    const results = await ingestUploads(
+      store,
+      [
+        { name: "report.pdf", data: await makePdf() },
+        { name: "broken.pdf", data: makeCorruptPdf() },
+        { name: "scan.pdf", data: await makeTextlessPdf() },
+        { name: "handbook.docx", data: await makeDocx() },
+        { name: "cities.csv", data: makeCsv() },
+        { name: "差旅.txt", data: makeGbkText() },
+      ],
+      { kb: "uploads", tags: ["t1"] },
+      { onEvent: (e) => events.push(e) },
+    );
+    expect(results.map((r) => r.status)).toEqual(["added", "failed", "failed", "added", "added", "added"]);
+    expect(results[1].error?.message).toMatch(/corrupt/);
+    expect(results[2].error?.message).toContain("this PDF has no extractable text (scanned?)");
+
+    const stages = events.filter((e) => e.type === "progress" && e.index === 0).map((e) => (e as { stage: string }).stage);
+    expect([...new Set(stages)]).toEqual(["received", "parsing", "chunking", "embedding", "indexing", "done"]);
+    expect(events.at(-1)).toEqual({ type: "summary", results });
+    expect(events.find((e) => e.type === "progress" && e.index === 1 && e.stage === "failed")).toMatchObject({
+      name: "broken.pdf",
+      code: "parse_failed",
+    });
+
+    const docs = await store.listDocuments({ kb: "uploads" });
+    expect(docs.map((d) => d.source).sort()).toEqual(["cities.csv", "handbook.docx", "report.pdf", "差旅.txt"].sort());
+    expect(docs.every((d) => d.origin === "upload" && d.tags[0] === "t1")).toBe(true);
+
+    const pdfChunks = await store.getChunks(results[0].documentId!);
+    for (const [phrase, page] of Object.entries(PDF_PHRASES)) {
+      expect(pdfChunks.find((c) => c.text.includes(phrase))?.page, phrase).toBe(page);
+    }
+    const docxChunks = await store.getChunks(results[3].documentId!);
+    expect(docxChunks.find((c) => c.text.includes(DOCX_PHRASES.body))?.heading).toContain(DOCX_PHRASES.subheading);
+    const csvChunks = await store.getChunks(results[4].documentId!);
+    expect(csvChunks.some((c) => c.text.includes(`mascot: ${CSV_QUESTION.phrase}`))).toBe(true);
+    const gbk = await store.getChunks(results[5].documentId!);
+    expect(gbk.some((c) => c.text.includes(GBK_PHRASES.body))).toBe(true);
+  });
+
+  it("does not duplicate identical content and replaces a changed file of the same name", async () => {
+    const first = await ingestUploads(store, [{ name: "notes.md", data: makeMarkdown("Alpha version of the notes") }], { kb: "dup" });
+    const again = await ingestUploads(store, [{ name: "copy of notes.md", data: makeMarkdown("Alpha version of the notes") }], { kb: "dup" });
+    expect(again[0].status).toBe("unchanged");
+    expect(again[0].documentId).toBe(first[0].documentId);
+    const changed = await ingestUploads(store, [{ name: "notes.md", data: makeMarkdown("Beta version of the notes") }], { kb: "dup" });
+    expect(changed[0]).toMatchObject({ status: "updated", documentId: first[0].documentId });
+    const docs = await store.listDocuments({ kb: "dup" });
+    expect(docs).toHaveLength(1);
+    const text = (await store.getChunks(docs[0].id)).map((c) => c.text).join("\n");
+    expect(text).toContain("Beta version");
+    expect(text).not.toContain("Alpha version");
+  });
+
+  it("stores traversal-looking and Unicode names as plain labels", async () => {
+    const results = await ingestUploads(
+      store,
+      [
+        { name: "../../etc/passwd.txt", data: Buffer.from("root entry lookalike") },
+        { name: "报告 2024.md", data: makeMarkdown("年度报告内容") },
+      ],
+      { kb: "names" },
+    );
+    expect(results.map((r) => [r.status, r.name])).toEqual([
+      ["added", "passwd.txt"],
+      ["added", "报告 2024.md"],
+    ]);
+  });
+
+  it("reports a cancelled upload as cancelled and stores nothing", async () => {
+    const ac = new AbortController();
+    ac.abort();
+    const results = await ingestUploads(store, [{ name: "late.md", data: makeMarkdown("never stored") }], { kb: "cancel" }, { signal: ac.signal });
+    expect(results[0].status).toBe("cancelled");
+    expect(await store.listDocuments({ kb: "cancel" })).toEqual([]);
+  });
+
+  it("re-indexes one document from its stored text", async () => {
+    const [r] = await ingestUploads(store, [{ name: "again.md", data: makeMarkdown("Reindex me please") }], { kb: "re" });
+    const before = await store.getChunks(r.documentId!);
+    const doc = await reindexDocument(store, r.documentId!);
+    expect(doc.chunkCount).toBe(before.length);
+    expect((await store.getChunks(r.documentId!)).map((c) => c.text)).toEqual(before.map((c) => c.text));
+    await expect(reindexDocument(store, "nope")).rejects.toMatchObject({ status: 404 });
+  });
+});

@@ -1,0 +1,202 @@
+/**
+ * Knowledge bases and access tokens as the app manages them: the registry (lib/kb/registry) joined with
+ * what the document store holds. Knowledge bases that only exist through their documents (e.g. ingested
+ * by the CLI with `--kb`) are listed too.
+ */
+import { randomBytes } from "node:crypto";
+import { getConfig } from "@/lib/config";
+import { generateTokenSecret, hashTokenSecret, publicToken, type AccessToken, type PublicToken, type TokenScope } from "@/lib/auth/tokens";
+import type { Store } from "@/lib/store";
+import { AppError } from "@/lib/types";
+import { deleteKbDocuments, moveKbDocuments } from "./move";
+import { KB_NAME_PATTERN } from "./names";
+import { openRegistry, type KbRecord, type Registry } from "./registry";
+
+export type { KbRecord, Registry } from "./registry";
+
+export interface KnowledgeBase extends KbRecord {
+  documentCount: number;
+  /** The knowledge base uploads without a kb and the knowledge folder go into; cannot be renamed or deleted. */
+  isDefault: boolean;
+}
+
+/** A knowledge base with its document titles, for building its MCP tool. */
+export interface KbCatalogEntry {
+  kb: KnowledgeBase;
+  titles: string[];
+}
+
+const GLOBAL_KEY = Symbol.for("kb-mcp-chat.registries");
+type GlobalWithRegistries = typeof globalThis & { [GLOBAL_KEY]?: Map<string, Promise<Registry>> };
+
+/** The process-wide registry beside the store at `uri` (default: the configured data dir). */
+export function getRegistry(uri: string = getConfig().dataDir): Promise<Registry> {
+  const g = globalThis as GlobalWithRegistries;
+  const map = (g[GLOBAL_KEY] ??= new Map());
+  let p = map.get(uri);
+  if (!p) {
+    p = openRegistry(uri, { defaultKb: getConfig().defaultKb });
+    map.set(uri, p);
+    p.catch(() => {
+      if (map.get(uri) === p) map.delete(uri);
+    });
+  }
+  return p;
+}
+
+/** Registered knowledge bases and those implied by documents, by name, with document titles. */
+export async function kbCatalog(store: Store, registry: Registry): Promise<KbCatalogEntry[]> {
+  const defaultKb = getConfig().defaultKb;
+  const [records, docs] = await Promise.all([registry.listKbs(), store.listDocuments()]);
+  const titles = new Map<string, string[]>();
+  for (const d of docs) {
+    const list = titles.get(d.kb) ?? [];
+    list.push(d.title);
+    titles.set(d.kb, list);
+  }
+  const byName = new Map(records.map((r) => [r.name, r]));
+  const now = new Date(0).toISOString();
+  for (const name of [defaultKb, ...titles.keys()]) {
+    if (!byName.has(name)) byName.set(name, { name, title: name, description: "", createdAt: now, updatedAt: now });
+  }
+  return [...byName.values()]
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((r) => {
+      const t = titles.get(r.name) ?? [];
+      return { kb: { ...r, documentCount: t.length, isDefault: r.name === defaultKb }, titles: t };
+    });
+}
+
+export async function listKnowledgeBases(store: Store, registry: Registry): Promise<KnowledgeBase[]> {
+  return (await kbCatalog(store, registry)).map((e) => e.kb);
+}
+
+export async function getKnowledgeBase(store: Store, registry: Registry, name: string): Promise<KnowledgeBase | null> {
+  return (await listKnowledgeBases(store, registry)).find((k) => k.name === name) ?? null;
+}
+
+async function requireKb(store: Store, registry: Registry, name: string): Promise<KnowledgeBase> {
+  const kb = await getKnowledgeBase(store, registry, name);
+  if (!kb) throw new AppError("not_found", `There is no knowledge base named "${name}".`, 404);
+  return kb;
+}
+
+function checkNewName(name: string) {
+  if (!KB_NAME_PATTERN.test(name)) {
+    throw new AppError(
+      "bad_request",
+      "A knowledge base name is 1–40 characters: lowercase letters, digits, '-' or '_', starting with a letter or digit.",
+    );
+  }
+}
+
+export interface KbInput {
+  name: string;
+  title?: string;
+  description?: string;
+}
+
+export async function createKnowledgeBase(store: Store, registry: Registry, input: KbInput): Promise<KnowledgeBase> {
+  checkNewName(input.name);
+  if (await getKnowledgeBase(store, registry, input.name)) {
+    throw new AppError("conflict", `A knowledge base named "${input.name}" already exists.`, 409);
+  }
+  const now = new Date().toISOString();
+  const record: KbRecord = {
+    name: input.name,
+    title: input.title?.trim() || input.name,
+    description: input.description?.trim() ?? "",
+    createdAt: now,
+    updatedAt: now,
+  };
+  await registry.putKb(record);
+  return { ...record, documentCount: 0, isDefault: record.name === getConfig().defaultKb };
+}
+
+export interface KbPatch {
+  /** New name: moves the documents (and tokens limited to it) to that name. */
+  name?: string;
+  title?: string;
+  description?: string;
+}
+
+export async function updateKnowledgeBase(store: Store, registry: Registry, name: string, patch: KbPatch): Promise<KnowledgeBase> {
+  const current = await requireKb(store, registry, name);
+  const now = new Date().toISOString();
+  const next: KbRecord = {
+    name: current.name,
+    title: patch.title !== undefined ? patch.title.trim() || current.name : current.title,
+    description: patch.description !== undefined ? patch.description.trim() : current.description,
+    createdAt: current.createdAt,
+    updatedAt: now,
+  };
+  if (patch.name === undefined || patch.name === name) {
+    await registry.putKb(next);
+    return { ...current, ...next };
+  }
+
+  const to = patch.name;
+  checkNewName(to);
+  if (current.isDefault) throw new AppError("bad_request", "The default knowledge base cannot be renamed.");
+  if (await getKnowledgeBase(store, registry, to)) {
+    throw new AppError("conflict", `A knowledge base named "${to}" already exists.`, 409);
+  }
+  // Register the new name first, so a failure part-way leaves both names listed (and the rename retryable).
+  await registry.putKb({ ...next, name: to, title: next.title === current.name ? to : next.title });
+  const moved = await moveKbDocuments(store.uri, name, to);
+  await registry.moveTokens(name, to);
+  await registry.deleteKb(name);
+  if (moved > 0) await store.optimize();
+  return (await getKnowledgeBase(store, registry, to))!;
+}
+
+export async function deleteKnowledgeBase(store: Store, registry: Registry, name: string): Promise<{ documents: number }> {
+  const kb = await requireKb(store, registry, name);
+  if (kb.isDefault) throw new AppError("bad_request", "The default knowledge base cannot be deleted.");
+  const documents = await deleteKbDocuments(store.uri, name);
+  await registry.revokeTokensOf(name);
+  await registry.deleteKb(name);
+  if (documents > 0) await store.optimize();
+  return { documents };
+}
+
+// ---- access tokens ----
+
+export interface TokenInput {
+  name: string;
+  scope: TokenScope;
+  kb?: string | null;
+}
+
+/** Creates a token; the secret is returned here once and only its hash is stored. */
+export async function createAccessToken(
+  store: Store,
+  registry: Registry,
+  input: TokenInput,
+): Promise<{ token: PublicToken; secret: string }> {
+  const name = input.name.trim();
+  if (!name) throw new AppError("bad_request", "Give the token a name.");
+  if (input.kb) await requireKb(store, registry, input.kb);
+  const secret = generateTokenSecret();
+  const token: AccessToken = {
+    id: `tok_${randomBytes(8).toString("hex")}`,
+    name,
+    hash: hashTokenSecret(secret),
+    scope: input.scope,
+    kb: input.kb || null,
+    createdAt: new Date().toISOString(),
+    lastUsedAt: null,
+    revoked: false,
+  };
+  await registry.addToken(token);
+  return { token: publicToken(token), secret };
+}
+
+export async function listAccessTokens(registry: Registry): Promise<PublicToken[]> {
+  return (await registry.listTokens()).map(publicToken);
+}
+
+export async function revokeAccessToken(registry: Registry, id: string): Promise<void> {
+  if (!(await registry.getToken(id))) throw new AppError("not_found", "There is no such token.", 404);
+  await registry.revokeToken(id);
+}

@@ -1,0 +1,96 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+
+/** Knowledge-base names are slugs: they appear in URLs (/api/mcp/<name>) and in tool names. */
+export const KB_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+export const MAX_KB_TITLE_CHARS = 100;
+export const MAX_KB_DESCRIPTION_CHARS = 1000;
+
+export const kbNameSchema = z
+  .string({ error: "name must be a string" })
+  .trim()
+  .regex(
+    KB_NAME_PATTERN,
+    "name must be 1–40 characters: lowercase letters, digits, '-' or '_', starting with a letter or digit",
+  );
+
+/**
+ * Names of knowledge bases that already exist: new ones are slugs, but documents ingested by the CLI with
+ * `--kb` may carry any name the ingest pipeline accepts (≤ 64 characters, no control characters).
+ */
+export const existingKbNameSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  // eslint-disable-next-line no-control-regex
+  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "invalid knowledge base name");
+
+export const GENERIC_SEARCH_TOOL = "search_knowledge";
+const MAX_TOOL_NAME = 64;
+
+function shortHash(s: string): string {
+  return createHash("sha256").update(s).digest("hex").slice(0, 6);
+}
+
+/** `search_<slug>` for one knowledge base: `[a-z0-9_]` only (hyphens become underscores), ≤ 64 characters. */
+export function searchToolBase(kb: string): string {
+  let slug = kb
+    .toLowerCase()
+    .replace(/[^a-z0-9_]+/g, "_")
+    .replace(/_+/g, "_")
+    .replace(/^_|_$/g, "");
+  if (!slug) slug = `kb_${shortHash(kb)}`;
+  return `search_${slug}`.slice(0, MAX_TOOL_NAME);
+}
+
+/**
+ * Tool names for a set of knowledge bases, unique among themselves and never `search_knowledge`: a clash
+ * (e.g. "a-b" and "a_b", or a knowledge base named "knowledge") gets a short hash of the name appended.
+ * Sorted input gives a stable assignment.
+ */
+export function searchToolNames(kbs: readonly string[]): Map<string, string> {
+  const taken = new Set<string>([GENERIC_SEARCH_TOOL]);
+  const out = new Map<string, string>();
+  for (const kb of [...kbs].sort()) {
+    let name = searchToolBase(kb);
+    if (taken.has(name)) name = `${name.slice(0, MAX_TOOL_NAME - 7)}_${shortHash(kb)}`;
+    taken.add(name);
+    out.set(kb, name);
+  }
+  return out;
+}
+
+const MAX_LISTED_TITLES = 10;
+const MAX_DESCRIPTION_IN_TOOL = 600;
+const MAX_TITLES_CHARS = 500;
+
+function cut(s: string, max: number): string {
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}
+
+/** What a model reads to decide whether to search this knowledge base. */
+export function searchToolDescription(kb: { name: string; title: string; description: string }, documentTitles: readonly string[]): string {
+  const title = kb.title.trim() || kb.name;
+  const description = cut(kb.description.trim().replace(/\s+/g, " "), MAX_DESCRIPTION_IN_TOOL).replace(/[.。]$/, "");
+  let text = `Search the ${cut(title, 100)} knowledge base`;
+  text += description ? `: ${description}.` : ".";
+  if (documentTitles.length === 0) {
+    text += " It holds no documents yet.";
+  } else {
+    const shown: string[] = [];
+    let chars = 0;
+    for (const t of documentTitles.slice(0, MAX_LISTED_TITLES)) {
+      const clean = cut(t.replace(/\s+/g, " ").trim(), 120);
+      if (shown.length > 0 && chars + clean.length > MAX_TITLES_CHARS) break;
+      shown.push(clean);
+      chars += clean.length + 2;
+    }
+    const more = documentTitles.length - shown.length;
+    text += ` Documents: ${shown.join("; ")}${more > 0 ? `; … and ${more} more` : ""}.`;
+  }
+  return (
+    text +
+    " Returns the best passages in rank order, numbered [1], [2]… with document title, section and chunk_id; " +
+    "cite them by number, and use read_document with a chunk_id to read more."
+  );
+}

@@ -1,0 +1,178 @@
+/**
+ * The registry of knowledge bases and access tokens: two small LanceDB tables beside the document store
+ * (same dataset URI, so an object-store deployment keeps working and every replica sees the same data).
+ */
+import * as lancedb from "@lancedb/lancedb";
+import { Bool, Field, Schema, Utf8 } from "apache-arrow";
+import { findToken, type AccessToken, type TokenScope } from "@/lib/auth/tokens";
+import { sqlEq } from "@/lib/store/sql";
+
+export const REGISTRY_TABLES = { kbs: "kbs", tokens: "tokens" } as const;
+
+export interface KbRecord {
+  /** Slug, unique; documents carry it in their `kb` column. */
+  name: string;
+  title: string;
+  /** What the knowledge base holds; models read it to decide when to search it. */
+  description: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
+
+export const kbsSchema = new Schema([str("name"), str("title"), str("description"), str("created_at"), str("updated_at")]);
+export const tokensSchema = new Schema([
+  str("id"), str("name"), str("hash"), str("scope"), str("kb", true), str("created_at"), str("last_used_at", true),
+  new Field("revoked", new Bool(), false),
+]);
+
+function rowToKb(r: Record<string, unknown>): KbRecord {
+  return {
+    name: String(r.name), title: String(r.title ?? ""), description: String(r.description ?? ""),
+    createdAt: String(r.created_at), updatedAt: String(r.updated_at),
+  };
+}
+function kbToRow(k: KbRecord) {
+  return { name: k.name, title: k.title, description: k.description, created_at: k.createdAt, updated_at: k.updatedAt };
+}
+function rowToToken(r: Record<string, unknown>): AccessToken {
+  return {
+    id: String(r.id), name: String(r.name), hash: String(r.hash), scope: String(r.scope) as TokenScope,
+    kb: r.kb == null ? null : String(r.kb), createdAt: String(r.created_at),
+    lastUsedAt: r.last_used_at == null ? null : String(r.last_used_at), revoked: Boolean(r.revoked),
+  };
+}
+function tokenToRow(t: AccessToken) {
+  return {
+    id: t.id, name: t.name, hash: t.hash, scope: t.scope, kb: t.kb, created_at: t.createdAt,
+    last_used_at: t.lastUsedAt, revoked: t.revoked,
+  };
+}
+
+export interface Registry {
+  readonly uri: string;
+  listKbs(): Promise<KbRecord[]>;
+  getKb(name: string): Promise<KbRecord | null>;
+  /** Inserts or replaces by name. */
+  putKb(kb: KbRecord): Promise<void>;
+  deleteKb(name: string): Promise<void>;
+
+  /** Every token, revoked ones included, oldest first. */
+  listTokens(): Promise<AccessToken[]>;
+  getToken(id: string): Promise<AccessToken | null>;
+  addToken(token: AccessToken): Promise<void>;
+  /** The live (not revoked) token with this secret, or null. */
+  authenticate(secret: string): Promise<AccessToken | null>;
+  /** Records a use; written at most once a minute per token. */
+  touchToken(id: string, now?: Date): Promise<void>;
+  revokeToken(id: string): Promise<boolean>;
+  /** Tokens limited to `from` follow a rename to `to`. */
+  moveTokens(from: string, to: string): Promise<void>;
+  /** Tokens limited to `kb` are revoked when it is deleted. */
+  revokeTokensOf(kb: string): Promise<void>;
+  close(): void;
+}
+
+const TOUCH_EVERY_MS = 60_000;
+
+export async function openRegistry(uri: string, opts: { defaultKb?: string } = {}): Promise<Registry> {
+  const conn = await lancedb.connect(uri, { readConsistencyInterval: 0 });
+  const names = new Set(await conn.tableNames());
+  const table = (name: string, schema: Schema) =>
+    names.has(name) ? conn.openTable(name) : conn.createEmptyTable(name, schema, { mode: "create", existOk: true });
+  const kbs = await table(REGISTRY_TABLES.kbs, kbsSchema);
+  const tokens = await table(REGISTRY_TABLES.tokens, tokensSchema);
+
+  let queue: Promise<unknown> = Promise.resolve();
+  const serialized = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = queue.then(fn, fn);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+  const touched = new Map<string, number>();
+
+  const registry: Registry = {
+    uri,
+    async listKbs() {
+      const rows = await kbs.query().toArray();
+      return rows.map(rowToKb).sort((a, b) => a.name.localeCompare(b.name));
+    },
+    async getKb(name) {
+      const rows = await kbs.query().where(sqlEq("name", name)).limit(1).toArray();
+      return rows.length ? rowToKb(rows[0]) : null;
+    },
+    putKb(kb) {
+      return serialized(async () => {
+        await kbs.mergeInsert("name").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute([kbToRow(kb)]);
+      });
+    },
+    deleteKb(name) {
+      return serialized(async () => {
+        await kbs.delete(sqlEq("name", name));
+      });
+    },
+
+    async listTokens() {
+      const rows = await tokens.query().toArray();
+      return rows.map(rowToToken).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    },
+    async getToken(id) {
+      const rows = await tokens.query().where(sqlEq("id", id)).limit(1).toArray();
+      return rows.length ? rowToToken(rows[0]) : null;
+    },
+    addToken(token) {
+      return serialized(async () => {
+        await tokens.add([tokenToRow(token)]);
+      });
+    },
+    async authenticate(secret) {
+      const rows = await tokens.query().where("revoked = false").toArray();
+      return findToken(rows.map(rowToToken), secret);
+    },
+    async touchToken(id, now = new Date()) {
+      const last = touched.get(id) ?? 0;
+      if (now.getTime() - last < TOUCH_EVERY_MS) return;
+      touched.set(id, now.getTime());
+      if (touched.size > 10_000) touched.clear();
+      await serialized(() => tokens.update({ where: sqlEq("id", id), values: { last_used_at: now.toISOString() } }));
+    },
+    revokeToken(id) {
+      return serialized(async () => {
+        const n = await tokens.countRows(`${sqlEq("id", id)} AND revoked = false`);
+        if (n === 0) return false;
+        await tokens.update({ where: sqlEq("id", id), values: { revoked: true } });
+        return true;
+      });
+    },
+    moveTokens(from, to) {
+      return serialized(async () => {
+        if ((await tokens.countRows(sqlEq("kb", from))) === 0) return;
+        await tokens.update({ where: sqlEq("kb", from), values: { kb: to } });
+      });
+    },
+    revokeTokensOf(kb) {
+      return serialized(async () => {
+        if ((await tokens.countRows(`${sqlEq("kb", kb)} AND revoked = false`)) === 0) return;
+        await tokens.update({ where: sqlEq("kb", kb), values: { revoked: true } });
+      });
+    },
+    close() {
+      kbs.close();
+      tokens.close();
+      conn.close();
+    },
+  };
+
+  if (opts.defaultKb && !(await registry.getKb(opts.defaultKb))) {
+    const now = new Date().toISOString();
+    // Insert only when missing: two processes starting together must not overwrite an edited description.
+    await serialized(() =>
+      kbs
+        .mergeInsert("name")
+        .whenNotMatchedInsertAll()
+        .execute([kbToRow({ name: opts.defaultKb!, title: opts.defaultKb!, description: "", createdAt: now, updatedAt: now })]),
+    );
+  }
+  return registry;
+}

@@ -1,0 +1,87 @@
+import JSZip from "jszip";
+import mammoth from "mammoth";
+import { AppError, type ParsedDocument } from "@/lib/types";
+import { resolveLimits, type ParseLimits, type ParseOptions } from "./limits";
+import { htmlToMarkdown } from "./markdown";
+import { markdownTitle } from "./text";
+
+/** JSZip keeps each entry's declared sizes on a private field. */
+type ZipEntry = JSZip.JSZipObject & { _data?: { compressedSize?: number; uncompressedSize?: number } };
+
+/**
+ * Decompression-bomb guard, run before mammoth sees the file: the declared sizes must fit the
+ * limits, and the XML parts mammoth will read are then really inflated with a byte counter, since
+ * declared sizes can lie. Media is never inflated (images are dropped).
+ */
+async function checkDocxArchive(data: Uint8Array, filename: string, limits: ParseLimits, signal?: AbortSignal) {
+  let zip: JSZip;
+  try {
+    zip = await JSZip.loadAsync(data, { checkCRC32: false });
+  } catch {
+    throw new AppError("parse_failed", `"${filename}" could not be read: the DOCX file is corrupt.`, 422);
+  }
+  if (!zip.file("word/document.xml")) {
+    throw new AppError("parse_failed", `"${filename}" is a ZIP archive but not a Word document (no word/document.xml).`, 422);
+  }
+  const bomb = () =>
+    new AppError("too_large", `"${filename}" expands to too much data when decompressed (possible decompression bomb).`, 413);
+  const entries = Object.values(zip.files).filter((f) => !f.dir) as ZipEntry[];
+  let declared = 0;
+  for (const e of entries) {
+    const u = e._data?.uncompressedSize ?? 0;
+    const c = e._data?.compressedSize ?? 0;
+    declared += u;
+    if (u > 1024 * 1024 && c > 0 && u / c > limits.maxDocxRatio) throw bomb();
+  }
+  if (declared > limits.maxDocxUncompressedBytes) throw bomb();
+
+  let inflated = 0;
+  for (const e of entries) {
+    if (!/\.(xml|rels)$/i.test(e.name)) continue;
+    await new Promise<void>((resolve, reject) => {
+      const stream = e.nodeStream("nodebuffer");
+      stream.on("data", (chunk: Buffer) => {
+        inflated += chunk.length;
+        if (inflated > limits.maxDocxUncompressedBytes || signal?.aborted) {
+          stream.pause();
+          stream.removeAllListeners("data");
+          reject(signal?.aborted ? new AppError("bad_request", "Parsing was cancelled.", 499) : bomb());
+        }
+      });
+      stream.on("error", () =>
+        reject(new AppError("parse_failed", `"${filename}" could not be read: the DOCX file is corrupt.`, 422)),
+      );
+      stream.on("end", () => resolve());
+    });
+  }
+}
+
+/** DOCX → Markdown: Word headings become `#` headings (→ heading paths), tables become text rows. */
+export async function parseDocx(data: Uint8Array, filename: string, opts?: ParseOptions): Promise<ParsedDocument> {
+  const limits = resolveLimits(opts);
+  await checkDocxArchive(data, filename, limits, opts?.signal);
+  let html: string;
+  try {
+    const result = await mammoth.convertToHtml(
+      { buffer: Buffer.from(data.buffer, data.byteOffset, data.byteLength) },
+      {
+        // Never read images (they would be inlined as data URIs) nor linked external files.
+        convertImage: mammoth.images.imgElement(async () => ({ src: "" })),
+        externalFileAccess: false,
+      },
+    );
+    html = result.value;
+  } catch {
+    throw new AppError("parse_failed", `"${filename}" could not be read: the Word document is corrupt.`, 422);
+  }
+  const text = htmlToMarkdown(html);
+  if (text.length > limits.maxTextChars) {
+    throw new AppError("too_large", `"${filename}" holds more text than the ${limits.maxTextChars}-character limit.`, 413);
+  }
+  if (!text.trim()) throw new AppError("parse_failed", `"${filename}": this Word document has no text.`, 422);
+  return {
+    text,
+    title: markdownTitle(text),
+    mimeType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  };
+}

@@ -1,0 +1,34 @@
+/** File extensions the parsers accept, and their format. Pure data, safe to import from client code. */
+export const EXTENSION_FORMATS = {
+  ".pdf": "pdf",
+  ".docx": "docx",
+  ".html": "html",
+  ".htm": "html",
+  ".xhtml": "html",
+  ".csv": "csv",
+  ".tsv": "csv",
+  ".json": "json",
+  ".md": "markdown",
+  ".markdown": "markdown",
+  ".txt": "text",
+  ".text": "text",
+} as const;
+
+export type FormatName = (typeof EXTENSION_FORMATS)[keyof typeof EXTENSION_FORMATS];
+
+export const SUPPORTED_EXTENSIONS = Object.keys(EXTENSION_FORMATS);
+
+/** `accept` attribute for file pickers. */
+export const ACCEPT_ATTRIBUTE = SUPPORTED_EXTENSIONS.join(",");
+
+/** Short label for a stored document's MIME type (library table). */
+export function formatLabel(mimeType: string): string {
+  if (mimeType === "application/pdf") return "PDF";
+  if (mimeType.includes("wordprocessingml")) return "DOCX";
+  if (mimeType === "text/html") return "HTML";
+  if (mimeType === "text/csv") return "CSV";
+  if (mimeType === "application/json") return "JSON";
+  if (mimeType === "text/markdown") return "Markdown";
+  if (mimeType === "text/plain") return "Text";
+  return mimeType;
+}

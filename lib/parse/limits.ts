@@ -1,0 +1,31 @@
+/** Bounds that keep one hostile or enormous file from exhausting the server while it is parsed. */
+export interface ParseLimits {
+  /** A PDF with more pages is refused before any page is read. */
+  maxPdfPages: number;
+  /** Total uncompressed size of a DOCX's XML parts. */
+  maxDocxUncompressedBytes: number;
+  /** Uncompressed/compressed ratio above which a large DOCX part is treated as a decompression bomb. */
+  maxDocxRatio: number;
+  /** Extracted text longer than this is refused (characters). */
+  maxTextChars: number;
+  /** Wall-clock budget for one file's parsing, checked between pages / parts. */
+  timeBudgetMs: number;
+}
+
+export const DEFAULT_PARSE_LIMITS: ParseLimits = {
+  maxPdfPages: 2000,
+  maxDocxUncompressedBytes: 200 * 1024 * 1024,
+  maxDocxRatio: 200,
+  maxTextChars: 50_000_000,
+  timeBudgetMs: 120_000,
+};
+
+export interface ParseOptions {
+  limits?: Partial<ParseLimits>;
+  /** Aborts parsing between pages / parts (e.g. the upload was cancelled). */
+  signal?: AbortSignal;
+}
+
+export function resolveLimits(opts?: ParseOptions): ParseLimits {
+  return { ...DEFAULT_PARSE_LIMITS, ...opts?.limits };
+}

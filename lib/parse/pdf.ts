@@ -1,0 +1,87 @@
+import { AppError, type ParsedDocument } from "@/lib/types";
+import { resolveLimits, type ParseOptions } from "./limits";
+
+/** Node's copy of pdf.js, loaded on first use (it is large). */
+async function loadUnpdf() {
+  return import("unpdf");
+}
+
+function cleanPageText(text: string): string {
+  return text
+    .replace(/\u0000/g, "")
+    .replace(/\r\n?/g, "\n")
+    .replace(/[^\S\n]+/g, " ")
+    .replace(/ ?\n ?/g, "\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+}
+
+/**
+ * PDF → text per page, joined with blank lines; `pages` records where each page starts so chunks
+ * can cite "p. 12". Refuses PDFs without a text layer and PDFs over the page limit.
+ */
+export async function parsePdf(data: Uint8Array, filename: string, opts?: ParseOptions): Promise<ParsedDocument> {
+  const limits = resolveLimits(opts);
+  const deadline = Date.now() + limits.timeBudgetMs;
+  const { getDocumentProxy } = await loadUnpdf();
+  let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
+  try {
+    // pdf.js may detach the buffer it is given: hand it a copy.
+    pdf = await getDocumentProxy(new Uint8Array(data), { verbosity: 0, stopAtErrors: false });
+  } catch (err) {
+    const name = (err as Error)?.name;
+    if (name === "PasswordException") {
+      throw new AppError("parse_failed", `"${filename}" is password-protected; remove the password and upload it again.`, 422);
+    }
+    throw new AppError("parse_failed", `"${filename}" could not be read: the PDF is corrupt or invalid.`, 422);
+  }
+  try {
+    if (pdf.numPages > limits.maxPdfPages) {
+      throw new AppError(
+        "too_large",
+        `"${filename}" has ${pdf.numPages} pages; at most ${limits.maxPdfPages} pages are accepted.`,
+        413,
+      );
+    }
+    let text = "";
+    const pages: { page: number; start: number }[] = [];
+    for (let n = 1; n <= pdf.numPages; n++) {
+      if (opts?.signal?.aborted) throw new AppError("bad_request", "Parsing was cancelled.", 499);
+      if (Date.now() > deadline) {
+        throw new AppError("parse_failed", `"${filename}" took too long to parse (stopped at page ${n}).`, 422);
+      }
+      let pageText: string;
+      try {
+        const page = await pdf.getPage(n);
+        const content = await page.getTextContent();
+        pageText = cleanPageText(
+          content.items.map((item) => ("str" in item ? item.str + (item.hasEOL ? "\n" : "") : "")).join(""),
+        );
+        page.cleanup();
+      } catch {
+        throw new AppError("parse_failed", `"${filename}" could not be read: page ${n} of the PDF is corrupt.`, 422);
+      }
+      if (!pageText) continue;
+      if (text) text += "\n\n";
+      pages.push({ page: n, start: text.length });
+      text += pageText;
+      if (text.length > limits.maxTextChars) {
+        throw new AppError("too_large", `"${filename}" holds more text than the ${limits.maxTextChars}-character limit.`, 413);
+      }
+    }
+    if (!text.trim()) {
+      throw new AppError("parse_failed", `"${filename}": this PDF has no extractable text (scanned?).`, 422);
+    }
+    let title: string | undefined;
+    try {
+      const meta = await pdf.getMetadata();
+      const t = (meta.info as Record<string, unknown> | undefined)?.Title;
+      if (typeof t === "string" && t.trim()) title = t.trim();
+    } catch {
+      // metadata is optional
+    }
+    return { text, title, mimeType: "application/pdf", pages };
+  } finally {
+    await pdf.loadingTask.destroy().catch(() => {});
+  }
+}

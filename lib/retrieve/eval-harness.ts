@@ -1,0 +1,137 @@
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { getEmbedder, type Embedder } from "@/lib/embed";
+import { ingestDocument } from "@/lib/ingest";
+import { openStore, type Store } from "@/lib/store";
+import type { IngestProgress } from "@/lib/types";
+import {
+  parseJsonl, scoreQuestion, summarize, type CorpusPassage, type EvalQuestion, type RecallSummary,
+} from "./eval-metrics";
+import { searchKnowledge, type SearchTuning } from "./index";
+
+/** An eval set directory: corpus.jsonl, questions.jsonl, docs/*.md. */
+export interface EvalSet {
+  dir: string;
+  questions: EvalQuestion[];
+  corpus: Map<string, CorpusPassage>;
+  /** File names in docs/, sorted. */
+  docs: string[];
+}
+
+export async function loadEvalSet(dir: string): Promise<EvalSet> {
+  const [q, c, docs] = await Promise.all([
+    readFile(path.join(dir, "questions.jsonl"), "utf8"),
+    readFile(path.join(dir, "corpus.jsonl"), "utf8"),
+    readdir(path.join(dir, "docs")),
+  ]);
+  const corpus = new Map(parseJsonl<CorpusPassage>(c).map((p) => [p.id, p]));
+  return { dir, questions: parseJsonl<EvalQuestion>(q), corpus, docs: docs.filter((d) => d.endsWith(".md")).sort() };
+}
+
+/**
+ * A deterministic subset: the first `questions` questions, their gold documents, plus the first
+ * `distractors` other documents (sorted by name).
+ */
+export function subsetOf(set: EvalSet, questions: number, distractors: number): { questions: EvalQuestion[]; docs: string[] } {
+  const qs = set.questions.slice(0, questions);
+  const gold = new Set(qs.map((q) => q.gold_doc));
+  const others = set.docs.filter((d) => !gold.has(d)).slice(0, distractors);
+  return { questions: qs, docs: [...gold, ...others].sort() };
+}
+
+export interface EvalReport {
+  passage: RecallSummary;
+  document: RecallSummary;
+  documents: number;
+  chunks: number;
+  ingestSeconds: number;
+  queryMs: { mean: number; p50: number; p95: number };
+  /** Questions with no passage-level hit in the top k. */
+  misses: { id: string; question: string; gold_doc: string; top: string[] }[];
+}
+
+export interface EvalRunOptions {
+  /** Which documents to ingest (file names in docs/); all by default. */
+  docs?: string[];
+  /** Which questions to ask; all by default. */
+  questions?: EvalQuestion[];
+  topK?: number;
+  tuning?: Partial<SearchTuning>;
+  embedder?: Embedder;
+  onIngest?: (done: number, total: number, p?: IngestProgress) => void;
+  onQuery?: (done: number, total: number) => void;
+}
+
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/** Ingests the documents into a temporary store (removed afterwards) and scores every question's search results. */
+export async function runEval(set: EvalSet, opts: EvalRunOptions = {}): Promise<EvalReport> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "kb-eval-"));
+  try {
+    const store = await openStore({ uri: dir, embedder: opts.embedder ?? getEmbedder() });
+    try {
+      const { seconds, chunks, documents } = await ingestSet(store, set, opts.docs ?? set.docs, opts.onIngest);
+      return { ...(await askAll(store, set, opts)), documents, chunks, ingestSeconds: seconds };
+    } finally {
+      store.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export async function ingestSet(
+  store: Store,
+  set: EvalSet,
+  docs: readonly string[],
+  onIngest?: EvalRunOptions["onIngest"],
+): Promise<{ seconds: number; chunks: number; documents: number }> {
+  const t0 = performance.now();
+  let chunks = 0;
+  for (const [i, name] of docs.entries()) {
+    const data = await readFile(path.join(set.dir, "docs", name));
+    const r = await ingestDocument(store, { filename: name, data, kb: "eval", origin: "cli" }, {
+      onProgress: (p) => onIngest?.(i, docs.length, p),
+    });
+    chunks += r.status === "unchanged" ? 0 : r.document.chunkCount;
+    onIngest?.(i + 1, docs.length);
+  }
+  await store.optimize();
+  return { seconds: (performance.now() - t0) / 1000, chunks, documents: docs.length };
+}
+
+export async function askAll(
+  store: Store,
+  set: EvalSet,
+  opts: Pick<EvalRunOptions, "questions" | "topK" | "tuning" | "onQuery">,
+): Promise<Pick<EvalReport, "passage" | "document" | "queryMs" | "misses">> {
+  const questions = opts.questions ?? set.questions;
+  const topK = opts.topK ?? 10;
+  const passageRanks: (number | null)[] = [];
+  const documentRanks: (number | null)[] = [];
+  const times: number[] = [];
+  const misses: EvalReport["misses"] = [];
+  for (const [i, q] of questions.entries()) {
+    const t0 = performance.now();
+    const hits = await searchKnowledge(store, { query: q.question, topK }, opts.tuning);
+    times.push(performance.now() - t0);
+    const results = hits.map((h) => ({ source: h.document.source, text: h.chunk.text }));
+    const { passageRank, documentRank } = scoreQuestion(q, results, set.corpus);
+    passageRanks.push(passageRank);
+    documentRanks.push(documentRank);
+    if (passageRank === null) misses.push({ id: q.id, question: q.question, gold_doc: q.gold_doc, top: results.slice(0, 3).map((r) => r.source) });
+    opts.onQuery?.(i + 1, questions.length);
+  }
+  const sorted = [...times].sort((a, b) => a - b);
+  return {
+    passage: summarize(passageRanks),
+    document: summarize(documentRanks),
+    queryMs: { mean: times.reduce((s, t) => s + t, 0) / Math.max(1, times.length), p50: percentile(sorted, 50), p95: percentile(sorted, 95) },
+    misses,
+  };
+}

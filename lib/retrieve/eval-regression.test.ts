@@ -1,0 +1,53 @@
+/**
+ * Retrieval regression on deterministic subsets of the shared eval sets, through the real pipeline
+ * (parse → chunk → offline embed → LanceDB in a temp dir → hybrid search). Thresholds sit a little below
+ * the values measured when this test was written (see the comments); `npm run eval` gives the full numbers.
+ */
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { createOfflineEmbedder } from "@/lib/embed/offline";
+import { loadEvalSet, runEval, subsetOf, type EvalReport } from "./eval-harness";
+
+const repoRoot = path.resolve(import.meta.dirname, "../..");
+const evalDir = (name: string) => path.resolve(repoRoot, "../shared/eval", name);
+const haveSets = existsSync(evalDir("cmrc2018-dev-zh")) && existsSync(evalDir("squad1.1-dev-en"));
+// The app's default offline embedder (EMBEDDING_DIMENSION defaults to 512).
+const embedder = () => createOfflineEmbedder(512);
+
+function log(name: string, r: EvalReport) {
+  const f = (s: EvalReport["passage"]) => `R@1 ${s.recallAt1.toFixed(3)} R@5 ${s.recallAt5.toFixed(3)} R@10 ${s.recallAt10.toFixed(3)} MRR@10 ${s.mrrAt10.toFixed(3)}`;
+  console.log(`${name}: ${r.documents} docs, ${r.chunks} chunks, ${r.passage.questions} questions\n  passage  ${f(r.passage)}\n  document ${f(r.document)}`);
+}
+
+describe.skipIf(!haveSets)("retrieval quality on eval subsets", () => {
+  it("CMRC 2018 (Chinese): first 150 questions over their 150 documents + 100 distractors", async () => {
+    const set = await loadEvalSet(evalDir("cmrc2018-dev-zh"));
+    const { questions, docs } = subsetOf(set, 150, 100);
+    expect(docs).toHaveLength(250);
+    expect(questions).toHaveLength(150);
+    const r = await runEval(set, { questions, docs, topK: 10, embedder: embedder() });
+    log("cmrc subset", r);
+    // Measured: passage R@1 0.927, R@5 0.993, R@10 1.000, MRR@10 0.953 (one passage per document, so
+    // document level is the same).
+    expect(r.passage.recallAt1).toBeGreaterThanOrEqual(0.9);
+    expect(r.passage.recallAt5).toBeGreaterThanOrEqual(0.97);
+    expect(r.passage.recallAt10).toBeGreaterThanOrEqual(0.98);
+    expect(r.passage.mrrAt10).toBeGreaterThanOrEqual(0.93);
+  }, 180_000);
+
+  it("SQuAD 1.1 (English): the questions on 10 articles, over those articles", async () => {
+    const set = await loadEvalSet(evalDir("squad1.1-dev-en"));
+    const docs = set.docs.slice(0, 10);
+    const questions = set.questions.filter((q) => docs.includes(q.gold_doc));
+    const r = await runEval(set, { questions, docs, topK: 10, embedder: embedder() });
+    log("squad subset", r);
+    // Measured (238 questions): passage R@1 0.845, R@5 0.979, R@10 0.983, MRR@10 0.901; document R@1 0.992.
+    expect(r.passage.questions).toBe(238);
+    expect(r.passage.recallAt1).toBeGreaterThanOrEqual(0.81);
+    expect(r.passage.recallAt5).toBeGreaterThanOrEqual(0.95);
+    expect(r.passage.recallAt10).toBeGreaterThanOrEqual(0.96);
+    expect(r.passage.mrrAt10).toBeGreaterThanOrEqual(0.87);
+    expect(r.document.recallAt1).toBeGreaterThanOrEqual(0.97);
+  }, 180_000);
+});

@@ -1,0 +1,66 @@
+/** Start-up indexing and the health it reports, on a real store in a temp dir. */
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { checkHealth } from "./health";
+import { getStartupState, startStartup, waitForStartup } from "./startup";
+
+let dir: string;
+const dirs: string[] = [];
+const saved = { ...process.env };
+
+function resetProcessState() {
+  const g = globalThis as Record<symbol, unknown>;
+  delete g[Symbol.for("kb-mcp-chat.startup")];
+  delete g[Symbol.for("kb-mcp-chat.store")];
+}
+
+beforeEach(async () => {
+  resetProcessState();
+  process.env = { ...saved, OPENAI_API_KEY: "", EMBEDDING_PROVIDER: "offline" };
+  dir = await mkdtemp(path.join(os.tmpdir(), "startup-test-"));
+  dirs.push(dir);
+  await mkdir(path.join(dir, "knowledge"));
+  process.env.DATA_DIR = path.join(dir, "data");
+  process.env.KNOWLEDGE_DIR = path.join(dir, "knowledge");
+});
+
+afterAll(async () => {
+  process.env = saved;
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+describe("start-up indexing", () => {
+  it("indexes the knowledge folder once, then reports healthy", async () => {
+    await writeFile(path.join(dir, "knowledge", "a.md"), "# Alpha\n\nThe alpha rule.\n");
+    await writeFile(path.join(dir, "knowledge", "b.md"), "# Beta\n\nThe beta rule.\n");
+    const first = startStartup();
+    expect(startStartup()).toBe(first); // one sync per process
+    await first;
+    const state = getStartupState();
+    expect(state.status).toBe("ready");
+    expect(state.status === "ready" && state.summary).toMatchObject({ added: 2, failed: [] });
+
+    const health = await checkHealth();
+    expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({ ok: true, documents: 2, embedder: { name: expect.any(String), dimension: expect.any(Number) } });
+  });
+
+  it("reports a failed start-up as 503 with the reason", async () => {
+    process.env.CHUNK_SIZE = "lots";
+    const state = await waitForStartup(60_000);
+    expect(state.status).toBe("failed");
+    const health = await checkHealth();
+    expect(health.status).toBe(503);
+    expect(health.body).toMatchObject({ ok: false, status: "failed" });
+    expect(!health.body.ok && health.body.error).toContain("CHUNK_SIZE must be a positive integer");
+  });
+
+  it("is ready with nothing indexed when there is no knowledge folder", async () => {
+    process.env.KNOWLEDGE_DIR = path.join(dir, "missing");
+    const state = await waitForStartup(60_000);
+    expect(state).toMatchObject({ status: "ready", summary: null });
+    expect((await checkHealth()).body).toMatchObject({ ok: true, documents: 0 });
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * Start-up indexing of the knowledge folder, and the readiness that /api/health reports and the MCP tools
+ * wait for. Kept on globalThis: Next may load this module in several bundles (instrumentation, each route)
+ * of one process, and all of them must share one sync.
+ */
+import { existsSync } from "node:fs";
+import { getConfig } from "@/lib/config";
+import { syncKnowledgeDir } from "@/lib/ingest";
+import { getStore } from "@/lib/store";
+
+export type SyncSummary = Awaited<ReturnType<typeof syncKnowledgeDir>>;
+
+export type StartupState =
+  | { status: "pending"; startedAt: string }
+  | { status: "ready"; startedAt: string; finishedAt: string; knowledgeDir: string; summary: SyncSummary | null }
+  | { status: "failed"; startedAt: string; finishedAt: string; error: string };
+
+interface Startup {
+  state: StartupState;
+  done: Promise<void>;
+}
+
+const KEY = Symbol.for("kb-mcp-chat.startup");
+type Global = typeof globalThis & { [KEY]?: Startup };
+
+export function summarize(dir: string, kb: string, s: SyncSummary, ms: number): string {
+  const failed = s.failed.length ? ` (${s.failed.map((f) => `${f.file}: ${f.error}`).join("; ")})` : "";
+  return (
+    `[knowledge] synced ${dir} into kb "${kb}" in ${(ms / 1000).toFixed(1)}s: ${s.added} added, ${s.updated} updated, ` +
+    `${s.unchanged} unchanged, ${s.removed} removed, ${s.failed.length} failed${failed}`
+  );
+}
+
+async function run(startup: Startup): Promise<void> {
+  const t0 = Date.now();
+  const startedAt = startup.state.startedAt;
+  try {
+    const config = getConfig();
+    const store = await getStore();
+    let summary: SyncSummary | null = null;
+    if (existsSync(config.knowledgeDir)) {
+      summary = await syncKnowledgeDir(store, config.knowledgeDir, config.defaultKb);
+      console.log(summarize(config.knowledgeDir, config.defaultKb, summary, Date.now() - t0));
+    } else {
+      console.log(`[knowledge] no folder at ${config.knowledgeDir}; nothing to index`);
+    }
+    startup.state = { status: "ready", startedAt, finishedAt: new Date().toISOString(), knowledgeDir: config.knowledgeDir, summary };
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
+    console.error(`[knowledge] start-up indexing failed: ${error}`);
+    startup.state = { status: "failed", startedAt, finishedAt: new Date().toISOString(), error };
+  }
+}
+
+/** Starts the start-up sync once per process (later calls return the same promise). Never rejects. */
+export function startStartup(): Promise<void> {
+  const g = globalThis as Global;
+  if (!g[KEY]) {
+    const startup: Startup = { state: { status: "pending", startedAt: new Date().toISOString() }, done: Promise.resolve() };
+    g[KEY] = startup;
+    startup.done = run(startup);
+  }
+  return g[KEY].done;
+}
+
+export function getStartupState(): StartupState {
+  return (globalThis as Global)[KEY]?.state ?? { status: "pending", startedAt: new Date().toISOString() };
+}
+
+/** Starts the sync if needed and waits for it at most `timeoutMs`; returns the state at that point. */
+export async function waitForStartup(timeoutMs: number): Promise<StartupState> {
+  const done = startStartup();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+  clearTimeout(timer);
+  return getStartupState();
+}
+
+/** How long a tool call waits for start-up indexing before searching what is there so far. */
+export const TOOL_STARTUP_WAIT_MS = 60_000;
+
+/** The store, once start-up indexing is done (or has waited `timeoutMs`), so a first search sees knowledge/. */
+export async function getReadyStore(timeoutMs = TOOL_STARTUP_WAIT_MS) {
+  await waitForStartup(timeoutMs);
+  return getStore();
+}

@@ -1,0 +1,207 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createOfflineEmbedder } from "@/lib/embed/offline";
+import { ingestDocument } from "@/lib/ingest";
+import { searchKnowledge } from "@/lib/retrieve";
+import { AppError } from "@/lib/types";
+import { openStore, type Store } from "./index";
+import { sqlIn, sqlString } from "./sql";
+
+const repoRoot = path.resolve(import.meta.dirname, "../..");
+const enc = (s: string) => new TextEncoder().encode(s);
+const dirs: string[] = [];
+async function tempDir(): Promise<string> {
+  const d = await mkdtemp(path.join(os.tmpdir(), "store-test-"));
+  dirs.push(d);
+  return d;
+}
+afterAll(async () => {
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+describe("sql literals", () => {
+  it("doubles single quotes and nothing else", () => {
+    expect(sqlString("o'brien")).toBe("'o''brien'");
+    expect(sqlString("a\\'b")).toBe("'a\\''b'");
+    expect(sqlIn("id", [])).toBe("false");
+    expect(sqlIn("id", ["a", "b'"])).toBe("id IN ('a', 'b''')");
+    expect(() => sqlString("a\0b")).toThrow();
+  });
+});
+
+describe("store on a real LanceDB", () => {
+  let dir: string;
+  let store: Store;
+  beforeAll(async () => {
+    dir = await tempDir();
+    store = await openStore({ uri: dir, embedder: createOfflineEmbedder(64) });
+  });
+  afterAll(() => store.close());
+
+  it("starts empty", async () => {
+    expect(await store.listDocuments()).toEqual([]);
+    expect(await store.listKbs()).toEqual([]);
+    expect(await store.getDocument("nope")).toBeNull();
+    expect(await store.getDocumentText("nope")).toBeNull();
+    expect(await store.getChunk("nope")).toBeNull();
+    expect(await store.getChunks("nope")).toEqual([]);
+    expect(await store.deleteDocument("nope")).toBe(false);
+    expect(await searchKnowledge(store, { query: "anything" })).toEqual([]);
+  });
+
+  it("stores documents, text and ordered chunks, lists them sorted by title, and deletes them", async () => {
+    const text = "# Zebra handbook\n\n" + Array.from({ length: 30 }, (_, i) => `Paragraph ${i} about zebras and their stripes.`).join("\n\n");
+    const z = await ingestDocument(store, { filename: "zebra.md", data: enc(text), kb: "animals", tags: ["b", "a"], author: "Ann" });
+    const a = await ingestDocument(store, { filename: "aardvark.txt", data: enc("Aardvarks eat ants."), kb: "animals", title: "Aardvark" });
+    expect(z.status).toBe("added");
+    const docs = await store.listDocuments({ kb: "animals" });
+    expect(docs.map((d) => d.title)).toEqual(["Aardvark", "Zebra handbook"]);
+    const doc = (await store.getDocument(z.document.id))!;
+    expect(doc).toMatchObject({ source: "zebra.md", kb: "animals", author: "Ann", tags: ["b", "a"], mimeType: "text/markdown", origin: "upload" });
+    expect(doc.chunkCount).toBeGreaterThan(1);
+    expect(await store.getDocumentText(doc.id)).toBe(text);
+    const chunks = await store.getChunks(doc.id);
+    expect(chunks.map((c) => c.index)).toEqual(chunks.map((_, i) => i));
+    for (const c of chunks) expect(c.text).toBe(text.slice(c.start, c.end));
+    expect(chunks[0].heading).toBe("Zebra handbook");
+    expect(await store.getChunk(chunks[1].id)).toEqual(chunks[1]);
+    expect(await store.listKbs()).toEqual(["animals"]);
+
+    expect(await store.deleteDocument(doc.id)).toBe(true);
+    expect(await store.getDocument(doc.id)).toBeNull();
+    expect(await store.getChunks(doc.id)).toEqual([]);
+    expect(await store.getDocument(a.document.id)).not.toBeNull();
+    const hits = await searchKnowledge(store, { query: "zebras stripes" });
+    expect(hits.every((h) => h.document.id !== doc.id)).toBe(true);
+  });
+
+  it("is safe with quotes and backslashes in ids and knowledge-base names", async () => {
+    const kb = `o'brien's \\"kb\\" ' OR '1'='1`;
+    const r = await ingestDocument(store, { filename: "it's a file'; DROP.md", data: enc("# Quote test\n\nThe quokka smiles."), kb });
+    expect(r.document.source).toBe("it's a file'; DROP.md");
+    expect((await store.listDocuments({ kb })).map((d) => d.id)).toEqual([r.document.id]);
+    expect(await store.getDocument("' OR '1'='1")).toBeNull();
+    expect(await store.getChunks("x' OR document_id != '")).toEqual([]);
+    expect(await store.deleteDocument("x' OR id != '")).toBe(false);
+    expect(await store.listKbs()).toContain(kb);
+    const hits = await searchKnowledge(store, { query: "quokka", kb });
+    expect(hits[0].document.id).toBe(r.document.id);
+    expect(await searchKnowledge(store, { query: "quokka", kb: "' OR '1'='1" })).toEqual([]);
+    expect(await store.deleteDocument(r.document.id)).toBe(true);
+    expect(await store.listDocuments({ kb })).toEqual([]);
+  });
+
+  it("finds Chinese by full text: 报销 in 员工先填写报销申请单", async () => {
+    await ingestDocument(store, { filename: "报销.md", data: enc("# 财务制度\n\n员工先填写报销申请单，然后交给部门经理审批。"), kb: "zh" });
+    await ingestDocument(store, { filename: "请假.md", data: enc("# 人事制度\n\n请假需要提前三天在系统中提交申请。"), kb: "zh" });
+    const byText = await store.textSearch("报销", { limit: 5, kbs: ["zh"] });
+    expect(byText).toHaveLength(1);
+    expect(byText[0].text).toContain("员工先填写报销申请单");
+    const hits = await searchKnowledge(store, { query: "报销怎么办理？", kb: "zh" });
+    expect(hits[0].document.source).toBe("报销.md");
+  });
+
+  it("filters by one or several knowledge bases and clamps topK", async () => {
+    await ingestDocument(store, { filename: "one.md", data: enc("Shared word platypus in kb one."), kb: "k1" });
+    await ingestDocument(store, { filename: "two.md", data: enc("Shared word platypus in kb two."), kb: "k2" });
+    const only1 = await searchKnowledge(store, { query: "platypus", kb: "k1" });
+    expect(only1.map((h) => h.document.kb)).toEqual(["k1"]);
+    const both = await searchKnowledge(store, { query: "platypus", kb: ["k1", "k2"] });
+    expect(both.map((h) => h.document.kb).sort()).toEqual(["k1", "k2"]);
+    const all = await searchKnowledge(store, { query: "platypus", topK: 100 });
+    expect(all.length).toBeLessThanOrEqual(20);
+    expect(all.length).toBeGreaterThanOrEqual(2);
+    expect(await searchKnowledge(store, { query: "platypus", topK: 0 })).toHaveLength(1);
+    for (let i = 1; i < all.length; i++) expect(all[i - 1].score).toBeGreaterThanOrEqual(all[i].score);
+    await expect(searchKnowledge(store, { query: "   " })).rejects.toMatchObject({ code: "bad_request" });
+  });
+
+  it("a second connection sees writes of the first at once (no reopen)", async () => {
+    const other = await openStore({ uri: dir, embedder: createOfflineEmbedder(64) });
+    try {
+      const before = (await other.listDocuments()).length;
+      const r = await ingestDocument(store, { filename: "late.md", data: enc("The narwhal arrived late."), kb: "k3" });
+      expect((await other.listDocuments()).length).toBe(before + 1);
+      expect((await searchKnowledge(other, { query: "narwhal" }))[0].document.id).toBe(r.document.id);
+      await other.deleteDocument(r.document.id);
+      expect(await store.getDocument(r.document.id)).toBeNull();
+      expect((await searchKnowledge(store, { query: "narwhal" })).some((h) => h.document.id === r.document.id)).toBe(false);
+    } finally {
+      other.close();
+    }
+  });
+});
+
+describe("embedder identity", () => {
+  it("refuses a store built with another embedder, with a reindex hint", async () => {
+    const dir = await tempDir();
+    const a = await openStore({ uri: dir, embedder: createOfflineEmbedder(64) });
+    await ingestDocument(a, { filename: "x.md", data: enc("Some text.") });
+    a.close();
+    const err = await openStore({ uri: dir, embedder: createOfflineEmbedder(32) }).catch((e) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect(err.code).toBe("embedder_mismatch");
+    expect(err.message).toContain("offline-hash-v1-64 (dim 64)");
+    expect(err.message).toContain("offline-hash-v1-32 (dim 32)");
+    expect(err.message).toContain("npm run ingest -- --reindex");
+    const same = { name: "custom", dimension: 64, embed: createOfflineEmbedder(64).embed };
+    await expect(openStore({ uri: dir, embedder: same })).rejects.toMatchObject({ code: "embedder_mismatch" });
+    // The original embedder still opens it.
+    const again = await openStore({ uri: dir, embedder: createOfflineEmbedder(64) });
+    expect(await again.listDocuments()).toHaveLength(1);
+    again.close();
+  });
+
+  it("adopts a new embedder while nothing is embedded yet", async () => {
+    const dir = await tempDir();
+    (await openStore({ uri: dir, embedder: createOfflineEmbedder(64) })).close();
+    const b = await openStore({ uri: dir, embedder: createOfflineEmbedder(32) });
+    await ingestDocument(b, { filename: "y.md", data: enc("Other text about owls.") });
+    expect((await searchKnowledge(b, { query: "owls" }))[0].document.source).toBe("y.md");
+    b.close();
+  });
+
+  it("a running store errors instead of answering after another process reindexed with another embedder", async () => {
+    const dir = await tempDir();
+    const a = await openStore({ uri: dir, embedder: createOfflineEmbedder(64) });
+    await ingestDocument(a, { filename: "x.md", data: enc("Some text about herons.") });
+    const { reindexAll } = await import("@/lib/ingest");
+    const b = await openStore({ uri: dir, embedder: createOfflineEmbedder(32), allowMismatch: true });
+    expect(b.mismatch).toContain("dim 64");
+    await reindexAll(b);
+    expect(b.mismatch).toBeNull();
+    expect((await searchKnowledge(b, { query: "herons" }))[0].document.source).toBe("x.md");
+    await expect(searchKnowledge(a, { query: "herons" })).rejects.toMatchObject({ code: "embedder_mismatch" });
+    a.close();
+    b.close();
+  });
+});
+
+describe("cross-process visibility", () => {
+  it("a store open in this process sees a document the CLI (another process) ingested", async () => {
+    const dir = await tempDir();
+    const store = await openStore({ uri: dir, embedder: createOfflineEmbedder(512) });
+    try {
+      expect(await store.listDocuments()).toEqual([]);
+      const file = path.join(await tempDir(), "cli-doc.md");
+      await writeFile(file, "# CLI document\n\nThe wombat digs burrows with its claws.");
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [path.join(repoRoot, "node_modules/tsx/dist/cli.mjs"), "scripts/ingest.ts", file, "--kb", "cli", "--tags", "x,y"],
+        { cwd: repoRoot, env: { ...process.env, DATA_DIR: dir, EMBEDDING_PROVIDER: "offline", EMBEDDING_DIMENSION: "512", EMBEDDING_MODEL: "" } },
+      );
+      expect(stdout).toMatch(/added 1, updated 0, unchanged 0, failed 0/);
+      const docs = await store.listDocuments();
+      expect(docs).toHaveLength(1);
+      expect(docs[0]).toMatchObject({ source: "cli-doc.md", kb: "cli", origin: "cli", tags: ["x", "y"], title: "CLI document" });
+      const hits = await searchKnowledge(store, { query: "wombat burrows" });
+      expect(hits[0].document.source).toBe("cli-doc.md");
+    } finally {
+      store.close();
+    }
+  });
+});

@@ -1,0 +1,112 @@
+import { z } from "zod";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { getConfig } from "@/lib/config";
+import { ingestDocument, sha256 } from "@/lib/ingest";
+import { guarded, inScope, toolError, type ToolContext } from "./context";
+import { writeRefusal } from "./write-access";
+
+export const name = "add_document";
+
+export const MAX_CONTENT_CHARS = 1_000_000;
+
+function kbField(kbNames?: readonly string[]) {
+  const describe = "Knowledge base to add it to. Default: the default knowledge base (or the only one this server serves).";
+  if (kbNames && kbNames.length > 0) {
+    const names = [...kbNames] as [string, ...string[]];
+    return z.enum(names, { error: `kb must be one of ${names.map((n) => `"${n}"`).join(", ")}` }).optional().describe(describe);
+  }
+  return z.string({ error: "kb must be a string" }).trim().min(1).max(64).optional().describe(describe);
+}
+
+export function inputSchemaFor(kbNames?: readonly string[]) {
+  return z.strictObject({
+    title: z
+      .string({ error: (i) => (i.input === undefined ? "title is required" : "title must be a string") })
+      .trim()
+      .min(1, "title must not be empty")
+      .max(200, "title must be at most 200 characters")
+      .describe("Document title; also names the document (one document per title and knowledge base)."),
+    content: z
+      .string({ error: (i) => (i.input === undefined ? "content is required" : "content must be a string") })
+      .min(1, "content must not be empty")
+      .max(MAX_CONTENT_CHARS, `content must be at most ${MAX_CONTENT_CHARS} characters`)
+      .describe("The document text. Markdown headings (#, ##…) become the sections search results cite."),
+    format: z.enum(["markdown", "text"], { error: 'format must be "markdown" or "text"' }).default("markdown"),
+    kb: kbField(kbNames),
+    author: z.string({ error: "author must be a string" }).trim().max(200, "author must be at most 200 characters").optional(),
+    tags: z
+      .array(z.string().trim().min(1).max(64, "each tag must be at most 64 characters"), { error: "tags must be a list of strings" })
+      .max(32, "at most 32 tags")
+      .optional(),
+  });
+}
+
+export const outputSchema = z.object({
+  status: z.enum(["added", "unchanged"]),
+  document: z.object({ id: z.string(), title: z.string(), source: z.string(), kb: z.string(), chunk_count: z.number().int() }),
+  uri: z.string().describe("Resource URI of the document"),
+});
+
+export const annotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+/** The stored file name for a title: path separators and control characters removed. */
+export function sourceName(title: string, format: "markdown" | "text"): string {
+  // eslint-disable-next-line no-control-regex
+  const base = title.replace(/[\\/\u0000-\u001f\u007f]+/g, " ").replace(/\s+/g, " ").trim().slice(0, 200) || "document";
+  return `${base}.${format === "markdown" ? "md" : "txt"}`;
+}
+
+export function documentUri(kb: string, id: string): string {
+  return `kb://${encodeURIComponent(kb)}/${encodeURIComponent(id)}`;
+}
+
+export function registerAddDocument(server: McpServer, ctx: ToolContext) {
+  server.registerTool(
+    name,
+    {
+      title: "Add a document",
+      description:
+        "Add a text or Markdown document to the knowledge base; it is chunked and indexed like an upload and is " +
+        "searchable as soon as this call returns. Requires a read-write access token. Never replaces a document: " +
+        "adding a title that already exists with other content is refused (delete_document it first).",
+      inputSchema: inputSchemaFor(ctx.catalog?.map((e) => e.kb.name)),
+      outputSchema,
+      annotations,
+    },
+    guarded(name, async (args): Promise<CallToolResult> => {
+      const refusal = writeRefusal(ctx, name);
+      if (refusal) return toolError(refusal);
+      const kb = args.kb ?? (ctx.kbs?.length === 1 ? ctx.kbs[0] : getConfig().defaultKb);
+      if (!inScope(ctx, kb)) return toolError(`This server does not serve the knowledge base "${kb}"; pass kb.`);
+      const store = await ctx.getStore();
+      const source = sourceName(args.title, args.format);
+      const existing = await store.findDocument(kb, { source });
+      const data = new TextEncoder().encode(args.content);
+      if (existing && existing.contentHash !== sha256(data)) {
+        return toolError(
+          `A document titled "${args.title}" already exists in "${kb}" (document_id ${existing.id}) with other content. ` +
+            "Delete it with delete_document first, or choose another title.",
+        );
+      }
+      const { document, status } = await ingestDocument(store, {
+        filename: source,
+        data,
+        kb,
+        title: args.title,
+        author: args.author,
+        tags: args.tags,
+        origin: "mcp",
+      });
+      const out = {
+        status: status === "unchanged" ? ("unchanged" as const) : ("added" as const),
+        document: { id: document.id, title: document.title, source: document.source, kb: document.kb, chunk_count: document.chunkCount },
+        uri: documentUri(document.kb, document.id),
+      };
+      const text =
+        (out.status === "added" ? `Added "${document.title}"` : `"${document.title}" was already there unchanged`) +
+        ` to knowledge base "${document.kb}" — document_id: ${document.id}, ${document.chunkCount} chunk${document.chunkCount === 1 ? "" : "s"}.`;
+      return { content: [{ type: "text", text }], structuredContent: out };
+    }),
+  );
+}

@@ -1,0 +1,84 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { AccessToken } from "@/lib/auth/tokens";
+import type { KbCatalogEntry } from "@/lib/kb";
+import type { Store } from "@/lib/store";
+import { AppError } from "@/lib/types";
+
+/** Options for one MCP server instance (the HTTP route builds one per request). */
+export interface KnowledgeServerOptions {
+  /** Restrict every tool to this knowledge base (`/api/mcp/<kb>`). */
+  kb?: string;
+  /** Restrict every tool to these knowledge bases (a token limited to one, the chat's selection). Never empty. */
+  kbs?: readonly string[];
+  /** Where tools get the store; the HTTP route passes one that first waits for start-up indexing. */
+  getStore?: () => Promise<Store>;
+  /** The authenticated access token of the request, if any; write tools require a read-write one. */
+  token?: AccessToken | null;
+  /**
+   * The knowledge bases (with document titles) this server knows, for the per-knowledge-base search tools,
+   * the `kb` enum of search_knowledge and the prompt. Without it only the generic tools are served.
+   */
+  catalog?: readonly KbCatalogEntry[];
+}
+
+/** What every tool handler receives besides its arguments. */
+export interface ToolContext {
+  /** Knowledge bases the tools may touch; undefined = all. */
+  kbs?: readonly string[];
+  getStore: () => Promise<Store>;
+  token: AccessToken | null;
+  /** Catalog entries in scope (already filtered by `kbs`). */
+  catalog?: readonly KbCatalogEntry[];
+}
+
+/** The scope of a server: `kb` and `kbs` intersected. */
+export function scopeOf(options: Pick<KnowledgeServerOptions, "kb" | "kbs">): readonly string[] | undefined {
+  if (options.kb !== undefined && options.kbs !== undefined) return options.kbs.filter((k) => k === options.kb);
+  if (options.kb !== undefined) return [options.kb];
+  return options.kbs;
+}
+
+export function inScope(ctx: Pick<ToolContext, "kbs">, kb: string): boolean {
+  return !ctx.kbs || ctx.kbs.includes(kb);
+}
+
+/** A tool result the client shows as an error (`isError: true`), so a model can read it and retry. */
+export function toolError(message: string) {
+  return { isError: true as const, content: [{ type: "text" as const, text: message }] };
+}
+
+function quoted(kbs: readonly string[]): string {
+  return kbs.map((k) => `"${k}"`).join(", ");
+}
+
+/**
+ * The knowledge base(s) a call may touch: the requested one if the server's scope allows it, else the whole
+ * scope (one name, or a list), or undefined for "all". Returns an error message for a kb outside the scope.
+ */
+export function effectiveKb(ctx: Pick<ToolContext, "kbs">, requested: string | undefined): { kb?: string | string[]; error?: string } {
+  if (!ctx.kbs) return { kb: requested };
+  if (ctx.kbs.length === 0) return { error: "This server gives access to no knowledge base." };
+  if (requested !== undefined && !ctx.kbs.includes(requested)) {
+    return ctx.kbs.length === 1
+      ? { error: `This server only serves the knowledge base "${ctx.kbs[0]}"; omit kb or pass "${ctx.kbs[0]}".` }
+      : { error: `This server only serves the knowledge bases ${quoted(ctx.kbs)}; omit kb or pass one of them.` };
+  }
+  if (requested !== undefined) return { kb: requested };
+  return { kb: ctx.kbs.length === 1 ? ctx.kbs[0] : [...ctx.kbs] };
+}
+
+/**
+ * Runs a tool body; a failure becomes a tool error the model can read (AppError messages are written for
+ * users; anything else is logged and reported with the tool's name) instead of a protocol error.
+ */
+export function guarded<A>(tool: string, body: (args: A) => Promise<CallToolResult>): (args: A) => Promise<CallToolResult> {
+  return async (args) => {
+    try {
+      return await body(args);
+    } catch (err) {
+      if (err instanceof AppError) return toolError(err.message);
+      console.error(`[mcp] ${tool} failed:`, err);
+      return toolError(`${tool} failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
+}

@@ -1,0 +1,52 @@
+import { z } from "zod";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { guarded, inScope, toolError, type ToolContext } from "./context";
+import { writeRefusal } from "./write-access";
+
+export const name = "delete_document";
+
+export const inputSchema = z.strictObject({
+  document_id: z
+    .string({ error: (i) => (i.input === undefined ? "document_id is required" : "document_id must be a string") })
+    .trim()
+    .min(1, "document_id must not be empty")
+    .max(200, "document_id must be at most 200 characters")
+    .describe("The document to delete (from list_documents, a search result or add_document)."),
+});
+
+export const outputSchema = z.object({
+  deleted: z.boolean(),
+  document: z.object({ id: z.string(), title: z.string(), source: z.string(), kb: z.string() }),
+});
+
+export const annotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
+
+export function registerDeleteDocument(server: McpServer, ctx: ToolContext) {
+  server.registerTool(
+    name,
+    {
+      title: "Delete a document",
+      description:
+        "Permanently delete a document and its passages from the knowledge base. Requires a read-write access " +
+        "token. Confirm with the user before calling it.",
+      inputSchema,
+      outputSchema,
+      annotations,
+    },
+    guarded(name, async (args): Promise<CallToolResult> => {
+      const refusal = writeRefusal(ctx, name);
+      if (refusal) return toolError(refusal);
+      const store = await ctx.getStore();
+      const doc = await store.getDocument(args.document_id);
+      if (!doc || !inScope(ctx, doc.kb)) {
+        return toolError(`No document with document_id "${args.document_id}". Call list_documents to see the ids.`);
+      }
+      const deleted = await store.deleteDocument(doc.id);
+      return {
+        content: [{ type: "text", text: `Deleted "${doc.title}" (${doc.source}) from knowledge base "${doc.kb}".` }],
+        structuredContent: { deleted, document: { id: doc.id, title: doc.title, source: doc.source, kb: doc.kb } },
+      };
+    }),
+  );
+}

@@ -1,0 +1,102 @@
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, isJSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import { kbCatalog, getRegistry, type Registry } from "@/lib/kb";
+import { searchToolNames } from "@/lib/kb/names";
+import { getStore } from "@/lib/store";
+import packageJson from "@/package.json";
+import { scopeOf, type KnowledgeServerOptions, type ToolContext } from "./context";
+import * as addDocument from "./add-document";
+import * as deleteDocument from "./delete-document";
+import * as listDocuments from "./list-documents";
+import { registerPrompts } from "./prompts";
+import * as readDocument from "./read-document";
+import { registerDocumentResources } from "./resources";
+import { registerKbSearchTools } from "./search-kb";
+import * as searchKnowledge from "./search-knowledge";
+
+export type { KnowledgeServerOptions } from "./context";
+
+export const SERVER_NAME = "knowledge-base";
+export const SERVER_VERSION: string = packageJson.version;
+
+/** Tools every server has, besides one `search_<slug>` per knowledge base in scope. */
+export const TOOL_NAMES: readonly string[] = [
+  searchKnowledge.name, listDocuments.name, readDocument.name, addDocument.name, deleteDocument.name,
+];
+
+/**
+ * The SDK answers a call to an unknown tool with an `isError` result; the MCP spec (2025-11-25, Tools › Error
+ * handling) lists unknown tools as a protocol error. This server answers them with JSON-RPC -32602.
+ */
+class KnowledgeMcpServer extends McpServer {
+  readonly toolNames = new Set<string>();
+
+  override async connect(transport: Transport): Promise<void> {
+    await super.connect(transport);
+    const inner = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      if (isJSONRPCRequest(message) && message.method === "tools/call") {
+        const tool = (message.params as { name?: unknown } | undefined)?.name;
+        if (typeof tool === "string" && !this.toolNames.has(tool)) {
+          const error = {
+            code: ErrorCode.InvalidParams,
+            message: `Unknown tool: ${tool}. Available tools: ${[...this.toolNames].join(", ")}.`,
+          };
+          void transport.send({ jsonrpc: "2.0", id: message.id, error }).catch((err) => this.server.onerror?.(err));
+          return;
+        }
+      }
+      inner?.(message, extra);
+    };
+  }
+}
+
+function instructions(ctx: ToolContext, kbTools: string[]): string {
+  const perKb = kbTools.length
+    ? ` Each knowledge base also has its own search tool (${kbTools.join(", ")}), whose description says what it holds: ` +
+      "prefer it when the question is clearly about that subject."
+    : "";
+  const scope = ctx.kbs ? ` This server serves only: ${ctx.kbs.join(", ")}.` : "";
+  return (
+    "Knowledge base of this organisation's documents. Use search_knowledge to find passages that answer a " +
+    "question and cite them by their [number]; read_document to read more around a passage; list_documents " +
+    `to see what is covered.${perKb}${scope} Documents are also resources (kb://<kb>/<document-id>), and the ` +
+    "prompt answer_with_citations shows how to answer with citations. add_document and delete_document need a " +
+    "read-write access token."
+  );
+}
+
+/**
+ * A fresh MCP server exposing the knowledge-base tools, resources and prompt. Cheap; the HTTP route makes
+ * one per request (stateless), from a catalog read for that request, so the tool list always reflects the
+ * knowledge bases as they are now.
+ */
+export function createMcpServer(options: KnowledgeServerOptions = {}): McpServer {
+  const kbs = scopeOf(options);
+  const catalog = options.catalog && kbs ? options.catalog.filter((e) => kbs.includes(e.kb.name)) : options.catalog;
+  const ctx: ToolContext = { kbs, getStore: options.getStore ?? getStore, token: options.token ?? null, catalog };
+  const kbToolNames = [...searchToolNames((catalog ?? []).map((e) => e.kb.name)).values()];
+  const server = new KnowledgeMcpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions: instructions(ctx, kbToolNames) });
+  searchKnowledge.registerSearchKnowledge(server, ctx);
+  const kbTools = registerKbSearchTools(server, ctx);
+  listDocuments.registerListDocuments(server, ctx);
+  readDocument.registerReadDocument(server, ctx);
+  addDocument.registerAddDocument(server, ctx);
+  deleteDocument.registerDeleteDocument(server, ctx);
+  registerDocumentResources(server, ctx);
+  registerPrompts(server, ctx);
+  for (const name of [...TOOL_NAMES, ...kbTools]) server.toolNames.add(name);
+  return server;
+}
+
+/** Like createMcpServer, with the catalog of knowledge bases read from the store and its registry. */
+export async function buildMcpServer(
+  options: Omit<KnowledgeServerOptions, "catalog"> & { registry?: Registry } = {},
+): Promise<McpServer> {
+  const getStoreFn = options.getStore ?? getStore;
+  const store = await getStoreFn();
+  const registry = options.registry ?? (await getRegistry(store.uri));
+  const catalog = await kbCatalog(store, registry);
+  return createMcpServer({ ...options, getStore: getStoreFn, catalog });
+}

@@ -1,0 +1,347 @@
+/**
+ * The MCP endpoint over real HTTP (the route's handler behind a Node HTTP server) with the SDK client, on a
+ * real LanceDB store and registry in a temp dir: per-knowledge-base tools, resources, the prompt, write tools
+ * and access control. The built Next server is covered by e2e/kbs-api.spec.ts.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { AuthSettings } from "@/lib/auth/config";
+import { internalMcpSecret } from "@/lib/auth/internal";
+import { createOfflineEmbedder } from "@/lib/embed";
+import { ingestDocument } from "@/lib/ingest";
+import { createAccessToken, createKnowledgeBase, deleteKnowledgeBase } from "@/lib/kb";
+import { openRegistry, type Registry } from "@/lib/kb/registry";
+import { openStore, type Store } from "@/lib/store";
+import packageJson from "@/package.json";
+import { KB_FILTER_HEADER, handleMcpRequest } from "./http";
+
+const enc = new TextEncoder();
+let dir: string;
+let store: Store;
+let registry: Registry;
+let server: http.Server;
+let base: string;
+const OPEN: AuthSettings = { requireToken: false, loopbackOnly: true, rateLimitPerMinute: 100_000, allowedOrigins: [] };
+let auth: AuthSettings = OPEN;
+const secrets: Record<string, string> = {};
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), "mcp-kb-http-"));
+  store = await openStore({ uri: dir, embedder: createOfflineEmbedder(256) });
+  registry = await openRegistry(dir, { defaultKb: "default" });
+  await createKnowledgeBase(store, registry, { name: "hr", title: "Human Resources", description: "Leave, travel and pay policies" });
+  await createKnowledgeBase(store, registry, { name: "eng-docs", title: "Engineering", description: "How the platform is built and run" });
+  await ingestDocument(store, {
+    filename: "travel.md", kb: "hr", title: "Travel policy",
+    data: enc.encode("# Travel policy\n\n## Per diem\n\nThe per diem for overnight travel is 80 euros per day.\n"),
+  });
+  await ingestDocument(store, {
+    filename: "deploy.md", kb: "eng-docs", title: "Deployment guide",
+    data: enc.encode("# Deployment guide\n\n## Rollback\n\nRoll back a failed deploy with the quasar rollback command within 10 minutes.\n"),
+  });
+  secrets.rw = (await createAccessToken(store, registry, { name: "rw", scope: "read-write" })).secret;
+  secrets.read = (await createAccessToken(store, registry, { name: "read", scope: "read" })).secret;
+  secrets.hr = (await createAccessToken(store, registry, { name: "hr only", scope: "read-write", kb: "hr" })).secret;
+
+  server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const url = new URL(req.url!, `http://${req.headers.host}`);
+    const m = /^\/api\/mcp(?:\/([^/]+))?$/.exec(url.pathname);
+    if (!m) {
+      res.writeHead(404).end();
+      return;
+    }
+    const request = new Request(url, {
+      method: req.method,
+      headers: req.headers as Record<string, string>,
+      body: req.method === "POST" ? Buffer.concat(chunks) : undefined,
+    });
+    const kb = m[1] ? decodeURIComponent(m[1]) : undefined;
+    const response = await handleMcpRequest(request, { kb, getStore: async () => store, registry, auth });
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    res.end(Buffer.from(await response.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+  registry?.close();
+  store?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+async function connect(pathname = "/api/mcp", headers: Record<string, string> = {}) {
+  const client = new Client({ name: "test", version: "0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(pathname, base), { requestInit: { headers } }));
+  return client;
+}
+const bearer = (secret: string) => ({ Authorization: `Bearer ${secret}` });
+
+function text(r: unknown): string {
+  return ((r as CallToolResult).content ?? []).map((c) => (c.type === "text" ? c.text : "")).join("\n");
+}
+function results(r: unknown) {
+  return ((r as CallToolResult).structuredContent as { results: { kb: string; text: string; document: { title: string } }[] }).results;
+}
+
+async function post(pathname: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(new URL(pathname, base), {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18", ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, headers: res.headers, json: (await res.json()) as { error?: { code: number; message: string }; result?: unknown } };
+}
+const LIST = { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} };
+
+describe("tools per knowledge base", () => {
+  it("reports the server name and version at initialize", async () => {
+    const client = await connect();
+    expect(client.getServerVersion()).toEqual({ name: "knowledge-base", version: packageJson.version });
+    expect(client.getServerCapabilities()?.tools?.listChanged).toBe(true);
+    expect(client.getServerCapabilities()?.resources).toBeDefined();
+    expect(client.getServerCapabilities()?.prompts).toBeDefined();
+    await client.close();
+  });
+
+  it("lists search_<slug> per knowledge base, described by its description and titles, and a kb enum", async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name).sort();
+    expect(names).toEqual([
+      "add_document", "delete_document", "list_documents", "read_document",
+      "search_default", "search_eng_docs", "search_hr", "search_knowledge",
+    ]);
+    const hr = tools.find((t) => t.name === "search_hr")!;
+    expect(hr.description).toMatch(/^Search the Human Resources knowledge base: Leave, travel and pay policies\. Documents: Travel policy\./);
+    expect(hr.inputSchema.required).toEqual(["query"]);
+    expect(hr.annotations).toMatchObject({ readOnlyHint: true });
+    expect(tools.find((t) => t.name === "search_eng_docs")!.description).toContain("Deployment guide");
+    const generic = tools.find((t) => t.name === "search_knowledge")!;
+    expect((generic.inputSchema.properties as Record<string, { enum?: string[] }>).kb.enum).toEqual(["default", "eng-docs", "hr"]);
+    expect(tools.find((t) => t.name === "add_document")!.annotations).toMatchObject({ readOnlyHint: false });
+    expect(tools.find((t) => t.name === "delete_document")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+
+    const r = await client.callTool({ name: "search_hr", arguments: { query: "per diem overnight" } });
+    expect(results(r)[0].text).toContain("80 euros");
+    expect(results(r).every((x) => x.kb === "hr")).toBe(true);
+    const bad = await client.callTool({ name: "search_knowledge", arguments: { query: "x", kb: "nope" } });
+    expect(bad.isError).toBe(true);
+    expect(text(bad)).toContain('kb must be one of "default", "eng-docs", "hr"');
+    await client.close();
+  });
+
+  it("serves only one knowledge base at /api/mcp/<kb>", async () => {
+    const client = await connect("/api/mcp/hr");
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).filter((n) => n.startsWith("search_")).sort()).toEqual(["search_hr", "search_knowledge"]);
+    const r = await client.callTool({ name: "search_knowledge", arguments: { query: "quasar rollback deploy" } });
+    expect(results(r).every((x) => x.kb === "hr")).toBe(true);
+    expect(results(r).some((x) => x.text.includes("quasar"))).toBe(false);
+    const other = await client.callTool({ name: "search_eng_docs", arguments: { query: "rollback" } }).catch((e: unknown) => e);
+    expect(other).toBeInstanceOf(McpError);
+    const docs = await client.callTool({ name: "list_documents", arguments: {} });
+    expect((docs.structuredContent as { documents: { title: string }[] }).documents.map((d) => d.title)).toEqual(["Travel policy"]);
+    await client.close();
+    expect((await post("/api/mcp/nope", LIST)).status).toBe(404);
+  });
+
+  it("reflects a new knowledge base in the next tools/list", async () => {
+    const client = await connect();
+    expect((await client.listTools()).tools.map((t) => t.name)).not.toContain("search_legal");
+    await createKnowledgeBase(store, registry, { name: "legal", title: "Legal", description: "Contracts" });
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain("search_legal");
+    await deleteKnowledgeBase(store, registry, "legal");
+    expect((await client.listTools()).tools.map((t) => t.name)).not.toContain("search_legal");
+    await client.close();
+  });
+
+  it("narrows to the knowledge bases named in X-KB-Filter", async () => {
+    const client = await connect("/api/mcp", { [KB_FILTER_HEADER]: "eng-docs" });
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain("search_eng_docs");
+    expect(names).not.toContain("search_hr");
+    const r = await client.callTool({ name: "search_knowledge", arguments: { query: "per diem overnight travel" } });
+    expect(results(r).every((x) => x.kb === "eng-docs")).toBe(true);
+    await client.close();
+  });
+});
+
+describe("resources and prompts", () => {
+  it("lists documents as kb:// resources and reads them", async () => {
+    const client = await connect();
+    const { resources } = await client.listResources();
+    const travel = resources.find((r) => r.title === "Travel policy")!;
+    expect(travel.uri).toMatch(/^kb:\/\/hr\/[0-9a-f]+$/);
+    expect(travel.mimeType).toBe("text/markdown");
+    const read = await client.readResource({ uri: travel.uri });
+    expect((read.contents[0] as { text: string }).text).toContain("80 euros per day");
+    const missing = await client.readResource({ uri: "kb://hr/no-such-doc" }).catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(McpError);
+    await client.close();
+
+    const scoped = await connect("/api/mcp/eng-docs");
+    expect((await scoped.listResources()).resources.map((r) => r.title)).toEqual(["Deployment guide"]);
+    expect(await scoped.readResource({ uri: travel.uri }).catch((e: unknown) => e)).toBeInstanceOf(McpError);
+    await scoped.close();
+  });
+
+  it("offers answer_with_citations naming the right search tool", async () => {
+    const client = await connect();
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name)).toEqual(["answer_with_citations"]);
+    expect(prompts[0].arguments?.map((a) => a.name)).toEqual(["question", "kb"]);
+    const p = await client.getPrompt({ name: "answer_with_citations", arguments: { question: "What is the per diem?", kb: "hr" } });
+    const body = (p.messages[0].content as { text: string }).text;
+    expect(body).toContain("search_hr");
+    expect(body).toContain("Question: What is the per diem?");
+    expect(body).toMatch(/\[1\]/);
+    const generic = await client.getPrompt({ name: "answer_with_citations", arguments: { question: "Anything?" } });
+    expect((generic.messages[0].content as { text: string }).text).toContain("search_knowledge");
+    expect(await client.getPrompt({ name: "answer_with_citations", arguments: { question: "x", kb: "nope" } }).catch((e) => e)).toBeInstanceOf(McpError);
+    await client.close();
+  });
+});
+
+describe("write tools", () => {
+  const doc = { title: "Parking rules", content: "# Parking rules\n\nVisitors park on level minus two, bay 47, near the xylograph mural.\n" };
+
+  it("refuses writes without a token and with a read token", async () => {
+    for (const headers of [{}, bearer(secrets.read), { Authorization: `Bearer ${internalMcpSecret()}` }]) {
+      const client = await connect("/api/mcp", headers);
+      const r = await client.callTool({ name: "add_document", arguments: doc });
+      expect(r.isError).toBe(true);
+      expect(text(r)).toContain("requires a read-write access token");
+      const d = await client.callTool({ name: "delete_document", arguments: { document_id: "x" } });
+      expect(text(d)).toContain("requires a read-write access token");
+      await client.close();
+    }
+  });
+
+  it("adds a document that search then finds, refuses overwriting it, and deletes it", async () => {
+    const client = await connect("/api/mcp", bearer(secrets.rw));
+    const added = await client.callTool({ name: "add_document", arguments: { ...doc, kb: "hr", tags: ["facilities"] } });
+    expect(added.isError).toBeFalsy();
+    const out = added.structuredContent as { status: string; document: { id: string; kb: string; chunk_count: number }; uri: string };
+    expect(out).toMatchObject({ status: "added", document: { kb: "hr" } });
+    expect((await store.getDocument(out.document.id))).toMatchObject({ origin: "mcp", tags: ["facilities"], title: "Parking rules" });
+
+    const found = await client.callTool({ name: "search_knowledge", arguments: { query: "xylograph mural parking" } });
+    expect(results(found)[0].document.title).toBe("Parking rules");
+    const read = await client.readResource({ uri: out.uri });
+    expect((read.contents[0] as { text: string }).text).toContain("bay 47");
+
+    const again = await client.callTool({ name: "add_document", arguments: { ...doc, kb: "hr" } });
+    expect((again.structuredContent as { status: string }).status).toBe("unchanged");
+    const clash = await client.callTool({ name: "add_document", arguments: { ...doc, kb: "hr", content: "Other text." } });
+    expect(clash.isError).toBe(true);
+    expect(text(clash)).toContain("already exists");
+
+    const del = await client.callTool({ name: "delete_document", arguments: { document_id: out.document.id } });
+    expect(del.isError).toBeFalsy();
+    expect(await store.getDocument(out.document.id)).toBeNull();
+    const gone = await client.callTool({ name: "search_knowledge", arguments: { query: "xylograph mural parking" } });
+    expect(results(gone).some((x) => x.document.title === "Parking rules")).toBe(false);
+    await client.close();
+  });
+
+  it("validates add_document arguments", async () => {
+    const client = await connect("/api/mcp", bearer(secrets.rw));
+    const r = await client.callTool({ name: "add_document", arguments: { title: "", content: "x" } });
+    expect(r.isError).toBe(true);
+    expect(text(r)).toContain("title must not be empty");
+    await client.close();
+  });
+});
+
+describe("access control", () => {
+  it("answers a wrong or malformed token with 401 and WWW-Authenticate, even when tokens are optional", async () => {
+    for (const authorization of ["Bearer kbt_wrong", "Basic abc"]) {
+      const res = await post("/api/mcp", LIST, { Authorization: authorization });
+      expect(res.status).toBe(401);
+      expect(res.headers.get("www-authenticate")).toMatch(/^Bearer realm="mcp", error="invalid_token"/);
+      expect(res.json.error?.message).toBeTruthy();
+    }
+    const err = await connect("/api/mcp", bearer("kbt_wrong")).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+  });
+
+  it("requires a token when REQUIRE_TOKEN is on", async () => {
+    auth = { ...OPEN, requireToken: true };
+    try {
+      const res = await post("/api/mcp", LIST);
+      expect(res.status).toBe(401);
+      expect(res.headers.get("www-authenticate")).toBe('Bearer realm="mcp"');
+      const client = await connect("/api/mcp", bearer(secrets.read));
+      expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+      await client.close();
+      // A revoked token stops working at once.
+      const { token, secret } = await createAccessToken(store, registry, { name: "short-lived", scope: "read" });
+      expect((await post("/api/mcp", LIST, bearer(secret))).status).toBe(200);
+      await registry.revokeToken(token.id);
+      expect((await post("/api/mcp", LIST, bearer(secret))).status).toBe(401);
+    } finally {
+      auth = OPEN;
+    }
+  });
+
+  it("keeps a token limited to one knowledge base inside it", async () => {
+    expect((await post("/api/mcp/eng-docs", LIST, bearer(secrets.hr))).status).toBe(403);
+    const client = await connect("/api/mcp", bearer(secrets.hr));
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain("search_hr");
+    expect(names).not.toContain("search_eng_docs");
+    const r = await client.callTool({ name: "search_knowledge", arguments: { query: "quasar rollback", kb: "eng-docs" } });
+    expect(r.isError).toBe(true);
+    const all = await client.callTool({ name: "search_knowledge", arguments: { query: "quasar rollback deploy" } });
+    expect(results(all).every((x) => x.kb === "hr")).toBe(true);
+    const engDoc = (await store.listDocuments({ kb: "eng-docs" }))[0];
+    expect((await client.callTool({ name: "read_document", arguments: { document_id: engDoc.id } })).isError).toBe(true);
+    expect((await client.callTool({ name: "delete_document", arguments: { document_id: engDoc.id } })).isError).toBe(true);
+    expect(await store.getDocument(engDoc.id)).not.toBeNull();
+    await client.close();
+    // Its own knowledge base's endpoint works.
+    const own = await connect("/api/mcp/hr", bearer(secrets.hr));
+    expect((await own.listTools()).tools.map((t) => t.name)).toContain("search_hr");
+    await own.close();
+  });
+
+  it("refuses a foreign Origin and accepts listed ones", async () => {
+    const res = await post("/api/mcp", LIST, { Origin: "http://evil.example" });
+    expect(res.status).toBe(403);
+    expect(res.json.error?.message).toMatch(/origin/i);
+    expect((await post("/api/mcp", LIST, { Origin: base })).status).toBe(200);
+    auth = { ...OPEN, allowedOrigins: ["https://tools.example.com"] };
+    try {
+      expect((await post("/api/mcp", LIST, { Origin: "https://tools.example.com" })).status).toBe(200);
+    } finally {
+      auth = OPEN;
+    }
+  });
+
+  it("answers 429 with Retry-After past the rate limit, per token", async () => {
+    auth = { ...OPEN, rateLimitPerMinute: 3 };
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await post("/api/mcp", LIST, bearer(secrets.read))).status);
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      const limited = await post("/api/mcp", LIST, bearer(secrets.read));
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      // Another token has its own budget.
+      expect((await post("/api/mcp", LIST, bearer(secrets.rw))).status).toBe(200);
+    } finally {
+      auth = OPEN;
+    }
+  });
+});

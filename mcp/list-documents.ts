@@ -1,0 +1,61 @@
+import { z } from "zod";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { effectiveKb, guarded, toolError, type ToolContext } from "./context";
+import { formatDocumentList, toDocumentSummary } from "./format";
+
+export const name = "list_documents";
+
+export const inputSchema = z.strictObject({
+  kb: z
+    .string({ error: "kb must be a string" })
+    .trim()
+    .min(1, "kb must not be empty")
+    .max(100, "kb must be at most 100 characters")
+    .optional()
+    .describe("Only list documents of this knowledge base. Omit to list all."),
+});
+
+export const outputSchema = z.object({
+  documents: z.array(
+    z.object({
+      id: z.string().describe("document_id for read_document"),
+      title: z.string(),
+      source: z.string().describe("File name as ingested"),
+      kb: z.string(),
+      chunk_count: z.number().int(),
+      mime_type: z.string(),
+      updated_at: z.string(),
+    }),
+  ),
+});
+
+export const config = {
+  title: "List documents",
+  description:
+    "List the documents in the knowledge base with their document_id, title, source file name, knowledge base " +
+    "and number of chunks. Use it to see what the knowledge base covers or to find a document_id for read_document; " +
+    "to answer a question, prefer search_knowledge.",
+  inputSchema,
+  outputSchema,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+};
+
+export function registerListDocuments(server: McpServer, ctx: ToolContext) {
+  server.registerTool(
+    name,
+    config,
+    guarded(name, async (args): Promise<CallToolResult> => {
+      const scope = effectiveKb(ctx, args.kb);
+      if (scope.error) return toolError(scope.error);
+      const store = await ctx.getStore();
+      const kb = scope.kb;
+      const all = await store.listDocuments(typeof kb === "string" ? { kb } : undefined);
+      const docs = (Array.isArray(kb) ? all.filter((d) => kb.includes(d.kb)) : all).map(toDocumentSummary);
+      return {
+        content: [{ type: "text", text: formatDocumentList(docs, typeof kb === "string" ? kb : undefined) }],
+        structuredContent: { documents: docs },
+      };
+    }),
+  );
+}

@@ -1,0 +1,110 @@
+import { z } from "zod";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { DEFAULT_TOP_K, MAX_TOP_K, searchKnowledge } from "@/lib/retrieve";
+import { effectiveKb, guarded, toolError, type ToolContext } from "./context";
+import { formatSearchResults, toSearchResults } from "./format";
+
+export const name = "search_knowledge";
+
+export const MAX_QUERY_CHARS = 1000;
+
+export const queryField = z
+  .string({ error: (issue) => (issue.input === undefined ? "query is required" : "query must be a string") })
+  .trim()
+  .min(1, "query must not be empty")
+  .max(MAX_QUERY_CHARS, `query must be at most ${MAX_QUERY_CHARS} characters`)
+  .describe("The question or key terms to look up, in any language (e.g. the user's question as asked).");
+
+export const topKField = z
+  .number({ error: "top_k must be a number" })
+  .int("top_k must be a whole number")
+  .min(1, `top_k must be between 1 and ${MAX_TOP_K}`)
+  .max(MAX_TOP_K, `top_k must be between 1 and ${MAX_TOP_K}`)
+  .default(DEFAULT_TOP_K)
+  .describe(`How many passages to return, 1–${MAX_TOP_K}. Default ${DEFAULT_TOP_K}.`);
+
+/** `kb` is an enum of the knowledge bases the server serves, when it knows them (a free string otherwise). */
+function kbField(kbNames?: readonly string[]) {
+  if (kbNames && kbNames.length > 0) {
+    const names = [...kbNames] as [string, ...string[]];
+    return z
+      .enum(names, { error: `kb must be one of ${names.map((n) => `"${n}"`).join(", ")}` })
+      .optional()
+      .describe(`Only search this knowledge base (${names.join(", ")}). Omit to search all.`);
+  }
+  return z
+    .string({ error: "kb must be a string" })
+    .trim()
+    .min(1, "kb must not be empty")
+    .max(100, "kb must be at most 100 characters")
+    .optional()
+    .describe("Only search this knowledge base. Omit to search all.");
+}
+
+export function inputSchemaFor(kbNames?: readonly string[]) {
+  return z.strictObject({ query: queryField, top_k: topKField, kb: kbField(kbNames) });
+}
+
+export const inputSchema = inputSchemaFor();
+
+export const outputSchema = z.object({
+  results: z.array(
+    z.object({
+      ref: z.number().int().min(1).describe("Citation number, 1-based, in rank order"),
+      chunk_id: z.string().describe("Pass to read_document to read the surrounding text"),
+      document: z.object({ id: z.string(), title: z.string(), source: z.string() }),
+      kb: z.string(),
+      heading: z.string().describe('Section path inside the document, joined with " › "; empty if none'),
+      text: z.string(),
+      score: z.number().describe("Relevance, higher is better; only comparable within one search"),
+      page: z.number().int().optional().describe("1-based page, for paginated documents"),
+    }),
+  ),
+});
+
+export const config = {
+  title: "Search the knowledge base",
+  description:
+    "Search the knowledge base (the documents ingested into this app: handbooks, FAQs, manuals…) for passages " +
+    "that answer a question. Works in any language, including Chinese and English. Call it before answering any " +
+    "question about the organisation, its policies or its products, and answer only from what it returns. " +
+    "Returns the best passages in rank order, each numbered [1], [2]… with its document title, section heading " +
+    "and chunk_id; cite them by that number. If a passage is cut off, call read_document with its chunk_id. " +
+    "If nothing relevant comes back, rephrase with other keywords once, then say the knowledge base does not cover it.",
+  inputSchema,
+  outputSchema,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+};
+
+/** Runs a search and shapes the tool result (shared with the per-knowledge-base tools). */
+export async function runSearch(
+  ctx: ToolContext,
+  args: { query: string; top_k: number },
+  kb: string | string[] | undefined,
+): Promise<CallToolResult> {
+  const store = await ctx.getStore();
+  const hits = await searchKnowledge(store, { query: args.query, topK: args.top_k, kb });
+  const results = toSearchResults(hits);
+  let text = formatSearchResults(results, args.query, typeof kb === "string" ? kb : undefined);
+  if (results.length === 0 && typeof kb === "string" && !ctx.kbs && !ctx.catalog) {
+    const kbs = await store.listKbs();
+    if (!kbs.includes(kb)) {
+      text += ` There is no knowledge base named "${kb}"; available: ${kbs.map((k) => `"${k}"`).join(", ") || "none"}.`;
+    }
+  }
+  return { content: [{ type: "text", text }], structuredContent: { results } };
+}
+
+export function registerSearchKnowledge(server: McpServer, ctx: ToolContext) {
+  const kbNames = ctx.catalog?.map((e) => e.kb.name);
+  server.registerTool(
+    name,
+    { ...config, inputSchema: inputSchemaFor(kbNames) },
+    guarded(name, async (args): Promise<CallToolResult> => {
+      const scope = effectiveKb(ctx, args.kb);
+      if (scope.error) return toolError(scope.error);
+      return runSearch(ctx, args, scope.kb);
+    }),
+  );
+}

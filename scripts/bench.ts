@@ -1,0 +1,71 @@
+/**
+ * Throughput and latency: `npm run bench [-- --questions 200 --docs 300]`.
+ * For a subset of each shared eval set: ingest throughput (docs/s, chunks/s) into a temporary store, then
+ * query latency (mean/p50/p95) and passage recall@5 for hybrid search versus plain BM25 and plain vector
+ * search, with ratios against BM25. Prints numbers only; no assertions.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { getEmbedder } from "@/lib/embed";
+import { askAll, ingestSet, loadEvalSet, subsetOf } from "@/lib/retrieve/eval-harness";
+import { openStore } from "@/lib/store";
+
+const SETS = ["cmrc2018-dev-zh", "squad1.1-dev-en"];
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      questions: { type: "string", default: "200" },
+      docs: { type: "string", default: "300" },
+      dir: { type: "string", default: path.resolve(import.meta.dirname, "../../shared/eval") },
+    },
+  });
+  const nQuestions = Number.parseInt(values.questions!, 10);
+  const maxDocs = Number.parseInt(values.docs!, 10);
+  const embedder = getEmbedder();
+  console.log(`embedder ${embedder.name}; ${os.cpus().length} CPUs; node ${process.version}\n`);
+
+  for (const name of SETS) {
+    const set = await loadEvalSet(path.join(values.dir!, name));
+    // The first questions, their gold documents, and distractors up to maxDocs documents.
+    const gold = new Set(set.questions.slice(0, nQuestions).map((q) => q.gold_doc));
+    const { questions, docs } = subsetOf(set, nQuestions, Math.max(0, maxDocs - gold.size));
+    const dir = await mkdtemp(path.join(os.tmpdir(), "kb-bench-"));
+    try {
+      const store = await openStore({ uri: dir, embedder });
+      const ing = await ingestSet(store, set, docs);
+      console.log(`${name}: ${docs.length} docs, ${ing.chunks} chunks, ${questions.length} questions`);
+      console.log(
+        `  ingest   ${ing.seconds.toFixed(1)} s  ${(docs.length / ing.seconds).toFixed(1)} docs/s  ${(ing.chunks / ing.seconds).toFixed(0)} chunks/s`,
+      );
+      const modes = ["text", "vector", "hybrid"] as const;
+      const results: Record<string, Awaited<ReturnType<typeof askAll>>> = {};
+      for (const mode of modes) {
+        await askAll(store, set, { questions: questions.slice(0, 10), topK: 10, tuning: { mode } }); // warm-up
+        results[mode] = await askAll(store, set, { questions, topK: 10, tuning: { mode } });
+      }
+      const base = results.text;
+      for (const mode of modes) {
+        const r = results[mode];
+        const label = mode === "text" ? "bm25" : mode;
+        console.log(
+          `  ${label.padEnd(7)}  query mean ${r.queryMs.mean.toFixed(1)} ms  p50 ${r.queryMs.p50.toFixed(1)} ms  p95 ${r.queryMs.p95.toFixed(1)} ms` +
+            `  (x${(r.queryMs.p50 / base.queryMs.p50).toFixed(2)} p50 vs bm25)` +
+            `  passage R@5 ${r.passage.recallAt5.toFixed(3)} (x${(r.passage.recallAt5 / base.passage.recallAt5).toFixed(3)})` +
+            `  MRR@10 ${r.passage.mrrAt10.toFixed(3)}`,
+        );
+      }
+      store.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    console.log();
+  }
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

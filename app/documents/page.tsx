@@ -1,13 +1,13 @@
 import type { Metadata } from "next";
-import { DocumentDropZone } from "@/components/documents/DocumentDropZone";
 import { DocumentLibrary } from "@/components/documents/DocumentLibrary";
+import { UploadKbScope } from "@/components/kbs/UploadKbScope";
 
 export const metadata: Metadata = { title: "Documents · Knowledge Chat" };
 
 export default function DocumentsPage() {
   return (
-    <DocumentDropZone>
+    <UploadKbScope>
       <DocumentLibrary />
-    </DocumentDropZone>
+    </UploadKbScope>
   );
 }

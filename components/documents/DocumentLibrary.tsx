@@ -6,6 +6,8 @@ import { useLocale, useMessages } from "@/components/i18n";
 import { formatLabel } from "@/lib/parse/formats";
 import type { DocumentRecord } from "@/lib/types";
 import { AddDocumentsButton } from "./DocumentDropZone";
+import { KbsLink } from "@/components/kbs/KbsLink";
+import { UploadKbPicker } from "@/components/kbs/UploadKbScope";
 import { formatBytes, T, type DocumentMessages } from "./messages";
 import { useDocumentUploads } from "./UploadContext";
 import { statusLabel } from "./UploadTray";
@@ -146,7 +148,9 @@ export function DocumentLibrary() {
         <Link href="/" className="text-sm text-sky-700 hover:underline dark:text-sky-400">
           ← {t.backToChat}
         </Link>
+        <KbsLink />
         <h1 className="flex-1 text-2xl font-semibold">{t.libraryTitle}</h1>
+        <UploadKbPicker />
         <AddDocumentsButton />
       </header>
 

@@ -49,6 +49,8 @@ export const T = {
     revoked: "revoked",
     confirmRevoke: "Revoke “{name}”? Clients using it stop working at once.",
     addDocuments: "Add documents",
+    uploadInto: "Upload into",
+    manageKbs: "Knowledge bases",
   },
   zh: {
     pageTitle: "知识库",
@@ -98,6 +100,8 @@ export const T = {
     revoked: "已吊销",
     confirmRevoke: "吊销“{name}”？使用它的客户端将立即失效。",
     addDocuments: "添加文档",
+    uploadInto: "上传到",
+    manageKbs: "知识库",
   },
 } satisfies Messages;
 

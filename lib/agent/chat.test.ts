@@ -19,6 +19,7 @@ import { runChat } from "./chat";
 import { parseResultBlocks, type Citation } from "./citations";
 import { REPEATED_CALL_RESULT } from "./loop";
 import type { AppConfig } from "@/lib/config";
+import type { AuthSettings } from "@/lib/auth/config";
 
 let dir: string;
 let store: Store;
@@ -51,7 +52,15 @@ beforeAll(async () => {
   await ingestDocument(store, { filename: "handbook.md", kb: "default", data: enc.encode(HANDBOOK) });
   await ingestDocument(store, { filename: "expenses.md", kb: "default", data: enc.encode(EXPENSES) });
 
-  server = http.createServer(async (req, res) => {
+  server = await serveMcp();
+  mcpUrl = urlOf(server);
+});
+
+const urlOf = (srv: http.Server) => `http://127.0.0.1:${(srv.address() as AddressInfo).port}/api/mcp`;
+
+/** The app's MCP endpoint handler over real HTTP, logging what it receives. */
+async function serveMcp(auth?: AuthSettings): Promise<http.Server> {
+  const srv = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks).toString("utf8");
@@ -66,13 +75,13 @@ beforeAll(async () => {
       headers: req.headers as Record<string, string>,
       body: req.method === "POST" ? body : undefined,
     });
-    const response = await handleMcpRequest(request, { getStore: async () => store });
+    const response = await handleMcpRequest(request, { getStore: async () => store, ...(auth ? { auth } : {}) });
     res.writeHead(response.status, Object.fromEntries(response.headers));
     res.end(Buffer.from(await response.arrayBuffer()));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  mcpUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/mcp`;
-});
+  await new Promise<void>((resolve) => srv.listen(0, "127.0.0.1", resolve));
+  return srv;
+}
 
 afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
@@ -252,6 +261,27 @@ describe("chat turn", () => {
     expect(calls.length).toBe(3);
     expect(calls.map((c) => c.toolChoice?.type ?? "auto")).toEqual(["auto", "auto", "none"]);
     expect(text).toBe("Done.");
+  });
+
+  it("gets through an endpoint that requires tokens, with the app's internal secret", async () => {
+    const locked = await serveMcp({ requireToken: true, loopbackOnly: false, rateLimitPerMinute: 1, allowedOrigins: [] });
+    try {
+      // Without a token the endpoint refuses…
+      const anonymous = await fetch(urlOf(locked), {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+      });
+      expect(anonymous.status).toBe(401);
+      // …the chat is let in (and not rate-limited: a turn takes several requests).
+      const { text, errors } = await readTurn(
+        await runChat({ config, mcpUrl: urlOf(locked), messages: [{ role: "user", content: "How many days of annual leave do full-time employees get?" }] }),
+      );
+      expect(errors).toEqual([]);
+      expect(text).toMatch(/20 days of annual leave per year\. \[\d+\]/);
+    } finally {
+      await new Promise((resolve) => locked.close(resolve));
+    }
   });
 
   it("answers 502 mcp_unavailable when the MCP endpoint cannot be reached", async () => {

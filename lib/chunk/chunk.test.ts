@@ -202,6 +202,18 @@ describe("chunkText rules", () => {
     expect(chunkText(doc)[0].page).toBeUndefined();
   });
 
+  it("never lets a chunk run across a page boundary", () => {
+    const pages = ["Alpha page one.", "Bravo page two.", "Charlie page three."];
+    const starts: { page: number; start: number }[] = [];
+    let doc = "";
+    pages.forEach((p, i) => {
+      starts.push({ page: i + 1, start: doc.length });
+      doc += p + "\n\n";
+    });
+    const chunks = chunkText(doc, { size: 500, pages: starts });
+    expect(chunks.map((c) => [c.page, c.text])).toEqual(pages.map((p, i) => [i + 1, p]));
+  });
+
   it("rejects a nonsensical size", () => {
     expect(() => chunkText("x", { size: 0 })).toThrow(RangeError);
   });

@@ -27,9 +27,12 @@ export function chunkText(text: string, opts: ChunkOptions = {}): Chunk[] {
 
   const chunks: Chunk[] = [];
   for (const section of splitSections(text)) {
-    const units = splitUnits(text, section.start, section.end, size - overlap, size);
-    for (const [start, end] of packSection(text, units, size, overlap)) {
-      chunks.push(makeChunk(text, chunks.length, section, start, end, pages));
+    // A chunk never spans two pages, so its page number is right for every sentence in it.
+    for (const [from, to] of splitAtPages(section.start, section.end, pages)) {
+      const units = splitUnits(text, from, to, size - overlap, size);
+      for (const [start, end] of packSection(text, units, size, overlap)) {
+        chunks.push(makeChunk(text, chunks.length, section, start, end, pages));
+      }
     }
   }
   return chunks;
@@ -38,6 +41,11 @@ export function chunkText(text: string, opts: ChunkOptions = {}): Chunk[] {
 /** What gets embedded and full-text indexed: the heading path as a first line, then the text. */
 export function embeddingText(chunk: Pick<Chunk, "headingPath" | "text">): string {
   return chunk.headingPath.length ? `${chunk.headingPath.join(HEADING_SEPARATOR)}\n${chunk.text}` : chunk.text;
+}
+
+function splitAtPages(from: number, to: number, pages: ChunkOptions["pages"]): [number, number][] {
+  const bounds = [from, ...(pages ?? []).map((p) => p.start).filter((s) => s > from && s < to), to];
+  return bounds.slice(1).map((end, i) => [bounds[i], end]);
 }
 
 function makeChunk(

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { z } from "zod";
 
 /** Knowledge-base names are slugs: they appear in URLs (/api/mcp/<name>) and in tool names. */
@@ -28,8 +27,11 @@ export const existingKbNameSchema = z
 export const GENERIC_SEARCH_TOOL = "search_knowledge";
 const MAX_TOOL_NAME = 64;
 
+/** 6 hex digits of FNV-1a: stable, and runs in the browser too (the UI shows tool names). */
 function shortHash(s: string): string {
-  return createHash("sha256").update(s).digest("hex").slice(0, 6);
+  let h = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(s)) h = Math.imul(h ^ byte, 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, "0").slice(0, 6);
 }
 
 /** `search_<slug>` for one knowledge base: `[a-z0-9_]` only (hyphens become underscores), ≤ 64 characters. */

@@ -60,9 +60,17 @@ export interface OpenStoreOptions {
   embedder: Embedder;
   /** Open even when the index was built with another embedder (only for a reindex). */
   allowMismatch?: boolean;
+  /** Build an approximate (HNSW) vector index once the chunks table has this many rows; 0 = never. */
+  vectorIndexMinRows?: number;
 }
 
 const FTS_COLUMN = "index_text";
+/**
+ * Below this many chunks, exact (flat) vector search is fast enough; above it an HNSW index with scalar
+ * quantization keeps queries fast (measured on 3,886 chunks × 2,048 dims: flat p50 160 ms, HNSW 25 ms, vector
+ * recall@5 0.90 vs 0.89). optimize() builds it once and then keeps it current; new rows are searched flat.
+ */
+export const VECTOR_INDEX_MIN_ROWS = 5000;
 /** Compact fragments and fold new rows into the full-text index after this many writes. */
 const OPTIMIZE_EVERY_WRITES = 20;
 
@@ -182,9 +190,16 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     if (++writesSinceOptimize >= OPTIMIZE_EVERY_WRITES) await optimize();
     else await ensureFtsIndex();
   };
+  const vectorIndexMinRows = opts.vectorIndexMinRows ?? VECTOR_INDEX_MIN_ROWS;
+  const ensureVectorIndex = async () => {
+    if (vectorIndexMinRows <= 0 || (await chunks.listIndices()).some((i) => i.columns.includes("vector"))) return;
+    if ((await chunks.countRows()) < vectorIndexMinRows) return;
+    await chunks.createIndex("vector", { config: lancedb.Index.hnswSq({ distanceType: "cosine" }) });
+  };
   const optimize = async () => {
     writesSinceOptimize = 0;
     await ensureFtsIndex();
+    await ensureVectorIndex();
     const cleanupOlderThan = new Date(Date.now() - 60 * 60 * 1000);
     for (const t of [chunks, documents]) await t.optimize({ cleanupOlderThan });
   };

@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import * as lancedb from "@lancedb/lancedb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOfflineEmbedder } from "@/lib/embed/offline";
 import { ingestDocument } from "@/lib/ingest";
@@ -132,6 +133,34 @@ describe("store on a real LanceDB", () => {
       expect((await searchKnowledge(store, { query: "narwhal" })).some((h) => h.document.id === r.document.id)).toBe(false);
     } finally {
       other.close();
+    }
+  });
+});
+
+describe("approximate vector index", () => {
+  it("is built past the row threshold and stays current through adds and deletes", async () => {
+    const dir = await tempDir();
+    const embedder = createOfflineEmbedder(64);
+    const store = await openStore({ uri: dir, embedder, vectorIndexMinRows: 60 });
+    try {
+      const words = Array.from({ length: 70 }, (_, i) => `word${i.toString(36)}x${(i * 7919).toString(36)}`);
+      for (const [i, w] of words.entries()) await ingestDocument(store, { filename: `d${i}.md`, data: enc(`Document ${i} is about ${w}.`) });
+      await store.optimize();
+      const conn = await lancedb.connect(dir);
+      const indices = await (await conn.openTable("chunks")).listIndices();
+      expect(indices.map((i) => i.columns[0]).sort()).toEqual(["index_text", "vector"]);
+      const top = async (text: string) => (await store.vectorSearch((await embedder.embed([text]))[0], { limit: 3 }))[0]?.text;
+      expect(await top(`Document 5 is about ${words[5]}.`)).toBe(`Document 5 is about ${words[5]}.`);
+      // Rows added after the index was built are still found, deleted ones are gone.
+      const late = await ingestDocument(store, { filename: "late.md", data: enc("A late note about capybaras.") });
+      expect(await top("A late note about capybaras.")).toBe("A late note about capybaras.");
+      await store.deleteDocument(late.document.id);
+      await store.optimize();
+      expect(await top("A late note about capybaras.")).not.toBe("A late note about capybaras.");
+      expect((await searchKnowledge(store, { query: words[42] }))[0].chunk.text).toContain(words[42]);
+      conn.close();
+    } finally {
+      store.close();
     }
   });
 });

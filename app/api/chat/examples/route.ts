@@ -1,6 +1,6 @@
 import { exampleQuestions } from "@/lib/agent/examples";
 import { getConfig } from "@/lib/config";
-import { getStore } from "@/lib/store";
+import { getReadyStore } from "@/lib/server/startup";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -9,7 +9,8 @@ export const dynamic = "force-dynamic";
 export async function GET(): Promise<Response> {
   const offline = !getConfig().chat.apiKey;
   try {
-    const store = await getStore();
+    // Waits (briefly) for the start-up indexing of knowledge/, so a fresh start still offers examples.
+    const store = await getReadyStore(15_000);
     const docs = (await store.listDocuments()).slice(0, 20);
     const outlines = await Promise.all(
       docs.map(async (d) => ({ title: d.title, headings: (await store.getChunks(d.id)).map((c) => c.heading) })),

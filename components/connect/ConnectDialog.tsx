@@ -1,0 +1,230 @@
+"use client";
+
+import { useEffect, useId, useMemo, useRef, useState } from "react";
+import { useMessages } from "@/components/i18n";
+import { ApiError, kbApi, tokenApi, type KnowledgeBaseInfo } from "@/components/kbs/api";
+import { connectSnippets, mcpEndpoint, type ClientId } from "@/lib/kb/connect";
+import { CopyButton } from "./CopyButton";
+import { T } from "./messages";
+
+export interface ConnectDialogProps {
+  /** Knowledge base to share at first; null/undefined = the whole library. */
+  initialKb?: string | null;
+  /** Knowledge bases to choose from; loaded from /api/kbs when omitted. */
+  kbs?: Pick<KnowledgeBaseInfo, "name" | "title">[];
+  /** Whether the server requires tokens (placeholders in configs); loaded with the kbs when omitted. */
+  requireToken?: boolean;
+  onClose: () => void;
+  /** Called after a token was created (e.g. to refresh a token list). */
+  onTokenCreated?: () => void;
+}
+
+const input =
+  "w-full rounded-md border border-zinc-300 bg-transparent px-2.5 py-1.5 text-sm dark:border-zinc-700 focus:outline-none focus:ring-2 focus:ring-sky-500";
+
+/** The share panel: the MCP URL (library or one knowledge base), a token, and per-client configurations. */
+export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenRequire, onClose, onTokenCreated }: ConnectDialogProps) {
+  const t = useMessages(T);
+  const titleId = useId();
+  const closeRef = useRef<HTMLButtonElement>(null);
+  const [kbs, setKbs] = useState(givenKbs ?? []);
+  const [requireToken, setRequireToken] = useState(givenRequire ?? false);
+  const [kb, setKb] = useState<string>(initialKb ?? "");
+  const [origin, setOrigin] = useState("");
+  const [tokenName, setTokenName] = useState(t.tokenNameDefault);
+  const [scope, setScope] = useState<"read" | "read-write">("read");
+  const [limit, setLimit] = useState(true);
+  const [secret, setSecret] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [client, setClient] = useState<ClientId>("claude-desktop");
+
+  useEffect(() => {
+    setOrigin(window.location.origin);
+    closeRef.current?.focus();
+    const onKey = (e: KeyboardEvent) => e.key === "Escape" && onClose();
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [onClose]);
+
+  useEffect(() => {
+    if (givenKbs && givenRequire !== undefined) return;
+    kbApi
+      .list()
+      .then((r) => {
+        if (!givenKbs) setKbs(r.kbs);
+        if (givenRequire === undefined) setRequireToken(r.access.requireToken);
+      })
+      .catch(() => {});
+  }, [givenKbs, givenRequire]);
+
+  const url = origin ? mcpEndpoint(origin, kb || null) : "";
+  const snippets = useMemo(() => (url ? connectSnippets({ url, kb: kb || null, token: secret, requireToken }) : []), [url, kb, secret, requireToken]);
+  const snippet = snippets.find((s) => s.id === client);
+
+  async function createToken(e: React.FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const res = await tokenApi.create({ name: tokenName.trim() || t.tokenNameDefault, scope, kb: kb && limit ? kb : null });
+      setSecret(res.secret);
+      onTokenCreated?.();
+    } catch (err) {
+      setError(err instanceof ApiError && err.message ? err.message : t.tokenFailed);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div
+      className="fixed inset-0 z-50 flex items-start justify-center overflow-y-auto bg-black/40 p-2 sm:p-6"
+      onMouseDown={(e) => e.target === e.currentTarget && onClose()}
+    >
+      <div
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby={titleId}
+        data-testid="connect-dialog"
+        className="w-full max-w-2xl rounded-lg bg-white p-4 shadow-xl dark:bg-zinc-900 sm:p-6"
+      >
+        <header className="mb-4 flex items-center gap-3">
+          <h2 id={titleId} className="flex-1 text-lg font-semibold">
+            {t.title}
+          </h2>
+          <button
+            ref={closeRef}
+            type="button"
+            onClick={onClose}
+            aria-label={t.close}
+            data-testid="connect-close"
+            className="rounded-md px-2 py-1 text-zinc-500 hover:bg-zinc-100 dark:hover:bg-zinc-800"
+          >
+            ✕
+          </button>
+        </header>
+
+        <label className="mb-3 block text-sm">
+          <span className="mb-1 block font-medium">{t.scope}</span>
+          <select
+            data-testid="connect-scope"
+            value={kb}
+            onChange={(e) => {
+              setKb(e.target.value);
+              setSecret(null);
+            }}
+            className={input}
+          >
+            <option value="">{t.wholeLibrary}</option>
+            {kbs.map((k) => (
+              <option key={k.name} value={k.name}>
+                {k.title && k.title !== k.name ? `${k.title} (${k.name})` : k.name}
+              </option>
+            ))}
+          </select>
+        </label>
+
+        <div className="mb-5">
+          <span className="mb-1 block text-sm font-medium">{t.urlLabel}</span>
+          <div className="flex items-center gap-2">
+            <input
+              readOnly
+              data-testid="mcp-url"
+              value={url}
+              onFocus={(e) => e.currentTarget.select()}
+              className={`${input} font-mono`}
+              aria-label={t.urlLabel}
+            />
+            <CopyButton text={url} testId="copy-url" label={t.urlLabel} />
+          </div>
+        </div>
+
+        <section className="mb-5 rounded-md border border-zinc-200 p-3 dark:border-zinc-800">
+          <h3 className="text-sm font-semibold">{t.tokenTitle}</h3>
+          <p className="mb-3 text-xs text-zinc-500 dark:text-zinc-400">{requireToken ? t.tokenRequired : t.tokenOptional}</p>
+          {secret ? (
+            <div>
+              <p className="mb-2 text-xs text-amber-700 dark:text-amber-400">{t.secretOnce}</p>
+              <div className="flex items-center gap-2">
+                <code data-testid="token-secret" className="min-w-0 flex-1 break-all rounded bg-zinc-100 px-2 py-1.5 font-mono text-xs dark:bg-zinc-800">
+                  {secret}
+                </code>
+                <CopyButton text={secret} testId="copy-token" label={t.tokenTitle} />
+              </div>
+            </div>
+          ) : (
+            <form onSubmit={createToken} className="grid gap-3 sm:grid-cols-2">
+              <label className="text-sm">
+                <span className="mb-1 block">{t.tokenName}</span>
+                <input data-testid="token-name" value={tokenName} maxLength={100} onChange={(e) => setTokenName(e.target.value)} className={input} />
+              </label>
+              <fieldset className="text-sm">
+                <legend className="mb-1">{t.scopeLabel}</legend>
+                {(["read", "read-write"] as const).map((s) => (
+                  <label key={s} className="flex items-center gap-2">
+                    <input type="radio" name="token-scope" data-testid={`token-scope-${s}`} checked={scope === s} onChange={() => setScope(s)} />
+                    {s === "read" ? t.scopeRead : t.scopeReadWrite}
+                  </label>
+                ))}
+              </fieldset>
+              {kb && (
+                <label className="flex items-center gap-2 text-sm sm:col-span-2">
+                  <input type="checkbox" data-testid="token-limit-kb" checked={limit} onChange={(e) => setLimit(e.target.checked)} />
+                  {t.limitToKb} ({kb})
+                </label>
+              )}
+              <div className="sm:col-span-2">
+                <button
+                  type="submit"
+                  data-testid="create-token"
+                  disabled={busy}
+                  className="rounded-md bg-sky-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-700 disabled:opacity-50"
+                >
+                  {busy ? t.creating : t.createToken}
+                </button>
+                {error && (
+                  <p role="alert" className="mt-2 text-sm text-red-600 dark:text-red-400">
+                    {error}
+                  </p>
+                )}
+              </div>
+            </form>
+          )}
+        </section>
+
+        <section>
+          <h3 className="mb-2 text-sm font-semibold">{t.configTitle}</h3>
+          <div role="tablist" className="mb-2 flex flex-wrap gap-1">
+            {snippets.map((s) => (
+              <button
+                key={s.id}
+                type="button"
+                role="tab"
+                aria-selected={s.id === client}
+                data-testid={`snippet-tab-${s.id}`}
+                onClick={() => setClient(s.id)}
+                className={`rounded-md px-2.5 py-1 text-xs font-medium ${
+                  s.id === client ? "bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900" : "bg-zinc-100 hover:bg-zinc-200 dark:bg-zinc-800 dark:hover:bg-zinc-700"
+                }`}
+              >
+                {s.label}
+              </button>
+            ))}
+          </div>
+          {snippet && (
+            <div role="tabpanel">
+              <div className="mb-1 flex items-center justify-between gap-2 text-xs text-zinc-500 dark:text-zinc-400">
+                <span>{snippet.where === "terminal" ? t.runIn : `${t.pasteInto} ${snippet.where}`}</span>
+                <CopyButton text={snippet.text} testId="copy-snippet" label={snippet.label} />
+              </div>
+              <pre data-testid="snippet" className="max-h-64 overflow-auto whitespace-pre-wrap break-all rounded-md bg-zinc-100 p-3 font-mono text-xs dark:bg-zinc-800">
+                {snippet.text}
+              </pre>
+            </div>
+          )}
+        </section>
+      </div>
+    </div>
+  );
+}

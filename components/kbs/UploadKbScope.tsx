@@ -1,0 +1,78 @@
+"use client";
+
+import { createContext, useContext, useEffect, useState } from "react";
+import { DocumentDropZone } from "@/components/documents/DocumentDropZone";
+import { useDocumentUploads } from "@/components/documents/UploadContext";
+import { useMessages } from "@/components/i18n";
+import { kbApi, type KnowledgeBaseInfo } from "./api";
+import { T } from "./messages";
+
+const STORAGE_KEY = "kb-upload-target";
+const Ctx = createContext<{ kb: string; setKb: (kb: string) => void } | null>(null);
+
+/**
+ * The documents page's drop zone with a chosen target knowledge base: files dropped or added go into the
+ * knowledge base picked in <UploadKbPicker/> (remembered in this browser), the default one otherwise.
+ */
+export function UploadKbScope({ children }: { children: React.ReactNode }) {
+  const [kb, setKbState] = useState("");
+  useEffect(() => {
+    try {
+      setKbState(localStorage.getItem(STORAGE_KEY) ?? "");
+    } catch {
+      /* no storage: default knowledge base */
+    }
+  }, []);
+  const setKb = (next: string) => {
+    setKbState(next);
+    try {
+      localStorage.setItem(STORAGE_KEY, next);
+    } catch {
+      /* ignore */
+    }
+  };
+  return (
+    <Ctx.Provider value={{ kb, setKb }}>
+      <DocumentDropZone kb={kb || undefined}>{children}</DocumentDropZone>
+    </Ctx.Provider>
+  );
+}
+
+/** "Upload into: [knowledge base]" for the documents page header. Renders nothing outside UploadKbScope. */
+export function UploadKbPicker() {
+  const t = useMessages(T);
+  const ctx = useContext(Ctx);
+  const { version } = useDocumentUploads();
+  const [kbs, setKbs] = useState<KnowledgeBaseInfo[]>([]);
+  useEffect(() => {
+    kbApi
+      .list()
+      .then((r) => setKbs(r.kbs))
+      .catch(() => {});
+  }, [version]);
+  const stale = !!ctx?.kb && kbs.length > 0 && !kbs.some((k) => k.name === ctx.kb);
+  useEffect(() => {
+    // A remembered knowledge base that was deleted meanwhile: back to the default, never re-created by an upload.
+    if (stale) ctx?.setKb("");
+  }, [stale, ctx]);
+  if (!ctx || kbs.length === 0) return null;
+  const { kb, setKb } = ctx;
+  const selected = kb && !stale ? kb : (kbs.find((k) => k.isDefault)?.name ?? "");
+  return (
+    <label className="flex items-center gap-2 text-sm">
+      <span className="text-zinc-600 dark:text-zinc-400">{t.uploadInto}</span>
+      <select
+        data-testid="upload-kb"
+        value={selected}
+        onChange={(e) => setKb(e.target.value)}
+        className="rounded-md border border-zinc-300 bg-transparent px-2 py-1.5 text-sm dark:border-zinc-700"
+      >
+        {kbs.map((k) => (
+          <option key={k.name} value={k.name}>
+            {k.title && k.title !== k.name ? `${k.title} (${k.name})` : k.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}

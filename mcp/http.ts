@@ -6,11 +6,11 @@ import { isOriginAllowed } from "@/lib/auth/origin";
 import { clientAddress, getRateLimiter } from "@/lib/auth/request";
 import { bearerSecret, type AccessToken } from "@/lib/auth/tokens";
 import { getRegistry, kbCatalog, type Registry } from "@/lib/kb";
+import { KB_FILTER_HEADER } from "@/lib/kb/names";
 import { getStore } from "@/lib/store";
 import { createMcpServer, type KnowledgeServerOptions } from "./index";
 
-/** Narrows a request to some knowledge bases (comma-separated, URI-encoded names); used by the app's chat. */
-export const KB_FILTER_HEADER = "x-kb-filter";
+export { KB_FILTER_HEADER };
 
 export interface McpHttpOptions extends Pick<KnowledgeServerOptions, "kb" | "getStore"> {
   /** Access settings; default: from the environment. */

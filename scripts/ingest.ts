@@ -19,17 +19,27 @@ const USAGE = `Usage:
   npm run ingest -- <files or folders…> [--kb NAME] [--title T] [--author A] [--tags a,b]
   npm run ingest -- --reindex`;
 
-async function expand(inputs: string[]): Promise<{ files: string[]; missing: string[] }> {
+/** Files named, plus supported files found in folders named (unsupported ones there are only counted). */
+async function expand(inputs: string[]): Promise<{ files: string[]; missing: string[]; unsupported: number }> {
   const files: string[] = [];
   const missing: string[] = [];
+  let unsupported = 0;
   for (const input of inputs) {
     const abs = path.resolve(input);
     const s = await stat(abs).catch(() => null);
     if (!s) missing.push(input);
-    else if (s.isDirectory()) files.push(...(await listFiles(abs)).filter(isSupported).map((f) => path.join(abs, f)));
-    else files.push(abs);
+    else if (s.isDirectory()) {
+      const found = await listFiles(abs);
+      unsupported += found.filter((f) => !isSupported(f)).length;
+      files.push(...found.filter(isSupported).map((f) => path.join(abs, f)));
+    } else files.push(abs);
   }
-  return { files, missing };
+  return { files, missing, unsupported };
+}
+
+function displayPath(file: string): string {
+  const rel = path.relative(process.cwd(), file);
+  return rel && !rel.startsWith("..") ? rel : file;
 }
 
 function progressBar() {
@@ -86,7 +96,7 @@ async function main(): Promise<number> {
     console.error(USAGE);
     return 2;
   }
-  const { files, missing } = await expand(positionals);
+  const { files, missing, unsupported } = await expand(positionals);
   const store = await openStore({ uri: cfg.dataDir, embedder });
   const tags = values.tags?.split(",").map((t) => t.trim()).filter(Boolean);
   const counts = { added: 0, updated: 0, unchanged: 0 };
@@ -109,7 +119,7 @@ async function main(): Promise<number> {
       counts[r.status]++;
       if (r.status !== "unchanged") chunks += r.document.chunkCount;
     } catch (err) {
-      failed.push({ file: path.relative(process.cwd(), file) || file, error: err instanceof Error ? err.message : String(err) });
+      failed.push({ file: displayPath(file), error: err instanceof Error ? err.message : String(err) });
     }
     bar.update(i + 1);
   }
@@ -122,6 +132,7 @@ async function main(): Promise<number> {
     `added ${counts.added}, updated ${counts.updated}, unchanged ${counts.unchanged}, failed ${failed.length}; ` +
       `${chunks} chunks in ${seconds.toFixed(1)} s (kb "${values.kb ?? cfg.defaultKb}", ${cfg.dataDir})`,
   );
+  if (unsupported) console.log(`skipped ${unsupported} file(s) of unsupported types in the folders given`);
   if (values.title && files.length > 1) console.log("note: --title applies to a single file only; titles came from the documents");
   for (const f of failed) console.error(`failed: ${f.file}: ${f.error}`);
   return failed.length > 0 ? 1 : 0;

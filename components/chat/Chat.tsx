@@ -2,9 +2,11 @@
 
 import { useChat } from "@ai-sdk/react";
 import Link from "next/link";
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import { AddDocumentsButton, DocumentDropZone } from "@/components/documents/DocumentDropZone";
+import { ConnectButton } from "@/components/connect/ConnectButton";
 import { useMessages } from "@/components/i18n";
+import { KbFilter } from "@/components/kbs/KbFilter";
 import type { ChatUIMessage } from "@/lib/agent/protocol";
 import { Composer } from "./Composer";
 import { EmptyState } from "./EmptyState";
@@ -15,6 +17,8 @@ import { fill, T } from "./strings";
 export function Chat({ offline, model }: { offline: boolean; model?: string }) {
   const t = useMessages(T);
   const { messages, sendMessage, status, stop, error, regenerate, setMessages, clearError } = useChat<ChatUIMessage>();
+  // Knowledge bases the chat searches (empty = all), sent with every request.
+  const [kbs, setKbs] = useState<string[]>([]);
   const busy = status === "submitted" || status === "streaming";
   const scroller = useRef<HTMLDivElement>(null);
   const pinnedToBottom = useRef(true);
@@ -28,12 +32,12 @@ export function Chat({ offline, model }: { offline: boolean; model?: string }) {
     if (busy) return;
     if (error) clearError();
     pinnedToBottom.current = true;
-    void sendMessage({ text });
+    void sendMessage({ text }, { body: { kbs } });
   };
   const retry = () => {
     if (busy) return;
     if (error) clearError();
-    void regenerate();
+    void regenerate({ body: { kbs } });
   };
   const newChat = () => {
     if (busy) void stop();
@@ -75,7 +79,9 @@ export function Chat({ offline, model }: { offline: boolean; model?: string }) {
                 {t.newChat}
               </button>
             )}
+            <KbFilter value={kbs} onChange={setKbs} />
             <AddDocumentsButton />
+            <ConnectButton />
             <Link
               href="/documents"
               data-testid="documents-link"

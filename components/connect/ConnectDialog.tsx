@@ -39,13 +39,15 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
   const [error, setError] = useState<string | null>(null);
   const [client, setClient] = useState<ClientId>("claude-desktop");
 
+  const onCloseRef = useRef(onClose);
+  onCloseRef.current = onClose;
   useEffect(() => {
     setOrigin(window.location.origin);
     closeRef.current?.focus();
-    const onKey = (e: KeyboardEvent) => e.key === "Escape" && onClose();
+    const onKey = (e: KeyboardEvent) => e.key === "Escape" && onCloseRef.current();
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
-  }, [onClose]);
+  }, []);
 
   useEffect(() => {
     if (givenKbs && givenRequire !== undefined) return;

@@ -51,6 +51,10 @@ export const T = {
     addDocuments: "Add documents",
     uploadInto: "Upload into",
     manageKbs: "Knowledge bases",
+    searchIn: "Search in",
+    allKbsShort: "All knowledge bases",
+    nKbs: "{count} knowledge bases",
+    filterHint: "The chat only searches the knowledge bases checked here.",
   },
   zh: {
     pageTitle: "知识库",
@@ -102,6 +106,10 @@ export const T = {
     addDocuments: "添加文档",
     uploadInto: "上传到",
     manageKbs: "知识库",
+    searchIn: "搜索范围",
+    allKbsShort: "全部知识库",
+    nKbs: "{count} 个知识库",
+    filterHint: "对话只搜索这里勾选的知识库。",
   },
 } satisfies Messages;
 

@@ -17,6 +17,7 @@ import {
   type ToolSet,
 } from "ai";
 import { internalMcpSecret } from "@/lib/auth/internal";
+import { KB_FILTER_HEADER } from "@/lib/kb/names";
 import type { AppConfig } from "@/lib/config";
 import { createCitationStreamSanitizer } from "./citations";
 import { ChatFailure, classifyChatError, type ErrorContext } from "./errors";
@@ -30,6 +31,8 @@ export interface ChatOptions {
   /** Conversation for this turn, ending with the user's question (see memory.ts). */
   messages: ModelMessage[];
   mcpUrl: string;
+  /** Limit the tools to these knowledge bases (sent as X-KB-Filter; the MCP server scopes itself). */
+  kbs?: string[];
   signal?: AbortSignal;
   /** For tests: a model to use instead of the configured one. */
   model?: LanguageModelV4;
@@ -40,6 +43,25 @@ export function chatModel(config: AppConfig["chat"]): { model: LanguageModelV4; 
   const provider = createOpenAI({ apiKey: config.apiKey, baseURL: config.baseURL });
   // .chat(): the Chat Completions API, which Ollama, vLLM, DeepSeek and other compatible servers speak.
   return { model: provider.chat(config.model), metadata: { mode: "llm", model: config.model } };
+}
+
+/**
+ * Headers of the chat's MCP requests. The internal secret lets the app's own chat through when the endpoint
+ * requires tokens (and past its rate limit); it is not sent to a separately configured MCP_URL unless
+ * INTERNAL_MCP_TOKEN is set (the same value on that server). X-KB-Filter narrows the tools to the chosen
+ * knowledge bases.
+ */
+export function mcpHeaders(config: Pick<AppConfig["chat"], "mcpUrl">, kbs?: string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (!config.mcpUrl || process.env.INTERNAL_MCP_TOKEN) headers.Authorization = `Bearer ${internalMcpSecret()}`;
+  if (kbs?.length) headers[KB_FILTER_HEADER] = kbs.map(encodeURIComponent).join(",");
+  return headers;
+}
+
+/** The chat only reads: the MCP write tools are never offered to its model. */
+const WRITE_TOOLS = new Set(["add_document", "delete_document"]);
+export function readOnlyTools(tools: ToolSet): ToolSet {
+  return Object.fromEntries(Object.entries(tools).filter(([name]) => !WRITE_TOOLS.has(name)));
 }
 
 export function errorResponse(err: ChatError, status: number): Response {
@@ -81,8 +103,7 @@ export async function runChat(opts: ChatOptions): Promise<Response> {
   let mcpTools: ToolSet;
   try {
     client = await createMCPClient({
-      // The internal secret lets the app's own chat through when the endpoint requires tokens (and past its rate limit).
-      transport: { type: "http", url: mcpUrl, headers: { Authorization: `Bearer ${internalMcpSecret()}` } },
+      transport: { type: "http", url: mcpUrl, headers: mcpHeaders(config, opts.kbs) },
       clientName: "kb-chat",
       initializationOptions: { signal: opts.signal },
     });
@@ -91,7 +112,7 @@ export async function runChat(opts: ChatOptions): Promise<Response> {
     return errorResponse({ code: "mcp_unavailable", message: "The knowledge-base MCP endpoint is not responding.", detail: mcpUrl }, 502);
   }
   try {
-    mcpTools = await client.tools();
+    mcpTools = readOnlyTools(await client.tools());
   } catch (err) {
     await client.close().catch(() => {});
     console.error(`[chat] cannot list the tools of ${mcpUrl}:`, err);

@@ -251,4 +251,25 @@ describe("reindexAll", () => {
     expect((await searchKnowledge(c, { query: "condors" }))[0].document.source).toBe("two.md");
     c.close();
   });
+
+  it("an interrupted reindex leaves a store no embedder opens until the reindex is rerun", async () => {
+    const uri = await tempDir();
+    const a = await openStore({ uri, embedder: createOfflineEmbedder(64) });
+    await ingestDocument(a, { filename: "one.md", data: enc("# One\n\nA document about storks.") });
+    a.close();
+    const b = await openStore({ uri, embedder: createOfflineEmbedder(128), allowMismatch: true });
+    await b.resetIndex(); // what reindexAll does first; then the process "dies"
+    b.close();
+    for (const dim of [64, 128]) {
+      const err = await openStore({ uri, embedder: createOfflineEmbedder(dim) }).catch((e) => e);
+      expect(err).toMatchObject({ code: "embedder_mismatch" });
+      expect(err.message).toContain("unfinished reindex");
+    }
+    const c = await openStore({ uri, embedder: createOfflineEmbedder(128), allowMismatch: true });
+    await reindexAll(c);
+    c.close();
+    const d = await openStore({ uri, embedder: createOfflineEmbedder(128) });
+    expect((await searchKnowledge(d, { query: "storks" }))[0].document.source).toBe("one.md");
+    d.close();
+  });
 });

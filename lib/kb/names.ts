@@ -25,6 +25,9 @@ export const existingKbNameSchema = z
   .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "invalid knowledge base name");
 
 export const GENERIC_SEARCH_TOOL = "search_knowledge";
+
+/** Narrows an MCP request to some knowledge bases (comma-separated, URI-encoded names); used by the app's chat. */
+export const KB_FILTER_HEADER = "x-kb-filter";
 const MAX_TOOL_NAME = 64;
 
 /** 6 hex digits of FNV-1a: stable, and runs in the browser too (the UI shows tool names). */

@@ -82,6 +82,8 @@ function ftsIndex() {
   });
 }
 
+const REINDEX_IN_PROGRESS = "(unfinished reindex)";
+
 function mismatchMessage(uri: string, built: { name: string; dimension: number }, embedder: Embedder): string {
   return (
     `The index at ${uri} was built with embedder ${built.name} (dim ${built.dimension}) but the app is configured ` +
@@ -105,9 +107,9 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     const rows = await meta.query().toArray();
     return new Map(rows.map((r) => [String(r.key), String(r.value)]));
   };
-  const writeMeta = async () => {
+  const writeMeta = async (name = embedder.name) => {
     const rows = [
-      { key: "embedder_name", value: embedder.name },
+      { key: "embedder_name", value: name },
       { key: "embedder_dimension", value: String(embedder.dimension) },
       { key: "schema_version", value: SCHEMA_VERSION },
     ];
@@ -130,17 +132,21 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   };
 
   let mismatch: string | null = null;
+  let reindexing = false;
   const built = await checkMeta();
   const dimOk = (await vectorDimension()) === embedder.dimension;
   if (built || !dimOk) {
-    if ((await chunks.countRows()) === 0) {
-      // Nothing embedded yet: adopt the configured embedder instead of refusing.
+    if ((await chunks.countRows()) === 0 && (await documents.countRows()) === 0) {
+      // Nothing stored yet: adopt the configured embedder instead of refusing.
       if (!dimOk) await recreateChunks();
       await writeMeta();
     } else if (opts.allowMismatch) {
       mismatch = mismatchMessage(uri, built ?? { name: "unknown", dimension: await vectorDimension() }, embedder);
     } else {
-      throw new AppError("embedder_mismatch", mismatchMessage(uri, built ?? { name: "unknown", dimension: await vectorDimension() }, embedder), 409);
+      const message = mismatchMessage(uri, built ?? { name: "unknown", dimension: await vectorDimension() }, embedder);
+      for (const t of [meta, documents, chunks]) t.close();
+      conn.close();
+      throw new AppError("embedder_mismatch", message, 409);
     }
   } else if ((await readMeta()).size === 0) {
     await writeMeta();
@@ -159,7 +165,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   // table whenever its version moves, so a stale process errors instead of returning wrong results.
   let metaVersion = await meta.version();
   const assertCompatible = async () => {
-    if (mismatch) return; // reindex mode: the caller knows
+    if (mismatch || reindexing) return; // reindex mode: the caller knows
     const v = await meta.version();
     if (v === metaVersion) return;
     const b = await checkMeta();
@@ -268,7 +274,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     },
     async cachedVectors(textHashes) {
       const out = new Map<string, number[]>();
-      if (mismatch) return out; // vectors in the table are from another embedder
+      if (mismatch && !reindexing) return out; // vectors in the table are from another embedder
       const unique = [...new Set(textHashes)];
       for (let i = 0; i < unique.length; i += 500) {
         const rows = await chunks.query().select(["text_hash", "vector"]).where(sqlIn("text_hash", unique.slice(i, i + 500))).toArray();
@@ -329,6 +335,10 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     },
     resetIndex() {
       return serialized(async () => {
+        // Until commitEmbedder, no embedder matches the half-built index, so no process can open it
+        // with either embedder and get results from a mix of vectors.
+        reindexing = true;
+        await writeMeta(REINDEX_IN_PROGRESS);
         await recreateChunks();
       });
     },
@@ -336,6 +346,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
       return serialized(async () => {
         await writeMeta();
         mismatch = null;
+        reindexing = false;
         metaVersion = await meta.version();
       });
     },

@@ -210,6 +210,35 @@ describe("embedder identity", () => {
   });
 });
 
+describe("getStore", () => {
+  it("shares one store per process, opened from the config, and does not cache a failed open", async () => {
+    const { getStore } = await import("./index");
+    const key = Symbol.for("kb-mcp-chat.store");
+    const saved = { ...process.env };
+    const dir = await tempDir();
+    try {
+      Object.assign(process.env, { DATA_DIR: dir, EMBEDDING_PROVIDER: "offline", EMBEDDING_DIMENSION: "64" });
+      const a = getStore();
+      expect(getStore()).toBe(a);
+      const store = await a;
+      expect(store.uri).toBe(dir);
+      expect(store.embedder.dimension).toBe(64);
+      await ingestDocument(store, { filename: "g.md", data: enc("Global store text.") });
+      store.close();
+      delete (globalThis as Record<symbol, unknown>)[key];
+
+      process.env.EMBEDDING_DIMENSION = "32"; // the index was built with 64
+      const failed = getStore();
+      await expect(failed).rejects.toMatchObject({ code: "embedder_mismatch" });
+      expect(getStore()).not.toBe(failed);
+      await getStore().catch(() => undefined);
+    } finally {
+      process.env = saved;
+      delete (globalThis as Record<symbol, unknown>)[key];
+    }
+  });
+});
+
 describe("cross-process visibility", () => {
   it("a store open in this process sees a document the CLI (another process) ingested", async () => {
     const dir = await tempDir();

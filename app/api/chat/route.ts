@@ -32,5 +32,5 @@ export async function POST(req: Request): Promise<Response> {
     maxChars: config.historyChars,
   });
   const mcpUrl = config.mcpUrl ?? new URL("/api/mcp", req.url).toString();
-  return runChat({ config, messages, mcpUrl, signal: req.signal });
+  return runChat({ config, messages, mcpUrl, kbs: parsed.data.kbs, signal: req.signal });
 }

@@ -15,6 +15,8 @@ const message = z.looseObject({
 export const chatRequestSchema = z.looseObject({
   id: z.string().max(200).optional(),
   messages: z.array(message).min(1).max(400),
+  /** Limit the chat's searches to these knowledge bases; omitted or empty = all. */
+  kbs: z.array(z.string().min(1).max(64)).max(50).optional(),
 });
 
 export type ChatRequestBody = z.infer<typeof chatRequestSchema>;

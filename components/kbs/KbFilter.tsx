@@ -1,0 +1,86 @@
+"use client";
+
+import { useEffect, useRef, useState } from "react";
+import { useMessages } from "@/components/i18n";
+import { kbApi, type KnowledgeBaseInfo } from "./api";
+import { fill, T } from "./messages";
+
+/**
+ * Chooses the knowledge bases the chat searches: none checked = all. Shown only when there is more than
+ * one knowledge base.
+ */
+export function KbFilter({ value, onChange }: { value: string[]; onChange: (kbs: string[]) => void }) {
+  const t = useMessages(T);
+  const [kbs, setKbs] = useState<KnowledgeBaseInfo[]>([]);
+  const [open, setOpen] = useState(false);
+  const root = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    kbApi
+      .list()
+      .then((r) => setKbs(r.kbs))
+      .catch(() => {});
+  }, [open]);
+
+  useEffect(() => {
+    if (!open) return;
+    const onDown = (e: MouseEvent) => root.current && !root.current.contains(e.target as Node) && setOpen(false);
+    const onKey = (e: KeyboardEvent) => e.key === "Escape" && setOpen(false);
+    document.addEventListener("mousedown", onDown);
+    document.addEventListener("keydown", onKey);
+    return () => {
+      document.removeEventListener("mousedown", onDown);
+      document.removeEventListener("keydown", onKey);
+    };
+  }, [open]);
+
+  // Selected knowledge bases that no longer exist are dropped.
+  const names = new Set(kbs.map((k) => k.name));
+  const selected = kbs.length ? value.filter((k) => names.has(k)) : value;
+  useEffect(() => {
+    if (selected.length !== value.length) onChange(selected);
+  }, [selected, value, onChange]);
+
+  if (kbs.length < 2) return null;
+  const label =
+    selected.length === 0 ? t.allKbsShort : selected.length === 1 ? (kbs.find((k) => k.name === selected[0])?.title ?? selected[0]) : fill(t.nKbs, { count: selected.length });
+  const toggle = (name: string) => onChange(selected.includes(name) ? selected.filter((k) => k !== name) : [...selected, name]);
+
+  return (
+    <div ref={root} className="relative">
+      <button
+        type="button"
+        data-testid="kb-filter"
+        aria-haspopup="true"
+        aria-expanded={open}
+        title={t.filterHint}
+        onClick={() => setOpen((o) => !o)}
+        className={`max-w-[12rem] truncate rounded-lg px-2 py-1 text-sm hover:bg-zinc-100 dark:hover:bg-zinc-800 ${
+          selected.length ? "text-sky-700 dark:text-sky-400" : "text-zinc-600 dark:text-zinc-300"
+        }`}
+      >
+        {t.searchIn}: {label} ▾
+      </button>
+      {open && (
+        <div
+          role="group"
+          aria-label={t.searchIn}
+          className="absolute right-0 z-30 mt-1 w-64 max-w-[calc(100vw-1.5rem)] rounded-lg border border-zinc-200 bg-white p-2 shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
+        >
+          <p className="mb-1 px-1 text-xs text-zinc-500">{t.filterHint}</p>
+          <label className="flex items-center gap-2 rounded px-1 py-1 text-sm hover:bg-zinc-50 dark:hover:bg-zinc-800">
+            <input type="checkbox" data-testid="kb-filter-all" checked={selected.length === 0} onChange={() => onChange([])} />
+            {t.allKbsShort}
+          </label>
+          {kbs.map((k) => (
+            <label key={k.name} className="flex items-center gap-2 rounded px-1 py-1 text-sm hover:bg-zinc-50 dark:hover:bg-zinc-800">
+              <input type="checkbox" data-testid="kb-filter-option" value={k.name} checked={selected.includes(k.name)} onChange={() => toggle(k.name)} />
+              <span className="truncate">{k.title || k.name}</span>
+              <span className="ml-auto text-xs text-zinc-500">{k.documentCount}</span>
+            </label>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}

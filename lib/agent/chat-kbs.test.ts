@@ -1,0 +1,120 @@
+/**
+ * The chat limited to some knowledge bases, through the real MCP handler over HTTP with REQUIRE_TOKEN on
+ * (the chat gets in with the app's internal secret), on a real store with two knowledge bases.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AuthSettings } from "@/lib/auth/config";
+import type { AppConfig } from "@/lib/config";
+import { createOfflineEmbedder } from "@/lib/embed";
+import { ingestDocument } from "@/lib/ingest";
+import { openRegistry, type Registry } from "@/lib/kb/registry";
+import { openStore, type Store } from "@/lib/store";
+import { handleMcpRequest } from "@/mcp/http";
+import type { Citation } from "./citations";
+import { mcpHeaders, readOnlyTools, runChat } from "./chat";
+
+const enc = new TextEncoder();
+let dir: string;
+let store: Store;
+let registry: Registry;
+let server: http.Server;
+let mcpUrl: string;
+const seen: { authorization?: string; filter?: string; tools: string[] }[] = [];
+const AUTH: AuthSettings = { requireToken: true, loopbackOnly: true, rateLimitPerMinute: 1000, allowedOrigins: [] };
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), "chat-kbs-"));
+  store = await openStore({ uri: dir, embedder: createOfflineEmbedder(256) });
+  registry = await openRegistry(dir, { defaultKb: "default" });
+  const leave = (days: number) => `# Leave\n\n## Annual leave\n\nFull-time employees get ${days} days of annual leave per year.\n`;
+  await ingestDocument(store, { filename: "leave.md", kb: "default", data: enc.encode(leave(20)) });
+  await ingestDocument(store, { filename: "leave.md", kb: "contractors", data: enc.encode(leave(12)) });
+
+  server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks).toString("utf8");
+    try {
+      const msg = JSON.parse(body) as { method?: string; params?: { name?: string } };
+      seen.push({
+        authorization: req.headers.authorization,
+        filter: req.headers["x-kb-filter"] as string | undefined,
+        tools: msg.method === "tools/call" ? [String(msg.params?.name)] : [],
+      });
+    } catch {
+      /* not JSON */
+    }
+    const request = new Request(`http://127.0.0.1${req.url}`, {
+      method: req.method,
+      headers: req.headers as Record<string, string>,
+      body: req.method === "POST" ? body : undefined,
+    });
+    const response = await handleMcpRequest(request, { getStore: async () => store, registry, auth: AUTH });
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    res.end(Buffer.from(await response.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  mcpUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/mcp`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+  registry?.close();
+  store?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+const config: AppConfig["chat"] = {
+  apiKey: undefined, baseURL: undefined, model: "test", maxSteps: 4, historyTurns: 8, historyChars: 12000, mcpUrl: undefined,
+};
+
+async function citationsOf(res: Response): Promise<{ citations: Citation[]; text: string; errors: string[] }> {
+  const chunks = (await res.text())
+    .split("\n\n")
+    .map((e) => e.replace(/^data: /, "").trim())
+    .filter((d) => d && d !== "[DONE]")
+    .map((d) => JSON.parse(d) as { type: string; delta?: string; errorText?: string; data?: { citations: Citation[] } });
+  return {
+    citations: chunks.filter((c) => c.type === "data-citations").at(-1)?.data?.citations ?? [],
+    text: chunks.filter((c) => c.type === "text-delta").map((c) => c.delta).join(""),
+    errors: chunks.filter((c) => c.type === "error").map((c) => c.errorText ?? ""),
+  };
+}
+
+describe("chat limited to knowledge bases", () => {
+  const question = [{ role: "user" as const, content: "How many days of annual leave do full-time employees get?" }];
+
+  it("searches every knowledge base by default, through a server that requires tokens", async () => {
+    seen.length = 0;
+    const { citations, errors } = await citationsOf(await runChat({ config, mcpUrl, messages: question }));
+    expect(errors).toEqual([]);
+    expect(new Set(citations.map((c) => c.kb))).toEqual(new Set(["default", "contractors"]));
+    expect(seen.every((s) => s.authorization?.startsWith("Bearer kbi_"))).toBe(true);
+  });
+
+  it("only searches the chosen knowledge bases", async () => {
+    seen.length = 0;
+    const { citations, text } = await citationsOf(await runChat({ config, mcpUrl, messages: question, kbs: ["contractors"] }));
+    expect(citations.length).toBeGreaterThan(0);
+    expect(citations.every((c) => c.kb === "contractors")).toBe(true);
+    expect(text).toContain("12 days");
+    expect(text).not.toContain("20 days");
+    expect(seen.every((s) => s.filter === "contractors")).toBe(true);
+  });
+
+  it("never offers the write tools to the model, and keeps the secret from a foreign MCP_URL", () => {
+    const noop = { execute: async () => null } as never;
+    expect(Object.keys(readOnlyTools({ search_knowledge: noop, add_document: noop, delete_document: noop, search_hr: noop }))).toEqual([
+      "search_knowledge",
+      "search_hr",
+    ]);
+    expect(mcpHeaders({ mcpUrl: undefined }).Authorization).toMatch(/^Bearer kbi_/);
+    expect(mcpHeaders({ mcpUrl: "https://other.example/api/mcp" }).Authorization).toBeUndefined();
+    expect(mcpHeaders({ mcpUrl: undefined }, ["a b", "c"])["x-kb-filter"]).toBe("a%20b,c");
+  });
+});

@@ -154,3 +154,35 @@ test("the documents page uploads into the knowledge base picked in its header", 
     await fetch(`${BASE}/api/kbs/${kb}`, { method: "DELETE" });
   }
 });
+
+test("the chat searches only the knowledge bases picked in its header, and opens Connect", async ({ page }) => {
+  const kb = `chat-${RUN}`;
+  expect((await fetch(`${BASE}/api/kbs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: kb, title: `Rota ${RUN}` }) })).status).toBe(201);
+  const form = new FormData();
+  form.append("files", new Blob([`# Garden rota\n\n## Annual leave\n\nFull-time employees of the ${RUN}marigold rota get 3 days of annual leave per year.\n`]), `rota-${RUN}.md`);
+  form.append("kb", kb);
+  expect((await fetch(`${BASE}/api/documents`, { method: "POST", body: form })).status).toBe(200);
+  try {
+    await page.goto("/");
+    await page.getByTestId("kb-filter").click();
+    await page.locator(`[data-testid="kb-filter-option"][value="${kb}"]`).check();
+    await expect(page.getByTestId("kb-filter")).toContainText(`Rota ${RUN}`);
+    await page.keyboard.press("Escape");
+
+    const request = page.waitForRequest((r) => r.url().endsWith("/api/chat") && r.method() === "POST");
+    const input = page.getByTestId("chat-input");
+    await input.fill("How many days of annual leave do full-time employees get?");
+    await input.press("Enter");
+    expect((await request).postDataJSON().kbs).toEqual([kb]);
+    const answer = page.getByTestId("assistant-message").last();
+    await expect(answer.getByTestId("copy-answer")).toBeVisible({ timeout: 60_000 });
+    const text = await answer.getByTestId("answer").innerText();
+    expect(text).toContain(`${RUN}marigold`);
+    expect(text).not.toContain("20 days");
+
+    await page.getByTestId("connect-open").click();
+    await expect(page.getByRole("dialog").getByTestId("mcp-url")).toHaveValue(`${BASE}/api/mcp`);
+  } finally {
+    await fetch(`${BASE}/api/kbs/${kb}`, { method: "DELETE" });
+  }
+});

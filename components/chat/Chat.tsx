@@ -68,7 +68,7 @@ export function Chat({ offline, model }: { offline: boolean; model?: string }) {
               </span>
             )
           )}
-          <nav className="ml-auto flex items-center gap-2 text-sm">
+          <nav className="ml-auto flex min-w-0 flex-wrap items-center justify-end gap-x-2 gap-y-1 text-sm">
             {messages.length > 0 && (
               <button
                 type="button"

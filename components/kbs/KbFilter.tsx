@@ -53,13 +53,15 @@ export function KbFilter({ value, onChange }: { value: string[]; onChange: (kbs:
         data-testid="kb-filter"
         aria-haspopup="true"
         aria-expanded={open}
+        aria-label={`${t.searchIn}: ${label}`}
         title={t.filterHint}
         onClick={() => setOpen((o) => !o)}
-        className={`max-w-[12rem] truncate rounded-lg px-2 py-1 text-sm hover:bg-zinc-100 dark:hover:bg-zinc-800 ${
+        className={`max-w-[10rem] truncate rounded-lg px-2 py-1 text-sm sm:max-w-[14rem] hover:bg-zinc-100 dark:hover:bg-zinc-800 ${
           selected.length ? "text-sky-700 dark:text-sky-400" : "text-zinc-600 dark:text-zinc-300"
         }`}
       >
-        {t.searchIn}: {label} ▾
+        <span className="hidden sm:inline">{t.searchIn}: </span>
+        {label} ▾
       </button>
       {open && (
         <div

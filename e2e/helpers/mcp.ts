@@ -2,6 +2,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { SearchResult as SearchResultData } from "../../mcp/format";
+
+export type { SearchResultData };
 
 export function mcpUrl(port: number, path = "/api/mcp"): string {
   return `http://127.0.0.1:${port}${path}`;
@@ -22,16 +25,6 @@ export function resultText(result: unknown): string {
     .join("\n");
 }
 
-export interface SearchResultData {
-  ref: number;
-  chunk_id: string;
-  document: { id: string; title: string; source: string };
-  kb: string;
-  heading: string;
-  text: string;
-  score: number;
-  page?: number;
-}
 
 export async function search(client: Client, args: { query: string; top_k?: number; kb?: string }) {
   const result = await client.callTool({ name: "search_knowledge", arguments: args });

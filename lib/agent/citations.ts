@@ -7,16 +7,10 @@
  * against the registry so a marker never points at a chunk that was not retrieved in this turn.
  */
 
-/** One retrieved chunk as the MCP `search_knowledge` tool returns it (structuredContent.results[]). */
-export interface RetrievedChunk {
-  chunk_id: string;
-  document: { id: string; title: string; source: string };
-  kb: string;
-  heading: string;
-  text: string;
-  score: number;
-  page?: number | null;
-}
+import type { SearchResult } from "@/mcp/format";
+
+/** One retrieved chunk as the MCP `search_knowledge` tool returns it (structuredContent.results[]), without its per-search ref. */
+export type RetrievedChunk = Omit<SearchResult, "ref">;
 
 /** A retrieved chunk with its turn-wide citation number. */
 export interface Citation extends RetrievedChunk {

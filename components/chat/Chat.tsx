@@ -1,12 +1,14 @@
 "use client";
 
 import { useChat } from "@ai-sdk/react";
+import { DefaultChatTransport } from "ai";
 import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
 import { AddDocumentsButton, DocumentDropZone } from "@/components/documents/DocumentDropZone";
 import { ConnectButton } from "@/components/connect/ConnectButton";
 import { useMessages } from "@/components/i18n";
 import { KbFilter } from "@/components/kbs/KbFilter";
+import { authHeaders } from "@/components/kbs/api";
 import type { ChatUIMessage } from "@/lib/agent/protocol";
 import { Composer } from "./Composer";
 import { EmptyState } from "./EmptyState";
@@ -14,9 +16,12 @@ import { ErrorNotice } from "./ErrorNotice";
 import { MessageView } from "./MessageView";
 import { fill, T } from "./strings";
 
+// Headers are resolved per request, so an admin token entered later is used without a reload.
+const transport = new DefaultChatTransport<ChatUIMessage>({ api: "/api/chat", headers: () => authHeaders() });
+
 export function Chat({ offline, model }: { offline: boolean; model?: string }) {
   const t = useMessages(T);
-  const { messages, sendMessage, status, stop, error, regenerate, setMessages, clearError } = useChat<ChatUIMessage>();
+  const { messages, sendMessage, status, stop, error, regenerate, setMessages, clearError } = useChat<ChatUIMessage>({ transport });
   // Knowledge bases the chat searches (empty = all), sent with every request.
   const [kbs, setKbs] = useState<string[]>([]);
   const busy = status === "submitted" || status === "streaming";

@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
+import { authHeaders } from "@/components/kbs/api";
 import type { ChatText } from "./strings";
 
 /** The first screen: what the chat does, and a few questions drawn from the indexed documents. */
@@ -9,7 +10,7 @@ export function EmptyState({ t, onAsk }: { t: ChatText; onAsk: (q: string) => vo
 
   useEffect(() => {
     let cancelled = false;
-    fetch("/api/chat/examples", { cache: "no-store" })
+    fetch("/api/chat/examples", { cache: "no-store", headers: authHeaders() })
       .then((r) => (r.ok ? r.json() : { questions: [] }))
       .then((d: { questions?: string[] }) => !cancelled && setQuestions(d.questions ?? []))
       .catch(() => !cancelled && setQuestions([]));

@@ -6,6 +6,7 @@ import { useLocale, useMessages } from "@/components/i18n";
 import { formatLabel } from "@/lib/parse/formats";
 import type { DocumentRecord } from "@/lib/types";
 import { AddDocumentsButton } from "./DocumentDropZone";
+import { authHeaders } from "@/components/kbs/api";
 import { KbsLink } from "@/components/kbs/KbsLink";
 import { UploadKbPicker } from "@/components/kbs/UploadKbScope";
 import { formatBytes, T, type DocumentMessages } from "./messages";
@@ -28,7 +29,7 @@ function DocumentRow({ doc, t, locale, onDeleted }: { doc: DocumentRecord; t: Do
   const remove = async () => {
     setBusy("delete");
     setError(null);
-    const res = await fetch(`/api/documents/${encodeURIComponent(doc.id)}`, { method: "DELETE" }).catch(() => null);
+    const res = await fetch(`/api/documents/${encodeURIComponent(doc.id)}`, { method: "DELETE", headers: authHeaders() }).catch(() => null);
     setBusy(null);
     setConfirming(false);
     if (res?.ok) onDeleted();
@@ -37,7 +38,7 @@ function DocumentRow({ doc, t, locale, onDeleted }: { doc: DocumentRecord; t: Do
   const reindex = async () => {
     setBusy("reindex");
     setError(null);
-    const res = await fetch(`/api/documents/${encodeURIComponent(doc.id)}/reindex`, { method: "POST" }).catch(() => null);
+    const res = await fetch(`/api/documents/${encodeURIComponent(doc.id)}/reindex`, { method: "POST", headers: authHeaders() }).catch(() => null);
     setBusy(null);
     if (res?.ok) setChunkCount(((await res.json()) as { document: DocumentRecord }).document.chunkCount);
     else setError(res ? await errorMessage(res, t.loadFailed) : t.networkError);
@@ -122,7 +123,7 @@ export function DocumentLibrary() {
 
   const refresh = useCallback(async () => {
     try {
-      const res = await fetch("/api/documents", { cache: "no-store" });
+      const res = await fetch("/api/documents", { cache: "no-store", headers: authHeaders() });
       if (!res.ok) return setLoad({ state: "error", message: await errorMessage(res, t.loadFailed) });
       setLoad({ state: "ready", documents: ((await res.json()) as { documents: DocumentRecord[] }).documents });
     } catch {

@@ -5,6 +5,7 @@ import { useEffect, useState } from "react";
 import { useLocale, useMessages } from "@/components/i18n";
 import { formatLabel } from "@/lib/parse/formats";
 import type { ChunkRecord, DocumentRecord } from "@/lib/types";
+import { authHeaders } from "@/components/kbs/api";
 import { formatBytes, T } from "./messages";
 
 type Load =
@@ -21,7 +22,7 @@ export function DocumentView({ id }: { id: string }) {
   useEffect(() => {
     let live = true;
     (async () => {
-      const res = await fetch(`/api/documents/${encodeURIComponent(id)}`, { cache: "no-store" }).catch(() => null);
+      const res = await fetch(`/api/documents/${encodeURIComponent(id)}`, { cache: "no-store", headers: authHeaders() }).catch(() => null);
       if (!live) return;
       if (!res) return setLoad({ state: "error", message: t.loadFailed });
       if (res.status === 404) return setLoad({ state: "error", message: t.notFound });

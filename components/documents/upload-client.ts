@@ -2,6 +2,7 @@
  * Browser side of POST /api/documents: uploads one file per request (so cancelling one leaves the
  * others running) and turns the NDJSON progress stream into events.
  */
+import { authHeaders } from "@/components/kbs/api";
 import type { IngestStage } from "@/lib/types";
 
 export interface FileResult {
@@ -51,7 +52,7 @@ export async function uploadFile(file: File, opts: UploadOptions = {}): Promise<
   if (opts.kb) form.append("kb", opts.kb);
   let res: Response;
   try {
-    res = await fetch("/api/documents", { method: "POST", body: form, headers: { Accept: "application/x-ndjson" }, signal: opts.signal });
+    res = await fetch("/api/documents", { method: "POST", body: form, headers: { ...authHeaders(), Accept: "application/x-ndjson" }, signal: opts.signal });
   } catch (err) {
     if (opts.signal?.aborted) throw err;
     return { status: "failed", error: { code: "network", message: "" } };

@@ -300,9 +300,10 @@ export function KbManager() {
       const r = await kbApi.list();
       setLoad({ state: "ready", kbs: r.kbs, requireToken: r.access.requireToken });
     } catch (err) {
+      onError(err);
       setLoad({ state: "error", message: errorText(err, t, t.loadFailed) });
     }
-  }, [t]);
+  }, [t, onError]);
 
   useEffect(() => {
     void refresh();

@@ -1,4 +1,4 @@
-/** Browser calls to the management API (/api/kbs, /api/tokens), with the admin token when one is set. */
+/** Browser calls to the app's API (/api/kbs, /api/tokens; authHeaders() for the rest), with the admin token when one is set. */
 
 export interface KnowledgeBaseInfo {
   name: string;
@@ -49,11 +49,15 @@ export function setAdminToken(token: string) {
   }
 }
 
-export async function apiFetch<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
-  const headers: Record<string, string> = {};
-  if (init.body !== undefined) headers["content-type"] = "application/json";
+/** The Authorization header every call to the app's own API sends when an admin token is stored. */
+export function authHeaders(): Record<string, string> {
   const admin = getAdminToken();
-  if (admin) headers.authorization = `Bearer ${admin}`;
+  return admin ? { authorization: `Bearer ${admin}` } : {};
+}
+
+export async function apiFetch<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+  const headers: Record<string, string> = authHeaders();
+  if (init.body !== undefined) headers["content-type"] = "application/json";
   let res: Response;
   try {
     res = await fetch(path, {

@@ -29,6 +29,8 @@ export type ChatErrorCode =
   | "model_error"
   | "mcp_unavailable"
   | "bad_request"
+  | "unauthorized"
+  | "forbidden"
   | "internal";
 
 export interface ChatError {

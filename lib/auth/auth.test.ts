@@ -3,7 +3,7 @@ import { bearerSecret, canUseKb, canWrite, findToken, generateTokenSecret, hashT
 import { createRateLimiter } from "./rate-limit";
 import { isOriginAllowed } from "./origin";
 import { isLoopbackHost, resolveAuthSettings, type AuthSettings } from "./config";
-import { checkManagementAccess } from "./admin";
+import { checkManagementAccess, checkReadAccess } from "./admin";
 
 function token(secret: string, over: Partial<AccessToken> = {}): AccessToken {
   return { id: "t1", name: "n", hash: hashTokenSecret(secret), scope: "read", kb: null, createdAt: "", lastUsedAt: null, revoked: false, ...over };
@@ -104,5 +104,34 @@ describe("management access", () => {
     expect(checkManagementAccess(req({ authorization: "Bearer s3cret" }), admin)).toBeNull();
     expect(checkManagementAccess(req(), { ...open, requireToken: true })).toBeNull();
     expect(checkManagementAccess(req(), { ...open, requireToken: true, loopbackOnly: false })?.status).toBe(403);
+  });
+});
+
+describe("read access (the web app's own API)", () => {
+  const open: AuthSettings = { requireToken: false, loopbackOnly: false, rateLimitPerMinute: 60, allowedOrigins: [] };
+  const get = (headers: Record<string, string> = {}) => new Request("http://10.0.0.5:3000/api/documents", { headers });
+  it("asks nothing more than the origin check when tokens are not required", () => {
+    expect(checkReadAccess(get(), open)).toBeNull();
+    expect(checkReadAccess(get({ authorization: "Bearer anything" }), open)).toBeNull();
+    expect(checkReadAccess(get({ origin: "http://evil.example" }), open)?.status).toBe(403);
+  });
+  it("with tokens required and ADMIN_TOKEN set: only its bearer, whatever the bind address", () => {
+    for (const loopbackOnly of [true, false]) {
+      const admin: AuthSettings = { ...open, requireToken: true, loopbackOnly, adminToken: "s3cret" };
+      const missing = checkReadAccess(get(), admin);
+      expect(missing?.status).toBe(401);
+      expect(missing?.code).toBe("unauthorized");
+      expect(checkReadAccess(get({ authorization: "Bearer wrong" }), admin)?.status).toBe(401);
+      expect(checkReadAccess(get({ authorization: "Bearer s3cret-and-more" }), admin)?.status).toBe(401);
+      expect(checkReadAccess(get({ authorization: "Bearer s3cret" }), admin)).toBeNull();
+      // The right token from a foreign origin is still refused.
+      expect(checkReadAccess(get({ authorization: "Bearer s3cret", origin: "http://evil.example" }), admin)?.status).toBe(403);
+    }
+  });
+  it("with tokens required and no ADMIN_TOKEN: open on a loopback-only server, refused on a shared one", () => {
+    expect(checkReadAccess(get(), { ...open, requireToken: true, loopbackOnly: true })).toBeNull();
+    const shared = checkReadAccess(get({ authorization: "Bearer guess" }), { ...open, requireToken: true, loopbackOnly: false });
+    expect(shared?.status).toBe(403);
+    expect(shared?.message).toMatch(/ADMIN_TOKEN/);
   });
 });

@@ -1,3 +1,4 @@
+import { checkReadAccess, errorResponse as accessDenied } from "@/lib/auth/admin";
 import { getConfig } from "@/lib/config";
 import { errorResponse, runChat } from "@/lib/agent/chat";
 import { messageText, selectHistory, toPlainMessages } from "@/lib/agent/memory";
@@ -7,6 +8,9 @@ export const dynamic = "force-dynamic";
 export const maxDuration = 120;
 
 export async function POST(req: Request): Promise<Response> {
+  // The chat searches with the internal MCP secret, so it needs the web app's own access check.
+  const denied = checkReadAccess(req);
+  if (denied) return accessDenied(denied);
   let body: unknown;
   try {
     body = await req.json();

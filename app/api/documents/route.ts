@@ -10,7 +10,7 @@ import {
   type UploadFileResult,
 } from "@/lib/ingest/upload";
 import { AppError } from "@/lib/types";
-import { checkManagementAccess, checkOrigin, errorResponse, NO_STORE } from "@/lib/auth/admin";
+import { checkManagementAccess, checkReadAccess, errorResponse, NO_STORE } from "@/lib/auth/admin";
 import { listQuerySchema, uploadFieldsSchema } from "./schema";
 
 export const runtime = "nodejs";
@@ -19,7 +19,7 @@ export const dynamic = "force-dynamic";
 /** GET /api/documents?kb=&q= — the library, newest first. */
 export async function GET(request: Request): Promise<Response> {
   try {
-    const denied = checkOrigin(request);
+    const denied = checkReadAccess(request);
     if (denied) throw denied;
     const params = new URL(request.url).searchParams;
     const { kb, q } = listQuerySchema.parse({ kb: params.get("kb") ?? undefined, q: params.get("q") ?? undefined });

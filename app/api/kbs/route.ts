@@ -1,4 +1,4 @@
-import { checkManagementAccess, checkOrigin, errorResponse, NO_STORE, readJson } from "@/lib/auth/admin";
+import { checkManagementAccess, checkReadAccess, errorResponse, NO_STORE, readJson } from "@/lib/auth/admin";
 import { resolveAuthSettings } from "@/lib/auth/config";
 import { createKnowledgeBase, getRegistry, listKnowledgeBases } from "@/lib/kb";
 import { getReadyStore } from "@/lib/server/startup";
@@ -10,7 +10,7 @@ export const dynamic = "force-dynamic";
 /** GET /api/kbs — every knowledge base with its document count (the default one first). */
 export async function GET(req: Request): Promise<Response> {
   try {
-    const denied = checkOrigin(req);
+    const denied = checkReadAccess(req);
     if (denied) throw denied;
     const store = await getReadyStore();
     const kbs = await listKnowledgeBases(store, await getRegistry(store.uri));

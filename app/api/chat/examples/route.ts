@@ -1,4 +1,5 @@
 import { exampleQuestions } from "@/lib/agent/examples";
+import { checkReadAccess, errorResponse } from "@/lib/auth/admin";
 import { getConfig } from "@/lib/config";
 import { getReadyStore } from "@/lib/server/startup";
 
@@ -6,7 +7,9 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 /** Example questions for the empty chat, from the headings of the indexed documents. */
-export async function GET(): Promise<Response> {
+export async function GET(req: Request): Promise<Response> {
+  const denied = checkReadAccess(req);
+  if (denied) return errorResponse(denied);
   const offline = !getConfig().chat.apiKey;
   try {
     // Waits (briefly) for the start-up indexing of knowledge/, so a fresh start still offers examples.

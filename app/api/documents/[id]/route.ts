@@ -1,6 +1,6 @@
 import { getReadyStore } from "@/lib/server/startup";
 import { AppError } from "@/lib/types";
-import { checkManagementAccess, checkOrigin, errorResponse, NO_STORE } from "@/lib/auth/admin";
+import { checkManagementAccess, checkReadAccess, errorResponse, NO_STORE } from "@/lib/auth/admin";
 import { documentIdSchema } from "../schema";
 
 export const runtime = "nodejs";
@@ -11,7 +11,7 @@ type Ctx = { params: Promise<{ id: string }> };
 /** GET /api/documents/<id> — the document and its chunks in order. */
 export async function GET(request: Request, { params }: Ctx): Promise<Response> {
   try {
-    const denied = checkOrigin(request);
+    const denied = checkReadAccess(request);
     if (denied) throw denied;
     const id = documentIdSchema.parse((await params).id);
     const store = await getReadyStore();

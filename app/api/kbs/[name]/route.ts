@@ -1,4 +1,4 @@
-import { checkManagementAccess, checkOrigin, errorResponse, NO_STORE, readJson } from "@/lib/auth/admin";
+import { checkManagementAccess, checkReadAccess, errorResponse, NO_STORE, readJson } from "@/lib/auth/admin";
 import { deleteKnowledgeBase, getKnowledgeBase, getRegistry, updateKnowledgeBase } from "@/lib/kb";
 import { getReadyStore } from "@/lib/server/startup";
 import { AppError } from "@/lib/types";
@@ -18,7 +18,7 @@ async function kbName(params: Ctx["params"]): Promise<string> {
 /** GET /api/kbs/<name> */
 export async function GET(req: Request, { params }: Ctx): Promise<Response> {
   try {
-    const denied = checkOrigin(req);
+    const denied = checkReadAccess(req);
     if (denied) throw denied;
     const name = await kbName(params);
     const store = await getReadyStore();

@@ -2,7 +2,7 @@
 
 import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { useMessages } from "@/components/i18n";
-import { ApiError, kbApi, tokenApi, type KnowledgeBaseInfo } from "@/components/kbs/api";
+import { ApiError, kbApi, kbLabel, tokenApi, type KnowledgeBaseInfo } from "@/components/kbs/api";
 import { connectSnippets, mcpEndpoint, type ClientId } from "@/lib/kb/connect";
 import { CopyButton } from "./CopyButton";
 import { T } from "./messages";
@@ -121,7 +121,7 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
             <option value="">{t.wholeLibrary}</option>
             {kbs.map((k) => (
               <option key={k.name} value={k.name}>
-                {k.title && k.title !== k.name ? `${k.title} (${k.name})` : k.name}
+                {kbLabel(k)}
               </option>
             ))}
           </select>

@@ -4,7 +4,7 @@ import { createContext, useContext, useEffect, useState } from "react";
 import { DocumentDropZone } from "@/components/documents/DocumentDropZone";
 import { useDocumentUploads } from "@/components/documents/UploadContext";
 import { useMessages } from "@/components/i18n";
-import { kbApi, type KnowledgeBaseInfo } from "./api";
+import { kbApi, kbLabel, type KnowledgeBaseInfo } from "./api";
 import { T } from "./messages";
 
 const STORAGE_KEY = "kb-upload-target";
@@ -69,7 +69,7 @@ export function UploadKbPicker() {
       >
         {kbs.map((k) => (
           <option key={k.name} value={k.name}>
-            {k.title && k.title !== k.name ? `${k.title} (${k.name})` : k.name}
+            {kbLabel(k)}
           </option>
         ))}
       </select>

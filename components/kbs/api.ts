@@ -10,6 +10,11 @@ export interface KnowledgeBaseInfo {
   updatedAt: string;
 }
 
+/** How a knowledge base is named in pickers: its title, with the name when they differ. */
+export function kbLabel(kb: Pick<KnowledgeBaseInfo, "name" | "title">): string {
+  return kb.title && kb.title !== kb.name ? `${kb.title} (${kb.name})` : kb.name;
+}
+
 export interface TokenInfo {
   id: string;
   name: string;

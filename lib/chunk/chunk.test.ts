@@ -5,7 +5,7 @@ import type { Chunk } from "@/lib/types";
 import { chunkText, embeddingText, HEADING_SEPARATOR } from "./index";
 
 const repoRoot = path.resolve(import.meta.dirname, "../..");
-const evalDir = path.resolve(repoRoot, "../shared/eval");
+const evalDir = path.resolve(repoRoot, "fixtures/eval");
 
 /** The hard invariants every chunking must satisfy. */
 function checkInvariants(source: string, chunks: Chunk[], size: number): void {
@@ -76,11 +76,11 @@ describe("chunkText invariants", () => {
     }
   });
 
-  for (const set of ["cmrc2018-dev-zh", "squad1.1-dev-en"]) {
+  for (const set of ["cmrc2018-zh-subset", "squad1.1-en-subset", "covidqa-en-subset"]) {
     it(`hold for every document of ${set}`, () => {
       const dir = path.join(evalDir, set, "docs");
       const files = fs.readdirSync(dir).filter((f) => f.endsWith(".md"));
-      expect(files.length).toBeGreaterThan(30);
+      expect(files.length).toBeGreaterThanOrEqual(10);
       for (const file of files) {
         const text = fs.readFileSync(path.join(dir, file), "utf8");
         for (const [size, overlap] of [[500, 60], [200, 30]]) {

@@ -9,7 +9,7 @@ import { createOfflineEmbedder, ensureDimension, getEmbedder, type Embedder } fr
 import { createOpenAIEmbedder } from "./openai";
 
 const repoRoot = path.resolve(import.meta.dirname, "../..");
-const evalDir = path.resolve(repoRoot, "../shared/eval");
+const evalDir = path.resolve(repoRoot, "fixtures/eval");
 
 const dot = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i], 0);
 
@@ -67,7 +67,7 @@ describe("offline embedder", () => {
     }
   });
 
-  for (const set of ["cmrc2018-dev-zh", "squad1.1-dev-en"]) {
+  for (const set of ["cmrc2018-zh-subset", "squad1.1-en-subset"]) {
     it(`ranks the answering passage above an unrelated one (${set})`, async () => {
       const read = (f: string) => fs.readFileSync(path.join(evalDir, set, f), "utf8").trim().split("\n").map((l) => JSON.parse(l));
       const corpus = new Map<string, { title: string; text: string }>(read("corpus.jsonl").map((p) => [p.id, p]));

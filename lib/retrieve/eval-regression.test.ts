@@ -3,15 +3,14 @@
  * (parse → chunk → offline embed → LanceDB in a temp dir → hybrid search). Thresholds sit a little below
  * the values measured when this test was written (see the comments); `npm run eval` gives the full numbers.
  */
-import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createOfflineEmbedder } from "@/lib/embed/offline";
 import { loadEvalSet, runEval, subsetOf, type EvalReport } from "./eval-harness";
 
 const repoRoot = path.resolve(import.meta.dirname, "../..");
-const evalDir = (name: string) => path.resolve(repoRoot, "../shared/eval", name);
-const haveSets = existsSync(evalDir("cmrc2018-dev-zh")) && existsSync(evalDir("squad1.1-dev-en"));
+// Vendored subsets (fixtures/eval, rebuilt by scripts/vendor-eval-subsets.mjs): the suite needs nothing beside the repository.
+const evalDir = (name: string) => path.resolve(repoRoot, "fixtures/eval", name);
 // The app's default embedder: offline, EMBEDDING_DIMENSION 2048 (fixed here so the environment cannot change it).
 const embedder = () => createOfflineEmbedder(2048);
 
@@ -20,9 +19,9 @@ function log(name: string, r: EvalReport) {
   console.log(`${name}: ${r.documents} docs, ${r.chunks} chunks, ${r.passage.questions} questions\n  passage  ${f(r.passage)}\n  document ${f(r.document)}`);
 }
 
-describe.skipIf(!haveSets)("retrieval quality on eval subsets", () => {
+describe("retrieval quality on eval subsets", () => {
   it("CMRC 2018 (Chinese): first 150 questions over their 150 documents + 100 distractors", async () => {
-    const set = await loadEvalSet(evalDir("cmrc2018-dev-zh"));
+    const set = await loadEvalSet(evalDir("cmrc2018-zh-subset"));
     const { questions, docs } = subsetOf(set, 150, 100);
     expect(docs).toHaveLength(250);
     expect(questions).toHaveLength(150);
@@ -37,7 +36,7 @@ describe.skipIf(!haveSets)("retrieval quality on eval subsets", () => {
   }, 180_000);
 
   it("SQuAD 1.1 (English): the questions on 10 articles, over those articles", async () => {
-    const set = await loadEvalSet(evalDir("squad1.1-dev-en"));
+    const set = await loadEvalSet(evalDir("squad1.1-en-subset"));
     const docs = set.docs.slice(0, 10);
     const questions = set.questions.filter((q) => docs.includes(q.gold_doc));
     const r = await runEval(set, { questions, docs, topK: 10, embedder: embedder() });

@@ -41,7 +41,8 @@ export function isLoopbackAddress(addr: string): boolean {
 
 /** Loopback host names as a browser on this machine would send them in Host. */
 export function isLoopbackHostName(host: string): boolean {
-  const h = host.replace(/:\d+$/, "").toLowerCase();
+  const raw = host.trim().toLowerCase();
+  const h = raw.startsWith("[") ? raw.slice(1, raw.indexOf("]")) : raw.split(":").length > 2 ? raw : raw.replace(/:\d+$/, "");
   return h === "localhost" || isLoopbackAddress(h);
 }
 

@@ -44,6 +44,8 @@ interface Task {
 
 interface Slot {
   worker: Worker;
+  /** The worker thread has started; a task's budget counts from then. */
+  online: boolean;
   task: Task | null;
   timer?: ReturnType<typeof setTimeout>;
   onAbort?: () => void;
@@ -82,8 +84,12 @@ export function createWorkerPool(opts: PoolOptions): WorkerPool {
 
   function spawn(): Slot {
     const worker = new Worker(opts.file, { resourceLimits: opts.resourceLimits, execArgv: opts.execArgv, stdout: false, stderr: false });
-    const slot: Slot = { worker, task: null };
+    const slot: Slot = { worker, task: null, online: false };
     worker.unref();
+    worker.once("online", () => {
+      slot.online = true;
+      if (slot.task) startBudget(slot);
+    });
     worker.on("message", (msg: { ok: boolean; value?: unknown; error?: RemoteError }) => {
       const task = slot.task;
       if (!task) return;
@@ -103,6 +109,11 @@ export function createWorkerPool(opts: PoolOptions): WorkerPool {
     return slot;
   }
 
+  function startBudget(s: Slot) {
+    clearTimeout(s.timer);
+    s.timer = setTimeout(() => kill(s, new TaskStopped("time", `The task ran out of its ${opts.timeoutMs} ms budget.`)), opts.timeoutMs);
+  }
+
   function dispatch() {
     while (queue.length > 0) {
       let slot = [...slots].find((s) => !s.task);
@@ -116,7 +127,7 @@ export function createWorkerPool(opts: PoolOptions): WorkerPool {
       const s = slot;
       s.task = task;
       s.worker.ref();
-      s.timer = setTimeout(() => kill(s, new TaskStopped("time", `The task ran out of its ${opts.timeoutMs} ms budget.`)), opts.timeoutMs);
+      if (s.online) startBudget(s);
       if (task.signal) {
         s.onAbort = () => kill(s, new TaskStopped("aborted", "The task was cancelled."));
         task.signal.addEventListener("abort", s.onAbort, { once: true });

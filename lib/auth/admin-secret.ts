@@ -23,10 +23,10 @@ export function adminSecretFile(cfg = getConfig()): string {
 export function ensureAdminSecret(cfg = getConfig()): void {
   if (cfg.auth.adminToken) return;
   const file = adminSecretFile(cfg);
-  if (existsSync(file)) return;
+  if (existsSync(/*turbopackIgnore: true*/ file)) return;
   const secret = `kba_${randomBytes(24).toString("base64url")}`;
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, `${hashTokenSecret(secret)}\n`, { mode: 0o600, flag: "wx" });
+  mkdirSync(/*turbopackIgnore: true*/ path.dirname(file), { recursive: true });
+  writeFileSync(/*turbopackIgnore: true*/ file, `${hashTokenSecret(secret)}\n`, { mode: 0o600, flag: "wx" });
   (globalThis as G)[KEY] = undefined;
   console.log(
     `[auth] Admin secret for remote administration (shown only this once; its hash is in ${file}):\n` +
@@ -39,7 +39,7 @@ function storedHash(): string | null {
   const g = globalThis as G;
   if (g[KEY] === undefined) {
     try {
-      g[KEY] = readFileSync(adminSecretFile(), "utf8").trim() || null;
+      g[KEY] = readFileSync(/*turbopackIgnore: true*/ adminSecretFile(), "utf8").trim() || null;
     } catch {
       g[KEY] = null;
     }

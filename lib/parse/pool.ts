@@ -28,7 +28,7 @@ function appDir(): string {
 /** The worker script and how to run it. */
 export function parseWorkerScript(): { file: string; execArgv: string[] } {
   const bundle = path.join(appDir(), "dist", "workers", "parse.mjs");
-  if (!process.env.VITEST && existsSync(bundle)) return { file: bundle, execArgv: [] };
+  if (!process.env.VITEST && existsSync(/*turbopackIgnore: true*/ bundle)) return { file: bundle, execArgv: [] };
   return { file: path.join(appDir(), "lib", "parse", "worker.ts"), execArgv: ["--import", "tsx"] };
 }
 
@@ -54,7 +54,7 @@ export async function parseInWorker(filename: string, data: Uint8Array, opts?: P
   const copy = new Uint8Array(data); // a fresh buffer of its own, moved to the worker
   const task: ParseTask = { filename, data: copy, limits: resolveLimits({ limits: { timeBudgetMs: cfg.timeoutMs, ...opts?.limits } }) };
   try {
-    return await pool().run<ParsedDocument>(task, { transfer: [copy.buffer as ArrayBuffer], signal: opts?.signal });
+    return await pool().run<ParsedDocument>(task, { transfer: [copy.buffer], signal: opts?.signal });
   } catch (err) {
     if (err instanceof TaskStopped) {
       if (err.reason === "aborted") throw Object.assign(new Error("The upload was cancelled."), { name: "AbortError" });

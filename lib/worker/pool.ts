@@ -4,7 +4,7 @@
  * that runs out of either is terminated — the only way to stop synchronous code — and replaced for the
  * next task. Workers are spawned on demand, up to `size`, and do not keep the process alive when idle.
  */
-import { Worker, type ResourceLimits } from "node:worker_threads";
+import { Worker, type ResourceLimits, type Transferable } from "node:worker_threads";
 
 export interface PoolOptions {
   /** The worker script: a plain JS module (or TS with `execArgv: ["--import", "tsx"]`). */

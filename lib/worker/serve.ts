@@ -1,5 +1,5 @@
 /** The worker side of lib/worker/pool.ts: answers each message with `fn(message)` or its error. */
-import { parentPort } from "node:worker_threads";
+import { parentPort, type Transferable } from "node:worker_threads";
 import type { RemoteError } from "./pool";
 
 export function serveTasks<I, O>(fn: (input: I) => O | Promise<O>, transferOf: (output: O) => Transferable[] = () => []): void {

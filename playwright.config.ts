@@ -8,7 +8,7 @@ import { defineConfig, devices } from "@playwright/test";
  *   3101  the app with OPENAI_BASE_URL pointing at the fake LLM
  *   3102  the app with OPENAI_BASE_URL pointing at a closed port (model-unreachable errors)
  *   3103  the app with REQUIRE_TOKEN=1, ADMIN_TOKEN and a low MCP rate limit (access control)
- * Run `next build` first (npm test does).
+ * Every app server runs through server.mjs, the same entry as `npm start`. Run `npm run build` first (npm test does).
  */
 // TEST_DATA_DIR and E2E_PORT_BASE let several checkouts run the suite side by side.
 const DATA = process.env.TEST_DATA_DIR || ".test-data";
@@ -55,14 +55,14 @@ export default defineConfig({
       timeout: 60_000,
     },
     {
-      command: `npx next start -p ${PORTS.offline} -H 127.0.0.1`,
+      command: `node server.mjs -p ${PORTS.offline} -H 127.0.0.1`,
       url: `http://127.0.0.1:${PORTS.offline}/api/health`,
       env: { ...common, DATA_DIR: `${DATA}/offline`, OPENAI_API_KEY: "", PORT: String(PORTS.offline) },
       reuseExistingServer: false,
       timeout: 180_000,
     },
     {
-      command: `npx next start -p ${PORTS.llm} -H 127.0.0.1`,
+      command: `node server.mjs -p ${PORTS.llm} -H 127.0.0.1`,
       url: `http://127.0.0.1:${PORTS.llm}/api/health`,
       env: {
         ...common,
@@ -76,7 +76,7 @@ export default defineConfig({
       timeout: 180_000,
     },
     {
-      command: `npx next start -p ${PORTS.unreachable} -H 127.0.0.1`,
+      command: `node server.mjs -p ${PORTS.unreachable} -H 127.0.0.1`,
       url: `http://127.0.0.1:${PORTS.unreachable}/api/health`,
       env: {
         ...common,
@@ -90,7 +90,7 @@ export default defineConfig({
       timeout: 180_000,
     },
     {
-      command: `npx next start -p ${PORTS.secure} -H 127.0.0.1`,
+      command: `node server.mjs -p ${PORTS.secure} -H 127.0.0.1`,
       url: `http://127.0.0.1:${PORTS.secure}/api/health`,
       env: {
         ...common,

@@ -41,21 +41,34 @@ export function getConfig() {
       /** MCP endpoint the chat's tools come from; default: /api/mcp of the incoming request's origin. */
       mcpUrl: process.env.MCP_URL || undefined,
     },
-    /** Access to the MCP endpoint and the management API; see lib/auth/config.ts for how the defaults are chosen. */
+    /** Access to the MCP endpoint and the management API; see lib/auth/config.ts and lib/auth/peer.ts. */
     auth: {
-      /** REQUIRE_TOKEN: "1"/"true"/"0"/"false"; unset = on when BIND_HOST (or an IP-address HOSTNAME) is not loopback. */
+      /** REQUIRE_TOKEN=1: even requests from this machine need tokens. Requests from elsewhere always do. */
       requireToken: process.env.REQUIRE_TOKEN || undefined,
-      bindHost: process.env.BIND_HOST || undefined,
-      hostname: process.env.HOSTNAME || undefined,
-      /** MCP requests per minute per token (or per client address without a token); also the burst size. */
+      /** MCP requests per minute per token (or per client address without a token); also the burst size. Local runs are not limited. */
       rateLimitPerMinute: intEnv("MCP_RATE_LIMIT", 120),
+      /** Failed authentications (wrong admin secret or access token) per minute per client address. */
+      authFailuresPerMinute: intEnv("AUTH_FAILURE_LIMIT", 10),
       /** Extra browser origins allowed to call the MCP endpoint (comma-separated, or "*"). */
       allowedOrigins: (process.env.ALLOWED_ORIGINS || "").split(",").map((s) => s.trim().replace(/\/+$/, "")).filter(Boolean),
-      /** Bearer secret for the management API (/api/kbs writes, /api/tokens) when tokens are required. */
+      /** Bearer secret for remote administration; without it, a secret generated at first start (printed once). */
       adminToken: process.env.ADMIN_TOKEN || undefined,
+      /** Reverse proxies whose X-Forwarded-For / Forwarded headers are believed (addresses or CIDR ranges). */
+      trustedProxies: process.env.TRUSTED_PROXIES || undefined,
+      /** Where the hash of the first-run admin secret is kept; default: <DATA_DIR>/admin-secret.sha256. */
+      adminSecretFile: process.env.ADMIN_SECRET_FILE || undefined,
+    },
+    /** Hard budgets for parsing one file in a worker thread (it is terminated when one runs out). */
+    parse: {
+      timeoutMs: intEnv("PARSE_TIMEOUT_SECONDS", 60) * 1000,
+      memoryMb: intEnv("PARSE_MEMORY_MB", 512),
+      /** Worker threads for parsing; default: cores - 1 (at least 1, at most 4). */
+      workers: process.env.PARSE_WORKERS ? intEnv("PARSE_WORKERS", 1) : undefined,
     },
     maxUploadBytes: intEnv("MAX_UPLOAD_MB", 50) * 1024 * 1024,
     maxUploadFiles: intEnv("MAX_UPLOAD_FILES", 20),
+    /** All files of one upload together, counted on the bytes received (chunked or not). */
+    maxUploadTotalBytes: intEnv("MAX_UPLOAD_TOTAL_MB", 200) * 1024 * 1024,
   };
 }
 

@@ -1,9 +1,11 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { ClientRequestSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { resolveAuthSettings, type AuthSettings } from "@/lib/auth/config";
 import { isInternalSecret } from "@/lib/auth/internal";
 import { isOriginAllowed } from "@/lib/auth/origin";
-import { clientAddress, getRateLimiter } from "@/lib/auth/request";
+import { callerOf } from "@/lib/auth/peer";
+import { authFailures, getRateLimiter } from "@/lib/auth/request";
+import { getConfig } from "@/lib/config";
 import { bearerSecret, type AccessToken } from "@/lib/auth/tokens";
 import { getRegistry, kbCatalog, type Registry } from "@/lib/kb";
 import { KB_FILTER_HEADER } from "@/lib/kb/names";
@@ -19,7 +21,7 @@ export interface McpHttpOptions extends Pick<KnowledgeServerOptions, "kb" | "get
   registry?: Registry;
 }
 
-function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}) {
+export function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}) {
   return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
     status,
     headers: { "Content-Type": "application/json", ...headers },
@@ -32,6 +34,61 @@ function unauthorized(message: string, invalid: boolean) {
     ? `Bearer realm="mcp", error="invalid_token", error_description="${message.replace(/"/g, "'")}"`
     : 'Bearer realm="mcp"';
   return jsonRpcError(401, -32001, message, { "WWW-Authenticate": challenge });
+}
+
+/** Request schemas of the MCP methods a client may call, by method name. */
+const REQUEST_SCHEMAS = new Map<string, { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }>(
+  ClientRequestSchema.options.map((o) => [(o.shape.method as unknown as { value: string }).value, o]),
+);
+
+function readableIssues(issues: { path: PropertyKey[]; message: string }[]): string {
+  return issues
+    .slice(0, 5)
+    .map((i) => {
+      const at = i.path.filter((p) => p !== "params").map(String).join(".");
+      return at ? `${at}: ${i.message}` : i.message;
+    })
+    .join("; ");
+}
+
+/**
+ * Reads the body (at most `max` bytes, counted while reading) and answers -32602 with a readable message for
+ * a request whose params do not fit its method (the SDK would answer -32603 with a zod dump). Otherwise the
+ * same request, re-made from the bytes read, for the transport.
+ */
+async function checkParams(req: Request, max: number): Promise<Request | Response> {
+  const reader = req.body?.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  while (reader) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      return jsonRpcError(413, -32600, `The request is larger than ${Math.round(max / 1024 / 1024)} MB.`);
+    }
+    parts.push(value);
+  }
+  const bytes = Buffer.concat(parts);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString("utf8"));
+  } catch {
+    parsed = undefined; // the transport answers -32700
+  }
+  for (const m of Array.isArray(parsed) ? parsed : [parsed]) {
+    if (!m || typeof m !== "object" || typeof (m as { method?: unknown }).method !== "string" || !("id" in m)) continue;
+    const { method, params, id } = m as { method: string; params?: unknown; id: unknown };
+    const schema = REQUEST_SCHEMAS.get(method);
+    const result = schema?.safeParse({ method, params });
+    if (result && !result.success) {
+      const message = `Invalid params for ${method}: ${readableIssues(result.error?.issues ?? [])}`;
+      const safeId = typeof id === "string" || typeof id === "number" ? id : null;
+      return Response.json({ jsonrpc: "2.0", id: safeId, error: { code: ErrorCode.InvalidParams, message } }, { status: 200 });
+    }
+  }
+  return new Request(req.url, { method: req.method, headers: req.headers, body: bytes, signal: req.signal });
 }
 
 function kbFilter(req: Request): string[] | undefined {
@@ -53,8 +110,10 @@ function kbFilter(req: Request): string[] | undefined {
  * Serves one Streamable HTTP request with a fresh, stateless MCP server (no sessions, JSON responses),
  * so any number of app instances can answer any request. Always answers JSON-RPC, never an HTML error page.
  *
- * In order: Origin (DNS rebinding) → bearer token (401) → rate limit per token or client address (429) →
- * knowledge-base scope (path, token limit, X-KB-Filter; 403/404) → the MCP exchange.
+ * In order: Origin (DNS rebinding) → who is asking (lib/auth/peer.ts) → bearer token (401; wrong ones count
+ * against the failed-authentication budget, 429) → rate limit per token or client address (429; not for a
+ * local run) → knowledge-base scope (path, token limit, X-KB-Filter; 403/404) → params check (-32602) → the
+ * MCP exchange.
  *
  * Stateless means there is no session to push `notifications/tools/list_changed` on: the server declares
  * `tools.listChanged` and builds its tool list per request, so the next tools/list reflects any change.
@@ -65,25 +124,37 @@ export async function handleMcpRequest(req: Request, options: McpHttpOptions = {
     return jsonRpcError(403, -32000, "Forbidden: requests from this origin are not allowed (set ALLOWED_ORIGINS to allow it).");
   }
 
+  // Requests from this machine may go without a token in a local run (REQUIRE_TOKEN unset); nobody else may.
+  const caller = callerOf(req, auth.trustedProxies);
+  const localOpen = caller.local && !auth.requireToken;
+  const failures = authFailures(auth, caller);
+
   let getStoreFn = options.getStore ?? getStore;
   let token: AccessToken | null = null;
   let internal = false;
   let registry: Registry;
   try {
+    const secret = bearerSecret(req.headers.get("authorization"));
+    if ((secret || req.headers.get("authorization")) && failures.blocked()) {
+      return jsonRpcError(429, -32000, "Too many failed authentications from this address; try again in a minute.", { "Retry-After": "60" });
+    }
     const store = await getStoreFn();
     getStoreFn = async () => store;
     registry = options.registry ?? (await getRegistry(store.uri));
-    const secret = bearerSecret(req.headers.get("authorization"));
     if (secret) {
       if (isInternalSecret(secret)) internal = true;
       else {
         token = await registry.authenticate(secret);
         // Even when tokens are optional, a presented one must be valid: a client should learn it is wrong.
-        if (!token) return unauthorized("The access token is invalid or has been revoked.", true);
+        if (!token) {
+          failures.record();
+          return unauthorized("The access token is invalid or has been revoked.", true);
+        }
       }
     } else if (req.headers.get("authorization")) {
+      failures.record();
       return unauthorized("Send the access token as: Authorization: Bearer <token>.", true);
-    } else if (auth.requireToken) {
+    } else if (!localOpen) {
       return unauthorized("This MCP server requires an access token: send Authorization: Bearer <token>.", false);
     }
   } catch (err) {
@@ -91,8 +162,9 @@ export async function handleMcpRequest(req: Request, options: McpHttpOptions = {
     return jsonRpcError(500, ErrorCode.InternalError, "Internal error");
   }
 
-  if (!internal) {
-    const decision = getRateLimiter(auth.rateLimitPerMinute).take(token ? `token:${token.id}` : `ip:${clientAddress(req)}`);
+  // A local single-user run is not rate-limited; everyone else is, per token or per (trusted) client address.
+  if (!internal && !localOpen) {
+    const decision = getRateLimiter(auth.rateLimitPerMinute).take(token ? `token:${token.id}` : `ip:${caller.address}`);
     if (!decision.allowed) {
       return jsonRpcError(429, -32000, `Too many requests: at most ${auth.rateLimitPerMinute} a minute. Retry after ${decision.retryAfterSeconds}s.`, {
         "Retry-After": String(decision.retryAfterSeconds),
@@ -131,10 +203,15 @@ export async function handleMcpRequest(req: Request, options: McpHttpOptions = {
   });
   if (server instanceof Response) return server;
 
+  const checked = await checkParams(req, getConfig().maxUploadBytes * 2 + 1024 * 1024);
+  if (checked instanceof Response) {
+    server.close().catch(() => {});
+    return checked;
+  }
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   try {
     await server.connect(transport);
-    return await transport.handleRequest(req);
+    return await transport.handleRequest(checked);
   } catch (err) {
     console.error("[mcp] request failed:", err);
     return jsonRpcError(500, ErrorCode.InternalError, "Internal error");

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { AuthSettings } from "@/lib/auth/config";
+import { testAuthSettings, type AuthSettings } from "@/lib/auth/config";
+import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
 import { internalMcpSecret } from "@/lib/auth/internal";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
@@ -28,7 +29,7 @@ let store: Store;
 let registry: Registry;
 let server: http.Server;
 let base: string;
-const OPEN: AuthSettings = { requireToken: false, loopbackOnly: true, rateLimitPerMinute: 100_000, allowedOrigins: [] };
+const OPEN: AuthSettings = testAuthSettings();
 let auth: AuthSettings = OPEN;
 const secrets: Record<string, string> = {};
 
@@ -61,7 +62,8 @@ beforeAll(async () => {
     }
     const request = new Request(url, {
       method: req.method,
-      headers: req.headers as Record<string, string>,
+      // What server.mjs does: the socket's peer, in the header only the server sets.
+      headers: { ...(req.headers as Record<string, string>), [PEER_HEADER]: peerHeaderFor((req.headers["x-test-peer"] as string) ?? req.socket.remoteAddress ?? "", req.headers as Record<string, string>) },
       body: req.method === "POST" ? Buffer.concat(chunks) : undefined,
     });
     const kb = m[1] ? decodeURIComponent(m[1]) : undefined;
@@ -100,7 +102,7 @@ async function post(pathname: string, body: unknown, headers: Record<string, str
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18", ...headers },
     body: JSON.stringify(body),
   });
-  return { status: res.status, headers: res.headers, json: (await res.json()) as { error?: { code: number; message: string }; result?: unknown } };
+  return { status: res.status, headers: res.headers, json: (await res.json()) as { id?: unknown; error?: { code: number; message: string }; result?: unknown } };
 }
 const LIST = { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} };
 
@@ -330,7 +332,7 @@ describe("access control", () => {
   });
 
   it("answers 429 with Retry-After past the rate limit, per token", async () => {
-    auth = { ...OPEN, rateLimitPerMinute: 3 };
+    auth = { ...OPEN, requireToken: true, rateLimitPerMinute: 3 };
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 4; i++) statuses.push((await post("/api/mcp", LIST, bearer(secrets.read))).status);
@@ -343,5 +345,61 @@ describe("access control", () => {
     } finally {
       auth = OPEN;
     }
+  });
+
+  it("does not rate-limit a local single-user run", async () => {
+    auth = { ...OPEN, rateLimitPerMinute: 2 };
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await post("/api/mcp", LIST)).status);
+      expect(statuses).toEqual([200, 200, 200, 200, 200]);
+    } finally {
+      auth = OPEN;
+    }
+  });
+
+  it("asks a client on another machine for a token, and limits it by its real address, not X-Forwarded-For", async () => {
+    auth = { ...OPEN, rateLimitPerMinute: 2 };
+    try {
+      const remote = { "x-test-peer": "10.213.9.2" };
+      expect((await post("/api/mcp", LIST, remote)).status).toBe(401);
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await post("/api/mcp", LIST, { ...remote, ...bearer(secrets.read) })).status);
+      expect(statuses).toEqual([200, 200, 429]);
+      // A loopback peer that was proxied is remote too (no TRUSTED_PROXIES).
+      expect((await post("/api/mcp", LIST, { "x-forwarded-for": "127.0.0.1" })).status).toBe(401);
+    } finally {
+      auth = OPEN;
+    }
+  });
+
+  it("rate-limits failed authentications per client address", async () => {
+    auth = { ...OPEN, authFailuresPerMinute: 3 };
+    try {
+      const from = { "x-test-peer": "10.213.9.66", ...bearer("kbt_guess") };
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await post("/api/mcp", LIST, from)).status);
+      expect(statuses).toEqual([401, 401, 401, 429]);
+      expect((await post("/api/mcp", LIST, { "x-test-peer": "10.213.9.66", ...bearer(secrets.read) })).status).toBe(429);
+      expect((await post("/api/mcp", LIST, { "x-test-peer": "10.213.9.67", ...bearer(secrets.read) })).status).toBe(200);
+    } finally {
+      auth = OPEN;
+    }
+  });
+
+  it("answers malformed params with -32602 and a readable message", async () => {
+    const res = await post("/api/mcp", { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: 5 } });
+    expect(res.json.error?.code).toBe(-32602);
+    expect(res.json.error?.message).toMatch(/^Invalid params for tools\/call: name: /);
+    expect(res.json.error?.message).not.toContain("[");
+    expect(res.json.id).toBe(9);
+  });
+
+  it("answers a NUL in a document id as invalid input", async () => {
+    const client = await connect("/api/mcp");
+    const r = await client.callTool({ name: "read_document", arguments: { document_id: "ab\u0000cd" } });
+    expect(r.isError).toBe(true);
+    expect(JSON.stringify(r.content)).toMatch(/must not contain control characters/);
+    await client.close();
   });
 });

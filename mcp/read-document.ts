@@ -19,7 +19,9 @@ const id = (field: string) =>
     .string({ error: `${field} must be a string` })
     .trim()
     .min(1, `${field} must not be empty`)
-    .max(200, `${field} must be at most 200 characters`);
+    .max(200, `${field} must be at most 200 characters`)
+    // eslint-disable-next-line no-control-regex
+    .regex(/^[^\u0000-\u001f\u007f]*$/, `${field} must not contain control characters`);
 
 const neighbours = (field: string) =>
   z

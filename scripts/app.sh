@@ -4,5 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/node22.sh
 [ -d node_modules/next ] || npm ci
-[ -f .next/BUILD_ID ] && [ -z "${REBUILD:-}" ] || npx next build
-exec npx next start -p "${PORT:-3000}" -H "${BIND_HOST:-127.0.0.1}"
+[ -f .next/BUILD_ID ] && [ -f dist/workers/parse.mjs ] && [ -z "${REBUILD:-}" ] || npm run build
+# server.mjs: the same entry as `npm start`; it tells the app each request's real peer (see README, "Access").
+exec node server.mjs -p "${PORT:-3000}" -H "${BIND_HOST:-127.0.0.1}"

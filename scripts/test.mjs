@@ -27,7 +27,7 @@ if (existsSync(`${DATA}/vitest.json`)) {
 }
 if (vitestStatus !== 0 && failed === 0) failed += 1; // a crash before any test ran still fails the run
 
-const buildStatus = run("npx", ["next", "build"]);
+const buildStatus = run("npm", ["run", "build"]);
 if (buildStatus !== 0) {
   failed += 1;
 } else {

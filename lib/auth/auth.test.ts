@@ -2,8 +2,10 @@ import { describe, expect, it } from "vitest";
 import { bearerSecret, canUseKb, canWrite, findToken, generateTokenSecret, hashTokenSecret, type AccessToken } from "./tokens";
 import { createRateLimiter } from "./rate-limit";
 import { isOriginAllowed } from "./origin";
-import { isLoopbackHost, resolveAuthSettings, type AuthSettings } from "./config";
+import { isLoopbackHost, resolveAuthSettings, testAuthSettings, type AuthSettings } from "./config";
 import { checkManagementAccess, checkReadAccess } from "./admin";
+import { PEER_HEADER, callerOf, forwardedChain, parseTrustedProxies, peerHeaderFor } from "./peer";
+import { clientAddress } from "./request";
 
 function token(secret: string, over: Partial<AccessToken> = {}): AccessToken {
   return { id: "t1", name: "n", hash: hashTokenSecret(secret), scope: "read", kb: null, createdAt: "", lastUsedAt: null, revoked: false, ...over };
@@ -67,71 +69,84 @@ describe("origin check", () => {
 
 describe("auth settings", () => {
   const base = { rateLimitPerMinute: 60, allowedOrigins: [] as string[] };
-  it("requires tokens by default only when the app listens on a non-loopback address", () => {
+  it("REQUIRE_TOKEN only adds a requirement for local requests, erring on the safe side", () => {
     expect(resolveAuthSettings({ ...base }).requireToken).toBe(false);
-    expect(resolveAuthSettings({ ...base, bindHost: "127.0.0.1" }).requireToken).toBe(false);
-    expect(resolveAuthSettings({ ...base, bindHost: "localhost" }).requireToken).toBe(false);
-    expect(resolveAuthSettings({ ...base, bindHost: "0.0.0.0" })).toMatchObject({ requireToken: true, loopbackOnly: false });
-    expect(resolveAuthSettings({ ...base, bindHost: "::" }).requireToken).toBe(true);
-    expect(resolveAuthSettings({ ...base, hostname: "10.1.2.3" }).requireToken).toBe(true);
-    // A machine name in HOSTNAME (as shells and containers set it) says nothing about the bind address.
-    expect(resolveAuthSettings({ ...base, hostname: "build-box" }).requireToken).toBe(false);
-  });
-  it("lets REQUIRE_TOKEN override, erring on the safe side", () => {
     expect(resolveAuthSettings({ ...base, requireToken: "1" }).requireToken).toBe(true);
     expect(resolveAuthSettings({ ...base, requireToken: "true" }).requireToken).toBe(true);
-    expect(resolveAuthSettings({ ...base, requireToken: "0", bindHost: "0.0.0.0" }).requireToken).toBe(false);
+    expect(resolveAuthSettings({ ...base, requireToken: "0" }).requireToken).toBe(false);
     expect(resolveAuthSettings({ ...base, requireToken: "maybe" }).requireToken).toBe(true);
   });
+  it("rejects a malformed TRUSTED_PROXIES entry", () => {
+    expect(() => resolveAuthSettings({ ...base, trustedProxies: "proxy.local" })).toThrow(/TRUSTED_PROXIES/);
+  });
   it("recognises loopback hosts", () => {
-    expect(["localhost", "127.0.0.1", "127.1.2.3", "::1", "[::1]"].every(isLoopbackHost)).toBe(true);
+    expect(["localhost", "127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost:3000"].every(isLoopbackHost)).toBe(true);
     expect(["0.0.0.0", "10.0.0.1", "example.com", "::"].some(isLoopbackHost)).toBe(false);
   });
 });
 
-describe("management access", () => {
-  const open: AuthSettings = { requireToken: false, loopbackOnly: true, rateLimitPerMinute: 60, allowedOrigins: [] };
-  const req = (headers: Record<string, string> = {}) => new Request("http://127.0.0.1:3000/api/tokens", { method: "POST", headers });
-  it("is open locally but refuses foreign origins", () => {
-    expect(checkManagementAccess(req(), open)).toBeNull();
-    expect(checkManagementAccess(req({ origin: "http://127.0.0.1:3000" }), open)).toBeNull();
-    expect(checkManagementAccess(req({ origin: "http://evil.example" }), open)?.status).toBe(403);
+describe("web API access (checkAppAccess)", () => {
+  const settings = (over: Partial<AuthSettings> = {}): AuthSettings => ({ ...testAuthSettings(), adminToken: "s3cret", ...over });
+  const req = (peer: string | null, headers: Record<string, string> = {}, host = "127.0.0.1:3000") =>
+    new Request(`http://${host}/api/tokens`, {
+      method: "POST",
+      headers: { host, ...headers, ...(peer ? { [PEER_HEADER]: peerHeaderFor(peer, headers) } : {}) },
+    });
+  it("is open to this machine, but refuses foreign origins", () => {
+    expect(checkManagementAccess(req("127.0.0.1"), settings())).toBeNull();
+    expect(checkManagementAccess(req("::1"), settings())).toBeNull();
+    expect(checkReadAccess(req("127.0.0.1", { origin: "http://127.0.0.1:3000" }), settings())).toBeNull();
+    expect(checkManagementAccess(req("127.0.0.1", { origin: "http://evil.example" }), settings())?.status).toBe(403);
   });
-  it("with tokens required: ADMIN_TOKEN when set, else loopback-only servers only", () => {
-    const admin = { ...open, requireToken: true, adminToken: "s3cret" };
-    expect(checkManagementAccess(req(), admin)?.status).toBe(401);
-    expect(checkManagementAccess(req({ authorization: "Bearer wrong" }), admin)?.status).toBe(401);
-    expect(checkManagementAccess(req({ authorization: "Bearer s3cret" }), admin)).toBeNull();
-    expect(checkManagementAccess(req(), { ...open, requireToken: true })).toBeNull();
-    expect(checkManagementAccess(req(), { ...open, requireToken: true, loopbackOnly: false })?.status).toBe(403);
+  it("asks any other request for the admin secret, whatever the bind address", () => {
+    const remote = req("10.213.9.2", {}, "10.213.9.1:3000");
+    const denied = checkManagementAccess(remote, settings());
+    expect(denied?.status).toBe(401);
+    expect(denied?.message).toMatch(/admin secret/);
+    expect(checkReadAccess(req("10.213.9.2", { authorization: "Bearer s3cret" }, "10.213.9.1:3000"), settings())).toBeNull();
+    // No header from the server entry (e.g. `next start` run directly): remote.
+    expect(checkReadAccess(req(null), settings())?.status).toBe(401);
+    // A forged peer header does not carry the process secret.
+    expect(checkReadAccess(new Request("http://127.0.0.1:3000/api/kbs", { headers: { [PEER_HEADER]: "guess.eyJhIjoiMTI3LjAuMC4xIiwicCI6ZmFsc2V9" } }), settings())?.status).toBe(401);
+  });
+  it("treats loopback peers with proxy headers or a foreign Host as remote unless the proxy is trusted", () => {
+    expect(checkReadAccess(req("127.0.0.1", { "x-forwarded-for": "127.0.0.1" }), settings())?.status).toBe(401);
+    expect(checkReadAccess(req("127.0.0.1", { forwarded: "for=127.0.0.1" }), settings())?.status).toBe(401);
+    expect(checkReadAccess(req("127.0.0.1", {}, "kb.example.com"), settings())?.status).toBe(401);
+    const trusted = settings({ trustedProxies: parseTrustedProxies("127.0.0.1") });
+    expect(checkReadAccess(req("127.0.0.1", { "x-forwarded-for": "127.0.0.1" }, "kb.example.com"), trusted)).toBeNull();
+    expect(checkReadAccess(req("127.0.0.1", { "x-forwarded-for": "127.0.0.1, 10.0.0.7" }), trusted)?.status).toBe(401);
+  });
+  it("with REQUIRE_TOKEN, local requests need the admin secret too", () => {
+    expect(checkManagementAccess(req("127.0.0.1"), settings({ requireToken: true }))?.status).toBe(401);
+    expect(checkManagementAccess(req("127.0.0.1", { authorization: "Bearer s3cret" }), settings({ requireToken: true }))).toBeNull();
+  });
+  it("rate-limits failed authentications per client address", () => {
+    const s = settings({ authFailuresPerMinute: 3 });
+    const wrong = () => checkReadAccess(req("10.213.9.77", { authorization: "Bearer wrong" }, "x:1"), s)?.status;
+    expect([wrong(), wrong(), wrong()]).toEqual([401, 401, 401]);
+    expect(wrong()).toBe(429);
+    // …even the right secret, until the budget refills; other addresses are unaffected.
+    expect(checkReadAccess(req("10.213.9.77", { authorization: "Bearer s3cret" }, "x:1"), s)?.status).toBe(429);
+    expect(checkReadAccess(req("10.213.9.78", { authorization: "Bearer s3cret" }, "x:1"), s)).toBeNull();
   });
 });
 
-describe("read access (the web app's own API)", () => {
-  const open: AuthSettings = { requireToken: false, loopbackOnly: false, rateLimitPerMinute: 60, allowedOrigins: [] };
-  const get = (headers: Record<string, string> = {}) => new Request("http://10.0.0.5:3000/api/documents", { headers });
-  it("asks nothing more than the origin check when tokens are not required", () => {
-    expect(checkReadAccess(get(), open)).toBeNull();
-    expect(checkReadAccess(get({ authorization: "Bearer anything" }), open)).toBeNull();
-    expect(checkReadAccess(get({ origin: "http://evil.example" }), open)?.status).toBe(403);
+describe("who is asking (callerOf)", () => {
+  const r = (peer: string, headers: Record<string, string> = {}, host = "127.0.0.1:3000") =>
+    new Request(`http://${host}/`, { headers: { host, ...headers, [PEER_HEADER]: peerHeaderFor(peer, headers) } });
+  it("never takes the client address from X-Forwarded-For of an untrusted peer", () => {
+    expect(callerOf(r("10.0.0.9", { "x-forwarded-for": "1.2.3.4" }))).toEqual({ address: "10.0.0.9", local: false });
+    expect(clientAddress(r("10.0.0.9", { "x-forwarded-for": "1.2.3.4" }))).toBe("10.0.0.9");
   });
-  it("with tokens required and ADMIN_TOKEN set: only its bearer, whatever the bind address", () => {
-    for (const loopbackOnly of [true, false]) {
-      const admin: AuthSettings = { ...open, requireToken: true, loopbackOnly, adminToken: "s3cret" };
-      const missing = checkReadAccess(get(), admin);
-      expect(missing?.status).toBe(401);
-      expect(missing?.code).toBe("unauthorized");
-      expect(checkReadAccess(get({ authorization: "Bearer wrong" }), admin)?.status).toBe(401);
-      expect(checkReadAccess(get({ authorization: "Bearer s3cret-and-more" }), admin)?.status).toBe(401);
-      expect(checkReadAccess(get({ authorization: "Bearer s3cret" }), admin)).toBeNull();
-      // The right token from a foreign origin is still refused.
-      expect(checkReadAccess(get({ authorization: "Bearer s3cret", origin: "http://evil.example" }), admin)?.status).toBe(403);
-    }
+  it("walks a trusted proxy chain from the right", () => {
+    const trusted = parseTrustedProxies("127.0.0.1, 10.1.0.0/16");
+    expect(callerOf(r("127.0.0.1", { "x-forwarded-for": "9.9.9.9, 1.2.3.4, 10.1.2.3" }), trusted).address).toBe("1.2.3.4");
+    expect(callerOf(r("127.0.0.1", { forwarded: 'for=1.2.3.4;proto=http, for="[2001:db8::1]:4711"' }), trusted).address).toBe("2001:db8::1");
+    expect(callerOf(r("::ffff:127.0.0.1", {})).local).toBe(true);
   });
-  it("with tokens required and no ADMIN_TOKEN: open on a loopback-only server, refused on a shared one", () => {
-    expect(checkReadAccess(get(), { ...open, requireToken: true, loopbackOnly: true })).toBeNull();
-    const shared = checkReadAccess(get({ authorization: "Bearer guess" }), { ...open, requireToken: true, loopbackOnly: false });
-    expect(shared?.status).toBe(403);
-    expect(shared?.message).toMatch(/ADMIN_TOKEN/);
+  it("accepts forwarded-chain syntaxes", () => {
+    expect(forwardedChain("for=192.0.2.60;proto=http;by=203.0.113.43, for=\"198.51.100.17:8080\"", null)).toEqual(["192.0.2.60", "198.51.100.17"]);
+    expect(forwardedChain(null, " 1.1.1.1 ,2.2.2.2")).toEqual(["1.1.1.1", "2.2.2.2"]);
   });
 });

@@ -1,21 +1,23 @@
-import { isIP } from "node:net";
+import type { BlockList } from "node:net";
 import { getConfig } from "@/lib/config";
+import { parseTrustedProxies } from "./peer";
 
 /** Access settings resolved from the environment (see .env.example, "Access"). */
 export interface AuthSettings {
-  /** MCP requests need a valid bearer token. */
+  /** REQUIRE_TOKEN=1: requests from this machine need credentials too. Remote requests always do. */
   requireToken: boolean;
-  /** The app only listens on a loopback address, so every request comes from this machine. */
-  loopbackOnly: boolean;
   rateLimitPerMinute: number;
+  /** Failed authentications a minute per client address before 429 (default 10). */
+  authFailuresPerMinute?: number;
   allowedOrigins: string[];
   adminToken?: string;
+  /** Default: none. */
+  trustedProxies?: BlockList;
+  /** @deprecated Ignored: where the app listens no longer decides access (lib/auth/peer.ts does). */
+  loopbackOnly?: boolean;
 }
 
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
-  return h === "localhost" || h === "::1" || /^127\.\d+\.\d+\.\d+$/.test(h) || h === "::ffff:127.0.0.1";
-}
+export { isLoopbackHostName as isLoopbackHost } from "./peer";
 
 function flag(raw: string): boolean | undefined {
   const v = raw.trim().toLowerCase();
@@ -24,36 +26,29 @@ function flag(raw: string): boolean | undefined {
   return undefined;
 }
 
-/**
- * The address the app listens on, as far as the environment tells: BIND_HOST (scripts/app.sh passes it to
- * `next start -H`), else HOSTNAME when it is an IP address (Next's standalone server listens on it; a
- * machine name in HOSTNAME says nothing). Unknown = loopback, the local single-user default.
- */
-export function bindAddress(cfg: { bindHost?: string; hostname?: string }): string {
-  if (cfg.bindHost) return cfg.bindHost;
-  if (cfg.hostname && isIP(cfg.hostname.replace(/^\[|\]$/g, ""))) return cfg.hostname;
-  return "127.0.0.1";
-}
-
-/** The raw settings (getConfig().auth); every field but the limit and origins is optional. */
+/** The raw settings (getConfig().auth). */
 export interface RawAuthConfig {
   requireToken?: string;
-  bindHost?: string;
-  hostname?: string;
   rateLimitPerMinute: number;
+  authFailuresPerMinute?: number;
   allowedOrigins: string[];
   adminToken?: string;
+  trustedProxies?: string;
 }
 
 export function resolveAuthSettings(cfg: RawAuthConfig = getConfig().auth): AuthSettings {
-  const loopbackOnly = isLoopbackHost(bindAddress(cfg));
-  // An unrecognised REQUIRE_TOKEN value errs on the safe side.
-  const requireToken = cfg.requireToken !== undefined ? (flag(cfg.requireToken) ?? true) : !loopbackOnly;
   return {
-    requireToken,
-    loopbackOnly,
+    // An unrecognised REQUIRE_TOKEN value errs on the safe side.
+    requireToken: cfg.requireToken !== undefined ? (flag(cfg.requireToken) ?? true) : false,
     rateLimitPerMinute: cfg.rateLimitPerMinute,
+    authFailuresPerMinute: cfg.authFailuresPerMinute ?? 10,
     allowedOrigins: cfg.allowedOrigins,
     adminToken: cfg.adminToken,
+    trustedProxies: parseTrustedProxies(cfg.trustedProxies),
   };
+}
+
+/** Settings for tests: an open local run, no proxies, a high rate limit. */
+export function testAuthSettings(over: Partial<AuthSettings> = {}): AuthSettings {
+  return { ...resolveAuthSettings({ rateLimitPerMinute: 100_000, allowedOrigins: [] }), ...over };
 }

@@ -10,12 +10,18 @@ export interface RateLimitDecision {
 
 export interface RateLimiter {
   take(key: string, now?: number): RateLimitDecision;
+  /** True when a take() now would be allowed; takes nothing. */
+  peek(key: string, now?: number): boolean;
 }
 
 export function createRateLimiter(opts: { capacity: number; refillPerSecond: number; maxKeys?: number }): RateLimiter {
   const buckets = new Map<string, { tokens: number; at: number }>();
   const maxKeys = opts.maxKeys ?? 10_000;
   return {
+    peek(key, now = Date.now()) {
+      const b = buckets.get(key);
+      return !b || Math.min(opts.capacity, b.tokens + ((now - b.at) / 1000) * opts.refillPerSecond) >= 1;
+    },
     take(key, now = Date.now()) {
       const b = buckets.get(key) ?? { tokens: opts.capacity, at: now };
       b.tokens = Math.min(opts.capacity, b.tokens + ((now - b.at) / 1000) * opts.refillPerSecond);
@@ -31,3 +37,4 @@ export function createRateLimiter(opts: { capacity: number; refillPerSecond: num
     },
   };
 }
+

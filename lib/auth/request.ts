@@ -1,23 +1,39 @@
+import type { AuthSettings } from "./config";
+import { callerOf, type Caller } from "./peer";
 import { createRateLimiter, type RateLimiter } from "./rate-limit";
 
-/** The client address for rate limiting without a token (best effort: proxies set x-forwarded-for). */
-export function clientAddress(req: Request): string {
-  const xff = req.headers.get("x-forwarded-for");
-  const first = xff?.split(",")[0]?.trim();
-  return first || req.headers.get("x-real-ip")?.trim() || "unknown";
+/** The client address for rate limiting: the socket peer (or a trusted proxy's client), never a raw header. */
+export function clientAddress(req: Request, settings?: Pick<AuthSettings, "trustedProxies">): string {
+  return callerOf(req, settings?.trustedProxies).address;
 }
 
 const KEY = Symbol.for("kb-mcp-chat.rate-limiters");
-type G = typeof globalThis & { [KEY]?: Map<number, RateLimiter> };
+type G = typeof globalThis & { [KEY]?: Map<string, RateLimiter> };
 
-/** The process-wide limiter for `perMinute` requests a minute (burst = the same number). */
-export function getRateLimiter(perMinute: number): RateLimiter {
+/** The process-wide limiter named `name` for `perMinute` requests a minute (burst = the same number). */
+export function getRateLimiter(perMinute: number, name = "mcp"): RateLimiter {
   const g = globalThis as G;
   const map = (g[KEY] ??= new Map());
-  let rl = map.get(perMinute);
+  const key = `${name}:${perMinute}`;
+  let rl = map.get(key);
   if (!rl) {
     rl = createRateLimiter({ capacity: perMinute, refillPerSecond: perMinute / 60 });
-    map.set(perMinute, rl);
+    map.set(key, rl);
   }
   return rl;
+}
+
+/**
+ * Failed authentications (a wrong admin secret or access token) per client address: `blocked` before a
+ * presented secret is even checked, `record` after a failure. Shared by the web API and MCP.
+ */
+export function authFailures(settings: Pick<AuthSettings, "authFailuresPerMinute">, caller: Caller) {
+  const limiter = getRateLimiter(settings.authFailuresPerMinute ?? 10, "auth-failures");
+  const key = `ip:${caller.address}`;
+  return {
+    blocked: () => !limiter.peek(key),
+    record: () => {
+      limiter.take(key);
+    },
+  };
 }

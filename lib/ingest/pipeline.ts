@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { chunkText, embeddingText, HEADING_SEPARATOR } from "@/lib/chunk";
 import { getConfig } from "@/lib/config";
+import { checkKbName } from "@/lib/kb/names";
 import { parseDocument } from "@/lib/parse";
 import type { DocumentBody, Store, StoredChunk } from "@/lib/store";
 import { toIndexText } from "@/lib/tokenize";
@@ -44,12 +45,9 @@ export function safeFileName(filename: string): string {
 }
 
 export function normalizeKb(kb: string | undefined): string {
-  const name = (kb ?? getConfig().defaultKb).trim();
-  if (!name) throw new AppError("bad_request", "The knowledge base name is empty.");
-  if (name.length > MAX_KB_CHARS) throw new AppError("bad_request", `The knowledge base name is longer than ${MAX_KB_CHARS} characters.`);
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(name)) throw new AppError("bad_request", "The knowledge base name contains control characters.");
-  return name;
+  const checked = checkKbName(kb ?? getConfig().defaultKb);
+  if (!checked.ok) throw new AppError("bad_request", checked.message);
+  return checked.name;
 }
 
 /** Same kb + same file name ⇒ same document id, so re-ingesting a file replaces it in place. */

@@ -17,7 +17,7 @@ import {
 } from "@/e2e/fixtures/make-fixtures";
 import { createOfflineEmbedder } from "@/lib/embed/offline";
 import { openStore, type Store } from "@/lib/store";
-import { checkContentLength, checkUploadLimits, ingestUploads, reindexDocument, sanitizeFileName, type UploadEvent } from "./upload";
+import { ingestUploads, receiveUpload, reindexDocument, sanitizeFileName, type UploadEvent } from "./upload";
 
 describe("sanitizeFileName", () => {
   it("keeps only the last path segment and any Unicode", () => {
@@ -36,23 +36,65 @@ describe("sanitizeFileName", () => {
   });
 });
 
-describe("upload limits", () => {
-  const limits = { maxFileBytes: 1000, maxFiles: 2 };
-  it("rejects too many files with 400 and a too-large file with 413", () => {
-    expect(() => checkUploadLimits([], limits)).toThrow(expect.objectContaining({ status: 400 }));
-    expect(() => checkUploadLimits([1, 2, 3].map((i) => ({ name: `${i}`, size: 1 })), limits)).toThrow(
-      expect.objectContaining({ status: 400, message: expect.stringContaining("at most 2") }),
+/** A multipart body as a web stream, in small pieces and without a length (like Transfer-Encoding: chunked). */
+function multipart(parts: { name: string; filename?: string; data: string | Uint8Array }[]): Request {
+  const boundary = "----kbtest9";
+  const enc = new TextEncoder();
+  const pieces: Uint8Array[] = [];
+  for (const p of parts) {
+    const disposition = `form-data; name="${p.name}"${p.filename ? `; filename="${p.filename}"` : ""}`;
+    pieces.push(enc.encode(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${p.filename ? "Content-Type: application/octet-stream\r\n" : ""}\r\n`));
+    pieces.push(typeof p.data === "string" ? enc.encode(p.data) : p.data);
+    pieces.push(enc.encode("\r\n"));
+  }
+  pieces.push(enc.encode(`--${boundary}--\r\n`));
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const next = pieces.shift();
+      if (!next) return controller.close();
+      for (let i = 0; i < next.byteLength; i += 4096) controller.enqueue(next.subarray(i, i + 4096));
+    },
+  });
+  return new Request("http://127.0.0.1/api/documents", {
+    method: "POST",
+    headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
+    body,
+    duplex: "half",
+  } as RequestInit);
+}
+
+describe("receiveUpload (streamed, limits counted on bytes received)", () => {
+  const limits = { maxFileBytes: 1000, maxFiles: 3, maxTotalBytes: 10_000 };
+  it("keeps an over-limit file only as its error; the others and the fields come through", async () => {
+    const { files, fields } = await receiveUpload(
+      multipart([
+        { name: "kb", data: "hr" },
+        { name: "files", filename: "a.md", data: "# A\n\nalpha" },
+        { name: "files", filename: "big.md", data: "x".repeat(5000) },
+        { name: "files", filename: "b.md", data: "# B\n\nbeta" },
+      ]),
+      limits,
     );
-    expect(() => checkUploadLimits([{ name: "big.pdf", size: 1001 }], limits)).toThrow(
-      expect.objectContaining({ status: 413, message: expect.stringContaining("big.pdf") }),
-    );
-    expect(() => checkUploadLimits([{ name: "ok.pdf", size: 1000 }], limits)).not.toThrow();
+    expect(fields.kb).toEqual(["hr"]);
+    expect(files.map((f) => [f.name, f.data.byteLength, f.error?.code])).toEqual([
+      ["a.md", 10, undefined],
+      ["big.md", 0, "too_large"],
+      ["b.md", 9, undefined],
+    ]);
+    expect(files[1].error?.message).toMatch(/"big\.md" is larger than the 0 MB limit per file/);
   });
 
-  it("rejects a body that cannot fit before reading it", () => {
-    expect(() => checkContentLength(String(10_000_000), limits)).toThrow(expect.objectContaining({ status: 413 }));
-    expect(() => checkContentLength("500", limits)).not.toThrow();
-    expect(() => checkContentLength(null, limits)).not.toThrow();
+  it("stops reading once the request passes the total limit (413), length header or not", async () => {
+    const many = Array.from({ length: 3 }, (_, i) => ({ name: "files", filename: `f${i}.md`, data: "y".repeat(4000) }));
+    await expect(receiveUpload(multipart(many), limits)).rejects.toMatchObject({ status: 413, code: "too_large" });
+  });
+
+  it("refuses too many files, non-multipart bodies and uploads without files (400)", async () => {
+    const four = Array.from({ length: 4 }, (_, i) => ({ name: "files", filename: `f${i}.md`, data: "z" }));
+    await expect(receiveUpload(multipart(four), limits)).rejects.toMatchObject({ status: 400, message: expect.stringContaining("at most 3") });
+    await expect(receiveUpload(multipart([{ name: "kb", data: "hr" }]), limits)).rejects.toMatchObject({ status: 400 });
+    const json = new Request("http://x/", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    await expect(receiveUpload(json, limits)).rejects.toMatchObject({ status: 400 });
   });
 });
 

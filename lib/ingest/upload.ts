@@ -1,8 +1,9 @@
 /**
- * Upload-side helpers for POST /api/documents: file-name sanitising, size/count limits, and ingesting
- * several files one after another where each file fails alone.
+ * Upload-side helpers for POST /api/documents: streamed multipart reading with limits enforced on the bytes
+ * received, file-name sanitising, and ingesting several files one after another where each file fails alone.
  */
 import path from "node:path";
+import busboy from "busboy";
 import { getConfig } from "@/lib/config";
 import type { Store } from "@/lib/store";
 import { AppError, type DocumentRecord, type IngestProgress } from "@/lib/types";
@@ -34,39 +35,121 @@ export function sanitizeFileName(name: string): string {
 export interface UploadLimits {
   maxFileBytes: number;
   maxFiles: number;
+  /** All files of one request together, counted on the bytes received. */
+  maxTotalBytes: number;
 }
 
 export function uploadLimits(): UploadLimits {
   const cfg = getConfig();
-  return { maxFileBytes: cfg.maxUploadBytes, maxFiles: cfg.maxUploadFiles };
+  return { maxFileBytes: cfg.maxUploadBytes, maxFiles: cfg.maxUploadFiles, maxTotalBytes: cfg.maxUploadTotalBytes };
 }
 
 const mb = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
 
-/** Rejects a request body that cannot fit the limits before it is read (413). */
-export function checkContentLength(header: string | null, limits: UploadLimits): void {
-  const length = Number(header);
-  // multipart framing adds a little per file on top of the payload
-  if (header && Number.isFinite(length) && length > limits.maxFiles * (limits.maxFileBytes + 64 * 1024)) {
-    throw new AppError("too_large", `The upload is ${mb(length)}; at most ${limits.maxFiles} files of ${mb(limits.maxFileBytes)} each are accepted.`, 413);
-  }
+const MAX_FIELD_BYTES = 64 * 1024;
+
+export interface ReceivedUpload {
+  /** In the order received; a file over the per-file limit carries its error and no data. */
+  files: UploadFile[];
+  /** Text fields by name, every value in order. */
+  fields: Record<string, string[]>;
 }
 
-/** Count (400) and per-file size (413) limits, checked on the parsed form before anything is ingested. */
-export function checkUploadLimits(files: readonly { name: string; size: number }[], limits: UploadLimits): void {
-  if (files.length === 0) throw new AppError("bad_request", "No files were uploaded (multipart field \"files\").", 400);
-  if (files.length > limits.maxFiles) {
-    throw new AppError("bad_request", `Too many files: ${files.length}; at most ${limits.maxFiles} per upload.`, 400);
+/**
+ * Reads a multipart upload as a stream (busboy), enforcing the limits on the bytes as they arrive, with or
+ * without Content-Length: a file over `maxFileBytes` is cut off and kept only as its error (the others go
+ * on); more than `maxTotalBytes` in all stops reading at once (413); more than `maxFiles` files is a 400.
+ * Nothing beyond the limits is ever held in memory.
+ */
+export async function receiveUpload(req: Request, limits: UploadLimits): Promise<ReceivedUpload> {
+  const contentType = req.headers.get("content-type") ?? "";
+  if (!/^multipart\/form-data/i.test(contentType)) {
+    throw new AppError("bad_request", 'Send the files as multipart/form-data in the field "files".', 400);
   }
-  const big = files.find((f) => f.size > limits.maxFileBytes);
-  if (big) {
-    throw new AppError("too_large", `"${big.name}" is ${mb(big.size)}; the limit is ${mb(limits.maxFileBytes)} per file.`, 413);
+  const tooMuch = () =>
+    new AppError("too_large", `The upload is larger than ${mb(limits.maxTotalBytes)} in all; send fewer or smaller files.`, 413);
+  const length = Number(req.headers.get("content-length"));
+  if (req.headers.get("content-length") && Number.isFinite(length) && length > limits.maxTotalBytes + 1024 * 1024) throw tooMuch();
+
+  let bb: busboy.Busboy;
+  try {
+    bb = busboy({
+      headers: { "content-type": contentType },
+      defParamCharset: "utf8",
+      limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles, fields: 200, fieldSize: MAX_FIELD_BYTES, parts: limits.maxFiles + 200 },
+    });
+  } catch {
+    throw new AppError("bad_request", "The request body is not valid multipart/form-data.", 400);
   }
+  const files: UploadFile[] = [];
+  const fields: Record<string, string[]> = {};
+  let failure: AppError | null = null;
+  const fail = (err: AppError) => {
+    failure ??= err;
+  };
+  bb.on("file", (field, stream, info) => {
+    if (field !== "files") {
+      stream.resume();
+      return;
+    }
+    const parts: Buffer[] = [];
+    let over = false;
+    stream.on("data", (chunk: Buffer) => {
+      if (!over) parts.push(chunk);
+    });
+    stream.on("limit", () => {
+      over = true;
+      parts.length = 0;
+    });
+    stream.on("close", () => {
+      const name = info.filename ?? "untitled";
+      files.push(
+        over
+          ? { name, data: new Uint8Array(), error: { code: "too_large", message: `"${sanitizeFileName(name)}" is larger than the ${mb(limits.maxFileBytes)} limit per file (MAX_UPLOAD_MB).` } }
+          : { name, data: new Uint8Array(Buffer.concat(parts)) },
+      );
+    });
+  });
+  bb.on("field", (name, value, info) => {
+    if (info.valueTruncated) fail(new AppError("bad_request", `The field "${name}" is longer than ${MAX_FIELD_BYTES / 1024} KB.`, 400));
+    (fields[name] ??= []).push(value);
+  });
+  bb.on("filesLimit", () => fail(new AppError("bad_request", `Too many files: at most ${limits.maxFiles} per upload.`, 400)));
+  bb.on("partsLimit", () => fail(new AppError("bad_request", "The upload has too many parts.", 400)));
+  const finished = new Promise<void>((resolve, reject) => {
+    bb.on("close", resolve);
+    bb.on("error", () => reject(new AppError("bad_request", "The request body is not valid multipart/form-data.", 400)));
+  });
+  finished.catch(() => {});
+
+  const reader = req.body?.getReader();
+  if (!reader) throw new AppError("bad_request", 'No files were uploaded (multipart field "files").', 400);
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > limits.maxTotalBytes) throw tooMuch();
+      if (!bb.write(value)) await new Promise<void>((resolve) => bb.once("drain", resolve));
+    }
+    bb.end();
+    await finished;
+  } catch (err) {
+    await reader.cancel().catch(() => {});
+    bb.destroy();
+    throw err instanceof AppError ? err : new AppError("bad_request", "The upload was interrupted.", 400);
+  }
+  if (failure) throw failure;
+  if (files.length === 0) throw new AppError("bad_request", 'No files were uploaded (multipart field "files").', 400);
+  return { files, fields };
 }
 
 export interface UploadFile {
   name: string;
   data: Uint8Array;
+  /** Refused while it was received (e.g. over the size limit): reported, never ingested. */
+  error?: { code: string; message: string };
 }
 
 export interface UploadMeta {
@@ -117,7 +200,10 @@ export async function ingestUploads(
   for (const [index, file] of files.entries()) {
     const name = sanitizeFileName(file.name);
     let result: UploadFileResult;
-    if (opts.signal?.aborted) {
+    if (file.error) {
+      result = { index, name, status: "failed", error: file.error };
+      opts.onEvent?.({ type: "progress", index, name, stage: "failed", error: file.error.message, code: file.error.code });
+    } else if (opts.signal?.aborted) {
       result = { index, name, status: "cancelled", error: { code: "cancelled", message: "The upload was cancelled." } };
     } else {
       try {

@@ -14,15 +14,18 @@ export const kbNameSchema = z
   );
 
 /**
- * Names of knowledge bases that already exist: new ones are slugs, but documents ingested by the CLI with
- * `--kb` may carry any name the ingest pipeline accepts (≤ 64 characters, no control characters).
+ * The one rule for a knowledge-base name wherever one comes in (upload field, CLI --kb, URL path, token
+ * limit, chat filter, MCP arguments): the same slug rule as for new ones. Kept as its own name for callers
+ * that look up existing knowledge bases.
  */
-export const existingKbNameSchema = z
-  .string()
-  .min(1)
-  .max(64)
-  // eslint-disable-next-line no-control-regex
-  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "invalid knowledge base name");
+export const existingKbNameSchema = kbNameSchema;
+
+/** `raw` as a valid knowledge-base name, or a readable error message. */
+export function checkKbName(raw: unknown): { ok: true; name: string } | { ok: false; message: string } {
+  const parsed = kbNameSchema.safeParse(raw);
+  if (parsed.success) return { ok: true, name: parsed.data };
+  return { ok: false, message: `Invalid knowledge base name: ${parsed.error.issues[0]?.message ?? "invalid"}` };
+}
 
 export const GENERIC_SEARCH_TOOL = "search_knowledge";
 

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { isMainThread } from "node:worker_threads";
 import { AppError, type ParsedDocument } from "@/lib/types";
 import { parseCsv } from "./csv";
 import { parseDocx } from "./docx";
@@ -7,6 +8,7 @@ import { parseJson } from "./json";
 import { EXTENSION_FORMATS, SUPPORTED_EXTENSIONS, type FormatName } from "./formats";
 import type { ParseOptions } from "./limits";
 import { parsePdf } from "./pdf";
+import { parseInWorker } from "./pool";
 import { describeKind, sniffContent, type ContentKind } from "./sniff";
 import { parseMarkdown, parsePlainText } from "./text";
 
@@ -83,10 +85,11 @@ export function detectFormat(filename: string, data: Uint8Array): FormatName {
 }
 
 /**
- * Parses a file's bytes into text. Throws AppError: "unsupported_type" for formats not handled,
- * "parse_failed" for broken files, "too_large" when a parse limit is hit.
+ * Parses a file's bytes into text in this thread. Throws AppError: "unsupported_type" for formats not
+ * handled, "parse_failed" for broken files, "too_large" when a parse limit is hit. Untrusted input should
+ * go through parseDocument, which runs this in a worker with a hard time and memory budget.
  */
-export async function parseDocument(filename: string, data: Uint8Array, opts?: ParseOptions): Promise<ParsedDocument> {
+export async function parseDocumentHere(filename: string, data: Uint8Array, opts?: ParseOptions): Promise<ParsedDocument> {
   const format = detectFormat(filename, data);
   try {
     return await FORMATS[format].parse(data, filename, opts);
@@ -94,4 +97,15 @@ export async function parseDocument(filename: string, data: Uint8Array, opts?: P
     if (err instanceof AppError) throw err;
     throw new AppError("parse_failed", `"${filename}" could not be parsed as ${FORMATS[format].label}.`, 422);
   }
+}
+
+/**
+ * Parses a file's bytes into text in a worker thread (lib/parse/pool.ts): the file's format is checked
+ * here, the parsing runs where PARSE_TIMEOUT_SECONDS / PARSE_MEMORY_MB can stop it; the server keeps
+ * answering meanwhile. Inside a worker it parses in place.
+ */
+export async function parseDocument(filename: string, data: Uint8Array, opts?: ParseOptions): Promise<ParsedDocument> {
+  if (!isMainThread) return parseDocumentHere(filename, data, opts);
+  detectFormat(filename, data);
+  return parseInWorker(filename, data, opts);
 }

@@ -8,8 +8,10 @@ export interface ParseLimits {
   maxDocxRatio: number;
   /** Extracted text longer than this is refused (characters). */
   maxTextChars: number;
-  /** Wall-clock budget for one file's parsing, checked between pages / parts. */
+  /** Wall-clock budget for one file's parsing, checked between pages / parts (the worker's is hard). */
   timeBudgetMs: number;
+  /** HTML nested deeper than this is refused before it is parsed (lib/parse/depth.ts). */
+  maxHtmlDepth: number;
 }
 
 export const DEFAULT_PARSE_LIMITS: ParseLimits = {
@@ -18,6 +20,7 @@ export const DEFAULT_PARSE_LIMITS: ParseLimits = {
   maxDocxRatio: 200,
   maxTextChars: 50_000_000,
   timeBudgetMs: 120_000,
+  maxHtmlDepth: 256,
 };
 
 export interface ParseOptions {

@@ -15,10 +15,23 @@ function tableToMarkdown(table: Element): string {
   return `\n\n${lines.join("\n")}\n\n`;
 }
 
+/** Link targets kept in stored text: web, mail and relative links. Anything else (javascript:, data:, vbscript:…) loses its target. */
+export function isSafeHref(href: string): boolean {
+  // Browsers ignore ASCII whitespace and control characters inside a scheme ("java\tscript:").
+  // eslint-disable-next-line no-control-regex
+  const h = href.replace(/[\u0000-\u0020\u007f]+/g, "").toLowerCase();
+  const scheme = /^([a-z][a-z0-9+.-]*):/.exec(h)?.[1];
+  return scheme === undefined || scheme === "http" || scheme === "https" || scheme === "mailto";
+}
+
 /** HTML → Markdown with ATX headings, tables as text rows, and no images, scripts or styles. */
 export function htmlToMarkdown(html: string): string {
   const td = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" });
   td.remove(["script", "style", "noscript", "iframe", "img", "svg", "canvas", "form", "button"] as TurndownService.Filter);
+  td.addRule("unsafeLink", {
+    filter: (node) => node.nodeName === "A" && !isSafeHref(node.getAttribute("href") ?? ""),
+    replacement: (content) => content,
+  });
   td.addRule("table", { filter: "table", replacement: (_content, node) => tableToMarkdown(node as unknown as Element) });
   return td
     .turndown(html)

@@ -1,3 +1,5 @@
+import { detectUtf16 } from "./text";
+
 /** What the bytes of a file look like, independent of its name. */
 export type ContentKind = "pdf" | "docx" | "zip" | "binary" | "html" | "json" | "text";
 
@@ -24,7 +26,7 @@ export function sniffContent(data: Uint8Array): ContentKind {
   }
   if (BINARY_MAGICS.some((m) => buf.subarray(0, m.length).equals(m))) return "binary";
   const head = buf.subarray(0, 8192);
-  const utf16 = (head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff);
+  const utf16 = (head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff) || detectUtf16(head) !== null;
   if (!utf16 && head.includes(0)) return "binary";
   if (utf16) return "text";
   const start = head.toString("utf8").replace(/^\uFEFF/, "").trimStart().slice(0, 512).toLowerCase();

@@ -7,11 +7,32 @@ import type { ParsedDocument } from "@/lib/types";
 export function decodeText(data: Uint8Array): string {
   if (data[0] === 0xff && data[1] === 0xfe) return new TextDecoder("utf-16le").decode(data);
   if (data[0] === 0xfe && data[1] === 0xff) return new TextDecoder("utf-16be").decode(data);
+  const utf16 = detectUtf16(data);
+  if (utf16) return new TextDecoder(utf16).decode(data);
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(data);
   } catch {
     return new TextDecoder("gb18030").decode(data);
   }
+}
+
+/**
+ * UTF-16 without a BOM, recognised by its zero bytes: text with Latin characters has a zero as one byte of
+ * most code units, always on the same side (odd offsets for little-endian), and almost never on the other.
+ */
+export function detectUtf16(data: Uint8Array): "utf-16le" | "utf-16be" | null {
+  const n = Math.min(data.byteLength, 8192) & ~1;
+  if (n < 4) return null;
+  let even = 0;
+  let odd = 0;
+  for (let i = 0; i < n; i += 2) {
+    if (data[i] === 0) even++;
+    if (data[i + 1] === 0) odd++;
+  }
+  const units = n / 2;
+  if (odd >= units * 0.3 && even <= units * 0.02) return "utf-16le";
+  if (even >= units * 0.3 && odd <= units * 0.02) return "utf-16be";
+  return null;
 }
 
 /** First Markdown H1 (`# Title`), or undefined. */

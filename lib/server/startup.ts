@@ -4,6 +4,7 @@
  * of one process, and all of them must share one sync.
  */
 import { existsSync } from "node:fs";
+import { ensureAdminSecret } from "@/lib/auth/admin-secret";
 import { getConfig } from "@/lib/config";
 import { syncKnowledgeDir } from "@/lib/ingest";
 import { getStore } from "@/lib/store";
@@ -36,6 +37,11 @@ async function run(startup: Startup): Promise<void> {
   const startedAt = startup.state.startedAt;
   try {
     const config = getConfig();
+    try {
+      ensureAdminSecret(config);
+    } catch (err) {
+      console.error(`[auth] could not create the first-run admin secret: ${err instanceof Error ? err.message : String(err)}`);
+    }
     const store = await getStore();
     let summary: SyncSummary | null = null;
     if (existsSync(config.knowledgeDir)) {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { kbNameSchema } from "@/lib/kb/names";
 
 /** A question longer than this is rejected rather than silently cut. */
 export const MAX_QUESTION_CHARS = 8000;
@@ -16,7 +17,7 @@ export const chatRequestSchema = z.looseObject({
   id: z.string().max(200).optional(),
   messages: z.array(message).min(1).max(400),
   /** Limit the chat's searches to these knowledge bases; omitted or empty = all. */
-  kbs: z.array(z.string().min(1).max(64)).max(50).optional(),
+  kbs: z.array(kbNameSchema).max(50).optional(),
 });
 
 export type ChatRequestBody = z.infer<typeof chatRequestSchema>;

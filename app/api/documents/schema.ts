@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { kbNameSchema } from "@/lib/kb/names";
 
 const optionalText = (max: number, label: string) =>
   z
@@ -8,9 +9,17 @@ const optionalText = (max: number, label: string) =>
     .transform((s) => (s === "" ? undefined : s))
     .optional();
 
+/** An optional kb field: empty means the default knowledge base; otherwise the one knowledge-base name rule. */
+const kbField = z
+  .string()
+  .trim()
+  .transform((s) => (s === "" ? undefined : s))
+  .pipe(kbNameSchema.optional())
+  .optional();
+
 /** Form fields of POST /api/documents besides `files`. Tags: repeated fields and/or comma-separated. */
 export const uploadFieldsSchema = z.object({
-  kb: optionalText(64, "kb").refine((s) => s === undefined || !/[\u0000-\u001f\u007f]/.test(s), "kb contains control characters"),
+  kb: kbField,
   title: optionalText(300, "title"),
   author: optionalText(200, "author"),
   tags: z
@@ -24,7 +33,7 @@ export type UploadFields = z.infer<typeof uploadFieldsSchema>;
 
 /** Query of GET /api/documents. */
 export const listQuerySchema = z.object({
-  kb: optionalText(64, "kb"),
+  kb: kbField,
   /** Case-insensitive substring of title or file name. */
   q: optionalText(200, "q"),
 });

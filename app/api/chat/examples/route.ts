@@ -1,15 +1,13 @@
 import { exampleQuestions } from "@/lib/agent/examples";
-import { checkReadAccess, errorResponse } from "@/lib/auth/admin";
 import { getConfig } from "@/lib/config";
 import { getReadyStore } from "@/lib/server/startup";
+import { route } from "@/lib/server/route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 /** Example questions for the empty chat, from the headings of the indexed documents. */
-export async function GET(req: Request): Promise<Response> {
-  const denied = checkReadAccess(req);
-  if (denied) return errorResponse(denied);
+export const GET = route({}, async () => {
   const offline = !getConfig().chat.apiKey;
   try {
     // Waits (briefly) for the start-up indexing of knowledge/, so a fresh start still offers examples.
@@ -18,9 +16,9 @@ export async function GET(req: Request): Promise<Response> {
     const outlines = await Promise.all(
       docs.map(async (d) => ({ title: d.title, headings: (await store.getChunks(d.id)).map((c) => c.heading) })),
     );
-    return Response.json({ offline, questions: exampleQuestions(outlines, 4) }, { headers: { "Cache-Control": "no-store" } });
+    return { offline, questions: exampleQuestions(outlines, 4) };
   } catch (err) {
     console.error("[chat] example questions unavailable:", err);
-    return Response.json({ offline, questions: [] }, { headers: { "Cache-Control": "no-store" } });
+    return { offline, questions: [] };
   }
-}
+});

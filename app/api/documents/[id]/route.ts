@@ -1,39 +1,24 @@
-import { getReadyStore } from "@/lib/server/startup";
+import { z } from "zod";
+import { route } from "@/lib/server/route";
 import { AppError } from "@/lib/types";
-import { checkManagementAccess, checkReadAccess, errorResponse, NO_STORE } from "@/lib/auth/admin";
 import { documentIdSchema } from "../schema";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-type Ctx = { params: Promise<{ id: string }> };
+const docRoute = { params: z.object({ id: documentIdSchema }), notFound: "There is no such document." };
 
 /** GET /api/documents/<id> — the document and its chunks in order. */
-export async function GET(request: Request, { params }: Ctx): Promise<Response> {
-  try {
-    const denied = checkReadAccess(request);
-    if (denied) throw denied;
-    const id = documentIdSchema.parse((await params).id);
-    const store = await getReadyStore();
-    const document = await store.getDocument(id);
-    if (!document) throw new AppError("not_found", `No document with id "${id}".`, 404);
-    const chunks = (await store.getChunks(id)).sort((a, b) => a.index - b.index);
-    return Response.json({ document, chunks }, { headers: NO_STORE });
-  } catch (err) {
-    return errorResponse(err);
-  }
-}
+export const GET = route(docRoute, async ({ params: { id }, store: ready }) => {
+  const store = await ready();
+  const document = await store.getDocument(id);
+  if (!document) throw new AppError("not_found", `No document with id "${id}".`, 404);
+  const chunks = (await store.getChunks(id)).sort((a, b) => a.index - b.index);
+  return { document, chunks };
+});
 
 /** DELETE /api/documents/<id> — removes the document and all its chunks. */
-export async function DELETE(request: Request, { params }: Ctx): Promise<Response> {
-  try {
-    const denied = checkManagementAccess(request);
-    if (denied) throw denied;
-    const id = documentIdSchema.parse((await params).id);
-    const store = await getReadyStore();
-    if (!(await store.deleteDocument(id))) throw new AppError("not_found", `No document with id "${id}".`, 404);
-    return Response.json({ deleted: id }, { headers: NO_STORE });
-  } catch (err) {
-    return errorResponse(err);
-  }
-}
+export const DELETE = route(docRoute, async ({ params: { id }, store }) => {
+  if (!(await (await store()).deleteDocument(id))) throw new AppError("not_found", `No document with id "${id}".`, 404);
+  return { deleted: id };
+});

@@ -1,6 +1,6 @@
-import { existingKbNameSchema } from "@/lib/kb/names";
+import { checkKbName } from "@/lib/kb/names";
 import { getReadyStore } from "@/lib/server/startup";
-import { handleMcpRequest } from "@/mcp/http";
+import { handleMcpRequest, jsonRpcError } from "@/mcp/http";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -9,11 +9,9 @@ type Ctx = { params: Promise<{ kb: string }> };
 
 /** The MCP endpoint of one knowledge base: only its tools, documents and prompt. */
 async function handler(req: Request, { params }: Ctx): Promise<Response> {
-  const parsed = existingKbNameSchema.safeParse((await params).kb);
-  if (!parsed.success) {
-    return Response.json({ jsonrpc: "2.0", error: { code: -32000, message: "Invalid knowledge base name." }, id: null }, { status: 404 });
-  }
-  return handleMcpRequest(req, { kb: parsed.data, getStore: () => getReadyStore() });
+  const checked = checkKbName((await params).kb);
+  if (!checked.ok) return jsonRpcError(404, -32000, checked.message);
+  return handleMcpRequest(req, { kb: checked.name, getStore: () => getReadyStore() });
 }
 
 export { handler as GET, handler as POST, handler as DELETE };

@@ -1,0 +1,200 @@
+/**
+ * Uploads that cannot hurt the server, against a server this spec starts through server.mjs (so it can
+ * watch the process's memory): hostile HTML fails alone while /api/health keeps answering, a 1.5 GB
+ * chunked body is refused without being held in memory, an over-limit file fails alone, and the `kb`
+ * field follows the one knowledge-base name rule everywhere.
+ */
+import http from "node:http";
+import path from "node:path";
+import { expect, test } from "@playwright/test";
+import { rssBytes, startOwnServer, type OwnServer } from "./helpers/own-server";
+
+const PORT = Number(process.env.E2E_PORT_BASE || 3100) + 4;
+const DATA = path.resolve(process.env.TEST_DATA_DIR || ".test-data", `limits-${Date.now().toString(36)}`);
+let app: OwnServer;
+
+test.describe.configure({ mode: "serial" });
+test.setTimeout(300_000);
+
+test.beforeAll(async () => {
+  test.setTimeout(300_000);
+  app = await startOwnServer(PORT, { DATA_DIR: DATA, KNOWLEDGE_DIR: path.join(DATA, "no-knowledge") });
+});
+test.afterAll(async () => {
+  await app?.stop();
+});
+
+interface Result {
+  name: string;
+  status: string;
+  error?: { code: string; message: string };
+}
+
+async function upload(files: { name: string; data: string | Uint8Array }[], fields: Record<string, string> = {}) {
+  const fd = new FormData();
+  for (const f of files) fd.append("files", new File([typeof f.data === "string" ? f.data : Buffer.from(f.data)], f.name));
+  for (const [k, v] of Object.entries(fields)) fd.append(k, v);
+  // Encoded up front and sent on a connection of its own: a large body on a reused keep-alive socket can
+  // race the server closing that idle socket (EPIPE), which is not what these tests are about.
+  const encoded = new Response(fd);
+  const body = Buffer.from(await encoded.arrayBuffer());
+  return new Promise<{ status: number; body: { results?: Result[]; error?: { code: string; message: string } } }>((resolve, reject) => {
+    const req = http.request(`${app.base}/api/documents`, {
+      method: "POST",
+      agent: false,
+      headers: { "content-type": encoded.headers.get("content-type")!, "content-length": body.length },
+    });
+    req.on("response", (res) => {
+      let text = "";
+      res.on("data", (d) => (text += d));
+      res.on("end", () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** Polls /api/health until stopped; a probe that hangs for 5 s counts as a failure. */
+function watchHealth() {
+  const latencies: number[] = [];
+  const failures: string[] = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const t0 = performance.now();
+      try {
+        const res = await fetch(`${app.base}/api/health`, { signal: AbortSignal.timeout(5_000) });
+        if (res.status !== 200) failures.push(`status ${res.status}`);
+        await res.arrayBuffer();
+      } catch (err) {
+        failures.push(String(err));
+      }
+      latencies.push(performance.now() - t0);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return { latencies, failures, max: Math.max(...latencies) };
+    },
+  };
+}
+
+const nested = (n: number) => `<!doctype html><html><body>${"<div>".repeat(n)}x${"</div>".repeat(n)}</body></html>`;
+
+test("1,000 / 10,000 / 100,000 nested <div>s each fail alone while /api/health keeps answering", async () => {
+  const idle = watchHealth();
+  await new Promise((r) => setTimeout(r, 2_000));
+  const baseline = await idle.stop();
+  const health = watchHealth();
+  const good = "# Nesting guide\n\nOrdinary documents nest a handful of levels.\n";
+  const { status, body } = await upload([
+    { name: "nest-1k.html", data: nested(1_000) },
+    { name: "guide.md", data: good },
+    { name: "nest-10k.html", data: nested(10_000) },
+    { name: "nest-100k.html", data: nested(100_000) },
+  ]);
+  const watched = await health.stop();
+  test.info().annotations.push({ type: "health latency", description: `max ${watched.max.toFixed(0)} ms over ${watched.latencies.length} probes during the upload (idle server: max ${baseline.max.toFixed(0)} ms)` });
+  expect(status).toBe(200);
+  expect(body.results!.map((r) => r.status)).toEqual(["failed", "added", "failed", "failed"]);
+  for (const r of body.results!.filter((x) => x.status === "failed")) {
+    expect(r.error).toMatchObject({ code: "parse_failed", message: expect.stringContaining(`"${r.name}" nests HTML elements more than 256 levels deep`) });
+  }
+  expect(watched.failures).toEqual([]);
+  expect(watched.latencies.length).toBeGreaterThan(0);
+});
+
+test("a 1.5 GB chunked body is refused without the server holding it in memory", async () => {
+  const before = rssBytes(app.pid);
+  let peak = before;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(app.pid))), 100);
+  const boundary = "----kb-huge";
+  const piece = Buffer.alloc(1024 * 1024, "a");
+  const total = 1.5 * 1024 * 1024 * 1024;
+  let sent = 0;
+  const outcome = await new Promise<{ status?: number; body?: string; error?: string; sent: number }>((resolve) => {
+    const req = http.request(`${app.base}/api/documents`, {
+      method: "POST",
+      headers: { "content-type": `multipart/form-data; boundary=${boundary}`, "transfer-encoding": "chunked" },
+    });
+    let done = false;
+    const finish = (r: { status?: number; body?: string; error?: string }) => {
+      if (done) return;
+      done = true;
+      req.destroy();
+      resolve({ ...r, sent });
+    };
+    req.on("response", (res) => {
+      let body = "";
+      res.on("data", (d) => (body += d));
+      res.on("end", () => finish({ status: res.statusCode, body }));
+      res.on("error", () => finish({ status: res.statusCode, body }));
+    });
+    req.on("error", (err) => setTimeout(() => finish({ error: err.message }), 1000));
+    req.write(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="huge.txt"\r\nContent-Type: text/plain\r\n\r\n`);
+    const pump = () => {
+      while (!done && sent < total) {
+        sent += piece.length;
+        if (!req.write(piece)) return void req.once("drain", pump);
+      }
+      if (!done) req.end(`\r\n--${boundary}--\r\n`);
+    };
+    pump();
+  });
+  clearInterval(sampler);
+  peak = Math.max(peak, rssBytes(app.pid));
+  const growthMb = (peak - before) / 1024 / 1024;
+  test.info().annotations.push({ type: "memory", description: `RSS ${(before / 1048576).toFixed(0)} MB → peak ${(peak / 1048576).toFixed(0)} MB (+${growthMb.toFixed(0)} MB); client sent ${(outcome.sent / 1048576).toFixed(0)} MB` });
+  expect(outcome.status, JSON.stringify(outcome)).toBe(413);
+  expect(JSON.parse(outcome.body!).error.code).toBe("too_large");
+  expect(outcome.sent).toBeLessThan(total);
+  expect(growthMb).toBeLessThan(100);
+  // The server is fine afterwards.
+  expect((await fetch(`${app.base}/api/health`)).status).toBe(200);
+});
+
+test("an over-limit file beside two good ones: two ingested, one readable error", async () => {
+  const big = new Uint8Array(51 * 1024 * 1024).fill(0x61);
+  const { status, body } = await upload([
+    { name: "first.md", data: "# First\n\nThe first good file.\n" },
+    { name: "too-big.txt", data: big },
+    { name: "second.md", data: "# Second\n\nThe second good file.\n" },
+  ]);
+  expect(status).toBe(200);
+  expect(body.results!.map((r) => [r.name, r.status])).toEqual([
+    ["first.md", "added"],
+    ["too-big.txt", "failed"],
+    ["second.md", "added"],
+  ]);
+  expect(body.results![1].error).toEqual({ code: "too_large", message: '"too-big.txt" is larger than the 50 MB limit per file (MAX_UPLOAD_MB).' });
+  const docs = (await (await fetch(`${app.base}/api/documents`)).json()) as { documents: { source: string }[] };
+  expect(docs.documents.map((d) => d.source).sort()).toEqual(expect.arrayContaining(["first.md", "second.md"]));
+  expect(docs.documents.map((d) => d.source)).not.toContain("too-big.txt");
+});
+
+test("the kb field follows the one knowledge-base name rule: no odd knowledge bases, URLs or tools", async () => {
+  for (const kb of ["x' OR '1'='1", "../secret", "Secret", "a/b", "x".repeat(41)]) {
+    const { status, body } = await upload([{ name: "k.md", data: "# K\n\nkb field test\n" }], { kb });
+    expect(status, kb).toBe(400);
+    expect(body.error).toMatchObject({ code: "bad_request", message: expect.stringMatching(/^kb: name must be 1–40 characters/) });
+  }
+  const kbs = (await (await fetch(`${app.base}/api/kbs`)).json()) as { kbs: { name: string }[] };
+  expect(kbs.kbs.map((k) => k.name)).toEqual(["default"]);
+  const mcp = (p: string) =>
+    fetch(`${app.base}${p}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+    });
+  const traversal = await mcp("/api/mcp/..%2Fsecret");
+  expect(traversal.status).toBe(404);
+  expect(((await traversal.json()) as { error: { message: string } }).error.message).toMatch(/^Invalid knowledge base name/);
+  const tools = ((await (await mcp("/api/mcp")).json()) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
+  expect(tools).toContain("search_knowledge");
+  expect(tools.filter((t) => /secret|or_1/.test(t))).toEqual([]);
+  // A valid name still creates its knowledge base on upload.
+  expect((await upload([{ name: "k.md", data: "# K\n\nkb field test\n" }], { kb: "team-notes" })).status).toBe(200);
+});

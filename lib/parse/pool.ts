@@ -1,0 +1,80 @@
+/**
+ * Parsing off the event loop: one process-wide pool (lib/worker/pool.ts) running lib/parse/worker.ts.
+ * The worker script is the esbuild bundle dist/workers/parse.mjs (`npm run build` makes it; Next.js bundles
+ * route handlers, so the worker needs a real file), or the TypeScript source through tsx in tests and when
+ * no bundle exists.
+ */
+import { existsSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { getConfig } from "@/lib/config";
+import { AppError, type ParsedDocument } from "@/lib/types";
+import { TaskStopped, createWorkerPool, type WorkerPool } from "@/lib/worker/pool";
+import { resolveLimits, type ParseOptions } from "./limits";
+
+const KEY = Symbol.for("kb-mcp-chat.parse-pool");
+type G = typeof globalThis & { [KEY]?: WorkerPool };
+
+export interface ParseTask {
+  filename: string;
+  data: Uint8Array;
+  limits: ReturnType<typeof resolveLimits>;
+}
+
+function appDir(): string {
+  return process.env.KB_APP_DIR || process.cwd();
+}
+
+/** The worker script and how to run it. */
+export function parseWorkerScript(): { file: string; execArgv: string[] } {
+  const bundle = path.join(appDir(), "dist", "workers", "parse.mjs");
+  if (!process.env.VITEST && existsSync(/*turbopackIgnore: true*/ bundle)) return { file: bundle, execArgv: [] };
+  return { file: path.join(appDir(), "lib", "parse", "worker.ts"), execArgv: ["--import", "tsx"] };
+}
+
+function pool(): WorkerPool {
+  const g = globalThis as G;
+  if (!g[KEY]) {
+    const cfg = getConfig().parse;
+    const { file, execArgv } = parseWorkerScript();
+    g[KEY] = createWorkerPool({
+      file,
+      execArgv,
+      size: cfg.workers ?? Math.min(4, Math.max(1, os.availableParallelism() - 1)),
+      timeoutMs: cfg.timeoutMs,
+      resourceLimits: { maxOldGenerationSizeMb: cfg.memoryMb, maxYoungGenerationSizeMb: 64, stackSizeMb: 8 },
+    });
+  }
+  return g[KEY];
+}
+
+/** Parses in a worker; a budget overrun becomes an AppError naming the file and the budget. */
+export async function parseInWorker(filename: string, data: Uint8Array, opts?: ParseOptions): Promise<ParsedDocument> {
+  const cfg = getConfig().parse;
+  const copy = new Uint8Array(data); // a fresh buffer of its own, moved to the worker
+  const task: ParseTask = { filename, data: copy, limits: resolveLimits({ limits: { timeBudgetMs: cfg.timeoutMs, ...opts?.limits } }) };
+  try {
+    return await pool().run<ParsedDocument>(task, { transfer: [copy.buffer], signal: opts?.signal });
+  } catch (err) {
+    if (err instanceof TaskStopped) {
+      if (err.reason === "aborted") throw Object.assign(new Error("The upload was cancelled."), { name: "AbortError" });
+      if (err.reason === "time") {
+        throw new AppError("parse_failed", `"${filename}" took longer than the ${cfg.timeoutMs / 1000}-second parse budget and was stopped.`, 422);
+      }
+      if (err.reason === "memory") {
+        throw new AppError("too_large", `"${filename}" needed more than the ${cfg.memoryMb} MB parse memory budget and was stopped.`, 413);
+      }
+      throw new AppError("parse_failed", `"${filename}" could not be parsed: the parser crashed.`, 422);
+    }
+    const e = err as Error & { code?: string; status?: number };
+    if (e.name === "AppError" && e.code) throw new AppError(e.code as AppError["code"], e.message, e.status ?? 422);
+    throw new AppError("parse_failed", `"${filename}" could not be parsed.`, 422);
+  }
+}
+
+/** Ends the pool's workers (tests, shutdown). */
+export async function closeParsePool(): Promise<void> {
+  const g = globalThis as G;
+  await g[KEY]?.close();
+  delete g[KEY];
+}

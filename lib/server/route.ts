@@ -1,0 +1,64 @@
+/**
+ * The one guarded way into every route handler of the web API: the access check, path-parameter and
+ * JSON-body validation, the ready store and registry, and error → HTTP mapping (lib/server/errors.ts).
+ * A handler only does its own work and returns a Response or a JSON-able value.
+ */
+import type { z } from "zod";
+import { checkAppAccess } from "@/lib/auth/admin";
+import { getRegistry, type Registry } from "@/lib/kb";
+import type { Store } from "@/lib/store";
+import { AppError } from "@/lib/types";
+import { errorResponse, NO_STORE, readJson } from "./errors";
+import { getReadyStore } from "./startup";
+
+export interface RouteContext<P> {
+  req: Request;
+  params: P;
+  /** The store once start-up indexing is done (or has waited its time). */
+  store(): Promise<Store>;
+  registry(): Promise<Registry>;
+  /** The request body parsed as JSON and validated (400 with a readable message otherwise). */
+  body<T>(schema: z.ZodType<T>): Promise<T>;
+}
+
+export interface RouteOptions<P> {
+  /** "app": the web app's API (local, or the admin secret); "public": no check (health). */
+  access?: "app" | "public";
+  /** Path parameters; a failure answers 404 with `notFound`. */
+  params?: z.ZodType<P>;
+  notFound?: string;
+  /** Status of a plain (non-Response) result. */
+  status?: number;
+}
+
+type Handler<P> = (ctx: RouteContext<P>) => Promise<Response | object>;
+type NextCtx = { params: Promise<Record<string, string | string[]>> };
+
+export function route<P = Record<string, never>>(opts: RouteOptions<P>, handler: Handler<P>) {
+  return async (req: Request, next?: NextCtx): Promise<Response> => {
+    try {
+      if (opts.access !== "public") {
+        const denied = checkAppAccess(req);
+        if (denied) throw denied;
+      }
+      let params = {} as P;
+      if (opts.params) {
+        const parsed = opts.params.safeParse((await next?.params) ?? {});
+        if (!parsed.success) throw new AppError("not_found", opts.notFound ?? "Not found.", 404);
+        params = parsed.data;
+      }
+      let store: Promise<Store> | undefined;
+      const ctx: RouteContext<P> = {
+        req,
+        params,
+        store: () => (store ??= getReadyStore()),
+        registry: async () => getRegistry((await ctx.store()).uri),
+        body: async (schema) => schema.parse(await readJson(req)),
+      };
+      const result = await handler(ctx);
+      return result instanceof Response ? result : Response.json(result, { status: opts.status ?? 200, headers: NO_STORE });
+    } catch (err) {
+      return errorResponse(err);
+    }
+  };
+}

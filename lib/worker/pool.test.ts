@@ -1,0 +1,41 @@
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { TaskStopped, createWorkerPool, type WorkerPool } from "./pool";
+
+const file = path.join(import.meta.dirname, "fixture-worker.mjs");
+let pool: WorkerPool | undefined;
+afterEach(async () => {
+  await pool?.close();
+});
+
+describe("worker pool", () => {
+  it("runs tasks and passes errors back with their fields", async () => {
+    pool = createWorkerPool({ file, size: 2, timeoutMs: 10_000 });
+    expect(await Promise.all([1, 2, 3].map((value) => pool!.run({ do: "echo", value })))).toEqual([1, 2, 3]);
+    expect(pool.size()).toBeLessThanOrEqual(2);
+    await expect(pool.run({ do: "throw" })).rejects.toMatchObject({ name: "AppError", code: "parse_failed", status: 422, message: "bad input" });
+  });
+
+  it("terminates a task at its time budget and answers the next one with a fresh worker", async () => {
+    pool = createWorkerPool({ file, size: 1, timeoutMs: 300 });
+    const stuck = pool.run({ do: "spin" });
+    const next = pool.run({ do: "echo", value: "after" });
+    await expect(stuck).rejects.toMatchObject({ reason: "time" });
+    await expect(stuck).rejects.toBeInstanceOf(TaskStopped);
+    expect(await next).toBe("after");
+  });
+
+  it("terminates a task that outgrows its memory cap", async () => {
+    pool = createWorkerPool({ file, size: 1, timeoutMs: 60_000, resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 } });
+    await expect(pool.run({ do: "grow" })).rejects.toMatchObject({ reason: "memory" });
+    expect(await pool.run({ do: "echo", value: 7 })).toBe(7);
+  });
+
+  it("stops a task when its signal aborts", async () => {
+    pool = createWorkerPool({ file, size: 1, timeoutMs: 60_000 });
+    const ctrl = new AbortController();
+    const stuck = pool.run({ do: "spin" }, { signal: ctrl.signal });
+    setTimeout(() => ctrl.abort(), 100);
+    await expect(stuck).rejects.toMatchObject({ reason: "aborted" });
+  });
+});

@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+/**
+ * The app's one server entry (`npm start`, scripts/app.sh, the e2e servers): Next.js's documented custom
+ * server. It knows each socket's peer address, which no client can forge, and hands it to the app in the
+ * `x-kb-peer` header, which it always overwrites and signs with a per-process secret. lib/auth/peer.ts
+ * decides from it who is asking; a request without a valid signature (e.g. `next start` run directly) is
+ * treated as remote.
+ *
+ * Usage: node server.mjs [-p PORT] [-H HOST]   (defaults: PORT, BIND_HOST, else 3000 on 127.0.0.1)
+ */
+import { randomBytes } from "node:crypto";
+import { createServer } from "node:http";
+import next from "next";
+
+function arg(flags) {
+  const i = process.argv.findIndex((a) => flags.includes(a));
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+const port = Number(arg(["-p", "--port"]) ?? process.env.PORT ?? 3000);
+const host = arg(["-H", "--hostname"]) ?? process.env.BIND_HOST ?? "127.0.0.1";
+const secret = randomBytes(24).toString("base64url");
+process.env.KB_PEER_SECRET = secret;
+process.env.KB_APP_DIR = import.meta.dirname; // where dist/workers/ lives
+// Where the app reaches itself (the chat's own MCP endpoint): never derived from a client's Host header.
+const self = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+process.env.KB_INTERNAL_ORIGIN = `http://${self}:${port}`;
+process.env.NODE_ENV ??= "production";
+
+const PROXY_HEADERS = ["forwarded", "x-forwarded-for", "x-real-ip", "via"];
+
+function peerHeader(req) {
+  const proxied = PROXY_HEADERS.some((h) => req.headers[h] !== undefined);
+  const facts = {
+    a: req.socket.remoteAddress ?? "",
+    p: proxied,
+    f: req.headers.forwarded ?? null,
+    x: req.headers["x-forwarded-for"] ?? req.headers["x-real-ip"] ?? null,
+  };
+  return `${secret}.${Buffer.from(JSON.stringify(facts)).toString("base64url")}`;
+}
+
+const app = next({ dev: false, dir: import.meta.dirname, hostname: host, port });
+const handle = app.getRequestHandler();
+await app.prepare();
+
+const server = createServer((req, res) => {
+  req.headers["x-kb-peer"] = peerHeader(req); // always overwritten: never what the client sent
+  handle(req, res).catch((err) => {
+    console.error("[server] request failed:", err);
+    if (!res.headersSent) res.writeHead(500).end();
+  });
+});
+server.listen(port, host, () => {
+  console.log(`[server] listening on http://${host.includes(":") ? `[${host}]` : host}:${port}`);
+});
+for (const sig of ["SIGINT", "SIGTERM"]) {
+  process.on(sig, () => {
+    server.close(() => process.exit(0));
+    setTimeout(() => process.exit(0), 2000).unref();
+  });
+}

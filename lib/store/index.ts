@@ -119,6 +119,10 @@ function ftsIndex() {
   });
 }
 
+const collator = new Intl.Collator();
+const byTitle = (a: DocumentRecord, b: DocumentRecord) =>
+  collator.compare(a.title, b.title) || collator.compare(a.source, b.source) || collator.compare(a.id, b.id);
+
 const REINDEX_IN_PROGRESS = "(unfinished reindex)";
 
 function mismatchMessage(uri: string, built: { name: string; dimension: number }, embedder: Embedder): string {
@@ -222,7 +226,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     if (docCache?.version === version) return docCache;
     if (docLoad?.version !== version) {
       const promise = (async () => {
-        const list = (await documents.query().select(DOCUMENT_COLUMNS).toArray()).map(rowToDocument);
+        const list = (await documents.query().select(DOCUMENT_COLUMNS).toArray()).map(rowToDocument).sort(byTitle);
         const loaded: DocCache = { version, list, byId: new Map(list.map((d) => [d.id, d])) };
         if ((docCache?.version ?? -1) < version) docCache = loaded;
         return loaded;
@@ -314,9 +318,8 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     },
 
     async listDocuments(o) {
-      const { list } = await allDocs();
-      const docs = o?.kb !== undefined ? list.filter((d) => d.kb === o.kb) : [...list];
-      return docs.sort((a, b) => a.title.localeCompare(b.title) || a.source.localeCompare(b.source) || a.id.localeCompare(b.id));
+      const { list } = await allDocs(); // sorted by title
+      return o?.kb !== undefined ? list.filter((d) => d.kb === o.kb) : [...list];
     },
     async getDocument(id) {
       return (await allDocs()).byId.get(id) ?? null;

@@ -1,7 +1,7 @@
 import path from "node:path";
 
-/** The offline embedder's vector size unless EMBEDDING_DIMENSION says otherwise (see lib/embed/offline.ts). */
-export const OFFLINE_DEFAULT_DIMENSION = 2048;
+/** The offline embedder's vector size unless EMBEDDING_DIMENSION says otherwise (= OFFLINE_DIMENSION, lib/embed/offline.ts). */
+export const OFFLINE_DEFAULT_DIMENSION = 512;
 
 /** Every setting the app reads, in one place. See .env.example for what each one means. */
 function intEnv(name: string, fallback: number): number {

@@ -135,7 +135,7 @@ async function startServer(dataDir: string, port: number): Promise<ChildProcess>
   const child = spawn(process.execPath, [path.join(repoRoot, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
     cwd: repoRoot,
     env: {
-      ...process.env, DATA_DIR: dataDir, KNOWLEDGE_DIR: path.join(dataDir, "no-knowledge-folder"), MCP_RATE_LIMIT: "100000000",
+      ...process.env, DATA_DIR: dataDir, EMBEDDING_DIMENSION: String(getEmbedder().dimension), KNOWLEDGE_DIR: path.join(dataDir, "no-knowledge-folder"), MCP_RATE_LIMIT: "100000000",
       LOG_LEVEL: process.env.LOG_LEVEL ?? "warn", NODE_ENV: "production",
     },
     stdio: ["ignore", "ignore", "inherit"],

@@ -169,6 +169,12 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
     const batch = createBatchIngest(store);
     let chunks = 0, docs = 0, rawBytes = 0, failed = 0;
     const t0 = performance.now();
+    // CPU seconds of this process (all threads, Lance's included): on a shared machine wall time says little.
+    const cpu0 = process.cpuUsage();
+    const cpuSeconds = (since: NodeJS.CpuUsage) => {
+      const u = process.cpuUsage(since);
+      return (u.user + u.system) / 1e6;
+    };
     let lastReport = t0;
     for (const file of files) {
       if (chunks >= o.scale) break;
@@ -192,17 +198,24 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
     }
     failed += (await batch.flush()).length;
     const ingestS = (performance.now() - t0) / 1000;
+    const ingestCpu = cpuSeconds(cpu0);
+    const cpuM0 = process.cpuUsage();
     if (chunks < o.scale) console.log(`note: the corpus holds only ${chunks} chunks (asked for ${o.scale})`);
     const m0 = performance.now();
     await store.maintenanceIdle();
     await store.optimize({ retainMs: 0 }); // final maintenance: indices complete, old versions removed
     const maintS = (performance.now() - m0) / 1000;
+    const maintCpu = cpuSeconds(cpuM0);
     const stats = await store.stats();
     const ratio = (stats.dataDirBytes ?? 0) / rawBytes;
     console.log(`ingest    ${docs} docs, ${chunks} chunks, ${f1(mb(rawBytes))} MB raw in ${f1(ingestS)} s (${failed} failed): ` +
       `${mb(rawBytes / ingestS).toFixed(2)} MB/s, ${Math.round(chunks / ingestS)} chunks/s   [target ≥ 2 MB/s]`);
-    console.log(`maintain  final run ${f1(maintS)} s; data dir ${f1(mb(stats.dataDirBytes ?? 0))} MB = ${ratio.toFixed(2)}× raw   [target ≤ 3×]; ` +
+    console.log(`          CPU ${f1(ingestCpu)} s (${(ingestCpu / ingestS).toFixed(2)} cores busy on average): ` +
+      `${mb(rawBytes / ingestCpu).toFixed(2)} MB per CPU-second, ${Math.round(chunks / ingestCpu)} chunks per CPU-second; load average ${os.loadavg()[0].toFixed(1)}`);
+    console.log(`maintain  final run ${f1(maintS)} s (CPU ${f1(maintCpu)} s); data dir ${f1(mb(stats.dataDirBytes ?? 0))} MB = ${ratio.toFixed(2)}× raw   [target ≤ 3×]; ` +
       `versions ${JSON.stringify(stats.versions)}; peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`);
+    const vectorBytes = chunks * embedder.dimension * 4;
+    console.log(`          raw text + vectors (${embedder.dimension} × float32) = ${f1(mb(rawBytes + vectorBytes))} MB; data dir = ${((stats.dataDirBytes ?? 0) / (rawBytes + vectorBytes)).toFixed(2)}× that`);
 
     // ---- queries in process ----
     const queries = await sampleQueries(store, o.queries);

@@ -60,6 +60,8 @@ export interface Store {
    * cleanup of versions older than `retainMs` (default: the configured retention). Writes only schedule it.
    */
   optimize(opts?: { retainMs?: number }): Promise<void>;
+  /** Asks for a background maintenance run soon (after writes made through another connection); never waits. */
+  scheduleMaintenance(): void;
   /** Resolves when no background maintenance is running or due. */
   maintenanceIdle(): Promise<void>;
   /** Rows and versions per table, bytes on disk (local stores); also published to /metrics. */
@@ -454,6 +456,9 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     optimize(o) {
       const retainMs = o?.retainMs ?? retention;
       return retainMs === retention ? maintainer.runNow() : maintain(retainMs).then(() => undefined);
+    },
+    scheduleMaintenance() {
+      maintainer.schedule();
     },
     maintenanceIdle() {
       return maintainer.idle();

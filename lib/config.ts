@@ -1,5 +1,8 @@
 import path from "node:path";
 
+/** The offline embedder's vector size unless EMBEDDING_DIMENSION says otherwise (= OFFLINE_DIMENSION, lib/embed/offline.ts). */
+export const OFFLINE_DEFAULT_DIMENSION = 512;
+
 /** Every setting the app reads, in one place. See .env.example for what each one means. */
 function intEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -26,7 +29,7 @@ export function getConfig() {
       apiKey: process.env.EMBEDDING_API_KEY || process.env.OPENAI_API_KEY || undefined,
       batchSize: intEnv("EMBEDDING_BATCH_SIZE", 32),
       /** Offline: vector size. OpenAI: requested output size, sent only when EMBEDDING_DIMENSION is set. */
-      dimension: intEnv("EMBEDDING_DIMENSION", 2048),
+      dimension: intEnv("EMBEDDING_DIMENSION", OFFLINE_DEFAULT_DIMENSION),
       requestDimension: Boolean(process.env.EMBEDDING_DIMENSION),
     },
     chat: {
@@ -64,6 +67,15 @@ export function getConfig() {
       memoryMb: intEnv("PARSE_MEMORY_MB", 512),
       /** Worker threads for parsing; default: cores - 1 (at least 1, at most 4). */
       workers: process.env.PARSE_WORKERS ? intEnv("PARSE_WORKERS", 1) : undefined,
+    },
+    /** Background maintenance of the LanceDB store (compaction, index updates, version cleanup). */
+    store: {
+      /** Run maintenance this long after the first write of a burst. */
+      maintenanceDelayMs: intEnv("STORE_MAINTENANCE_DELAY_MS", 3000),
+      /** Stop waiting for one maintenance run after this many seconds (logged; the next run waits for it). */
+      maintenanceTimeoutMs: intEnv("STORE_MAINTENANCE_TIMEOUT_S", 600) * 1000,
+      /** Table versions older than this are removed by maintenance (readers of an older version would fail). */
+      versionRetentionMs: intEnv("STORE_VERSION_RETENTION_S", 60) * 1000,
     },
     maxUploadBytes: intEnv("MAX_UPLOAD_MB", 50) * 1024 * 1024,
     maxUploadFiles: intEnv("MAX_UPLOAD_FILES", 20),

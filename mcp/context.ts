@@ -2,7 +2,10 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { AccessToken } from "@/lib/auth/tokens";
 import type { KbCatalogEntry } from "@/lib/kb";
 import type { Store } from "@/lib/store";
+import { log } from "@/lib/log";
+import { countError, observeTool } from "@/lib/metrics";
 import { AppError } from "@/lib/types";
+
 
 /** Options for one MCP server instance (the HTTP route builds one per request). */
 export interface KnowledgeServerOptions {
@@ -69,15 +72,31 @@ export function effectiveKb(ctx: Pick<ToolContext, "kbs">, requested: string | u
 
 /**
  * Runs a tool body; a failure becomes a tool error the model can read (AppError messages are written for
- * users; anything else is logged and reported with the tool's name) instead of a protocol error.
+ * users; anything else is logged and reported with the tool's name) instead of a protocol error. Every call
+ * is timed into /metrics (per tool and outcome) and logged with the request's id.
  */
 export function guarded<A>(tool: string, body: (args: A) => Promise<CallToolResult>): (args: A) => Promise<CallToolResult> {
   return async (args) => {
+    const t0 = performance.now();
+    const logger = log("mcp");
+    const ms = () => Math.round((performance.now() - t0) * 10) / 10;
     try {
-      return await body(args);
+      const result = await body(args);
+      const outcome = result.isError ? "tool_error" : "ok";
+      observeTool(tool, outcome, performance.now() - t0);
+      if (result.isError) countError("tool_error");
+      logger.info({ tool, outcome, ms: ms() }, "tool call");
+      return result;
     } catch (err) {
-      if (err instanceof AppError) return toolError(err.message);
-      console.error(`[mcp] ${tool} failed:`, err);
+      if (err instanceof AppError) {
+        observeTool(tool, "tool_error", performance.now() - t0);
+        countError(err.code);
+        logger.info({ tool, outcome: "tool_error", code: err.code, ms: ms() }, "tool call");
+        return toolError(err.message);
+      }
+      observeTool(tool, "error", performance.now() - t0);
+      countError("internal");
+      logger.error({ tool, outcome: "error", ms: ms(), err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) }, "tool call failed");
       return toolError(`${tool} failed: ${err instanceof Error ? err.message : String(err)}`);
     }
   };

@@ -3,6 +3,8 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, isJSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import { kbCatalog, getRegistry, type Registry } from "@/lib/kb";
 import { searchToolNames } from "@/lib/kb/names";
+import { newRequestId, withRequestId } from "@/lib/log";
+import { countError } from "@/lib/metrics";
 import { getStore } from "@/lib/store";
 import packageJson from "@/package.json";
 import { scopeOf, type KnowledgeServerOptions, type ToolContext } from "./context";
@@ -31,14 +33,17 @@ export const TOOL_NAMES: readonly string[] = [
  */
 class KnowledgeMcpServer extends McpServer {
   readonly toolNames = new Set<string>();
+  /** One server per HTTP request: its log lines carry this id. */
+  readonly reqId = newRequestId();
 
   override async connect(transport: Transport): Promise<void> {
     await super.connect(transport);
     const inner = transport.onmessage;
-    transport.onmessage = (message, extra) => {
+    transport.onmessage = (message, extra) => withRequestId(() => {
       if (isJSONRPCRequest(message) && message.method === "tools/call") {
         const tool = (message.params as { name?: unknown } | undefined)?.name;
         if (typeof tool === "string" && !this.toolNames.has(tool)) {
+          countError("unknown_tool");
           const error = {
             code: ErrorCode.InvalidParams,
             message: `Unknown tool: ${tool}. Available tools: ${[...this.toolNames].join(", ")}.`,
@@ -48,7 +53,7 @@ class KnowledgeMcpServer extends McpServer {
         }
       }
       inner?.(message, extra);
-    };
+    }, this.reqId);
   }
 }
 

@@ -1,5 +1,6 @@
 /**
  * Throughput and latency: `npm run bench [-- --questions 200 --docs 300]`.
+ * At scale: `npm run bench -- --scale N [--corpus DIR] [--port 4800] [--seconds 10] [--mixed SECONDS]` (scripts/bench-scale.ts).
  * For a subset of each shared eval set: ingest throughput (docs/s, chunks/s) into a temporary store, then
  * query latency (mean/p50/p95) and passage recall@5 for hybrid search versus plain BM25 and plain vector
  * search, with ratios against BM25. Prints numbers only; no assertions.
@@ -11,6 +12,7 @@ import { parseArgs } from "node:util";
 import { getEmbedder } from "@/lib/embed";
 import { askAll, ingestSet, loadEvalSet, subsetOf } from "@/lib/retrieve/eval-harness";
 import { openStore } from "@/lib/store";
+import { runScaleBench } from "./bench-scale";
 
 const SETS = ["cmrc2018-dev-zh", "squad1.1-dev-en"];
 
@@ -20,8 +22,23 @@ async function main() {
       questions: { type: "string", default: "200" },
       docs: { type: "string", default: "300" },
       dir: { type: "string", default: path.resolve(import.meta.dirname, "../../shared/eval") },
+      scale: { type: "string" },
+      corpus: { type: "string" },
+      port: { type: "string", default: "4800" },
+      seconds: { type: "string", default: "10" },
+      queries: { type: "string", default: "200" },
+      mixed: { type: "string", default: "0" },
+      keep: { type: "boolean", default: false },
     },
   });
+  if (values.scale) {
+    await runScaleBench({
+      scale: Number.parseInt(values.scale, 10), corpus: values.corpus ? path.resolve(values.corpus) : undefined, evalDir: values.dir!,
+      port: Number.parseInt(values.port!, 10), seconds: Number(values.seconds), queries: Number.parseInt(values.queries!, 10),
+      mixed: Number(values.mixed), keep: values.keep!,
+    });
+    return;
+  }
   const nQuestions = Number.parseInt(values.questions!, 10);
   const maxDocs = Number.parseInt(values.docs!, 10);
   const embedder = getEmbedder();

@@ -10,7 +10,7 @@ import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
 import { getConfig } from "@/lib/config";
 import { getEmbedder } from "@/lib/embed";
-import { ingestDocument, listFiles, reindexAll } from "@/lib/ingest";
+import { createBatchIngest, listFiles, reindexAll, type BatchFailure } from "@/lib/ingest";
 import { isSupported } from "@/lib/parse";
 import { openStore } from "@/lib/store";
 import type { IngestProgress } from "@/lib/types";
@@ -105,24 +105,30 @@ async function main(): Promise<number> {
 
   const { bar, onProgress } = progressBar();
   bar.start(files.length, 0, { file: "", stage: "" });
+  // Many documents per commit (each still atomic for readers); maintenance runs once at the end.
+  const batch = createBatchIngest(store, { onProgress });
+  const noteFailures = (list: BatchFailure[]) => {
+    for (const f of list) {
+      failed.push({ file: f.filename, error: f.error });
+      counts[f.status]--; // counted when prepared; the write failed
+    }
+  };
   for (const [i, file] of files.entries()) {
     try {
       const data = await readFile(file);
-      const r = await ingestDocument(
-        store,
-        {
-          filename: path.basename(file), data, kb: values.kb, origin: "cli",
-          title: files.length === 1 ? values.title : undefined, author: values.author, tags,
-        },
-        { onProgress },
-      );
+      const { result: r, failures } = await batch.add({
+        filename: path.basename(file), data, kb: values.kb, origin: "cli",
+        title: files.length === 1 ? values.title : undefined, author: values.author, tags,
+      });
       counts[r.status]++;
       if (r.status !== "unchanged") chunks += r.document.chunkCount;
+      noteFailures(failures);
     } catch (err) {
       failed.push({ file: displayPath(file), error: err instanceof Error ? err.message : String(err) });
     }
     bar.update(i + 1);
   }
+  noteFailures(await batch.flush());
   bar.stop();
   if (counts.added + counts.updated > 0) await store.optimize();
   store.close();

@@ -1,8 +1,12 @@
 import { tokenize } from "@/lib/tokenize";
 import type { Embedder } from "./index";
 
-/** Default dimension: below ~2048 hash collisions visibly hurt recall on the eval sets; above, gains are small. */
-export const OFFLINE_DIMENSION = 2048;
+/**
+ * Default dimension. Measured on the eval subsets (hybrid, vector weight 0.1): CMRC passage R@1 0.900 / 0.927 /
+ * 0.947 and SQuAD 0.811 / 0.845 / 0.840 at 256 / 512 / 2048 dims. 512 keeps nearly all of it at a quarter of
+ * the storage (2 KB a chunk), and a quarter of the vector search and index-build time of 2048.
+ */
+export const OFFLINE_DIMENSION = 512;
 
 /**
  * Relative weight of each feature family. Words carry the meaning; adjacent word pairs reward

@@ -1,5 +1,5 @@
-export { ingestDocument, buildChunks, documentId, safeFileName, sha256 } from "./pipeline";
-export type { IngestInput, IngestOptions, IngestResult } from "./pipeline";
+export { ingestDocument, prepareDocument, createBatchIngest, buildChunks, documentId, safeFileName, sha256 } from "./pipeline";
+export type { IngestInput, IngestOptions, IngestResult, BatchFailure, BatchIngestOptions, PreparedDocument } from "./pipeline";
 export { syncKnowledgeDir, listFiles } from "./sync";
 export type { SyncResult } from "./sync";
 export { reindexAll } from "./reindex";

@@ -3,7 +3,8 @@ import { chunkText, embeddingText, HEADING_SEPARATOR } from "@/lib/chunk";
 import { getConfig } from "@/lib/config";
 import { checkKbName } from "@/lib/kb/names";
 import { parseDocument } from "@/lib/parse";
-import type { DocumentBody, Store, StoredChunk } from "@/lib/store";
+import { countEmbeddingCache, ingestQueue, recordIngest } from "@/lib/metrics";
+import type { DocumentBody, DocumentWrite, Store, StoredChunk } from "@/lib/store";
 import { toIndexText } from "@/lib/tokenize";
 import { AppError, type DocumentRecord, type IngestProgress, type ParsedDocument } from "@/lib/types";
 
@@ -55,6 +56,14 @@ export function documentId(kb: string, source: string): string {
   return sha256(`${kb}\u0000${source}`).slice(0, 24);
 }
 
+/** A document parsed, chunked and embedded, not yet written (see prepareDocument). */
+export interface PreparedDocument {
+  result: IngestResult;
+  /** What to write; absent when the document is unchanged. */
+  write?: DocumentWrite;
+  bytes: number;
+}
+
 /**
  * parse → chunk → embed → store for one file. Unchanged files (same bytes under the same name, or the same
  * bytes already in the kb under another name) are skipped before parsing. Any failure leaves what is stored
@@ -63,50 +72,175 @@ export function documentId(kb: string, source: string): string {
 export async function ingestDocument(store: Store, input: IngestInput, opts: IngestOptions = {}): Promise<IngestResult> {
   const file = safeFileName(input.filename);
   const emit = (p: Omit<IngestProgress, "file">) => opts.onProgress?.({ file, ...p });
+  ingestQueue(1);
   try {
-    emit({ stage: "received" });
-    const kb = normalizeKb(input.kb);
-    if (!(input.data instanceof Uint8Array)) throw new AppError("bad_request", "The file has no content.");
-    const tags = normalizeTags(input.tags);
-    const contentHash = sha256(input.data);
-
-    const { bySource: existing, byHash: same } = await store.matchDocument(kb, file, contentHash);
-    if (existing?.contentHash === contentHash) return skipped(existing, emit);
-    if (!existing && same) return skipped(same, emit);
-
-    opts.signal?.throwIfAborted();
-    emit({ stage: "parsing" });
-    const parsed = await parse(file, input.data);
-
-    const id = existing?.id ?? documentId(kb, file);
-    const body: DocumentBody = { text: parsed.text, pages: parsed.pages };
-    const chunks = await buildChunks(store, { id, kb }, body, { ...opts, emit });
-
-    emit({ stage: "indexing", total: chunks.length });
-    const now = new Date().toISOString();
-    const document: DocumentRecord = {
-      id,
-      kb,
-      title: clean(input.title) ?? clean(parsed.title) ?? file.replace(/\.[^.]+$/, ""),
-      source: file,
-      contentHash,
-      size: input.data.byteLength,
-      mimeType: parsed.mimeType,
-      author: clean(input.author) ?? null,
-      tags,
-      origin: input.origin ?? "upload",
-      chunkCount: chunks.length,
-      createdAt: existing?.createdAt ?? now,
-      updatedAt: now,
-    };
-    opts.signal?.throwIfAborted();
-    await store.putDocument(document, body, chunks);
-    emit({ stage: "done", documentId: id, chunkCount: chunks.length });
-    return { document, status: existing ? "updated" : "added" };
+    const prepared = await prepareDocument(store, input, opts);
+    if (prepared.write) {
+      opts.signal?.throwIfAborted();
+      await store.putDocument(prepared.write.doc, prepared.write.body, prepared.write.chunks);
+      emit({ stage: "done", documentId: prepared.result.document.id, chunkCount: prepared.write.chunks.length });
+    }
+    recordIngest(prepared.result.status, prepared.write?.chunks.length ?? 0, prepared.write ? prepared.bytes : 0);
+    return prepared.result;
   } catch (err) {
+    recordIngest("failed");
     emit({ stage: "failed", error: errorMessage(err) });
     throw err;
+  } finally {
+    ingestQueue(-1);
   }
+}
+
+/**
+ * Everything of an ingest but the write: checks, parse, chunk, embed. Emits progress up to "indexing"
+ * (or "skipped"); the caller writes `write` and emits "done". Throws (after no write) on bad input.
+ */
+export async function prepareDocument(
+  store: Store,
+  input: IngestInput,
+  opts: IngestOptions & { pending?: PendingLookup } = {},
+): Promise<PreparedDocument> {
+  const file = safeFileName(input.filename);
+  const emit = (p: Omit<IngestProgress, "file">) => opts.onProgress?.({ file, ...p });
+  emit({ stage: "received" });
+  const kb = normalizeKb(input.kb);
+  if (!(input.data instanceof Uint8Array)) throw new AppError("bad_request", "The file has no content.");
+  const tags = normalizeTags(input.tags);
+  const contentHash = sha256(input.data);
+  const bytes = input.data.byteLength;
+
+  const stored = await store.matchDocument(kb, file, contentHash);
+  const pending = opts.pending?.(kb, file, contentHash);
+  const existing = pending?.bySource ?? stored.bySource;
+  const same = pending?.byHash ?? stored.byHash;
+  if (existing?.contentHash === contentHash) return { result: skipped(existing, emit), bytes };
+  if (!existing && same) return { result: skipped(same, emit), bytes };
+
+  opts.signal?.throwIfAborted();
+  emit({ stage: "parsing" });
+  const parsed = await parse(file, input.data);
+
+  const id = existing?.id ?? documentId(kb, file);
+  const body: DocumentBody = { text: parsed.text, pages: parsed.pages };
+  const chunks = await buildChunks(store, { id, kb }, body, { ...opts, emit });
+
+  emit({ stage: "indexing", total: chunks.length });
+  const now = new Date().toISOString();
+  const document: DocumentRecord = {
+    id,
+    kb,
+    title: clean(input.title) ?? clean(parsed.title) ?? file.replace(/\.[^.]+$/, ""),
+    source: file,
+    contentHash,
+    size: bytes,
+    mimeType: parsed.mimeType,
+    author: clean(input.author) ?? null,
+    tags,
+    origin: input.origin ?? "upload",
+    chunkCount: chunks.length,
+    createdAt: existing?.createdAt ?? now,
+    updatedAt: now,
+  };
+  return { result: { document, status: existing ? "updated" : "added" }, write: { doc: document, body, chunks }, bytes };
+}
+
+/** Documents prepared but not yet written, looked up like store.matchDocument (for batches). */
+export type PendingLookup = (kb: string, source: string, contentHash: string) => { bySource: DocumentRecord | null; byHash: DocumentRecord | null } | undefined;
+
+export interface BatchIngestOptions {
+  onProgress?: (p: IngestProgress) => void;
+  /** Commit once the pending documents hold this many chunks (default 2,000)… */
+  maxChunks?: number;
+  /** …or this many documents (default 200). */
+  maxDocuments?: number;
+}
+
+export interface BatchFailure {
+  filename: string;
+  error: string;
+  /** What the document was counted as when prepared, before its write failed. */
+  status: "added" | "updated";
+}
+
+/**
+ * Bulk ingestion (CLI, eval harness, bench): documents are prepared one by one and written many per commit,
+ * each still atomic for readers. add() resolves once the document is prepared (its status is known);
+ * failures of a commit are returned by add()/flush() as they happen — a failed batch is retried document
+ * by document so one bad document never loses the others.
+ */
+export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
+  const maxChunks = opts.maxChunks ?? 2000;
+  const maxDocuments = opts.maxDocuments ?? 200;
+  let batch: { filename: string; write: DocumentWrite; bytes: number; status: IngestResult["status"] }[] = [];
+  let chunkCount = 0;
+  const bySource = new Map<string, DocumentRecord>();
+  const byHash = new Map<string, DocumentRecord>();
+  const key = (kb: string, v: string) => `${kb}\u0000${v}`;
+  const pending: PendingLookup = (kb, source, hash) => {
+    const s = bySource.get(key(kb, source)) ?? null;
+    const h = byHash.get(key(kb, hash)) ?? null;
+    return s || h ? { bySource: s, byHash: h } : undefined;
+  };
+  const done = (e: (typeof batch)[number]) => {
+    opts.onProgress?.({ file: e.filename, stage: "done", documentId: e.write.doc.id, chunkCount: e.write.chunks.length });
+    recordIngest(e.status, e.write.chunks.length, e.bytes);
+  };
+
+  const flush = async (): Promise<BatchFailure[]> => {
+    const items = batch;
+    batch = [];
+    chunkCount = 0;
+    bySource.clear();
+    byHash.clear();
+    if (items.length === 0) return [];
+    const failures: BatchFailure[] = [];
+    try {
+      await store.putDocuments(items.map((e) => e.write));
+      items.forEach(done);
+    } catch {
+      for (const e of items) {
+        try {
+          await store.putDocuments([e.write]);
+          done(e);
+        } catch (err) {
+          recordIngest("failed");
+          opts.onProgress?.({ file: e.filename, stage: "failed", error: errorMessage(err) });
+          failures.push({ filename: e.filename, error: errorMessage(err), status: e.status === "updated" ? "updated" : "added" });
+        }
+      }
+    } finally {
+      ingestQueue(-items.length);
+    }
+    return failures;
+  };
+
+  return {
+    /** Prepares one document; throws when it cannot be ingested (nothing written). */
+    async add(input: IngestInput): Promise<{ result: IngestResult; failures: BatchFailure[] }> {
+      const file = safeFileName(input.filename);
+      let prepared: PreparedDocument;
+      try {
+        prepared = await prepareDocument(store, input, { onProgress: opts.onProgress, pending });
+      } catch (err) {
+        recordIngest("failed");
+        opts.onProgress?.({ file, stage: "failed", error: errorMessage(err) });
+        throw err;
+      }
+      if (!prepared.write) {
+        recordIngest("unchanged");
+        return { result: prepared.result, failures: [] };
+      }
+      const doc = prepared.write.doc;
+      ingestQueue(1);
+      batch.push({ filename: file, write: prepared.write, bytes: prepared.bytes, status: prepared.result.status });
+      bySource.set(key(doc.kb, doc.source), doc);
+      byHash.set(key(doc.kb, doc.contentHash), doc);
+      chunkCount += prepared.write.chunks.length;
+      const failures = chunkCount >= maxChunks || batch.length >= maxDocuments ? await flush() : [];
+      return { result: prepared.result, failures };
+    },
+    flush,
+  };
 }
 
 /**
@@ -132,6 +266,7 @@ export async function buildChunks(
   const textOf = new Map(hashes.map((h, i) => [h, texts[i]]));
   const total = hashes.length;
   const reused = total - hashes.filter((h) => !cached.has(h)).length;
+  countEmbeddingCache(reused, total - reused);
   emit({ stage: "embedding", done: reused, total });
   if (todo.length > 0) {
     opts.signal?.throwIfAborted();

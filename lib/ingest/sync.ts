@@ -86,6 +86,6 @@ export async function syncKnowledgeDir(
       result.failed.push({ file: rel, error: errorMessage(err) });
     }
   }
-  if (result.added + result.updated + result.removed > 0) await store.optimize();
+  // Index updates and compaction follow in the background (the store schedules them after writes).
   return result;
 }

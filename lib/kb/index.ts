@@ -146,7 +146,7 @@ export async function updateKnowledgeBase(store: Store, registry: Registry, name
   const moved = await moveKbDocuments(store.uri, name, to);
   await registry.moveTokens(name, to);
   await registry.deleteKb(name);
-  if (moved > 0) await store.optimize();
+  if (moved > 0) store.scheduleMaintenance();
   return (await getKnowledgeBase(store, registry, to))!;
 }
 
@@ -156,7 +156,7 @@ export async function deleteKnowledgeBase(store: Store, registry: Registry, name
   const documents = await deleteKbDocuments(store.uri, name);
   await registry.revokeTokensOf(name);
   await registry.deleteKb(name);
-  if (documents > 0) await store.optimize();
+  if (documents > 0) store.scheduleMaintenance();
   return { documents };
 }
 

@@ -92,15 +92,32 @@ export async function openRegistry(uri: string, opts: { defaultKb?: string } = {
   };
   const touched = new Map<string, number>();
 
+  // Every MCP request reads both tables (token check, tool catalog): keep the rows, re-read only when the
+  // table's version moved (a write here or in another process; readConsistencyInterval 0 sees it at once).
+  const cached = <T>(table: lancedb.Table, load: () => Promise<T>) => {
+    let entry: { version: number; value: Promise<T> } | null = null;
+    return async (): Promise<T> => {
+      const version = await table.version();
+      if (entry?.version !== version) {
+        const value = load();
+        entry = { version, value };
+        value.catch(() => {
+          if (entry?.value === value) entry = null;
+        });
+      }
+      return entry.value;
+    };
+  };
+  const allKbs = cached(kbs, async () => (await kbs.query().toArray()).map(rowToKb).sort((a, b) => a.name.localeCompare(b.name)));
+  const liveTokens = cached(tokens, async () => (await tokens.query().where("revoked = false").toArray()).map(rowToToken));
+
   const registry: Registry = {
     uri,
     async listKbs() {
-      const rows = await kbs.query().toArray();
-      return rows.map(rowToKb).sort((a, b) => a.name.localeCompare(b.name));
+      return [...(await allKbs())];
     },
     async getKb(name) {
-      const rows = await kbs.query().where(sqlEq("name", name)).limit(1).toArray();
-      return rows.length ? rowToKb(rows[0]) : null;
+      return (await allKbs()).find((k) => k.name === name) ?? null;
     },
     putKb(kb) {
       return serialized(async () => {
@@ -127,8 +144,7 @@ export async function openRegistry(uri: string, opts: { defaultKb?: string } = {
       });
     },
     async authenticate(secret) {
-      const rows = await tokens.query().where("revoked = false").toArray();
-      return findToken(rows.map(rowToToken), secret);
+      return findToken(await liveTokens(), secret);
     },
     async touchToken(id, now = new Date()) {
       const last = touched.get(id) ?? 0;

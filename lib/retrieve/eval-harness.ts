@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { getEmbedder, type Embedder } from "@/lib/embed";
-import { ingestDocument } from "@/lib/ingest";
+import { createBatchIngest } from "@/lib/ingest";
 import { openStore, type Store } from "@/lib/store";
 import type { IngestProgress } from "@/lib/types";
 import {
@@ -93,14 +93,18 @@ export async function ingestSet(
 ): Promise<{ seconds: number; chunks: number; documents: number }> {
   const t0 = performance.now();
   let chunks = 0;
-  for (const [i, name] of docs.entries()) {
+  let i = 0;
+  const batch = createBatchIngest(store, { onProgress: (p) => onIngest?.(i, docs.length, p) });
+  const failures = [];
+  for (const name of docs) {
     const data = await readFile(path.join(set.dir, "docs", name));
-    const r = await ingestDocument(store, { filename: name, data, kb: "eval", origin: "cli" }, {
-      onProgress: (p) => onIngest?.(i, docs.length, p),
-    });
+    const { result: r, failures: f } = await batch.add({ filename: name, data, kb: "eval", origin: "cli" });
+    failures.push(...f);
     chunks += r.status === "unchanged" ? 0 : r.document.chunkCount;
-    onIngest?.(i + 1, docs.length);
+    onIngest?.(++i, docs.length);
   }
+  failures.push(...(await batch.flush()));
+  if (failures.length) throw new Error(`could not store ${failures.map((f) => `${f.filename}: ${f.error}`).join("; ")}`);
   await store.optimize();
   return { seconds: (performance.now() - t0) / 1000, chunks, documents: docs.length };
 }

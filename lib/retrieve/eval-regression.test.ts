@@ -11,8 +11,8 @@ import { loadEvalSet, runEval, subsetOf, type EvalReport } from "./eval-harness"
 const repoRoot = path.resolve(import.meta.dirname, "../..");
 // Vendored subsets (fixtures/eval, rebuilt by scripts/vendor-eval-subsets.mjs): the suite needs nothing beside the repository.
 const evalDir = (name: string) => path.resolve(repoRoot, "fixtures/eval", name);
-// The app's default embedder: offline, EMBEDDING_DIMENSION 2048 (fixed here so the environment cannot change it).
-const embedder = () => createOfflineEmbedder(2048);
+// The app's default embedder: offline, EMBEDDING_DIMENSION 512 (fixed here so the environment cannot change it).
+const embedder = () => createOfflineEmbedder(512);
 
 function log(name: string, r: EvalReport) {
   const f = (s: EvalReport["passage"]) => `R@1 ${s.recallAt1.toFixed(3)} R@5 ${s.recallAt5.toFixed(3)} R@10 ${s.recallAt10.toFixed(3)} MRR@10 ${s.mrrAt10.toFixed(3)}`;
@@ -27,12 +27,12 @@ describe("retrieval quality on eval subsets", () => {
     expect(questions).toHaveLength(150);
     const r = await runEval(set, { questions, docs, topK: 10, embedder: embedder() });
     log("cmrc subset", r);
-    // Measured: passage R@1 0.947, R@5 0.993, R@10 1.000, MRR@10 0.969 (one passage per document, so
-    // document level is the same).
-    expect(r.passage.recallAt1).toBeGreaterThanOrEqual(0.92);
+    // Measured at 512 dims: passage R@1 0.927, R@5 0.993, R@10 1.000, MRR@10 0.953 (at 2048 dims: 0.947,
+    // 0.993, 1.000, 0.969). One passage per document, so document level is the same.
+    expect(r.passage.recallAt1).toBeGreaterThanOrEqual(0.9);
     expect(r.passage.recallAt5).toBeGreaterThanOrEqual(0.97);
     expect(r.passage.recallAt10).toBeGreaterThanOrEqual(0.98);
-    expect(r.passage.mrrAt10).toBeGreaterThanOrEqual(0.94);
+    expect(r.passage.mrrAt10).toBeGreaterThanOrEqual(0.93);
   }, 180_000);
 
   it("SQuAD 1.1 (English): the questions on 10 articles, over those articles", async () => {
@@ -41,7 +41,8 @@ describe("retrieval quality on eval subsets", () => {
     const questions = set.questions.filter((q) => docs.includes(q.gold_doc));
     const r = await runEval(set, { questions, docs, topK: 10, embedder: embedder() });
     log("squad subset", r);
-    // Measured (238 questions): passage R@1 0.840, R@5 0.979, R@10 0.983, MRR@10 0.897; document R@1 0.992.
+    // Measured at 512 dims (238 questions): passage R@1 0.845, R@5 0.979, R@10 0.983, MRR@10 0.900; document
+    // R@1 0.992 (at 2048 dims: 0.840, 0.979, 0.983, 0.897, 0.992).
     expect(r.passage.questions).toBe(238);
     expect(r.passage.recallAt1).toBeGreaterThanOrEqual(0.81);
     expect(r.passage.recallAt5).toBeGreaterThanOrEqual(0.95);

@@ -1,3 +1,6 @@
+import "./lance-env"; // before LanceDB's native module creates its thread pools
+import { readdir, stat } from "node:fs/promises";
+import path from "node:path";
 import * as lancedb from "@lancedb/lancedb";
 import type { Schema } from "apache-arrow";
 import { getConfig } from "@/lib/config";
@@ -7,6 +10,9 @@ import {
   CHUNK_COLUMNS, DOCUMENT_COLUMNS, SCHEMA_VERSION, TABLES, chunkToRow, chunksSchema, documentToRow, documentsSchema,
   metaSchema, rowToBody, rowToChunk, rowToDocument, type DocumentBody, type StoredChunk,
 } from "./schema";
+import { log } from "@/lib/log";
+import { setStoreStats, type StoreStatsSnapshot } from "@/lib/metrics";
+import { createMaintainer, type MaintenanceReport } from "./maintenance";
 import { sqlEq, sqlIn } from "./sql";
 
 export type { DocumentBody, StoredChunk } from "./schema";
@@ -40,12 +46,26 @@ export interface Store {
    * either the old chunks or the new ones, never neither.
    */
   putDocument(doc: DocumentRecord, body: DocumentBody, chunks: StoredChunk[]): Promise<void>;
+  /**
+   * Many documents in one commit per table (chunks first, then the document rows), each still atomic for
+   * readers: a document's chunks become visible together with its row. A later entry for the same id wins.
+   */
+  putDocuments(items: readonly DocumentWrite[]): Promise<void>;
   /** Nearest chunks by cosine distance, best first. */
   vectorSearch(vector: number[], opts: { limit: number; kbs?: readonly string[] }): Promise<ChunkRecord[]>;
   /** BM25 over the chunks' index text (already tokenized, space-separated), best first. */
   textSearch(indexText: string, opts: { limit: number; kbs?: readonly string[] }): Promise<ChunkRecord[]>;
-  /** Folds new rows into the full-text index and compacts small fragments (after bulk writes). */
-  optimize(): Promise<void>;
+  /**
+   * Runs maintenance now and waits for it (CLI, tests, bench): full-text and vector index updates, compaction,
+   * cleanup of versions older than `retainMs` (default: the configured retention). Writes only schedule it.
+   */
+  optimize(opts?: { retainMs?: number }): Promise<void>;
+  /** Asks for a background maintenance run soon (after writes made through another connection); never waits. */
+  scheduleMaintenance(): void;
+  /** Resolves when no background maintenance is running or due. */
+  maintenanceIdle(): Promise<void>;
+  /** Rows and versions per table, bytes on disk (local stores); also published to /metrics. */
+  stats(): Promise<StoreStatsSnapshot>;
   /** Drops every chunk and re-creates the chunks table for this store's embedder (reindex). */
   resetIndex(): Promise<void>;
   /** Records this store's embedder as the one the index was built with (end of a reindex). */
@@ -55,6 +75,12 @@ export interface Store {
   close(): void;
 }
 
+export interface DocumentWrite {
+  doc: DocumentRecord;
+  body: DocumentBody;
+  chunks: StoredChunk[];
+}
+
 export interface OpenStoreOptions {
   uri: string;
   embedder: Embedder;
@@ -62,17 +88,30 @@ export interface OpenStoreOptions {
   allowMismatch?: boolean;
   /** Build an approximate (HNSW) vector index once the chunks table has this many rows; 0 = never. */
   vectorIndexMinRows?: number;
+  /** Background maintenance runs this long after a write (default 3 s). */
+  maintenanceDelayMs?: number;
+  /** A maintenance run is no longer waited for after this long (default 10 min). */
+  maintenanceTimeoutMs?: number;
+  /** Maintenance removes table versions older than this (default 60 s). */
+  versionRetentionMs?: number;
 }
 
 const FTS_COLUMN = "index_text";
 /**
  * Below this many chunks, exact (flat) vector search is fast enough; above it an HNSW index with scalar
  * quantization keeps queries fast (measured on 3,886 chunks × 2,048 dims: flat p50 160 ms, HNSW 25 ms, vector
- * recall@5 0.90 vs 0.89). optimize() builds it once and then keeps it current; new rows are searched flat.
+ * recall@5 0.90 vs 0.89). Background maintenance builds it; rows added since are searched flat.
  */
 export const VECTOR_INDEX_MIN_ROWS = 5000;
-/** Compact fragments and fold new rows into the full-text index after this many writes. */
-const OPTIMIZE_EVERY_WRITES = 20;
+/**
+ * Each maintenance folds new rows into the vector index as a new segment, and every segment is searched
+ * separately: rebuild the index in one piece when it has more segments than this, or when the rows it does
+ * not cover reach REBUILD_UNINDEXED_FRACTION of those it does.
+ */
+const MAX_VECTOR_INDEX_SEGMENTS = 4;
+const REBUILD_UNINDEXED_FRACTION = 0.25;
+const VECTOR_INDEX_NAME = "vector_idx";
+const FTS_RECHECK_MS = 1000;
 
 function ftsIndex() {
   // Text is tokenized by lib/tokenize before it gets here, so LanceDB must only split on spaces.
@@ -81,6 +120,10 @@ function ftsIndex() {
     withPosition: false, maxTokenLength: 64,
   });
 }
+
+const collator = new Intl.Collator();
+const byTitle = (a: DocumentRecord, b: DocumentRecord) =>
+  collator.compare(a.title, b.title) || collator.compare(a.source, b.source) || collator.compare(a.id, b.id);
 
 const REINDEX_IN_PROGRESS = "(unfinished reindex)";
 
@@ -152,15 +195,6 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     await writeMeta();
   }
 
-  const ensureFtsIndex = async () => {
-    const indices = await chunks.listIndices();
-    if (!indices.some((i) => i.columns.includes(FTS_COLUMN))) {
-      if ((await chunks.countRows()) === 0) return; // built on first write
-      await chunks.createIndex(FTS_COLUMN, { config: ftsIndex(), replace: true });
-    }
-  };
-  await ensureFtsIndex();
-
   // Another process (the CLI) may reindex with another embedder while this one runs: re-check the meta
   // table whenever its version moves, so a stale process errors instead of returning wrong results.
   let metaVersion = await meta.version();
@@ -182,32 +216,100 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   };
 
   const kbFilter = (kbs?: readonly string[]) => (kbs && kbs.length > 0 ? sqlIn("kb", kbs) : undefined);
-  const docsWhere = async (where: string | undefined, limit?: number) => {
-    let q = documents.query().select(DOCUMENT_COLUMNS);
-    if (where) q = q.where(where);
-    if (limit) q = q.limit(limit);
-    return (await q.toArray()).map(rowToDocument);
+
+  // ---- document metadata, cached per version of the documents table ----
+  // Every search resolves its chunks' documents and every MCP request lists them; both read this cache.
+  // With readConsistencyInterval 0, version() sees another process's commit at once, so the cache is never stale.
+  type DocCache = { version: number; list: DocumentRecord[]; byId: Map<string, DocumentRecord> };
+  let docCache: DocCache | null = null;
+  let docLoad: { version: number; promise: Promise<DocCache> } | null = null;
+  const allDocs = async (): Promise<DocCache> => {
+    const version = await documents.version();
+    if (docCache?.version === version) return docCache;
+    if (docLoad?.version !== version) {
+      const promise = (async () => {
+        const list = (await documents.query().select(DOCUMENT_COLUMNS).toArray()).map(rowToDocument).sort(byTitle);
+        const loaded: DocCache = { version, list, byId: new Map(list.map((d) => [d.id, d])) };
+        if ((docCache?.version ?? -1) < version) docCache = loaded;
+        return loaded;
+      })();
+      docLoad = { version, promise };
+      promise.finally(() => {
+        if (docLoad?.promise === promise) docLoad = null;
+      }).catch(() => undefined);
+    }
+    return docLoad.promise;
   };
 
-  // Every write adds a small fragment (and a version); reads slow down with their number, so compact
-  // every few writes. Rows not yet in the full-text index are still found (flat search) meanwhile.
-  let writesSinceOptimize = 0;
-  const afterWrite = async () => {
-    if (++writesSinceOptimize >= OPTIMIZE_EVERY_WRITES) await optimize();
-    else await ensureFtsIndex();
-  };
+  // ---- background maintenance ----
+  const logger = log("store");
   const vectorIndexMinRows = opts.vectorIndexMinRows ?? VECTOR_INDEX_MIN_ROWS;
-  const ensureVectorIndex = async () => {
-    if (vectorIndexMinRows <= 0 || (await chunks.listIndices()).some((i) => i.columns.includes("vector"))) return;
-    if ((await chunks.countRows()) < vectorIndexMinRows) return;
-    await chunks.createIndex("vector", { config: lancedb.Index.hnswSq({ distanceType: "cosine" }) });
+  const retention = opts.versionRetentionMs ?? 60_000;
+  let ftsReady = false;
+  let ftsCheckedAt = 0;
+  const hasIndexOn = async (column: string) => (await chunks.listIndices()).some((i) => i.columns.includes(column));
+  const ensureFtsIndex = async () => {
+    if (ftsReady) return;
+    if (await hasIndexOn(FTS_COLUMN)) {
+      ftsReady = true;
+      return;
+    }
+    if ((await chunks.countRows()) === 0) return;
+    await chunks.createIndex(FTS_COLUMN, { config: ftsIndex(), replace: true });
+    ftsReady = true;
   };
-  const optimize = async () => {
-    writesSinceOptimize = 0;
-    await ensureFtsIndex();
-    await ensureVectorIndex();
-    const cleanupOlderThan = new Date(Date.now() - 60 * 60 * 1000);
-    for (const t of [chunks, documents]) await t.optimize({ cleanupOlderThan });
+  /** Builds the vector index past the threshold, and rebuilds it in one piece once fragmented. */
+  const maintainVectorIndex = async (): Promise<string> => {
+    if (vectorIndexMinRows <= 0) return "off";
+    const rows = await chunks.countRows();
+    const existing = (await chunks.listIndices()).find((i) => i.columns.includes("vector"));
+    if (existing) {
+      const s = await chunks.indexStats(existing.name);
+      const fragmented = s !== undefined &&
+        ((s.numIndices ?? 1) > MAX_VECTOR_INDEX_SEGMENTS || s.numUnindexedRows > REBUILD_UNINDEXED_FRACTION * s.numIndexedRows);
+      if (!fragmented) return `kept (${s?.numIndices ?? 1} segments, ${s?.numUnindexedRows ?? 0} rows unindexed)`;
+    } else if (rows < vectorIndexMinRows) return "not needed";
+    await chunks.createIndex("vector", { config: lancedb.Index.hnswSq({ distanceType: "cosine" }), replace: true, name: VECTOR_INDEX_NAME });
+    return `built over ${rows} rows`;
+  };
+  const maintain = async (retainMs: number): Promise<MaintenanceReport> => {
+    const report: MaintenanceReport = {};
+    const step = async (name: string, fn: () => Promise<unknown>) => {
+      const t0 = performance.now();
+      const detail = await fn();
+      report[name] = typeof detail === "string" ? `${detail} in ${Math.round(performance.now() - t0)} ms` : Math.round(performance.now() - t0);
+    };
+    await step("fts", ensureFtsIndex);
+    // Compaction, index updates (new rows into the full-text and vector indices), version cleanup.
+    const cleanupOlderThan = new Date(Date.now() - retainMs);
+    for (const [name, t] of [["chunks", chunks], ["documents", documents], ["meta", meta]] as const) {
+      await step(`optimize_${name}`, () => t.optimize({ cleanupOlderThan }));
+    }
+    await step("vector_index", maintainVectorIndex);
+    return report;
+  };
+  const maintainer = createMaintainer(() => maintain(retention), {
+    delayMs: opts.maintenanceDelayMs ?? 3000,
+    timeoutMs: opts.maintenanceTimeoutMs ?? 600_000,
+    retryMs: 30_000,
+    logger,
+  });
+  const afterWrite = async () => {
+    // The first write creates the full-text index (cheap on a small table); everything else is background work.
+    if (!ftsReady) await ensureFtsIndex();
+    maintainer.schedule();
+  };
+
+  await ensureFtsIndex();
+
+  const dirBytes = async (dir: string): Promise<number> => {
+    let total = 0;
+    for (const e of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) total += await dirBytes(p);
+      else if (e.isFile()) total += (await stat(p).catch(() => ({ size: 0 }))).size;
+    }
+    return total;
   };
 
   const store: Store = {
@@ -218,11 +320,11 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     },
 
     async listDocuments(o) {
-      const docs = await docsWhere(o?.kb !== undefined ? sqlEq("kb", o.kb) : undefined);
-      return docs.sort((a, b) => a.title.localeCompare(b.title) || a.source.localeCompare(b.source) || a.id.localeCompare(b.id));
+      const { list } = await allDocs(); // sorted by title
+      return o?.kb !== undefined ? list.filter((d) => d.kb === o.kb) : [...list];
     },
     async getDocument(id) {
-      return (await docsWhere(sqlEq("id", id), 1))[0] ?? null;
+      return (await allDocs()).byId.get(id) ?? null;
     },
     async getDocumentText(id) {
       return (await store.getDocumentBody(id))?.text ?? null;
@@ -250,25 +352,25 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
       });
     },
     async listKbs() {
-      const rows = await documents.query().select(["kb"]).toArray();
-      return [...new Set(rows.map((r) => String(r.kb)))].sort();
+      return [...new Set((await allDocs()).list.map((d) => d.kb))].sort();
     },
 
     async findDocument(kb, by) {
-      const cond = "source" in by ? sqlEq("source", by.source) : sqlEq("content_hash", by.contentHash);
-      const docs = await docsWhere(`${sqlEq("kb", kb)} AND ${cond}`);
-      return docs.sort((a, b) => a.createdAt.localeCompare(b.createdAt))[0] ?? null;
+      const match = (d: DocumentRecord) => d.kb === kb && ("source" in by ? d.source === by.source : d.contentHash === by.contentHash);
+      return (await allDocs()).list.filter(match).sort((a, b) => a.createdAt.localeCompare(b.createdAt))[0] ?? null;
     },
     async matchDocument(kb, source, contentHash) {
-      const docs = (await docsWhere(`${sqlEq("kb", kb)} AND (${sqlEq("source", source)} OR ${sqlEq("content_hash", contentHash)})`))
+      const docs = (await allDocs()).list
+        .filter((d) => d.kb === kb && (d.source === source || d.contentHash === contentHash))
         .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
       return { bySource: docs.find((d) => d.source === source) ?? null, byHash: docs.find((d) => d.contentHash === contentHash) ?? null };
     },
     async getDocuments(ids) {
-      const unique = [...new Set(ids)];
+      const { byId } = await allDocs();
       const out = new Map<string, DocumentRecord>();
-      for (let i = 0; i < unique.length; i += 500) {
-        for (const d of await docsWhere(sqlIn("id", unique.slice(i, i + 500)))) out.set(d.id, d);
+      for (const id of ids) {
+        const d = byId.get(id);
+        if (d) out.set(id, d);
       }
       return out;
     },
@@ -283,34 +385,49 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
       return out;
     },
     putDocument(doc, body, docChunks) {
+      return store.putDocuments([{ doc, body, chunks: docChunks }]);
+    },
+    putDocuments(items) {
       return serialized(async () => {
         await assertCompatible();
-        for (const c of docChunks) {
-          if (c.documentId !== doc.id) throw new Error("chunk belongs to another document");
-          if (c.vector.length !== embedder.dimension) throw new Error(`vector of ${c.vector.length} dims, store expects ${embedder.dimension}`);
-        }
-        // Chunks first, then the document row: until the document row exists its chunks are invisible to
-        // search. A replacement is ONE commit of the chunks table (update matching ids, insert new ones,
-        // delete this document's leftovers), so readers see the old chunks or the new, never neither.
-        const rows = docChunks.map(chunkToRow);
-        const docFilter = sqlEq("document_id", doc.id);
-        const isNew = (await documents.countRows(sqlEq("id", doc.id))) === 0;
-        if (isNew && (await chunks.countRows(docFilter)) === 0) {
-          if (rows.length > 0) await chunks.add(rows); // plain append: much cheaper than a merge
-          await documents.add([documentToRow(doc, body)]);
-        } else {
-          if (rows.length > 0) {
-            await chunks
-              .mergeInsert("id")
-              .whenMatchedUpdateAll()
-              .whenNotMatchedInsertAll()
-              .whenNotMatchedBySourceDelete({ where: docFilter })
-              .execute(rows);
-          } else {
-            await chunks.delete(docFilter);
+        const byId = new Map<string, DocumentWrite>();
+        for (const item of items) {
+          for (const c of item.chunks) {
+            if (c.documentId !== item.doc.id) throw new Error("chunk belongs to another document");
+            if (c.vector.length !== embedder.dimension) throw new Error(`vector of ${c.vector.length} dims, store expects ${embedder.dimension}`);
           }
-          await documents.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute([documentToRow(doc, body)]);
+          byId.set(item.doc.id, item);
         }
+        if (byId.size === 0) return;
+        const ids = [...byId.keys()];
+        // Chunks first, then the document rows: until its row exists a document's chunks are invisible to
+        // search. A replacement is ONE commit of the chunks table (update matching ids, insert new ones,
+        // delete the document's leftovers), so readers see the old chunks or the new, never neither.
+        const known = (await allDocs()).byId;
+        const orphans = new Set<string>();
+        const fresh = ids.filter((id) => !known.has(id));
+        for (let i = 0; i < fresh.length; i += 500) {
+          // Chunks without a document row (a crashed write) must be replaced, not appended to.
+          const rows = await chunks.query().select(["document_id"]).where(sqlIn("document_id", fresh.slice(i, i + 500))).toArray();
+          for (const r of rows) orphans.add(String(r.document_id));
+        }
+        const appended = fresh.filter((id) => !orphans.has(id));
+        const replaced = ids.filter((id) => known.has(id) || orphans.has(id));
+        const chunkRows = (list: string[]) => list.flatMap((id) => byId.get(id)!.chunks.map(chunkToRow));
+        const toAppend = chunkRows(appended);
+        if (toAppend.length > 0) await chunks.add(toAppend); // plain append: much cheaper than a merge
+        if (replaced.length > 0) {
+          const rows = chunkRows(replaced);
+          const where = sqlIn("document_id", replaced);
+          if (rows.length > 0) {
+            await chunks.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().whenNotMatchedBySourceDelete({ where }).execute(rows);
+          } else {
+            await chunks.delete(where);
+          }
+        }
+        const docRows = ids.map((id) => documentToRow(byId.get(id)!.doc, byId.get(id)!.body));
+        if (ids.every((id) => !known.has(id))) await documents.add(docRows);
+        else await documents.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(docRows);
         await afterWrite();
       });
     },
@@ -324,14 +441,38 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     async textSearch(indexText, o) {
       await assertCompatible();
       if (!indexText.trim()) return [];
-      if (!(await chunks.listIndices()).some((i) => i.columns.includes(FTS_COLUMN))) return [];
+      if (!ftsReady) {
+        // Another process may have created it since: look again at most once a second.
+        if (Date.now() - ftsCheckedAt < FTS_RECHECK_MS) return [];
+        ftsCheckedAt = Date.now();
+        if (!(await hasIndexOn(FTS_COLUMN))) return [];
+        ftsReady = true;
+      }
       let q = chunks.query().fullTextSearch(indexText, { columns: FTS_COLUMN }).select([...CHUNK_COLUMNS, "_score"]).limit(o.limit);
       const where = kbFilter(o.kbs);
       if (where) q = q.where(where);
       return (await q.toArray()).map(rowToChunk);
     },
-    optimize() {
-      return serialized(optimize);
+    optimize(o) {
+      const retainMs = o?.retainMs ?? retention;
+      return retainMs === retention ? maintainer.runNow() : maintain(retainMs).then(() => undefined);
+    },
+    scheduleMaintenance() {
+      maintainer.schedule();
+    },
+    maintenanceIdle() {
+      return maintainer.idle();
+    },
+    async stats() {
+      const tables = { chunks, documents, meta } as const;
+      const snapshot: StoreStatsSnapshot = { rows: {}, versions: {}, dataDirBytes: null };
+      for (const [name, t] of Object.entries(tables)) {
+        snapshot.rows[name] = await t.countRows();
+        snapshot.versions[name] = (await t.listVersions()).length;
+      }
+      if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(uri) || uri.startsWith("file://")) snapshot.dataDirBytes = await dirBytes(uri.replace(/^file:\/\//, ""));
+      setStoreStats(snapshot);
+      return snapshot;
     },
     resetIndex() {
       return serialized(async () => {
@@ -340,6 +481,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
         reindexing = true;
         await writeMeta(REINDEX_IN_PROGRESS);
         await recreateChunks();
+        ftsReady = false;
       });
     },
     commitEmbedder() {
@@ -351,6 +493,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
       });
     },
     close() {
+      maintainer.stop();
       for (const t of [meta, documents, chunks]) t.close();
       conn.close();
     },
@@ -369,7 +512,10 @@ export function getStore(): Promise<Store> {
   const g = globalThis as GlobalWithStore;
   if (!g[GLOBAL_KEY]) {
     const cfg = getConfig();
-    const p = openStore({ uri: cfg.dataDir, embedder: getEmbedder(cfg.embedding) });
+    const p = openStore({
+      uri: cfg.dataDir, embedder: getEmbedder(cfg.embedding), maintenanceDelayMs: cfg.store.maintenanceDelayMs,
+      maintenanceTimeoutMs: cfg.store.maintenanceTimeoutMs, versionRetentionMs: cfg.store.versionRetentionMs,
+    });
     g[GLOBAL_KEY] = p;
     p.catch(() => {
       if (g[GLOBAL_KEY] === p) delete g[GLOBAL_KEY];

@@ -1,0 +1,71 @@
+/**
+ * Structured JSON logs (pino) on stdout. LOG_LEVEL sets the level (default "info"; "silent" under vitest
+ * unless LOG_LEVEL is set). Per-request loggers carry a request id that this server generates: an incoming
+ * X-Request-Id header is never trusted.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { randomUUID } from "node:crypto";
+import pino, { type DestinationStream, type Logger } from "pino";
+
+export type { Logger } from "pino";
+
+const KEY = Symbol.for("kb-mcp-chat.logger");
+const ALS_KEY = Symbol.for("kb-mcp-chat.request-context");
+type Global = typeof globalThis & { [KEY]?: Logger; [ALS_KEY]?: AsyncLocalStorage<RequestContext> };
+
+export interface RequestContext {
+  reqId: string;
+}
+
+function requestContext(): AsyncLocalStorage<RequestContext> {
+  const g = globalThis as Global;
+  return (g[ALS_KEY] ??= new AsyncLocalStorage<RequestContext>());
+}
+
+/**
+ * Runs `fn` as one request: every log line written inside it (across awaits) carries `reqId`.
+ * The id is generated here unless given; never take it from a client's header.
+ */
+export function withRequestId<T>(fn: () => T, reqId: string = newRequestId()): T {
+  return requestContext().run({ reqId }, fn);
+}
+
+/** The id of the request being served, if any. */
+export function currentRequestId(): string | undefined {
+  return requestContext().getStore()?.reqId;
+}
+
+/** A root logger as the app makes it (JSON lines, ISO time, the request id of the current request). */
+export function createLogger(destination?: DestinationStream, level?: string): Logger {
+  const options = {
+    level: level ?? (process.env.LOG_LEVEL || (process.env.VITEST ? "silent" : "info")),
+    base: { pid: process.pid },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    mixin: () => {
+      const ctx = requestContext().getStore();
+      return ctx ? { reqId: ctx.reqId } : {};
+    },
+  };
+  return destination ? pino(options, destination) : pino(options);
+}
+
+/** The process-wide logger (shared by every Next bundle of the process). */
+export function getLogger(): Logger {
+  const g = globalThis as Global;
+  return (g[KEY] ??= createLogger());
+}
+
+/** Replaces the process-wide logger (tests capture log lines this way); loggers made by log() later use it. */
+export function setLogger(logger: Logger): void {
+  (globalThis as Global)[KEY] = logger;
+}
+
+/** A logger for one component, e.g. log("store") → {"component":"store",…}. */
+export function log(component: string): Logger {
+  return getLogger().child({ component });
+}
+
+export function newRequestId(): string {
+  return randomUUID();
+}
+

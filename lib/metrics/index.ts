@@ -1,0 +1,112 @@
+/**
+ * Prometheus metrics (prom-client) for GET /metrics. One registry per process, kept on globalThis so every
+ * Next bundle of the process records into the same one. Other code records through the small functions
+ * below; it never touches prom-client itself.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+/** Seconds; from 1 ms (a cached tools/list) to 30 s (a chat turn, a large upload). */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+function create() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "kb_" });
+  const r = [registry];
+  return {
+    registry,
+    requestDuration: new Histogram({
+      name: "kb_http_request_duration_seconds", help: "HTTP request latency by route, method and status",
+      labelNames: ["route", "method", "status"] as const, buckets: LATENCY_BUCKETS, registers: r,
+    }),
+    toolDuration: new Histogram({
+      name: "kb_mcp_tool_duration_seconds", help: "MCP tool call latency by tool and outcome",
+      labelNames: ["tool", "outcome"] as const, buckets: LATENCY_BUCKETS, registers: r,
+    }),
+    toolCalls: new Counter({ name: "kb_mcp_tool_calls_total", help: "MCP tool calls by tool and outcome", labelNames: ["tool", "outcome"] as const, registers: r }),
+    errors: new Counter({ name: "kb_errors_total", help: "Errors answered, by error code", labelNames: ["code"] as const, registers: r }),
+    ingestDocuments: new Counter({ name: "kb_ingest_documents_total", help: "Documents ingested, by status", labelNames: ["status"] as const, registers: r }),
+    ingestChunks: new Counter({ name: "kb_ingest_chunks_total", help: "Chunks written by ingestion", registers: r }),
+    ingestBytes: new Counter({ name: "kb_ingest_bytes_total", help: "Bytes of files ingested (added or updated)", registers: r }),
+    ingestQueue: new Gauge({ name: "kb_ingest_queue_depth", help: "Documents waiting for or in ingestion", registers: r }),
+    embeddingCache: new Counter({ name: "kb_embedding_cache_total", help: "Chunk embeddings reused from the store (hit) or computed (miss)", labelNames: ["result"] as const, registers: r }),
+    storeRows: new Gauge({ name: "kb_store_rows", help: "Rows per store table", labelNames: ["table"] as const, registers: r }),
+    storeVersions: new Gauge({ name: "kb_store_versions", help: "Versions kept per store table", labelNames: ["table"] as const, registers: r }),
+    dataDirBytes: new Gauge({ name: "kb_data_dir_bytes", help: "Bytes on disk under the data directory (local stores only)", registers: r }),
+    maintenanceRuns: new Counter({ name: "kb_maintenance_runs_total", help: "Background store maintenance runs by outcome", labelNames: ["outcome"] as const, registers: r }),
+    maintenanceDuration: new Histogram({
+      name: "kb_maintenance_duration_seconds", help: "Background store maintenance duration by outcome",
+      labelNames: ["outcome"] as const, buckets: [0.01, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300], registers: r,
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof create>;
+
+const KEY = Symbol.for("kb-mcp-chat.metrics");
+type Global = typeof globalThis & { [KEY]?: Metrics };
+
+export function getMetrics(): Metrics {
+  const g = globalThis as Global;
+  return (g[KEY] ??= create());
+}
+
+/** Records one HTTP request: `route` is the route pattern ("/api/mcp", "/api/documents/[id]"), never a raw URL. */
+export function observeRequest(route: string, status: number, ms: number, method = "POST"): void {
+  getMetrics().requestDuration.observe({ route, method, status: String(status) }, ms / 1000);
+}
+
+export type ToolOutcome = "ok" | "tool_error" | "error";
+
+export function observeTool(tool: string, outcome: ToolOutcome, ms: number): void {
+  const m = getMetrics();
+  m.toolCalls.inc({ tool, outcome });
+  m.toolDuration.observe({ tool, outcome }, ms / 1000);
+}
+
+export function countError(code: string): void {
+  getMetrics().errors.inc({ code });
+}
+
+export function recordIngest(status: "added" | "updated" | "unchanged" | "failed", chunks = 0, bytes = 0): void {
+  const m = getMetrics();
+  m.ingestDocuments.inc({ status });
+  if (chunks) m.ingestChunks.inc(chunks);
+  if (bytes) m.ingestBytes.inc(bytes);
+}
+
+/** +n when documents enter ingestion, -n when they leave it (done or failed). */
+export function ingestQueue(delta: number): void {
+  getMetrics().ingestQueue.inc(delta);
+}
+
+export function countEmbeddingCache(hits: number, misses: number): void {
+  const m = getMetrics();
+  if (hits) m.embeddingCache.inc({ result: "hit" }, hits);
+  if (misses) m.embeddingCache.inc({ result: "miss" }, misses);
+}
+
+export function recordMaintenance(outcome: "ok" | "failed" | "timeout", ms: number): void {
+  const m = getMetrics();
+  m.maintenanceRuns.inc({ outcome });
+  m.maintenanceDuration.observe({ outcome }, ms / 1000);
+}
+
+export interface StoreStatsSnapshot {
+  rows: Record<string, number>;
+  versions: Record<string, number>;
+  /** null for an object store. */
+  dataDirBytes: number | null;
+}
+
+export function setStoreStats(s: StoreStatsSnapshot): void {
+  const m = getMetrics();
+  for (const [table, n] of Object.entries(s.rows)) m.storeRows.set({ table }, n);
+  for (const [table, n] of Object.entries(s.versions)) m.storeVersions.set({ table }, n);
+  if (s.dataDirBytes !== null) m.dataDirBytes.set(s.dataDirBytes);
+}
+
+/** The exposition text and its content type. */
+export async function renderMetrics(): Promise<{ body: string; contentType: string }> {
+  const { registry } = getMetrics();
+  return { body: await registry.metrics(), contentType: registry.contentType };
+}

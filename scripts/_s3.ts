@@ -1,0 +1,15 @@
+import "@/lib/store/lance-env";
+import { openStore } from "@/lib/store";
+import { createOfflineEmbedder } from "@/lib/embed/offline";
+import { ingestDocument } from "@/lib/ingest";
+import { searchKnowledge } from "@/lib/retrieve";
+const uri = "s3://kb/app" + Date.now();
+const a = await openStore({ uri, embedder: createOfflineEmbedder(64), maintenanceDelayMs: 100 });
+const r = await ingestDocument(a, { filename: "x.md", data: new TextEncoder().encode("# Wombats\n\nWombats have cube-shaped droppings.") });
+const b = await openStore({ uri, embedder: createOfflineEmbedder(64) });
+console.log("b sees", (await b.listDocuments()).length, (await searchKnowledge(b, { query: "wombat droppings" }))[0]?.document.id === r.document.id);
+await a.optimize();
+console.log("after optimize", await a.stats());
+await b.deleteDocument(r.document.id);
+console.log("a after delete", (await a.listDocuments()).length);
+a.close(); b.close();

@@ -99,6 +99,8 @@ export default defineConfig({
         REQUIRE_TOKEN: "1",
         ADMIN_TOKEN: SECURE.adminToken,
         MCP_RATE_LIMIT: String(SECURE.rateLimit),
+        // Tests send wrong tokens on purpose; the failed-authentication limit has its own tests.
+        AUTH_FAILURE_LIMIT: "1000",
         PORT: String(PORTS.secure),
       },
       reuseExistingServer: false,

@@ -51,6 +51,9 @@ const server = createServer((req, res) => {
     if (!res.headersSent) res.writeHead(500).end();
   });
 });
+// Longer than the usual proxy/client idle timeouts, so a client never writes into a socket being closed.
+server.keepAliveTimeout = 65_000;
+server.headersTimeout = 66_000;
 server.listen(port, host, () => {
   console.log(`[server] listening on http://${host.includes(":") ? `[${host}]` : host}:${port}`);
 });

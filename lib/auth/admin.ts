@@ -36,8 +36,8 @@ export function checkAppAccess(req: Request, settings: AuthSettings = resolveAut
   return new AppError(
     "unauthorized",
     caller.local
-      ? "This server requires the admin secret (REQUIRE_TOKEN=1): send ADMIN_TOKEN as a bearer token; in the browser, enter it on the Knowledge bases page."
-      : "Requests from other machines need the admin secret (ADMIN_TOKEN, or the one printed at the server's first start) as a bearer token; in the browser, enter it on the Knowledge bases page.",
+      ? "This server requires the admin token (REQUIRE_TOKEN=1): send ADMIN_TOKEN as a bearer token; in the browser, enter it on the Knowledge bases page."
+      : "Requests from other machines need the admin token (ADMIN_TOKEN, or the secret printed at the server's first start) as a bearer token; in the browser, enter it on the Knowledge bases page.",
     401,
   );
 }

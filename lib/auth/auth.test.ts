@@ -102,7 +102,7 @@ describe("web API access (checkAppAccess)", () => {
     const remote = req("10.213.9.2", {}, "10.213.9.1:3000");
     const denied = checkManagementAccess(remote, settings());
     expect(denied?.status).toBe(401);
-    expect(denied?.message).toMatch(/admin secret/);
+    expect(denied?.message).toMatch(/admin token/);
     expect(checkReadAccess(req("10.213.9.2", { authorization: "Bearer s3cret" }, "10.213.9.1:3000"), settings())).toBeNull();
     // No header from the server entry (e.g. `next start` run directly): remote.
     expect(checkReadAccess(req(null), settings())?.status).toBe(401);

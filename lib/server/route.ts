@@ -24,7 +24,7 @@ export interface RouteContext<P> {
 export interface RouteOptions<P> {
   /** "app": the web app's API (local, or the admin secret); "public": no check (health). */
   access?: "app" | "public";
-  /** Path parameters; a failure answers 404 with `notFound`. */
+  /** Path parameters; a failure answers 404 with `notFound` when given, else 400 with the schema's message. */
   params?: z.ZodType<P>;
   notFound?: string;
   /** Status of a plain (non-Response) result. */
@@ -44,7 +44,7 @@ export function route<P = Record<string, never>>(opts: RouteOptions<P>, handler:
       let params = {} as P;
       if (opts.params) {
         const parsed = opts.params.safeParse((await next?.params) ?? {});
-        if (!parsed.success) throw new AppError("not_found", opts.notFound ?? "Not found.", 404);
+        if (!parsed.success) throw opts.notFound ? new AppError("not_found", opts.notFound, 404) : parsed.error;
         params = parsed.data;
       }
       let store: Promise<Store> | undefined;

@@ -6,7 +6,7 @@ import { documentIdSchema } from "../schema";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-const docRoute = { params: z.object({ id: documentIdSchema }), notFound: "There is no such document." };
+const docRoute = { params: z.object({ id: documentIdSchema }) };
 
 /** GET /api/documents/<id> — the document and its chunks in order. */
 export const GET = route(docRoute, async ({ params: { id }, store: ready }) => {

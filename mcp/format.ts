@@ -14,9 +14,12 @@ export interface SearchResult {
   text: string;
   score: number;
   page?: number;
+  /** Whole sentences just before / after the chunk in its document (bounded), when asked for. */
+  context_before?: string;
+  context_after?: string;
 }
 
-export function toSearchResults(hits: SearchHit[]): SearchResult[] {
+export function toSearchResults(hits: SearchHit[], contexts?: readonly { before: string; after: string }[]): SearchResult[] {
   return hits.map((hit, i) => ({
     ref: i + 1,
     chunk_id: hit.chunk.id,
@@ -26,6 +29,7 @@ export function toSearchResults(hits: SearchHit[]): SearchResult[] {
     text: hit.chunk.text,
     score: hit.score,
     ...(hit.chunk.page != null ? { page: hit.chunk.page } : {}),
+    ...(contexts?.[i] ? { context_before: contexts[i].before, context_after: contexts[i].after } : {}),
   }));
 }
 

@@ -1,17 +1,23 @@
 /**
- * Retrieval quality on an eval set: `npm run eval -- <eval set dir> [--limit N] [--top-k 10] [--misses N]`.
- * Ingests the set's docs/ into a temporary store (removed afterwards), asks every question through
- * searchKnowledge (the code the MCP search tool uses), and prints recall@1/5/10 and MRR@10 at passage
- * and document level. Metric definitions: lib/retrieve/eval-metrics.ts.
+ * Retrieval quality on an eval set:
+ *   npm run eval -- <eval set dir> [--limit N] [--top-k 10] [--misses N] [--cache DIR] [--ablate]
+ * Ingests the set's docs/ into a temporary store (or, with --cache, into DIR, reused by later runs while the
+ * embedder, index-text version and document list are unchanged), asks every question through searchKnowledge
+ * (the code the MCP search tool uses), and prints recall@1/5/10 and MRR@10 at passage and document level,
+ * per question type where the set has types. --ablate adds one row per retrieval component switched off
+ * (and plain BM25). Metric definitions: lib/retrieve/eval-metrics.ts.
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
-import { loadEvalSet, runEval, subsetOf } from "@/lib/retrieve/eval-harness";
-import type { RecallSummary } from "@/lib/retrieve/eval-metrics";
 import { getEmbedder } from "@/lib/embed";
+import { askAll, loadEvalSet, openCachedSet, subsetOf, type EvalReport } from "@/lib/retrieve/eval-harness";
+import { summarize, type RecallSummary } from "@/lib/retrieve/eval-metrics";
+import { ABLATIONS, type SearchTuning } from "@/lib/retrieve";
 
-const USAGE = "Usage: npm run eval -- <eval set dir> [--limit N] [--top-k 10] [--misses N]";
+const USAGE = "Usage: npm run eval -- <eval set dir> [--limit N] [--top-k 10] [--misses N] [--cache DIR] [--ablate]";
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -20,6 +26,8 @@ async function main(): Promise<number> {
       limit: { type: "string" },
       "top-k": { type: "string", default: "10" },
       misses: { type: "string", default: "0" },
+      cache: { type: "string" },
+      ablate: { type: "boolean", default: false },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -41,32 +49,66 @@ async function main(): Promise<number> {
   console.log(`${path.basename(set.dir)}: ${set.docs.length} documents, ${questions.length} questions, embedder ${embedder.name}`);
 
   const bar = new cliProgress.SingleBar({ format: "{phase} [{bar}] {value}/{total}", hideCursor: true }, cliProgress.Presets.shades_classic);
-  bar.start(set.docs.length, 0, { phase: "ingest" });
-  const report = await runEval(set, {
-    questions,
-    topK,
-    embedder,
-    onIngest: (done) => bar.update(done),
-    onQuery: (done, total) => {
-      if (done === 1) {
-        bar.setTotal(total);
-        bar.update(0, { phase: "query " });
-      }
-      bar.update(done);
-    },
-  });
-  bar.stop();
+  const tmp = values.cache ? null : await mkdtemp(path.join(os.tmpdir(), "kb-eval-"));
+  try {
+    bar.start(set.docs.length, 0, { phase: "ingest" });
+    const { store, ingest } = await openCachedSet(set, values.cache ? path.resolve(values.cache) : tmp!, {
+      embedder,
+      onIngest: (done) => bar.update(done),
+    });
+    bar.stop();
+    try {
+      const ask = async (label: string, tuning: Partial<SearchTuning>) => {
+        bar.start(questions.length, 0, { phase: label.padEnd(6).slice(0, 6) });
+        const r = await askAll(store, set, { questions, topK, tuning, onQuery: (done) => bar.update(done) });
+        bar.stop();
+        return r;
+      };
+      const report = await ask("query", {});
+      console.log();
+      for (const line of table(report)) console.log(line);
+      if (ingest) console.log(`ingest ${ingest.seconds.toFixed(1)} s (${ingest.documents} docs, ${ingest.chunks} chunks)`);
+      console.log(`query mean ${report.queryMs.mean.toFixed(1)} ms, p50 ${report.queryMs.p50.toFixed(1)} ms, p95 ${report.queryMs.p95.toFixed(1)} ms`);
+      const showMisses = Number.parseInt(values.misses!, 10) || 0;
+      for (const m of report.misses.slice(0, showMisses)) console.log(`miss ${m.id}: ${m.question}  gold ${m.gold_doc}  got ${m.top.join(", ")}`);
 
-  const row = (label: string, s: RecallSummary) =>
-    `${label.padEnd(10)} R@1 ${s.recallAt1.toFixed(3)}  R@5 ${s.recallAt5.toFixed(3)}  R@10 ${s.recallAt10.toFixed(3)}  MRR@10 ${s.mrrAt10.toFixed(3)}`;
-  console.log(`\n${row("passage", report.passage)}\n${row("document", report.document)}`);
-  console.log(
-    `ingest ${report.ingestSeconds.toFixed(1)} s (${report.documents} docs, ${report.chunks} chunks); ` +
-      `query mean ${report.queryMs.mean.toFixed(1)} ms, p50 ${report.queryMs.p50.toFixed(1)} ms, p95 ${report.queryMs.p95.toFixed(1)} ms`,
-  );
-  const showMisses = Number.parseInt(values.misses!, 10) || 0;
-  for (const m of report.misses.slice(0, showMisses)) console.log(`miss ${m.id}: ${m.question}  gold ${m.gold_doc}  got ${m.top.join(", ")}`);
+      if (values.ablate) {
+        const rows: string[] = [ablationRow("all components", report, report)];
+        for (const [name, tuning] of Object.entries(ABLATIONS)) rows.push(ablationRow(name, await ask(name, tuning), report));
+        console.log(`\nablation (passage level; Δ against all components)\n${"".padEnd(24)} R@1    R@5    R@10   MRR@10  doc R@5  p50 ms`);
+        for (const r of rows) console.log(r);
+      }
+    } finally {
+      store.close();
+    }
+  } finally {
+    if (tmp) await rm(tmp, { recursive: true, force: true });
+  }
   return 0;
+}
+
+function row(label: string, s: RecallSummary): string {
+  return `${label.padEnd(24)} R@1 ${s.recallAt1.toFixed(3)}  R@5 ${s.recallAt5.toFixed(3)}  R@10 ${s.recallAt10.toFixed(3)}  MRR@10 ${s.mrrAt10.toFixed(3)}  (${s.questions})`;
+}
+
+/** Passage and document rows, then passage rows per question type when the set has more than one. */
+function table(r: Pick<EvalReport, "passage" | "document" | "ranks">): string[] {
+  const lines = [row("passage", r.passage), row("document", r.document)];
+  const types = [...new Set(r.ranks.map((q) => q.type))].sort();
+  if (types.length > 1) {
+    for (const t of types) lines.push(row(`  passage ${t}`, summarize(r.ranks.filter((q) => q.type === t).map((q) => q.passage))));
+  }
+  return lines;
+}
+
+function ablationRow(label: string, r: Awaited<ReturnType<typeof askAll>>, base: Awaited<ReturnType<typeof askAll>>): string {
+  const f = (v: number, b: number) => (label === "all components" ? v.toFixed(3) : `${v.toFixed(3)}${v - b >= 0 ? "+" : "-"}${Math.abs(v - b).toFixed(3)}`);
+  const p = r.passage;
+  const b = base.passage;
+  return (
+    `${label.padEnd(24)} ${f(p.recallAt1, b.recallAt1)}  ${f(p.recallAt5, b.recallAt5)}  ${f(p.recallAt10, b.recallAt10)}  ` +
+    `${f(p.mrrAt10, b.mrrAt10)}  ${f(r.document.recallAt5, base.document.recallAt5)}  ${r.queryMs.p50.toFixed(1)}`
+  );
 }
 
 main().then(

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -10,6 +10,7 @@ import {
   parseJsonl, scoreQuestion, summarize, type CorpusPassage, type EvalQuestion, type RecallSummary,
 } from "./eval-metrics";
 import { searchKnowledge, type SearchTuning } from "./index";
+import { INDEX_TEXT_VERSION } from "@/lib/tokenize";
 
 /** An eval set directory: corpus.jsonl, questions.jsonl, docs/*.md. */
 export interface EvalSet {
@@ -50,6 +51,8 @@ export interface EvalReport {
   queryMs: { mean: number; p50: number; p95: number };
   /** Questions with no passage-level hit in the top k. */
   misses: { id: string; question: string; gold_doc: string; top: string[] }[];
+  /** Per question, in order: its type ("all" when the set has none) and first-hit ranks. */
+  ranks: { type: string; passage: number | null; document: number | null }[];
 }
 
 export interface EvalRunOptions {
@@ -85,6 +88,30 @@ export async function runEval(set: EvalSet, opts: EvalRunOptions = {}): Promise<
   }
 }
 
+/**
+ * A store holding the set's documents, kept in `cacheDir` between runs so query-side changes are measured
+ * without re-ingesting. The cache is keyed by the embedder, the index-text version and the document list;
+ * a stale one is rebuilt.
+ */
+export async function openCachedSet(
+  set: EvalSet,
+  cacheDir: string,
+  opts: Pick<EvalRunOptions, "docs" | "embedder" | "onIngest"> = {},
+): Promise<{ store: Store; ingest: { seconds: number; chunks: number; documents: number } | null }> {
+  const embedder = opts.embedder ?? getEmbedder();
+  const docs = opts.docs ?? set.docs;
+  const key = JSON.stringify({ embedder: embedder.name, index: INDEX_TEXT_VERSION, docs });
+  const marker = path.join(cacheDir, "eval-cache.json");
+  const current = await readFile(marker, "utf8").catch(() => null);
+  if (current === key) return { store: await openStore({ uri: cacheDir, embedder }), ingest: null };
+  await rm(cacheDir, { recursive: true, force: true });
+  await mkdir(cacheDir, { recursive: true });
+  const store = await openStore({ uri: cacheDir, embedder });
+  const ingest = await ingestSet(store, set, docs, opts.onIngest);
+  await writeFile(marker, key);
+  return { store, ingest };
+}
+
 export async function ingestSet(
   store: Store,
   set: EvalSet,
@@ -113,13 +140,14 @@ export async function askAll(
   store: Store,
   set: EvalSet,
   opts: Pick<EvalRunOptions, "questions" | "topK" | "tuning" | "onQuery">,
-): Promise<Pick<EvalReport, "passage" | "document" | "queryMs" | "misses">> {
+): Promise<Pick<EvalReport, "passage" | "document" | "queryMs" | "misses" | "ranks">> {
   const questions = opts.questions ?? set.questions;
   const topK = opts.topK ?? 10;
   const passageRanks: (number | null)[] = [];
   const documentRanks: (number | null)[] = [];
   const times: number[] = [];
   const misses: EvalReport["misses"] = [];
+  const ranks: EvalReport["ranks"] = [];
   for (const [i, q] of questions.entries()) {
     const t0 = performance.now();
     const hits = await searchKnowledge(store, { query: q.question, topK }, opts.tuning);
@@ -128,6 +156,7 @@ export async function askAll(
     const { passageRank, documentRank } = scoreQuestion(q, results, set.corpus);
     passageRanks.push(passageRank);
     documentRanks.push(documentRank);
+    ranks.push({ type: q.type ?? "all", passage: passageRank, document: documentRank });
     if (passageRank === null) misses.push({ id: q.id, question: q.question, gold_doc: q.gold_doc, top: results.slice(0, 3).map((r) => r.source) });
     opts.onQuery?.(i + 1, questions.length);
   }
@@ -137,5 +166,6 @@ export async function askAll(
     document: summarize(documentRanks),
     queryMs: { mean: times.reduce((s, t) => s + t, 0) / Math.max(1, times.length), p50: percentile(sorted, 50), p95: percentile(sorted, 95) },
     misses,
+    ranks,
   };
 }

@@ -11,6 +11,8 @@ export interface EvalQuestion {
   gold_doc: string;
   answer: string;
   answers?: string[];
+  /** Question type where the set has one (covidqa: single-/multi-passage; crud-rag: 1/2/3 news). */
+  type?: string;
 }
 
 export interface CorpusPassage {

@@ -4,10 +4,14 @@
  *
  * - Latin & other spaced scripts: lowercased words, diacritics folded, light English stemming,
  *   a short English stop-word list dropped.
- * - CJK runs (Han, kana, hangul): every character plus every adjacent pair, because these
- *   scripts are written without spaces and a word segmenter would need a dictionary.
+ * - CJK runs (Han, kana, hangul): every character plus every adjacent pair (tokenize), and for the
+ *   full-text index also the dictionary words of Chinese runs (toIndexText), so a word-aligned pair
+ *   counts more than a pair that straddles two words and long words match whole.
  * - Numbers are kept as tokens.
  */
+import porter2 from "wink-porter2-stemmer";
+import { segmentWords } from "./segment";
+
 
 const CJK = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー々〆`;
 /** A CJK run, or a run of letters/digits/marks that are not CJK. */
@@ -26,7 +30,15 @@ export const STOP_WORDS = new Set(
   ).split(" "),
 );
 
+/** Bumped whenever toIndexText's output changes: stores indexed with another version need a reindex. */
+export const INDEX_TEXT_VERSION = "3";
+
+/** Tokens with the light stemmer (stem): what the offline embedder and the extractive answerer see. */
 export function tokenize(text: string): string[] {
+  return tokenizeWith(text, stem);
+}
+
+function tokenizeWith(text: string, stemWord: (word: string) => string): string[] {
   const out: string[] = [];
   for (const [run] of text.normalize("NFKC").toLowerCase().matchAll(TOKEN_RE)) {
     if (CJK_RE.test(run)) {
@@ -34,16 +46,36 @@ export function tokenize(text: string): string[] {
     } else {
       const word = run.normalize("NFD").replace(/[\u0300-\u036f]/g, "").normalize("NFC");
       if (!word || STOP_WORDS.has(word)) continue;
-      out.push(stem(word));
+      out.push(stemWord(word));
     }
   }
   return out;
 }
 
-/** Tokens joined by single spaces: the form stored for, and queried against, full-text search. */
-export function toIndexText(text: string): string {
-  return tokenize(text).join(" ");
+/**
+ * The full-text index's English stemmer, on index and query alike: Porter2 (Snowball English), which
+ * conflates more than stem() ("infection/infected", "prevention/prevent", "economic/economy").
+ */
+export function indexStem(word: string): string {
+  return word.length > 3 && /^[a-z]+$/.test(word) ? porter2(word) : word;
 }
+
+/** tokenize() with indexStem, plus the dictionary words (2+ characters) of every Han run: the full-text index's tokens. */
+export function indexTokens(text: string): string[] {
+  const out = tokenizeWith(text, indexStem);
+  for (const [run] of text.normalize("NFKC").toLowerCase().matchAll(HAN_RUN_RE)) {
+    // A two-character word is also one of the run's bigrams: counted twice, it outweighs straddling pairs.
+    for (const w of segmentWords(run)) if (w.length >= 2) out.push(w);
+  }
+  return out;
+}
+
+/** Index tokens joined by single spaces: the form stored for, and queried against, full-text search. */
+export function toIndexText(text: string): string {
+  return indexTokens(text).join(" ");
+}
+
+const HAN_RUN_RE = /\p{Script=Han}{2,}/gu;
 
 function pushCjk(run: string, out: string[]): void {
   const chars = Array.from(run);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { stem, tokenize, toIndexText } from "./index";
+import { indexStem, indexTokens, stem, tokenize, toIndexText } from "./index";
 
 describe("tokenize", () => {
   it("splits Chinese without spaces into character unigrams and bigrams", () => {
@@ -76,10 +76,25 @@ describe("tokenize", () => {
 });
 
 describe("toIndexText", () => {
-  it("joins tokens with single spaces so a whitespace tokenizer sees the same tokens", () => {
+  it("joins index tokens with single spaces so a whitespace tokenizer sees the same tokens", () => {
     const text = "员工先填写报销申请单。Sick leave needs a doctor's note!";
-    expect(toIndexText(text)).toBe(tokenize(text).join(" "));
-    expect(toIndexText(text).split(" ")).toEqual(tokenize(text));
+    expect(toIndexText(text).split(" ")).toEqual(indexTokens(text));
     expect(toIndexText(text)).not.toMatch(/\s{2}|^\s|\s$/);
+  });
+
+  it("adds the dictionary words of Chinese runs to the characters and pairs", () => {
+    const tokens = indexTokens("国务院新闻办公室发布报销申请单");
+    for (const t of tokenize("国务院新闻办公室发布报销申请单")) expect(tokens).toContain(t);
+    expect(tokens).toContain("国务院新闻办公室");
+    expect(tokens).toContain("申请单");
+    // A two-character word is counted twice (pair + word), a straddling pair once.
+    expect(tokens.filter((t) => t === "发布")).toHaveLength(2);
+    expect(tokens.filter((t) => t === "布报")).toHaveLength(1);
+  });
+
+  it("stems English with Porter2 on the index side, the same for query and text", () => {
+    expect(indexStem("infections")).toBe(indexStem("infected"));
+    expect(indexStem("prevention")).toBe(indexStem("prevent"));
+    expect(toIndexText("COVID-19 smokers in 2020")).toBe("covid 19 smoker 2020");
   });
 });

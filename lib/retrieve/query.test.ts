@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { analyzeQuery } from "./query";
+
+const keys = (q: string) => analyzeQuery(q).terms.map((t) => t.key);
+
+describe("analyzeQuery", () => {
+  it("drops Chinese question and function words and keeps the content words", () => {
+    expect(keys("启明行动发布了什么文件？")).toEqual(["启明", "行动", "发布", "文件"]);
+    expect(keys("谁是发言人？")).toEqual(["发言人"]);
+    const { indexText } = analyzeQuery("启明行动发布了什么文件？");
+    expect(indexText.split(" ")).toContain("发布");
+    expect(indexText.split(" ")).not.toContain("什么");
+    expect(indexText.split(" ")).not.toContain("了");
+    // No pair straddles a dropped word.
+    expect(indexText.split(" ")).not.toContain("布文");
+  });
+
+  it("drops English question words, stems like the index and keeps numbers", () => {
+    const terms = analyzeQuery("How many people died during the 1918 influenza pandemic?").terms;
+    expect(terms).toEqual([
+      { key: "peopl", kind: "word" },
+      { key: "die", kind: "word" },
+      { key: "1918", kind: "number" },
+      { key: "influenza", kind: "word" },
+      { key: "pandem", kind: "word" },
+    ]);
+    expect(analyzeQuery("infections").terms[0].key).toBe(analyzeQuery("infected").terms[0].key);
+  });
+
+  it("falls back to the whole question when nothing but question words is left", () => {
+    const a = analyzeQuery("什么是？");
+    expect(a.terms).toEqual([]);
+    expect(a.indexText).not.toBe("");
+  });
+
+  it("keeps every word when stop words are switched off (ablation)", () => {
+    expect(analyzeQuery("谁是发言人？", { stopWords: false }).terms.map((t) => t.key)).toEqual(["谁", "是", "发言人"]);
+  });
+});

@@ -1,0 +1,80 @@
+/**
+ * Query analysis: what of a question is worth matching. Question words and function words are dropped in
+ * both languages (the index keeps them; only the query forgets them), English words are stemmed exactly as
+ * the index stems them, numbers and dates stay, Chinese is cut into dictionary words.
+ */
+import { indexStem, STOP_WORDS, toIndexText } from "@/lib/tokenize";
+import { segmentWords } from "@/lib/tokenize/segment";
+
+/** Chinese question and function words: they say what kind of answer is wanted, not what it is about. */
+export const ZH_STOP_WORDS = new Set(
+  (
+    "什么 什么样 哪 哪些 哪个 哪里 哪儿 哪家 哪位 哪种 哪年 哪天 谁 多少 几 几个 怎么 怎样 怎么样 如何 为什么 为何 是否 " +
+    "吗 呢 吧 啊 呀 的 地 得 了 着 过 是 在 和 与 及 或 并 被 把 对 于 从 向 将 有 有何 有哪些 请问 请 这 那 这个 那个 " +
+    "这些 那些 其 之 也 都 就 还 又 该 所 以 为 会 能 可以 可 要 中 时 到 给 让 由 而 等 等等 一个 一些"
+  ).split(" "),
+);
+
+/** English question words beyond the index's stop list (which already has what/which/who/how/…). */
+const EN_QUESTION_WORDS = new Set("many much kind type name named called does did during whether among via".split(" "));
+
+const CJK = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー々〆`;
+const RUN_RE = new RegExp(`[${CJK}]+|(?:(?![${CJK}])[\\p{L}\\p{N}\\p{M}])+`, "gu");
+const HAN_RE = /^\p{Script=Han}/u;
+
+export interface QueryTerm {
+  /** Stemmed lowercase word, a number, or a Chinese word (matched as a substring). */
+  key: string;
+  kind: "word" | "number" | "cjk";
+}
+
+export interface AnalyzedQuery {
+  /** Full-text query: index tokens of the question with question and function words removed. */
+  indexText: string;
+  /** Content terms in question order, without repeats: what the reranker looks for. */
+  terms: QueryTerm[];
+}
+
+/** Lowercased, NFKC-normalized, Latin diacritics folded: the form both query and chunk are matched in. */
+export function normalizeForMatch(text: string): string {
+  return text.normalize("NFKC").toLowerCase().normalize("NFD").replace(/[\u0300-\u036f]/g, "").normalize("NFC");
+}
+
+export function analyzeQuery(query: string, opts: { stopWords?: boolean } = {}): AnalyzedQuery {
+  const useStop = opts.stopWords ?? true;
+  const norm = normalizeForMatch(query);
+  const kept: string[] = [];
+  const terms: QueryTerm[] = [];
+  const seen = new Set<string>();
+  const addTerm = (key: string, kind: QueryTerm["kind"]) => {
+    if (!seen.has(key)) {
+      seen.add(key);
+      terms.push({ key, kind });
+    }
+  };
+  for (const [run] of norm.matchAll(RUN_RE)) {
+    if (HAN_RE.test(run)) {
+      // Drop stop words; what remains is kept as separate pieces so no bigram straddles a dropped word.
+      for (const w of segmentWords(run)) {
+        if (useStop && ZH_STOP_WORDS.has(w)) {
+          kept.push(" ");
+          continue;
+        }
+        kept.push(w);
+        addTerm(w, "cjk");
+      }
+      kept.push(" ");
+    } else if (/^[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー々〆]/u.test(run)) {
+      kept.push(run, " ");
+      addTerm(run, "cjk");
+    } else {
+      kept.push(" ", run, " ");
+      if (STOP_WORDS.has(run) || (useStop && EN_QUESTION_WORDS.has(run))) continue;
+      addTerm(/^\p{N}+$/u.test(run) ? run : indexStem(run), /^\p{N}+$/u.test(run) ? "number" : "word");
+    }
+  }
+  // Only the words that survived go to full-text search; fall back to the whole question if none did.
+  const content = terms.length ? kept.join("").replace(/\s+/g, " ") : norm;
+  const dropped = useStop ? content.split(" ").filter((w) => !EN_QUESTION_WORDS.has(w)).join(" ") : content;
+  return { indexText: toIndexText(dropped) || toIndexText(norm), terms };
+}

@@ -1,0 +1,155 @@
+/**
+ * Second-stage lexical reranker over the fused candidates. Each candidate gets a few explainable features
+ * in [0, 1], summed with fixed weights:
+ *   first     its first-stage (fused) score relative to the best candidate
+ *   coverage  share of the query's content terms in the chunk, each weighted by its IDF among the candidates
+ *   proximity query terms that are neighbours in the question found close together in the chunk
+ *   field     coverage of the document title and heading path (BM25F-style field match)
+ *   number    share of the question's numbers found in the chunk
+ *   document  coverage of the whole document as far as the candidates show it (its best chunks together),
+ *             so the passages of the document the question is about rise together
+ * IDF comes from the candidate pool itself: a term every candidate has cannot tell them apart.
+ */
+import { indexStem, STOP_WORDS } from "@/lib/tokenize";
+import { normalizeForMatch, type QueryTerm } from "./query";
+
+export interface RerankWeights {
+  first: number;
+  coverage: number;
+  proximity: number;
+  field: number;
+  number: number;
+  document: number;
+  context: number;
+  /** First-stage scores of the document's best two candidates, relative to the best candidate. */
+  docScore: number;
+}
+
+export const DEFAULT_RERANK_WEIGHTS: RerankWeights = { first: 1, coverage: 1, proximity: 0.5, field: 0.3, number: 0.3, document: 0.5, context: 0, docScore: 0 };
+
+/** What the reranker reads of a candidate. */
+export interface RerankView {
+  documentId: string;
+  text: string;
+  /** Heading path and document title, matched as one field. */
+  fields: string;
+  /** First-stage score, higher is better. */
+  score: number;
+  /** Neighbouring text (the chunks before and after), for the context feature. */
+  context?: string;
+}
+
+export interface Reranked<T> {
+  item: T;
+  score: number;
+  features: Record<keyof RerankWeights, number>;
+}
+
+/** Proximity window in characters: two terms this far apart or more count as unrelated. */
+const WINDOW = 60;
+const LATIN_RE = /(?:(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])[\p{L}\p{N}\p{M}])+/gu;
+
+/** Where each term occurs in a text (character offsets of the normalized text). */
+function positions(text: string, terms: readonly QueryTerm[]): (number[] | null)[] {
+  const norm = normalizeForMatch(text);
+  let latin: Map<string, number[]> | null = null;
+  return terms.map((t) => {
+    if (t.kind === "cjk") {
+      const at: number[] = [];
+      for (let i = norm.indexOf(t.key); i >= 0 && at.length < 32; i = norm.indexOf(t.key, i + t.key.length)) at.push(i);
+      return at.length ? at : null;
+    }
+    if (!latin) {
+      latin = new Map();
+      for (const m of norm.matchAll(LATIN_RE)) {
+        const w = m[0];
+        if (STOP_WORDS.has(w)) continue;
+        const key = /^\p{N}+$/u.test(w) ? w : indexStem(w);
+        const list = latin.get(key);
+        if (list) list.push(m.index);
+        else latin.set(key, [m.index]);
+      }
+    }
+    return latin.get(t.key) ?? null;
+  });
+}
+
+function minDistance(a: number[], b: number[]): number {
+  let best = Infinity;
+  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+    best = Math.min(best, Math.abs(a[i] - b[j]));
+    if (a[i] < b[j]) i++;
+    else j++;
+  }
+  return best;
+}
+
+export function lexicalRerank<T>(
+  terms: readonly QueryTerm[],
+  items: readonly T[],
+  view: (item: T) => RerankView,
+  weights: RerankWeights = DEFAULT_RERANK_WEIGHTS,
+  globalIdf?: (term: QueryTerm) => number,
+): Reranked<T>[] {
+  if (items.length === 0) return [];
+  const views = items.map(view);
+  const pos = views.map((v) => positions(v.text, terms));
+  const fieldHas = weights.field ? views.map((v) => positions(v.fields, terms).map((p) => p !== null)) : null;
+
+  // IDF within the pool, smoothed so a term in every candidate still counts a little.
+  const n = items.length;
+  const idf = terms.map((t, ti) => {
+    if (globalIdf) return globalIdf(t);
+    let df = 0;
+    for (const p of pos) if (p[ti]) df++;
+    return Math.log(1 + n / (1 + df));
+  });
+  const totalIdf = idf.reduce((s, x) => s + x, 0) || 1;
+  const pairWeight = terms.slice(1).map((_, i) => Math.min(idf[i], idf[i + 1]));
+  const totalPair = pairWeight.reduce((s, x) => s + x, 0);
+  const numberTerms = terms.flatMap((t, i) => (t.kind === "number" ? [i] : []));
+
+  // A document's evidence: the union of the terms its candidate chunks hold.
+  const docTerms = new Map<string, boolean[]>();
+  views.forEach((v, ci) => {
+    const has = docTerms.get(v.documentId) ?? terms.map(() => false);
+    pos[ci].forEach((p, ti) => {
+      if (p || fieldHas?.[ci][ti]) has[ti] = true;
+    });
+    docTerms.set(v.documentId, has);
+  });
+  const docCoverage = new Map([...docTerms].map(([d, has]) => [d, has.reduce((s, h, ti) => s + (h ? idf[ti] : 0), 0) / totalIdf]));
+
+  const maxScore = Math.max(...views.map((v) => v.score)) || 1;
+  const docBest = new Map<string, number[]>();
+  for (const v of views) {
+    const list = docBest.get(v.documentId) ?? [];
+    list.push(v.score / maxScore);
+    docBest.set(v.documentId, list);
+  }
+  const docScore = new Map([...docBest].map(([d, l]) => [d, l.sort((a, b) => b - a).slice(0, 2).reduce((s, x) => s + x, 0) / 2]));
+  const out = views.map((v, ci): Reranked<T> => {
+    const p = pos[ci];
+    const coverage = p.reduce((s, x, ti) => s + (x ? idf[ti] : 0), 0) / totalIdf;
+    let proximity = 0;
+    if (totalPair > 0) {
+      for (let i = 0; i + 1 < terms.length; i++) {
+        const a = p[i];
+        const b = p[i + 1];
+        if (a && b) proximity += pairWeight[i] * Math.max(0, 1 - minDistance(a, b) / WINDOW);
+      }
+      proximity /= totalPair;
+    }
+    const field = fieldHas ? fieldHas[ci].reduce((s, h, ti) => s + (h ? idf[ti] : 0), 0) / totalIdf : 0;
+    const number = numberTerms.length ? numberTerms.filter((ti) => p[ti]).length / numberTerms.length : 0;
+    let context = 0;
+    if (weights.context && v.context !== undefined) {
+      const cp = positions(v.context, terms);
+      context = p.reduce((s, x, ti) => s + (x || cp[ti] ? idf[ti] : 0), 0) / totalIdf;
+    }
+    const features = { first: v.score / maxScore, coverage, proximity, field, number, document: docCoverage.get(v.documentId) ?? 0, context, docScore: docScore.get(v.documentId) ?? 0 };
+    const score = (Object.keys(weights) as (keyof RerankWeights)[]).reduce((s, k) => s + weights[k] * features[k], 0);
+    return { item: items[ci], score, features };
+  });
+  return out.sort((a, b) => b.score - a.score);
+}

@@ -69,7 +69,9 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
+// `--chat`: answer quality through the chat instead of retrieval quality (scripts/eval-chat.ts).
+const run = process.argv.includes("--chat") ? () => import("./eval-chat").then((m) => m.main()) : main;
+run().then(
   (code) => process.exit(code),
   (err) => {
     console.error(err instanceof Error ? err.message : err);

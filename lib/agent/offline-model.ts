@@ -33,6 +33,12 @@ export const OFFLINE_TEXT = {
   },
 };
 
+/** Whether an answer is the offline answerer's "not in the knowledge base" reply. */
+export function isRefusal(text: string): boolean {
+  const t = text.trim();
+  return t === "" || t === OFFLINE_TEXT.en.notFound || t === OFFLINE_TEXT.zh.notFound;
+}
+
 type Plan =
   | { kind: "search"; query: string }
   | { kind: "answer"; text: string };

@@ -81,27 +81,63 @@ export interface SentenceSpan {
   text: string;
   start: number;
   end: number;
+  /** 1-based line of the passage the sentence is on. */
+  line?: number;
+  /** The line is a list item (bullet or number). */
+  item?: boolean;
 }
 
+/** Words whose trailing period does not end a sentence ("Dr. Smith", "William E. Simon", "et al. found"). */
+const ABBREVIATIONS = new Set(
+  "mr mrs ms dr prof st jr sr gen col lt sgt capt rev gov sen rep pres u.s u.k e.g i.e etc vs no nos fig figs approx al ca inc ltd co corp mt op cf ed eds vol pp jan feb mar apr jun jul aug sep sept oct nov dec".split(" "),
+);
+
+/** Line prefixes that are markup, not text: bullets, numbered items, quotes. */
+const LINE_LEAD = /^\s*(?:[-*+]\s+|\d+[.)、]\s*|>\s*)?/;
+const LIST_ITEM = /^\s*(?:[-*+]\s+|\d+[.)、]\s*)/;
+
 /**
- * Sentences of a passage with their offsets. Splits at sentence punctuation (a period only when
- * followed by a space, so 3.5 and e.g. stay whole; the Chinese semicolon but not the English one) and
- * at line breaks; drops Markdown headings,
- * list bullets and table rules.
+ * Sentences of a passage with their offsets and the line they are on. Sentences end at 。！？!? and at a
+ * period followed by a space and a capital, digit or CJK character, except after an initial or a common
+ * abbreviation (so 3.5, e.g., "U.S. Army" and "William E. Simon" stay whole); and at line ends. Semicolons
+ * do not end a sentence: clauses joined by ； or ; (tiered rules, enumerations) stay together. Markdown
+ * headings and table rules are dropped, bullets stripped (`item` marks list items).
  */
 export function splitSentences(text: string): SentenceSpan[] {
   const out: SentenceSpan[] = [];
-  const re = /[^\n。！？!?；]+?(?:[。！？!?；]+["'”’）)]*|(?<!\b(?:e\.g|i\.e|etc|vs|mr|mrs|ms|dr|no|approx|fig|p))\.(?=\s)|\n|$)|[^\n]+/giu;
-  for (const m of text.matchAll(re)) {
-    let s = m[0];
-    let start = m.index!;
-    const lead = s.match(/^\s*(?:#{1,6}\s.*|[-*+]\s+|\d+[.)]\s+|>\s*|\|?\s*:?-{3,}.*)?/)![0];
-    if (/^\s*#{1,6}\s/.test(s) || /^\s*\|?\s*:?-{3,}/.test(s)) continue;
-    start += lead.length;
-    s = s.slice(lead.length);
-    const trimmed = s.replace(/\s+$/, "");
-    if (trimmed.replace(/[*_`|]/g, "").trim().length < 2) continue;
-    out.push({ text: trimmed, start, end: start + trimmed.length });
+  let lineStart = 0;
+  let lineNo = 0;
+  for (const line of text.split("\n")) {
+    const base = lineStart;
+    lineStart += line.length + 1;
+    lineNo++;
+    if (/^\s*#{1,6}\s/.test(line) || /^\s*\|?\s*:?-{3,}/.test(line)) continue;
+    const lead = line.match(LINE_LEAD)![0].length;
+    const item = LIST_ITEM.test(line);
+    let from = lead;
+    const push = (to: number) => {
+      const raw = line.slice(from, to);
+      const skip = raw.match(/^\s*/)![0].length;
+      const trimmed = raw.trim();
+      if (trimmed.replace(/[*_`|]/g, "").trim().length >= 2) {
+        out.push({ text: trimmed, start: base + from + skip, end: base + from + skip + trimmed.length, line: lineNo, item });
+      }
+      from = to;
+    };
+    for (const m of line.matchAll(/([。！？]+|[.!?]+)(["'”’）)\]]*)/gu)) {
+      const end = m.index! + m[0].length;
+      if (end <= from) continue;
+      if (/[.!?]/.test(m[1])) {
+        const next = line.slice(end);
+        if (next.trim() !== "" && !/^\s+["“'‘(\[]?[\p{Lu}\d\p{Script=Han}]/u.test(next)) continue;
+        if (m[1] === ".") {
+          const word = line.slice(0, m.index!).match(/([\p{L}.]+)$/u)?.[1] ?? "";
+          if (/^\p{Lu}$/u.test(word) || ABBREVIATIONS.has(word.toLowerCase())) continue;
+        }
+      }
+      push(end);
+    }
+    if (from < line.length) push(line.length);
   }
   return out;
 }

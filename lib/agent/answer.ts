@@ -161,7 +161,8 @@ export function readPassages(terms: readonly Term[], passages: readonly Passage[
           own++;
         } else if (inCtx[i]) s += CONTEXT_WEIGHT * idf[i];
       });
-      if (own === 0 || !total) return;
+      // A chunk that starts mid-sentence ("back into the chloroplast…"): its first piece is not quoted.
+      if (own === 0 || !total || (index === 0 && rank >= 0 && /^[\p{Ll},;)]/u.test(span.text))) return;
       candidates.push({ n: p.n, rank, index, span, score: s / total - t.rankPenalty * rank });
     });
   });

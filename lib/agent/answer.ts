@@ -162,12 +162,12 @@ export function readPassages(terms: readonly Term[], passages: readonly Passage[
         } else if (inCtx[i]) s += CONTEXT_WEIGHT * idf[i];
       });
       // A chunk that starts mid-sentence ("back into the chloroplast…"): its first piece is not quoted.
-      if (own === 0 || !total || (index === 0 && rank >= 0 && /^[\p{Ll},;)]/u.test(span.text))) return;
+      if (own === 0 || !total || (index === 0 && /^[\p{Ll},;)]/u.test(span.text))) return;
       candidates.push({ n: p.n, rank, index, span, score: s / total - t.rankPenalty * rank });
     });
   });
   candidates.sort((a, b) => b.score - a.score || a.rank - b.rank || a.index - b.index);
-  return { terms, chunks, candidates };
+  return { terms: [...terms], chunks, candidates };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -240,8 +240,8 @@ function unitAround(chunk: ChunkReading, index: number): number[] {
   const listFrom = s.item ? index : /[:：]$/.test(s.text) && ss[index + 1]?.item ? index + 1 : -1;
   if (listFrom >= 0) {
     // Items before the chosen one (the same list), then after it; at most 8 in all.
-    for (let i = index - 1; i >= 0 && s.item && ss[i].item && ss[i].line === ss[i + 1].line - 1 && out.length < 8; i--) out.unshift(i);
-    for (let i = index + 1; i < ss.length && ss[i].item && ss[i].line === ss[i - 1].line + 1 && out.length < 8; i++) out.push(i);
+    for (let i = index - 1; i >= 0 && s.item && ss[i].item && ss[i].line === (ss[i + 1].line ?? 0) - 1 && out.length < 8; i--) out.unshift(i);
+    for (let i = index + 1; i < ss.length && ss[i].item && ss[i].line === (ss[i - 1].line ?? 0) + 1 && out.length < 8; i++) out.push(i);
   }
   return out;
 }

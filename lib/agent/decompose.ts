@@ -47,10 +47,14 @@ export function splitQuestion(question: string): string[] {
   return out;
 }
 
-/** Whether a question may have several parts, so that a model is asked to decompose it (cheap gate). */
+/**
+ * Whether a question may have several parts, so that a model is asked to decompose it: the rules split it,
+ * or it joins clauses with a conjunction and asks at least two things. Simple questions skip the step.
+ */
 export function mayHaveParts(question: string): boolean {
   if (splitQuestion(question).length > 1) return true;
-  return /[?？].*[?？]|\b(?:and|as well as|also)\b|以及|还有|另外|并且|同时|和|、/iu.test(question) && contentSize(question) >= 5;
+  const asks = (question.match(new RegExp(String.raw`\b${EN_ASK}\b`, "gi"))?.length ?? 0) + (question.match(new RegExp(ZH_ASK.source, "g"))?.length ?? 0);
+  return /\b(?:and|as well as|also|plus)\b|以及|还有|另外|并且|同时|和|、/iu.test(question) && asks >= 2 && contentSize(question) >= 4;
 }
 
 const EN_FOLLOW = /^(?:and|but|also|so|what about|how about|and what about|what if|same for|and if|or)\b/i;

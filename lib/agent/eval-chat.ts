@@ -10,6 +10,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { ModelMessage } from "ai";
 import type { AppConfig } from "@/lib/config";
 import type { EvalQuestion } from "@/lib/retrieve/eval-metrics";
@@ -53,6 +54,8 @@ export const OFFLINE_CHAT: AppConfig["chat"] = {
 
 export interface ChatTurn {
   text: string;
+  /** Every UI message stream event, in order. */
+  events: Record<string, unknown>[];
   /** The queries of the search tool calls, in order. */
   queries: string[];
   citations: number;
@@ -60,9 +63,9 @@ export interface ChatTurn {
 }
 
 /** One chat turn through runChat, read back from its UI message stream. */
-export async function askChat(mcpUrl: string, messages: ModelMessage[], config = OFFLINE_CHAT): Promise<ChatTurn> {
-  const res = await runChat({ config, mcpUrl, messages });
-  if (!res.ok) return { text: "", queries: [], citations: 0, errors: [await res.text()] };
+export async function askChat(mcpUrl: string, messages: ModelMessage[], config = OFFLINE_CHAT, model?: LanguageModelV4): Promise<ChatTurn> {
+  const res = await runChat({ config, mcpUrl, messages, model });
+  if (!res.ok) return { text: "", events: [], queries: [], citations: 0, errors: [await res.text()] };
   const body = await res.text();
   const events = body
     .split("\n\n")
@@ -75,7 +78,7 @@ export async function askChat(mcpUrl: string, messages: ModelMessage[], config =
     .map((e) => (e.input as { query?: string } | undefined)?.query ?? "");
   const citations = (events.filter((e) => e.type === "data-citations").at(-1)?.data as { citations?: unknown[] } | undefined)?.citations?.length ?? 0;
   const errors = events.filter((e) => e.type === "error").map((e) => String(e.errorText));
-  return { text, queries, citations, errors };
+  return { text, events, queries, citations, errors };
 }
 
 const fold = (s: string) => s.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();

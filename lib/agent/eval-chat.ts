@@ -37,6 +37,9 @@ export async function serveMcp(store: Store, port = 0): Promise<{ url: string; c
     res.writeHead(response.status, Object.fromEntries(response.headers));
     res.end(Buffer.from(await response.arrayBuffer()));
   });
+  // Keep idle connections open longer than the client may wait between questions (a closed keep-alive
+  // socket that the client reuses reads as ECONNRESET).
+  srv.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => srv.listen(port, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/api/mcp`;
   return { url, close: () => new Promise<void>((resolve) => srv.close(() => resolve())) };

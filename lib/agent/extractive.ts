@@ -1,7 +1,7 @@
 /**
- * Sentence-level relevance, shared by the offline answerer (which quotes the best sentences of the
- * retrieved chunks) and the UI (which highlights the passage of a chunk that an answer sentence cites).
- * Pure functions; safe to import in the browser.
+ * Sentence splitting and sentence-level relevance, shared by the offline answerer (answer.ts, which
+ * quotes whole sentences of the retrieved chunks) and the UI (which highlights the passage of a chunk
+ * that an answer sentence cites). Pure functions; safe to import in the browser.
  *
  * Relevance is "coverage": the share of the question's content that a sentence (plus its chunk's
  * heading) contains. Latin words count one each (stemmed, stop words dropped); CJK text counts per
@@ -157,55 +157,6 @@ export interface Passage {
   /** "Title › heading" of the chunk. */
   context: string;
   text: string;
-}
-
-export interface PickedSentence {
-  n: number;
-  text: string;
-  score: number;
-}
-
-/** Below this coverage a sentence does not answer the question. */
-export const RELEVANCE_THRESHOLD = 0.7;
-
-/**
- * The sentences that best answer `question`: coverage ≥ threshold with at least one unit in the sentence
- * itself (or one of the first sentences of a passage whose heading is the question's topic), at most
- * `max` sentences and two per passage, best first. Empty when nothing is relevant.
- */
-export function pickSentences(question: string, passages: readonly Passage[], max = 3): PickedSentence[] {
-  const q = contentUnits(question, { question: true });
-  if (weight(q) === 0) return [];
-  const candidates: (PickedSentence & { order: number })[] = [];
-  let order = 0;
-  for (const p of passages) {
-    const ctx = passageTokens(p.context);
-    // A passage whose heading alone answers for the question ("Tell me about sick leave" → "… › Sick
-    // leave") is about it as a whole: its opening sentences count even if they do not repeat the words.
-    const topic = coverage(q, ctx).score;
-    const aboutTopic = topic >= RELEVANCE_THRESHOLD;
-    splitSentences(p.text).forEach((s, i) => {
-      const { score, inSentence } = coverage(q, passageTokens(s.text), ctx);
-      // "Yes." or a bare label says nothing on its own.
-      if (score < RELEVANCE_THRESHOLD || weight(contentUnits(s.text)) < 2) return;
-      if (inSentence > 0) {
-        // Ties go to sentences under a heading about the question, then to those repeating more of it.
-        candidates.push({ n: p.n, text: cleanSentence(s.text), score: score + topic * 0.1 + inSentence * 1e-3, order: order++ });
-      } else if (aboutTopic && i < 2) {
-        candidates.push({ n: p.n, text: cleanSentence(s.text), score: score + topic * 0.1 - 0.05, order: order++ });
-      }
-    });
-  }
-  candidates.sort((a, b) => b.score - a.score || a.order - b.order);
-  const picked: PickedSentence[] = [];
-  const perPassage = new Map<number, number>();
-  for (const c of candidates) {
-    if (picked.length >= max) break;
-    if ((perPassage.get(c.n) ?? 0) >= 2 || picked.some((p) => p.text === c.text)) continue;
-    perPassage.set(c.n, (perPassage.get(c.n) ?? 0) + 1);
-    picked.push({ n: c.n, text: c.text, score: c.score });
-  }
-  return picked;
 }
 
 /**

@@ -111,7 +111,9 @@ function ablationRow(label: string, r: Awaited<ReturnType<typeof askAll>>, base:
   );
 }
 
-main().then(
+// `--chat`: answer quality through the chat instead of retrieval quality (scripts/eval-chat.ts).
+const run = process.argv.includes("--chat") ? () => import("./eval-chat").then((m) => m.main()) : main;
+run().then(
   (code) => process.exit(code),
   (err) => {
     console.error(err instanceof Error ? err.message : err);

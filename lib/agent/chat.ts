@@ -14,14 +14,17 @@ import {
   toUIMessageStream,
   type ModelMessage,
   type TextStreamPart,
+  type Tool,
   type ToolSet,
+  type UIMessageStreamWriter,
 } from "ai";
 import { internalMcpSecret } from "@/lib/auth/internal";
 import { KB_FILTER_HEADER } from "@/lib/kb/names";
 import type { AppConfig } from "@/lib/config";
 import { createCitationStreamSanitizer } from "./citations";
 import { ChatFailure, classifyChatError, type ErrorContext } from "./errors";
-import { createOfflineModel, OFFLINE_MODEL_ID } from "./offline-model";
+import { decomposeWithModel } from "./decompose-model";
+import { createOfflineModel, OFFLINE_MODEL_ID, SEARCH_TOOL, SEARCH_TOP_K } from "./offline-model";
 import { SYSTEM_PROMPT } from "./prompt";
 import type { ChatError, ChatMetadata, ChatUIMessage } from "./protocol";
 import { newTurn, wrapTools, type TurnState } from "./tools";
@@ -94,6 +97,52 @@ function citationTransform(turn: TurnState) {
   });
 }
 
+function lastQuestion(messages: readonly ModelMessage[]): string {
+  const last = messages.at(-1);
+  if (!last || last.role !== "user") return "";
+  return typeof last.content === "string" ? last.content : last.content.map((p) => (p.type === "text" ? p.text : "")).join("");
+}
+
+/**
+ * Searches each sub-question in parallel, as tool calls the UI shows one by one, and returns the
+ * conversation with those calls and their results appended, for the tool loop to continue from.
+ */
+async function searchParts(
+  parts: readonly string[],
+  tools: ToolSet,
+  messages: ModelMessage[],
+  writer: UIMessageStreamWriter<ChatUIMessage>,
+  signal?: AbortSignal,
+): Promise<ModelMessage[]> {
+  const search = tools[SEARCH_TOOL];
+  const calls = parts.map((query, i) => ({ toolCallId: `part-${i + 1}-${crypto.randomUUID().slice(0, 8)}`, input: { query, top_k: SEARCH_TOP_K } }));
+  writer.write({ type: "start-step" });
+  for (const c of calls) writer.write({ type: "tool-input-available", toolCallId: c.toolCallId, toolName: SEARCH_TOOL, input: c.input, dynamic: true });
+  const outputs = await Promise.all(
+    calls.map(async (c) => {
+      try {
+        const output = await (search.execute as NonNullable<Tool["execute"]>)(c.input, { toolCallId: c.toolCallId, messages, abortSignal: signal, context: undefined });
+        writer.write({ type: "tool-output-available", toolCallId: c.toolCallId, output, dynamic: true });
+        return output as { content?: { type: string; text?: string }[] };
+      } catch (err) {
+        const errorText = err instanceof Error ? err.message : String(err);
+        writer.write({ type: "tool-output-error", toolCallId: c.toolCallId, errorText, dynamic: true });
+        return { content: [{ type: "text", text: `The search failed: ${errorText}` }] };
+      }
+    }),
+  );
+  writer.write({ type: "finish-step" });
+  const text = (o: { content?: { type: string; text?: string }[] }) => (o.content ?? []).map((p) => p.text ?? "").join("\n\n");
+  return [
+    ...messages,
+    { role: "assistant", content: calls.map((c) => ({ type: "tool-call" as const, toolCallId: c.toolCallId, toolName: SEARCH_TOOL, input: c.input })) },
+    {
+      role: "tool",
+      content: calls.map((c, i) => ({ type: "tool-result" as const, toolCallId: c.toolCallId, toolName: SEARCH_TOOL, output: { type: "text" as const, value: text(outputs[i]) } })),
+    },
+  ];
+}
+
 export async function runChat(opts: ChatOptions): Promise<Response> {
   const { config, mcpUrl } = opts;
   const ctx: ErrorContext = { baseURL: config.baseURL ?? "https://api.openai.com/v1", model: config.model, mcpUrl };
@@ -132,15 +181,21 @@ export async function runChat(opts: ChatOptions): Promise<Response> {
   const turn = newTurn();
 
   const stream = createUIMessageStream<ChatUIMessage>({
-    execute: ({ writer }) => {
+    execute: async ({ writer }) => {
       writer.write({ type: "start", messageMetadata: metadata });
       const tools = wrapTools(mcpTools, turn, () => {
         writer.write({ type: "data-citations", id: "citations", data: { citations: turn.registry.list() } });
       });
+      let messages = opts.messages;
+      // A model decomposes a multi-part question first (the offline answerer does it by rules in its own first step).
+      if (metadata.mode === "llm" && tools[SEARCH_TOOL]) {
+        const parts = await decomposeWithModel(model, lastQuestion(messages), opts.signal);
+        if (parts.length > 1) messages = await searchParts(parts, tools, messages, writer, opts.signal);
+      }
       const result = streamText({
         model,
         instructions: SYSTEM_PROMPT,
-        messages: opts.messages,
+        messages,
         tools,
         stopWhen: [isStepCount(maxSteps), () => turn.mcpFailure != null],
         // After a repeated call, and on the last allowed step, the model must answer instead of searching.

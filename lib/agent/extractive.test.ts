@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { contentUnits, pickSentences, splitSentences, supportingSpan } from "./extractive";
+import { contentUnits, splitSentences, supportingSpan } from "./extractive";
 
 const handbook = [
   "Full-time employees receive 20 days of annual leave per year.",
@@ -28,35 +28,6 @@ describe("contentUnits", () => {
   it("drops question words in both languages", () => {
     expect(contentUnits("How many days of annual leave do employees get?", { question: true }).words).toEqual(["day", "annual", "leav", "employe"]);
     expect(contentUnits("病假需要什么证明？", { question: true }).cjkRuns).toEqual(["病假", "证明"]);
-  });
-});
-
-describe("pickSentences", () => {
-  const passages = [
-    { n: 1, context: "Employee Handbook › Leave", text: handbook },
-    { n: 2, context: "员工手册 › 报销", text: zh },
-  ];
-
-  it("picks the sentence that answers an English question", () => {
-    const picked = pickSentences("How many days of annual leave do employees get?", passages);
-    expect(picked[0]).toMatchObject({ n: 1, text: "Full-time employees receive 20 days of annual leave per year." });
-  });
-
-  it("picks the sentence that answers a Chinese question", () => {
-    const picked = pickSentences("报销时员工要先填写什么？", passages);
-    expect(picked[0]).toMatchObject({ n: 2, text: "员工先填写报销申请单，附上发票原件。" });
-  });
-
-  it("finds nothing for a question the passages do not answer", () => {
-    expect(pickSentences("What is the boiling point of mercury?", passages)).toEqual([]);
-    expect(pickSentences("公司的火星基地在哪里？", passages)).toEqual([]);
-    expect(pickSentences("?", passages)).toEqual([]);
-  });
-
-  it("returns at most the requested number of sentences, two per passage", () => {
-    const picked = pickSentences("annual leave days", passages, 5);
-    expect(picked.length).toBeLessThanOrEqual(2);
-    expect(new Set(picked.map((p) => p.text)).size).toBe(picked.length);
   });
 });
 

@@ -1,7 +1,7 @@
 /**
- * Sentence-level relevance, shared by the offline answerer (which quotes the best sentences of the
- * retrieved chunks) and the UI (which highlights the passage of a chunk that an answer sentence cites).
- * Pure functions; safe to import in the browser.
+ * Sentence splitting and sentence-level relevance, shared by the offline answerer (answer.ts, which
+ * quotes whole sentences of the retrieved chunks) and the UI (which highlights the passage of a chunk
+ * that an answer sentence cites). Pure functions; safe to import in the browser.
  *
  * Relevance is "coverage": the share of the question's content that a sentence (plus its chunk's
  * heading) contains. Latin words count one each (stemmed, stop words dropped); CJK text counts per
@@ -81,27 +81,63 @@ export interface SentenceSpan {
   text: string;
   start: number;
   end: number;
+  /** 1-based line of the passage the sentence is on. */
+  line?: number;
+  /** The line is a list item (bullet or number). */
+  item?: boolean;
 }
 
+/** Words whose trailing period does not end a sentence ("Dr. Smith", "William E. Simon", "et al. found"). */
+const ABBREVIATIONS = new Set(
+  "mr mrs ms dr prof st jr sr gen col lt sgt capt rev gov sen rep pres u.s u.k e.g i.e etc vs no nos fig figs approx al ca inc ltd co corp mt op cf ed eds vol pp jan feb mar apr jun jul aug sep sept oct nov dec".split(" "),
+);
+
+/** Line prefixes that are markup, not text: bullets, numbered items, quotes. */
+const LINE_LEAD = /^\s*(?:[-*+]\s+|\d+[.)、]\s*|>\s*)?/;
+const LIST_ITEM = /^\s*(?:[-*+]\s+|\d+[.)、]\s*)/;
+
 /**
- * Sentences of a passage with their offsets. Splits at sentence punctuation (a period only when
- * followed by a space, so 3.5 and e.g. stay whole; the Chinese semicolon but not the English one) and
- * at line breaks; drops Markdown headings,
- * list bullets and table rules.
+ * Sentences of a passage with their offsets and the line they are on. Sentences end at 。！？!? and at a
+ * period followed by a space and a capital, digit or CJK character, except after an initial or a common
+ * abbreviation (so 3.5, e.g., "U.S. Army" and "William E. Simon" stay whole); and at line ends. Semicolons
+ * do not end a sentence: clauses joined by ； or ; (tiered rules, enumerations) stay together. Markdown
+ * headings and table rules are dropped, bullets stripped (`item` marks list items).
  */
 export function splitSentences(text: string): SentenceSpan[] {
   const out: SentenceSpan[] = [];
-  const re = /[^\n。！？!?；]+?(?:[。！？!?；]+["'”’）)]*|(?<!\b(?:e\.g|i\.e|etc|vs|mr|mrs|ms|dr|no|approx|fig|p))\.(?=\s)|\n|$)|[^\n]+/giu;
-  for (const m of text.matchAll(re)) {
-    let s = m[0];
-    let start = m.index!;
-    const lead = s.match(/^\s*(?:#{1,6}\s.*|[-*+]\s+|\d+[.)]\s+|>\s*|\|?\s*:?-{3,}.*)?/)![0];
-    if (/^\s*#{1,6}\s/.test(s) || /^\s*\|?\s*:?-{3,}/.test(s)) continue;
-    start += lead.length;
-    s = s.slice(lead.length);
-    const trimmed = s.replace(/\s+$/, "");
-    if (trimmed.replace(/[*_`|]/g, "").trim().length < 2) continue;
-    out.push({ text: trimmed, start, end: start + trimmed.length });
+  let lineStart = 0;
+  let lineNo = 0;
+  for (const line of text.split("\n")) {
+    const base = lineStart;
+    lineStart += line.length + 1;
+    lineNo++;
+    if (/^\s*#{1,6}\s/.test(line) || /^\s*\|?\s*:?-{3,}/.test(line)) continue;
+    const lead = line.match(LINE_LEAD)![0].length;
+    const item = LIST_ITEM.test(line);
+    let from = lead;
+    const push = (to: number) => {
+      const raw = line.slice(from, to);
+      const skip = raw.match(/^\s*/)![0].length;
+      const trimmed = raw.trim();
+      if (trimmed.replace(/[*_`|]/g, "").trim().length >= 2) {
+        out.push({ text: trimmed, start: base + from + skip, end: base + from + skip + trimmed.length, line: lineNo, item });
+      }
+      from = to;
+    };
+    for (const m of line.matchAll(/([。！？]+|[.!?]+)(["'”’）)\]]*)/gu)) {
+      const end = m.index! + m[0].length;
+      if (end <= from) continue;
+      if (/[.!?]/.test(m[1])) {
+        const next = line.slice(end);
+        if (next.trim() !== "" && !/^\s+["“'‘(\[]?[\p{Lu}\d\p{Script=Han}]/u.test(next)) continue;
+        if (m[1] === ".") {
+          const word = line.slice(0, m.index!).match(/([\p{L}.]+)$/u)?.[1] ?? "";
+          if (/^\p{Lu}$/u.test(word) || ABBREVIATIONS.has(word.toLowerCase())) continue;
+        }
+      }
+      push(end);
+    }
+    if (from < line.length) push(line.length);
   }
   return out;
 }
@@ -121,55 +157,6 @@ export interface Passage {
   /** "Title › heading" of the chunk. */
   context: string;
   text: string;
-}
-
-export interface PickedSentence {
-  n: number;
-  text: string;
-  score: number;
-}
-
-/** Below this coverage a sentence does not answer the question. */
-export const RELEVANCE_THRESHOLD = 0.7;
-
-/**
- * The sentences that best answer `question`: coverage ≥ threshold with at least one unit in the sentence
- * itself (or one of the first sentences of a passage whose heading is the question's topic), at most
- * `max` sentences and two per passage, best first. Empty when nothing is relevant.
- */
-export function pickSentences(question: string, passages: readonly Passage[], max = 3): PickedSentence[] {
-  const q = contentUnits(question, { question: true });
-  if (weight(q) === 0) return [];
-  const candidates: (PickedSentence & { order: number })[] = [];
-  let order = 0;
-  for (const p of passages) {
-    const ctx = passageTokens(p.context);
-    // A passage whose heading alone answers for the question ("Tell me about sick leave" → "… › Sick
-    // leave") is about it as a whole: its opening sentences count even if they do not repeat the words.
-    const topic = coverage(q, ctx).score;
-    const aboutTopic = topic >= RELEVANCE_THRESHOLD;
-    splitSentences(p.text).forEach((s, i) => {
-      const { score, inSentence } = coverage(q, passageTokens(s.text), ctx);
-      // "Yes." or a bare label says nothing on its own.
-      if (score < RELEVANCE_THRESHOLD || weight(contentUnits(s.text)) < 2) return;
-      if (inSentence > 0) {
-        // Ties go to sentences under a heading about the question, then to those repeating more of it.
-        candidates.push({ n: p.n, text: cleanSentence(s.text), score: score + topic * 0.1 + inSentence * 1e-3, order: order++ });
-      } else if (aboutTopic && i < 2) {
-        candidates.push({ n: p.n, text: cleanSentence(s.text), score: score + topic * 0.1 - 0.05, order: order++ });
-      }
-    });
-  }
-  candidates.sort((a, b) => b.score - a.score || a.order - b.order);
-  const picked: PickedSentence[] = [];
-  const perPassage = new Map<number, number>();
-  for (const c of candidates) {
-    if (picked.length >= max) break;
-    if ((perPassage.get(c.n) ?? 0) >= 2 || picked.some((p) => p.text === c.text)) continue;
-    perPassage.set(c.n, (perPassage.get(c.n) ?? 0) + 1);
-    picked.push({ n: c.n, text: c.text, score: c.score });
-  }
-  return picked;
 }
 
 /**

@@ -16,8 +16,10 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
 } from "@ai-sdk/provider";
+import { answerPart, questionTerms, type Quote } from "./answer";
 import { parseResultBlocks } from "./citations";
-import { hasCjk, pickSentences } from "./extractive";
+import { followUpQuery, isFollowUp, splitQuestion } from "./decompose";
+import { hasCjk, type Passage } from "./extractive";
 
 export const OFFLINE_MODEL_ID = "offline-extractive";
 export const SEARCH_TOOL = "search_knowledge";
@@ -25,19 +27,33 @@ export const SEARCH_TOOL = "search_knowledge";
 export const OFFLINE_TEXT = {
   en: {
     intro: "From the knowledge base:",
+    closest: "The closest passage in your documents:",
     notFound: "The knowledge base does not contain an answer to this question.",
+    partNotFound: "The knowledge base does not cover this part.",
   },
   zh: {
     intro: "知识库中的相关内容：",
+    closest: "知识库中最接近的段落：",
     notFound: "知识库中没有找到这个问题的答案。",
+    partNotFound: "知识库中没有找到这部分的答案。",
   },
 };
 
+/** Passages asked for per search. */
+export const SEARCH_TOP_K = 5;
+
+/** Whether an answer is the offline answerer's "not in the knowledge base" reply. */
+export function isRefusal(text: string): boolean {
+  const t = text.trim();
+  return t === "" || t === OFFLINE_TEXT.en.notFound || t === OFFLINE_TEXT.zh.notFound;
+}
+
 type Plan =
-  | { kind: "search"; query: string }
+  | { kind: "search"; queries: string[] }
   | { kind: "answer"; text: string };
 
-function textOf(parts: readonly { type: string; text?: string }[]): string {
+function textOf(parts: readonly { type: string; text?: string }[] | string): string {
+  if (typeof parts === "string") return parts.trim();
   return parts
     .filter((p) => p.type === "text")
     .map((p) => p.text ?? "")
@@ -45,41 +61,93 @@ function textOf(parts: readonly { type: string; text?: string }[]): string {
     .trim();
 }
 
-/** The tool results that came back in the current turn (after the last user message). */
-function currentTurn(prompt: LanguageModelV4Prompt): { question: string; results: string[] } {
-  let lastUser = -1;
-  prompt.forEach((m, i) => {
-    if (m.role === "user") lastUser = i;
-  });
+/** One search of the current turn: what was asked and the result text the tool returned. */
+export interface TurnSearch {
+  query: string;
+  result: string;
+}
+
+/** The question, the previous question, and the searches made in the current turn (after the last user message). */
+export function readTurn(prompt: LanguageModelV4Prompt): { question: string; previous?: string; searches: TurnSearch[] } {
+  const users = prompt.flatMap((m, i) => (m.role === "user" ? [i] : []));
+  const lastUser = users.at(-1) ?? -1;
   const question = lastUser >= 0 ? textOf(prompt[lastUser].content as { type: string; text?: string }[]) : "";
-  const results: string[] = [];
+  const prevIdx = users.at(-2);
+  const previous = prevIdx !== undefined ? textOf(prompt[prevIdx].content as { type: string; text?: string }[]) : undefined;
+  const queries = new Map<string, string>();
+  const searches: TurnSearch[] = [];
   for (const m of prompt.slice(lastUser + 1)) {
+    if (m.role === "assistant") {
+      for (const part of m.content) {
+        if (part.type !== "tool-call" || part.toolName !== SEARCH_TOOL) continue;
+        const input = (typeof part.input === "string" ? safeJson(part.input) : part.input) as { query?: unknown } | undefined;
+        queries.set(part.toolCallId, typeof input?.query === "string" ? input.query : question);
+      }
+    }
     if (m.role !== "tool") continue;
     for (const part of m.content) {
       if (part.type !== "tool-result" || part.toolName !== SEARCH_TOOL) continue;
       const out = part.output;
-      if (out.type === "text") results.push(out.value);
-      else if (out.type === "content") results.push(textOf(out.value as { type: string; text?: string }[]));
-      else if (out.type === "json") results.push(JSON.stringify(out.value));
+      let result = "";
+      if (out.type === "text") result = out.value;
+      else if (out.type === "content") result = textOf(out.value as { type: string; text?: string }[]);
+      else if (out.type === "json") result = JSON.stringify(out.value);
+      searches.push({ query: queries.get(part.toolCallId) ?? question, result });
     }
   }
-  return { question, results };
+  return { question, previous, searches };
+}
+
+function safeJson(s: string): unknown {
+  try {
+    return JSON.parse(s);
+  } catch {
+    return undefined;
+  }
 }
 
 export function planOfflineStep(options: Pick<LanguageModelV4CallOptions, "prompt" | "tools" | "toolChoice">): Plan {
-  const { question, results } = currentTurn(options.prompt);
+  const { question, previous, searches } = readTurn(options.prompt);
   const canSearch =
     options.toolChoice?.type !== "none" && (options.tools ?? []).some((t) => t.type === "function" && t.name === SEARCH_TOOL);
-  if (results.length === 0 && canSearch && question) return { kind: "search", query: question };
-  return { kind: "answer", text: writeAnswer(question, results) };
+  if (searches.length === 0 && canSearch && question) {
+    const parts = splitQuestion(question);
+    return { kind: "search", queries: parts.length > 1 ? parts : [followUpQuery(question, previous)] };
+  }
+  return { kind: "answer", text: writeAnswer(question, searches, previous) };
 }
 
-export function writeAnswer(question: string, toolResults: readonly string[]): string {
+function passagesOf(result: string): Passage[] {
+  return parseResultBlocks(result).map((b) => ({ n: b.n, context: b.title, text: b.text }));
+}
+
+function bullets(quotes: readonly Quote[]): string {
+  return quotes.map((q) => `- ${q.text} [${q.n}]`).join("\n");
+}
+
+/**
+ * The answer from the turn's searches. One search: the sentences that answer the question (a follow-up
+ * also weighs the previous question's words, at half weight). Several searches (a multi-part question):
+ * one section per part, each answered from its own search.
+ */
+export function writeAnswer(question: string, searches: readonly (TurnSearch | string)[], previous?: string): string {
   const t = hasCjk(question) ? OFFLINE_TEXT.zh : OFFLINE_TEXT.en;
-  const passages = toolResults.flatMap(parseResultBlocks).map((b) => ({ n: b.n, context: b.title, text: b.text }));
-  const picked = pickSentences(question, passages);
-  if (picked.length === 0) return t.notFound;
-  return `${t.intro}\n\n${picked.map((p) => `- ${p.text} [${p.n}]`).join("\n")}`;
+  const list = searches.map((s) => (typeof s === "string" ? { query: question, result: s } : s));
+  if (list.length > 1 && new Set(list.map((s) => s.query)).size > 1) {
+    const sections = list.map((s) => ({ query: s.query, answer: answerPart(questionTerms(s.query), passagesOf(s.result)) }));
+    if (sections.every((s) => s.answer.kind === "none")) return t.notFound;
+    return sections
+      .map(({ query, answer }) => `**${query}**\n${answer.kind === "none" ? t.partNotFound : `${answer.kind === "closest" ? `${t.closest}\n` : ""}${bullets(answer.quotes)}`}`)
+      .join("\n\n");
+  }
+  const terms = questionTerms(question);
+  if (previous && isFollowUp(question)) {
+    const own = new Set(terms.map((x) => x.key));
+    terms.push(...questionTerms(previous, 0.5).filter((x) => !own.has(x.key)));
+  }
+  const answer = answerPart(terms, list.flatMap((s) => passagesOf(s.result)));
+  if (answer.kind === "none") return t.notFound;
+  return `${answer.kind === "closest" ? t.closest : t.intro}\n\n${bullets(answer.quotes)}`;
 }
 
 const USAGE: LanguageModelV4Usage = {
@@ -95,25 +163,30 @@ let callCounter = 0;
 
 function toContent(plan: Plan): { content: LanguageModelV4Content[]; finishReason: LanguageModelV4FinishReason } {
   if (plan.kind === "search") {
+    // Several calls in one step run in parallel (one per part of a multi-part question).
     return {
-      content: [
-        {
-          type: "tool-call",
-          toolCallId: `offline-call-${++callCounter}`,
-          toolName: SEARCH_TOOL,
-          input: JSON.stringify({ query: plan.query, top_k: 5 }),
-        },
-      ],
+      content: plan.queries.map((query) => ({
+        type: "tool-call" as const,
+        toolCallId: `offline-call-${++callCounter}`,
+        toolName: SEARCH_TOOL,
+        input: JSON.stringify({ query, top_k: SEARCH_TOP_K }),
+      })),
       finishReason: finish("tool-calls"),
     };
   }
   return { content: [{ type: "text", text: plan.text }], finishReason: finish("stop") };
 }
 
-/** Splits text into small deltas (words, or a few CJK characters) so the answer streams like a model's. */
-function deltas(text: string): string[] {
-  return text.match(/\s*[^\s\p{Script=Han}]+\s*|[\p{Script=Han}]{1,4}|\s+/gu) ?? [text];
+/**
+ * Splits an answer into sentences (each with its trailing citation marker and spacing), the unit the
+ * offline answerer streams in, like a model's output arriving sentence by sentence.
+ */
+export function sentenceDeltas(text: string): string[] {
+  return text.match(/[^\n]*?(?:[.!?。！？]["'”’)）]*(?:\s*\[\d+\])*(?=\s|$)|[。！？](?:\s*\[\d+\])*|\[\d+\](?=\s|$)|(?=\n)|$)[^\S\n]*\n*|\n+/gu)?.filter(Boolean) ?? [text];
 }
+
+/** Pause between streamed sentences, so a browser shows them arriving one by one. */
+const SENTENCE_PAUSE_MS = 20;
 
 export function createOfflineModel(): LanguageModelV4 {
   return {
@@ -132,7 +205,7 @@ export function createOfflineModel(): LanguageModelV4 {
         if (c.type === "text") {
           const id = `offline-text-${++callCounter}`;
           parts.push({ type: "text-start", id });
-          for (const delta of deltas(c.text)) parts.push({ type: "text-delta", id, delta });
+          for (const delta of sentenceDeltas(c.text)) parts.push({ type: "text-delta", id, delta });
           parts.push({ type: "text-end", id });
         } else if (c.type === "tool-call") {
           parts.push({ type: "tool-input-start", id: c.toolCallId, toolName: c.toolName });
@@ -142,10 +215,15 @@ export function createOfflineModel(): LanguageModelV4 {
         }
       }
       parts.push({ type: "finish", usage: USAGE, finishReason });
+      let i = 0;
+      const abort = options.abortSignal;
       const stream = new ReadableStream<LanguageModelV4StreamPart>({
-        start(controller) {
-          for (const p of parts) controller.enqueue(p);
-          controller.close();
+        async pull(controller) {
+          const p = parts[i++];
+          if (!p || abort?.aborted) return controller.close();
+          if (p.type === "text-delta" && parts[i - 2]?.type === "text-delta") await new Promise((r) => setTimeout(r, SENTENCE_PAUSE_MS));
+          controller.enqueue(p);
+          if (i === parts.length) controller.close();
         },
       });
       return { stream };

@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { ANSWER_TUNING, answerPart, questionTerms } from "./answer";
+import { splitSentences } from "./extractive";
+
+const p = (n: number, context: string, text: string) => ({ n, context, text });
+
+describe("splitSentences", () => {
+  it("does not end a sentence at initials, abbreviations or semicolons", () => {
+    const text = "Nixon named William E. Simon as the first administrator. The U.S. Army helped; the navy did not. Dr. Lee agreed.";
+    expect(splitSentences(text).map((s) => s.text)).toEqual([
+      "Nixon named William E. Simon as the first administrator.",
+      "The U.S. Army helped; the navy did not.",
+      "Dr. Lee agreed.",
+    ]);
+    expect(splitSentences("满 1 年的，每年 10 天；满 5 年的，每年 15 天。逾期作废。").map((s) => s.text)).toEqual([
+      "满 1 年的，每年 10 天；满 5 年的，每年 15 天。",
+      "逾期作废。",
+    ]);
+  });
+});
+
+describe("questionTerms", () => {
+  it("drops question words and joins characters jieba leaves unsegmented", () => {
+    expect(questionTerms("How many days of annual leave do employees get?").map((t) => t.key)).toEqual(["day", "annual", "leav", "employe"]);
+    expect(questionTerms("年假有多少天？").map((t) => t.key)).toEqual(["年假", "天"]);
+  });
+});
+
+describe("answerPart", () => {
+  const handbook = p(
+    1,
+    "Handbook › Leave",
+    "Full-time employees receive 20 days of paid annual leave per year. Part-time employees receive a pro-rated amount. Book leave in the HR portal.",
+  );
+
+  it("quotes whole sentences with their chunk number, the best first", () => {
+    const a = answerPart(questionTerms("How many days of annual leave do full-time employees get?"), [handbook]);
+    expect(a.kind).toBe("sentences");
+    if (a.kind === "none") return;
+    expect(a.quotes[0]).toEqual({ n: 1, text: expect.stringContaining("Full-time employees receive 20 days of paid annual leave per year.") });
+  });
+
+  it("does not quote the same sentence twice from near-duplicate chunks", () => {
+    const copy = { ...handbook, n: 2 };
+    const a = answerPart(questionTerms("How many days of annual leave do full-time employees get?"), [handbook, copy]);
+    if (a.kind === "none") throw new Error("refused");
+    const all = a.quotes.map((q) => q.text).join(" ");
+    expect(all.match(/Full-time employees receive/g)).toHaveLength(1);
+  });
+
+  it("does not start a quote in the middle of a sentence", () => {
+    const cut = p(1, "Biology › Plastids", "back into the chloroplast stroma. Chloroplasts make sugar from light in the stroma. They also store starch.");
+    const a = answerPart(questionTerms("Where do chloroplasts make sugar?"), [cut]);
+    if (a.kind === "none") throw new Error("refused");
+    expect(a.quotes[0].text).toMatch(/^Chloroplasts make sugar/);
+  });
+
+  it("answers with the closest passage when the chunk matches but no sentence stands out", () => {
+    const spread = p(1, "Offices", "The Lisbon office opened in 2019. It is managed from the head office by Ana Costa, who also runs Porto.");
+    const a = answerPart(questionTerms("Who manages the Lisbon office?"), [spread]);
+    expect(a.kind).not.toBe("none");
+    if (a.kind === "none") return;
+    expect(a.quotes.map((q) => q.text).join(" ")).toContain("Ana Costa");
+  });
+
+  it("refuses when retrieval found nothing about the question", () => {
+    expect(answerPart(questionTerms("What is the boiling point of mercury?"), [handbook]).kind).toBe("none");
+    expect(answerPart(questionTerms("公司的火星基地在哪里？"), [p(1, "员工手册", "员工每年享有 12 天带薪病假。")]).kind).toBe("none");
+  });
+
+  it("keeps answers bounded", () => {
+    const long = Array.from({ length: 30 }, (_, i) => `Annual leave rule ${i} applies to employees in region ${i}.`).join(" ");
+    const a = answerPart(questionTerms("annual leave rule for employees"), [p(1, "Rules", long)]);
+    if (a.kind === "none") throw new Error("refused");
+    expect(a.quotes.map((q) => q.text).join(" ").length).toBeLessThanOrEqual(ANSWER_TUNING.maxChars + 50);
+  });
+});

@@ -1,0 +1,68 @@
+/**
+ * Answer-quality regression of the offline answerer on a vendored subset, through runChat and the app's
+ * MCP endpoint (see eval-chat.ts). Thresholds sit a little below the values measured when this test was
+ * written; `npm run eval -- --chat <set>` gives the full numbers.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createOfflineEmbedder } from "@/lib/embed/offline";
+import { ingestSet, loadEvalSet, type EvalSet } from "@/lib/retrieve/eval-harness";
+import { openStore, type Store } from "@/lib/store";
+import { answerContained, evalChat, serveMcp, shortAnswerQuestions } from "./eval-chat";
+
+const evalDir = (name: string) => path.resolve(import.meta.dirname, "../../fixtures/eval", name);
+
+let dir: string;
+let store: Store;
+let mcp: Awaited<ReturnType<typeof serveMcp>>;
+let squad: EvalSet;
+
+beforeAll(async () => {
+  squad = await loadEvalSet(evalDir("squad1.1-en-subset"));
+  dir = await mkdtemp(path.join(os.tmpdir(), "eval-chat-test-"));
+  store = await openStore({ uri: dir, embedder: createOfflineEmbedder(2048) });
+  await ingestSet(store, squad, squad.docs);
+  mcp = await serveMcp(store);
+}, 240_000);
+
+afterAll(async () => {
+  await mcp?.close();
+  store?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe("offline answer quality (vendored SQuAD subset)", () => {
+  it("contains the answer, cites, and rarely refuses answerable questions", async () => {
+    const questions = shortAnswerQuestions(squad.questions).slice(0, 60);
+    const s = await evalChat(mcp.url, questions);
+    console.log(`squad subset: ${s.questions} questions, contained ${s.contained}, cited ${s.cited}, refused ${s.refused}`);
+    expect(s.questions).toBe(60);
+    // Measured on the first 80: contained 69, cited 79, refused 1.
+    expect(s.contained / s.questions).toBeGreaterThanOrEqual(0.8);
+    expect(s.cited / s.questions).toBeGreaterThanOrEqual(0.9);
+    expect(s.refused / s.questions).toBeLessThanOrEqual(0.08);
+    // Bounded quotes, not whole chunks.
+    for (const item of s.items) expect(item.text.length).toBeLessThan(1200);
+  }, 300_000);
+
+  it("refuses questions about another subject (COVID-QA questions against Wikipedia articles)", async () => {
+    const covid = await loadEvalSet(evalDir("covidqa-en-subset"));
+    const s = await evalChat(mcp.url, covid.questions.slice(0, 40), { answerable: false });
+    console.log(`unanswerable: ${s.questions} questions, refused ${s.refused}`);
+    // Measured: refused 31/40 (the full-set figure in the other direction, SQuAD questions against
+    // COVID-QA papers, is 91/100).
+    expect(s.refused / s.questions).toBeGreaterThanOrEqual(0.7);
+  }, 300_000);
+});
+
+describe("answerContained", () => {
+  it("folds case, spacing and markers, and needs the whole reference", () => {
+    expect(answerContained("It was William E. [1] Simon.", ["william e. simon"])).toBe(true);
+    expect(answerContained("It was William Simon.", ["William E. Simon"])).toBe(false);
+    expect(answerContained("Named  William E.  Simon [1].", ["William E. Simon"])).toBe(true);
+    expect(answerContained("每年 10 天 [2]", ["每年 10 天"])).toBe(true);
+    expect(answerContained("The knowledge base does not contain an answer.", ["Simon"])).toBe(false);
+  });
+});

@@ -1,0 +1,143 @@
+/**
+ * Answer quality of the chat on an eval set, through the same code path as /api/chat: the app's MCP
+ * endpoint handler served over loopback HTTP from a store, the AI SDK MCP client, runChat and its UI message
+ * stream. Used by scripts/eval-chat.ts (`npm run eval -- --chat <set>`) and the regression test.
+ *
+ * Metrics per question, on the answer text only (never the tool output):
+ * - contained: one of the reference answers occurs in the answer (case and spacing folded, markers removed);
+ * - cited: the answer has at least one [n] marker;
+ * - refused: the answer is the "not in the knowledge base" reply.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import type { LanguageModelV4 } from "@ai-sdk/provider";
+import type { ModelMessage } from "ai";
+import type { AppConfig } from "@/lib/config";
+import type { EvalQuestion } from "@/lib/retrieve/eval-metrics";
+import type { Store } from "@/lib/store";
+import { handleMcpRequest } from "@/mcp/http";
+import { runChat } from "./chat";
+import { stripCitations } from "./citations";
+import { isRefusal } from "./offline-model";
+
+/** The app's MCP endpoint for `store` on a loopback port (0: any free port). */
+export async function serveMcp(store: Store, port = 0): Promise<{ url: string; close: () => Promise<void> }> {
+  const srv = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const request = new Request(`http://127.0.0.1${req.url}`, {
+      method: req.method,
+      headers: req.headers as Record<string, string>,
+      body: req.method === "POST" ? Buffer.concat(chunks).toString("utf8") : undefined,
+    });
+    const response = await handleMcpRequest(request, {
+      getStore: async () => store,
+      auth: { requireToken: false, loopbackOnly: false, rateLimitPerMinute: 0, allowedOrigins: [] },
+    });
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    res.end(Buffer.from(await response.arrayBuffer()));
+  });
+  // Keep idle connections open longer than the client may wait between questions (a closed keep-alive
+  // socket that the client reuses reads as ECONNRESET).
+  srv.keepAliveTimeout = 120_000;
+  await new Promise<void>((resolve) => srv.listen(port, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/api/mcp`;
+  return { url, close: () => new Promise<void>((resolve) => srv.close(() => resolve())) };
+}
+
+export const OFFLINE_CHAT: AppConfig["chat"] = {
+  apiKey: undefined,
+  baseURL: undefined,
+  model: "offline",
+  maxSteps: 6,
+  historyTurns: 8,
+  historyChars: 12000,
+  mcpUrl: undefined,
+};
+
+export interface ChatTurn {
+  text: string;
+  /** Every UI message stream event, in order. */
+  events: Record<string, unknown>[];
+  /** The queries of the search tool calls, in order. */
+  queries: string[];
+  citations: number;
+  errors: string[];
+}
+
+/** One chat turn through runChat, read back from its UI message stream. */
+export async function askChat(mcpUrl: string, messages: ModelMessage[], config = OFFLINE_CHAT, model?: LanguageModelV4): Promise<ChatTurn> {
+  const res = await runChat({ config, mcpUrl, messages, model });
+  if (!res.ok) return { text: "", events: [], queries: [], citations: 0, errors: [await res.text()] };
+  const body = await res.text();
+  const events = body
+    .split("\n\n")
+    .map((e) => e.replace(/^data: /, "").trim())
+    .filter((d) => d && d !== "[DONE]")
+    .map((d) => JSON.parse(d) as Record<string, unknown>);
+  const text = events.filter((e) => e.type === "text-delta").map((e) => e.delta as string).join("");
+  const queries = events
+    .filter((e) => e.type === "tool-input-available")
+    .map((e) => (e.input as { query?: string } | undefined)?.query ?? "");
+  const citations = (events.filter((e) => e.type === "data-citations").at(-1)?.data as { citations?: unknown[] } | undefined)?.citations?.length ?? 0;
+  const errors = events.filter((e) => e.type === "error").map((e) => String(e.errorText));
+  return { text, events, queries, citations, errors };
+}
+
+const fold = (s: string) => s.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
+
+export function answerContained(answer: string, references: readonly string[]): boolean {
+  const a = fold(stripCitations(answer).replace(/\*\*/g, ""));
+  return references.some((r) => fold(r).length > 0 && a.includes(fold(r)));
+}
+
+export function referencesOf(q: EvalQuestion): string[] {
+  return [...new Set([q.answer, ...(q.answers ?? [])].filter((s) => typeof s === "string" && s.trim()))];
+}
+
+/** The questions the acceptance rule measures: reference answer of at most `maxChars` characters. */
+export function shortAnswerQuestions(qs: readonly EvalQuestion[], maxChars = 30): EvalQuestion[] {
+  return qs.filter((q) => typeof q.answer === "string" && q.answer.trim().length > 0 && q.answer.length <= maxChars);
+}
+
+export interface ChatEvalItem {
+  id: string;
+  question: string;
+  answer: string;
+  text: string;
+  contained: boolean;
+  cited: boolean;
+  refused: boolean;
+}
+
+export interface ChatEvalSummary {
+  questions: number;
+  contained: number;
+  cited: number;
+  refused: number;
+  items: ChatEvalItem[];
+}
+
+export async function evalChat(
+  mcpUrl: string,
+  questions: readonly EvalQuestion[],
+  opts: { answerable?: boolean; onQuestion?: (done: number, total: number) => void } = {},
+): Promise<ChatEvalSummary> {
+  const items: ChatEvalItem[] = [];
+  for (const [i, q] of questions.entries()) {
+    const turn = await askChat(mcpUrl, [{ role: "user", content: q.question }]);
+    if (turn.errors.length) throw new Error(`chat failed on ${q.id}: ${turn.errors.join("; ")}`);
+    items.push({
+      id: q.id,
+      question: q.question,
+      answer: q.answer,
+      text: turn.text,
+      contained: opts.answerable === false ? false : answerContained(turn.text, referencesOf(q)),
+      cited: /\[\d+\]/.test(turn.text),
+      refused: isRefusal(turn.text),
+    });
+    opts.onQuestion?.(i + 1, questions.length);
+  }
+  const count = (f: (x: ChatEvalItem) => boolean) => items.filter(f).length;
+  return { questions: items.length, contained: count((x) => x.contained), cited: count((x) => x.cited), refused: count((x) => x.refused), items };
+}

@@ -1,0 +1,97 @@
+/**
+ * Answer quality of the chat: `npm run eval -- --chat <eval set dir> [--limit N] [--max-answer 30]
+ * [--store DIR] [--unanswerable <other set dir>] [--misses N]`.
+ *
+ * Ingests the set's docs/ into a store (a temporary one, or --store DIR: ingested once and reused on later
+ * runs), serves the app's MCP endpoint for it on loopback, and asks each question whose reference answer has
+ * at most --max-answer characters (the first --limit of them) through runChat, the code behind /api/chat,
+ * with the configured model (offline by default). Prints how often the answer text contains the reference
+ * answer, cites, and refuses; with --unanswerable, also how often questions of another set (which this
+ * set's documents cannot answer) are refused.
+ */
+import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { evalChat, serveMcp, shortAnswerQuestions, type ChatEvalSummary } from "@/lib/agent/eval-chat";
+import { getEmbedder } from "@/lib/embed";
+import { ingestSet, loadEvalSet } from "@/lib/retrieve/eval-harness";
+import { openStore } from "@/lib/store";
+
+const USAGE =
+  "Usage: npm run eval -- --chat <eval set dir> [--limit N] [--max-answer 30] [--store DIR] [--unanswerable <set dir>] [--misses N]";
+
+const pct = (n: number, d: number) => `${n}/${d} (${d ? ((100 * n) / d).toFixed(1) : "0.0"} %)`;
+
+export async function main(argv = process.argv.slice(2)): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv.filter((a) => a !== "--chat"),
+    allowPositionals: true,
+    options: {
+      limit: { type: "string" },
+      "max-answer": { type: "string", default: "30" },
+      store: { type: "string" },
+      unanswerable: { type: "string" },
+      misses: { type: "string", default: "0" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help || positionals.length !== 1) {
+    console.log(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const limit = values.limit ? Number.parseInt(values.limit, 10) : undefined;
+  const maxAnswer = Number.parseInt(values["max-answer"]!, 10);
+  if ((limit !== undefined && !(limit > 0)) || !(maxAnswer > 0)) {
+    console.error(`--limit and --max-answer must be positive integers.\n${USAGE}`);
+    return 2;
+  }
+
+  const set = await loadEvalSet(path.resolve(positionals[0]));
+  const questions = shortAnswerQuestions(set.questions, maxAnswer).slice(0, limit);
+  const other = values.unanswerable ? await loadEvalSet(path.resolve(values.unanswerable)) : null;
+  const unanswerable = other ? other.questions.slice(0, limit ?? 100) : [];
+
+  const dir = values.store ? path.resolve(values.store) : await mkdtemp(path.join(os.tmpdir(), "kb-eval-chat-"));
+  const marker = path.join(dir, ".ingested");
+  const store = await openStore({ uri: dir, embedder: getEmbedder() });
+  const mcp = await serveMcp(store);
+  try {
+    if (!existsSync(marker)) {
+      console.log(`${path.basename(set.dir)}: ingesting ${set.docs.length} documents into ${dir}`);
+      const r = await ingestSet(store, set, set.docs, (done, total) => {
+        if (done % 50 === 0 || done === total) process.stdout.write(`  ${done}/${total}\r`);
+      });
+      console.log(`  ingested in ${r.seconds.toFixed(1)} s (${r.chunks} chunks)`);
+      if (values.store) await writeFile(marker, path.basename(set.dir));
+    }
+    const progress = (label: string) => (done: number, total: number) => {
+      if (done % 10 === 0 || done === total) process.stdout.write(`  ${label} ${done}/${total}\r`);
+    };
+    const t0 = Date.now();
+    const s = await evalChat(mcp.url, questions, { onQuestion: progress("ask") });
+    console.log(`\n${path.basename(set.dir)}: ${s.questions} questions with answers ≤ ${maxAnswer} characters (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+    console.log(`  answer contained ${pct(s.contained, s.questions)}`);
+    console.log(`  cited            ${pct(s.cited, s.questions)}`);
+    console.log(`  refused          ${pct(s.refused, s.questions)}`);
+    printMisses(s, Number.parseInt(values.misses!, 10) || 0);
+    if (other) {
+      const u = await evalChat(mcp.url, unanswerable, { answerable: false, onQuestion: progress("unanswerable") });
+      console.log(`\nunanswerable (${u.questions} questions of ${path.basename(other.dir)}): refused ${pct(u.refused, u.questions)}`);
+      const wrong = u.items.filter((x) => !x.refused).slice(0, Number.parseInt(values.misses!, 10) || 0);
+      for (const x of wrong) console.log(`  answered ${x.id}: ${x.question}\n    → ${x.text.replace(/\s+/g, " ").slice(0, 300)}`);
+    }
+  } finally {
+    await mcp.close();
+    store.close();
+    if (!values.store) await rm(dir, { recursive: true, force: true });
+  }
+  return 0;
+}
+
+function printMisses(s: ChatEvalSummary, n: number) {
+  for (const x of s.items.filter((i) => !i.contained).slice(0, n)) {
+    console.log(`  miss ${x.id}${x.refused ? " (refused)" : ""}: ${x.question}  [gold: ${x.answer}]\n    → ${x.text.replace(/\s+/g, " ").slice(0, 400)}`);
+  }
+}

@@ -54,6 +54,12 @@ export const T = {
     author: "Author",
     tags: "Tags",
     source: "File",
+    showChunks: "Show chunk boundaries",
+    chunkLabel: "Chunk {n}",
+    pageHeading: "Page {page}",
+    citedPassage: "The highlighted passage is the one cited in the chat.",
+    jumpToPassage: "Go to the passage",
+    documentText: "Document text",
   },
   zh: {
     addDocuments: "添加文档",
@@ -108,6 +114,12 @@ export const T = {
     author: "作者",
     tags: "标签",
     source: "文件",
+    showChunks: "显示片段边界",
+    chunkLabel: "片段 {n}",
+    pageHeading: "第 {page} 页",
+    citedPassage: "高亮部分即对话中引用的原文。",
+    jumpToPassage: "跳到引用处",
+    documentText: "文档正文",
   },
 } satisfies Messages;
 

@@ -8,7 +8,7 @@ export const dynamic = "force-dynamic";
 
 type Ctx = { params: Promise<{ id: string }> };
 
-/** GET /api/documents/<id> — the document and its chunks in order. */
+/** GET /api/documents/<id> — the document, its chunks in order, and its parsed text. */
 export async function GET(request: Request, { params }: Ctx): Promise<Response> {
   try {
     const denied = checkReadAccess(request);
@@ -18,7 +18,9 @@ export async function GET(request: Request, { params }: Ctx): Promise<Response> 
     const document = await store.getDocument(id);
     if (!document) throw new AppError("not_found", `No document with id "${id}".`, 404);
     const chunks = (await store.getChunks(id)).sort((a, b) => a.index - b.index);
-    return Response.json({ document, chunks }, { headers: NO_STORE });
+    // The parsed text (and PDF page starts) lets the document view render the document, not just its chunks.
+    const body = await store.getDocumentBody(id);
+    return Response.json({ document, chunks, text: body?.text ?? null, pages: body?.pages ?? null }, { headers: NO_STORE });
   } catch (err) {
     return errorResponse(err);
   }

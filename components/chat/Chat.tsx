@@ -186,23 +186,24 @@ export function Chat({ offline, model }: { offline: boolean; model?: string }) {
         >
           {t.skipToInput}
         </a>
-        <header className="flex flex-wrap items-center gap-x-2 gap-y-1 border-b border-zinc-200 px-3 py-1.5 sm:px-5 dark:border-zinc-800">
+        <header className="flex flex-wrap items-center gap-x-2 gap-y-0.5 border-b border-zinc-200 px-2 py-1 sm:px-5 sm:py-1.5 dark:border-zinc-800">
           <button
             type="button"
             data-testid="history-open"
             aria-expanded={historyOpen}
+            aria-label={t.history}
+            title={t.history}
             onClick={() => setHistoryOpen(true)}
-            className={`${NAV} lg:hidden`}
+            className={`${NAV} text-base lg:hidden`}
           >
-            <span aria-hidden="true">☰ </span>
-            {t.history}
+            <span aria-hidden="true">☰</span>
           </button>
           <h1 className="truncate text-base font-semibold">{t.title}</h1>
           {offline ? (
             <span
               data-testid="offline-badge"
               title={t.offlineNote}
-              className="rounded-full bg-amber-100 px-2 py-0.5 text-[11px] font-medium text-amber-950 dark:bg-amber-900/60 dark:text-amber-100"
+              className="rounded-full bg-amber-100 px-2 py-0.5 text-[11px] font-medium whitespace-nowrap text-amber-950 dark:bg-amber-900/60 dark:text-amber-100"
             >
               {t.offlineBadge}
             </span>
@@ -213,12 +214,12 @@ export function Chat({ offline, model }: { offline: boolean; model?: string }) {
               </span>
             )
           )}
-          <nav aria-label={t.title} className="ml-auto flex min-w-0 flex-wrap items-center justify-end gap-x-1 gap-y-1 text-sm">
-            {messages.length > 0 && (
-              <button type="button" data-testid="new-chat" onClick={newChat} className={NAV}>
-                {t.newChat}
-              </button>
-            )}
+          {messages.length > 0 && (
+            <button type="button" data-testid="new-chat" onClick={newChat} className={`${NAV} ml-auto sm:order-last sm:ml-0`}>
+              {t.newChat}
+            </button>
+          )}
+          <nav aria-label={t.title} className="-mx-1 flex w-full min-w-0 items-center gap-x-1 text-sm sm:mx-0 sm:ml-auto sm:w-auto sm:justify-end">
             <KbFilter value={kbs} onChange={changeKbs} />
             <AddDocumentsButton className={NAV} />
             <ConnectButton className={NAV} />

@@ -14,7 +14,7 @@ export function headingPath(c: Citation): string {
 }
 
 /** Heading lines a chunk starts with ("## Leave"): the card shows the heading path instead. */
-const LEADING_HEADINGS = /^(?:\s*#{1,6}\s[^\n]*(?:\n|$))+\s*/;
+export const LEADING_HEADINGS = /^(?:\s*#{1,6}\s[^\n]*(?:\n|$))+\s*/;
 
 /** Markdown markers a reader should not see ("### Refunds", "**bold**"); lengths change, so applied per segment. */
 const bare = (s: string) => s.replace(/^[ \t]*#{1,6}[ \t]+/gm, "").replace(/\*\*|__/g, "");
@@ -62,7 +62,7 @@ export function ChunkCard({ citation: c, claim, t }: { citation: Citation; claim
       </span>
       <span className="mt-2 flex justify-between gap-2 text-xs text-zinc-600 dark:text-zinc-400">
         <span className="truncate">{c.document.source}</span>
-        <Link href={documentHref(c)} data-testid="open-in-document" className="shrink-0 font-medium text-blue-800 underline dark:text-blue-300">
+        <Link href={documentHref(c, claim)} data-testid="open-in-document" className="shrink-0 font-medium text-blue-800 underline dark:text-blue-300">
           {t.openInDocument} →
         </Link>
       </span>

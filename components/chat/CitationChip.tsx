@@ -115,7 +115,7 @@ export function CitationChip({ n, citation, claim, t }: { n: number; citation: C
               type="button"
               onClick={close}
               aria-label={t.close}
-              className="absolute top-1.5 right-2 rounded px-1 text-zinc-400 hover:text-zinc-700 dark:hover:text-zinc-200"
+              className="absolute top-1.5 right-2 rounded px-1 text-zinc-600 hover:text-zinc-700 dark:hover:text-zinc-200 dark:text-zinc-400"
             >
               ×
             </button>

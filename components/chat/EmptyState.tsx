@@ -22,10 +22,10 @@ export function EmptyState({ t, onAsk }: { t: ChatText; onAsk: (q: string) => vo
   return (
     <div data-testid="empty-state" className="mx-auto flex max-w-xl flex-col items-center px-2 pt-[12vh] text-center">
       <h2 className="text-2xl font-semibold tracking-tight">{t.emptyTitle}</h2>
-      <p className="mt-2 text-sm text-zinc-500 dark:text-zinc-400">{t.emptyHint}</p>
+      <p className="mt-2 text-sm text-zinc-600 dark:text-zinc-400">{t.emptyHint}</p>
       {questions && questions.length > 0 && (
         <div className="mt-8 w-full">
-          <p className="mb-2 text-xs font-semibold tracking-wide text-zinc-500 uppercase">{t.examples}</p>
+          <p className="mb-2 text-xs font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-400">{t.examples}</p>
           <div className="grid gap-2 sm:grid-cols-2">
             {questions.map((q) => (
               <button
@@ -41,7 +41,7 @@ export function EmptyState({ t, onAsk }: { t: ChatText; onAsk: (q: string) => vo
           </div>
         </div>
       )}
-      {questions && questions.length === 0 && <p className="mt-8 text-sm text-zinc-500">{t.noDocuments}</p>}
+      {questions && questions.length === 0 && <p className="mt-8 text-sm text-zinc-600 dark:text-zinc-400">{t.noDocuments}</p>}
     </div>
   );
 }

@@ -107,9 +107,9 @@ function FeedbackButtons({ messageId, feedback, t, onFeedback }: { messageId: st
         aria-label={t.good}
         title={t.good}
         onClick={() => rate("up")}
-        className={`${ACTION} aria-pressed:text-green-800 dark:aria-pressed:text-green-300`}
+        className={`${ACTION} aria-pressed:bg-green-100 aria-pressed:text-green-800 dark:aria-pressed:bg-green-950 dark:aria-pressed:text-green-300`}
       >
-        <span aria-hidden="true">👍</span>
+        <Thumb />
       </button>
       <button
         type="button"
@@ -118,9 +118,9 @@ function FeedbackButtons({ messageId, feedback, t, onFeedback }: { messageId: st
         aria-label={t.bad}
         title={t.bad}
         onClick={() => rate("down")}
-        className={`${ACTION} aria-pressed:text-red-800 dark:aria-pressed:text-red-300`}
+        className={`${ACTION} aria-pressed:bg-red-100 aria-pressed:text-red-800 dark:aria-pressed:bg-red-950 dark:aria-pressed:text-red-300`}
       >
-        <span aria-hidden="true">👎</span>
+        <Thumb down />
       </button>
       {draft && (
         <form
@@ -156,6 +156,15 @@ function FeedbackButtons({ messageId, feedback, t, onFeedback }: { messageId: st
         </span>
       )}
     </>
+  );
+}
+
+/** A thumb drawn as an SVG: emoji need a color-emoji font that many Linux machines lack. */
+function Thumb({ down }: { down?: boolean }) {
+  return (
+    <svg aria-hidden="true" viewBox="0 0 24 24" width="16" height="16" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className={down ? "rotate-180" : undefined}>
+      <path d="M7 10v11H4a1 1 0 0 1-1-1v-9a1 1 0 0 1 1-1h3Zm0 0 4-8a2.5 2.5 0 0 1 2.5 2.5V9h5.6a2 2 0 0 1 2 2.3l-1.3 8A2 2 0 0 1 17.8 21H7" />
+    </svg>
   );
 }
 

@@ -53,9 +53,10 @@ export function citationLabel(c: Citation, page: (p: number) => string): string 
   return [titleWithHeading(c.document.title, c.heading), c.page ? page(c.page) : ""].filter(Boolean).join(" · ");
 }
 
-/** The document view of the cited chunk. */
-export function documentHref(c: Pick<Citation, "document" | "chunk_id">): string {
-  return `/documents/${encodeURIComponent(c.document.id)}?chunk=${encodeURIComponent(c.chunk_id)}`;
+/** The document view of the cited chunk; with the claim a chip supports, the view also marks the sentence that backs it. */
+export function documentHref(c: Pick<Citation, "document" | "chunk_id">, claim?: string): string {
+  const q = claim ? `&q=${encodeURIComponent(claim.slice(0, 300))}` : "";
+  return `/documents/${encodeURIComponent(c.document.id)}?chunk=${encodeURIComponent(c.chunk_id)}${q}`;
 }
 
 /** The answer as copied: display numbers in the text, then the reference list of the cited sources. */

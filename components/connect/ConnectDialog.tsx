@@ -101,7 +101,7 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
             onClick={onClose}
             aria-label={t.close}
             data-testid="connect-close"
-            className="rounded-md px-2 py-1 text-zinc-500 hover:bg-zinc-100 dark:hover:bg-zinc-800"
+            className="rounded-md px-2 py-1 text-zinc-600 hover:bg-zinc-100 dark:hover:bg-zinc-800 dark:text-zinc-400"
           >
             ✕
           </button>
@@ -144,7 +144,7 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
 
         <section className="mb-5 rounded-md border border-zinc-200 p-3 dark:border-zinc-800">
           <h3 className="text-sm font-semibold">{t.tokenTitle}</h3>
-          <p className="mb-3 text-xs text-zinc-500 dark:text-zinc-400">{requireToken ? t.tokenRequired : t.tokenOptional}</p>
+          <p className="mb-3 text-xs text-zinc-600 dark:text-zinc-400">{requireToken ? t.tokenRequired : t.tokenOptional}</p>
           {secret ? (
             <div>
               <p className="mb-2 text-xs text-amber-700 dark:text-amber-400">{t.secretOnce}</p>
@@ -181,7 +181,7 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
                   type="submit"
                   data-testid="create-token"
                   disabled={busy}
-                  className="rounded-md bg-sky-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-700 disabled:opacity-50"
+                  className="rounded-md bg-sky-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-800 disabled:opacity-50"
                 >
                   {busy ? t.creating : t.createToken}
                 </button>
@@ -216,7 +216,7 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
           </div>
           {snippet && (
             <div role="tabpanel">
-              <div className="mb-1 flex items-center justify-between gap-2 text-xs text-zinc-500 dark:text-zinc-400">
+              <div className="mb-1 flex items-center justify-between gap-2 text-xs text-zinc-600 dark:text-zinc-400">
                 <span>{snippet.where === "terminal" ? t.runIn : `${t.pasteInto} ${snippet.where}`}</span>
                 <CopyButton text={snippet.text} testId="copy-snippet" label={snippet.label} />
               </div>

@@ -8,6 +8,8 @@ import { useLocale, useMessages } from "@/components/i18n";
 import { authHeaders } from "@/components/kbs/api";
 import { formatLabel } from "@/lib/parse/formats";
 import type { ChunkRecord, DocumentRecord } from "@/lib/types";
+import { LEADING_HEADINGS } from "@/components/chat/ChunkCard";
+import { supportingSpan } from "@/lib/agent/extractive";
 import { type Block, chunkStarts, documentBlocks, overlaps } from "./blocks";
 import { type DocumentMessages, formatBytes, T } from "./messages";
 
@@ -44,6 +46,16 @@ const md: Components = {
 };
 
 const HIGHLIGHT = "bg-amber-100 ring-2 ring-amber-400 dark:bg-amber-900/40 dark:ring-amber-600";
+/** The block holding the very sentence the answer relied on. */
+const PASSAGE = "bg-amber-200 ring-2 ring-amber-500 dark:bg-amber-800/60 dark:ring-amber-400";
+
+/** Where in the document text the sentence backing `claim` lies, inside the cited chunk (as the citation card finds it). */
+function passageRange(chunk: ChunkRecord, claim?: string): { start: number; end: number } | null {
+  if (!claim) return null;
+  const skip = chunk.text.match(LEADING_HEADINGS)?.[0].length ?? 0;
+  const span = supportingSpan(chunk.text.slice(skip), claim);
+  return span ? { start: chunk.start + skip + span.start, end: chunk.start + skip + span.end } : null;
+}
 
 function ChunkMarker({ chunks, t }: { chunks: ChunkRecord[]; t: DocumentMessages }) {
   return (
@@ -59,7 +71,13 @@ function ChunkMarker({ chunks, t }: { chunks: ChunkRecord[]; t: DocumentMessages
 }
 
 /** Consecutive CSV records as one table. */
-function RecordTable({ rows, render }: { rows: { block: Block; i: number }[]; render: (i: number) => { highlighted: boolean; marker: React.ReactNode } }) {
+function RecordTable({
+  rows,
+  render,
+}: {
+  rows: { block: Block; i: number }[];
+  render: (i: number) => { highlighted: boolean; passage: boolean; marker: React.ReactNode };
+}) {
   const columns = [...new Set(rows.flatMap((r) => r.block.fields!.map(([h]) => h)))];
   return (
     <div className="my-3 overflow-x-auto">
@@ -75,7 +93,7 @@ function RecordTable({ rows, render }: { rows: { block: Block; i: number }[]; re
         </thead>
         <tbody>
           {rows.map(({ block, i }) => {
-            const { highlighted, marker } = render(i);
+            const { highlighted, passage, marker } = render(i);
             const values = new Map(block.fields);
             return (
               <Fragment key={block.start}>
@@ -84,7 +102,13 @@ function RecordTable({ rows, render }: { rows: { block: Block; i: number }[]; re
                     <td colSpan={columns.length}>{marker}</td>
                   </tr>
                 )}
-                <tr data-testid="csv-row" data-highlighted={highlighted || undefined} data-start={block.start} className={highlighted ? HIGHLIGHT : ""}>
+                <tr
+                  data-testid="csv-row"
+                  data-highlighted={highlighted || undefined}
+                  data-passage={passage || undefined}
+                  data-start={block.start}
+                  className={passage ? PASSAGE : highlighted ? HIGHLIGHT : ""}
+                >
                   {columns.map((c) => (
                     <td key={c} className="border-b border-zinc-100 px-2 py-1 align-top dark:border-zinc-800">
                       {values.get(c) ?? ""}
@@ -106,9 +130,11 @@ function DocumentBody({
   pages,
   chunks,
   cited,
+  passage,
   showChunks,
   t,
 }: {
+  passage: { start: number; end: number } | null;
   document: DocumentRecord;
   text: string;
   pages: { page: number; start: number }[] | null;
@@ -128,6 +154,7 @@ function DocumentBody({
   const starts = useMemo(() => (showChunks ? chunkStarts(blocks, chunks) : new Map<number, ChunkRecord[]>()), [showChunks, blocks, chunks]);
   const render = (i: number) => ({
     highlighted: !!cited && overlaps(blocks[i], cited),
+    passage: !!passage && overlaps(blocks[i], passage),
     marker: starts.has(i) ? <ChunkMarker chunks={starts.get(i)!} t={t} /> : null,
   });
 
@@ -150,16 +177,17 @@ function DocumentBody({
       out.push(<RecordTable key={b.start} rows={rows} render={render} />);
       continue;
     }
-    const { highlighted, marker } = render(i);
+    const { highlighted, passage: isPassage, marker } = render(i);
     out.push(
       <Fragment key={b.start}>
         {marker}
         <div
           data-testid="doc-block"
           data-highlighted={highlighted || undefined}
+          data-passage={isPassage || undefined}
           data-start={b.start}
           data-page={b.page}
-          className={`-mx-2 rounded px-2 ${highlighted ? HIGHLIGHT : ""}`}
+          className={`-mx-2 rounded px-2 ${isPassage ? PASSAGE : highlighted ? HIGHLIGHT : ""}`}
         >
           {b.kind === "markdown" ? <Markdown components={md}>{b.text}</Markdown> : <p className="my-2 leading-relaxed whitespace-pre-wrap">{b.text}</p>}
         </div>
@@ -170,7 +198,7 @@ function DocumentBody({
 }
 
 /** One document as a reader sees it, with the chunk cited in the chat (`?chunk=<id>`) highlighted and scrolled to. */
-export function DocumentView({ id, chunkId }: { id: string; chunkId?: string }) {
+export function DocumentView({ id, chunkId, claim }: { id: string; chunkId?: string; claim?: string }) {
   const t = useMessages(T);
   const locale = useLocale();
   const [load, setLoad] = useState<Load>({ state: "loading" });
@@ -194,8 +222,9 @@ export function DocumentView({ id, chunkId }: { id: string; chunkId?: string }) 
   }, [id, t.loadFailed, t.notFound]);
 
   const cited = load.state === "ready" && chunkId ? (load.chunks.find((c) => c.id === chunkId) ?? null) : null;
+  const passage = useMemo(() => (cited ? passageRange(cited, claim) : null), [cited, claim]);
   const jump = () => {
-    const el = document.querySelector<HTMLElement>('[data-highlighted="true"]');
+    const el = document.querySelector<HTMLElement>('[data-passage="true"]') ?? document.querySelector<HTMLElement>('[data-highlighted="true"]');
     if (!el) return;
     el.scrollIntoView({ block: "center" });
     el.tabIndex = -1;
@@ -275,6 +304,7 @@ export function DocumentView({ id, chunkId }: { id: string; chunkId?: string }) 
                 pages={load.pages}
                 chunks={load.chunks}
                 cited={cited}
+                passage={passage}
                 showChunks={showChunks}
                 t={t}
               />

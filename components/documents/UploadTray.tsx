@@ -60,7 +60,7 @@ function UploadRow({ item, t, onCancel, onDismiss }: { item: UploadItem; t: Docu
         <span className="min-w-0 flex-1 truncate text-sm font-medium" title={item.name}>
           {item.name}
         </span>
-        <span className="shrink-0 text-xs text-zinc-500">{formatBytes(item.size)}</span>
+        <span className="shrink-0 text-xs text-zinc-600 dark:text-zinc-400">{formatBytes(item.size)}</span>
         {active ? (
           <button
             type="button"
@@ -75,7 +75,7 @@ function UploadRow({ item, t, onCancel, onDismiss }: { item: UploadItem; t: Docu
           <button
             type="button"
             onClick={onDismiss}
-            className="shrink-0 rounded px-1.5 text-xs text-zinc-500 hover:bg-zinc-100 dark:hover:bg-zinc-800"
+            className="shrink-0 rounded px-1.5 text-xs text-zinc-600 hover:bg-zinc-100 dark:hover:bg-zinc-800 dark:text-zinc-400"
             aria-label={`${t.dismiss} ${item.name}`}
           >
             ×
@@ -122,7 +122,7 @@ export function UploadTray() {
           {t.uploads} ({items.length})
         </h2>
         {finished && (
-          <button type="button" onClick={clearFinished} className="text-xs text-sky-700 hover:underline dark:text-sky-400">
+          <button type="button" onClick={clearFinished} className="text-xs text-sky-700 hover:underline dark:text-sky-300">
             {t.clearFinished}
           </button>
         )}

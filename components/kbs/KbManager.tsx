@@ -63,7 +63,7 @@ function CreateKbForm({ t, onCreated, onError }: { t: KbMessages; onCreated: () 
           className={`${input} font-mono`}
           aria-describedby="kb-name-hint"
         />
-        <span id="kb-name-hint" className="mt-1 block text-xs text-zinc-500">
+        <span id="kb-name-hint" className="mt-1 block text-xs text-zinc-600 dark:text-zinc-400">
           {t.nameHint}
         </span>
       </label>
@@ -157,7 +157,7 @@ function KbCard({
               onChange={(e) => setForm({ ...form, name: e.target.value.toLowerCase() })}
               className={`${input} font-mono`}
             />
-            {!kb.isDefault && <span className="mt-1 block text-xs text-zinc-500">{t.renameNote}</span>}
+            {!kb.isDefault && <span className="mt-1 block text-xs text-zinc-600 dark:text-zinc-400">{t.renameNote}</span>}
           </label>
           <label className="text-sm">
             <span className="mb-1 block">{t.title}</span>
@@ -188,16 +188,16 @@ function KbCard({
         <>
           <div className="flex flex-wrap items-baseline gap-x-2 gap-y-1">
             <h3 className="text-base font-semibold">{kb.title || kb.name}</h3>
-            <code className="text-xs text-zinc-500">{kb.name}</code>
+            <code className="text-xs text-zinc-600 dark:text-zinc-400">{kb.name}</code>
             {kb.isDefault && (
               <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300">{t.defaultBadge}</span>
             )}
-            <span data-testid="kb-count" className="ml-auto text-sm text-zinc-500">
+            <span data-testid="kb-count" className="ml-auto text-sm text-zinc-600 dark:text-zinc-400">
               {kb.documentCount} {kb.documentCount === 1 ? t.document : t.documents}
             </span>
           </div>
           <p className={`mt-1 text-sm ${kb.description ? "" : "italic text-zinc-500"}`}>{kb.description || t.noDescription}</p>
-          <p className="mt-1 text-xs text-zinc-500">
+          <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
             {t.tool}: <code>{searchToolBase(kb.name)}</code>
           </p>
           <div className="mt-3 flex flex-wrap items-center gap-2">
@@ -313,10 +313,10 @@ export function KbManager() {
   return (
     <main className="mx-auto max-w-4xl p-4 sm:p-8">
       <header className="mb-2 flex flex-wrap items-center gap-3">
-        <Link href="/" className="text-sm text-sky-700 hover:underline dark:text-sky-400">
+        <Link href="/" className="text-sm text-sky-700 hover:underline dark:text-sky-300">
           ← {t.backToChat}
         </Link>
-        <Link href="/documents" className="text-sm text-sky-700 hover:underline dark:text-sky-400">
+        <Link href="/documents" className="text-sm text-sky-700 hover:underline dark:text-sky-300">
           {t.documentsLink}
         </Link>
         <h1 className="w-full text-2xl font-semibold sm:order-first sm:w-auto sm:flex-1">{t.pageTitle}</h1>
@@ -342,7 +342,7 @@ export function KbManager() {
           {load.message}
         </p>
       )}
-      {load.state === "loading" && <p className="mb-4 text-sm text-zinc-500">{t.loading}</p>}
+      {load.state === "loading" && <p className="mb-4 text-sm text-zinc-600 dark:text-zinc-400">{t.loading}</p>}
 
       <ul data-testid="kb-list" className="mb-6 grid gap-3">
         {kbs.map((kb) => (

@@ -8,9 +8,9 @@ export default async function DocumentPage({
   searchParams,
 }: {
   params: Promise<{ id: string }>;
-  searchParams: Promise<{ chunk?: string | string[] }>;
+  searchParams: Promise<{ chunk?: string | string[]; q?: string | string[] }>;
 }) {
   const { id } = await params;
-  const { chunk } = await searchParams;
-  return <DocumentView id={id} chunkId={typeof chunk === "string" ? chunk : undefined} />;
+  const { chunk, q } = await searchParams;
+  return <DocumentView id={id} chunkId={typeof chunk === "string" ? chunk : undefined} claim={typeof q === "string" ? q : undefined} />;
 }

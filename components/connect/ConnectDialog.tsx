@@ -27,6 +27,7 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
   const t = useMessages(T);
   const titleId = useId();
   const closeRef = useRef<HTMLButtonElement>(null);
+  const dialogRef = useRef<HTMLDivElement>(null);
   const [kbs, setKbs] = useState(givenKbs ?? []);
   const [requireToken, setRequireToken] = useState(givenRequire ?? false);
   const [kb, setKb] = useState<string>(initialKb ?? "");
@@ -44,9 +45,31 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
   useEffect(() => {
     setOrigin(window.location.origin);
     closeRef.current?.focus();
-    const onKey = (e: KeyboardEvent) => e.key === "Escape" && onCloseRef.current();
+    const opener = document.activeElement as HTMLElement | null;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape") return onCloseRef.current();
+      if (e.key !== "Tab" || !dialogRef.current) return;
+      // Focus stays inside the dialog: Tab from the last control goes to the first, Shift+Tab the other way.
+      const focusable = [
+        ...dialogRef.current.querySelectorAll<HTMLElement>('a[href], button:not([disabled]), input:not([disabled]), select, textarea, [tabindex]:not([tabindex="-1"])'),
+      ].filter((el) => el.offsetParent !== null);
+      if (focusable.length === 0) return;
+      const first = focusable[0];
+      const last = focusable[focusable.length - 1];
+      const inside = dialogRef.current.contains(document.activeElement);
+      if (e.shiftKey && (document.activeElement === first || !inside)) {
+        e.preventDefault();
+        last.focus();
+      } else if (!e.shiftKey && (document.activeElement === last || !inside)) {
+        e.preventDefault();
+        first.focus();
+      }
+    };
     document.addEventListener("keydown", onKey);
-    return () => document.removeEventListener("keydown", onKey);
+    return () => {
+      document.removeEventListener("keydown", onKey);
+      opener?.focus?.();
+    };
   }, []);
 
   useEffect(() => {
@@ -85,6 +108,7 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
       onMouseDown={(e) => e.target === e.currentTarget && onClose()}
     >
       <div
+        ref={dialogRef}
         role="dialog"
         aria-modal="true"
         aria-labelledby={titleId}
@@ -147,13 +171,24 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
           <p className="mb-3 text-xs text-zinc-600 dark:text-zinc-400">{requireToken ? t.tokenRequired : t.tokenOptional}</p>
           {secret ? (
             <div>
-              <p className="mb-2 text-xs text-amber-700 dark:text-amber-400">{t.secretOnce}</p>
+              <p className="mb-2 text-xs text-amber-800 dark:text-amber-300">{t.secretOnce}</p>
               <div className="flex items-center gap-2">
                 <code data-testid="token-secret" className="min-w-0 flex-1 break-all rounded bg-zinc-100 px-2 py-1.5 font-mono text-xs dark:bg-zinc-800">
                   {secret}
                 </code>
                 <CopyButton text={secret} testId="copy-token" label={t.tokenTitle} />
               </div>
+              <button
+                type="button"
+                data-testid="create-another-token"
+                onClick={() => {
+                  setSecret(null);
+                  setTokenName(t.tokenNameDefault);
+                }}
+                className="mt-3 rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
+              >
+                {t.createAnother}
+              </button>
             </div>
           ) : (
             <form onSubmit={createToken} className="grid gap-3 sm:grid-cols-2">

@@ -26,6 +26,7 @@ export const T = {
     pasteInto: "Paste into",
     runIn: "Run in a terminal",
     tokenFailed: "Could not create the token.",
+    createAnother: "Create another token",
   },
   zh: {
     title: "连接 MCP 客户端",
@@ -52,5 +53,6 @@ export const T = {
     pasteInto: "粘贴到",
     runIn: "在终端中运行",
     tokenFailed: "无法创建令牌。",
+    createAnother: "再创建一个令牌",
   },
 } satisfies Messages;

@@ -25,6 +25,9 @@ async function askOnce(page: Page, question: string) {
   return answer;
 }
 
+// axe runs several times per test, which takes a while on a small machine.
+test.describe.configure({ timeout: 300_000 });
+
 const QUESTION = { en: "How many days of annual leave do full-time employees get?", zh: "报销时员工要先填写什么？" } as const;
 
 for (const locale of ["en-US", "zh-CN"] as const) {

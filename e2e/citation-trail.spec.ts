@@ -88,7 +88,7 @@ test("CSV: the document is a table and the cited row is highlighted", async ({ p
 
 test("PDF: the document is shown page by page and the cited passage is highlighted on its page", async ({ page }) => {
   await page.goto("/");
-  const answer = await ask(page, "What was logged about the Quillfeather anomaly?");
+  const answer = await ask(page, "Tell me about the Quillfeather anomaly");
   await expect(answer.getByTestId("source-item").first()).toContainText(`p. ${PDF_PHRASES["Quillfeather anomaly"]}`);
   await openFirstCitation(page, answer);
   await expect(page.getByTestId("page-heading")).toHaveText(["Page 1", "Page 2", "Page 3"]);

@@ -6,6 +6,7 @@ import Link from "next/link";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { AddDocumentsButton, DocumentDropZone } from "@/components/documents/DocumentDropZone";
 import { ConnectButton } from "@/components/connect/ConnectButton";
+import type { ShareInfo } from "@/components/connect/share-info";
 import { useMessages } from "@/components/i18n";
 import { KbFilter } from "@/components/kbs/KbFilter";
 import { authHeaders } from "@/components/kbs/api";
@@ -37,7 +38,7 @@ function setConversationInUrl(id: string | null) {
   window.history.replaceState(window.history.state, "", url);
 }
 
-export function Chat({ offline, model }: { offline: boolean; model?: string }) {
+export function Chat({ offline, model, share }: { offline: boolean; model?: string; share?: ShareInfo }) {
   const t = useMessages(T);
   const { messages, sendMessage, status, stop, error, regenerate, setMessages, clearError } = useChat<ChatUIMessage>({ transport });
   // Knowledge bases the chat searches (empty = all), sent with every request and saved with the conversation.
@@ -222,7 +223,7 @@ export function Chat({ offline, model }: { offline: boolean; model?: string }) {
           <nav aria-label={t.title} className="-mx-1 flex w-full min-w-0 items-center gap-x-1 text-sm sm:mx-0 sm:ml-auto sm:w-auto sm:justify-end">
             <KbFilter value={kbs} onChange={changeKbs} />
             <AddDocumentsButton className={NAV} />
-            <ConnectButton className={NAV} />
+            <ConnectButton className={NAV} share={share} />
             <Link href="/documents" data-testid="documents-link" className={NAV}>
               {t.documents}
             </Link>

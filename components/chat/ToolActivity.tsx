@@ -53,7 +53,7 @@ export function ToolActivity({ parts, t }: { parts: DynamicToolUIPart[]; t: Chat
             {running ? <Spinner /> : <SearchIcon failed={failed} />}
             <span className="min-w-0 truncate">{label}</span>
             {(result || failed) && (
-              <span data-testid="tool-result" className={failed ? "text-red-600 dark:text-red-400" : "shrink-0 text-zinc-400"}>
+              <span data-testid="tool-result" className={failed ? "text-red-600 dark:text-red-400" : "shrink-0 text-zinc-600 dark:text-zinc-400"}>
                 — {failed ? t.toolFailed : result}
               </span>
             )}

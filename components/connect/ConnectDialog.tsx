@@ -6,6 +6,7 @@ import { ApiError, kbApi, kbLabel, tokenApi, type KnowledgeBaseInfo } from "@/co
 import { connectSnippets, mcpEndpoint, type ClientId } from "@/lib/kb/connect";
 import { CopyButton } from "./CopyButton";
 import { T } from "./messages";
+import type { ShareInfo } from "./share-info";
 
 export interface ConnectDialogProps {
   /** Knowledge base to share at first; null/undefined = the whole library. */
@@ -17,13 +18,17 @@ export interface ConnectDialogProps {
   onClose: () => void;
   /** Called after a token was created (e.g. to refresh a token list). */
   onTokenCreated?: () => void;
+  /** How the server can be reached from other machines (from the page's server side). */
+  share?: ShareInfo;
 }
 
 const input =
   "w-full rounded-md border border-zinc-300 bg-transparent px-2.5 py-1.5 text-sm dark:border-zinc-700 focus:outline-none focus:ring-2 focus:ring-sky-500";
 
 /** The share panel: the MCP URL (library or one knowledge base), a token, and per-client configurations. */
-export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenRequire, onClose, onTokenCreated }: ConnectDialogProps) {
+const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
+
+export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenRequire, onClose, onTokenCreated, share }: ConnectDialogProps) {
   const t = useMessages(T);
   const titleId = useId();
   const closeRef = useRef<HTMLButtonElement>(null);
@@ -32,6 +37,7 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
   const [requireToken, setRequireToken] = useState(givenRequire ?? false);
   const [kb, setKb] = useState<string>(initialKb ?? "");
   const [origin, setOrigin] = useState("");
+  const [localOnly, setLocalOnly] = useState(false);
   const [tokenName, setTokenName] = useState(t.tokenNameDefault);
   const [scope, setScope] = useState<"read" | "read-write">("read");
   const [limit, setLimit] = useState(true);
@@ -43,7 +49,11 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
   const onCloseRef = useRef(onClose);
   onCloseRef.current = onClose;
   useEffect(() => {
-    setOrigin(window.location.origin);
+    // Opened at a loopback address while the server also listens on the LAN: share the LAN address.
+    const here = window.location;
+    const lan = share?.lanHosts[0];
+    setOrigin(LOOPBACK.test(here.hostname) && lan ? `${here.protocol}//${lan}${here.port ? `:${here.port}` : ""}` : here.origin);
+    setLocalOnly(LOOPBACK.test(here.hostname) && !lan);
     closeRef.current?.focus();
     const opener = document.activeElement as HTMLElement | null;
     const onKey = (e: KeyboardEvent) => {
@@ -70,7 +80,7 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
       document.removeEventListener("keydown", onKey);
       opener?.focus?.();
     };
-  }, []);
+  }, [share]);
 
   useEffect(() => {
     if (givenKbs && givenRequire !== undefined) return;
@@ -164,6 +174,10 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
             />
             <CopyButton text={url} testId="copy-url" label={t.urlLabel} />
           </div>
+          <p data-testid="share-note" className="mt-1.5 text-xs text-zinc-700 dark:text-zinc-300">
+            {localOnly ? t.localOnly : share?.lanHosts.length ? t.lanShared : ""}{" "}
+            {localOnly ? t.howToShare : share && !share.requireToken ? t.shareNeedsTokens : ""}
+          </p>
         </div>
 
         <section className="mb-5 rounded-md border border-zinc-200 p-3 dark:border-zinc-800">

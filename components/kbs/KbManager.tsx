@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useCallback, useEffect, useState } from "react";
 import { ConnectDialog } from "@/components/connect/ConnectDialog";
+import type { ShareInfo } from "@/components/connect/share-info";
 import { AddDocumentsButton } from "@/components/documents/DocumentDropZone";
 import { UploadProvider, useDocumentUploads } from "@/components/documents/UploadContext";
 import { UploadTray } from "@/components/documents/UploadTray";
@@ -15,7 +16,7 @@ import { TokenList } from "./TokenList";
 const input =
   "w-full rounded-md border border-zinc-300 bg-transparent px-2.5 py-1.5 text-sm dark:border-zinc-700 focus:outline-none focus:ring-2 focus:ring-sky-500";
 const button = "rounded-md border border-zinc-300 px-2.5 py-1 text-sm hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800";
-const primary = "rounded-md bg-sky-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-700 disabled:opacity-50";
+const primary = "rounded-md bg-sky-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-800 disabled:opacity-50";
 
 function errorText(err: unknown, t: KbMessages, fallback: string): string {
   if (err instanceof ApiError) return err.status === 0 ? t.networkError : err.message || fallback;
@@ -196,7 +197,7 @@ function KbCard({
               {kb.documentCount} {kb.documentCount === 1 ? t.document : t.documents}
             </span>
           </div>
-          <p className={`mt-1 text-sm ${kb.description ? "" : "italic text-zinc-500"}`}>{kb.description || t.noDescription}</p>
+          <p className={`mt-1 text-sm ${kb.description ? "" : "italic text-zinc-600 dark:text-zinc-400"}`}>{kb.description || t.noDescription}</p>
           <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
             {t.tool}: <code>{searchToolBase(kb.name)}</code>
           </p>
@@ -283,7 +284,7 @@ function AdminTokenPrompt({ t, onSet }: { t: KbMessages; onSet: () => void }) {
 type Load = { state: "loading" } | { state: "ready"; kbs: KnowledgeBaseInfo[]; requireToken: boolean } | { state: "error"; message: string };
 
 /** The /kbs page: list, create, describe, rename, delete knowledge bases; upload into one; connect; tokens. */
-export function KbManager() {
+export function KbManager({ share }: { share?: ShareInfo } = {}) {
   const t = useMessages(T);
   const { version } = useDocumentUploads();
   const [load, setLoad] = useState<Load>({ state: "loading" });
@@ -371,6 +372,7 @@ export function KbManager() {
           requireToken={load.state === "ready" ? load.requireToken : undefined}
           onClose={() => setConnect(null)}
           onTokenCreated={() => setTokensVersion((v) => v + 1)}
+          share={share}
         />
       )}
       <UploadTray />

@@ -1,19 +1,33 @@
 "use client";
 
 import { useEffect, useState } from "react";
+import { useLocale } from "@/components/i18n";
 import { authHeaders } from "@/components/kbs/api";
 import type { ChatText } from "./strings";
 
 /** The first screen: what the chat does, and a few questions drawn from the indexed documents. */
+const CJK = /[\u3400-\u9fff]/;
+/** CSV documents are grouped under "Rows 1–10" headings: not a topic anyone asks about. */
+const SYNTHETIC = /\brows?\s+\d+\s*[–-]\s*\d+/i;
+
+/** Four questions, those in the UI language first. */
+export function pickExamples(all: string[], locale: "en" | "zh", n = 4): string[] {
+  const usable = all.filter((q) => !SYNTHETIC.test(q));
+  const mine = usable.filter((q) => CJK.test(q) === (locale === "zh"));
+  return [...mine, ...usable.filter((q) => !mine.includes(q))].slice(0, n);
+}
+
 export function EmptyState({ t, onAsk }: { t: ChatText; onAsk: (q: string) => void }) {
-  const [questions, setQuestions] = useState<string[] | null>(null);
+  const locale = useLocale();
+  const [all, setAll] = useState<string[] | null>(null);
+  const questions = all && pickExamples(all, locale);
 
   useEffect(() => {
     let cancelled = false;
-    fetch("/api/chat/examples", { cache: "no-store", headers: authHeaders() })
+    fetch("/api/chat/examples?max=12", { cache: "no-store", headers: authHeaders() })
       .then((r) => (r.ok ? r.json() : { questions: [] }))
-      .then((d: { questions?: string[] }) => !cancelled && setQuestions(d.questions ?? []))
-      .catch(() => !cancelled && setQuestions([]));
+      .then((d: { questions?: string[] }) => !cancelled && setAll(d.questions ?? []))
+      .catch(() => !cancelled && setAll([]));
     return () => {
       cancelled = true;
     };

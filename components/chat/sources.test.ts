@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Citation } from "@/lib/agent/protocol";
+import { pickExamples } from "./EmptyState";
 import { answerWithReferences, displayCitations, documentHref, plainText, relevance, snippet } from "./sources";
 
 const cite = (n: number, over: Partial<Citation> = {}): Citation => ({
@@ -43,5 +44,14 @@ describe("sources as shown", () => {
 
   it("links a citation to its document view at the chunk", () => {
     expect(documentHref(cite(1, { chunk_id: "a b" }))).toBe("/documents/d1?chunk=a%20b");
+  });
+});
+
+
+describe("example questions", () => {
+  it("prefers the UI language and drops CSV row-range headings", () => {
+    const all = ["Tell me about annual leave", "Tell me about rows 1–3", "介绍一下病假", "How do refunds work?", "介绍一下报销流程"];
+    expect(pickExamples(all, "zh")).toEqual(["介绍一下病假", "介绍一下报销流程", "Tell me about annual leave", "How do refunds work?"]);
+    expect(pickExamples(all, "en", 2)).toEqual(["Tell me about annual leave", "How do refunds work?"]);
   });
 });

@@ -18,7 +18,9 @@ export async function GET(req: Request): Promise<Response> {
     const outlines = await Promise.all(
       docs.map(async (d) => ({ title: d.title, headings: (await store.getChunks(d.id)).map((c) => c.heading) })),
     );
-    return Response.json({ offline, questions: exampleQuestions(outlines, 4) }, { headers: { "Cache-Control": "no-store" } });
+    // The chat asks for a few more than it shows, to prefer those in the UI language.
+    const max = Math.min(12, Math.max(1, Number(new URL(req.url).searchParams.get("max")) || 4));
+    return Response.json({ offline, questions: exampleQuestions(outlines, max) }, { headers: { "Cache-Control": "no-store" } });
   } catch (err) {
     console.error("[chat] example questions unavailable:", err);
     return Response.json({ offline, questions: [] }, { headers: { "Cache-Control": "no-store" } });

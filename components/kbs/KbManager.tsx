@@ -23,8 +23,22 @@ function errorText(err: unknown, t: KbMessages, fallback: string): string {
   return fallback;
 }
 
+/** A knowledge-base name from free text: "HR Policies" → "hr-policies" (empty when nothing Latin is left). */
+export function slugName(text: string): string {
+  return text
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .replace(/[^a-z0-9_-]+/g, "-")
+    .replace(/^[-_]+/, "")
+    .replace(/-+$/, "")
+    .slice(0, 40);
+}
+
 function CreateKbForm({ t, onCreated, onError }: { t: KbMessages; onCreated: () => void; onError: (e: unknown) => void }) {
   const [name, setName] = useState("");
+  // The name follows the title until the user types a name of their own.
+  const [nameEdited, setNameEdited] = useState(false);
   const [title, setTitle] = useState("");
   const [description, setDescription] = useState("");
   const [busy, setBusy] = useState(false);
@@ -40,6 +54,7 @@ function CreateKbForm({ t, onCreated, onError }: { t: KbMessages; onCreated: () 
         try {
           await kbApi.create({ name: name.trim(), title: title.trim() || undefined, description: description.trim() || undefined });
           setName("");
+          setNameEdited(false);
           setTitle("");
           setDescription("");
           onCreated();
@@ -60,7 +75,10 @@ function CreateKbForm({ t, onCreated, onError }: { t: KbMessages; onCreated: () 
           value={name}
           maxLength={40}
           pattern="[a-z0-9][a-z0-9_\-]{0,39}"
-          onChange={(e) => setName(e.target.value.toLowerCase())}
+          onChange={(e) => {
+            setNameEdited(true);
+            setName(e.target.value.toLowerCase().replace(/\s+/g, "-").replace(/[^a-z0-9_-]/g, "").replace(/^[-_]+/, ""));
+          }}
           className={`${input} font-mono`}
           aria-describedby="kb-name-hint"
         />
@@ -70,7 +88,16 @@ function CreateKbForm({ t, onCreated, onError }: { t: KbMessages; onCreated: () 
       </label>
       <label className="text-sm">
         <span className="mb-1 block">{t.title}</span>
-        <input data-testid="kb-title" value={title} maxLength={100} onChange={(e) => setTitle(e.target.value)} className={input} />
+        <input
+          data-testid="kb-title"
+          value={title}
+          maxLength={100}
+          onChange={(e) => {
+            setTitle(e.target.value);
+            if (!nameEdited) setName(slugName(e.target.value));
+          }}
+          className={input}
+        />
       </label>
       <label className="text-sm sm:col-span-2">
         <span className="mb-1 block">{t.description}</span>
@@ -189,7 +216,7 @@ function KbCard({
         <>
           <div className="flex flex-wrap items-baseline gap-x-2 gap-y-1">
             <h3 className="text-base font-semibold">{kb.title || kb.name}</h3>
-            <code className="text-xs text-zinc-600 dark:text-zinc-400">{kb.name}</code>
+            {kb.title && kb.title !== kb.name && <code className="text-xs text-zinc-600 dark:text-zinc-400">{kb.name}</code>}
             {kb.isDefault && (
               <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300">{t.defaultBadge}</span>
             )}

@@ -54,8 +54,9 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
     const lan = share?.lanHosts[0];
     setOrigin(LOOPBACK.test(here.hostname) && lan ? `${here.protocol}//${lan}${here.port ? `:${here.port}` : ""}` : here.origin);
     setLocalOnly(LOOPBACK.test(here.hostname) && !lan);
-    closeRef.current?.focus();
+    // Focus moves into the dialog, and back to what opened it on close.
     const opener = document.activeElement as HTMLElement | null;
+    closeRef.current?.focus();
     const onKey = (e: KeyboardEvent) => {
       if (e.key === "Escape") return onCloseRef.current();
       if (e.key !== "Tab" || !dialogRef.current) return;

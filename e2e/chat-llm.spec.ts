@@ -60,7 +60,8 @@ async function openChip(page: Page, chip: ReturnType<Page["getByTestId"]>) {
 
 const norm = (s: string) => s.replace(/\s+/g, " ").trim();
 /** A chunk's text as the citation card shows it: without the heading lines it starts with (shown as its path). */
-const body = (s: string) => norm(s.replace(/^(?:\s*#{1,6}\s[^\n]*(?:\n|$))+\s*/, ""));
+const body = (s: string) =>
+  norm(s.replace(/^(?:\s*#{1,6}\s[^\n]*(?:\n|$))+\s*/, "").replace(/^[ \t]*#{1,6}[ \t]+/gm, "").replace(/\*\*|__/g, ""));
 
 test("the model's search goes through /api/mcp and its [n] opens the chunk it read", async ({ page }) => {
   const question = "How many days of annual leave do employees get?";

@@ -49,7 +49,7 @@ test("answers a question with a [n] chip that opens the chunk containing the quo
   await expect(popover).toBeVisible();
   await expect(popover).toHaveAttribute("data-chunk-id", chunkId!);
   await expect(popover.getByTestId("chunk-title")).not.toBeEmpty();
-  await expect(popover.getByTestId("chunk-score")).toContainText("score");
+  await expect(popover.getByTestId("open-in-document")).toHaveAttribute("href", new RegExp(`^/documents/[^?]+\\?chunk=${encodeURIComponent(chunkId!)}`));
   // The highlighted passage is the sentence the answer quotes, and it is about annual leave.
   const passage = (await popover.getByTestId("cited-passage").innerText()).trim();
   expect(passage).toMatch(/annual leave/i);

@@ -1,8 +1,12 @@
 import type { Metadata } from "next";
+import { connection } from "next/server";
+import { shareInfo } from "@/components/connect/share-info";
 import { KbManager } from "@/components/kbs/KbManager";
 
 export const metadata: Metadata = { title: "Knowledge bases · Knowledge Chat" };
 
-export default function KnowledgeBasesPage() {
-  return <KbManager />;
+export default async function KnowledgeBasesPage() {
+  // Per request: the addresses the app listens on are known at run time, not at build time.
+  await connection();
+  return <KbManager share={shareInfo()} />;
 }

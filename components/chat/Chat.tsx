@@ -3,14 +3,17 @@
 import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport } from "ai";
 import Link from "next/link";
-import { useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { AddDocumentsButton, DocumentDropZone } from "@/components/documents/DocumentDropZone";
 import { ConnectButton } from "@/components/connect/ConnectButton";
+import type { ShareInfo } from "@/components/connect/share-info";
 import { useMessages } from "@/components/i18n";
 import { KbFilter } from "@/components/kbs/KbFilter";
 import { authHeaders } from "@/components/kbs/api";
 import type { ChatUIMessage } from "@/lib/agent/protocol";
 import { Composer } from "./Composer";
+import { ConversationList } from "./ConversationList";
+import { conversationApi, type Feedback } from "./conversations-api";
 import { EmptyState } from "./EmptyState";
 import { ErrorNotice } from "./ErrorNotice";
 import { MessageView } from "./MessageView";
@@ -19,19 +22,109 @@ import { fill, T } from "./strings";
 // Headers are resolved per request, so an admin token entered later is used without a reload.
 const transport = new DefaultChatTransport<ChatUIMessage>({ api: "/api/chat", headers: () => authHeaders() });
 
-export function Chat({ offline, model }: { offline: boolean; model?: string }) {
+const NAV = "rounded-lg px-2 py-1 text-sm text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800";
+
+/** A conversation id; crypto.randomUUID is missing on plain http (a LAN address), so there is a fallback. */
+function newConversationId(): string {
+  if (typeof crypto !== "undefined" && "randomUUID" in crypto) return crypto.randomUUID();
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
+}
+
+/** The open conversation lives in the address (`?c=<id>`), so a reload or a shared link reopens it. */
+function setConversationInUrl(id: string | null) {
+  const url = new URL(window.location.href);
+  if (id) url.searchParams.set("c", id);
+  else url.searchParams.delete("c");
+  window.history.replaceState(window.history.state, "", url);
+}
+
+export function Chat({ offline, model, share }: { offline: boolean; model?: string; share?: ShareInfo }) {
   const t = useMessages(T);
   const { messages, sendMessage, status, stop, error, regenerate, setMessages, clearError } = useChat<ChatUIMessage>({ transport });
-  // Knowledge bases the chat searches (empty = all), sent with every request.
+  // Knowledge bases the chat searches (empty = all), sent with every request and saved with the conversation.
   const [kbs, setKbs] = useState<string[]>([]);
+  const [conversationId, setConversationId] = useState<string | null>(null);
+  const [feedback, setFeedback] = useState<Record<string, Feedback>>({});
+  const [listVersion, setListVersion] = useState(0);
+  const [historyOpen, setHistoryOpen] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
   const busy = status === "submitted" || status === "streaming";
   const scroller = useRef<HTMLDivElement>(null);
   const pinnedToBottom = useRef(true);
+  const idRef = useRef<string | null>(null);
+  const savedJson = useRef("");
+  const saving = useRef<Promise<unknown>>(Promise.resolve());
+
+  /** Runs server writes one after another, so a rating never overtakes the save of its answer. */
+  const queue = useCallback(<R,>(fn: () => Promise<R>): Promise<R> => {
+    const run = saving.current.then(fn, fn);
+    saving.current = run.catch(() => undefined);
+    return run;
+  }, []);
+
+  const open = useCallback(
+    async (id: string) => {
+      try {
+        const { conversation } = await conversationApi.get(id);
+        idRef.current = id;
+        savedJson.current = JSON.stringify(conversation.messages);
+        setConversationId(id);
+        setMessages(conversation.messages as unknown as ChatUIMessage[]);
+        setKbs(conversation.kbs);
+        setFeedback(conversation.feedback);
+        setConversationInUrl(id);
+        setNotice(null);
+        pinnedToBottom.current = true;
+      } catch {
+        setNotice(t.conversationMissing);
+        setConversationInUrl(null);
+      }
+    },
+    [setMessages, t.conversationMissing],
+  );
+
+  useEffect(() => {
+    const id = new URL(window.location.href).searchParams.get("c");
+    if (id) void open(id);
+  }, [open]);
+
+  // Saves the conversation whenever a turn settles (answer finished, stopped or failed).
+  useEffect(() => {
+    if (busy || messages.length === 0) return;
+    const json = JSON.stringify(messages);
+    if (json === savedJson.current) return;
+    savedJson.current = json;
+    const snapshot = messages;
+    const scope = kbs;
+    void queue(async () => {
+      const id = idRef.current;
+      if (id) await conversationApi.update(id, { messages: snapshot, kbs: scope });
+      else {
+        const created = newConversationId();
+        idRef.current = created;
+        setConversationId(created);
+        setConversationInUrl(created);
+        await conversationApi.create({ id: created, kbs: scope, messages: snapshot });
+      }
+      setListVersion((v) => v + 1);
+    }).catch(() => {
+      savedJson.current = ""; // try again after the next turn
+    });
+  }, [busy, messages, kbs, queue]);
 
   useEffect(() => {
     const el = scroller.current;
     if (el && pinnedToBottom.current) el.scrollTop = el.scrollHeight;
   }, [messages, status, error]);
+
+  const changeKbs = useCallback(
+    (next: string[]) => {
+      setKbs(next);
+      const id = idRef.current;
+      if (id) void queue(() => conversationApi.update(id, { kbs: next })).catch(() => {});
+    },
+    [queue],
+  );
 
   const send = (text: string) => {
     if (busy) return;
@@ -39,59 +132,99 @@ export function Chat({ offline, model }: { offline: boolean; model?: string }) {
     pinnedToBottom.current = true;
     void sendMessage({ text }, { body: { kbs } });
   };
-  const retry = () => {
+  const regenerateAnswer = (messageId?: string) => {
     if (busy) return;
     if (error) clearError();
-    void regenerate({ body: { kbs } });
+    void regenerate({ ...(messageId ? { messageId } : {}), body: { kbs } });
+  };
+  const edit = (messageId: string, text: string) => {
+    if (busy) return;
+    if (error) clearError();
+    void sendMessage({ text, messageId }, { body: { kbs } });
+  };
+  const rate = async (messageId: string, rating: "up" | "down" | null, note?: string) => {
+    await queue(async () => {
+      const id = idRef.current;
+      if (!id) return;
+      const r = await conversationApi.feedback(id, { messageId, rating, ...(note ? { note } : {}) });
+      setFeedback(r.feedback);
+    }).catch(() => {});
   };
   const newChat = () => {
     if (busy) void stop();
     clearError();
     setMessages([]);
+    setFeedback({});
+    idRef.current = null;
+    savedJson.current = "";
+    setConversationId(null);
+    setConversationInUrl(null);
+    setNotice(null);
   };
 
   const last = messages.at(-1);
   const waitingForFirstPart = status === "submitted" && last?.role === "user";
+  const history = (
+    <ConversationList
+      activeId={conversationId}
+      version={listVersion}
+      t={t}
+      onOpen={(id) => {
+        if (busy) void stop();
+        setHistoryOpen(false);
+        void open(id);
+      }}
+      onDeleted={(id) => id === idRef.current && newChat()}
+    />
+  );
 
   return (
     <DocumentDropZone>
       <div className="flex h-dvh flex-col">
-        <header className="flex flex-wrap items-center gap-x-3 gap-y-1 border-b border-zinc-200 px-3 py-2 sm:px-5 dark:border-zinc-800">
-          <h1 className="text-base font-semibold">{t.title}</h1>
+        <a
+          href="#chat-input"
+          className="sr-only z-50 rounded bg-blue-700 px-3 py-2 text-white focus:not-sr-only focus:absolute focus:top-2 focus:left-2"
+        >
+          {t.skipToInput}
+        </a>
+        <header className="flex flex-wrap items-center gap-x-2 gap-y-0.5 border-b border-zinc-200 px-2 py-1 sm:px-5 sm:py-1.5 dark:border-zinc-800">
+          <button
+            type="button"
+            data-testid="history-open"
+            aria-expanded={historyOpen}
+            aria-label={t.history}
+            title={t.history}
+            onClick={() => setHistoryOpen(true)}
+            className={`${NAV} text-base lg:hidden`}
+          >
+            <span aria-hidden="true">☰</span>
+          </button>
+          <h1 className="truncate text-base font-semibold">{t.title}</h1>
           {offline ? (
             <span
               data-testid="offline-badge"
               title={t.offlineNote}
-              className="rounded-full bg-amber-100 px-2 py-0.5 text-[11px] font-medium text-amber-900 dark:bg-amber-900/40 dark:text-amber-200"
+              className="rounded-full bg-amber-100 px-2 py-0.5 text-[11px] font-medium whitespace-nowrap text-amber-950 dark:bg-amber-900/60 dark:text-amber-100"
             >
               {t.offlineBadge}
             </span>
           ) : (
             model && (
-              <span className="hidden rounded-full bg-zinc-100 px-2 py-0.5 text-[11px] text-zinc-600 sm:inline dark:bg-zinc-800 dark:text-zinc-300">
+              <span className="hidden rounded-full bg-zinc-100 px-2 py-0.5 text-[11px] text-zinc-700 sm:inline dark:bg-zinc-800 dark:text-zinc-300">
                 {fill(t.modelBadge, { model })}
               </span>
             )
           )}
-          <nav className="ml-auto flex min-w-0 flex-wrap items-center justify-end gap-x-2 gap-y-1 text-sm">
-            {messages.length > 0 && (
-              <button
-                type="button"
-                data-testid="new-chat"
-                onClick={newChat}
-                className="rounded-lg px-2 py-1 text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
-              >
-                {t.newChat}
-              </button>
-            )}
-            <KbFilter value={kbs} onChange={setKbs} />
-            <AddDocumentsButton />
-            <ConnectButton />
-            <Link
-              href="/documents"
-              data-testid="documents-link"
-              className="rounded-lg px-2 py-1 text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
-            >
+          {messages.length > 0 && (
+            <button type="button" data-testid="new-chat" onClick={newChat} className={`${NAV} ml-auto sm:order-last sm:ml-0`}>
+              {t.newChat}
+            </button>
+          )}
+          <nav aria-label={t.title} className="-mx-1 flex w-full min-w-0 items-center gap-x-1 text-sm sm:mx-0 sm:ml-auto sm:w-auto sm:justify-end">
+            <KbFilter value={kbs} onChange={changeKbs} />
+            <AddDocumentsButton className={NAV} />
+            <ConnectButton className={NAV} share={share} />
+            <Link href="/documents" data-testid="documents-link" className={NAV}>
               {t.documents}
             </Link>
           </nav>
@@ -99,39 +232,73 @@ export function Chat({ offline, model }: { offline: boolean; model?: string }) {
         {offline && (
           <p
             data-testid="offline-note"
-            className="border-b border-amber-200 bg-amber-50 px-3 py-1.5 text-center text-xs text-amber-900 dark:border-amber-900/50 dark:bg-amber-950/40 dark:text-amber-200"
+            className="hidden border-b border-amber-200 bg-amber-50 px-3 py-1.5 text-center text-xs text-amber-950 sm:block dark:border-amber-900/50 dark:bg-amber-950/40 dark:text-amber-100"
           >
             {t.offlineNote}
           </p>
         )}
-        <div
-          ref={scroller}
-          onScroll={(e) => {
-            const el = e.currentTarget;
-            pinnedToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
-          }}
-          className="flex-1 overflow-y-auto"
-        >
-          <div data-testid="messages" className="mx-auto flex max-w-3xl flex-col gap-6 px-3 py-6 sm:px-5">
-            {messages.length === 0 && <EmptyState t={t} onAsk={send} />}
-            {messages.map((m, i) => (
-              <MessageView
-                key={m.id}
-                m={m}
-                t={t}
-                streaming={busy && i === messages.length - 1 && m.role === "assistant"}
-                isLast={i === messages.length - 1}
-                onRetry={retry}
-              />
-            ))}
-            {waitingForFirstPart && <p className="animate-pulse text-sm text-zinc-500">{t.thinking}</p>}
-            {error && <ErrorNotice error={error} t={t} onRetry={retry} />}
-          </div>
+        <div className="flex min-h-0 flex-1">
+          <aside aria-label={t.history} className="hidden w-64 shrink-0 border-r border-zinc-200 lg:block dark:border-zinc-800">
+            {history}
+          </aside>
+          {historyOpen && (
+            <div className="fixed inset-0 z-40 flex lg:hidden" role="dialog" aria-modal="true" aria-label={t.history}>
+              <div className="flex h-full w-80 max-w-[85vw] flex-col bg-white shadow-xl dark:bg-zinc-950">
+                <button
+                  type="button"
+                  data-testid="history-close"
+                  onClick={() => setHistoryOpen(false)}
+                  className={`${NAV} m-2 self-end`}
+                  // biome-ignore lint/a11y/noAutofocus: focus moves into the drawer that just opened
+                  autoFocus
+                >
+                  {t.closeHistory} ×
+                </button>
+                <div className="min-h-0 flex-1">{history}</div>
+              </div>
+              <button type="button" aria-label={t.closeHistory} tabIndex={-1} className="flex-1 bg-black/40" onClick={() => setHistoryOpen(false)} />
+            </div>
+          )}
+          <main id="main" className="flex min-w-0 flex-1 flex-col">
+            {/* The question box comes first in the DOM (Tab reaches it before the example questions), last on screen. */}
+            <div className="order-last border-t border-zinc-200 px-3 pt-3 pb-[max(0.75rem,env(safe-area-inset-bottom))] sm:px-5 dark:border-zinc-800">
+              <Composer busy={busy} onSend={send} onStop={() => void stop()} t={t} />
+              <p className="mx-auto mt-1.5 hidden max-w-3xl text-[11px] text-zinc-600 sm:block dark:text-zinc-400">{t.keyHint}</p>
+            </div>
+            <div
+              ref={scroller}
+              onScroll={(e) => {
+                const el = e.currentTarget;
+                pinnedToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+              }}
+              className="flex-1 overflow-y-auto"
+            >
+              <div data-testid="messages" className="mx-auto flex max-w-3xl flex-col gap-6 px-3 py-6 sm:px-5">
+                {notice && (
+                  <p role="status" data-testid="chat-notice" className="rounded-lg bg-zinc-100 px-3 py-2 text-sm dark:bg-zinc-800">
+                    {notice}
+                  </p>
+                )}
+                {messages.length === 0 && <EmptyState t={t} onAsk={send} />}
+                {messages.map((m, i) => (
+                  <MessageView
+                    key={m.id}
+                    m={m}
+                    t={t}
+                    busy={busy}
+                    streaming={busy && i === messages.length - 1 && m.role === "assistant"}
+                    feedback={feedback[m.id]}
+                    onRegenerate={regenerateAnswer}
+                    onEdit={edit}
+                    onFeedback={rate}
+                  />
+                ))}
+                {waitingForFirstPart && <p className="animate-pulse text-sm text-zinc-600 dark:text-zinc-400">{t.thinking}</p>}
+                {error && <ErrorNotice error={error} t={t} onRetry={() => regenerateAnswer()} />}
+              </div>
+            </div>
+          </main>
         </div>
-        <footer className="border-t border-zinc-200 px-3 pt-3 pb-[max(0.75rem,env(safe-area-inset-bottom))] sm:px-5 dark:border-zinc-800">
-          <Composer busy={busy} onSend={send} onStop={() => void stop()} t={t} />
-          <p className="mx-auto mt-1.5 hidden max-w-3xl text-[11px] text-zinc-400 sm:block">{t.keyHint}</p>
-        </footer>
       </div>
     </DocumentDropZone>
   );

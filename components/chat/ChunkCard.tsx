@@ -1,8 +1,10 @@
 "use client";
 
+import Link from "next/link";
 import { supportingSpan } from "@/lib/agent/extractive";
 import { titleWithHeading } from "@/lib/agent/citations";
 import type { Citation } from "@/lib/agent/protocol";
+import { documentHref } from "./sources";
 import { fill, type ChatText } from "./strings";
 
 /** Heading path of a chunk without the document title it usually starts with. */
@@ -11,26 +13,25 @@ export function headingPath(c: Citation): string {
   return full.startsWith(c.document.title) ? full.slice(c.document.title.length).replace(/^\s*›\s*/, "") : full;
 }
 
-export function formatScore(score: number): string {
-  return Number.isFinite(score) ? String(Number(score.toPrecision(3))) : "–";
-}
-
 /** Heading lines a chunk starts with ("## Leave"): the card shows the heading path instead. */
-const LEADING_HEADINGS = /^(?:\s*#{1,6}\s[^\n]*(?:\n|$))+\s*/;
+export const LEADING_HEADINGS = /^(?:\s*#{1,6}\s[^\n]*(?:\n|$))+\s*/;
+
+/** Markdown markers a reader should not see ("### Refunds", "**bold**"); lengths change, so applied per segment. */
+const bare = (s: string) => s.replace(/^[ \t]*#{1,6}[ \t]+/gm, "").replace(/\*\*|__/g, "");
 
 /** The chunk text with the passage that supports `claim` highlighted. */
 export function HighlightedText({ text: full, claim }: { text: string; claim?: string }) {
   const skip = full.match(LEADING_HEADINGS)?.[0].length ?? 0;
   const text = full.slice(skip);
   const span = claim ? supportingSpan(text, claim) : null;
-  if (!span) return <>{text}</>;
+  if (!span) return <>{bare(text)}</>;
   return (
     <>
-      {text.slice(0, span.start)}
+      {bare(text.slice(0, span.start))}
       <mark data-testid="cited-passage" className="rounded-sm bg-amber-200 px-0.5 text-inherit dark:bg-amber-500/40">
-        {text.slice(span.start, span.end)}
+        {bare(text.slice(span.start, span.end))}
       </mark>
-      {text.slice(span.end)}
+      {bare(text.slice(span.end))}
     </>
   );
 }
@@ -49,7 +50,7 @@ export function ChunkCard({ citation: c, claim, t }: { citation: Citation; claim
         </span>
       </span>
       {(path || c.page) && (
-        <span data-testid="chunk-heading" className="mt-0.5 block text-xs text-zinc-500 dark:text-zinc-400">
+        <span data-testid="chunk-heading" className="mt-0.5 block text-xs text-zinc-600 dark:text-zinc-400">
           {[path, c.page ? fill(t.page, { page: c.page }) : ""].filter(Boolean).join(" · ")}
         </span>
       )}
@@ -59,9 +60,11 @@ export function ChunkCard({ citation: c, claim, t }: { citation: Citation; claim
       >
         <HighlightedText text={c.text} claim={claim} />
       </span>
-      <span className="mt-2 flex justify-between gap-2 text-[11px] text-zinc-500 dark:text-zinc-400">
+      <span className="mt-2 flex justify-between gap-2 text-xs text-zinc-600 dark:text-zinc-400">
         <span className="truncate">{c.document.source}</span>
-        <span data-testid="chunk-score">{fill(t.score, { score: formatScore(c.score) })}</span>
+        <Link href={documentHref(c, claim)} data-testid="open-in-document" className="shrink-0 font-medium text-blue-800 underline dark:text-blue-300">
+          {t.openInDocument} →
+        </Link>
       </span>
     </span>
   );

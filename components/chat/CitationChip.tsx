@@ -28,6 +28,11 @@ export function CitationChip({ n, citation, claim, t }: { n: number; citation: C
     const width = Math.min(448, vw - 16);
     const left = Math.max(8, Math.min(r.left - 16, vw - width - 8));
     const cardHeight = cardRef.current?.offsetHeight ?? 320;
+    if (vw < 640) {
+      // A phone: a sheet along the bottom edge, so the sentence being checked stays in view above it.
+      setPos({ left: 8, top: Math.max(8, vh - cardHeight - 8), width: vw - 16 });
+      return;
+    }
     const below = r.bottom + 6;
     const top = below + cardHeight > vh - 8 && r.top - 6 - cardHeight > 8 ? r.top - 6 - cardHeight : Math.min(below, Math.max(8, vh - cardHeight - 8));
     setPos({ left, top, width });
@@ -108,14 +113,14 @@ export function CitationChip({ n, citation, claim, t }: { n: number; citation: C
             ...(pos ? { left: pos.left, top: pos.top, width: pos.width } : { visibility: "hidden" }),
             pointerEvents: open === "hover" ? "none" : undefined,
           }}
-          className="fixed z-50 block rounded-xl border border-zinc-200 bg-white p-3 text-sm font-normal shadow-xl dark:border-zinc-700 dark:bg-zinc-900"
+          className="fixed z-50 block max-h-[60vh] overflow-y-auto rounded-xl border border-zinc-200 bg-white p-3 text-sm font-normal shadow-xl dark:border-zinc-700 dark:bg-zinc-900"
         >
           {open === "pinned" && (
             <button
               type="button"
               onClick={close}
               aria-label={t.close}
-              className="absolute top-1.5 right-2 rounded px-1 text-zinc-400 hover:text-zinc-700 dark:hover:text-zinc-200"
+              className="absolute top-1.5 right-2 rounded px-1 text-zinc-600 hover:text-zinc-700 dark:hover:text-zinc-200 dark:text-zinc-400"
             >
               ×
             </button>

@@ -1,19 +1,33 @@
 "use client";
 
 import { useEffect, useState } from "react";
+import { useLocale } from "@/components/i18n";
 import { authHeaders } from "@/components/kbs/api";
 import type { ChatText } from "./strings";
 
 /** The first screen: what the chat does, and a few questions drawn from the indexed documents. */
+const CJK = /[\u3400-\u9fff]/;
+/** CSV documents are grouped under "Rows 1–10" headings: not a topic anyone asks about. */
+const SYNTHETIC = /\brows?\s+\d+\s*[–-]\s*\d+/i;
+
+/** Four questions, those in the UI language first. */
+export function pickExamples(all: string[], locale: "en" | "zh", n = 4): string[] {
+  const usable = all.filter((q) => !SYNTHETIC.test(q));
+  const mine = usable.filter((q) => CJK.test(q) === (locale === "zh"));
+  return [...mine, ...usable.filter((q) => !mine.includes(q))].slice(0, n);
+}
+
 export function EmptyState({ t, onAsk }: { t: ChatText; onAsk: (q: string) => void }) {
-  const [questions, setQuestions] = useState<string[] | null>(null);
+  const locale = useLocale();
+  const [all, setAll] = useState<string[] | null>(null);
+  const questions = all && pickExamples(all, locale);
 
   useEffect(() => {
     let cancelled = false;
-    fetch("/api/chat/examples", { cache: "no-store", headers: authHeaders() })
+    fetch("/api/chat/examples?max=12", { cache: "no-store", headers: authHeaders() })
       .then((r) => (r.ok ? r.json() : { questions: [] }))
-      .then((d: { questions?: string[] }) => !cancelled && setQuestions(d.questions ?? []))
-      .catch(() => !cancelled && setQuestions([]));
+      .then((d: { questions?: string[] }) => !cancelled && setAll(d.questions ?? []))
+      .catch(() => !cancelled && setAll([]));
     return () => {
       cancelled = true;
     };
@@ -22,10 +36,10 @@ export function EmptyState({ t, onAsk }: { t: ChatText; onAsk: (q: string) => vo
   return (
     <div data-testid="empty-state" className="mx-auto flex max-w-xl flex-col items-center px-2 pt-[12vh] text-center">
       <h2 className="text-2xl font-semibold tracking-tight">{t.emptyTitle}</h2>
-      <p className="mt-2 text-sm text-zinc-500 dark:text-zinc-400">{t.emptyHint}</p>
+      <p className="mt-2 text-sm text-zinc-600 dark:text-zinc-400">{t.emptyHint}</p>
       {questions && questions.length > 0 && (
         <div className="mt-8 w-full">
-          <p className="mb-2 text-xs font-semibold tracking-wide text-zinc-500 uppercase">{t.examples}</p>
+          <p className="mb-2 text-xs font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-400">{t.examples}</p>
           <div className="grid gap-2 sm:grid-cols-2">
             {questions.map((q) => (
               <button
@@ -41,7 +55,7 @@ export function EmptyState({ t, onAsk }: { t: ChatText; onAsk: (q: string) => vo
           </div>
         </div>
       )}
-      {questions && questions.length === 0 && <p className="mt-8 text-sm text-zinc-500">{t.noDocuments}</p>}
+      {questions && questions.length === 0 && <p className="mt-8 text-sm text-zinc-600 dark:text-zinc-400">{t.noDocuments}</p>}
     </div>
   );
 }

@@ -1,13 +1,15 @@
 "use client";
 
-import { useMemo, useState } from "react";
+import { useId, useMemo, useState } from "react";
 import type { DynamicToolUIPart } from "ai";
-import { citedNumbers } from "@/lib/agent/citations";
+import { copyText } from "@/components/kbs/api";
 import type { Citation, ChatUIMessage } from "@/lib/agent/protocol";
+import type { Feedback } from "./conversations-api";
 import { Answer } from "./Answer";
+import { answerWithReferences, displayCitations } from "./sources";
 import { SourcesPanel } from "./SourcesPanel";
 import { ToolActivity } from "./ToolActivity";
-import type { ChatText } from "./strings";
+import { fill, type ChatText } from "./strings";
 
 export function messageAnswerText(m: ChatUIMessage): string {
   return m.parts.map((p) => (p.type === "text" ? p.text : "")).join("");
@@ -21,67 +23,202 @@ function citationsOf(m: ChatUIMessage): Citation[] {
   return [];
 }
 
-function UserMessage({ m }: { m: ChatUIMessage }) {
+const ACTION = "rounded px-1 py-0.5 hover:bg-zinc-100 hover:text-zinc-900 dark:hover:bg-zinc-800 dark:hover:text-zinc-100";
+
+function UserMessage({ m, t, busy, onEdit }: { m: ChatUIMessage; t: ChatText; busy: boolean; onEdit: (id: string, text: string) => void }) {
+  const text = messageAnswerText(m);
+  const [editing, setEditing] = useState(false);
+  const [draft, setDraft] = useState(text);
+  const id = useId();
+  if (editing) {
+    return (
+      <form
+        data-testid="edit-form"
+        className="ml-auto flex w-full max-w-[85%] flex-col gap-2"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (!draft.trim() || busy) return;
+          setEditing(false);
+          onEdit(m.id, draft.trim());
+        }}
+      >
+        <label htmlFor={id} className="sr-only">
+          {t.editQuestion}
+        </label>
+        <textarea
+          id={id}
+          data-testid="edit-input"
+          // biome-ignore lint/a11y/noAutofocus: the user just asked to edit this question
+          autoFocus
+          value={draft}
+          rows={3}
+          onChange={(e) => setDraft(e.target.value)}
+          onKeyDown={(e) => e.key === "Escape" && setEditing(false)}
+          className="w-full rounded-xl border border-zinc-400 bg-white px-3 py-2 text-[15px] dark:border-zinc-600 dark:bg-zinc-900"
+        />
+        <div className="flex justify-end gap-2 text-sm">
+          <button type="button" onClick={() => setEditing(false)} className="rounded-lg px-3 py-1 text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800">
+            {t.cancel}
+          </button>
+          <button type="submit" data-testid="edit-send" disabled={busy || !draft.trim()} className="rounded-lg bg-blue-700 px-3 py-1 font-medium text-white disabled:opacity-50">
+            {t.saveAndSend}
+          </button>
+        </div>
+      </form>
+    );
+  }
   return (
-    <div data-testid="user-message" className="flex justify-end">
-      <div className="max-w-[85%] rounded-2xl rounded-br-sm bg-blue-600 px-4 py-2 whitespace-pre-wrap break-words text-white">
-        {messageAnswerText(m)}
+    <div className="group flex flex-col items-end gap-1">
+      <div data-testid="user-message" className="max-w-[85%] rounded-2xl rounded-br-sm bg-blue-700 px-4 py-2 whitespace-pre-wrap break-words text-white">
+        {text}
       </div>
+      <button
+        type="button"
+        data-testid="edit-question"
+        disabled={busy}
+        onClick={() => {
+          setDraft(text);
+          setEditing(true);
+        }}
+        className={`text-xs text-zinc-600 disabled:opacity-50 dark:text-zinc-400 ${ACTION}`}
+      >
+        {t.edit}
+      </button>
     </div>
   );
 }
+
+function FeedbackButtons({ messageId, feedback, t, onFeedback }: { messageId: string; feedback?: Feedback; t: ChatText; onFeedback: FeedbackFn }) {
+  const [draft, setDraft] = useState<{ rating: "up" | "down"; note: string } | null>(null);
+  const [saved, setSaved] = useState(false);
+  const noteId = useId();
+  const rate = async (rating: "up" | "down") => {
+    const next = feedback?.rating === rating ? null : rating;
+    setSaved(false);
+    await onFeedback(messageId, next);
+    setDraft(next ? { rating: next, note: feedback?.note ?? "" } : null);
+  };
+  return (
+    <>
+      <button
+        type="button"
+        data-testid="thumbs-up"
+        aria-pressed={feedback?.rating === "up"}
+        aria-label={t.good}
+        title={t.good}
+        onClick={() => rate("up")}
+        className={`${ACTION} aria-pressed:bg-green-100 aria-pressed:text-green-800 dark:aria-pressed:bg-green-950 dark:aria-pressed:text-green-300`}
+      >
+        <Thumb />
+      </button>
+      <button
+        type="button"
+        data-testid="thumbs-down"
+        aria-pressed={feedback?.rating === "down"}
+        aria-label={t.bad}
+        title={t.bad}
+        onClick={() => rate("down")}
+        className={`${ACTION} aria-pressed:bg-red-100 aria-pressed:text-red-800 dark:aria-pressed:bg-red-950 dark:aria-pressed:text-red-300`}
+      >
+        <Thumb down />
+      </button>
+      {draft && (
+        <form
+          data-testid="feedback-form"
+          className="flex w-full flex-wrap items-center gap-2"
+          onSubmit={async (e) => {
+            e.preventDefault();
+            await onFeedback(messageId, draft.rating, draft.note.trim() || undefined);
+            setDraft(null);
+            setSaved(true);
+          }}
+        >
+          <label htmlFor={noteId} className="sr-only">
+            {t.feedbackNote}
+          </label>
+          <input
+            id={noteId}
+            data-testid="feedback-note"
+            value={draft.note}
+            maxLength={2000}
+            placeholder={t.feedbackNote}
+            onChange={(e) => setDraft({ ...draft, note: e.target.value })}
+            className="min-w-0 flex-1 rounded border border-zinc-400 bg-white px-2 py-1 text-sm text-zinc-900 placeholder:text-zinc-600 dark:border-zinc-600 dark:bg-zinc-900 dark:text-zinc-100 dark:placeholder:text-zinc-400"
+          />
+          <button type="submit" data-testid="feedback-send" className="rounded bg-zinc-800 px-2 py-1 text-white dark:bg-zinc-200 dark:text-zinc-900">
+            {t.feedbackSend}
+          </button>
+        </form>
+      )}
+      {saved && (
+        <span role="status" data-testid="feedback-saved" className="text-green-800 dark:text-green-300">
+          {t.feedbackThanks}
+        </span>
+      )}
+    </>
+  );
+}
+
+/** A thumb drawn as an SVG: emoji need a color-emoji font that many Linux machines lack. */
+function Thumb({ down }: { down?: boolean }) {
+  return (
+    <svg aria-hidden="true" viewBox="0 0 24 24" width="16" height="16" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className={down ? "rotate-180" : undefined}>
+      <path d="M7 10v11H4a1 1 0 0 1-1-1v-9a1 1 0 0 1 1-1h3Zm0 0 4-8a2.5 2.5 0 0 1 2.5 2.5V9h5.6a2 2 0 0 1 2 2.3l-1.3 8A2 2 0 0 1 17.8 21H7" />
+    </svg>
+  );
+}
+
+type FeedbackFn = (messageId: string, rating: "up" | "down" | null, note?: string) => Promise<void>;
 
 function AssistantMessage({
   m,
   t,
   streaming,
-  isLast,
-  onRetry,
+  busy,
+  feedback,
+  onRegenerate,
+  onFeedback,
 }: {
   m: ChatUIMessage;
   t: ChatText;
   streaming: boolean;
-  isLast: boolean;
-  onRetry: () => void;
+  busy: boolean;
+  feedback?: Feedback;
+  onRegenerate: (id: string) => void;
+  onFeedback?: FeedbackFn;
 }) {
   const [copied, setCopied] = useState(false);
   const text = messageAnswerText(m);
   const all = citationsOf(m);
-  const byN = useMemo(() => new Map(all.map((c) => [c.n, c])), [all]);
+  const { byN, cited, others } = useMemo(() => displayCitations(text, all), [text, all]);
   const tools = m.parts.filter((p): p is DynamicToolUIPart => p.type === "dynamic-tool");
-  const citedOrder = streaming ? [] : citedNumbers(text).filter((n) => byN.has(n));
-  const cited = citedOrder.map((n) => byN.get(n)!);
-  const others = streaming ? [] : all.filter((c) => !citedOrder.includes(c.n));
+  const page = (p: number) => fill(t.page, { page: p });
 
   const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(text);
+    if (await copyText(answerWithReferences(text, byN, t.references, page))) {
       setCopied(true);
       setTimeout(() => setCopied(false), 1500);
-    } catch {
-      // Clipboard blocked (insecure context or permission): nothing to do.
     }
   };
 
   return (
-    <div data-testid="assistant-message" data-streaming={streaming || undefined} className="min-w-0">
+    <div data-testid="assistant-message" data-message-id={m.id} data-streaming={streaming || undefined} className="min-w-0">
       <ToolActivity parts={tools} t={t} />
       {text ? (
         <Answer text={text} citations={byN} t={t} />
       ) : streaming ? (
-        <p className="animate-pulse text-sm text-zinc-500">{t.thinking}</p>
+        <p className="animate-pulse text-sm text-zinc-600 dark:text-zinc-400">{t.thinking}</p>
       ) : null}
       {!streaming && <SourcesPanel cited={cited} others={others} t={t} />}
       {!streaming && text && (
-        <div className="mt-2 flex gap-3 text-xs text-zinc-500 dark:text-zinc-400">
-          <button type="button" data-testid="copy-answer" onClick={copy} className="hover:text-zinc-800 dark:hover:text-zinc-100">
+        <div className="mt-2 flex flex-wrap items-center gap-2 text-xs text-zinc-600 dark:text-zinc-400">
+          <button type="button" data-testid="copy-answer" onClick={copy} className={ACTION}>
             {copied ? t.copied : t.copy}
           </button>
-          {isLast && (
-            <button type="button" data-testid="retry-answer" onClick={onRetry} className="hover:text-zinc-800 dark:hover:text-zinc-100">
-              {t.retry}
-            </button>
-          )}
+          <button type="button" data-testid="retry-answer" disabled={busy} onClick={() => onRegenerate(m.id)} className={`${ACTION} disabled:opacity-50`}>
+            {t.regenerate}
+          </button>
+          {onFeedback && <FeedbackButtons messageId={m.id} feedback={feedback} t={t} onFeedback={onFeedback} />}
         </div>
       )}
     </div>
@@ -92,8 +229,15 @@ export function MessageView(props: {
   m: ChatUIMessage;
   t: ChatText;
   streaming: boolean;
-  isLast: boolean;
-  onRetry: () => void;
+  busy: boolean;
+  feedback?: Feedback;
+  onRegenerate: (id: string) => void;
+  onEdit: (id: string, text: string) => void;
+  onFeedback?: FeedbackFn;
 }) {
-  return props.m.role === "user" ? <UserMessage m={props.m} /> : <AssistantMessage {...props} />;
+  return props.m.role === "user" ? (
+    <UserMessage m={props.m} t={props.t} busy={props.busy} onEdit={props.onEdit} />
+  ) : (
+    <AssistantMessage {...props} />
+  );
 }

@@ -48,12 +48,12 @@ export function ToolActivity({ parts, t }: { parts: DynamicToolUIPart[]; t: Chat
             data-testid="tool-activity"
             data-tool={p.toolName}
             data-state={p.state}
-            className="flex items-center gap-2 text-xs text-zinc-500 dark:text-zinc-400"
+            className="flex items-center gap-2 text-xs text-zinc-600 dark:text-zinc-400"
           >
             {running ? <Spinner /> : <SearchIcon failed={failed} />}
             <span className="min-w-0 truncate">{label}</span>
             {(result || failed) && (
-              <span data-testid="tool-result" className={failed ? "text-red-600 dark:text-red-400" : "shrink-0 text-zinc-400"}>
+              <span data-testid="tool-result" className={failed ? "text-red-600 dark:text-red-400" : "shrink-0 text-zinc-600 dark:text-zinc-400"}>
                 — {failed ? t.toolFailed : result}
               </span>
             )}

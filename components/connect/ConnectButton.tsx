@@ -4,9 +4,10 @@ import { useState } from "react";
 import { useMessages } from "@/components/i18n";
 import { T as KB_T } from "@/components/kbs/messages";
 import { ConnectDialog } from "./ConnectDialog";
+import type { ShareInfo } from "./share-info";
 
 /** "Connect" for page headers: opens the share panel for the whole library (or `kb`). */
-export function ConnectButton({ kb, className }: { kb?: string | null; className?: string }) {
+export function ConnectButton({ kb, className, share }: { kb?: string | null; className?: string; share?: ShareInfo }) {
   const t = useMessages(KB_T);
   const [open, setOpen] = useState(false);
   return (
@@ -19,7 +20,7 @@ export function ConnectButton({ kb, className }: { kb?: string | null; className
       >
         {t.connect}
       </button>
-      {open && <ConnectDialog initialKb={kb ?? null} onClose={() => setOpen(false)} />}
+      {open && <ConnectDialog initialKb={kb ?? null} share={share} onClose={() => setOpen(false)} />}
     </>
   );
 }

@@ -6,6 +6,7 @@ import { ApiError, kbApi, kbLabel, tokenApi, type KnowledgeBaseInfo } from "@/co
 import { connectSnippets, mcpEndpoint, type ClientId } from "@/lib/kb/connect";
 import { CopyButton } from "./CopyButton";
 import { T } from "./messages";
+import type { ShareInfo } from "./share-info";
 
 export interface ConnectDialogProps {
   /** Knowledge base to share at first; null/undefined = the whole library. */
@@ -17,20 +18,26 @@ export interface ConnectDialogProps {
   onClose: () => void;
   /** Called after a token was created (e.g. to refresh a token list). */
   onTokenCreated?: () => void;
+  /** How the server can be reached from other machines (from the page's server side). */
+  share?: ShareInfo;
 }
 
 const input =
   "w-full rounded-md border border-zinc-300 bg-transparent px-2.5 py-1.5 text-sm dark:border-zinc-700 focus:outline-none focus:ring-2 focus:ring-sky-500";
 
 /** The share panel: the MCP URL (library or one knowledge base), a token, and per-client configurations. */
-export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenRequire, onClose, onTokenCreated }: ConnectDialogProps) {
+const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
+
+export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenRequire, onClose, onTokenCreated, share }: ConnectDialogProps) {
   const t = useMessages(T);
   const titleId = useId();
   const closeRef = useRef<HTMLButtonElement>(null);
+  const dialogRef = useRef<HTMLDivElement>(null);
   const [kbs, setKbs] = useState(givenKbs ?? []);
   const [requireToken, setRequireToken] = useState(givenRequire ?? false);
   const [kb, setKb] = useState<string>(initialKb ?? "");
   const [origin, setOrigin] = useState("");
+  const [localOnly, setLocalOnly] = useState(false);
   const [tokenName, setTokenName] = useState(t.tokenNameDefault);
   const [scope, setScope] = useState<"read" | "read-write">("read");
   const [limit, setLimit] = useState(true);
@@ -42,12 +49,39 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
   const onCloseRef = useRef(onClose);
   onCloseRef.current = onClose;
   useEffect(() => {
-    setOrigin(window.location.origin);
+    // Opened at a loopback address while the server also listens on the LAN: share the LAN address.
+    const here = window.location;
+    const lan = share?.lanHosts[0];
+    setOrigin(LOOPBACK.test(here.hostname) && lan ? `${here.protocol}//${lan}${here.port ? `:${here.port}` : ""}` : here.origin);
+    setLocalOnly(LOOPBACK.test(here.hostname) && !lan);
+    // Focus moves into the dialog, and back to what opened it on close.
+    const opener = document.activeElement as HTMLElement | null;
     closeRef.current?.focus();
-    const onKey = (e: KeyboardEvent) => e.key === "Escape" && onCloseRef.current();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape") return onCloseRef.current();
+      if (e.key !== "Tab" || !dialogRef.current) return;
+      // Focus stays inside the dialog: Tab from the last control goes to the first, Shift+Tab the other way.
+      const focusable = [
+        ...dialogRef.current.querySelectorAll<HTMLElement>('a[href], button:not([disabled]), input:not([disabled]), select, textarea, [tabindex]:not([tabindex="-1"])'),
+      ].filter((el) => el.offsetParent !== null);
+      if (focusable.length === 0) return;
+      const first = focusable[0];
+      const last = focusable[focusable.length - 1];
+      const inside = dialogRef.current.contains(document.activeElement);
+      if (e.shiftKey && (document.activeElement === first || !inside)) {
+        e.preventDefault();
+        last.focus();
+      } else if (!e.shiftKey && (document.activeElement === last || !inside)) {
+        e.preventDefault();
+        first.focus();
+      }
+    };
     document.addEventListener("keydown", onKey);
-    return () => document.removeEventListener("keydown", onKey);
-  }, []);
+    return () => {
+      document.removeEventListener("keydown", onKey);
+      opener?.focus?.();
+    };
+  }, [share]);
 
   useEffect(() => {
     if (givenKbs && givenRequire !== undefined) return;
@@ -85,6 +119,7 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
       onMouseDown={(e) => e.target === e.currentTarget && onClose()}
     >
       <div
+        ref={dialogRef}
         role="dialog"
         aria-modal="true"
         aria-labelledby={titleId}
@@ -101,7 +136,7 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
             onClick={onClose}
             aria-label={t.close}
             data-testid="connect-close"
-            className="rounded-md px-2 py-1 text-zinc-500 hover:bg-zinc-100 dark:hover:bg-zinc-800"
+            className="rounded-md px-2 py-1 text-zinc-600 hover:bg-zinc-100 dark:hover:bg-zinc-800 dark:text-zinc-400"
           >
             ✕
           </button>
@@ -140,20 +175,35 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
             />
             <CopyButton text={url} testId="copy-url" label={t.urlLabel} />
           </div>
+          <p data-testid="share-note" className="mt-1.5 text-xs text-zinc-700 dark:text-zinc-300">
+            {localOnly ? t.localOnly : share?.lanHosts.length ? t.lanShared : ""}{" "}
+            {localOnly ? t.howToShare : share && !share.requireToken ? t.shareNeedsTokens : ""}
+          </p>
         </div>
 
         <section className="mb-5 rounded-md border border-zinc-200 p-3 dark:border-zinc-800">
           <h3 className="text-sm font-semibold">{t.tokenTitle}</h3>
-          <p className="mb-3 text-xs text-zinc-500 dark:text-zinc-400">{requireToken ? t.tokenRequired : t.tokenOptional}</p>
+          <p className="mb-3 text-xs text-zinc-600 dark:text-zinc-400">{requireToken ? t.tokenRequired : t.tokenOptional}</p>
           {secret ? (
             <div>
-              <p className="mb-2 text-xs text-amber-700 dark:text-amber-400">{t.secretOnce}</p>
+              <p className="mb-2 text-xs text-amber-800 dark:text-amber-300">{t.secretOnce}</p>
               <div className="flex items-center gap-2">
                 <code data-testid="token-secret" className="min-w-0 flex-1 break-all rounded bg-zinc-100 px-2 py-1.5 font-mono text-xs dark:bg-zinc-800">
                   {secret}
                 </code>
                 <CopyButton text={secret} testId="copy-token" label={t.tokenTitle} />
               </div>
+              <button
+                type="button"
+                data-testid="create-another-token"
+                onClick={() => {
+                  setSecret(null);
+                  setTokenName(t.tokenNameDefault);
+                }}
+                className="mt-3 rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
+              >
+                {t.createAnother}
+              </button>
             </div>
           ) : (
             <form onSubmit={createToken} className="grid gap-3 sm:grid-cols-2">
@@ -181,7 +231,7 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
                   type="submit"
                   data-testid="create-token"
                   disabled={busy}
-                  className="rounded-md bg-sky-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-700 disabled:opacity-50"
+                  className="rounded-md bg-sky-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-800 disabled:opacity-50"
                 >
                   {busy ? t.creating : t.createToken}
                 </button>
@@ -216,7 +266,7 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
           </div>
           {snippet && (
             <div role="tabpanel">
-              <div className="mb-1 flex items-center justify-between gap-2 text-xs text-zinc-500 dark:text-zinc-400">
+              <div className="mb-1 flex items-center justify-between gap-2 text-xs text-zinc-600 dark:text-zinc-400">
                 <span>{snippet.where === "terminal" ? t.runIn : `${t.pasteInto} ${snippet.where}`}</span>
                 <CopyButton text={snippet.text} testId="copy-snippet" label={snippet.label} />
               </div>

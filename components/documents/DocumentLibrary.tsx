@@ -47,10 +47,10 @@ function DocumentRow({ doc, t, locale, onDeleted }: { doc: DocumentRecord; t: Do
   return (
     <tr data-testid="document-row" data-id={doc.id} data-source={doc.source} className="align-top">
       <td className="px-3 py-2">
-        <Link href={`/documents/${encodeURIComponent(doc.id)}`} className="font-medium text-sky-700 hover:underline dark:text-sky-400">
+        <Link href={`/documents/${encodeURIComponent(doc.id)}`} className="font-medium text-sky-700 hover:underline dark:text-sky-300">
           {doc.title}
         </Link>
-        <div className="text-xs text-zinc-500">
+        <div className="text-xs text-zinc-600 dark:text-zinc-400">
           {doc.source}
           {doc.kb ? ` · ${doc.kb}` : ""}
         </div>
@@ -60,20 +60,20 @@ function DocumentRow({ doc, t, locale, onDeleted }: { doc: DocumentRecord; t: Do
           </p>
         )}
       </td>
-      <td className="px-3 py-2 text-sm">{formatLabel(doc.mimeType)}</td>
-      <td className="whitespace-nowrap px-3 py-2 text-sm">{formatBytes(doc.size)}</td>
-      <td className="px-3 py-2 text-right text-sm tabular-nums" data-testid="document-chunks">
+      <td className="hidden md:table-cell px-3 py-2 text-sm">{formatLabel(doc.mimeType)}</td>
+      <td className="hidden md:table-cell whitespace-nowrap px-3 py-2 text-sm">{formatBytes(doc.size)}</td>
+      <td className="hidden px-3 py-2 text-right text-sm tabular-nums md:table-cell" data-testid="document-chunks">
         {chunkCount}
       </td>
-      <td className="whitespace-nowrap px-3 py-2 text-sm">{new Date(doc.updatedAt).toLocaleString(locale)}</td>
-      <td className="px-3 py-2 text-sm">
+      <td className="hidden md:table-cell whitespace-nowrap px-3 py-2 text-sm">{new Date(doc.updatedAt).toLocaleString(locale)}</td>
+      <td className="hidden px-3 py-2 text-sm md:table-cell">
         <span className="rounded bg-emerald-100 px-1.5 py-0.5 text-xs text-emerald-800 dark:bg-emerald-900/40 dark:text-emerald-300">
           {busy === "reindex" ? t.reindexing : t.statusIndexed}
         </span>
       </td>
-      <td className="whitespace-nowrap px-3 py-2 text-sm">
-        <div className="flex gap-2">
-          <Link href={`/documents/${encodeURIComponent(doc.id)}`} className="text-sky-700 hover:underline dark:text-sky-400">
+      <td className="px-3 py-2 text-sm">
+        <div className="flex flex-wrap gap-x-3 gap-y-1">
+          <Link href={`/documents/${encodeURIComponent(doc.id)}`} className="text-sky-700 hover:underline dark:text-sky-300">
             {t.view}
           </Link>
           <button type="button" disabled={busy !== null} onClick={reindex} className="text-zinc-700 hover:underline disabled:opacity-50 dark:text-zinc-300">
@@ -144,9 +144,9 @@ export function DocumentLibrary() {
   const pending = items.filter((i) => i.state !== "done" && i.state !== "cancelled");
 
   return (
-    <main className="mx-auto max-w-6xl p-4 sm:p-8">
+    <main id="main" className="mx-auto max-w-6xl p-4 sm:p-8">
       <header className="mb-6 flex flex-wrap items-center gap-3">
-        <Link href="/" className="text-sm text-sky-700 hover:underline dark:text-sky-400">
+        <Link href="/" className="text-sm text-sky-700 hover:underline dark:text-sky-300">
           ← {t.backToChat}
         </Link>
         <KbsLink />
@@ -167,6 +167,8 @@ export function DocumentLibrary() {
         />
         {kbs.length > 1 && (
           <select
+            aria-label={t.filterByKb}
+            data-testid="documents-kb"
             value={kb}
             onChange={(e) => setKb(e.target.value)}
             className="rounded-md border border-zinc-300 bg-transparent px-2 py-1.5 text-sm dark:border-zinc-700"
@@ -187,27 +189,27 @@ export function DocumentLibrary() {
         </p>
       )}
 
-      <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
+      <div className="rounded-lg border border-zinc-200 dark:border-zinc-800">
         <table data-testid="documents-table" className="w-full text-left">
-          <thead className="bg-zinc-50 text-xs uppercase tracking-wide text-zinc-500 dark:bg-zinc-900">
+          <thead className="bg-zinc-50 text-xs uppercase tracking-wide text-zinc-600 dark:bg-zinc-900 dark:text-zinc-400">
             <tr>
-              <th className="px-3 py-2">{t.colTitle}</th>
-              <th className="px-3 py-2">{t.colType}</th>
-              <th className="px-3 py-2">{t.colSize}</th>
-              <th className="px-3 py-2 text-right">{t.colChunks}</th>
-              <th className="px-3 py-2">{t.colDate}</th>
-              <th className="px-3 py-2">{t.colStatus}</th>
-              <th className="px-3 py-2">{t.colActions}</th>
+              <th scope="col" className="px-3 py-2">{t.colTitle}</th>
+              <th scope="col" className="hidden px-3 py-2 md:table-cell">{t.colType}</th>
+              <th scope="col" className="hidden px-3 py-2 md:table-cell">{t.colSize}</th>
+              <th scope="col" className="hidden px-3 py-2 text-right md:table-cell">{t.colChunks}</th>
+              <th scope="col" className="hidden px-3 py-2 md:table-cell">{t.colDate}</th>
+              <th scope="col" className="hidden px-3 py-2 md:table-cell">{t.colStatus}</th>
+              <th scope="col" className="px-3 py-2">{t.colActions}</th>
             </tr>
           </thead>
           <tbody className="divide-y divide-zinc-100 dark:divide-zinc-800">
             {pending.map((item) => (
               <tr key={item.id} data-testid="pending-row" className="text-sm text-zinc-600 dark:text-zinc-400">
                 <td className="px-3 py-2">{item.name}</td>
-                <td className="px-3 py-2" />
-                <td className="px-3 py-2">{formatBytes(item.size)}</td>
-                <td className="px-3 py-2" />
-                <td className="px-3 py-2" />
+                <td className="hidden px-3 py-2 md:table-cell" />
+                <td className="hidden px-3 py-2 md:table-cell">{formatBytes(item.size)}</td>
+                <td className="hidden px-3 py-2 md:table-cell" />
+                <td className="hidden px-3 py-2 md:table-cell" />
                 <td className={`px-3 py-2 ${item.state === "failed" ? "text-red-600 dark:text-red-400" : ""}`} colSpan={2}>
                   {statusLabel(item, t)}
                 </td>
@@ -218,9 +220,9 @@ export function DocumentLibrary() {
             ))}
           </tbody>
         </table>
-        {load.state === "loading" && <p className="p-4 text-sm text-zinc-500">{t.loading}</p>}
+        {load.state === "loading" && <p className="p-4 text-sm text-zinc-600 dark:text-zinc-400">{t.loading}</p>}
         {load.state === "ready" && shown.length === 0 && pending.length === 0 && (
-          <p className="p-4 text-sm text-zinc-500">{documents.length ? t.noMatch : t.empty}</p>
+          <p className="p-4 text-sm text-zinc-600 dark:text-zinc-400">{documents.length ? t.noMatch : t.empty}</p>
         )}
       </div>
     </main>

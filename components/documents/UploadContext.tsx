@@ -29,6 +29,8 @@ export function useDocumentUploads() {
       addFiles: (files: Iterable<File>) => queue.add(files, kb),
       cancel: (id: string) => queue.cancel(id),
       dismiss: (id: string) => queue.dismiss(id),
+      retry: (id: string) => queue.retry(id),
+      canRetry: (id: string) => queue.canRetry(id),
       clearFinished: () => queue.clearFinished(),
     }),
     [queue, kb],

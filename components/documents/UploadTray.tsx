@@ -1,9 +1,24 @@
 "use client";
 
+import { useEffect, useRef, useState } from "react";
+import { fill } from "@/components/chat/strings";
 import { useMessages } from "@/components/i18n";
 import { formatBytes, T, type DocumentMessages } from "./messages";
 import { useDocumentUploads } from "./UploadContext";
-import { progressPercent, type UploadItem } from "./upload-queue";
+import { progressPercent, summarize, type UploadItem } from "./upload-queue";
+
+const ERROR_KEYS = ["unsupported_type", "too_large", "parse_failed", "bad_request", "unauthorized", "forbidden", "internal"] as const;
+
+/** A failed file's reason in the UI language (the server's English message names the file and the limit). */
+export function uploadError(item: UploadItem, t: DocumentMessages): string {
+  const error = item.result?.error;
+  if (!error || error.code === "network") return t.networkError;
+  const code = (ERROR_KEYS as readonly string[]).includes(error.code) ? (error.code as (typeof ERROR_KEYS)[number]) : "other";
+  return fill(t[`err_${code}`], {
+    name: item.name,
+    message: error.message || item.name,
+  });
+}
 
 export function statusLabel(item: UploadItem, t: DocumentMessages): string {
   switch (item.state) {
@@ -14,10 +29,11 @@ export function statusLabel(item: UploadItem, t: DocumentMessages): string {
     case "cancelled":
       return t.stageCancelled;
     case "failed":
-      return `${t.stageFailed}: ${item.result?.error?.message || t.networkError}`;
+      return `${t.stageFailed}: ${uploadError(item, t)}`;
     case "done": {
       const n = item.result?.chunkCount;
-      const base = item.result?.status === "unchanged" ? t.stageUnchanged : item.result?.status === "updated" ? t.stageUpdated : t.stageDone;
+      const base =
+        item.result?.status === "unchanged" ? t.stageUnchanged : item.result?.status === "updated" ? t.stageUpdated : t.stageDone;
       return n !== undefined ? `${base} · ${n} ${n === 1 ? t.chunk : t.chunks}` : base;
     }
     case "processing":
@@ -50,7 +66,19 @@ const BAR_COLOR: Record<UploadItem["state"], string> = {
   cancelled: "bg-zinc-400",
 };
 
-function UploadRow({ item, t, onCancel, onDismiss }: { item: UploadItem; t: DocumentMessages; onCancel: () => void; onDismiss: () => void }) {
+function UploadRow({
+  item,
+  t,
+  onCancel,
+  onDismiss,
+  onRetry,
+}: {
+  item: UploadItem;
+  t: DocumentMessages;
+  onCancel: () => void;
+  onDismiss: () => void;
+  onRetry?: () => void;
+}) {
   const pct = item.state === "failed" || item.state === "cancelled" ? 100 : progressPercent(item);
   const active = item.state === "queued" || item.state === "uploading" || item.state === "processing";
   const label = statusLabel(item, t);
@@ -60,7 +88,7 @@ function UploadRow({ item, t, onCancel, onDismiss }: { item: UploadItem; t: Docu
         <span className="min-w-0 flex-1 truncate text-sm font-medium" title={item.name}>
           {item.name}
         </span>
-        <span className="shrink-0 text-xs text-zinc-500">{formatBytes(item.size)}</span>
+        <span className="shrink-0 text-xs text-zinc-600 dark:text-zinc-400">{formatBytes(item.size)}</span>
         {active ? (
           <button
             type="button"
@@ -72,14 +100,27 @@ function UploadRow({ item, t, onCancel, onDismiss }: { item: UploadItem; t: Docu
             {t.cancel}
           </button>
         ) : (
-          <button
-            type="button"
-            onClick={onDismiss}
-            className="shrink-0 rounded px-1.5 text-xs text-zinc-500 hover:bg-zinc-100 dark:hover:bg-zinc-800"
-            aria-label={`${t.dismiss} ${item.name}`}
-          >
-            ×
-          </button>
+          <>
+            {item.state === "failed" && onRetry && (
+              <button
+                type="button"
+                data-testid="upload-retry"
+                onClick={onRetry}
+                className="shrink-0 rounded px-1.5 text-xs font-medium text-sky-800 hover:bg-zinc-100 dark:text-sky-300 dark:hover:bg-zinc-800"
+                aria-label={`${t.retry} ${item.name}`}
+              >
+                {t.retry}
+              </button>
+            )}
+            <button
+              type="button"
+              onClick={onDismiss}
+              className="shrink-0 rounded px-1.5 text-xs text-zinc-600 hover:bg-zinc-100 dark:hover:bg-zinc-800 dark:text-zinc-400"
+              aria-label={`${t.dismiss} ${item.name}`}
+            >
+              ×
+            </button>
+          </>
         )}
       </div>
       <div
@@ -104,34 +145,76 @@ function UploadRow({ item, t, onCancel, onDismiss }: { item: UploadItem; t: Docu
   );
 }
 
-/** Per-file progress, pinned to the bottom corner while there are uploads to show. */
+/**
+ * Per-file progress, pinned to the bottom corner while there are uploads to show: the newest batch on
+ * top, a summary ("12 added, 2 failed") in the header, collapsible to that header alone.
+ */
 export function UploadTray() {
   const t = useMessages(T);
-  const { items, cancel, dismiss, clearFinished } = useDocumentUploads();
+  const { items, cancel, dismiss, retry, canRetry, clearFinished } = useDocumentUploads();
+  const [collapsed, setCollapsed] = useState(false);
+  const lastBatch = items.reduce((m, i) => Math.max(m, i.batch), 0);
+  const seenBatch = useRef(lastBatch);
+  // A new batch opens the tray again.
+  useEffect(() => {
+    if (lastBatch > seenBatch.current) setCollapsed(false);
+    seenBatch.current = lastBatch;
+  }, [lastBatch]);
   if (items.length === 0) return null;
-  const finished = items.some((i) => i.state === "done" || i.state === "failed" || i.state === "cancelled");
+  const sum = summarize(items);
+  const finished = sum.added + sum.failed + sum.cancelled > 0;
+  const summary = [
+    sum.active ? fill(t.summaryActive, { n: sum.active }) : "",
+    sum.added ? fill(t.summaryAdded, { n: sum.added }) : "",
+    sum.failed ? fill(t.summaryFailed, { n: sum.failed }) : "",
+    sum.cancelled ? fill(t.summaryCancelled, { n: sum.cancelled }) : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
+  const ordered = [...items].sort((a, b) => b.batch - a.batch);
   return (
     <section
       data-testid="upload-tray"
+      data-collapsed={collapsed || undefined}
       aria-label={t.uploads}
-      aria-live="polite"
-      className="fixed bottom-24 right-4 z-40 flex max-h-[50vh] w-[min(24rem,calc(100vw-2rem))] flex-col overflow-hidden rounded-lg border border-zinc-200 bg-white shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
+      className="fixed right-4 bottom-24 z-40 flex max-h-[40vh] w-[min(24rem,calc(100vw-2rem))] flex-col overflow-hidden rounded-lg border border-zinc-200 bg-white shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
     >
-      <header className="flex items-center justify-between border-b border-zinc-200 px-3 py-2 dark:border-zinc-700">
-        <h2 className="text-sm font-semibold">
-          {t.uploads} ({items.length})
+      <header className="flex items-center gap-2 border-b border-zinc-200 px-3 py-2 dark:border-zinc-700">
+        <h2 className="min-w-0 flex-1 text-sm">
+          <span className="font-semibold">{t.uploads}</span>{" "}
+          <span data-testid="upload-summary" aria-live="polite" className="text-zinc-700 dark:text-zinc-300">
+            {summary}
+          </span>
         </h2>
-        {finished && (
-          <button type="button" onClick={clearFinished} className="text-xs text-sky-700 hover:underline dark:text-sky-400">
+        {finished && !collapsed && (
+          <button type="button" onClick={clearFinished} className="shrink-0 text-xs text-sky-800 hover:underline dark:text-sky-300">
             {t.clearFinished}
           </button>
         )}
+        <button
+          type="button"
+          data-testid="upload-tray-toggle"
+          aria-expanded={!collapsed}
+          onClick={() => setCollapsed((c) => !c)}
+          className="shrink-0 rounded px-1.5 text-xs text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
+        >
+          {collapsed ? t.expand : t.collapse}
+        </button>
       </header>
-      <ul className="divide-y divide-zinc-100 overflow-y-auto dark:divide-zinc-800">
-        {items.map((item) => (
-          <UploadRow key={item.id} item={item} t={t} onCancel={() => cancel(item.id)} onDismiss={() => dismiss(item.id)} />
-        ))}
-      </ul>
+      {!collapsed && (
+        <ul className="divide-y divide-zinc-100 overflow-y-auto dark:divide-zinc-800">
+          {ordered.map((item) => (
+            <UploadRow
+              key={item.id}
+              item={item}
+              t={t}
+              onCancel={() => cancel(item.id)}
+              onDismiss={() => dismiss(item.id)}
+              onRetry={canRetry(item.id) ? () => retry(item.id) : undefined}
+            />
+          ))}
+        </ul>
+      )}
     </section>
   );
 }

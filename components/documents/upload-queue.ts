@@ -18,6 +18,19 @@ export interface UploadItem {
   done?: number;
   total?: number;
   result?: FileResult;
+  /** Files added together share a batch number; a later batch has a higher one. */
+  batch: number;
+}
+
+/** "12 added, 2 failed": counts of the finished and still running files. */
+export function summarize(items: readonly UploadItem[]): { added: number; failed: number; active: number; cancelled: number } {
+  const n = (f: (i: UploadItem) => boolean) => items.filter(f).length;
+  return {
+    added: n((i) => i.state === "done"),
+    failed: n((i) => i.state === "failed"),
+    active: n((i) => i.state === "queued" || i.state === "uploading" || i.state === "processing"),
+    cancelled: n((i) => i.state === "cancelled"),
+  };
 }
 
 const CONCURRENCY = 2;
@@ -53,6 +66,7 @@ export class UploadQueue {
   private kbs = new Map<string, string | undefined>();
   private listeners = new Set<() => void>();
   private seq = 0;
+  private batches = 0;
   /** Bumped whenever a file got into the library, so views can refetch. */
   version = 0;
 
@@ -75,10 +89,11 @@ export class UploadQueue {
 
   add(files: Iterable<File>, kb?: string) {
     const added: UploadItem[] = [];
+    const batch = ++this.batches;
     for (const file of files) {
       const id = `u${++this.seq}-${Date.now().toString(36)}`;
       this.files.set(id, file);
-      added.push({ id, name: file.name, size: file.size, state: "queued" });
+      added.push({ id, name: file.name, size: file.size, state: "queued", batch });
     }
     if (!added.length) return;
     this.items = [...this.items, ...added];
@@ -94,21 +109,37 @@ export class UploadQueue {
     this.finish(id, { state: "cancelled" });
   }
 
+  /** Uploads a failed file again (its bytes are kept until it is dismissed). */
+  retry(id: string) {
+    const item = this.items.find((i) => i.id === id);
+    if (!item || item.state !== "failed" || !this.files.has(id)) return;
+    this.update(id, { state: "queued", stage: undefined, done: undefined, total: undefined, result: undefined });
+    this.pump();
+  }
+
+  canRetry = (id: string) => this.files.has(id);
+
   dismiss(id: string) {
     this.cancel(id);
+    this.files.delete(id);
+    this.kbs.delete(id);
     this.items = this.items.filter((i) => i.id !== id);
     this.emit();
   }
 
   clearFinished() {
+    for (const i of this.items) if (["done", "failed", "cancelled"].includes(i.state)) this.files.delete(i.id);
     this.items = this.items.filter((i) => !["done", "failed", "cancelled"].includes(i.state));
     this.emit();
   }
 
   private finish(id: string, patch: Partial<UploadItem>) {
     this.controllers.delete(id);
-    this.files.delete(id);
-    this.kbs.delete(id);
+    // A failed file keeps its bytes (and knowledge base) for a retry.
+    if (patch.state !== "failed") {
+      this.files.delete(id);
+      this.kbs.delete(id);
+    }
     this.update(id, patch);
     this.pump();
   }

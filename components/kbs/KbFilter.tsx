@@ -69,7 +69,7 @@ export function KbFilter({ value, onChange }: { value: string[]; onChange: (kbs:
           aria-label={t.searchIn}
           className="absolute right-0 z-30 mt-1 w-64 max-w-[calc(100vw-1.5rem)] rounded-lg border border-zinc-200 bg-white p-2 shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
         >
-          <p className="mb-1 px-1 text-xs text-zinc-500">{t.filterHint}</p>
+          <p className="mb-1 px-1 text-xs text-zinc-600 dark:text-zinc-400">{t.filterHint}</p>
           <label className="flex items-center gap-2 rounded px-1 py-1 text-sm hover:bg-zinc-50 dark:hover:bg-zinc-800">
             <input type="checkbox" data-testid="kb-filter-all" checked={selected.length === 0} onChange={() => onChange([])} />
             {t.allKbsShort}
@@ -78,7 +78,7 @@ export function KbFilter({ value, onChange }: { value: string[]; onChange: (kbs:
             <label key={k.name} className="flex items-center gap-2 rounded px-1 py-1 text-sm hover:bg-zinc-50 dark:hover:bg-zinc-800">
               <input type="checkbox" data-testid="kb-filter-option" value={k.name} checked={selected.includes(k.name)} onChange={() => toggle(k.name)} />
               <span className="truncate">{k.title || k.name}</span>
-              <span className="ml-auto text-xs text-zinc-500">{k.documentCount}</span>
+              <span className="ml-auto text-xs text-zinc-600 dark:text-zinc-400">{k.documentCount}</span>
             </label>
           ))}
         </div>

@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useCallback, useEffect, useState } from "react";
 import { ConnectDialog } from "@/components/connect/ConnectDialog";
+import type { ShareInfo } from "@/components/connect/share-info";
 import { AddDocumentsButton } from "@/components/documents/DocumentDropZone";
 import { UploadProvider, useDocumentUploads } from "@/components/documents/UploadContext";
 import { UploadTray } from "@/components/documents/UploadTray";
@@ -15,15 +16,29 @@ import { TokenList } from "./TokenList";
 const input =
   "w-full rounded-md border border-zinc-300 bg-transparent px-2.5 py-1.5 text-sm dark:border-zinc-700 focus:outline-none focus:ring-2 focus:ring-sky-500";
 const button = "rounded-md border border-zinc-300 px-2.5 py-1 text-sm hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800";
-const primary = "rounded-md bg-sky-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-700 disabled:opacity-50";
+const primary = "rounded-md bg-sky-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-800 disabled:opacity-50";
 
 function errorText(err: unknown, t: KbMessages, fallback: string): string {
   if (err instanceof ApiError) return err.status === 0 ? t.networkError : err.message || fallback;
   return fallback;
 }
 
+/** A knowledge-base name from free text: "HR Policies" → "hr-policies" (empty when nothing Latin is left). */
+export function slugName(text: string): string {
+  return text
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .replace(/[^a-z0-9_-]+/g, "-")
+    .replace(/^[-_]+/, "")
+    .replace(/-+$/, "")
+    .slice(0, 40);
+}
+
 function CreateKbForm({ t, onCreated, onError }: { t: KbMessages; onCreated: () => void; onError: (e: unknown) => void }) {
   const [name, setName] = useState("");
+  // The name follows the title until the user types a name of their own.
+  const [nameEdited, setNameEdited] = useState(false);
   const [title, setTitle] = useState("");
   const [description, setDescription] = useState("");
   const [busy, setBusy] = useState(false);
@@ -39,6 +54,7 @@ function CreateKbForm({ t, onCreated, onError }: { t: KbMessages; onCreated: () 
         try {
           await kbApi.create({ name: name.trim(), title: title.trim() || undefined, description: description.trim() || undefined });
           setName("");
+          setNameEdited(false);
           setTitle("");
           setDescription("");
           onCreated();
@@ -59,17 +75,29 @@ function CreateKbForm({ t, onCreated, onError }: { t: KbMessages; onCreated: () 
           value={name}
           maxLength={40}
           pattern="[a-z0-9][a-z0-9_\-]{0,39}"
-          onChange={(e) => setName(e.target.value.toLowerCase())}
+          onChange={(e) => {
+            setNameEdited(true);
+            setName(e.target.value.toLowerCase().replace(/\s+/g, "-").replace(/[^a-z0-9_-]/g, "").replace(/^[-_]+/, ""));
+          }}
           className={`${input} font-mono`}
           aria-describedby="kb-name-hint"
         />
-        <span id="kb-name-hint" className="mt-1 block text-xs text-zinc-500">
+        <span id="kb-name-hint" className="mt-1 block text-xs text-zinc-600 dark:text-zinc-400">
           {t.nameHint}
         </span>
       </label>
       <label className="text-sm">
         <span className="mb-1 block">{t.title}</span>
-        <input data-testid="kb-title" value={title} maxLength={100} onChange={(e) => setTitle(e.target.value)} className={input} />
+        <input
+          data-testid="kb-title"
+          value={title}
+          maxLength={100}
+          onChange={(e) => {
+            setTitle(e.target.value);
+            if (!nameEdited) setName(slugName(e.target.value));
+          }}
+          className={input}
+        />
       </label>
       <label className="text-sm sm:col-span-2">
         <span className="mb-1 block">{t.description}</span>
@@ -157,7 +185,7 @@ function KbCard({
               onChange={(e) => setForm({ ...form, name: e.target.value.toLowerCase() })}
               className={`${input} font-mono`}
             />
-            {!kb.isDefault && <span className="mt-1 block text-xs text-zinc-500">{t.renameNote}</span>}
+            {!kb.isDefault && <span className="mt-1 block text-xs text-zinc-600 dark:text-zinc-400">{t.renameNote}</span>}
           </label>
           <label className="text-sm">
             <span className="mb-1 block">{t.title}</span>
@@ -188,16 +216,16 @@ function KbCard({
         <>
           <div className="flex flex-wrap items-baseline gap-x-2 gap-y-1">
             <h3 className="text-base font-semibold">{kb.title || kb.name}</h3>
-            <code className="text-xs text-zinc-500">{kb.name}</code>
+            {kb.title && kb.title !== kb.name && <code className="text-xs text-zinc-600 dark:text-zinc-400">{kb.name}</code>}
             {kb.isDefault && (
               <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300">{t.defaultBadge}</span>
             )}
-            <span data-testid="kb-count" className="ml-auto text-sm text-zinc-500">
+            <span data-testid="kb-count" className="ml-auto text-sm text-zinc-600 dark:text-zinc-400">
               {kb.documentCount} {kb.documentCount === 1 ? t.document : t.documents}
             </span>
           </div>
-          <p className={`mt-1 text-sm ${kb.description ? "" : "italic text-zinc-500"}`}>{kb.description || t.noDescription}</p>
-          <p className="mt-1 text-xs text-zinc-500">
+          <p className={`mt-1 text-sm ${kb.description ? "" : "italic text-zinc-600 dark:text-zinc-400"}`}>{kb.description || t.noDescription}</p>
+          <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
             {t.tool}: <code>{searchToolBase(kb.name)}</code>
           </p>
           <div className="mt-3 flex flex-wrap items-center gap-2">
@@ -283,7 +311,7 @@ function AdminTokenPrompt({ t, onSet }: { t: KbMessages; onSet: () => void }) {
 type Load = { state: "loading" } | { state: "ready"; kbs: KnowledgeBaseInfo[]; requireToken: boolean } | { state: "error"; message: string };
 
 /** The /kbs page: list, create, describe, rename, delete knowledge bases; upload into one; connect; tokens. */
-export function KbManager() {
+export function KbManager({ share }: { share?: ShareInfo } = {}) {
   const t = useMessages(T);
   const { version } = useDocumentUploads();
   const [load, setLoad] = useState<Load>({ state: "loading" });
@@ -313,10 +341,10 @@ export function KbManager() {
   return (
     <main className="mx-auto max-w-4xl p-4 sm:p-8">
       <header className="mb-2 flex flex-wrap items-center gap-3">
-        <Link href="/" className="text-sm text-sky-700 hover:underline dark:text-sky-400">
+        <Link href="/" className="text-sm text-sky-700 hover:underline dark:text-sky-300">
           ← {t.backToChat}
         </Link>
-        <Link href="/documents" className="text-sm text-sky-700 hover:underline dark:text-sky-400">
+        <Link href="/documents" className="text-sm text-sky-700 hover:underline dark:text-sky-300">
           {t.documentsLink}
         </Link>
         <h1 className="w-full text-2xl font-semibold sm:order-first sm:w-auto sm:flex-1">{t.pageTitle}</h1>
@@ -342,7 +370,7 @@ export function KbManager() {
           {load.message}
         </p>
       )}
-      {load.state === "loading" && <p className="mb-4 text-sm text-zinc-500">{t.loading}</p>}
+      {load.state === "loading" && <p className="mb-4 text-sm text-zinc-600 dark:text-zinc-400">{t.loading}</p>}
 
       <ul data-testid="kb-list" className="mb-6 grid gap-3">
         {kbs.map((kb) => (
@@ -371,6 +399,7 @@ export function KbManager() {
           requireToken={load.state === "ready" ? load.requireToken : undefined}
           onClose={() => setConnect(null)}
           onTokenCreated={() => setTokensVersion((v) => v + 1)}
+          share={share}
         />
       )}
       <UploadTray />

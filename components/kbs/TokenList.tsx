@@ -39,19 +39,19 @@ export function TokenList({ t, version, onError }: { t: KbMessages; version: num
           {error}
         </p>
       )}
-      {tokens && tokens.length === 0 && <p className="text-sm text-zinc-500">{t.noTokens}</p>}
+      {tokens && tokens.length === 0 && <p className="text-sm text-zinc-600 dark:text-zinc-400">{t.noTokens}</p>}
       <ul data-testid="token-list" className="divide-y divide-zinc-100 rounded-lg border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800">
         {tokens?.map((tok) => (
           <li key={tok.id} data-testid="token-row" data-token={tok.id} className={`flex flex-wrap items-center gap-x-3 gap-y-1 p-3 text-sm ${tok.revoked ? "opacity-60" : ""}`}>
             <span className="font-medium">{tok.name}</span>
             <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs dark:bg-zinc-800">{tok.scope === "read" ? t.scopeRead : t.scopeReadWrite}</span>
-            <span className="text-xs text-zinc-500">{tok.kb ?? t.allKbs}</span>
-            <span className="text-xs text-zinc-500">
+            <span className="text-xs text-zinc-600 dark:text-zinc-400">{tok.kb ?? t.allKbs}</span>
+            <span className="text-xs text-zinc-600 dark:text-zinc-400">
               {t.created} {date(tok.createdAt)} · {t.lastUsed} {date(tok.lastUsedAt)}
             </span>
             <span className="ml-auto">
               {tok.revoked ? (
-                <span className="text-xs text-zinc-500">{t.revoked}</span>
+                <span className="text-xs text-zinc-600 dark:text-zinc-400">{t.revoked}</span>
               ) : confirming === tok.id ? (
                 <span className="flex flex-wrap items-center gap-2">
                   <span className="text-xs">{fill(t.confirmRevoke, { name: tok.name })}</span>

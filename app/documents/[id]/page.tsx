@@ -3,7 +3,14 @@ import { DocumentView } from "@/components/documents/DocumentView";
 
 export const metadata: Metadata = { title: "Document · Knowledge Chat" };
 
-export default async function DocumentPage({ params }: { params: Promise<{ id: string }> }) {
+export default async function DocumentPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<{ chunk?: string | string[]; q?: string | string[] }>;
+}) {
   const { id } = await params;
-  return <DocumentView id={id} />;
+  const { chunk, q } = await searchParams;
+  return <DocumentView id={id} chunkId={typeof chunk === "string" ? chunk : undefined} claim={typeof q === "string" ? q : undefined} />;
 }

@@ -7,7 +7,7 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 /** Example questions for the empty chat, from the headings of the indexed documents. */
-export const GET = route({}, async () => {
+export const GET = route({}, async ({ req }) => {
   const offline = !getConfig().chat.apiKey;
   try {
     // Waits (briefly) for the start-up indexing of knowledge/, so a fresh start still offers examples.
@@ -16,7 +16,9 @@ export const GET = route({}, async () => {
     const outlines = await Promise.all(
       docs.map(async (d) => ({ title: d.title, headings: (await store.getChunks(d.id)).map((c) => c.heading) })),
     );
-    return { offline, questions: exampleQuestions(outlines, 4) };
+    // The chat asks for a few more than it shows, to prefer those in the UI language.
+    const max = Math.min(12, Math.max(1, Number(new URL(req.url).searchParams.get("max")) || 4));
+    return { offline, questions: exampleQuestions(outlines, max) };
   } catch (err) {
     console.error("[chat] example questions unavailable:", err);
     return { offline, questions: [] };

@@ -8,13 +8,15 @@ export const dynamic = "force-dynamic";
 
 const docRoute = { params: z.object({ id: documentIdSchema }) };
 
-/** GET /api/documents/<id> — the document and its chunks in order. */
+/** GET /api/documents/<id> — the document, its chunks in order, and its parsed text. */
 export const GET = route(docRoute, async ({ params: { id }, store: ready }) => {
   const store = await ready();
   const document = await store.getDocument(id);
   if (!document) throw new AppError("not_found", `No document with id "${id}".`, 404);
   const chunks = (await store.getChunks(id)).sort((a, b) => a.index - b.index);
-  return { document, chunks };
+  // The parsed text (and PDF page starts) lets the document view render the document, not just its chunks.
+  const body = await store.getDocumentBody(id);
+  return { document, chunks, text: body?.text ?? null, pages: body?.pages ?? null };
 });
 
 /** DELETE /api/documents/<id> — removes the document and all its chunks. */

@@ -1,0 +1,3 @@
+export {
+  conversationIdSchema, createConversationSchema, feedbackSchema, listConversationsSchema, updateConversationSchema,
+} from "@/lib/conversations/schema";

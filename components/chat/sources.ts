@@ -1,0 +1,71 @@
+/**
+ * How an answer's sources are shown: numbered 1..n in order of first citation, with a one-line snippet
+ * and a relevance word instead of raw fusion scores, and how a copied answer carries its references.
+ */
+import { citedNumbers, titleWithHeading } from "@/lib/agent/citations";
+import type { Citation } from "@/lib/agent/protocol";
+
+const MARKER = /\[(\d{1,3})\](?![(:])/g;
+
+/**
+ * The answer's citations renumbered for display: those cited, in order of first citation (1..k), then
+ * the rest retrieved in the turn (k+1..). Keyed by the turn's own number, which the answer text uses.
+ */
+export function displayCitations(text: string, all: readonly Citation[]): { byN: Map<number, Citation>; cited: Citation[]; others: Citation[] } {
+  const known = new Map(all.map((c) => [c.n, c]));
+  const order = citedNumbers(text).filter((n) => known.has(n));
+  const rest = all.filter((c) => !order.includes(c.n)).map((c) => c.n);
+  const byN = new Map<number, Citation>();
+  [...order, ...rest].forEach((n, i) => byN.set(n, { ...known.get(n)!, n: i + 1 }));
+  return { byN, cited: order.map((n) => byN.get(n)!), others: rest.map((n) => byN.get(n)!) };
+}
+
+/** Relevance in words, relative to the best chunk of the turn (fused scores have no absolute meaning). */
+export function relevance(score: number, best: number): "high" | "medium" | "low" {
+  if (!(best > 0) || !Number.isFinite(score)) return "low";
+  const r = score / best;
+  return r >= 0.8 ? "high" : r >= 0.5 ? "medium" : "low";
+}
+
+/** Markdown syntax stripped, for a plain one-line preview. */
+export function plainText(markdown: string): string {
+  return markdown
+    .replace(/^\s{0,3}#{1,6}\s+/gm, "")
+    .replace(/^\s*(?:[-*+]|\d+[.)])\s+/gm, "")
+    .replace(/^\s*>\s?/gm, "")
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/\[([^\]]+)\]\([^)]*\)/g, "$1")
+    .replace(/(\*\*|__|\*|_|`)(.+?)\1/g, "$2")
+    .replace(/\|/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** The chunk's text without the heading lines it starts with (the heading path says them), as one plain line. */
+export function snippet(c: Pick<Citation, "text">, max = 160): string {
+  const body = c.text.replace(/^(?:\s*#{1,6}\s[^\n]*(?:\n|$))+/, "");
+  const line = plainText(body || c.text);
+  return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
+}
+
+/** Where a citation points: "Title › Section · p. 3". */
+export function citationLabel(c: Citation, page: (p: number) => string): string {
+  return [titleWithHeading(c.document.title, c.heading), c.page ? page(c.page) : ""].filter(Boolean).join(" · ");
+}
+
+/** The document view of the cited chunk; with the claim a chip supports, the view also marks the sentence that backs it. */
+export function documentHref(c: Pick<Citation, "document" | "chunk_id">, claim?: string): string {
+  const q = claim ? `&q=${encodeURIComponent(claim.slice(0, 300))}` : "";
+  return `/documents/${encodeURIComponent(c.document.id)}?chunk=${encodeURIComponent(c.chunk_id)}${q}`;
+}
+
+/** The answer as copied: display numbers in the text, then the reference list of the cited sources. */
+export function answerWithReferences(text: string, byN: Map<number, Citation>, heading: string, page: (p: number) => string): string {
+  const body = text.replace(MARKER, (whole, num: string) => {
+    const c = byN.get(Number(num));
+    return c ? `[${c.n}]` : whole;
+  });
+  const cited = [...byN.values()].filter((c) => citedNumbers(body).includes(c.n)).sort((a, b) => a.n - b.n);
+  if (cited.length === 0) return body;
+  return `${body.trimEnd()}\n\n${heading}\n${cited.map((c) => `[${c.n}] ${citationLabel(c, page)}`).join("\n")}\n`;
+}

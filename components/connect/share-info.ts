@@ -1,0 +1,31 @@
+/**
+ * Server side (pages only): whether the app can be reached from other machines, and at which LAN
+ * addresses, so the Connect dialog can give a URL that works elsewhere and say what sharing needs.
+ */
+import os from "node:os";
+import { bindAddress, isLoopbackHost, resolveAuthSettings } from "@/lib/auth/config";
+import { getConfig } from "@/lib/config";
+
+export interface ShareInfo {
+  /** Addresses other machines can use (empty when the app listens on loopback only). */
+  lanHosts: string[];
+  loopbackOnly: boolean;
+  requireToken: boolean;
+  adminTokenSet: boolean;
+}
+
+export function shareInfo(): ShareInfo {
+  const cfg = getConfig().auth;
+  const settings = resolveAuthSettings(cfg);
+  const bind = bindAddress(cfg).replace(/^\[|\]$/g, "");
+  let lanHosts: string[] = [];
+  if (bind === "0.0.0.0" || bind === "::") {
+    lanHosts = Object.values(os.networkInterfaces())
+      .flat()
+      .filter((a): a is os.NetworkInterfaceInfo => !!a && a.family === "IPv4" && !a.internal)
+      .map((a) => a.address);
+  } else if (!isLoopbackHost(bind)) {
+    lanHosts = [bind];
+  }
+  return { lanHosts, loopbackOnly: settings.loopbackOnly, requireToken: settings.requireToken, adminTokenSet: !!settings.adminToken };
+}

@@ -1,0 +1,109 @@
+/**
+ * How the document view lays out a document: its parsed text cut into reader blocks (a heading, a
+ * paragraph, a fenced code block, a CSV record, a PDF page's paragraph), each with its offsets into the
+ * text, so the chunks (which are offset ranges into the same text) can be mapped onto what the reader sees.
+ */
+import type { ChunkRecord } from "@/lib/types";
+
+export interface Block {
+  kind: "markdown" | "text" | "record";
+  start: number;
+  end: number;
+  text: string;
+  /** 1-based page the block starts on (PDF). */
+  page?: number;
+  /** For "record" (a CSV row): its columns in order. */
+  fields?: [string, string][];
+}
+
+/** Splits text into blocks at blank lines; a fenced code block stays whole; a heading line is its own block. */
+export function splitBlocks(text: string, from = 0, to = text.length): { start: number; end: number }[] {
+  const out: { start: number; end: number }[] = [];
+  let blockStart = -1;
+  let fence: string | null = null;
+  let pos = from;
+  const close = (end: number) => {
+    if (blockStart >= 0) {
+      let e = end;
+      while (e > blockStart && /\s/.test(text[e - 1])) e--;
+      if (e > blockStart) out.push({ start: blockStart, end: e });
+    }
+    blockStart = -1;
+  };
+  while (pos < to) {
+    const nl = text.indexOf("\n", pos);
+    const lineEnd = nl < 0 || nl >= to ? to : nl;
+    const line = text.slice(pos, lineEnd);
+    const next = lineEnd + 1;
+    const fenceMatch = line.match(/^\s*(```|~~~)/);
+    if (fence) {
+      if (fenceMatch && fenceMatch[1] === fence) {
+        fence = null;
+        close(lineEnd);
+      }
+    } else if (fenceMatch) {
+      close(pos);
+      blockStart = pos;
+      fence = fenceMatch[1];
+    } else if (line.trim() === "") {
+      close(pos);
+    } else if (/^#{1,6}\s/.test(line)) {
+      close(pos);
+      blockStart = pos;
+      close(lineEnd);
+    } else if (blockStart < 0) {
+      blockStart = pos + (line.length - line.trimStart().length);
+    }
+    pos = next;
+  }
+  close(to);
+  return out;
+}
+
+/** A CSV record as the CSV parser writes it: `header: value` lines. */
+function recordFields(text: string): [string, string][] | null {
+  const lines = text.split("\n");
+  const fields: [string, string][] = [];
+  for (const l of lines) {
+    const i = l.indexOf(": ");
+    if (i <= 0) return null;
+    fields.push([l.slice(0, i), l.slice(i + 2)]);
+  }
+  return fields;
+}
+
+export function documentBlocks(text: string, mimeType: string, pages?: { page: number; start: number }[] | null): Block[] {
+  if (mimeType === "application/pdf" && pages?.length) {
+    const out: Block[] = [];
+    pages.forEach((p, i) => {
+      const end = pages[i + 1]?.start ?? text.length;
+      for (const b of splitBlocks(text, p.start, end)) out.push({ kind: "text", ...b, text: text.slice(b.start, b.end), page: p.page });
+    });
+    return out;
+  }
+  const kind: Block["kind"] = /markdown|csv|html|docx|wordprocessing|json/.test(mimeType) ? "markdown" : "text";
+  return splitBlocks(text).map((b) => {
+    const t = text.slice(b.start, b.end);
+    if (mimeType === "text/csv" && !t.startsWith("#")) {
+      const fields = recordFields(t);
+      if (fields) return { kind: "record", ...b, text: t, fields };
+    }
+    return { kind, ...b, text: t };
+  });
+}
+
+/** Chunks overlapping a block: [start, end) ranges that intersect. */
+export function overlaps(a: { start: number; end: number }, b: { start: number; end: number }): boolean {
+  return a.start < b.end && b.start < a.end;
+}
+
+/** For each block, the index of the first chunk that starts inside it or before it and still covers it (for boundary markers). */
+export function chunkStarts(blocks: Block[], chunks: ChunkRecord[]): Map<number, ChunkRecord[]> {
+  const out = new Map<number, ChunkRecord[]>();
+  for (const c of chunks) {
+    const i = blocks.findIndex((b) => b.end > c.start);
+    if (i < 0) continue;
+    out.set(i, [...(out.get(i) ?? []), c]);
+  }
+  return out;
+}

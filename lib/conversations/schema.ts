@@ -1,0 +1,77 @@
+/**
+ * Conversations: the chat's messages (UI messages as the chat protocol defines them), the knowledge
+ * bases they were asked against, and per-answer feedback. One validation rule set, shared by the routes.
+ */
+import { z } from "zod";
+
+export const MAX_CONVERSATION_MESSAGES = 400;
+export const MAX_TITLE_CHARS = 200;
+export const MAX_NOTE_CHARS = 2000;
+
+export const conversationIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "Not a conversation id.");
+
+const kbsSchema = z.array(z.string().min(1).max(64)).max(50);
+
+/** A stored UI message: id, role and parts are required; the rest (metadata, part fields) is kept as is. */
+const messageSchema = z.looseObject({
+  id: z.string().min(1).max(200),
+  role: z.enum(["user", "assistant", "system"]),
+  parts: z.array(z.looseObject({ type: z.string().max(100) })).max(500),
+});
+
+export type StoredMessage = z.infer<typeof messageSchema>;
+
+export const createConversationSchema = z.object({
+  id: conversationIdSchema.optional(),
+  title: z.string().trim().max(MAX_TITLE_CHARS).optional(),
+  kbs: kbsSchema.default([]),
+  messages: z.array(messageSchema).max(MAX_CONVERSATION_MESSAGES).default([]),
+});
+
+export const updateConversationSchema = z
+  .object({
+    title: z.string().trim().min(1).max(MAX_TITLE_CHARS).optional(),
+    kbs: kbsSchema.optional(),
+    messages: z.array(messageSchema).max(MAX_CONVERSATION_MESSAGES).optional(),
+  })
+  .refine((v) => v.title !== undefined || v.kbs !== undefined || v.messages !== undefined, "Nothing to update.");
+
+export const feedbackSchema = z.object({
+  messageId: z.string().min(1).max(200),
+  /** null removes the rating (and its note). */
+  rating: z.enum(["up", "down"]).nullable(),
+  note: z.string().trim().max(MAX_NOTE_CHARS).optional(),
+});
+
+export const listConversationsSchema = z.object({
+  q: z.string().trim().max(200).optional(),
+  kb: z.string().min(1).max(64).optional(),
+});
+
+export type CreateConversation = z.input<typeof createConversationSchema>;
+export type UpdateConversation = z.infer<typeof updateConversationSchema>;
+export type FeedbackInput = z.infer<typeof feedbackSchema>;
+
+export interface Feedback {
+  rating: "up" | "down";
+  note?: string;
+  at: string;
+}
+
+export interface ConversationSummary {
+  id: string;
+  title: string;
+  kbs: string[];
+  messageCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Conversation extends ConversationSummary {
+  messages: StoredMessage[];
+  /** By answer (message) id. */
+  feedback: Record<string, Feedback>;
+}
+
+/** A conversation body (its messages carry every retrieved chunk) is refused beyond this many bytes. */
+export const MAX_CONVERSATION_BYTES = 4 * 1024 * 1024;

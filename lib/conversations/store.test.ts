@@ -1,0 +1,74 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AppError } from "@/lib/types";
+import { openConversations, titleFrom, type ConversationStore } from "./store";
+
+const msg = (id: string, role: "user" | "assistant", text: string) => ({ id, role, parts: [{ type: "text", text }] });
+
+let dir: string;
+let store: ConversationStore;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), "conversations-test-"));
+  store = await openConversations(dir);
+});
+afterAll(async () => {
+  store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("conversation store", () => {
+  it("creates, reads back, lists newest first, searches text and filters by knowledge base", async () => {
+    const a = await store.create({ kbs: ["hr"], messages: [msg("u1", "user", "How many days of annual leave?"), msg("a1", "assistant", "25 days [1].")] });
+    expect(a.title).toBe("How many days of annual leave?");
+    const b = await store.create({ title: "Plague notes", kbs: [], messages: [msg("u2", "user", "What was the Black Death?")] });
+    expect((await store.get(a.id))?.messages).toEqual(a.messages);
+    expect((await store.list()).map((c) => c.id)).toEqual([b.id, a.id]);
+    expect((await store.list({ q: "black DEATH" })).map((c) => c.id)).toEqual([b.id]);
+    expect((await store.list({ q: "plague" })).map((c) => c.id)).toEqual([b.id]);
+    // A conversation over every knowledge base belongs to each; one limited to "hr" only to hr.
+    expect((await store.list({ kb: "hr" })).map((c) => c.id).sort()).toEqual([a.id, b.id].sort());
+    expect((await store.list({ kb: "legal" })).map((c) => c.id)).toEqual([b.id]);
+    expect((await store.list({ q: "%" })).length).toBe(0);
+  });
+
+  it("renames, replaces messages (dropping feedback on answers that went away) and deletes", async () => {
+    const c = await store.create({ messages: [msg("u1", "user", "q"), msg("a1", "assistant", "first answer")] });
+    await store.setFeedback(c.id, { messageId: "a1", rating: "down", note: "wrong number" });
+    expect((await store.get(c.id))?.feedback.a1).toMatchObject({ rating: "down", note: "wrong number" });
+    const renamed = await store.update(c.id, { title: "Leave" });
+    expect(renamed.title).toBe("Leave");
+    expect(renamed.feedback.a1?.rating).toBe("down");
+    const regenerated = await store.update(c.id, { messages: [msg("u1", "user", "q"), msg("a2", "assistant", "second answer")] });
+    expect(regenerated.feedback).toEqual({});
+    expect(regenerated.messageCount).toBe(2);
+    expect(await store.delete(c.id)).toBe(true);
+    expect(await store.get(c.id)).toBeNull();
+    expect(await store.delete(c.id)).toBe(false);
+  });
+
+  it("refuses feedback on a message that is not an answer, and updates of unknown ids", async () => {
+    const c = await store.create({ messages: [msg("u1", "user", "q")] });
+    await expect(store.setFeedback(c.id, { messageId: "u1", rating: "up" })).rejects.toBeInstanceOf(AppError);
+    await expect(store.update("nope", { title: "x" })).rejects.toMatchObject({ status: 404 });
+    await expect(store.create({ id: c.id })).rejects.toMatchObject({ status: 409 });
+  });
+
+  it("is seen by a second connection to the same store (another process)", async () => {
+    const c = await store.create({ title: "shared", messages: [] });
+    const other = await openConversations(dir);
+    try {
+      expect((await other.get(c.id))?.title).toBe("shared");
+    } finally {
+      other.close();
+    }
+  });
+
+  it("titles a conversation from its first question, cut at a word", () => {
+    expect(titleFrom([msg("u", "user", "short question")])).toBe("short question");
+    const long = titleFrom([msg("u", "user", "word ".repeat(30))]);
+    expect(long.length).toBeLessThanOrEqual(61);
+    expect(long.endsWith("…")).toBe(true);
+  });
+});

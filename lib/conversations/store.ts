@@ -1,0 +1,202 @@
+/**
+ * The `conversations` table, beside the documents in the same LanceDB store (its own connection to the
+ * store's URI, like the knowledge-base registry). Messages and feedback are JSON cells: a conversation is
+ * always read and written whole.
+ */
+import { randomUUID } from "node:crypto";
+import * as lancedb from "@lancedb/lancedb";
+import { Field, Int32, Schema, Utf8 } from "apache-arrow";
+import { getConfig } from "@/lib/config";
+import { sqlEq } from "@/lib/store/sql";
+import { AppError } from "@/lib/types";
+import {
+  type Conversation, type ConversationSummary, type CreateConversation, createConversationSchema, type Feedback,
+  type FeedbackInput, MAX_TITLE_CHARS, type StoredMessage, type UpdateConversation,
+} from "./schema";
+
+export const CONVERSATIONS_TABLE = "conversations";
+
+const str = (name: string) => new Field(name, new Utf8(), false);
+const conversationsSchema = new Schema([
+  str("id"), str("title"), str("kbs"), str("scope"), str("messages"), str("feedback"), str("search_text"),
+  new Field("message_count", new Int32(), false), str("created_at"), str("updated_at"),
+]);
+const SUMMARY_COLUMNS = ["id", "title", "kbs", "message_count", "created_at", "updated_at"];
+
+/** Compact the table's small fragments every this many writes (in the background, never awaited by a write). */
+const OPTIMIZE_EVERY_WRITES = 50;
+
+export interface ConversationStore {
+  /** Newest first; `q` matches title and message text (case-insensitive); `kb` keeps those asked against it (or all). */
+  list(opts?: { q?: string; kb?: string }): Promise<ConversationSummary[]>;
+  get(id: string): Promise<Conversation | null>;
+  create(input: CreateConversation): Promise<Conversation>;
+  update(id: string, patch: UpdateConversation): Promise<Conversation>;
+  delete(id: string): Promise<boolean>;
+  setFeedback(id: string, input: FeedbackInput): Promise<Conversation>;
+  close(): void;
+}
+
+function textOf(m: StoredMessage): string {
+  return m.parts.map((p) => (p.type === "text" && typeof p.text === "string" ? p.text : "")).join(" ");
+}
+
+/** A title from the first question, cut at a word (or after 60 characters). */
+export function titleFrom(messages: StoredMessage[]): string {
+  const first = messages.find((m) => m.role === "user");
+  const text = first ? textOf(first).replace(/\s+/g, " ").trim() : "";
+  if (text.length <= 60) return text;
+  const cut = text.slice(0, 60);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > 30 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+function parseJson<T>(s: unknown, fallback: T): T {
+  try {
+    return JSON.parse(String(s)) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+function rowToSummary(r: Record<string, unknown>): ConversationSummary {
+  return {
+    id: String(r.id), title: String(r.title), kbs: parseJson<string[]>(r.kbs, []), messageCount: Number(r.message_count),
+    createdAt: String(r.created_at), updatedAt: String(r.updated_at),
+  };
+}
+
+function toRow(c: Conversation): Record<string, unknown> {
+  const kbs = [...c.kbs].sort();
+  return {
+    id: c.id, title: c.title, kbs: JSON.stringify(kbs),
+    // ",a,b," so one knowledge base is found by ",a,"; "" = every knowledge base.
+    scope: kbs.length ? `,${kbs.join(",")},` : "",
+    messages: JSON.stringify(c.messages), feedback: JSON.stringify(c.feedback),
+    search_text: `${c.title}\n${c.messages.map(textOf).join("\n")}`.toLowerCase(),
+    message_count: c.messages.length, created_at: c.createdAt, updated_at: c.updatedAt,
+  };
+}
+
+export async function openConversations(uri: string): Promise<ConversationStore> {
+  const conn = await lancedb.connect(uri, { readConsistencyInterval: 0 });
+  const table = (await conn.tableNames()).includes(CONVERSATIONS_TABLE)
+    ? await conn.openTable(CONVERSATIONS_TABLE)
+    : await conn.createEmptyTable(CONVERSATIONS_TABLE, conversationsSchema, { mode: "create", existOk: true });
+
+  let queue: Promise<unknown> = Promise.resolve();
+  const serialized = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = queue.then(fn, fn);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+  let writes = 0;
+  const afterWrite = () => {
+    if (++writes % OPTIMIZE_EVERY_WRITES !== 0) return;
+    void serialized(() => table.optimize()).catch((err) => console.warn("[conversations] optimize failed:", err));
+  };
+
+  const read = async (id: string): Promise<Conversation | null> => {
+    const rows = await table.query().where(sqlEq("id", id)).limit(1).toArray();
+    if (!rows.length) return null;
+    const r = rows[0];
+    return { ...rowToSummary(r), messages: parseJson<StoredMessage[]>(r.messages, []), feedback: parseJson<Record<string, Feedback>>(r.feedback, {}) };
+  };
+  const write = async (c: Conversation) => {
+    await table.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute([toRow(c)]);
+    afterWrite();
+  };
+  const mustRead = async (id: string) => {
+    const c = await read(id);
+    if (!c) throw new AppError("not_found", `No conversation with id "${id}".`, 404);
+    return c;
+  };
+
+  return {
+    async list(opts = {}) {
+      // Filtered here rather than in SQL: a conversation list is small, and user text never meets a LIKE pattern.
+      const rows = await table.query().select([...SUMMARY_COLUMNS, "search_text", "scope"]).toArray();
+      const needle = opts.q?.toLowerCase();
+      return rows
+        .filter((r) => !needle || String(r.search_text).includes(needle))
+        .filter((r) => !opts.kb || r.scope === "" || String(r.scope).includes(`,${opts.kb},`))
+        .map(rowToSummary)
+        .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+    },
+    get: read,
+    create(input) {
+      const parsed = createConversationSchema.parse(input);
+      return serialized(async () => {
+        const id = parsed.id ?? randomUUID();
+        if (await read(id)) throw new AppError("conflict", `A conversation with id "${id}" already exists.`, 409);
+        const now = new Date().toISOString();
+        const c: Conversation = {
+          id, title: (parsed.title || titleFrom(parsed.messages)).slice(0, MAX_TITLE_CHARS), kbs: parsed.kbs,
+          messages: parsed.messages, feedback: {}, messageCount: parsed.messages.length, createdAt: now, updatedAt: now,
+        };
+        await write(c);
+        return c;
+      });
+    },
+    update(id, patch) {
+      return serialized(async () => {
+        const c = await mustRead(id);
+        if (patch.kbs) c.kbs = patch.kbs;
+        if (patch.messages) {
+          c.messages = patch.messages;
+          c.messageCount = patch.messages.length;
+          // Feedback on answers that are no longer there (regenerated, edited away) goes with them.
+          const ids = new Set(patch.messages.map((m) => m.id));
+          c.feedback = Object.fromEntries(Object.entries(c.feedback).filter(([k]) => ids.has(k)));
+          if (!c.title) c.title = titleFrom(c.messages).slice(0, MAX_TITLE_CHARS);
+        }
+        if (patch.title) c.title = patch.title;
+        c.updatedAt = new Date().toISOString();
+        await write(c);
+        return c;
+      });
+    },
+    delete(id) {
+      return serialized(async () => {
+        if (!(await read(id))) return false;
+        await table.delete(sqlEq("id", id));
+        afterWrite();
+        return true;
+      });
+    },
+    setFeedback(id, input) {
+      return serialized(async () => {
+        const c = await mustRead(id);
+        const m = c.messages.find((x) => x.id === input.messageId);
+        if (!m || m.role !== "assistant") throw new AppError("not_found", `No answer with id "${input.messageId}" in this conversation.`, 404);
+        if (input.rating === null) delete c.feedback[input.messageId];
+        else c.feedback[input.messageId] = { rating: input.rating, ...(input.note ? { note: input.note } : {}), at: new Date().toISOString() };
+        // Feedback does not move the conversation up the list: updatedAt is about the chat itself.
+        await write(c);
+        return c;
+      });
+    },
+    close() {
+      table.close();
+      conn.close();
+    },
+  };
+}
+
+const GLOBAL_KEY = Symbol.for("kb-mcp-chat.conversations");
+type GlobalWithConversations = typeof globalThis & { [GLOBAL_KEY]?: Map<string, Promise<ConversationStore>> };
+
+/** The process-wide conversation store beside the document store at `uri` (default: the configured data dir). */
+export function getConversations(uri: string = getConfig().dataDir): Promise<ConversationStore> {
+  const g = globalThis as GlobalWithConversations;
+  const map = (g[GLOBAL_KEY] ??= new Map());
+  let p = map.get(uri);
+  if (!p) {
+    p = openConversations(uri);
+    map.set(uri, p);
+    p.catch(() => {
+      if (map.get(uri) === p) map.delete(uri);
+    });
+  }
+  return p;
+}

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { faqResultFields, withFaqsFirst } from "@/lib/faq/results";
 import { DEFAULT_TOP_K, MAX_TOP_K, searchKnowledge } from "@/lib/retrieve";
 import { effectiveKb, guarded, toolError, type ToolContext } from "./context";
 import { formatSearchResults, toSearchResults } from "./format";
@@ -59,6 +60,7 @@ export const outputSchema = z.object({
       text: z.string(),
       score: z.number().describe("Relevance, higher is better; only comparable within one search"),
       page: z.number().int().optional().describe("1-based page, for paginated documents"),
+      ...faqResultFields,
     }),
   ),
 });
@@ -85,7 +87,7 @@ export async function runSearch(
 ): Promise<CallToolResult> {
   const store = await ctx.getStore();
   const hits = await searchKnowledge(store, { query: args.query, topK: args.top_k, kb });
-  const results = toSearchResults(hits);
+  const results = await withFaqsFirst(store, args.query, kb, toSearchResults(hits), args.top_k);
   let text = formatSearchResults(results, args.query, typeof kb === "string" ? kb : undefined);
   if (results.length === 0 && typeof kb === "string" && !ctx.kbs && !ctx.catalog) {
     const kbs = await store.listKbs();

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { chunkText, embeddingText, HEADING_SEPARATOR } from "@/lib/chunk";
 import { getConfig } from "@/lib/config";
+import { afterDocumentStored } from "@/lib/faq/ingest";
 import { parseDocument } from "@/lib/parse";
 import type { DocumentBody, Store, StoredChunk } from "@/lib/store";
 import { toIndexText } from "@/lib/tokenize";
@@ -103,6 +104,7 @@ export async function ingestDocument(store: Store, input: IngestInput, opts: Ing
     };
     opts.signal?.throwIfAborted();
     await store.putDocument(document, body, chunks);
+    await afterDocumentStored(store, document, body.text, chunks);
     emit({ stage: "done", documentId: id, chunkCount: chunks.length });
     return { document, status: existing ? "updated" : "added" };
   } catch (err) {

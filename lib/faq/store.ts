@@ -205,11 +205,11 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
       const filter = where({ kb: o.kbs && o.kbs.length ? o.kbs : undefined, status: "accepted" });
       const limit = Math.max(10, o.limit * 3);
       const [queryVector] = await embedder.embed([q]);
-      let vq = table.vectorSearch(queryVector).distanceType("cosine").select([...FAQ_COLUMNS, "vector"]).limit(limit);
+      let vq = table.vectorSearch(queryVector).distanceType("cosine").select([...FAQ_COLUMNS, "vector", "_distance"]).limit(limit);
       if (filter) vq = vq.where(filter);
       const tokens = toIndexText(q);
       const hasFts = tokens && (await table.listIndices()).some((i) => i.columns.includes(FTS));
-      let tq = hasFts ? table.query().fullTextSearch(tokens, { columns: FTS }).select([...FAQ_COLUMNS, "vector"]).limit(limit) : null;
+      let tq = hasFts ? table.query().fullTextSearch(tokens, { columns: FTS }).select([...FAQ_COLUMNS, "vector", "_score"]).limit(limit) : null;
       if (tq && filter) tq = tq.where(filter);
       const rows = [...(await vq.toArray()), ...(tq ? await tq.toArray() : [])];
       const offline = embedder.name.startsWith("offline-");

@@ -13,7 +13,7 @@ import type { ChatUIMessage } from "@/lib/agent/protocol";
 import { Composer } from "./Composer";
 import { EmptyState } from "./EmptyState";
 import { ErrorNotice } from "./ErrorNotice";
-import { MessageView } from "./MessageView";
+import { MessageView, messageAnswerText } from "./MessageView";
 import { fill, T } from "./strings";
 
 // Headers are resolved per request, so an admin token entered later is used without a reload.
@@ -87,6 +87,9 @@ export function Chat({ offline, model }: { offline: boolean; model?: string }) {
             <KbFilter value={kbs} onChange={setKbs} />
             <AddDocumentsButton />
             <ConnectButton />
+            <Link href="/faq" data-testid="faq-link" className="rounded-lg px-2 py-1 text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800">
+              FAQ
+            </Link>
             <Link
               href="/documents"
               data-testid="documents-link"
@@ -122,6 +125,7 @@ export function Chat({ offline, model }: { offline: boolean; model?: string }) {
                 streaming={busy && i === messages.length - 1 && m.role === "assistant"}
                 isLast={i === messages.length - 1}
                 onRetry={retry}
+                question={m.role === "assistant" && messages[i - 1]?.role === "user" ? messageAnswerText(messages[i - 1]) : undefined}
               />
             ))}
             {waitingForFirstPart && <p className="animate-pulse text-sm text-zinc-500">{t.thinking}</p>}

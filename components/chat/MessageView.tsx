@@ -4,6 +4,7 @@ import { useMemo, useState } from "react";
 import type { DynamicToolUIPart } from "ai";
 import { citedNumbers } from "@/lib/agent/citations";
 import type { Citation, ChatUIMessage } from "@/lib/agent/protocol";
+import { FaqAnswerCard, PromoteToFaq } from "@/components/faq/ChatFaq";
 import { Answer } from "./Answer";
 import { SourcesPanel } from "./SourcesPanel";
 import { ToolActivity } from "./ToolActivity";
@@ -37,12 +38,14 @@ function AssistantMessage({
   streaming,
   isLast,
   onRetry,
+  question,
 }: {
   m: ChatUIMessage;
   t: ChatText;
   streaming: boolean;
   isLast: boolean;
   onRetry: () => void;
+  question?: string;
 }) {
   const [copied, setCopied] = useState(false);
   const text = messageAnswerText(m);
@@ -66,6 +69,7 @@ function AssistantMessage({
   return (
     <div data-testid="assistant-message" data-streaming={streaming || undefined} className="min-w-0">
       <ToolActivity parts={tools} t={t} />
+      {!streaming && <FaqAnswerCard citations={all} />}
       {text ? (
         <Answer text={text} citations={byN} t={t} />
       ) : streaming ? (
@@ -82,6 +86,7 @@ function AssistantMessage({
               {t.retry}
             </button>
           )}
+          {question && <PromoteToFaq question={question} answer={text} citations={cited} />}
         </div>
       )}
     </div>
@@ -94,6 +99,8 @@ export function MessageView(props: {
   streaming: boolean;
   isLast: boolean;
   onRetry: () => void;
+  /** The question this answer replies to (for "promote to FAQ"). */
+  question?: string;
 }) {
   return props.m.role === "user" ? <UserMessage m={props.m} /> : <AssistantMessage {...props} />;
 }

@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import type { Store } from "@/lib/store";
 import type { ChunkRecord, DocumentRecord } from "@/lib/types";
 import { chunkFor, extractFaqPairs } from "./extract";
+import { generateAfterIngest } from "./generate";
 import { getFaqStore, type NewFaq } from "./store";
 
 export function extractedFaqId(kb: string, documentId: string, question: string): string {
@@ -40,14 +41,6 @@ export async function extractDocumentFaqs(
   return entries.length;
 }
 
-type GenerationStarter = (store: Store, doc: DocumentRecord, text: string, chunks: readonly ChunkRecord[]) => void;
-let startGeneration: GenerationStarter | null = null;
-
-/** lib/faq/generate registers itself here, so ingest does not load the model client when no model is used. */
-export function setGenerationStarter(fn: GenerationStarter | null) {
-  startGeneration = fn;
-}
-
 /**
  * The ingest hook: a failure here is logged and never fails the ingest (the document is already stored
  * and searchable).
@@ -59,7 +52,7 @@ export async function afterDocumentStored(store: Store, doc: DocumentRecord, tex
     console.error(`[faq] extraction from "${doc.source}" failed:`, err);
   }
   try {
-    startGeneration?.(store, doc, text, chunks);
+    generateAfterIngest(store, doc, chunks);
   } catch (err) {
     console.error(`[faq] could not start generation for "${doc.source}":`, err);
   }

@@ -149,3 +149,58 @@ test("a chat answer is promoted to a FAQ entry", async ({ page }) => {
   expect(results[0]).toMatchObject({ type: "faq", heading: question });
   await removeAll((f) => f.question === question);
 });
+
+test("with a model, generated pairs are grounded, wait for review, and accepting one serves it", async ({ page }) => {
+  const LLM = `http://127.0.0.1:${PORTS.llm}`;
+  const docs = ((await (await fetch(`${LLM}/api/documents`)).json()) as { documents: { id: string; source: string }[] }).documents;
+  const doc = docs.find((d) => d.source === "employee-handbook.md")!;
+  const start = await fetch(`${LLM}/api/faqs/generate`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ document_id: doc.id, pairs: 2 }),
+  });
+  expect(start.status).toBe(202);
+  let progress: { status: string; kept: number; dropped: number; total: number; done: number } | null = null;
+  for (let i = 0; i < 300; i++) {
+    progress = ((await (await fetch(`${LLM}/api/faqs/generate?document_id=${doc.id}`)).json()) as { progress: typeof progress }).progress;
+    if (progress && progress.status !== "running") break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  expect(progress).toMatchObject({ status: "done" });
+  expect(progress!.done).toBe(progress!.total);
+  expect(progress!.kept).toBeGreaterThan(0);
+  expect(progress!.dropped).toBeGreaterThan(0);
+
+  const pending = ((await (await fetch(`${LLM}/api/faqs?status=pending&kb=default`)).json()) as { faqs: Faq[] }).faqs;
+  expect(pending.length).toBeGreaterThan(1);
+  expect(pending.length).toBeLessThanOrEqual(progress!.kept);
+  expect(pending.every((f) => f.source.label === "model" && f.source.documentId === doc.id)).toBe(true);
+  expect(pending.some((f) => /pizza/i.test(f.answer))).toBe(false);
+
+  await page.goto(`${LLM}/faq`);
+  await page.getByTestId("faq-status-pending").click();
+  const items = page.getByTestId("faq-item");
+  await expect(items).toHaveCount(pending.length);
+  const acceptedId = await items.nth(0).getAttribute("data-faq-id");
+  const rejectedId = await items.nth(1).getAttribute("data-faq-id");
+  await items.nth(0).getByTestId("faq-accept").click();
+  await expect(page.locator(`[data-faq-id="${acceptedId}"]`)).toHaveCount(0);
+  await page.locator(`[data-faq-id="${rejectedId}"]`).getByTestId("faq-reject").click();
+  await expect(page.locator(`[data-faq-id="${rejectedId}"]`)).toHaveCount(0);
+  await page.getByTestId("faq-status-accepted").click();
+  await expect(page.locator(`[data-faq-id="${acceptedId}"]`)).toBeVisible();
+
+  expect((await fetch(`${LLM}/api/faqs/${rejectedId}`)).status).toBe(404);
+  const accepted = ((await (await fetch(`${LLM}/api/faqs/${acceptedId}`)).json()) as { faq: Faq & { status: string } }).faq;
+  expect(accepted.status).toBe("accepted");
+  // Served first from now on, through MCP.
+  const llmClient = await connectMcp(mcpUrl(PORTS.llm));
+  try {
+    const { results } = await search(llmClient, { query: accepted.question });
+    expect(results[0]).toMatchObject({ type: "faq", heading: accepted.question });
+  } finally {
+    await llmClient.close();
+  }
+  const cancel = await fetch(`${LLM}/api/faqs/generate?document_id=${doc.id}`, { method: "DELETE" });
+  expect(((await cancel.json()) as { cancelled: boolean }).cancelled).toBe(false);
+});

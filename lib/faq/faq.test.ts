@@ -106,6 +106,9 @@ describe("offline extraction", () => {
       expect.objectContaining({ question: "Where is lunch?", answer: "Floor 2." }),
     ]);
     expect(extractFaqPairs("# Handbook\n\n## Leave\n\nTwenty days.\n")).toEqual([]);
+    expect(extractFaqPairs("# 常见问题\n\n### 如何重置VPN令牌？\n\n在自助门户点击“重置令牌”。\n\n### 年假\n\n十五天。\n")).toEqual([
+      expect.objectContaining({ question: "如何重置VPN令牌？", answer: "在自助门户点击“重置令牌”。" }),
+    ]);
   });
 
   it("a Markdown FAQ yields its entries, each pointing at the chunk of its answer", async () => {

@@ -160,9 +160,10 @@ test("with a model, generated pairs are grounded, wait for review, and accepting
     body: JSON.stringify({ document_id: doc.id, pairs: 2 }),
   });
   expect(start.status).toBe(202);
-  let progress: { status: string; kept: number; dropped: number; total: number; done: number } | null = null;
+  type Progress = { status: string; kept: number; dropped: number; total: number; done: number };
+  let progress: Progress | null = null;
   for (let i = 0; i < 300; i++) {
-    progress = ((await (await fetch(`${LLM}/api/faqs/generate?document_id=${doc.id}`)).json()) as { progress: typeof progress }).progress;
+    progress = ((await (await fetch(`${LLM}/api/faqs/generate?document_id=${doc.id}`)).json()) as { progress: Progress | null }).progress;
     if (progress && progress.status !== "running") break;
     await new Promise((r) => setTimeout(r, 200));
   }

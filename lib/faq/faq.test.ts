@@ -146,6 +146,16 @@ describe("offline extraction", () => {
   });
 });
 
+describe("deleting a document", () => {
+  it("takes its extracted entries with it", async () => {
+    const faqs = await getFaqStore(store);
+    expect((await faqs.search("warranty on company phones", { limit: 3 }))[0]?.faq.source.documentId).toBe(docIds.csv);
+    await store.deleteDocument(docIds.csv);
+    expect(await faqs.list({ documentId: docIds.csv })).toEqual([]);
+    expect((await faqs.search("warranty on company phones", { limit: 3 })).some((h) => h.faq.source.documentId === docIds.csv)).toBe(false);
+  });
+});
+
 describe("FAQ search", () => {
   it("finds a FAQ by a paraphrase, strongly, in English and Chinese", async () => {
     const faqs = await getFaqStore(store);

@@ -146,8 +146,17 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
     await ensureFts();
   };
 
+  /** Entries whose source document was deleted are gone with it (left in the table, never shown). */
+  const live = async (list: FaqRecord[]) => {
+    const ids = list.map((f) => f.source.documentId).filter((d): d is string => !!d);
+    if (ids.length === 0) return list;
+    const docs = await store.getDocuments(ids);
+    return list.filter((f) => !f.source.documentId || docs.has(f.source.documentId));
+  };
+
   const faqs: FaqStore = {
-    list: async (o) => (await select(where(o))).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.question.localeCompare(b.question)),
+    list: async (o) =>
+      (await live(await select(where(o)))).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.question.localeCompare(b.question)),
     get: async (id) => (await select(sqlEq("id", id)))[0] ?? null,
     add(entries) {
       return serialized(async () => {
@@ -221,13 +230,12 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
         const score = matchScore(lexical, cosine(queryVector, r.vector as ArrayLike<number>), offline);
         byId.set(faq.id, { faq, score, strong: score >= STRONG_LEXICAL });
       }
-      let hits = [...byId.values()].filter((h) => h.score > 0);
-      const docIds = hits.map((h) => h.faq.source.documentId).filter((d): d is string => !!d);
-      if (docIds.length) {
-        const docs = await store.getDocuments(docIds);
-        hits = hits.filter((h) => !h.faq.source.documentId || docs.has(h.faq.source.documentId));
-      }
-      return hits.sort((a, b) => b.score - a.score || a.faq.question.localeCompare(b.faq.question)).slice(0, o.limit);
+      const hits = [...byId.values()].filter((h) => h.score > 0);
+      const alive = new Set((await live(hits.map((h) => h.faq))).map((f) => f.id));
+      return hits
+        .filter((h) => alive.has(h.faq.id))
+        .sort((a, b) => b.score - a.score || a.faq.question.localeCompare(b.faq.question))
+        .slice(0, o.limit);
     },
     async cachedGeneration(key) {
       const rows = await generations.query().select(["pairs"]).where(sqlEq("key", key)).limit(1).toArray();

@@ -151,6 +151,7 @@ test("a chat answer is promoted to a FAQ entry", async ({ page }) => {
 });
 
 test("with a model, generated pairs are grounded, wait for review, and accepting one serves it", async ({ page }) => {
+  test.setTimeout(300_000);
   const LLM = `http://127.0.0.1:${PORTS.llm}`;
   const docs = ((await (await fetch(`${LLM}/api/documents`)).json()) as { documents: { id: string; source: string }[] }).documents;
   const doc = docs.find((d) => d.source === "employee-handbook.md")!;
@@ -162,7 +163,7 @@ test("with a model, generated pairs are grounded, wait for review, and accepting
   expect(start.status).toBe(202);
   type Progress = { status: string; kept: number; dropped: number; total: number; done: number };
   let progress: Progress | null = null;
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < 1000; i++) {
     progress = ((await (await fetch(`${LLM}/api/faqs/generate?document_id=${doc.id}`)).json()) as { progress: Progress | null }).progress;
     if (progress && progress.status !== "running") break;
     await new Promise((r) => setTimeout(r, 200));

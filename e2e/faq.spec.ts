@@ -155,19 +155,14 @@ test("with a model, generated pairs are grounded, wait for review, and accepting
   const LLM = `http://127.0.0.1:${PORTS.llm}`;
   const docs = ((await (await fetch(`${LLM}/api/documents`)).json()) as { documents: { id: string; source: string }[] }).documents;
   const doc = docs.find((d) => d.source === "employee-handbook.md")!;
-  const start = await fetch(`${LLM}/api/faqs/generate`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ document_id: doc.id, pairs: 2 }),
-  });
-  expect(start.status).toBe(202);
+  // Started and watched from the FAQ tab's review view.
+  await page.goto(`${LLM}/faq`);
+  await page.getByTestId("faq-status-pending").click();
+  await page.getByTestId("faq-generate-document").selectOption(doc.id);
+  await page.getByTestId("faq-generate-start").click();
+  await expect(page.getByTestId("faq-generate-progress")).toHaveAttribute("data-status", "done", { timeout: 240_000 });
   type Progress = { status: string; kept: number; dropped: number; total: number; done: number };
-  let progress: Progress | null = null;
-  for (let i = 0; i < 1000; i++) {
-    progress = ((await (await fetch(`${LLM}/api/faqs/generate?document_id=${doc.id}`)).json()) as { progress: Progress | null }).progress;
-    if (progress && progress.status !== "running") break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const progress = ((await (await fetch(`${LLM}/api/faqs/generate?document_id=${doc.id}`)).json()) as { progress: Progress | null }).progress;
   expect(progress).toMatchObject({ status: "done" });
   expect(progress!.done).toBe(progress!.total);
   expect(progress!.kept).toBeGreaterThan(0);
@@ -179,8 +174,6 @@ test("with a model, generated pairs are grounded, wait for review, and accepting
   expect(pending.every((f) => f.source.label === "model" && f.source.documentId === doc.id)).toBe(true);
   expect(pending.some((f) => /pizza/i.test(f.answer))).toBe(false);
 
-  await page.goto(`${LLM}/faq`);
-  await page.getByTestId("faq-status-pending").click();
   const items = page.getByTestId("faq-item");
   await expect(items).toHaveCount(pending.length);
   const acceptedId = await items.nth(0).getAttribute("data-faq-id");

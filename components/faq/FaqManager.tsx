@@ -6,6 +6,7 @@ import { useMessages } from "@/components/i18n";
 import { kbApi, kbLabel, type KnowledgeBaseInfo } from "@/components/kbs/api";
 import type { FaqStatus } from "@/lib/faq/types";
 import { faqApi, splitLines, type FaqRecord } from "./api";
+import { GeneratePanel } from "./GeneratePanel";
 import { fill, T } from "./messages";
 
 const input =
@@ -179,6 +180,7 @@ export function FaqManager({ initialKb }: { initialKb?: string }) {
           ))}
         </div>
       </div>
+      {status === "pending" && kb && <GeneratePanel kb={kb} onProgress={reload} />}
       {error && (
         <p role="alert" data-testid="faq-error" className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950/40 dark:text-red-200">
           {fill(t.failed, { message: error })}

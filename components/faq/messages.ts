@@ -29,6 +29,10 @@ export const T = {
     promoted: "Saved to the FAQ",
     openFaq: "Open the FAQ",
     kb: "Knowledge base",
+    generate: "Generate pairs with the model from",
+    document: "Document",
+    generateStart: "Generate",
+    generateProgress: "{status}: {done}/{total} sections, {kept} pairs kept, {dropped} dropped as unsupported",
   },
   zh: {
     title: "常见问题",
@@ -58,6 +62,10 @@ export const T = {
     promoted: "已存入常见问题",
     openFaq: "打开常见问题",
     kb: "知识库",
+    generate: "用模型从文档生成问答：",
+    document: "文档",
+    generateStart: "生成",
+    generateProgress: "{status}：{done}/{total} 个章节，保留 {kept} 条，{dropped} 条无依据已丢弃",
   },
 } satisfies Messages;
 

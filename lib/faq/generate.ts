@@ -13,7 +13,10 @@ import { getConfig, type AppConfig } from "@/lib/config";
 import type { Store } from "@/lib/store";
 import { tokenize } from "@/lib/tokenize";
 import type { ChunkRecord, DocumentRecord } from "@/lib/types";
+import type { GenerationProgress } from "./generate-types";
 import { getFaqStore, type NewFaq } from "./store";
+
+export type { GenerationProgress };
 
 /** Pairs asked for per section; FAQ_GENERATE_PAIRS (0 = no generation at ingest). */
 export function pairsPerSection(): number {
@@ -58,19 +61,6 @@ export function parsePairs(text: string): GeneratedPair[] {
   } catch {
     return [];
   }
-}
-
-export interface GenerationProgress {
-  documentId: string;
-  status: "running" | "done" | "cancelled" | "failed";
-  /** Sections processed / all sections. */
-  done: number;
-  total: number;
-  /** Sections answered from the cache (no model call). */
-  cached: number;
-  kept: number;
-  dropped: number;
-  error?: string;
 }
 
 export interface GenerateOptions {

@@ -15,7 +15,7 @@ import type { AuthSettings } from "@/lib/auth/config";
 import { startLocalMcp, type LocalMcp } from "@/lib/ask/local-mcp";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
-import { createAccessToken } from "@/lib/kb";
+import { createAccessToken, createKnowledgeBase, deleteKnowledgeBase, updateKnowledgeBase } from "@/lib/kb";
 import { openRegistry, type Registry } from "@/lib/kb/registry";
 import { openStore, type Store } from "@/lib/store";
 import { extractFaqPairs } from "./extract";
@@ -153,6 +153,18 @@ describe("deleting a document", () => {
     await store.deleteDocument(docIds.csv);
     expect(await faqs.list({ documentId: docIds.csv })).toEqual([]);
     expect((await faqs.search("warranty on company phones", { limit: 3 })).some((h) => h.faq.source.documentId === docIds.csv)).toBe(false);
+  });
+});
+
+describe("knowledge bases", () => {
+  it("a renamed knowledge base keeps its FAQ entries; a deleted one takes them with it", async () => {
+    const faqs = await getFaqStore(store);
+    await createKnowledgeBase(store, registry, { name: "ops" });
+    const [f] = await faqs.add([{ kb: "ops", question: "Who is on call?", answer: "See the rota.", source: { documentId: null, chunkId: null, label: "UI" }, origin: "manual" }]);
+    await updateKnowledgeBase(store, registry, "ops", { name: "ops-team" });
+    expect((await faqs.get(f.id))?.kb).toBe("ops-team");
+    await deleteKnowledgeBase(store, registry, "ops-team");
+    expect(await faqs.get(f.id)).toBeNull();
   });
 });
 

@@ -50,6 +50,10 @@ export interface FaqStore {
   replaceForDocument(documentId: string, origin: FaqOrigin, entries: NewFaq[]): Promise<FaqRecord[]>;
   /** Accepted entries matching a query, best first; entries whose source document is gone are left out. */
   search(query: string, opts: { kbs?: readonly string[]; limit: number }): Promise<FaqHit[]>;
+  /** A knowledge base was renamed: its entries move with it. */
+  moveKb(from: string, to: string): Promise<void>;
+  /** A knowledge base was deleted: so are its entries. */
+  deleteKb(name: string): Promise<void>;
   /** Cache of model-generated pairs by key (content hash of a section and the model). */
   cachedGeneration(key: string): Promise<string | null>;
   cacheGeneration(key: string, pairs: string): Promise<void>;
@@ -236,6 +240,16 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
         .filter((h) => alive.has(h.faq.id))
         .sort((a, b) => b.score - a.score || a.faq.question.localeCompare(b.faq.question))
         .slice(0, o.limit);
+    },
+    moveKb(from, to) {
+      return serialized(async () => {
+        if ((await table.countRows(sqlEq("kb", from))) > 0) await table.update({ where: sqlEq("kb", from), values: { kb: to } });
+      });
+    },
+    deleteKb(name) {
+      return serialized(async () => {
+        await table.delete(sqlEq("kb", name));
+      });
     },
     async cachedGeneration(key) {
       const rows = await generations.query().select(["pairs"]).where(sqlEq("key", key)).limit(1).toArray();

@@ -98,7 +98,7 @@ test("each knowledge base gets its own described search tool; /api/mcp/<kb> serv
   const scoped = await connectMcp(mcpUrl(PORTS.offline, `/api/mcp/${KB}`));
   try {
     const names = (await scoped.listTools()).tools.map((t) => t.name);
-    expect(names.filter((n) => n.startsWith("search_")).sort()).toEqual([toolOf(KB), "search_knowledge"].sort());
+    expect(names.filter((n) => n.startsWith("search_")).sort()).toEqual([toolOf(KB), "search_faq", "search_knowledge"].sort());
     const leave = await search(scoped, { query: "How many days of annual leave do employees get?" });
     expect(leave.results.every((x) => x.kb === KB)).toBe(true);
     const err = await scoped.callTool({ name: "search_default", arguments: { query: "leave" } }).catch((e: unknown) => e);

@@ -10,6 +10,7 @@ import packageJson from "@/package.json";
 import { scopeOf, type KnowledgeServerOptions, type ToolContext } from "./context";
 import * as addDocument from "./add-document";
 import * as deleteDocument from "./delete-document";
+import { registerFaqTools } from "./faq-tools";
 import * as listDocuments from "./list-documents";
 import { registerPrompts } from "./prompts";
 import * as readDocument from "./read-document";
@@ -91,7 +92,8 @@ export function createMcpServer(options: KnowledgeServerOptions = {}): McpServer
   deleteDocument.registerDeleteDocument(server, ctx);
   registerDocumentResources(server, ctx);
   registerPrompts(server, ctx);
-  for (const name of [...TOOL_NAMES, ...kbTools]) server.toolNames.add(name);
+  const faqTools = registerFaqTools(server, ctx);
+  for (const name of [...TOOL_NAMES, ...kbTools, ...faqTools]) server.toolNames.add(name);
   return server;
 }
 

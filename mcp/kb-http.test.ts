@@ -121,8 +121,8 @@ describe("tools per knowledge base", () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name).sort();
     expect(names).toEqual([
-      "add_document", "delete_document", "list_documents", "read_document",
-      "search_default", "search_eng_docs", "search_hr", "search_knowledge",
+      "add_document", "add_faq", "delete_document", "delete_faq", "list_documents", "read_document",
+      "search_default", "search_eng_docs", "search_faq", "search_hr", "search_knowledge",
     ]);
     const hr = tools.find((t) => t.name === "search_hr")!;
     expect(hr.description).toMatch(/^Search the Human Resources knowledge base: Leave, travel and pay policies\. Documents: Travel policy\./);
@@ -146,7 +146,7 @@ describe("tools per knowledge base", () => {
   it("serves only one knowledge base at /api/mcp/<kb>", async () => {
     const client = await connect("/api/mcp/hr");
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).filter((n) => n.startsWith("search_")).sort()).toEqual(["search_hr", "search_knowledge"]);
+    expect(tools.map((t) => t.name).filter((n) => n.startsWith("search_")).sort()).toEqual(["search_faq", "search_hr", "search_knowledge"]);
     const r = await client.callTool({ name: "search_knowledge", arguments: { query: "quasar rollback deploy" } });
     expect(results(r).every((x) => x.kb === "hr")).toBe(true);
     expect(results(r).some((x) => x.text.includes("quasar"))).toBe(false);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { faqResultFields, withFaqsFirst } from "@/lib/faq/results";
 import { DEFAULT_TOP_K, MAX_TOP_K, searchKnowledge } from "@/lib/retrieve";
 import { hitContexts } from "@/lib/retrieve/context";
 import { effectiveKb, guarded, toolError, type ToolContext } from "./context";
@@ -62,6 +63,7 @@ export const outputSchema = z.object({
       page: z.number().int().optional().describe("1-based page, for paginated documents"),
       context_before: z.string().optional().describe("Whole sentences just before the passage in its document (at most ~300 characters)"),
       context_after: z.string().optional().describe("Whole sentences just after the passage in its document (at most ~300 characters)"),
+      ...faqResultFields,
     }),
   ),
 });
@@ -88,7 +90,7 @@ export async function runSearch(
 ): Promise<CallToolResult> {
   const store = await ctx.getStore();
   const hits = await searchKnowledge(store, { query: args.query, topK: args.top_k, kb });
-  const results = toSearchResults(hits, await hitContexts(store, hits));
+  const results = await withFaqsFirst(store, args.query, kb, toSearchResults(hits, await hitContexts(store, hits)), args.top_k);
   let text = formatSearchResults(results, args.query, typeof kb === "string" ? kb : undefined);
   if (results.length === 0 && typeof kb === "string" && !ctx.kbs && !ctx.catalog) {
     const kbs = await store.listKbs();

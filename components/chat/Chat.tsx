@@ -16,7 +16,7 @@ import { ConversationList } from "./ConversationList";
 import { conversationApi, type Feedback } from "./conversations-api";
 import { EmptyState } from "./EmptyState";
 import { ErrorNotice } from "./ErrorNotice";
-import { MessageView } from "./MessageView";
+import { MessageView, messageAnswerText } from "./MessageView";
 import { fill, T } from "./strings";
 
 // Headers are resolved per request, so an admin token entered later is used without a reload.
@@ -224,6 +224,9 @@ export function Chat({ offline, model, share }: { offline: boolean; model?: stri
             <KbFilter value={kbs} onChange={changeKbs} />
             <AddDocumentsButton className={NAV} />
             <ConnectButton className={NAV} share={share} />
+            <Link href="/faq" data-testid="faq-link" className={NAV}>
+              FAQ
+            </Link>
             <Link href="/documents" data-testid="documents-link" className={NAV}>
               {t.documents}
             </Link>
@@ -291,6 +294,7 @@ export function Chat({ offline, model, share }: { offline: boolean; model?: stri
                     onRegenerate={regenerateAnswer}
                     onEdit={edit}
                     onFeedback={rate}
+                    question={m.role === "assistant" && messages[i - 1]?.role === "user" ? messageAnswerText(messages[i - 1]) : undefined}
                   />
                 ))}
                 {waitingForFirstPart && <p className="animate-pulse text-sm text-zinc-600 dark:text-zinc-400">{t.thinking}</p>}

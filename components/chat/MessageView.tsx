@@ -5,6 +5,7 @@ import type { DynamicToolUIPart } from "ai";
 import { copyText } from "@/components/kbs/api";
 import type { Citation, ChatUIMessage } from "@/lib/agent/protocol";
 import type { Feedback } from "./conversations-api";
+import { FaqAnswerCard, PromoteToFaq } from "@/components/faq/ChatFaq";
 import { Answer } from "./Answer";
 import { answerWithReferences, displayCitations } from "./sources";
 import { SourcesPanel } from "./SourcesPanel";
@@ -178,6 +179,7 @@ function AssistantMessage({
   feedback,
   onRegenerate,
   onFeedback,
+  question,
 }: {
   m: ChatUIMessage;
   t: ChatText;
@@ -186,6 +188,7 @@ function AssistantMessage({
   feedback?: Feedback;
   onRegenerate: (id: string) => void;
   onFeedback?: FeedbackFn;
+  question?: string;
 }) {
   const [copied, setCopied] = useState(false);
   const text = messageAnswerText(m);
@@ -204,6 +207,7 @@ function AssistantMessage({
   return (
     <div data-testid="assistant-message" data-message-id={m.id} data-streaming={streaming || undefined} className="min-w-0">
       <ToolActivity parts={tools} t={t} />
+      {!streaming && <FaqAnswerCard citations={all} />}
       {text ? (
         <Answer text={text} citations={byN} t={t} />
       ) : streaming ? (
@@ -219,6 +223,7 @@ function AssistantMessage({
             {t.regenerate}
           </button>
           {onFeedback && <FeedbackButtons messageId={m.id} feedback={feedback} t={t} onFeedback={onFeedback} />}
+          {question && <PromoteToFaq question={question} answer={text} citations={cited} />}
         </div>
       )}
     </div>
@@ -234,6 +239,8 @@ export function MessageView(props: {
   onRegenerate: (id: string) => void;
   onEdit: (id: string, text: string) => void;
   onFeedback?: FeedbackFn;
+  /** The question this answer replies to (for "promote to FAQ"). */
+  question?: string;
 }) {
   return props.m.role === "user" ? (
     <UserMessage m={props.m} t={props.t} busy={props.busy} onEdit={props.onEdit} />

@@ -62,7 +62,7 @@ export function mcpHeaders(config: Pick<AppConfig["chat"], "mcpUrl">, kbs?: stri
 }
 
 /** The chat only reads: the MCP write tools are never offered to its model. */
-const WRITE_TOOLS = new Set(["add_document", "delete_document"]);
+const WRITE_TOOLS = new Set(["add_document", "delete_document", "add_faq", "delete_faq"]);
 export function readOnlyTools(tools: ToolSet): ToolSet {
   return Object.fromEntries(Object.entries(tools).filter(([name]) => !WRITE_TOOLS.has(name)));
 }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { chunkText, embeddingText, HEADING_SEPARATOR } from "@/lib/chunk";
 import { getConfig } from "@/lib/config";
+import { afterDocumentStored } from "@/lib/faq/ingest";
 import { checkKbName } from "@/lib/kb/names";
 import { parseDocument } from "@/lib/parse";
 import { countEmbeddingCache, ingestQueue, recordIngest } from "@/lib/metrics";
@@ -78,6 +79,7 @@ export async function ingestDocument(store: Store, input: IngestInput, opts: Ing
     if (prepared.write) {
       opts.signal?.throwIfAborted();
       await store.putDocument(prepared.write.doc, prepared.write.body, prepared.write.chunks);
+      await afterDocumentStored(store, prepared.write.doc, prepared.write.body.text, prepared.write.chunks);
       emit({ stage: "done", documentId: prepared.result.document.id, chunkCount: prepared.write.chunks.length });
     }
     recordIngest(prepared.result.status, prepared.write?.chunks.length ?? 0, prepared.write ? prepared.bytes : 0);
@@ -181,7 +183,8 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
     const h = byHash.get(key(kb, hash)) ?? null;
     return s || h ? { bySource: s, byHash: h } : undefined;
   };
-  const done = (e: (typeof batch)[number]) => {
+  const done = async (e: (typeof batch)[number]) => {
+    await afterDocumentStored(store, e.write.doc, e.write.body.text, e.write.chunks);
     opts.onProgress?.({ file: e.filename, stage: "done", documentId: e.write.doc.id, chunkCount: e.write.chunks.length });
     recordIngest(e.status, e.write.chunks.length, e.bytes);
   };
@@ -196,12 +199,12 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
     const failures: BatchFailure[] = [];
     try {
       await store.putDocuments(items.map((e) => e.write));
-      items.forEach(done);
+      for (const e of items) await done(e);
     } catch {
       for (const e of items) {
         try {
           await store.putDocuments([e.write]);
-          done(e);
+          await done(e);
         } catch (err) {
           recordIngest("failed");
           opts.onProgress?.({ file: e.filename, stage: "failed", error: errorMessage(err) });

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { getConfig } from "@/lib/config";
+import { getFaqStore } from "@/lib/faq/store";
 import { generateTokenSecret, hashTokenSecret, publicToken, type AccessToken, type PublicToken, type TokenScope } from "@/lib/auth/tokens";
 import type { Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
@@ -144,6 +145,7 @@ export async function updateKnowledgeBase(store: Store, registry: Registry, name
   // Register the new name first, so a failure part-way leaves both names listed (and the rename retryable).
   await registry.putKb({ ...next, name: to, title: next.title === current.name ? to : next.title });
   const moved = await moveKbDocuments(store.uri, name, to);
+  await (await getFaqStore(store)).moveKb(name, to);
   await registry.moveTokens(name, to);
   await registry.deleteKb(name);
   if (moved > 0) store.scheduleMaintenance();
@@ -154,6 +156,7 @@ export async function deleteKnowledgeBase(store: Store, registry: Registry, name
   const kb = await requireKb(store, registry, name);
   if (kb.isDefault) throw new AppError("bad_request", "The default knowledge base cannot be deleted.");
   const documents = await deleteKbDocuments(store.uri, name);
+  await (await getFaqStore(store)).deleteKb(name);
   await registry.revokeTokensOf(name);
   await registry.deleteKb(name);
   if (documents > 0) store.scheduleMaintenance();

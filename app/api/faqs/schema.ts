@@ -1,0 +1,14 @@
+import { z } from "zod";
+import { faqInputSchema, kbNameField } from "@/lib/faq/types";
+
+export { faqIdSchema, faqPatchSchema } from "@/lib/faq/types";
+
+/** Query of GET /api/faqs: a knowledge base, a search, and/or the review status. */
+export const faqListQuerySchema = z.object({
+  kb: kbNameField.optional(),
+  q: z.string().trim().max(1000, "q must be at most 1000 characters").optional().transform((s) => s || undefined),
+  status: z.enum(["accepted", "pending"], { error: 'status must be "accepted" or "pending"' }).optional(),
+});
+
+/** Body of POST /api/faqs; `from: "chat"` when a chat answer is promoted. */
+export const faqCreateSchema = faqInputSchema.extend({ from: z.enum(["ui", "chat"]).optional() });

@@ -1,0 +1,82 @@
+/**
+ * FAQ first: search_knowledge (and every search_<kb>) puts the FAQ entries whose question matches the
+ * query strongly before the passages, marked `type: "faq"`, with their source.
+ */
+import { z } from "zod";
+import type { Store } from "@/lib/store";
+import type { SearchResult } from "@/mcp/format";
+import { getFaqStore, type FaqHit } from "./store";
+import { faqChunkId, faqUri } from "./types";
+
+/** At most this many context items go to the model when FAQs join the passages (unless top_k asks for more). */
+export const MAX_CONTEXT_ITEMS = 6;
+/** At most this many FAQ entries go first. */
+export const MAX_FAQS_FIRST = 2;
+
+/** Fields a search result has when it is a FAQ entry (added to the search tools' output schema). */
+export const faqResultFields = {
+  type: z.enum(["chunk", "faq"]).optional().describe('"faq" for a curated FAQ entry (its answer is `text`); passages have no type'),
+  faq: z
+    .object({
+      id: z.string(),
+      question: z.string(),
+      uri: z.string().describe("Resource URI of the FAQ entry"),
+      source: z.object({
+        document_id: z.string().nullable(),
+        chunk_id: z.string().nullable().describe("The passage the entry was taken from; read it with read_document"),
+        label: z.string(),
+      }),
+    })
+    .optional(),
+};
+
+export type FaqSearchResult = SearchResult & {
+  type?: "faq";
+  faq?: { id: string; question: string; uri: string; source: { document_id: string | null; chunk_id: string | null; label: string } };
+};
+
+export async function faqHitsToResults(store: Store, hits: FaqHit[]): Promise<FaqSearchResult[]> {
+  const docs = await store.getDocuments(hits.map((h) => h.faq.source.documentId).filter((d): d is string => !!d));
+  return hits.map(({ faq, score }, i) => {
+    const doc = faq.source.documentId ? docs.get(faq.source.documentId) : undefined;
+    return {
+      ref: i + 1,
+      type: "faq" as const,
+      chunk_id: faqChunkId(faq.id),
+      document: { id: doc?.id ?? "", title: "FAQ", source: doc?.source ?? `FAQ (${faq.source.label})` },
+      kb: faq.kb,
+      heading: faq.question,
+      text: faq.answer,
+      score,
+      faq: {
+        id: faq.id,
+        question: faq.question,
+        uri: faqUri(faq.kb, faq.id),
+        source: { document_id: faq.source.documentId, chunk_id: faq.source.chunkId, label: faq.source.label },
+      },
+    };
+  });
+}
+
+/** The passages of a search with the strongly matching FAQ entries first, renumbered. */
+export async function withFaqsFirst(
+  store: Store,
+  query: string,
+  kb: string | string[] | undefined,
+  passages: SearchResult[],
+  topK: number,
+): Promise<FaqSearchResult[]> {
+  let hits: FaqHit[];
+  try {
+    const kbs = kb === undefined ? undefined : Array.isArray(kb) ? kb : [kb];
+    hits = (await (await getFaqStore(store)).search(query, { kbs, limit: MAX_FAQS_FIRST })).filter((h) => h.strong);
+  } catch (err) {
+    // The passages still answer; a broken FAQ table must not break search.
+    console.error("[faq] search failed:", err);
+    return passages;
+  }
+  if (hits.length === 0) return passages;
+  const faqs = await faqHitsToResults(store, hits);
+  const limit = Math.max(topK, Math.min(MAX_CONTEXT_ITEMS, topK + faqs.length));
+  return [...faqs, ...passages].slice(0, limit).map((r, i) => ({ ...r, ref: i + 1 }));
+}

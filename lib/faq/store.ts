@@ -1,0 +1,282 @@
+/**
+ * The `faqs` table, opened on the store's LanceDB dataset (a connection of its own to the same URI), with
+ * its own vector and full-text index over each entry's question and phrasings.
+ */
+import { randomBytes } from "node:crypto";
+import * as lancedb from "@lancedb/lancedb";
+import type { Store } from "@/lib/store";
+import { sqlEq, sqlIn } from "@/lib/store/sql";
+import { toIndexText } from "@/lib/tokenize";
+import { AppError } from "@/lib/types";
+import { cosine, lexicalMatch, matchScore, STRONG_LEXICAL } from "./match";
+import { FAQ_COLUMNS, FAQ_GENERATIONS_TABLE, FAQ_TABLE, faqToRow, faqsSchema, generationsSchema, rowToFaq } from "./schema";
+import type { FaqOrigin, FaqPatch, FaqRecord, FaqSource, FaqStatus } from "./types";
+
+export interface NewFaq {
+  kb: string;
+  question: string;
+  answer: string;
+  phrasings?: string[];
+  tags?: string[];
+  source: FaqSource;
+  origin: FaqOrigin;
+  status?: FaqStatus;
+  /** Stable id (extracted and generated entries), else a random one. */
+  id?: string;
+}
+
+export interface FaqHit {
+  faq: FaqRecord;
+  /** 0..1: how well the query matches the question (see match.ts). */
+  score: number;
+  /** Strong enough to be put before the passages. */
+  strong: boolean;
+}
+
+export interface FaqListOptions {
+  kb?: string | readonly string[];
+  status?: FaqStatus;
+  origin?: FaqOrigin;
+  documentId?: string;
+}
+
+export interface FaqStore {
+  list(opts?: FaqListOptions): Promise<FaqRecord[]>;
+  get(id: string): Promise<FaqRecord | null>;
+  add(entries: NewFaq[]): Promise<FaqRecord[]>;
+  update(id: string, patch: FaqPatch): Promise<FaqRecord | null>;
+  delete(id: string): Promise<boolean>;
+  /** Replaces the entries of this origin that came from a document (re-ingest). */
+  replaceForDocument(documentId: string, origin: FaqOrigin, entries: NewFaq[]): Promise<FaqRecord[]>;
+  /** Accepted entries matching a query, best first; entries whose source document is gone are left out. */
+  search(query: string, opts: { kbs?: readonly string[]; limit: number }): Promise<FaqHit[]>;
+  /** A knowledge base was renamed: its entries move with it. */
+  moveKb(from: string, to: string): Promise<void>;
+  /** A knowledge base was deleted: so are its entries. */
+  deleteKb(name: string): Promise<void>;
+  /** Cache of model-generated pairs by key (content hash of a section and the model). */
+  cachedGeneration(key: string): Promise<string | null>;
+  cacheGeneration(key: string, pairs: string): Promise<void>;
+}
+
+const FTS = "index_text";
+
+function ftsIndex() {
+  // Text is tokenized by lib/tokenize before it gets here, so LanceDB must only split on spaces.
+  return lancedb.Index.fts({
+    baseTokenizer: "whitespace", lowercase: false, stem: false, removeStopWords: false, asciiFolding: false,
+    withPosition: false, maxTokenLength: 64,
+  });
+}
+
+const clean = (list: readonly string[] | undefined) => [...new Set((list ?? []).map((s) => s.trim()).filter(Boolean))];
+
+export function newFaqId(): string {
+  return randomBytes(12).toString("hex");
+}
+
+async function openFaqStore(store: Store): Promise<FaqStore> {
+  const { embedder } = store;
+  const conn = await lancedb.connect(store.uri, { readConsistencyInterval: 0 });
+  const names = new Set(await conn.tableNames());
+  let table = names.has(FAQ_TABLE)
+    ? await conn.openTable(FAQ_TABLE)
+    : await conn.createEmptyTable(FAQ_TABLE, faqsSchema(embedder.dimension), { mode: "create", existOk: true });
+  const generations = names.has(FAQ_GENERATIONS_TABLE)
+    ? await conn.openTable(FAQ_GENERATIONS_TABLE)
+    : await conn.createEmptyTable(FAQ_GENERATIONS_TABLE, generationsSchema, { mode: "create", existOk: true });
+
+  let queue: Promise<unknown> = Promise.resolve();
+  const serialized = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = queue.then(fn, fn);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+
+  const texts = (f: Pick<FaqRecord, "question" | "phrasings">) => [f.question, ...f.phrasings];
+  const toRows = async (faqs: FaqRecord[]) => {
+    const vectors = faqs.length ? await embedder.embed(faqs.map((f) => texts(f).join("\n"))) : [];
+    return faqs.map((f, i) => faqToRow(f, { indexText: toIndexText(texts(f).join("\n")), embedder: embedder.name, vector: vectors[i] }));
+  };
+  const ensureFts = async () => {
+    if ((await table.listIndices()).some((i) => i.columns.includes(FTS))) return;
+    if ((await table.countRows()) > 0) await table.createIndex(FTS, { config: ftsIndex(), replace: true });
+  };
+
+  // Vectors from another embedder (after a reindex) are re-made: FAQs are few, so this is cheap.
+  const dim = ((await table.schema()).fields.find((f) => f.name === "vector")?.type as { listSize?: number } | undefined)?.listSize;
+  if (dim !== embedder.dimension || (await table.countRows(`embedder != '${embedder.name.replaceAll("'", "''")}'`)) > 0) {
+    const all = (await table.query().select(FAQ_COLUMNS).toArray()).map(rowToFaq);
+    const rows = await toRows(all);
+    table = await conn.createEmptyTable(FAQ_TABLE, faqsSchema(embedder.dimension), { mode: "overwrite" });
+    if (rows.length) await table.add(rows);
+  }
+  await ensureFts();
+
+  const where = (o: FaqListOptions = {}) => {
+    const parts: string[] = [];
+    if (typeof o.kb === "string") parts.push(sqlEq("kb", o.kb));
+    else if (o.kb) parts.push(sqlIn("kb", o.kb));
+    if (o.status) parts.push(sqlEq("status", o.status));
+    if (o.origin) parts.push(sqlEq("origin", o.origin));
+    if (o.documentId) parts.push(sqlEq("source_document_id", o.documentId));
+    return parts.length ? parts.join(" AND ") : undefined;
+  };
+  const select = async (filter: string | undefined) => {
+    let q = table.query().select(FAQ_COLUMNS);
+    if (filter) q = q.where(filter);
+    return (await q.toArray()).map(rowToFaq);
+  };
+  const build = (e: NewFaq, now: string): FaqRecord => {
+    const question = e.question.trim();
+    if (!question || !e.answer.trim()) throw new AppError("bad_request", "A FAQ needs a question and an answer.");
+    return {
+      id: e.id ?? newFaqId(),
+      kb: e.kb,
+      question,
+      phrasings: clean(e.phrasings).filter((p) => p !== question),
+      answer: e.answer.trim(),
+      tags: clean(e.tags),
+      source: e.source,
+      origin: e.origin,
+      status: e.status ?? "accepted",
+      createdAt: now,
+      updatedAt: now,
+    };
+  };
+  const upsert = async (faqs: FaqRecord[]) => {
+    if (faqs.length === 0) return;
+    await table.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(await toRows(faqs));
+    await ensureFts();
+  };
+
+  /** Entries whose source document was deleted are gone with it (left in the table, never shown). */
+  const live = async (list: FaqRecord[]) => {
+    const ids = list.map((f) => f.source.documentId).filter((d): d is string => !!d);
+    if (ids.length === 0) return list;
+    const docs = await store.getDocuments(ids);
+    return list.filter((f) => !f.source.documentId || docs.has(f.source.documentId));
+  };
+
+  const faqs: FaqStore = {
+    list: async (o) =>
+      (await live(await select(where(o)))).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.question.localeCompare(b.question)),
+    get: async (id) => (await select(sqlEq("id", id)))[0] ?? null,
+    add(entries) {
+      return serialized(async () => {
+        const now = new Date().toISOString();
+        const built = entries.map((e) => build(e, now));
+        await upsert(built);
+        return built;
+      });
+    },
+    update(id, patch) {
+      return serialized(async () => {
+        const current = await faqs.get(id);
+        if (!current) return null;
+        const next: FaqRecord = {
+          ...current,
+          ...(patch.question !== undefined ? { question: patch.question.trim() } : {}),
+          ...(patch.answer !== undefined ? { answer: patch.answer.trim() } : {}),
+          ...(patch.phrasings !== undefined ? { phrasings: clean(patch.phrasings) } : {}),
+          ...(patch.tags !== undefined ? { tags: clean(patch.tags) } : {}),
+          ...(patch.status !== undefined ? { status: patch.status } : {}),
+          updatedAt: new Date().toISOString(),
+        };
+        next.phrasings = next.phrasings.filter((p) => p !== next.question);
+        await upsert([next]);
+        return next;
+      });
+    },
+    delete(id) {
+      return serialized(async () => {
+        const existed = (await table.countRows(sqlEq("id", id))) > 0;
+        if (existed) await table.delete(sqlEq("id", id));
+        return existed;
+      });
+    },
+    replaceForDocument(documentId, origin, entries) {
+      return serialized(async () => {
+        const now = new Date().toISOString();
+        const old = new Map((await select(where({ documentId, origin }))).map((f) => [f.id, f]));
+        // A re-extracted entry keeps its id, creation time and review status.
+        const built = entries.map((e) => {
+          const f = build(e, now);
+          const prev = old.get(f.id);
+          return prev ? { ...f, createdAt: prev.createdAt, status: prev.status } : f;
+        });
+        const keep = new Set(built.map((f) => f.id));
+        const gone = [...old.keys()].filter((id) => !keep.has(id));
+        if (gone.length) await table.delete(sqlIn("id", gone));
+        await upsert(built);
+        return built;
+      });
+    },
+    async search(query, o) {
+      const q = query.trim();
+      if (!q || (await table.countRows()) === 0) return [];
+      const filter = where({ kb: o.kbs && o.kbs.length ? o.kbs : undefined, status: "accepted" });
+      const limit = Math.max(10, o.limit * 3);
+      const [queryVector] = await embedder.embed([q]);
+      let vq = table.vectorSearch(queryVector).distanceType("cosine").select([...FAQ_COLUMNS, "vector", "_distance"]).limit(limit);
+      if (filter) vq = vq.where(filter);
+      const tokens = toIndexText(q);
+      const hasFts = tokens && (await table.listIndices()).some((i) => i.columns.includes(FTS));
+      let tq = hasFts ? table.query().fullTextSearch(tokens, { columns: FTS }).select([...FAQ_COLUMNS, "vector", "_score"]).limit(limit) : null;
+      if (tq && filter) tq = tq.where(filter);
+      const rows = [...(await vq.toArray()), ...(tq ? await tq.toArray() : [])];
+      const offline = embedder.name.startsWith("offline-");
+      const byId = new Map<string, FaqHit>();
+      for (const r of rows) {
+        const faq = rowToFaq(r);
+        if (byId.has(faq.id)) continue;
+        const lexical = lexicalMatch(q, texts(faq));
+        const score = matchScore(lexical, cosine(queryVector, r.vector as ArrayLike<number>), offline);
+        byId.set(faq.id, { faq, score, strong: score >= STRONG_LEXICAL });
+      }
+      const hits = [...byId.values()].filter((h) => h.score > 0);
+      const alive = new Set((await live(hits.map((h) => h.faq))).map((f) => f.id));
+      return hits
+        .filter((h) => alive.has(h.faq.id))
+        .sort((a, b) => b.score - a.score || a.faq.question.localeCompare(b.faq.question))
+        .slice(0, o.limit);
+    },
+    moveKb(from, to) {
+      return serialized(async () => {
+        if ((await table.countRows(sqlEq("kb", from))) > 0) await table.update({ where: sqlEq("kb", from), values: { kb: to } });
+      });
+    },
+    deleteKb(name) {
+      return serialized(async () => {
+        await table.delete(sqlEq("kb", name));
+      });
+    },
+    async cachedGeneration(key) {
+      const rows = await generations.query().select(["pairs"]).where(sqlEq("key", key)).limit(1).toArray();
+      return rows.length ? String(rows[0].pairs) : null;
+    },
+    cacheGeneration(key, pairs) {
+      return serialized(async () => {
+        await generations
+          .mergeInsert("key")
+          .whenMatchedUpdateAll()
+          .whenNotMatchedInsertAll()
+          .execute([{ key, pairs, created_at: new Date().toISOString() }]);
+      });
+    },
+  };
+  return faqs;
+}
+
+const opened = new WeakMap<Store, Promise<FaqStore>>();
+
+/** The FAQ table of a store (opened once per store object). */
+export function getFaqStore(store: Store): Promise<FaqStore> {
+  let p = opened.get(store);
+  if (!p) {
+    p = openFaqStore(store);
+    opened.set(store, p);
+    p.catch(() => opened.delete(store));
+  }
+  return p;
+}

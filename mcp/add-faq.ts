@@ -1,0 +1,74 @@
+import { z } from "zod";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { getConfig } from "@/lib/config";
+import { getFaqStore } from "@/lib/faq/store";
+import { answerField, faqUri, phrasingsField, questionField, tagsField } from "@/lib/faq/types";
+import { guarded, inScope, toolError, type ToolContext } from "./context";
+import { writeRefusal } from "./write-access";
+
+export const name = "add_faq";
+
+function kbField(kbNames?: readonly string[]) {
+  const describe = "Knowledge base the entry belongs to. Default: the default knowledge base (or the only one this server serves).";
+  if (kbNames && kbNames.length > 0) {
+    const names = [...kbNames] as [string, ...string[]];
+    return z.enum(names, { error: `kb must be one of ${names.map((n) => `"${n}"`).join(", ")}` }).optional().describe(describe);
+  }
+  return z.string({ error: "kb must be a string" }).trim().min(1).max(64).optional().describe(describe);
+}
+
+export function inputSchemaFor(kbNames?: readonly string[]) {
+  return z.strictObject({
+    question: questionField.describe("The question, as users ask it."),
+    answer: answerField.describe("The answer, in Markdown."),
+    kb: kbField(kbNames),
+    phrasings: phrasingsField.optional().describe("Other ways of asking the same question."),
+    tags: tagsField.optional(),
+  });
+}
+
+export const outputSchema = z.object({
+  faq: z.object({ id: z.string(), kb: z.string(), question: z.string() }),
+  uri: z.string().describe("Resource URI of the FAQ entry"),
+});
+
+export const annotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+
+export function registerAddFaq(server: McpServer, ctx: ToolContext) {
+  server.registerTool(
+    name,
+    {
+      title: "Add a FAQ entry",
+      description:
+        "Store a question and its answer as a FAQ entry; search_knowledge then returns it first whenever a question " +
+        "matches it. Requires a read-write access token.",
+      inputSchema: inputSchemaFor(ctx.catalog?.map((e) => e.kb.name)),
+      outputSchema,
+      annotations,
+    },
+    guarded(name, async (args): Promise<CallToolResult> => {
+      const refusal = writeRefusal(ctx, name);
+      if (refusal) return toolError(refusal);
+      const kb = args.kb ?? (ctx.kbs?.length === 1 ? ctx.kbs[0] : getConfig().defaultKb);
+      if (!inScope(ctx, kb)) return toolError(`This server does not serve the knowledge base "${kb}"; pass kb.`);
+      const store = await ctx.getStore();
+      const [faq] = await (await getFaqStore(store)).add([
+        {
+          kb,
+          question: args.question,
+          answer: args.answer,
+          phrasings: args.phrasings,
+          tags: args.tags,
+          source: { documentId: null, chunkId: null, label: `token ${ctx.token?.name ?? "internal"}` },
+          origin: "manual",
+        },
+      ]);
+      const uri = faqUri(faq.kb, faq.id);
+      return {
+        content: [{ type: "text", text: `Added FAQ entry "${faq.question}" to knowledge base "${faq.kb}" — faq_id: ${faq.id} (${uri}).` }],
+        structuredContent: { faq: { id: faq.id, kb: faq.kb, question: faq.question }, uri },
+      };
+    }),
+  );
+}

@@ -1,0 +1,42 @@
+import { z } from "zod";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { getFaqStore } from "@/lib/faq/store";
+import { faqIdSchema } from "@/lib/faq/types";
+import { guarded, inScope, toolError, type ToolContext } from "./context";
+import { writeRefusal } from "./write-access";
+
+export const name = "delete_faq";
+
+export const inputSchema = z.strictObject({
+  id: faqIdSchema.describe("The faq_id, as search_faq or add_faq return it."),
+});
+
+export const outputSchema = z.object({ deleted: z.boolean(), id: z.string() });
+
+export const annotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
+
+export function registerDeleteFaq(server: McpServer, ctx: ToolContext) {
+  server.registerTool(
+    name,
+    {
+      title: "Delete a FAQ entry",
+      description: "Delete a FAQ entry by its faq_id. Requires a read-write access token.",
+      inputSchema,
+      outputSchema,
+      annotations,
+    },
+    guarded(name, async ({ id }): Promise<CallToolResult> => {
+      const refusal = writeRefusal(ctx, name);
+      if (refusal) return toolError(refusal);
+      const faqs = await getFaqStore(await ctx.getStore());
+      const faq = await faqs.get(id);
+      if (!faq || !inScope(ctx, faq.kb)) return toolError(`There is no FAQ entry with id ${id}.`);
+      await faqs.delete(id);
+      return {
+        content: [{ type: "text", text: `Deleted FAQ entry "${faq.question}" (faq_id: ${id}).` }],
+        structuredContent: { deleted: true, id },
+      };
+    }),
+  );
+}

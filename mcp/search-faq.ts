@@ -1,0 +1,81 @@
+import { z } from "zod";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { faqHitsToResults, faqResultFields } from "@/lib/faq/results";
+import { getFaqStore } from "@/lib/faq/store";
+import { effectiveKb, guarded, toolError, type ToolContext } from "./context";
+import { inputSchemaFor as searchInputSchemaFor } from "./search-knowledge";
+
+export const name = "search_faq";
+
+export const MAX_FAQ_TOP_K = 20;
+export const DEFAULT_FAQ_TOP_K = 5;
+
+export function inputSchemaFor(kbNames?: readonly string[]) {
+  const base = searchInputSchemaFor(kbNames).shape;
+  return z.strictObject({
+    query: base.query,
+    top_k: z
+      .number({ error: "top_k must be a number" })
+      .int("top_k must be a whole number")
+      .min(1, `top_k must be between 1 and ${MAX_FAQ_TOP_K}`)
+      .max(MAX_FAQ_TOP_K, `top_k must be between 1 and ${MAX_FAQ_TOP_K}`)
+      .default(DEFAULT_FAQ_TOP_K)
+      .describe(`How many FAQ entries to return, 1–${MAX_FAQ_TOP_K}. Default ${DEFAULT_FAQ_TOP_K}.`),
+    kb: base.kb,
+  });
+}
+
+export const outputSchema = z.object({
+  results: z.array(
+    z.object({
+      ref: z.number().int().min(1),
+      chunk_id: z.string(),
+      document: z.object({ id: z.string(), title: z.string(), source: z.string() }),
+      kb: z.string(),
+      heading: z.string().describe("The FAQ question"),
+      text: z.string().describe("The FAQ answer (Markdown)"),
+      score: z.number().describe("How well the query matches the question, 0–1"),
+      strong: z.boolean().describe("Matches strongly enough to answer the question on its own"),
+      ...faqResultFields,
+    }),
+  ),
+});
+
+export const annotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+export function registerSearchFaq(server: McpServer, ctx: ToolContext) {
+  server.registerTool(
+    name,
+    {
+      title: "Search the FAQ",
+      description:
+        "Search the curated FAQ entries (question–answer pairs the team maintains) for the question asked, in any " +
+        "language. Returns the closest entries with their answer, score and source. search_knowledge already puts " +
+        "strongly matching FAQ entries first; use this to look only at the FAQ.",
+      inputSchema: inputSchemaFor(ctx.catalog?.map((e) => e.kb.name)),
+      outputSchema,
+      annotations,
+    },
+    guarded(name, async (args): Promise<CallToolResult> => {
+      const scope = effectiveKb(ctx, args.kb);
+      if (scope.error) return toolError(scope.error);
+      const kbs = scope.kb === undefined ? undefined : Array.isArray(scope.kb) ? scope.kb : [scope.kb];
+      const store = await ctx.getStore();
+      const hits = await (await getFaqStore(store)).search(args.query, { kbs, limit: args.top_k });
+      const shaped = await faqHitsToResults(store, hits);
+      const results = shaped.map((r, i) => ({ ...r, strong: hits[i].strong }));
+      const text = results.length
+        ? [
+            `${results.length} FAQ entr${results.length === 1 ? "y" : "ies"} for "${args.query}":`,
+            ...results.map(
+              (r) =>
+                `[${r.ref}] ${r.heading}\n(faq_id: ${r.faq!.id}, kb: ${r.kb}, score: ${Number(r.score.toFixed(3))}${r.strong ? ", strong match" : ""}` +
+                `${r.faq!.source.chunk_id ? `, source chunk_id: ${r.faq!.source.chunk_id}` : ""})\n${r.text}`,
+            ),
+          ].join("\n\n")
+        : `No FAQ entry matches "${args.query}". Try search_knowledge for passages of the documents.`;
+      return { content: [{ type: "text", text }], structuredContent: { results } };
+    }),
+  );
+}

@@ -21,6 +21,7 @@ const port = Number(arg(["-p", "--port"]) ?? process.env.PORT ?? 3000);
 const host = arg(["-H", "--hostname"]) ?? process.env.BIND_HOST ?? "127.0.0.1";
 const secret = randomBytes(24).toString("base64url");
 process.env.KB_PEER_SECRET = secret;
+process.env.KB_BIND_HOST = host; // where it listens: the Connect dialog shows LAN URLs from it
 process.env.KB_APP_DIR = import.meta.dirname; // where dist/workers/ lives
 // Where the app reaches itself (the chat's own MCP endpoint): never derived from a client's Host header.
 const self = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;

@@ -1,4 +1,5 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { observeRequest } from "@/lib/metrics";
 import { ClientRequestSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { resolveAuthSettings, type AuthSettings } from "@/lib/auth/config";
 import { isInternalSecret } from "@/lib/auth/internal";
@@ -119,6 +120,13 @@ function kbFilter(req: Request): string[] | undefined {
  * `tools.listChanged` and builds its tool list per request, so the next tools/list reflects any change.
  */
 export async function handleMcpRequest(req: Request, options: McpHttpOptions = {}): Promise<Response> {
+  const t0 = performance.now();
+  const response = await handleTimed(req, options);
+  observeRequest(options.kb ? "/api/mcp/[kb]" : "/api/mcp", response.status, performance.now() - t0, req.method);
+  return response;
+}
+
+async function handleTimed(req: Request, options: McpHttpOptions): Promise<Response> {
   const auth = options.auth ?? resolveAuthSettings();
   if (!isOriginAllowed(req.headers.get("origin"), req.url, auth.allowedOrigins)) {
     return jsonRpcError(403, -32000, "Forbidden: requests from this origin are not allowed (set ALLOWED_ORIGINS to allow it).");

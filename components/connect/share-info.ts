@@ -3,7 +3,7 @@
  * addresses, so the Connect dialog can give a URL that works elsewhere and say what sharing needs.
  */
 import os from "node:os";
-import { bindAddress, isLoopbackHost, resolveAuthSettings } from "@/lib/auth/config";
+import { isLoopbackHost, resolveAuthSettings } from "@/lib/auth/config";
 import { getConfig } from "@/lib/config";
 
 export interface ShareInfo {
@@ -17,7 +17,8 @@ export interface ShareInfo {
 export function shareInfo(): ShareInfo {
   const cfg = getConfig().auth;
   const settings = resolveAuthSettings(cfg);
-  const bind = bindAddress(cfg).replace(/^\[|\]$/g, "");
+  // server.mjs records where it listens; anything else (e.g. `next start`) is reachable from outside.
+  const bind = (process.env.KB_BIND_HOST ?? "0.0.0.0").replace(/^\[|\]$/g, "");
   let lanHosts: string[] = [];
   if (bind === "0.0.0.0" || bind === "::") {
     lanHosts = Object.values(os.networkInterfaces())
@@ -27,5 +28,5 @@ export function shareInfo(): ShareInfo {
   } else if (!isLoopbackHost(bind)) {
     lanHosts = [bind];
   }
-  return { lanHosts, loopbackOnly: settings.loopbackOnly, requireToken: settings.requireToken, adminTokenSet: !!settings.adminToken };
+  return { lanHosts, loopbackOnly: lanHosts.length === 0, requireToken: settings.requireToken, adminTokenSet: !!settings.adminToken };
 }

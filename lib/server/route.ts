@@ -6,6 +6,7 @@
 import type { z } from "zod";
 import { checkAppAccess } from "@/lib/auth/admin";
 import { getRegistry, type Registry } from "@/lib/kb";
+import { countError, observeRequest } from "@/lib/metrics";
 import type { Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
 import { errorResponse, NO_STORE, readJson } from "./errors";
@@ -36,6 +37,15 @@ type NextCtx = { params: Promise<Record<string, string | string[]>> };
 
 export function route<P = Record<string, never>>(opts: RouteOptions<P>, handler: Handler<P>) {
   return async (req: Request, next?: NextCtx): Promise<Response> => {
+    const t0 = performance.now();
+    const raw = (await next?.params) ?? {};
+    const response = await run(req, raw);
+    observeRequest(routePattern(new URL(req.url).pathname, raw), response.status, performance.now() - t0, req.method);
+    if (response.status >= 400) countError(errorCodeOf(response.status));
+    return response;
+  };
+
+  async function run(req: Request, raw: Record<string, string | string[]>): Promise<Response> {
     try {
       if (opts.access !== "public") {
         const denied = checkAppAccess(req);
@@ -43,7 +53,7 @@ export function route<P = Record<string, never>>(opts: RouteOptions<P>, handler:
       }
       let params = {} as P;
       if (opts.params) {
-        const parsed = opts.params.safeParse((await next?.params) ?? {});
+        const parsed = opts.params.safeParse(raw);
         if (!parsed.success) throw opts.notFound ? new AppError("not_found", opts.notFound, 404) : parsed.error;
         params = parsed.data;
       }
@@ -60,5 +70,27 @@ export function route<P = Record<string, never>>(opts: RouteOptions<P>, handler:
     } catch (err) {
       return errorResponse(err);
     }
-  };
+  }
+}
+
+/** "/api/documents/abc" with params {id: "abc"} → "/api/documents/[id]": a bounded label set for metrics. */
+function routePattern(pathname: string, params: Record<string, string | string[]>): string {
+  const byValue = new Map<string, string>();
+  for (const [k, v] of Object.entries(params)) for (const one of Array.isArray(v) ? v : [v]) byValue.set(one, `[${k}]`);
+  return pathname
+    .split("/")
+    .map((seg) => byValue.get(safeDecode(seg)) ?? seg)
+    .join("/");
+}
+
+function safeDecode(seg: string): string {
+  try {
+    return decodeURIComponent(seg);
+  } catch {
+    return seg;
+  }
+}
+
+function errorCodeOf(status: number): string {
+  return status === 401 ? "unauthorized" : status === 403 ? "forbidden" : status === 404 ? "not_found" : status === 429 ? "rate_limited" : status >= 500 ? "internal" : "bad_request";
 }

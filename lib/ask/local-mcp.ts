@@ -5,6 +5,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { AuthSettings } from "@/lib/auth/config";
+import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
 import type { Registry } from "@/lib/kb/registry";
 import type { Store } from "@/lib/store";
 import { handleMcpRequest } from "@/mcp/http";
@@ -28,6 +29,8 @@ export async function startLocalMcp(opts: { store: Store; registry?: Registry; a
       }
       const headers = new Headers();
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
+      // What server.mjs does: the socket's real peer, in the header only the server sets.
+      headers.set(PEER_HEADER, peerHeaderFor(req.socket.remoteAddress ?? "", req.headers as Record<string, string>));
       const request = new Request(url, { method: req.method, headers, body: req.method === "POST" ? Buffer.concat(parts) : undefined });
       const kb = m[1] ? decodeURIComponent(m[1]) : undefined;
       const response = await handleMcpRequest(request, { kb, getStore: async () => opts.store, registry: opts.registry, auth: opts.auth });

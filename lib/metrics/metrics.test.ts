@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AuthSettings } from "@/lib/auth/config";
+import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
 import { ingestDocument } from "@/lib/ingest";
 import { createLogger, getLogger, setLogger } from "@/lib/log";
 import { getStore, type Store } from "@/lib/store";
@@ -18,6 +19,8 @@ import { observeRequest } from "./index";
 
 const OPEN: AuthSettings = { requireToken: false, loopbackOnly: true, rateLimitPerMinute: 100_000, allowedOrigins: [] };
 const saved = { ...process.env };
+/** What server.mjs sets for a request from this machine. */
+const LOCAL = () => ({ Host: "127.0.0.1", [PEER_HEADER]: peerHeaderFor("127.0.0.1") });
 let dir: string;
 let store: Store;
 const lines: string[] = [];
@@ -25,14 +28,14 @@ const lines: string[] = [];
 async function callTool(name: string, args: Record<string, unknown>, id = 1) {
   const req = new Request("http://127.0.0.1/api/mcp", {
     method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "X-Request-Id": "client-chosen" },
+    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "X-Request-Id": "client-chosen", ...LOCAL() },
     body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } }),
   });
   const res = await handleMcpRequest(req, { getStore: async () => store, auth: OPEN });
   return { status: res.status, body: await res.json() };
 }
 
-const metrics = (headers: Record<string, string> = {}) => GET(new Request("http://127.0.0.1/api/metrics", { headers }));
+const metrics = (headers: Record<string, string> = {}) => GET(new Request("http://127.0.0.1/api/metrics", { headers: { ...LOCAL(), ...headers } }));
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "metrics-test-"));

@@ -1,46 +1,22 @@
-import { checkManagementAccess, checkReadAccess, errorResponse, NO_STORE, readJson } from "@/lib/auth/admin";
+import { z } from "zod";
 import { deleteFaq, getFaq, updateFaq } from "@/lib/faq/service";
-import { getReadyStore } from "@/lib/server/startup";
+import { route } from "@/lib/server/route";
 import { faqIdSchema, faqPatchSchema } from "../schema";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-type Ctx = { params: Promise<{ id: string }> };
+const faqRoute = { params: z.object({ id: faqIdSchema }) };
 
-export async function GET(request: Request, { params }: Ctx): Promise<Response> {
-  try {
-    const denied = checkReadAccess(request);
-    if (denied) throw denied;
-    const faq = await getFaq(await getReadyStore(), faqIdSchema.parse((await params).id));
-    return Response.json({ faq }, { headers: NO_STORE });
-  } catch (err) {
-    return errorResponse(err);
-  }
-}
+export const GET = route(faqRoute, async ({ params: { id }, store }) => ({ faq: await getFaq(await store(), id) }));
 
 /** PATCH /api/faqs/<id> — edit fields, or accept a generated pair ({status: "accepted"}). */
-export async function PATCH(request: Request, { params }: Ctx): Promise<Response> {
-  try {
-    const denied = checkManagementAccess(request);
-    if (denied) throw denied;
-    const id = faqIdSchema.parse((await params).id);
-    const patch = faqPatchSchema.parse(await readJson(request));
-    const faq = await updateFaq(await getReadyStore(), id, patch);
-    return Response.json({ faq }, { headers: NO_STORE });
-  } catch (err) {
-    return errorResponse(err);
-  }
-}
+export const PATCH = route(faqRoute, async ({ params: { id }, body, store }) => ({
+  faq: await updateFaq(await store(), id, await body(faqPatchSchema)),
+}));
 
 /** DELETE /api/faqs/<id> — delete an entry, or reject a generated pair. */
-export async function DELETE(request: Request, { params }: Ctx): Promise<Response> {
-  try {
-    const denied = checkManagementAccess(request);
-    if (denied) throw denied;
-    await deleteFaq(await getReadyStore(), faqIdSchema.parse((await params).id));
-    return Response.json({ deleted: true }, { headers: NO_STORE });
-  } catch (err) {
-    return errorResponse(err);
-  }
-}
+export const DELETE = route(faqRoute, async ({ params: { id }, store }) => {
+  await deleteFaq(await store(), id);
+  return { deleted: true };
+});

@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { checkManagementAccess, errorResponse, NO_STORE, readJson } from "@/lib/auth/admin";
 import { cancelGeneration, generationProgress, startGeneration } from "@/lib/faq/generate";
-import { getReadyStore } from "@/lib/server/startup";
+import { route } from "@/lib/server/route";
 import { AppError } from "@/lib/types";
 import { documentIdSchema } from "../../documents/schema";
 
@@ -18,41 +17,21 @@ function documentIdOf(request: Request): string {
 }
 
 /** POST /api/faqs/generate {document_id, pairs?} — starts generating FAQ pairs for a document in the background. */
-export async function POST(request: Request): Promise<Response> {
-  try {
-    const denied = checkManagementAccess(request);
-    if (denied) throw denied;
-    const { document_id, pairs } = bodySchema.parse(await readJson(request));
-    const store = await getReadyStore();
-    const doc = await store.getDocument(document_id);
-    if (!doc) throw new AppError("not_found", "There is no such document.", 404);
-    const progress = startGeneration(store, doc, await store.getChunks(doc.id), { pairs });
-    if (!progress) throw new AppError("bad_request", "Generating FAQ pairs needs a model: set OPENAI_API_KEY.", 409);
-    return Response.json({ progress }, { status: 202, headers: NO_STORE });
-  } catch (err) {
-    return errorResponse(err);
-  }
-}
+export const POST = route({ status: 202 }, async ({ body, store: ready }) => {
+  const { document_id, pairs } = await body(bodySchema);
+  const store = await ready();
+  const doc = await store.getDocument(document_id);
+  if (!doc) throw new AppError("not_found", "There is no such document.", 404);
+  const progress = startGeneration(store, doc, await store.getChunks(doc.id), { pairs });
+  if (!progress) throw new AppError("bad_request", "Generating FAQ pairs needs a model: set OPENAI_API_KEY.", 409);
+  return { progress };
+});
 
 /** GET /api/faqs/generate?document_id= — progress of the document's generation. */
-export async function GET(request: Request): Promise<Response> {
-  try {
-    const denied = checkManagementAccess(request);
-    if (denied) throw denied;
-    return Response.json({ progress: generationProgress(documentIdOf(request)) }, { headers: NO_STORE });
-  } catch (err) {
-    return errorResponse(err);
-  }
-}
+export const GET = route({}, async ({ req }) => ({ progress: generationProgress(documentIdOf(req)) }));
 
 /** DELETE /api/faqs/generate?document_id= — cancels it. */
-export async function DELETE(request: Request): Promise<Response> {
-  try {
-    const denied = checkManagementAccess(request);
-    if (denied) throw denied;
-    const id = documentIdOf(request);
-    return Response.json({ cancelled: cancelGeneration(id), progress: generationProgress(id) }, { headers: NO_STORE });
-  } catch (err) {
-    return errorResponse(err);
-  }
-}
+export const DELETE = route({}, async ({ req }) => {
+  const id = documentIdOf(req);
+  return { cancelled: cancelGeneration(id), progress: generationProgress(id) };
+});

@@ -110,6 +110,12 @@ export const VECTOR_INDEX_MIN_ROWS = 5000;
  */
 const MAX_VECTOR_INDEX_SEGMENTS = 4;
 const REBUILD_UNINDEXED_FRACTION = 0.25;
+/**
+ * A rebuild reads every vector, so while writes keep coming (a bulk ingest) it waits until the store has been
+ * quiet this long, unless the index covers less than half of the rows: one rebuild at the end instead of one
+ * every few thousand rows.
+ */
+const REBUILD_QUIET_MS = 10_000;
 const VECTOR_INDEX_NAME = "vector_idx";
 const FTS_RECHECK_MS = 1000;
 
@@ -207,6 +213,20 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     metaVersion = v;
   };
 
+  // Background maintenance (compaction, index updates) commits beside the writes; a write that loses that race
+  // gets a commit-conflict error and nothing of it was committed, so it is simply tried again.
+  const retryConflicts = async <T>(fn: () => Promise<T>): Promise<T> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (attempt >= 5 || !/conflict/i.test(err instanceof Error ? err.message : String(err))) throw err;
+        log("store").info({ attempt, err: err instanceof Error ? err.message : String(err) }, "write conflicted with a concurrent commit; retrying");
+        await new Promise((r) => setTimeout(r, 20 * attempt));
+      }
+    }
+  };
+
   // Writes from this process are serialized; LanceDB resolves conflicts between processes.
   let writeQueue: Promise<unknown> = Promise.resolve();
   const serialized = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -245,6 +265,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   const logger = log("store");
   const vectorIndexMinRows = opts.vectorIndexMinRows ?? VECTOR_INDEX_MIN_ROWS;
   const retention = opts.versionRetentionMs ?? 60_000;
+  let lastWriteAt = 0;
   let ftsReady = false;
   let ftsCheckedAt = 0;
   const hasIndexOn = async (column: string) => (await chunks.listIndices()).some((i) => i.columns.includes(column));
@@ -259,7 +280,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     ftsReady = true;
   };
   /** Builds the vector index past the threshold, and rebuilds it in one piece once fragmented. */
-  const maintainVectorIndex = async (): Promise<string> => {
+  const maintainVectorIndex = async (canDefer: boolean): Promise<string> => {
     if (vectorIndexMinRows <= 0) return "off";
     const rows = await chunks.countRows();
     const existing = (await chunks.listIndices()).find((i) => i.columns.includes("vector"));
@@ -268,11 +289,16 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
       const fragmented = s !== undefined &&
         ((s.numIndices ?? 1) > MAX_VECTOR_INDEX_SEGMENTS || s.numUnindexedRows > REBUILD_UNINDEXED_FRACTION * s.numIndexedRows);
       if (!fragmented) return `kept (${s?.numIndices ?? 1} segments, ${s?.numUnindexedRows ?? 0} rows unindexed)`;
+      const writing = Date.now() - lastWriteAt < REBUILD_QUIET_MS;
+      if (canDefer && writing && s.numUnindexedRows < s.numIndexedRows) {
+        maintainer.schedule(); // look again once the writes stop
+        return `rebuild deferred while writes continue (${s.numIndices ?? 1} segments)`;
+      }
     } else if (rows < vectorIndexMinRows) return "not needed";
     await chunks.createIndex("vector", { config: lancedb.Index.hnswSq({ distanceType: "cosine" }), replace: true, name: VECTOR_INDEX_NAME });
     return `built over ${rows} rows`;
   };
-  const maintain = async (retainMs: number): Promise<MaintenanceReport> => {
+  const maintain = async (retainMs: number, background = false): Promise<MaintenanceReport> => {
     const report: MaintenanceReport = {};
     const step = async (name: string, fn: () => Promise<unknown>) => {
       const t0 = performance.now();
@@ -285,16 +311,17 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     for (const [name, t] of [["chunks", chunks], ["documents", documents], ["meta", meta]] as const) {
       await step(`optimize_${name}`, () => t.optimize({ cleanupOlderThan }));
     }
-    await step("vector_index", maintainVectorIndex);
+    await step("vector_index", () => maintainVectorIndex(background));
     return report;
   };
-  const maintainer = createMaintainer(() => maintain(retention), {
+  const maintainer = createMaintainer((_deadline, explicit) => maintain(retention, !explicit), {
     delayMs: opts.maintenanceDelayMs ?? 3000,
     timeoutMs: opts.maintenanceTimeoutMs ?? 600_000,
     retryMs: 30_000,
     logger,
   });
   const afterWrite = async () => {
+    lastWriteAt = Date.now();
     // The first write creates the full-text index (cheap on a small table); everything else is background work.
     if (!ftsReady) await ensureFtsIndex();
     maintainer.schedule();
@@ -345,8 +372,8 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
       return serialized(async () => {
         const existed = (await documents.countRows(sqlEq("id", id))) > 0;
         // Document first: a crash in between leaves orphan chunks, which search ignores (no document).
-        await documents.delete(sqlEq("id", id));
-        await chunks.delete(sqlEq("document_id", id));
+        await retryConflicts(() => documents.delete(sqlEq("id", id)));
+        await retryConflicts(() => chunks.delete(sqlEq("document_id", id)));
         await afterWrite();
         return existed;
       });
@@ -415,19 +442,21 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
         const replaced = ids.filter((id) => known.has(id) || orphans.has(id));
         const chunkRows = (list: string[]) => list.flatMap((id) => byId.get(id)!.chunks.map(chunkToRow));
         const toAppend = chunkRows(appended);
-        if (toAppend.length > 0) await chunks.add(toAppend); // plain append: much cheaper than a merge
+        if (toAppend.length > 0) await retryConflicts(() => chunks.add(toAppend)); // plain append: much cheaper than a merge
         if (replaced.length > 0) {
           const rows = chunkRows(replaced);
           const where = sqlIn("document_id", replaced);
           if (rows.length > 0) {
-            await chunks.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().whenNotMatchedBySourceDelete({ where }).execute(rows);
+            await retryConflicts(() =>
+              chunks.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().whenNotMatchedBySourceDelete({ where }).execute(rows),
+            );
           } else {
-            await chunks.delete(where);
+            await retryConflicts(() => chunks.delete(where));
           }
         }
         const docRows = ids.map((id) => documentToRow(byId.get(id)!.doc, byId.get(id)!.body));
-        if (ids.every((id) => !known.has(id))) await documents.add(docRows);
-        else await documents.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(docRows);
+        if (ids.every((id) => !known.has(id))) await retryConflicts(() => documents.add(docRows));
+        else await retryConflicts(() => documents.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(docRows));
         await afterWrite();
       });
     },

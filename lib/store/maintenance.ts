@@ -29,7 +29,8 @@ export interface Maintainer {
 /** What one run reports for its log line (step name → duration or detail). */
 export type MaintenanceReport = Record<string, unknown>;
 
-export function createMaintainer(task: (deadline: number) => Promise<MaintenanceReport>, opts: MaintainerOptions): Maintainer {
+/** `explicit`: asked for by runNow() (CLI, tests), not by the background schedule. */
+export function createMaintainer(task: (deadline: number, explicit: boolean) => Promise<MaintenanceReport>, opts: MaintainerOptions): Maintainer {
   let dirty = false;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
@@ -44,11 +45,11 @@ export function createMaintainer(task: (deadline: number) => Promise<Maintenance
     timer.unref?.();
   };
 
-  const run = (): Promise<void> => {
+  const run = (explicit = false): Promise<void> => {
     if (running) return running; // the next run is armed when this one ends, if still dirty
     dirty = false;
     const t0 = performance.now();
-    const work = task(Date.now() + opts.timeoutMs);
+    const work = task(Date.now() + opts.timeoutMs, explicit);
     let timeout: NodeJS.Timeout | undefined;
     const timedOut = new Promise<"timeout">((resolve) => {
       timeout = setTimeout(() => resolve("timeout"), opts.timeoutMs);
@@ -95,7 +96,7 @@ export function createMaintainer(task: (deadline: number) => Promise<Maintenance
         clearTimeout(timer);
         timer = null;
       }
-      await run();
+      await run(true);
     },
     async idle() {
       while (running || timer) {

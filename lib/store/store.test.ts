@@ -265,5 +265,5 @@ describe("cross-process visibility", () => {
     } finally {
       store.close();
     }
-  });
+  }, 180_000); // a second process (tsx start-up) on a loaded 2-core machine
 });

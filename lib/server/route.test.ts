@@ -1,0 +1,50 @@
+/** The one guarded way into every route handler: access, validation and one error shape. */
+import { describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
+import { AppError } from "@/lib/types";
+import { route } from "./route";
+
+const local = (init: RequestInit = {}, url = "http://127.0.0.1:3000/api/x") =>
+  new Request(url, { ...init, headers: { host: "127.0.0.1:3000", [PEER_HEADER]: peerHeaderFor("127.0.0.1"), ...(init.headers as Record<string, string>) } });
+const ctx = (params: Record<string, string>) => ({ params: Promise.resolve(params) });
+
+describe("route()", () => {
+  it("refuses a remote caller before the handler runs, with the one error shape", async () => {
+    const handler = vi.fn(async () => ({ ok: true }));
+    const res = await route({}, handler)(new Request("http://10.0.0.1:3000/api/x", { headers: { [PEER_HEADER]: peerHeaderFor("10.0.0.9") } }));
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="admin"');
+    expect(await res.json()).toEqual({ error: { code: "unauthorized", message: expect.stringContaining("admin token") } });
+    expect(handler).not.toHaveBeenCalled();
+  });
+
+  it("validates JSON bodies and path parameters", async () => {
+    const create = route({ status: 201 }, async ({ body }) => ({ got: await body(z.object({ name: z.string() })) }));
+    expect((await create(local({ method: "POST", body: "{" }))).status).toBe(400);
+    const bad = await create(local({ method: "POST", body: JSON.stringify({ name: 5 }) }));
+    expect(await bad.json()).toEqual({ error: { code: "bad_request", message: expect.stringMatching(/^name: /) } });
+    const good = await create(local({ method: "POST", body: JSON.stringify({ name: "a" }) }));
+    expect([good.status, await good.json()]).toEqual([201, { got: { name: "a" } }]);
+
+    const byId = route({ params: z.object({ id: z.string().regex(/^[a-z]+$/) }) }, async ({ params }) => params);
+    expect((await byId(local(), ctx({ id: "BAD" }))).status).toBe(400);
+    expect(await (await byId(local(), ctx({ id: "abc" }))).json()).toEqual({ id: "abc" });
+    const named = route({ params: z.object({ id: z.string().regex(/^[a-z]+$/) }), notFound: "No such thing." }, async ({ params }) => params);
+    expect(await (await named(local(), ctx({ id: "BAD" }))).json()).toEqual({ error: { code: "not_found", message: "No such thing." } });
+  });
+
+  it("maps AppErrors to their status and hides anything else behind a 500", async () => {
+    const conflict = await route({}, async () => {
+      throw new AppError("conflict", "Already there.", 409);
+    })(local());
+    expect([conflict.status, await conflict.json()]).toEqual([409, { error: { code: "conflict", message: "Already there." } }]);
+    const spy = vi.spyOn(console, "error").mockImplementation(() => {});
+    const boom = await route({}, async () => {
+      throw new Error("secret internals at /srv/db");
+    })(local());
+    spy.mockRestore();
+    expect(boom.status).toBe(500);
+    expect(await boom.text()).not.toContain("internals");
+  });
+});

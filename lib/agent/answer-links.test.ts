@@ -20,6 +20,11 @@ describe("linkCitations", () => {
     ]);
   });
 
+  it("takes the whole list item when several quoted sentences share one marker", () => {
+    const text = "From the knowledge base:\n\n- Full-time employees get 20 days. Part-time employees get a pro-rated amount. [1]";
+    expect(linkCitations(text, () => true).claims).toEqual(["Full-time employees get 20 days. Part-time employees get a pro-rated amount"]);
+  });
+
   it("stops at the previous sentence", () => {
     const text = "First point. Second point, e.g. this one [4]";
     expect(claimBefore(text, text.indexOf("[4]"))).toBe("Second point, e.g. this one");

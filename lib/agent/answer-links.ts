@@ -9,11 +9,18 @@ const MARKER = /\[(\d{1,3})\](?![(:])/g;
 const BOUNDARY = /\n|[。！？；\]]|[.!?;](?=\s)/g;
 const ABBREVIATION = /\b(?:e\.g|i\.e|etc|vs|mr|mrs|ms|dr|no)$/i;
 
-/** The sentence that ends right before `end` (skipping the punctuation and spaces just before it). */
+/**
+ * The claim a marker supports: the sentence that ends right before `end` (skipping the punctuation and
+ * spaces just before it), or the whole list item when the marker ends a bullet that has no other marker
+ * (the offline answerer quotes several sentences as one bullet with one marker).
+ */
 export function claimBefore(text: string, end: number): string {
   let stop = end;
   while (stop > 0 && /[\s.。!！?？;；,，]/.test(text[stop - 1])) stop--;
   const head = text.slice(0, stop);
+  const line = head.slice(Math.max(head.lastIndexOf("\n"), 0));
+  const item = line.match(/^\n?\s*(?:[-*+]|\d+[.)])\s+/);
+  if (item && !/\]/.test(line)) return line.slice(item[0].length).trim();
   let start = 0;
   for (const m of head.matchAll(BOUNDARY)) {
     if (m[0] === "." && ABBREVIATION.test(head.slice(0, m.index))) continue;

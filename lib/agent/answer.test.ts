@@ -63,6 +63,14 @@ describe("answerPart", () => {
     expect(a.quotes.map((q) => q.text).join(" ")).toContain("Ana Costa");
   });
 
+  it("does not refuse a Chinese question whose answer the chunk holds in other words", () => {
+    const game = p(1, "游戏介绍 › 战国史", "《战国史》是一款策略游戏。游戏主打两种玩法：剧本模式和自由模式。玩家可以选择七国之一。");
+    const a = answerPart(questionTerms("战国史模式主打哪两个模式？"), [game]);
+    expect(a.kind).not.toBe("none");
+    if (a.kind === "none") return;
+    expect(a.quotes.map((q) => q.text).join("")).toContain("剧本模式和自由模式");
+  });
+
   it("refuses when retrieval found nothing about the question", () => {
     expect(answerPart(questionTerms("What is the boiling point of mercury?"), [handbook]).kind).toBe("none");
     expect(answerPart(questionTerms("公司的火星基地在哪里？"), [p(1, "员工手册", "员工每年享有 12 天带薪病假。")]).kind).toBe("none");

@@ -154,7 +154,14 @@ function scriptedModel(script: Step[], calls: LanguageModelV4CallOptions[]): Lan
         parts.push({ type: "text-end", id: "t" });
         parts.push({ type: "finish", usage, finishReason: { unified: "stop", raw: "stop" } });
       }
-      return { stream: new ReadableStream({ start: (c) => (parts.forEach((p) => c.enqueue(p)), c.close()) }) };
+      return {
+        stream: new ReadableStream({
+          start(c) {
+            for (const p of parts) c.enqueue(p);
+            c.close();
+          },
+        }),
+      };
     },
   };
 }

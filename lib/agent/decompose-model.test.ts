@@ -71,7 +71,14 @@ function llmLike(log: LanguageModelV4CallOptions[]): LanguageModelV4 {
         { type: "text-end", id: "t" },
         { type: "finish", usage, finishReason: { unified: "stop", raw: "stop" } },
       ];
-      return { stream: new ReadableStream({ start: (c) => (parts.forEach((p) => c.enqueue(p)), c.close()) }) };
+      return {
+        stream: new ReadableStream({
+          start(c) {
+            for (const p of parts) c.enqueue(p);
+            c.close();
+          },
+        }),
+      };
     },
   };
 }

@@ -37,6 +37,13 @@ describe("supportingSpan", () => {
     expect(handbook.slice(span.start, span.end)).toBe("Leave requests go to your manager at least two weeks ahead.");
   });
 
+  it("highlights every sentence of a quote of several sentences", () => {
+    const span = supportingSpan(handbook, "Full-time employees receive 20 days of annual leave per year. Up to 5 unused days carry over to the next year, e.g. for a long trip")!;
+    expect(handbook.slice(span.start, span.end)).toBe(
+      "Full-time employees receive 20 days of annual leave per year. Up to 5 unused days carry over to the next year, e.g. for a long trip.",
+    );
+  });
+
   it("finds the best matching sentence for a paraphrase", () => {
     const span = supportingSpan(handbook, "You can carry over up to five unused days")!;
     expect(handbook.slice(span.start, span.end)).toMatch(/^Up to 5 unused days carry over/);

@@ -168,9 +168,15 @@ export function supportingSpan(chunkText: string, claim: string): { start: numbe
   const norm = (s: string) => cleanSentence(s).toLowerCase();
   const c = norm(claim);
   if (c.length >= 4) {
+    // A quote of several sentences highlights all of them.
+    const quoted = sentences.filter((s) => {
+      const t = norm(s.text).replace(/[.。!！?？;；]+$/, "");
+      return t.length >= 4 && c.includes(t);
+    });
+    if (quoted.length > 0) return { start: quoted[0].start, end: quoted.at(-1)!.end };
     for (const s of sentences) {
       const t = norm(s.text);
-      if (t.length >= 4 && (c.includes(t) || t.includes(c))) return { start: s.start, end: s.end };
+      if (t.length >= 4 && t.includes(c)) return { start: s.start, end: s.end };
     }
   }
   const q = contentUnits(claim);

@@ -33,7 +33,7 @@ describe("retrieval quality on eval subsets", () => {
     expect(r.passage.recallAt5).toBeGreaterThanOrEqual(0.97);
     expect(r.passage.recallAt10).toBeGreaterThanOrEqual(0.98);
     expect(r.passage.mrrAt10).toBeGreaterThanOrEqual(0.96);
-  }, 180_000);
+  }, 300_000);
 
   it("SQuAD 1.1 (English): the questions on 10 articles, over those articles", async () => {
     const set = await loadEvalSet(evalDir("squad1.1-en-subset"));
@@ -48,7 +48,7 @@ describe("retrieval quality on eval subsets", () => {
     expect(r.passage.recallAt10).toBeGreaterThanOrEqual(0.96);
     expect(r.passage.mrrAt10).toBeGreaterThanOrEqual(0.88);
     expect(r.document.recallAt1).toBeGreaterThanOrEqual(0.97);
-  }, 180_000);
+  }, 300_000);
 
   it("COVID-QA (English, long papers): 20 papers and their 54 questions", async () => {
     const set = await loadEvalSet(evalDir("covidqa-en-subset"));

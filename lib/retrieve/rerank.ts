@@ -25,7 +25,7 @@ export interface RerankWeights {
   docScore: number;
 }
 
-export const DEFAULT_RERANK_WEIGHTS: RerankWeights = { first: 1, coverage: 1, proximity: 0.5, field: 0.3, number: 0.3, document: 0.5, context: 0, docScore: 0 };
+export const DEFAULT_RERANK_WEIGHTS: RerankWeights = { first: 3, coverage: 1, proximity: 0.5, field: 0.3, number: 0.3, document: 0.5, context: 0, docScore: 0 };
 
 /** What the reranker reads of a candidate. */
 export interface RerankView {

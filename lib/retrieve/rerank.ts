@@ -58,9 +58,12 @@ function positions(text: string, terms: readonly QueryTerm[]): (number[] | null)
     }
     if (!latin) {
       latin = new Map();
+      // Stemming every word of every candidate is the reranker's main cost: only words that share their
+      // first three letters with a query term can stem to it (Porter2 keeps a word's start).
+      const prefixes = new Set(terms.filter((x) => x.kind !== "cjk").map((x) => x.key.slice(0, 3)));
       for (const m of norm.matchAll(LATIN_RE)) {
         const w = m[0];
-        if (STOP_WORDS.has(w)) continue;
+        if (!prefixes.has(w.slice(0, 3)) || STOP_WORDS.has(w)) continue;
         const key = /^\p{N}+$/u.test(w) ? w : indexStem(w);
         const list = latin.get(key);
         if (list) list.push(m.index);

@@ -27,13 +27,13 @@ describe("retrieval quality on eval subsets", () => {
     expect(questions).toHaveLength(150);
     const r = await runEval(set, { questions, docs, topK: 10, embedder: embedder() });
     log("cmrc subset", r);
-    // Measured: passage R@1 0.973, R@5 0.993, R@10 1.000, MRR@10 0.981 (one passage per document, so
+    // Measured: passage R@1 0.973, R@5 0.993, R@10 1.000, MRR@10 0.982 (one passage per document, so
     // document level is the same). Before the reranker: R@1 0.947, MRR@10 0.969.
     expect(r.passage.recallAt1).toBeGreaterThanOrEqual(0.95);
     expect(r.passage.recallAt5).toBeGreaterThanOrEqual(0.97);
     expect(r.passage.recallAt10).toBeGreaterThanOrEqual(0.98);
     expect(r.passage.mrrAt10).toBeGreaterThanOrEqual(0.96);
-  }, 180_000);
+  }, 300_000);
 
   it("SQuAD 1.1 (English): the questions on 10 articles, over those articles", async () => {
     const set = await loadEvalSet(evalDir("squad1.1-en-subset"));
@@ -41,20 +41,20 @@ describe("retrieval quality on eval subsets", () => {
     const questions = set.questions.filter((q) => docs.includes(q.gold_doc));
     const r = await runEval(set, { questions, docs, topK: 10, embedder: embedder() });
     log("squad subset", r);
-    // Measured (238 questions): passage R@1 0.845, R@5 0.975, R@10 0.979, MRR@10 0.899; document R@1 0.979.
+    // Measured (238 questions): passage R@1 0.845, R@5 0.979, R@10 0.983, MRR@10 0.902; document R@1 0.983.
     expect(r.passage.questions).toBe(238);
     expect(r.passage.recallAt1).toBeGreaterThanOrEqual(0.82);
     expect(r.passage.recallAt5).toBeGreaterThanOrEqual(0.95);
     expect(r.passage.recallAt10).toBeGreaterThanOrEqual(0.96);
     expect(r.passage.mrrAt10).toBeGreaterThanOrEqual(0.88);
     expect(r.document.recallAt1).toBeGreaterThanOrEqual(0.97);
-  }, 180_000);
+  }, 300_000);
 
   it("COVID-QA (English, long papers): 20 papers and their 54 questions", async () => {
     const set = await loadEvalSet(evalDir("covidqa-en-subset"));
     const r = await runEval(set, { topK: 10, embedder: embedder() });
     log("covidqa subset", r);
-    // Measured: passage R@1 0.519, R@5 0.741, R@10 0.815, MRR@10 0.616; document R@5 0.926 (one question is 0.019).
+    // Measured: passage R@1 0.537, R@5 0.741, R@10 0.852, MRR@10 0.628; document R@5 0.926 (one question is 0.019).
     expect(r.passage.questions).toBe(54);
     expect(r.passage.recallAt5).toBeGreaterThanOrEqual(0.72);
     expect(r.passage.recallAt10).toBeGreaterThanOrEqual(0.79);

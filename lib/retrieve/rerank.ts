@@ -8,7 +8,9 @@
  *   number    share of the question's numbers found in the chunk
  *   document  coverage of the whole document as far as the candidates show it (its best chunks together),
  *             so the passages of the document the question is about rise together
- * IDF comes from the candidate pool itself: a term every candidate has cannot tell them apart.
+ * IDF comes from the candidate pool itself: a term every candidate has cannot tell them apart. The first
+ * stage weighs most (3): the features reorder close calls rather than overrule BM25 (measured: weight 1 lost
+ * SQuAD R@5 0.015, weight 3 gains on all four sets).
  */
 import { indexStem, STOP_WORDS } from "@/lib/tokenize";
 import { normalizeForMatch, type QueryTerm } from "./query";
@@ -20,12 +22,9 @@ export interface RerankWeights {
   field: number;
   number: number;
   document: number;
-  context: number;
-  /** First-stage scores of the document's best two candidates, relative to the best candidate. */
-  docScore: number;
 }
 
-export const DEFAULT_RERANK_WEIGHTS: RerankWeights = { first: 1, coverage: 1, proximity: 0.5, field: 0.3, number: 0.3, document: 0.5, context: 0, docScore: 0 };
+export const DEFAULT_RERANK_WEIGHTS: RerankWeights = { first: 3, coverage: 1, proximity: 0.5, field: 0.3, number: 0.3, document: 0.5 };
 
 /** What the reranker reads of a candidate. */
 export interface RerankView {
@@ -35,8 +34,6 @@ export interface RerankView {
   fields: string;
   /** First-stage score, higher is better. */
   score: number;
-  /** Neighbouring text (the chunks before and after), for the context feature. */
-  context?: string;
 }
 
 export interface Reranked<T> {
@@ -61,9 +58,12 @@ function positions(text: string, terms: readonly QueryTerm[]): (number[] | null)
     }
     if (!latin) {
       latin = new Map();
+      // Stemming every word of every candidate is the reranker's main cost: only words that share their
+      // first three letters with a query term can stem to it (Porter2 keeps a word's start).
+      const prefixes = new Set(terms.filter((x) => x.kind !== "cjk").map((x) => x.key.slice(0, 3)));
       for (const m of norm.matchAll(LATIN_RE)) {
         const w = m[0];
-        if (STOP_WORDS.has(w)) continue;
+        if (!prefixes.has(w.slice(0, 3)) || STOP_WORDS.has(w)) continue;
         const key = /^\p{N}+$/u.test(w) ? w : indexStem(w);
         const list = latin.get(key);
         if (list) list.push(m.index);
@@ -89,7 +89,6 @@ export function lexicalRerank<T>(
   items: readonly T[],
   view: (item: T) => RerankView,
   weights: RerankWeights = DEFAULT_RERANK_WEIGHTS,
-  globalIdf?: (term: QueryTerm) => number,
 ): Reranked<T>[] {
   if (items.length === 0) return [];
   const views = items.map(view);
@@ -98,8 +97,7 @@ export function lexicalRerank<T>(
 
   // IDF within the pool, smoothed so a term in every candidate still counts a little.
   const n = items.length;
-  const idf = terms.map((t, ti) => {
-    if (globalIdf) return globalIdf(t);
+  const idf = terms.map((_, ti) => {
     let df = 0;
     for (const p of pos) if (p[ti]) df++;
     return Math.log(1 + n / (1 + df));
@@ -121,13 +119,6 @@ export function lexicalRerank<T>(
   const docCoverage = new Map([...docTerms].map(([d, has]) => [d, has.reduce((s, h, ti) => s + (h ? idf[ti] : 0), 0) / totalIdf]));
 
   const maxScore = Math.max(...views.map((v) => v.score)) || 1;
-  const docBest = new Map<string, number[]>();
-  for (const v of views) {
-    const list = docBest.get(v.documentId) ?? [];
-    list.push(v.score / maxScore);
-    docBest.set(v.documentId, list);
-  }
-  const docScore = new Map([...docBest].map(([d, l]) => [d, l.sort((a, b) => b - a).slice(0, 2).reduce((s, x) => s + x, 0) / 2]));
   const out = views.map((v, ci): Reranked<T> => {
     const p = pos[ci];
     const coverage = p.reduce((s, x, ti) => s + (x ? idf[ti] : 0), 0) / totalIdf;
@@ -142,12 +133,7 @@ export function lexicalRerank<T>(
     }
     const field = fieldHas ? fieldHas[ci].reduce((s, h, ti) => s + (h ? idf[ti] : 0), 0) / totalIdf : 0;
     const number = numberTerms.length ? numberTerms.filter((ti) => p[ti]).length / numberTerms.length : 0;
-    let context = 0;
-    if (weights.context && v.context !== undefined) {
-      const cp = positions(v.context, terms);
-      context = p.reduce((s, x, ti) => s + (x || cp[ti] ? idf[ti] : 0), 0) / totalIdf;
-    }
-    const features = { first: v.score / maxScore, coverage, proximity, field, number, document: docCoverage.get(v.documentId) ?? 0, context, docScore: docScore.get(v.documentId) ?? 0 };
+    const features = { first: v.score / maxScore, coverage, proximity, field, number, document: docCoverage.get(v.documentId) ?? 0 };
     const score = (Object.keys(weights) as (keyof RerankWeights)[]).reduce((s, k) => s + weights[k] * features[k], 0);
     return { item: items[ci], score, features };
   });

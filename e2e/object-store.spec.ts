@@ -1,5 +1,5 @@
 /**
- * Scale-out on an object store: two app servers (built Next, `next start`) on different ports share one
+ * Scale-out on an object store: two app servers (built Next, through server.mjs like `npm start`) on different ports share one
  * dataset at DATA_DIR=s3://… served by a local S3-compatible server (s3rver, in this process). A document
  * added through one is found through the other, and a delete through the other is seen by the first.
  * LanceDB's object-store client reads the AWS_* variables set here (endpoint, plain HTTP, credentials, region).
@@ -47,7 +47,7 @@ test.beforeAll(async () => {
   const dataDir = `s3://${BUCKET}/replicas-${Date.now()}`;
   for (const port of APP_PORTS) {
     // No knowledge folder: the replicas must not both write it at start-up (s3rver has no conditional writes).
-    const child = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
+    const child = spawn(process.execPath, ["server.mjs", "-p", String(port), "-H", "127.0.0.1"], {
       env: { ...process.env, ...S3_ENV, DATA_DIR: dataDir, KNOWLEDGE_DIR: path.join(S3_DIR, "none"), OPENAI_API_KEY: "", NEXT_TELEMETRY_DISABLED: "1" },
       stdio: ["ignore", "ignore", "inherit"],
     });

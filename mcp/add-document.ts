@@ -1,10 +1,9 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { getConfig } from "@/lib/config";
 import { ingestDocument, sha256 } from "@/lib/ingest";
-import { guarded, inScope, toolError, type ToolContext } from "./context";
-import { writeRefusal } from "./write-access";
+import { guarded, toolError, type ToolContext } from "./context";
+import { writeTarget } from "./write-access";
 
 export const name = "add_document";
 
@@ -75,10 +74,9 @@ export function registerAddDocument(server: McpServer, ctx: ToolContext) {
       annotations,
     },
     guarded(name, async (args): Promise<CallToolResult> => {
-      const refusal = writeRefusal(ctx, name);
-      if (refusal) return toolError(refusal);
-      const kb = args.kb ?? (ctx.kbs?.length === 1 ? ctx.kbs[0] : getConfig().defaultKb);
-      if (!inScope(ctx, kb)) return toolError(`This server does not serve the knowledge base "${kb}"; pass kb.`);
+      const target = writeTarget(ctx, name, args.kb);
+      if ("refused" in target) return target.refused;
+      const { kb } = target;
       const store = await ctx.getStore();
       const source = sourceName(args.title, args.format);
       const existing = await store.findDocument(kb, { source });

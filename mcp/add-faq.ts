@@ -1,11 +1,10 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { getConfig } from "@/lib/config";
 import { getFaqStore } from "@/lib/faq/store";
 import { answerField, faqUri, phrasingsField, questionField, tagsField } from "@/lib/faq/types";
-import { guarded, inScope, toolError, type ToolContext } from "./context";
-import { writeRefusal } from "./write-access";
+import { guarded, type ToolContext } from "./context";
+import { writeTarget } from "./write-access";
 
 export const name = "add_faq";
 
@@ -48,10 +47,9 @@ export function registerAddFaq(server: McpServer, ctx: ToolContext) {
       annotations,
     },
     guarded(name, async (args): Promise<CallToolResult> => {
-      const refusal = writeRefusal(ctx, name);
-      if (refusal) return toolError(refusal);
-      const kb = args.kb ?? (ctx.kbs?.length === 1 ? ctx.kbs[0] : getConfig().defaultKb);
-      if (!inScope(ctx, kb)) return toolError(`This server does not serve the knowledge base "${kb}"; pass kb.`);
+      const target = writeTarget(ctx, name, args.kb);
+      if ("refused" in target) return target.refused;
+      const { kb } = target;
       const store = await ctx.getStore();
       const [faq] = await (await getFaqStore(store)).add([
         {

@@ -3,18 +3,9 @@ import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { getFaqStore } from "@/lib/faq/store";
 import { faqMarkdown, faqUri } from "@/lib/faq/types";
 import { inScope, type ToolContext } from "./context";
-import { MIME_TYPE, RESOURCE_NOT_FOUND } from "./resources";
+import { decode, MIME_TYPE, RESOURCE_NOT_FOUND } from "./resources";
 
 export const FAQ_URI_TEMPLATE = "kb://{kb}/faq/{faq_id}";
-
-function decode(v: string | string[] | undefined): string | null {
-  if (typeof v !== "string") return null;
-  try {
-    return decodeURIComponent(v);
-  } catch {
-    return null;
-  }
-}
 
 /** Every accepted FAQ entry in scope is a resource `kb://<kb>/faq/<id>` (Markdown: question, answer, phrasings). */
 export function registerFaqResources(server: McpServer, ctx: ToolContext) {

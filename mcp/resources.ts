@@ -8,7 +8,8 @@ export const URI_TEMPLATE = "kb://{kb}/{document_id}";
 export const RESOURCE_NOT_FOUND = -32002;
 export const MIME_TYPE = "text/markdown";
 
-function decode(v: string | string[] | undefined): string | null {
+/** A URI template variable, percent-decoded; null when it is missing or malformed. */
+export function decode(v: string | string[] | undefined): string | null {
   if (typeof v !== "string") return null;
   try {
     return decodeURIComponent(v);

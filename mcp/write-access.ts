@@ -1,5 +1,7 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { canWrite } from "@/lib/auth/tokens";
-import type { ToolContext } from "./context";
+import { getConfig } from "@/lib/config";
+import { inScope, toolError, type ToolContext } from "./context";
 
 /** The refusal a write tool answers without a read-write token, or null when the call may write. */
 export function writeRefusal(ctx: ToolContext, tool: string): string | null {
@@ -8,4 +10,16 @@ export function writeRefusal(ctx: ToolContext, tool: string): string | null {
     `${tool} requires a read-write access token: send "Authorization: Bearer <token>" with a token of scope ` +
     `read-write (create one in the app's Connect dialog).${ctx.token ? " The token of this request can only read." : ""}`
   );
+}
+
+/**
+ * The knowledge base an adding tool writes to (its `kb` argument, the server's only kb, or the default), or
+ * the tool error that refuses the call (no read-write token, or a kb this server does not serve).
+ */
+export function writeTarget(ctx: ToolContext, tool: string, kbArg: string | undefined): { kb: string } | { refused: CallToolResult } {
+  const refusal = writeRefusal(ctx, tool);
+  if (refusal) return { refused: toolError(refusal) };
+  const kb = kbArg ?? (ctx.kbs?.length === 1 ? ctx.kbs[0] : getConfig().defaultKb);
+  if (!inScope(ctx, kb)) return { refused: toolError(`This server does not serve the knowledge base "${kb}"; pass kb.`) };
+  return { kb };
 }

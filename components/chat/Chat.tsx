@@ -22,7 +22,7 @@ import { fill, T } from "./strings";
 // Headers are resolved per request, so an admin token entered later is used without a reload.
 const transport = new DefaultChatTransport<ChatUIMessage>({ api: "/api/chat", headers: () => authHeaders() });
 
-const NAV = "rounded-lg px-2 py-1 text-sm text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800";
+const NAV = "shrink-0 whitespace-nowrap rounded-lg px-2 py-1 text-sm text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800";
 
 /** A conversation id; crypto.randomUUID is missing on plain http (a LAN address), so there is a fallback. */
 function newConversationId(): string {
@@ -224,7 +224,8 @@ export function Chat({ offline, model, share }: { offline: boolean; model?: stri
             <KbFilter value={kbs} onChange={changeKbs} />
             <AddDocumentsButton className={NAV} />
             <ConnectButton className={NAV} share={share} />
-            <Link href="/faq" data-testid="faq-link" className={NAV}>
+            {/* On a phone the FAQ tab is reached from /kbs; the header stays one compact row of actions. */}
+            <Link href="/faq" data-testid="faq-link" className={`${NAV} hidden sm:inline-block`}>
               FAQ
             </Link>
             <Link href="/documents" data-testid="documents-link" className={NAV}>

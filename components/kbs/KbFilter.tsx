@@ -47,7 +47,7 @@ export function KbFilter({ value, onChange }: { value: string[]; onChange: (kbs:
   const toggle = (name: string) => onChange(selected.includes(name) ? selected.filter((k) => k !== name) : [...selected, name]);
 
   return (
-    <div ref={root} className="relative">
+    <div ref={root} className="relative min-w-0">
       <button
         type="button"
         data-testid="kb-filter"
@@ -56,7 +56,7 @@ export function KbFilter({ value, onChange }: { value: string[]; onChange: (kbs:
         aria-label={`${t.searchIn}: ${label}`}
         title={t.filterHint}
         onClick={() => setOpen((o) => !o)}
-        className={`max-w-[10rem] truncate rounded-lg px-2 py-1 text-sm sm:max-w-[14rem] hover:bg-zinc-100 dark:hover:bg-zinc-800 ${
+        className={`max-w-full truncate rounded-lg px-2 py-1 text-sm sm:max-w-[14rem] hover:bg-zinc-100 dark:hover:bg-zinc-800 ${
           selected.length ? "text-sky-700 dark:text-sky-400" : "text-zinc-600 dark:text-zinc-300"
         }`}
       >

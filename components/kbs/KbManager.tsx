@@ -347,6 +347,9 @@ export function KbManager({ share }: { share?: ShareInfo } = {}) {
         <Link href="/documents" className="text-sm text-sky-700 hover:underline dark:text-sky-300">
           {t.documentsLink}
         </Link>
+        <Link href="/faq" data-testid="kbs-faq-link" className="text-sm text-sky-700 hover:underline dark:text-sky-300">
+          FAQ
+        </Link>
         <h1 className="w-full text-2xl font-semibold sm:order-first sm:w-auto sm:flex-1">{t.pageTitle}</h1>
         <button type="button" data-testid="connect-library" onClick={() => setConnect({ kb: null })} className={button}>
           {t.connectLibrary}

@@ -42,7 +42,7 @@ export function TokenList({ t, version, onError }: { t: KbMessages; version: num
       {tokens && tokens.length === 0 && <p className="text-sm text-zinc-600 dark:text-zinc-400">{t.noTokens}</p>}
       <ul data-testid="token-list" className="divide-y divide-zinc-100 rounded-lg border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800">
         {tokens?.map((tok) => (
-          <li key={tok.id} data-testid="token-row" data-token={tok.id} className={`flex flex-wrap items-center gap-x-3 gap-y-1 p-3 text-sm ${tok.revoked ? "opacity-60" : ""}`}>
+          <li key={tok.id} data-testid="token-row" data-token={tok.id} className={`flex flex-wrap items-center gap-x-3 gap-y-1 p-3 text-sm ${tok.revoked ? "bg-zinc-50 dark:bg-zinc-900" : ""}`}>
             <span className="font-medium">{tok.name}</span>
             <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs dark:bg-zinc-800">{tok.scope === "read" ? t.scopeRead : t.scopeReadWrite}</span>
             <span className="text-xs text-zinc-600 dark:text-zinc-400">{tok.kb ?? t.allKbs}</span>

@@ -3,20 +3,11 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ingestDocument, sha256 } from "@/lib/ingest";
 import { guarded, toolError, type ToolContext } from "./context";
-import { writeTarget } from "./write-access";
+import { writeKbField, writeTarget } from "./write-access";
 
 export const name = "add_document";
 
 export const MAX_CONTENT_CHARS = 1_000_000;
-
-function kbField(kbNames?: readonly string[]) {
-  const describe = "Knowledge base to add it to. Default: the default knowledge base (or the only one this server serves).";
-  if (kbNames && kbNames.length > 0) {
-    const names = [...kbNames] as [string, ...string[]];
-    return z.enum(names, { error: `kb must be one of ${names.map((n) => `"${n}"`).join(", ")}` }).optional().describe(describe);
-  }
-  return z.string({ error: "kb must be a string" }).trim().min(1).max(64).optional().describe(describe);
-}
 
 export function inputSchemaFor(kbNames?: readonly string[]) {
   return z.strictObject({
@@ -32,7 +23,7 @@ export function inputSchemaFor(kbNames?: readonly string[]) {
       .max(MAX_CONTENT_CHARS, `content must be at most ${MAX_CONTENT_CHARS} characters`)
       .describe("The document text. Markdown headings (#, ##…) become the sections search results cite."),
     format: z.enum(["markdown", "text"], { error: 'format must be "markdown" or "text"' }).default("markdown"),
-    kb: kbField(kbNames),
+    kb: writeKbField(kbNames, "Knowledge base to add it to. Default: the default knowledge base (or the only one this server serves)."),
     author: z.string({ error: "author must be a string" }).trim().max(200, "author must be at most 200 characters").optional(),
     tags: z
       .array(z.string().trim().min(1).max(64, "each tag must be at most 64 characters"), { error: "tags must be a list of strings" })

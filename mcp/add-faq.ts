@@ -4,24 +4,15 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { getFaqStore } from "@/lib/faq/store";
 import { answerField, faqUri, phrasingsField, questionField, tagsField } from "@/lib/faq/types";
 import { guarded, type ToolContext } from "./context";
-import { writeTarget } from "./write-access";
+import { writeKbField, writeTarget } from "./write-access";
 
 export const name = "add_faq";
-
-function kbField(kbNames?: readonly string[]) {
-  const describe = "Knowledge base the entry belongs to. Default: the default knowledge base (or the only one this server serves).";
-  if (kbNames && kbNames.length > 0) {
-    const names = [...kbNames] as [string, ...string[]];
-    return z.enum(names, { error: `kb must be one of ${names.map((n) => `"${n}"`).join(", ")}` }).optional().describe(describe);
-  }
-  return z.string({ error: "kb must be a string" }).trim().min(1).max(64).optional().describe(describe);
-}
 
 export function inputSchemaFor(kbNames?: readonly string[]) {
   return z.strictObject({
     question: questionField.describe("The question, as users ask it."),
     answer: answerField.describe("The answer, in Markdown."),
-    kb: kbField(kbNames),
+    kb: writeKbField(kbNames, "Knowledge base the entry belongs to. Default: the default knowledge base (or the only one this server serves)."),
     phrasings: phrasingsField.optional().describe("Other ways of asking the same question."),
     tags: tagsField.optional(),
   });

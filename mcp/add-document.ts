@@ -1,11 +1,13 @@
 import { z } from "zod";
+import { sanitizeFileName, tagsSchema } from "@/lib/ingest/fields";
+import { TOOL } from "@/lib/tools/names";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ingestDocument, sha256 } from "@/lib/ingest";
-import { guarded, toolError, type ToolContext } from "./context";
-import { writeKbField, writeTarget } from "./write-access";
+import { guarded, kbArgument, toolError, type ToolContext } from "./context";
+import { writeTarget } from "./write-access";
 
-export const name = "add_document";
+export const name = TOOL.addDocument;
 
 export const MAX_CONTENT_CHARS = 1_000_000;
 
@@ -23,12 +25,9 @@ export function inputSchemaFor(kbNames?: readonly string[]) {
       .max(MAX_CONTENT_CHARS, `content must be at most ${MAX_CONTENT_CHARS} characters`)
       .describe("The document text. Markdown headings (#, ##…) become the sections search results cite."),
     format: z.enum(["markdown", "text"], { error: 'format must be "markdown" or "text"' }).default("markdown"),
-    kb: writeKbField(kbNames, "Knowledge base to add it to. Default: the default knowledge base (or the only one this server serves)."),
+    kb: kbArgument(kbNames, "Knowledge base to add it to. Default: the default knowledge base (or the only one this server serves)."),
     author: z.string({ error: "author must be a string" }).trim().max(200, "author must be at most 200 characters").optional(),
-    tags: z
-      .array(z.string().trim().min(1).max(64, "each tag must be at most 64 characters"), { error: "tags must be a list of strings" })
-      .max(32, "at most 32 tags")
-      .optional(),
+    tags: tagsSchema.optional(),
   });
 }
 
@@ -40,11 +39,10 @@ export const outputSchema = z.object({
 
 export const annotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
-/** The stored file name for a title: path separators and control characters removed. */
-export function sourceName(title: string, format: "markdown" | "text"): string {
-  // eslint-disable-next-line no-control-regex
-  const base = title.replace(/[\\/\u0000-\u001f\u007f]+/g, " ").replace(/\s+/g, " ").trim().slice(0, 200) || "document";
-  return `${base}.${format === "markdown" ? "md" : "txt"}`;
+/** The stored file name for a title: path separators become spaces, then the file-name rule. */
+function sourceName(title: string, format: "markdown" | "text"): string {
+  const base = title.replace(/[\\/]+/g, " ").replace(/\s+/g, " ").trim() || "document";
+  return sanitizeFileName(`${base}.${format === "markdown" ? "md" : "txt"}`);
 }
 
 export function documentUri(kb: string, id: string): string {

@@ -1,20 +1,22 @@
 import { z } from "zod";
+import { TOOL } from "@/lib/tools/names";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { getFaqStore } from "@/lib/faq/store";
-import { answerField, faqUri, phrasingsField, questionField, tagsField } from "@/lib/faq/types";
-import { guarded, type ToolContext } from "./context";
-import { writeKbField, writeTarget } from "./write-access";
+import { answerField, faqUri, phrasingsField, questionField } from "@/lib/faq/types";
+import { tagsSchema } from "@/lib/ingest/fields";
+import { guarded, kbArgument, type ToolContext } from "./context";
+import { writeTarget } from "./write-access";
 
-export const name = "add_faq";
+export const name = TOOL.addFaq;
 
 export function inputSchemaFor(kbNames?: readonly string[]) {
   return z.strictObject({
     question: questionField.describe("The question, as users ask it."),
     answer: answerField.describe("The answer, in Markdown."),
-    kb: writeKbField(kbNames, "Knowledge base the entry belongs to. Default: the default knowledge base (or the only one this server serves)."),
+    kb: kbArgument(kbNames, "Knowledge base the entry belongs to. Default: the default knowledge base (or the only one this server serves)."),
     phrasings: phrasingsField.optional().describe("Other ways of asking the same question."),
-    tags: tagsField.optional(),
+    tags: tagsSchema.optional(),
   });
 }
 

@@ -1,11 +1,12 @@
+import { z } from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { AccessToken } from "@/lib/auth/tokens";
 import type { KbCatalogEntry } from "@/lib/kb";
+import { kbNameSchema } from "@/lib/kb/names";
 import type { Store } from "@/lib/store";
 import { log } from "@/lib/log";
 import { countError, observeTool } from "@/lib/metrics";
 import { AppError } from "@/lib/types";
-
 
 /** Options for one MCP server instance (the HTTP route builds one per request). */
 export interface KnowledgeServerOptions {
@@ -32,6 +33,18 @@ export interface ToolContext {
   token: AccessToken | null;
   /** Catalog entries in scope (already filtered by `kbs`). */
   catalog?: readonly KbCatalogEntry[];
+}
+
+/**
+ * A tool's optional `kb` argument: one of the server's knowledge bases when it lists them, else any name that
+ * follows the knowledge-base name rule.
+ */
+export function kbArgument(kbNames: readonly string[] | undefined, describe: string) {
+  if (kbNames && kbNames.length > 0) {
+    const names = [...kbNames] as [string, ...string[]];
+    return z.enum(names, { error: `kb must be one of ${quoted(names)}` }).optional().describe(describe);
+  }
+  return kbNameSchema.optional().describe(describe);
 }
 
 /** The scope of a server: `kb` and `kbs` intersected. */

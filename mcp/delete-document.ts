@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { TOOL } from "@/lib/tools/names";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { guarded, inScope, toolError, type ToolContext } from "./context";
 import { writeRefusal } from "./write-access";
 
-export const name = "delete_document";
+export const name = TOOL.deleteDocument;
 
 export const inputSchema = z.strictObject({
   document_id: z

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { TOOL } from "@/lib/tools/names";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { getFaqStore } from "@/lib/faq/store";
@@ -6,7 +7,7 @@ import { faqIdSchema } from "@/lib/faq/types";
 import { guarded, inScope, toolError, type ToolContext } from "./context";
 import { writeRefusal } from "./write-access";
 
-export const name = "delete_faq";
+export const name = TOOL.deleteFaq;
 
 export const inputSchema = z.strictObject({
   id: faqIdSchema.describe("The faq_id, as search_faq or add_faq return it."),

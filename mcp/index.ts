@@ -1,7 +1,6 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, isJSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
-import { kbCatalog, getRegistry, type Registry } from "@/lib/kb";
 import { searchToolNames } from "@/lib/kb/names";
 import { newRequestId, withRequestId } from "@/lib/log";
 import { countError } from "@/lib/metrics";
@@ -23,19 +22,20 @@ export type { KnowledgeServerOptions } from "./context";
 export const SERVER_NAME = "knowledge-base";
 export const SERVER_VERSION: string = packageJson.version;
 
-/** Tools every server has, besides one `search_<slug>` per knowledge base in scope. */
-export const TOOL_NAMES: readonly string[] = [
-  searchKnowledge.name, listDocuments.name, readDocument.name, addDocument.name, deleteDocument.name,
-];
-
 /**
  * The SDK answers a call to an unknown tool with an `isError` result; the MCP spec (2025-11-25, Tools › Error
  * handling) lists unknown tools as a protocol error. This server answers them with JSON-RPC -32602.
  */
 class KnowledgeMcpServer extends McpServer {
+  /** Every tool registered, recorded as it is registered (see registerTool below). */
   readonly toolNames = new Set<string>();
   /** One server per HTTP request: its log lines carry this id. */
   readonly reqId = newRequestId();
+
+  override registerTool: McpServer["registerTool"] = (name, config, cb) => {
+    this.toolNames.add(name);
+    return super.registerTool(name, config, cb);
+  };
 
   override async connect(transport: Transport): Promise<void> {
     await super.connect(transport);
@@ -85,25 +85,13 @@ export function createMcpServer(options: KnowledgeServerOptions = {}): McpServer
   const kbToolNames = [...searchToolNames((catalog ?? []).map((e) => e.kb.name)).values()];
   const server = new KnowledgeMcpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions: instructions(ctx, kbToolNames) });
   searchKnowledge.registerSearchKnowledge(server, ctx);
-  const kbTools = registerKbSearchTools(server, ctx);
+  registerKbSearchTools(server, ctx);
   listDocuments.registerListDocuments(server, ctx);
   readDocument.registerReadDocument(server, ctx);
   addDocument.registerAddDocument(server, ctx);
   deleteDocument.registerDeleteDocument(server, ctx);
   registerDocumentResources(server, ctx);
   registerPrompts(server, ctx);
-  const faqTools = registerFaqTools(server, ctx);
-  for (const name of [...TOOL_NAMES, ...kbTools, ...faqTools]) server.toolNames.add(name);
+  registerFaqTools(server, ctx);
   return server;
-}
-
-/** Like createMcpServer, with the catalog of knowledge bases read from the store and its registry. */
-export async function buildMcpServer(
-  options: Omit<KnowledgeServerOptions, "catalog"> & { registry?: Registry } = {},
-): Promise<McpServer> {
-  const getStoreFn = options.getStore ?? getStore;
-  const store = await getStoreFn();
-  const registry = options.registry ?? (await getRegistry(store.uri));
-  const catalog = await kbCatalog(store, registry);
-  return createMcpServer({ ...options, getStore: getStoreFn, catalog });
 }

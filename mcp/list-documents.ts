@@ -1,19 +1,14 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { effectiveKb, guarded, toolError, type ToolContext } from "./context";
-import { formatDocumentList, toDocumentSummary } from "./format";
+import { formatDocumentList, toDocumentSummary } from "@/lib/tools/format";
+import { TOOL } from "@/lib/tools/names";
+import { effectiveKb, guarded, kbArgument, toolError, type ToolContext } from "./context";
 
-export const name = "list_documents";
+export const name = TOOL.listDocuments;
 
 export const inputSchema = z.strictObject({
-  kb: z
-    .string({ error: "kb must be a string" })
-    .trim()
-    .min(1, "kb must not be empty")
-    .max(100, "kb must be at most 100 characters")
-    .optional()
-    .describe("Only list documents of this knowledge base. Omit to list all."),
+  kb: kbArgument(undefined, "Only list documents of this knowledge base. Omit to list all."),
 });
 
 export const outputSchema = z.object({

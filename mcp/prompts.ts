@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { GENERIC_SEARCH_TOOL, searchToolNames } from "@/lib/kb/names";
+import { GENERIC_SEARCH_TOOL, kbNameSchema, searchToolNames } from "@/lib/kb/names";
 import { inScope, type ToolContext } from "./context";
 
 export const ANSWER_WITH_CITATIONS = "answer_with_citations";
@@ -33,11 +33,11 @@ export function registerPrompts(server: McpServer, ctx: ToolContext) {
       description: "Answer a question from the knowledge base, citing the passages used as [n].",
       argsSchema: {
         question: z.string().min(1).max(4000).describe("The question to answer"),
-        kb: z.string().max(64).optional().describe(`Knowledge base to answer from${kbNames.length ? ` (${kbNames.join(", ")})` : ""}; omit for all`),
+        kb: kbNameSchema.optional().describe(`Knowledge base to answer from${kbNames.length ? ` (${kbNames.join(", ")})` : ""}; omit for all`),
       },
     },
     ({ question, kb }) => {
-      let tool = GENERIC_SEARCH_TOOL;
+      let tool: string = GENERIC_SEARCH_TOOL;
       if (kb) {
         if (!inScope(ctx, kb) || (ctx.catalog && !toolNames.has(kb))) {
           throw new McpError(ErrorCode.InvalidParams, `Unknown knowledge base "${kb}". Available: ${kbNames.join(", ") || "none"}.`);

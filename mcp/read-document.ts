@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { TOOL } from "@/lib/tools/names";
 import type { DocumentRecord } from "@/lib/types";
 import { guarded, inScope, toolError, type ToolContext } from "./context";
 import {
@@ -10,9 +11,9 @@ import {
   formatDocumentText,
   sliceText,
   toWindowChunks,
-} from "./format";
+} from "@/lib/tools/format";
 
-export const name = "read_document";
+export const name = TOOL.readDocument;
 
 const id = (field: string) =>
   z

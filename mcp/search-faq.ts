@@ -1,12 +1,14 @@
 import { z } from "zod";
+import { TOOL } from "@/lib/tools/names";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { faqHitsToResults, faqResultFields } from "@/lib/faq/results";
+import { faqHitsToResults } from "@/lib/faq/results";
+import { searchResultSchema } from "@/lib/tools/search-result";
 import { getFaqStore } from "@/lib/faq/store";
 import { effectiveKb, guarded, toolError, type ToolContext } from "./context";
 import { inputSchemaFor as searchInputSchemaFor } from "./search-knowledge";
 
-export const name = "search_faq";
+export const name = TOOL.searchFaq;
 
 export const MAX_FAQ_TOP_K = 20;
 export const DEFAULT_FAQ_TOP_K = 5;
@@ -28,16 +30,11 @@ export function inputSchemaFor(kbNames?: readonly string[]) {
 
 export const outputSchema = z.object({
   results: z.array(
-    z.object({
-      ref: z.number().int().min(1),
-      chunk_id: z.string(),
-      document: z.object({ id: z.string(), title: z.string(), source: z.string() }),
-      kb: z.string(),
+    searchResultSchema.extend({
       heading: z.string().describe("The FAQ question"),
       text: z.string().describe("The FAQ answer (Markdown)"),
       score: z.number().describe("How well the query matches the question, 0–1"),
       strong: z.boolean().describe("Matches strongly enough to answer the question on its own"),
-      ...faqResultFields,
     }),
   ),
 });

@@ -1,15 +1,15 @@
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { faqResultFields, withFaqsFirst } from "@/lib/faq/results";
-import { DEFAULT_TOP_K, MAX_TOP_K, searchKnowledge } from "@/lib/retrieve";
+import { withFaqsFirst } from "@/lib/faq/results";
+import { DEFAULT_TOP_K, MAX_QUERY_CHARS, MAX_TOP_K, searchKnowledge } from "@/lib/retrieve";
 import { hitContexts } from "@/lib/retrieve/context";
-import { effectiveKb, guarded, toolError, type ToolContext } from "./context";
-import { formatSearchResults, toSearchResults } from "./format";
+import { formatSearchResults, toSearchResults } from "@/lib/tools/format";
+import { TOOL } from "@/lib/tools/names";
+import { searchOutputSchema } from "@/lib/tools/search-result";
+import { effectiveKb, guarded, kbArgument, toolError, type ToolContext } from "./context";
 
-export const name = "search_knowledge";
-
-export const MAX_QUERY_CHARS = 1000;
+export const name = TOOL.searchKnowledge;
 
 export const queryField = z
   .string({ error: (issue) => (issue.input === undefined ? "query is required" : "query must be a string") })
@@ -26,22 +26,9 @@ export const topKField = z
   .default(DEFAULT_TOP_K)
   .describe(`How many passages to return, 1–${MAX_TOP_K}. Default ${DEFAULT_TOP_K}.`);
 
-/** `kb` is an enum of the knowledge bases the server serves, when it knows them (a free string otherwise). */
 function kbField(kbNames?: readonly string[]) {
-  if (kbNames && kbNames.length > 0) {
-    const names = [...kbNames] as [string, ...string[]];
-    return z
-      .enum(names, { error: `kb must be one of ${names.map((n) => `"${n}"`).join(", ")}` })
-      .optional()
-      .describe(`Only search this knowledge base (${names.join(", ")}). Omit to search all.`);
-  }
-  return z
-    .string({ error: "kb must be a string" })
-    .trim()
-    .min(1, "kb must not be empty")
-    .max(100, "kb must be at most 100 characters")
-    .optional()
-    .describe("Only search this knowledge base. Omit to search all.");
+  const listed = kbNames && kbNames.length > 0 ? ` (${kbNames.join(", ")})` : "";
+  return kbArgument(kbNames, `Only search this knowledge base${listed}. Omit to search all.`);
 }
 
 export function inputSchemaFor(kbNames?: readonly string[]) {
@@ -50,23 +37,7 @@ export function inputSchemaFor(kbNames?: readonly string[]) {
 
 export const inputSchema = inputSchemaFor();
 
-export const outputSchema = z.object({
-  results: z.array(
-    z.object({
-      ref: z.number().int().min(1).describe("Citation number, 1-based, in rank order"),
-      chunk_id: z.string().describe("Pass to read_document to read the surrounding text"),
-      document: z.object({ id: z.string(), title: z.string(), source: z.string() }),
-      kb: z.string(),
-      heading: z.string().describe('Section path inside the document, joined with " › "; empty if none'),
-      text: z.string(),
-      score: z.number().describe("Relevance, higher is better; only comparable within one search"),
-      page: z.number().int().optional().describe("1-based page, for paginated documents"),
-      context_before: z.string().optional().describe("Whole sentences just before the passage in its document (at most ~300 characters)"),
-      context_after: z.string().optional().describe("Whole sentences just after the passage in its document (at most ~300 characters)"),
-      ...faqResultFields,
-    }),
-  ),
-});
+export const outputSchema = searchOutputSchema;
 
 export const config = {
   title: "Search the knowledge base",

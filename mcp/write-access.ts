@@ -1,4 +1,3 @@
-import { z } from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { canWrite } from "@/lib/auth/tokens";
 import { getConfig } from "@/lib/config";
@@ -23,13 +22,4 @@ export function writeTarget(ctx: ToolContext, tool: string, kbArg: string | unde
   const kb = kbArg ?? (ctx.kbs?.length === 1 ? ctx.kbs[0] : getConfig().defaultKb);
   if (!inScope(ctx, kb)) return { refused: toolError(`This server does not serve the knowledge base "${kb}"; pass kb.`) };
   return { kb };
-}
-
-/** The `kb` argument of an adding tool: one of the server's knowledge bases when it lists them, else any name. */
-export function writeKbField(kbNames: readonly string[] | undefined, describe: string) {
-  if (kbNames && kbNames.length > 0) {
-    const names = [...kbNames] as [string, ...string[]];
-    return z.enum(names, { error: `kb must be one of ${names.map((n) => `"${n}"`).join(", ")}` }).optional().describe(describe);
-  }
-  return z.string({ error: "kb must be a string" }).trim().min(1).max(64).optional().describe(describe);
 }

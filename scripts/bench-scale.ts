@@ -20,6 +20,7 @@ import { percentile } from "@/lib/retrieve/eval-harness";
 import { searchKnowledge } from "@/lib/retrieve";
 import { openStore, type Store } from "@/lib/store";
 import { toIndexText } from "@/lib/tokenize";
+import { TOOL } from "@/lib/tools/names";
 
 export interface ScaleOptions {
   scale: number;
@@ -231,7 +232,7 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
     // ---- through /api/mcp ----
     server = await startServer(dir, o.port);
     const mcp = new McpHttp(`http://127.0.0.1:${o.port}/api/mcp`);
-    const viaMcp = (q: string) => mcp.call("search_knowledge", { query: q, top_k: 5 });
+    const viaMcp = (q: string) => mcp.call(TOOL.searchKnowledge, { query: q, top_k: 5 });
     console.log(`\nthrough /api/mcp (next start on port ${o.port}, search_knowledge top_k 5)`);
     const seqMcp = await sequential(queries, viaMcp);
     console.log(`  sequential ${row("", seqMcp)}   [target p50 ≤ 20 ms, p95 ≤ 50 ms]   bm25 in process p50 ${f1(seqBm25.p50)} ms`);
@@ -294,7 +295,7 @@ async function mixedLoad(o: ScaleOptions, dir: string, server: ChildProcess, que
         body: JSON.stringify({ messages: [{ id: `m${n}`, role: "user", parts: [{ type: "text", text: queries[n % queries.length] }] }] }),
       }).then(async (r) => { await r.text(); if (!r.ok) throw new Error(String(r.status)); chats++; });
       const upload = n % 4 === 0
-        ? writer.call("add_document", { title: `Mixed load note ${n}`, content: `# Note ${n}\n\n${queries.slice(n % 50, (n % 50) + 40).join(". ")}.` }).then(() => { uploads++; })
+        ? writer.call(TOOL.addDocument, { title: `Mixed load note ${n}`, content: `# Note ${n}\n\n${queries.slice(n % 50, (n % 50) + 40).join(". ")}.` }).then(() => { uploads++; })
         : Promise.resolve();
       await Promise.all([chat, upload]).catch(() => { errors++; });
     }

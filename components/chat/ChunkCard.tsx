@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { supportingSpan } from "@/lib/agent/extractive";
-import { titleWithHeading } from "@/lib/agent/citations";
+import { titleWithHeading } from "@/lib/chunk/heading";
 import type { Citation } from "@/lib/agent/protocol";
 import { documentHref } from "./sources";
 import { fill, type ChatText } from "./strings";

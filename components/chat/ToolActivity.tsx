@@ -1,6 +1,7 @@
 "use client";
 
 import type { DynamicToolUIPart } from "ai";
+import { TOOL } from "@/lib/tools/names";
 import { fill, type ChatText } from "./strings";
 
 function Spinner() {
@@ -19,7 +20,7 @@ function SearchIcon({ failed }: { failed: boolean }) {
 function describe(part: DynamicToolUIPart, t: ChatText): { label: string; result?: string } {
   const input = (part.input ?? {}) as { query?: unknown };
   const done = part.state === "output-available";
-  if (part.toolName === "search_knowledge") {
+  if (part.toolName === TOOL.searchKnowledge) {
     const query = typeof input.query === "string" ? input.query : "…";
     const label = fill(t.searching, { query });
     if (!done) return { label };
@@ -28,8 +29,8 @@ function describe(part: DynamicToolUIPart, t: ChatText): { label: string; result
     const n = out.structuredContent?.results?.length ?? 0;
     return { label, result: n === 0 ? t.foundNone : n === 1 ? t.foundOne : fill(t.found, { n }) };
   }
-  if (part.toolName === "read_document") return { label: done ? t.read : t.reading };
-  if (part.toolName === "list_documents") return { label: done ? t.listed : t.listing };
+  if (part.toolName === TOOL.readDocument) return { label: done ? t.read : t.reading };
+  if (part.toolName === TOOL.listDocuments) return { label: done ? t.listed : t.listing };
   return { label: part.toolName };
 }
 

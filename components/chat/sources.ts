@@ -2,7 +2,8 @@
  * How an answer's sources are shown: numbered 1..n in order of first citation, with a one-line snippet
  * and a relevance word instead of raw fusion scores, and how a copied answer carries its references.
  */
-import { citedNumbers, titleWithHeading } from "@/lib/agent/citations";
+import { citedNumbers } from "@/lib/agent/citations";
+import { titleWithHeading } from "@/lib/chunk/heading";
 import type { Citation } from "@/lib/agent/protocol";
 
 const MARKER = /\[(\d{1,3})\](?![(:])/g;

@@ -2,7 +2,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { SearchResult as SearchResultData } from "../../mcp/format";
+import type { SearchResult as SearchResultData } from "../../lib/tools/search-result";
 
 export type { SearchResultData };
 

@@ -20,14 +20,15 @@ import {
 } from "ai";
 import { internalMcpSecret } from "@/lib/auth/internal";
 import { KB_FILTER_HEADER } from "@/lib/kb/names";
+import { TOOL, WRITE_TOOLS } from "@/lib/tools/names";
 import type { AppConfig } from "@/lib/config";
 import { createCitationStreamSanitizer } from "./citations";
 import { ChatFailure, classifyChatError, type ErrorContext } from "./errors";
 import { decomposeWithModel } from "./decompose-model";
-import { createOfflineModel, OFFLINE_MODEL_ID, SEARCH_TOOL, SEARCH_TOP_K } from "./offline-model";
+import { createOfflineModel, OFFLINE_MODEL_ID, SEARCH_TOP_K } from "./offline-model";
 import { SYSTEM_PROMPT } from "./prompt";
 import type { ChatError, ChatMetadata, ChatUIMessage } from "./protocol";
-import { newTurn, wrapTools, type TurnState } from "./tools";
+import { modelOutputOf, newTurn, type TurnState, wrapTools } from "./tools";
 
 export interface ChatOptions {
   config: AppConfig["chat"];
@@ -62,7 +63,6 @@ export function mcpHeaders(config: Pick<AppConfig["chat"], "mcpUrl">, kbs?: stri
 }
 
 /** The chat only reads: the MCP write tools are never offered to its model. */
-const WRITE_TOOLS = new Set(["add_document", "delete_document", "add_faq", "delete_faq"]);
 export function readOnlyTools(tools: ToolSet): ToolSet {
   return Object.fromEntries(Object.entries(tools).filter(([name]) => !WRITE_TOOLS.has(name)));
 }
@@ -114,16 +114,16 @@ async function searchParts(
   writer: UIMessageStreamWriter<ChatUIMessage>,
   signal?: AbortSignal,
 ): Promise<ModelMessage[]> {
-  const search = tools[SEARCH_TOOL];
+  const search = tools[TOOL.searchKnowledge];
   const calls = parts.map((query, i) => ({ toolCallId: `part-${i + 1}-${crypto.randomUUID().slice(0, 8)}`, input: { query, top_k: SEARCH_TOP_K } }));
   writer.write({ type: "start-step" });
-  for (const c of calls) writer.write({ type: "tool-input-available", toolCallId: c.toolCallId, toolName: SEARCH_TOOL, input: c.input, dynamic: true });
+  for (const c of calls) writer.write({ type: "tool-input-available", toolCallId: c.toolCallId, toolName: TOOL.searchKnowledge, input: c.input, dynamic: true });
   const outputs = await Promise.all(
     calls.map(async (c) => {
       try {
         const output = await (search.execute as NonNullable<Tool["execute"]>)(c.input, { toolCallId: c.toolCallId, messages, abortSignal: signal, context: undefined });
         writer.write({ type: "tool-output-available", toolCallId: c.toolCallId, output, dynamic: true });
-        return output as { content?: { type: string; text?: string }[] };
+        return output;
       } catch (err) {
         const errorText = err instanceof Error ? err.message : String(err);
         writer.write({ type: "tool-output-error", toolCallId: c.toolCallId, errorText, dynamic: true });
@@ -132,13 +132,13 @@ async function searchParts(
     }),
   );
   writer.write({ type: "finish-step" });
-  const text = (o: { content?: { type: string; text?: string }[] }) => (o.content ?? []).map((p) => p.text ?? "").join("\n\n");
+  const modelOutputs = await Promise.all(outputs.map((o) => modelOutputOf(o)));
   return [
     ...messages,
-    { role: "assistant", content: calls.map((c) => ({ type: "tool-call" as const, toolCallId: c.toolCallId, toolName: SEARCH_TOOL, input: c.input })) },
+    { role: "assistant", content: calls.map((c) => ({ type: "tool-call" as const, toolCallId: c.toolCallId, toolName: TOOL.searchKnowledge, input: c.input })) },
     {
       role: "tool",
-      content: calls.map((c, i) => ({ type: "tool-result" as const, toolCallId: c.toolCallId, toolName: SEARCH_TOOL, output: { type: "text" as const, value: text(outputs[i]) } })),
+      content: calls.map((c, i) => ({ type: "tool-result" as const, toolCallId: c.toolCallId, toolName: TOOL.searchKnowledge, output: modelOutputs[i] })),
     },
   ];
 }
@@ -188,7 +188,7 @@ export async function runChat(opts: ChatOptions): Promise<Response> {
       });
       let messages = opts.messages;
       // A model decomposes a multi-part question first (the offline answerer does it by rules in its own first step).
-      if (metadata.mode === "llm" && tools[SEARCH_TOOL]) {
+      if (metadata.mode === "llm" && tools[TOOL.searchKnowledge]) {
         const parts = await decomposeWithModel(model, lastQuestion(messages), opts.signal);
         if (parts.length > 1) messages = await searchParts(parts, tools, messages, writer, opts.signal);
       }

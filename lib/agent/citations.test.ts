@@ -4,8 +4,6 @@ import {
   citedNumbers,
   createCitationStreamSanitizer,
   extractRetrieved,
-  formatResultsForModel,
-  parseResultBlocks,
   sanitizeCitations,
   stripCitations,
   type RetrievedChunk,
@@ -39,36 +37,19 @@ describe("CitationRegistry", () => {
 });
 
 describe("extractRetrieved", () => {
-  it("reads MCP search results and ignores malformed entries", () => {
-    const out = extractRetrieved({
-      results: [
-        { ref: 1, chunk_id: "c1", document: { id: "d1", title: "T", source: "t.md" }, kb: "default", heading: "A › B", text: "x", score: 1.5, page: 3 },
-        { ref: 2, text: "no id" },
-        null,
-      ],
-    });
+  const result = { ref: 1, chunk_id: "c1", document: { id: "d1", title: "T", source: "t.md" }, kb: "default", heading: "A › B", text: "x", score: 1.5, page: 3 };
+
+  it("reads search results with the tools' own output schema, keeping what a citation shows", () => {
+    const out = extractRetrieved({ results: [{ ...result, context_before: "Before.", strong: true }] });
     expect(out).toEqual([
       { chunk_id: "c1", document: { id: "d1", title: "T", source: "t.md" }, kb: "default", heading: "A › B", text: "x", score: 1.5, page: 3 },
     ]);
+  });
+
+  it("returns null for anything that is not a search result", () => {
+    expect(extractRetrieved({ results: [result, { ref: 2, text: "no id" }] })).toBeNull();
     expect(extractRetrieved({ documents: [] })).toBeNull();
     expect(extractRetrieved(undefined)).toBeNull();
-  });
-});
-
-describe("formatResultsForModel / parseResultBlocks", () => {
-  it("round-trips numbers, headings and text", () => {
-    const reg = new CitationRegistry();
-    const cites = reg.add([chunk("a", "Line one.\n\nLine two [not a ref]."), chunk("b", "Other.")]);
-    const text = formatResultsForModel(cites);
-    expect(text).toContain("[1] Doc a › H (a.md)");
-    const blocks = parseResultBlocks(text);
-    expect(blocks.map((b) => b.n)).toEqual([1, 2]);
-    expect(blocks[0].text).toBe("Line one.\n\nLine two [not a ref].");
-    expect(blocks[1]).toEqual({ n: 2, title: "Doc b › H (b.md)", text: "Other." });
-  });
-
-  it("says so when nothing was found", () => {
-    expect(formatResultsForModel([])).toMatch(/no matching passages/i);
   });
 });
 

@@ -7,10 +7,10 @@
  * against the registry so a marker never points at a chunk that was not retrieved in this turn.
  */
 
-import type { SearchResult } from "@/mcp/format";
+import { searchOutputSchema, type SearchResult } from "@/lib/tools/search-result";
 
-/** One retrieved chunk as the MCP `search_knowledge` tool returns it (structuredContent.results[]), without its per-search ref. */
-export type RetrievedChunk = Omit<SearchResult, "ref">;
+/** One retrieved chunk as the search tools return it (structuredContent.results[]): what a citation shows. */
+export type RetrievedChunk = Pick<SearchResult, "chunk_id" | "document" | "kb" | "heading" | "text" | "score" | "page">;
 
 /** A retrieved chunk with its turn-wide citation number. */
 export interface Citation extends RetrievedChunk {
@@ -22,14 +22,14 @@ export class CitationRegistry {
   private readonly byNumber = new Map<number, Citation>();
 
   /** Numbers new chunks in order; a chunk seen earlier in the turn keeps its number. Same order as input. */
-  add(results: readonly (RetrievedChunk & { ref?: unknown })[]): Citation[] {
+  add(results: readonly (RetrievedChunk | SearchResult)[]): Citation[] {
     return results.map((r) => {
       const seen = this.byChunk.get(r.chunk_id);
       if (seen) {
         if (r.score > seen.score) seen.score = r.score;
         return seen;
       }
-      const c: Citation = { ...stripRef(r), n: this.byChunk.size + 1 };
+      const c: Citation = { ...retrieved(r), n: this.byChunk.size + 1 };
       this.byChunk.set(r.chunk_id, c);
       this.byNumber.set(c.n, c);
       return c;
@@ -54,81 +54,22 @@ export class CitationRegistry {
   }
 }
 
-function stripRef(r: RetrievedChunk & { ref?: unknown }): RetrievedChunk {
-  const { ref: _ref, ...rest } = r;
+function retrieved(r: RetrievedChunk): RetrievedChunk {
   return {
-    ...rest,
+    chunk_id: r.chunk_id,
     document: { id: r.document.id, title: r.document.title, source: r.document.source },
+    kb: r.kb,
+    heading: r.heading,
+    text: r.text,
+    score: r.score,
+    ...(r.page !== undefined ? { page: r.page } : {}),
   };
 }
 
-/** Pulls retrieved chunks out of a tool's structuredContent; null when the result carries none. */
+/** The retrieved chunks of a search tool's structuredContent (parsed with the tools' own schema); null when it carries none. */
 export function extractRetrieved(structured: unknown): RetrievedChunk[] | null {
-  if (!structured || typeof structured !== "object") return null;
-  const results = (structured as { results?: unknown }).results;
-  if (!Array.isArray(results)) return null;
-  const out: RetrievedChunk[] = [];
-  for (const r of results) {
-    if (!r || typeof r !== "object") continue;
-    const o = r as Record<string, unknown>;
-    const doc = (o.document ?? {}) as Record<string, unknown>;
-    if (typeof o.chunk_id !== "string" || typeof o.text !== "string") continue;
-    out.push({
-      chunk_id: o.chunk_id,
-      document: {
-        id: String(doc.id ?? ""),
-        title: String(doc.title ?? doc.source ?? ""),
-        source: String(doc.source ?? ""),
-      },
-      kb: String(o.kb ?? ""),
-      heading: typeof o.heading === "string" ? o.heading : "",
-      text: o.text,
-      score: typeof o.score === "number" ? o.score : 0,
-      ...(typeof o.page === "number" ? { page: o.page } : {}),
-    });
-  }
-  return out;
-}
-
-/**
- * The text the model reads for a search result: one block per chunk, headed by its turn-wide number.
- * `parseResultBlocks` reads the same format back (the offline answerer uses it).
- */
-export function formatResultsForModel(citations: readonly Citation[]): string {
-  if (citations.length === 0) return "No matching passages were found in the knowledge base.";
-  return citations
-    .map((c) => {
-      const where = titleWithHeading(c.document.title, c.heading);
-      const page = c.page ? `, p. ${c.page}` : "";
-      return `[${c.n}] ${where} (${c.document.source}${page})\n${c.text.trim()}`;
-    })
-    .join("\n\n");
-}
-
-const SEP = " › ";
-
-/** "Title › Section › Sub", without repeating the title when the heading path starts with it. */
-export function titleWithHeading(title: string, heading: string): string {
-  const parts = heading.split(SEP).map((p) => p.trim()).filter(Boolean);
-  if (parts.length > 0 && parts[0].toLowerCase() === title.trim().toLowerCase()) parts.shift();
-  return [title, ...parts].filter(Boolean).join(SEP);
-}
-
-export interface ResultBlock {
-  n: number;
-  title: string;
-  text: string;
-}
-
-const BLOCK_HEAD = /^\[(\d+)\] (.*)$/gm;
-
-export function parseResultBlocks(text: string): ResultBlock[] {
-  const heads = [...text.matchAll(BLOCK_HEAD)];
-  return heads.map((m, i) => {
-    const bodyStart = m.index! + m[0].length + 1;
-    const bodyEnd = i + 1 < heads.length ? heads[i + 1].index! : text.length;
-    return { n: Number(m[1]), title: m[2], text: text.slice(bodyStart, bodyEnd).trim() };
-  });
+  const parsed = searchOutputSchema.safeParse(structured);
+  return parsed.success ? parsed.data.results.map(retrieved) : null;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
 import { openStore, type Store } from "@/lib/store";
-import { parseResultBlocks } from "./citations";
+import { resultsOf } from "./tools";
 import { DECOMPOSE_INSTRUCTIONS, parseParts } from "./decompose-model";
 import { askChat, OFFLINE_CHAT, serveMcp } from "./eval-chat";
 
@@ -60,10 +60,9 @@ function llmLike(log: LanguageModelV4CallOptions[]): LanguageModelV4 {
     },
     async doStream(o) {
       log.push(o);
-      const results = o.prompt.filter((m) => m.role === "tool").flatMap((m) => m.content).map((p) => (p.type === "tool-result" && p.output.type === "text" ? p.output.value : ""));
-      const first = (r: string) => parseResultBlocks(r)[0];
+      const results = o.prompt.filter((m) => m.role === "tool").flatMap((m) => m.content).map((p) => (p.type === "tool-result" ? resultsOf(p.output) : []));
       const line = (t: string) => t.split("\n").find((l) => l.trim() && !l.startsWith("#")) ?? t;
-      const text = results.map((r) => `${line(first(r).text)} [${first(r).n}]`).join("\n");
+      const text = results.map(([first]) => `${line(first.text)} [${first.ref}]`).join("\n");
       const parts: LanguageModelV4StreamPart[] = [
         { type: "stream-start", warnings: [] },
         { type: "text-start", id: "t" },

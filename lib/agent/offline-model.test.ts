@@ -1,8 +1,9 @@
 import { isStepCount, streamText, tool } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { CitationRegistry, formatResultsForModel } from "./citations";
+import { CitationRegistry } from "./citations";
 import { createOfflineModel, OFFLINE_TEXT, sentenceDeltas } from "./offline-model";
+import { modelOutputOf, turnSearchResult } from "./tools";
 
 const corpus = [
   { chunk_id: "c1", title: "Employee Handbook", heading: "Leave › Annual leave", text: "Full-time employees receive 20 days of annual leave per year. Requests go to your manager." },
@@ -21,8 +22,9 @@ function searchTool(calls: unknown[]) {
       const words = query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 2);
       const hits = corpus.filter((c) => words.some((w) => c.text.toLowerCase().includes(w) || c.heading.toLowerCase().includes(w)) || /[报销]/.test(query) && c.chunk_id === "c3");
       const cites = registry.add(hits.map((h) => ({ chunk_id: h.chunk_id, document: { id: h.title, title: h.title, source: "x.md" }, kb: "default", heading: h.heading, text: h.text, score: 1 })));
-      return formatResultsForModel(cites);
+      return turnSearchResult(cites, query);
     },
+    toModelOutput: ({ output }) => modelOutputOf(output),
   });
 }
 

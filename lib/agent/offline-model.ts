@@ -3,8 +3,8 @@
  * through the very same streamText tool loop (and the same MCP tools) as a real model.
  *
  * Step 1: it calls `search_knowledge` with the user's question.
- * Step 2: it reads the tool result from the prompt (the `[n] title\ntext` blocks the chat's tool
- * wrapper writes) and answers with the most relevant sentences, each followed by its `[n]`,
+ * Step 2: it reads the search results from the prompt (the structured results the chat's tool wrapper
+ * puts beside the text a model reads, see lib/agent/tools.ts) and answers with the most relevant sentences, each followed by its `[n]`,
  * or says plainly that the knowledge base does not contain the answer.
  */
 import type {
@@ -16,13 +16,16 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
 } from "@ai-sdk/provider";
+import { titleWithHeading } from "@/lib/chunk/heading";
+import { TOOL } from "@/lib/tools/names";
+import type { SearchResult } from "@/lib/tools/search-result";
 import { answerPart, questionTerms, type Quote } from "./answer";
-import { parseResultBlocks } from "./citations";
 import { followUpQuery, isFollowUp, splitQuestion } from "./decompose";
 import { hasCjk, type Passage } from "./extractive";
+import { resultsOf } from "./tools";
 
 export const OFFLINE_MODEL_ID = "offline-extractive";
-export const SEARCH_TOOL = "search_knowledge";
+const SEARCH_TOOL = TOOL.searchKnowledge;
 
 export const OFFLINE_TEXT = {
   en: {
@@ -61,10 +64,10 @@ function textOf(parts: readonly { type: string; text?: string }[] | string): str
     .trim();
 }
 
-/** One search of the current turn: what was asked and the result text the tool returned. */
+/** One search of the current turn: what was asked and the passages it returned. */
 export interface TurnSearch {
   query: string;
-  result: string;
+  passages: Passage[];
 }
 
 /** The question, the previous question, and the searches made in the current turn (after the last user message). */
@@ -87,12 +90,7 @@ export function readTurn(prompt: LanguageModelV4Prompt): { question: string; pre
     if (m.role !== "tool") continue;
     for (const part of m.content) {
       if (part.type !== "tool-result" || part.toolName !== SEARCH_TOOL) continue;
-      const out = part.output;
-      let result = "";
-      if (out.type === "text") result = out.value;
-      else if (out.type === "content") result = textOf(out.value as { type: string; text?: string }[]);
-      else if (out.type === "json") result = JSON.stringify(out.value);
-      searches.push({ query: queries.get(part.toolCallId) ?? question, result });
+      searches.push({ query: queries.get(part.toolCallId) ?? question, passages: resultsOf(part.output).map(toPassage) });
     }
   }
   return { question, previous, searches };
@@ -117,8 +115,10 @@ export function planOfflineStep(options: Pick<LanguageModelV4CallOptions, "promp
   return { kind: "answer", text: writeAnswer(question, searches, previous) };
 }
 
-function passagesOf(result: string): Passage[] {
-  return parseResultBlocks(result).map((b) => ({ n: b.n, context: b.title, text: b.text }));
+/** A search result as a passage to quote: its citation number, where it is, and its text. */
+export function toPassage(r: SearchResult): Passage {
+  const page = r.page ? `, p. ${r.page}` : "";
+  return { n: r.ref, context: `${titleWithHeading(r.document.title, r.heading)} (${r.document.source}${page})`, text: r.text.trim() };
 }
 
 function bullets(quotes: readonly Quote[]): string {
@@ -130,11 +130,10 @@ function bullets(quotes: readonly Quote[]): string {
  * also weighs the previous question's words, at half weight). Several searches (a multi-part question):
  * one section per part, each answered from its own search.
  */
-export function writeAnswer(question: string, searches: readonly (TurnSearch | string)[], previous?: string): string {
+export function writeAnswer(question: string, list: readonly TurnSearch[], previous?: string): string {
   const t = hasCjk(question) ? OFFLINE_TEXT.zh : OFFLINE_TEXT.en;
-  const list = searches.map((s) => (typeof s === "string" ? { query: question, result: s } : s));
   if (list.length > 1 && new Set(list.map((s) => s.query)).size > 1) {
-    const sections = list.map((s) => ({ query: s.query, answer: answerPart(questionTerms(s.query), passagesOf(s.result)) }));
+    const sections = list.map((s) => ({ query: s.query, answer: answerPart(questionTerms(s.query), s.passages) }));
     if (sections.every((s) => s.answer.kind === "none")) return t.notFound;
     return sections
       .map(({ query, answer }) => `**${query}**\n${answer.kind === "none" ? t.partNotFound : `${answer.kind === "closest" ? `${t.closest}\n` : ""}${bullets(answer.quotes)}`}`)
@@ -145,7 +144,7 @@ export function writeAnswer(question: string, searches: readonly (TurnSearch | s
     const own = new Set(terms.map((x) => x.key));
     terms.push(...questionTerms(previous, 0.5).filter((x) => !own.has(x.key)));
   }
-  const answer = answerPart(terms, list.flatMap((s) => passagesOf(s.result)));
+  const answer = answerPart(terms, list.flatMap((s) => s.passages));
   if (answer.kind === "none") return t.notFound;
   return `${answer.kind === "closest" ? t.closest : t.intro}\n\n${bullets(answer.quotes)}`;
 }

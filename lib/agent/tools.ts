@@ -5,7 +5,9 @@
  * - a failing MCP endpoint is remembered so the turn ends with an actionable error.
  */
 import type { Tool, ToolSet } from "ai";
-import { CitationRegistry, extractRetrieved, formatResultsForModel } from "./citations";
+import { formatSearchResults } from "@/lib/tools/format";
+import { type SearchResult, searchOutputSchema } from "@/lib/tools/search-result";
+import { type Citation, CitationRegistry, extractRetrieved } from "./citations";
 import { LoopDetector, REPEATED_CALL_RESULT } from "./loop";
 
 export interface TurnState {
@@ -19,10 +21,25 @@ export function newTurn(): TurnState {
   return { registry: new CitationRegistry(), loop: new LoopDetector(), mcpFailure: null };
 }
 
-interface CallToolResultLike {
+/** An MCP tools/call result, as the MCP client's tools return it. */
+export interface CallToolResultLike {
   content?: unknown;
   structuredContent?: unknown;
   isError?: boolean;
+}
+
+/**
+ * A search's result under the turn's citation numbers: the structured results carry `ref` = the turn-wide
+ * number, and the text is the MCP server's own formatting (lib/tools/format) of those results.
+ */
+export function turnSearchResult(citations: readonly Citation[], query: string): CallToolResultLike {
+  const results: SearchResult[] = citations.map(({ n, ...c }) => ({ ...c, ref: n }));
+  return { content: [{ type: "text", text: formatSearchResults(results, query) }], structuredContent: { results }, isError: false };
+}
+
+function queryOf(input: unknown): string {
+  const query = (input as { query?: unknown } | null)?.query;
+  return typeof query === "string" ? query : "";
 }
 
 export function wrapTools(tools: ToolSet, turn: TurnState, onCitations: () => void): ToolSet {
@@ -48,33 +65,45 @@ export function wrapTools(tools: ToolSet, turn: TurnState, onCitations: () => vo
       if (!retrieved) return res;
       const citations = turn.registry.add(retrieved);
       onCitations();
-      return {
-        content: [{ type: "text", text: formatResultsForModel(citations) }],
-        structuredContent: {
-          ...(res.structuredContent as object),
-          results: citations.map((c) => ({ ...c, ref: c.n })),
-        },
-        isError: false,
-      };
+      return turnSearchResult(citations, queryOf(input));
     };
-    out[name] = { ...original, execute: wrapped, toModelOutput: plainTextOutput(original) } as Tool;
+    out[name] = { ...original, execute: wrapped, toModelOutput: (args) => modelOutputOf(args.output, original, args) } as Tool;
   }
   return out;
 }
 
-/**
- * The model reads a text-only MCP result as plain text. (The generic MCP conversion yields a list of
- * content parts, which Chat Completions providers send as a JSON string with escaped newlines.)
- */
-function plainTextOutput(original: Tool): NonNullable<Tool["toModelOutput"]> {
-  return (args) => {
-    const content = (args.output as CallToolResultLike | undefined)?.content;
-    if (Array.isArray(content) && content.length > 0 && content.every((c) => c?.type === "text" && typeof c.text === "string")) {
-      const value = content.map((c: { text: string }) => c.text).join("\n\n");
-      return (args.output as CallToolResultLike).isError ? { type: "error-text", value } : { type: "text", value };
-    }
-    if (original.toModelOutput) return original.toModelOutput(args);
-    return { type: "json", value: (args.output ?? null) as never };
-  };
+/** Where a search's structured results ride along in the model's tool-result part (read by the offline model). */
+export const RESULTS_OPTION = "knowledgeBase";
+
+type ModelOutput = Awaited<ReturnType<NonNullable<Tool["toModelOutput"]>>>;
+
+/** The search results a tool-result part carries (see modelOutputOf); empty when it carries none. */
+export function resultsOf(output: unknown): SearchResult[] {
+  const options = (output as { providerOptions?: Record<string, unknown> } | null)?.providerOptions;
+  const parsed = searchOutputSchema.safeParse(options?.[RESULTS_OPTION]);
+  return parsed.success ? parsed.data.results : [];
 }
 
+/**
+ * What the model reads for a tool result: a text-only MCP result as plain text (the generic MCP conversion
+ * yields a list of content parts, which Chat Completions providers send as a JSON string with escaped
+ * newlines), with a search's structured results alongside under RESULTS_OPTION.
+ */
+export function modelOutputOf(
+  output: unknown,
+  original?: Tool,
+  args?: Parameters<NonNullable<Tool["toModelOutput"]>>[0],
+): ModelOutput | PromiseLike<ModelOutput> {
+  const res = output as CallToolResultLike | undefined;
+  const content = res?.content;
+  if (Array.isArray(content) && content.length > 0 && content.every((c) => c?.type === "text" && typeof c.text === "string")) {
+    const value = content.map((c: { text: string }) => c.text).join("\n\n");
+    if (res?.isError) return { type: "error-text", value };
+    const structured = searchOutputSchema.safeParse(res?.structuredContent);
+    return structured.success
+      ? { type: "text", value, providerOptions: { [RESULTS_OPTION]: { results: structured.data.results } } }
+      : { type: "text", value };
+  }
+  if (original?.toModelOutput && args) return original.toModelOutput(args);
+  return { type: "json", value: (output ?? null) as never };
+}

@@ -4,7 +4,8 @@
  * its UI message stream.
  */
 import { runChat } from "@/lib/agent/chat";
-import { citedNumbers, titleWithHeading } from "@/lib/agent/citations";
+import { citedNumbers } from "@/lib/agent/citations";
+import { titleWithHeading } from "@/lib/chunk/heading";
 import type { Citation, ChatMetadata } from "@/lib/agent/protocol";
 import type { AppConfig } from "@/lib/config";
 import { faqIdOfChunk } from "@/lib/faq/types";

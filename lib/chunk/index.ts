@@ -2,7 +2,9 @@ import type { Chunk } from "@/lib/types";
 import { splitSections, type Section } from "./sections";
 import { splitUnits, type Unit } from "./units";
 
-export const HEADING_SEPARATOR = " › ";
+import { HEADING_SEPARATOR } from "./heading";
+
+export { HEADING_SEPARATOR, titleWithHeading } from "./heading";
 
 export interface ChunkOptions {
   /** Maximum chunk length in characters (UTF-16 code units). Default 500. */

@@ -3,6 +3,7 @@
  * bases they were asked against, and per-answer feedback. One validation rule set, shared by the routes.
  */
 import { z } from "zod";
+import { kbListSchema, kbNameSchema } from "@/lib/kb/names";
 
 export const MAX_CONVERSATION_MESSAGES = 400;
 export const MAX_TITLE_CHARS = 200;
@@ -10,7 +11,6 @@ export const MAX_NOTE_CHARS = 2000;
 
 export const conversationIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "Not a conversation id.");
 
-const kbsSchema = z.array(z.string().min(1).max(64)).max(50);
 
 /** A stored UI message: id, role and parts are required; the rest (metadata, part fields) is kept as is. */
 const messageSchema = z.looseObject({
@@ -24,14 +24,14 @@ export type StoredMessage = z.infer<typeof messageSchema>;
 export const createConversationSchema = z.object({
   id: conversationIdSchema.optional(),
   title: z.string().trim().max(MAX_TITLE_CHARS).optional(),
-  kbs: kbsSchema.default([]),
+  kbs: kbListSchema.default([]),
   messages: z.array(messageSchema).max(MAX_CONVERSATION_MESSAGES).default([]),
 });
 
 export const updateConversationSchema = z
   .object({
     title: z.string().trim().min(1).max(MAX_TITLE_CHARS).optional(),
-    kbs: kbsSchema.optional(),
+    kbs: kbListSchema.optional(),
     messages: z.array(messageSchema).max(MAX_CONVERSATION_MESSAGES).optional(),
   })
   .refine((v) => v.title !== undefined || v.kbs !== undefined || v.messages !== undefined, "Nothing to update.");
@@ -45,7 +45,7 @@ export const feedbackSchema = z.object({
 
 export const listConversationsSchema = z.object({
   q: z.string().trim().max(200).optional(),
-  kb: z.string().min(1).max(64).optional(),
+  kb: kbNameSchema.optional(),
 });
 
 export type CreateConversation = z.input<typeof createConversationSchema>;

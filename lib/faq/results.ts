@@ -2,9 +2,8 @@
  * FAQ first: search_knowledge (and every search_<kb>) puts the FAQ entries whose question matches the
  * query strongly before the passages, marked `type: "faq"`, with their source.
  */
-import { z } from "zod";
 import type { Store } from "@/lib/store";
-import type { SearchResult } from "@/mcp/format";
+import type { FaqSearchResult, SearchResult } from "@/lib/tools/search-result";
 import { getFaqStore, type FaqHit } from "./store";
 import { faqChunkId, faqUri } from "./types";
 
@@ -12,28 +11,6 @@ import { faqChunkId, faqUri } from "./types";
 export const MAX_CONTEXT_ITEMS = 6;
 /** At most this many FAQ entries go first. */
 export const MAX_FAQS_FIRST = 2;
-
-/** Fields a search result has when it is a FAQ entry (added to the search tools' output schema). */
-export const faqResultFields = {
-  type: z.enum(["chunk", "faq"]).optional().describe('"faq" for a curated FAQ entry (its answer is `text`); passages have no type'),
-  faq: z
-    .object({
-      id: z.string(),
-      question: z.string(),
-      uri: z.string().describe("Resource URI of the FAQ entry"),
-      source: z.object({
-        document_id: z.string().nullable(),
-        chunk_id: z.string().nullable().describe("The passage the entry was taken from; read it with read_document"),
-        label: z.string(),
-      }),
-    })
-    .optional(),
-};
-
-export type FaqSearchResult = SearchResult & {
-  type?: "faq";
-  faq?: { id: string; question: string; uri: string; source: { document_id: string | null; chunk_id: string | null; label: string } };
-};
 
 export async function faqHitsToResults(store: Store, hits: FaqHit[]): Promise<FaqSearchResult[]> {
   const docs = await store.getDocuments(hits.map((h) => h.faq.source.documentId).filter((d): d is string => !!d));
@@ -65,7 +42,7 @@ export async function withFaqsFirst(
   kb: string | string[] | undefined,
   passages: SearchResult[],
   topK: number,
-): Promise<FaqSearchResult[]> {
+): Promise<SearchResult[]> {
   let hits: FaqHit[];
   try {
     const kbs = kb === undefined ? undefined : Array.isArray(kb) ? kb : [kb];

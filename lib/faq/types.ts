@@ -4,6 +4,8 @@
  * the browser (no server imports here).
  */
 import { z } from "zod";
+import { tagsSchema } from "@/lib/ingest/fields";
+import { kbNameSchema } from "@/lib/kb/names";
 
 /** How an entry got here. "extracted": recognised in a FAQ-shaped document; "generated": written by a model. */
 export type FaqOrigin = "extracted" | "generated" | "manual" | "import";
@@ -37,7 +39,6 @@ export interface FaqRecord {
 export const MAX_QUESTION_CHARS = 500;
 export const MAX_ANSWER_CHARS = 10_000;
 export const MAX_PHRASINGS = 20;
-export const MAX_FAQ_TAGS = 32;
 
 const text = (label: string, max: number) =>
   z
@@ -51,18 +52,14 @@ export const answerField = text("answer", MAX_ANSWER_CHARS);
 export const phrasingsField = z
   .array(text("each phrasing", MAX_QUESTION_CHARS), { error: "phrasings must be a list of strings" })
   .max(MAX_PHRASINGS, `at most ${MAX_PHRASINGS} phrasings`);
-export const tagsField = z
-  .array(text("each tag", 64), { error: "tags must be a list of strings" })
-  .max(MAX_FAQ_TAGS, `at most ${MAX_FAQ_TAGS} tags`);
-export const kbNameField = text("kb", 64).refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "kb contains control characters");
 
 /** A new FAQ entry as a person or a tool writes it. */
 export const faqInputSchema = z.strictObject({
   question: questionField,
   answer: answerField,
   phrasings: phrasingsField.optional(),
-  tags: tagsField.optional(),
-  kb: kbNameField.optional(),
+  tags: tagsSchema.optional(),
+  kb: kbNameSchema.optional(),
 });
 export type FaqInput = z.infer<typeof faqInputSchema>;
 
@@ -71,7 +68,7 @@ export const faqPatchSchema = z.strictObject({
   question: questionField.optional(),
   answer: answerField.optional(),
   phrasings: phrasingsField.optional(),
-  tags: tagsField.optional(),
+  tags: tagsSchema.optional(),
   status: z.enum(["accepted", "pending"], { error: 'status must be "accepted" or "pending"' }).optional(),
 });
 export type FaqPatch = z.infer<typeof faqPatchSchema>;

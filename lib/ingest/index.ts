@@ -1,4 +1,4 @@
-export { ingestDocument, prepareDocument, createBatchIngest, buildChunks, documentId, safeFileName, sha256 } from "./pipeline";
+export { ingestDocument, prepareDocument, createBatchIngest, buildChunks, documentId, sha256 } from "./pipeline";
 export type { IngestInput, IngestOptions, IngestResult, BatchFailure, BatchIngestOptions, PreparedDocument } from "./pipeline";
 export { syncKnowledgeDir, listFiles } from "./sync";
 export type { SyncResult } from "./sync";

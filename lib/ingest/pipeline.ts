@@ -8,6 +8,7 @@ import { countEmbeddingCache, ingestQueue, recordIngest } from "@/lib/metrics";
 import type { DocumentBody, DocumentWrite, Store, StoredChunk } from "@/lib/store";
 import { toIndexText } from "@/lib/tokenize";
 import { AppError, type DocumentRecord, type IngestProgress, type ParsedDocument } from "@/lib/types";
+import { sanitizeFileName, tagsSchema } from "./fields";
 
 export interface IngestInput {
   filename: string;
@@ -29,21 +30,8 @@ export interface IngestOptions {
   signal?: AbortSignal;
 }
 
-export const MAX_KB_CHARS = 64;
-export const MAX_TAGS = 32;
-
 export function sha256(data: Uint8Array | string): string {
   return createHash("sha256").update(data).digest("hex");
-}
-
-/** The file name without any directory part (either slash), trimmed; never used as a path. */
-export function safeFileName(filename: string): string {
-  const base = String(filename ?? "").split(/[\\/]/).pop()!.trim();
-  if (!base || base === "." || base === "..") throw new AppError("bad_request", "The file has no name.");
-  if (base.length > 255) throw new AppError("bad_request", "The file name is longer than 255 characters.");
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(base)) throw new AppError("bad_request", "The file name contains control characters.");
-  return base;
 }
 
 export function normalizeKb(kb: string | undefined): string {
@@ -71,7 +59,7 @@ export interface PreparedDocument {
  * untouched: the only write is the final putDocument.
  */
 export async function ingestDocument(store: Store, input: IngestInput, opts: IngestOptions = {}): Promise<IngestResult> {
-  const file = safeFileName(input.filename);
+  const file = sanitizeFileName(input.filename);
   const emit = (p: Omit<IngestProgress, "file">) => opts.onProgress?.({ file, ...p });
   ingestQueue(1);
   try {
@@ -102,12 +90,12 @@ export async function prepareDocument(
   input: IngestInput,
   opts: IngestOptions & { pending?: PendingLookup } = {},
 ): Promise<PreparedDocument> {
-  const file = safeFileName(input.filename);
+  const file = sanitizeFileName(input.filename);
   const emit = (p: Omit<IngestProgress, "file">) => opts.onProgress?.({ file, ...p });
   emit({ stage: "received" });
   const kb = normalizeKb(input.kb);
   if (!(input.data instanceof Uint8Array)) throw new AppError("bad_request", "The file has no content.");
-  const tags = normalizeTags(input.tags);
+  const tags = parseTags(input.tags);
   const contentHash = sha256(input.data);
   const bytes = input.data.byteLength;
 
@@ -220,7 +208,7 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
   return {
     /** Prepares one document; throws when it cannot be ingested (nothing written). */
     async add(input: IngestInput): Promise<{ result: IngestResult; failures: BatchFailure[] }> {
-      const file = safeFileName(input.filename);
+      const file = sanitizeFileName(input.filename);
       let prepared: PreparedDocument;
       try {
         prepared = await prepareDocument(store, input, { onProgress: opts.onProgress, pending });
@@ -315,12 +303,11 @@ function skipped(document: DocumentRecord, emit: (p: Omit<IngestProgress, "file"
   return { document, status: "unchanged" };
 }
 
-function normalizeTags(tags: unknown): string[] {
+function parseTags(tags: unknown): string[] {
   if (tags === undefined || tags === null) return [];
-  if (!Array.isArray(tags) || tags.some((t) => typeof t !== "string")) throw new AppError("bad_request", "Tags must be a list of strings.");
-  const out = [...new Set(tags.map((t: string) => t.trim()).filter(Boolean))];
-  if (out.length > MAX_TAGS) throw new AppError("bad_request", `At most ${MAX_TAGS} tags.`);
-  return out;
+  const parsed = tagsSchema.safeParse(tags);
+  if (!parsed.success) throw new AppError("bad_request", parsed.error.issues[0]?.message ?? "invalid tags");
+  return parsed.data;
 }
 
 function clean(s: string | undefined | null): string | undefined {

@@ -2,35 +2,12 @@
  * Upload-side helpers for POST /api/documents: streamed multipart reading with limits enforced on the bytes
  * received, file-name sanitising, and ingesting several files one after another where each file fails alone.
  */
-import path from "node:path";
 import busboy from "busboy";
 import { getConfig } from "@/lib/config";
 import type { Store } from "@/lib/store";
 import { AppError, type DocumentRecord, type IngestProgress } from "@/lib/types";
+import { sanitizeFileName } from "./fields";
 import { buildChunks, ingestDocument } from "./index";
-
-export const MAX_FILE_NAME_CHARS = 200;
-
-/**
- * A display name safe to store: the last path segment only (either slash), no control or bidi-override
- * characters, no leading dots, any other Unicode kept. The result is a label, never a path on disk.
- */
-export function sanitizeFileName(name: string): string {
-  let base = String(name ?? "")
-    .normalize("NFC")
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "")
-    .split(/[\\/]/)
-    .pop()!
-    .replace(/^[.\s]+/, "")
-    .trim();
-  if (!base) base = "untitled";
-  if ([...base].length > MAX_FILE_NAME_CHARS) {
-    const ext = path.extname(base).slice(0, 16);
-    base = [...base.slice(0, base.length - ext.length)].slice(0, MAX_FILE_NAME_CHARS - ext.length).join("") + ext;
-  }
-  return base;
-}
 
 export interface UploadLimits {
   maxFileBytes: number;

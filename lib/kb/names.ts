@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { TOOL } from "@/lib/tools/names";
 
 /** Knowledge-base names are slugs: they appear in URLs (/api/mcp/<name>) and in tool names. */
 export const KB_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
@@ -20,6 +21,10 @@ export const kbNameSchema = z
  */
 export const existingKbNameSchema = kbNameSchema;
 
+/** A chat's or a conversation's knowledge-base filter: at most this many names. */
+export const MAX_KB_FILTER = 50;
+export const kbListSchema = z.array(kbNameSchema).max(MAX_KB_FILTER, `at most ${MAX_KB_FILTER} knowledge bases`);
+
 /** `raw` as a valid knowledge-base name, or a readable error message. */
 export function checkKbName(raw: unknown): { ok: true; name: string } | { ok: false; message: string } {
   const parsed = kbNameSchema.safeParse(raw);
@@ -27,7 +32,7 @@ export function checkKbName(raw: unknown): { ok: true; name: string } | { ok: fa
   return { ok: false, message: `Invalid knowledge base name: ${parsed.error.issues[0]?.message ?? "invalid"}` };
 }
 
-export const GENERIC_SEARCH_TOOL = "search_knowledge";
+export const GENERIC_SEARCH_TOOL = TOOL.searchKnowledge;
 
 /** Narrows an MCP request to some knowledge bases (comma-separated, URI-encoded names); used by the app's chat. */
 export const KB_FILTER_HEADER = "x-kb-filter";

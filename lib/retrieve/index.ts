@@ -9,7 +9,7 @@ import { DEFAULT_RERANK_WEIGHTS, lexicalRerank, type RerankWeights } from "./rer
 
 export const DEFAULT_TOP_K = 5;
 export const MAX_TOP_K = 20;
-export const MAX_QUERY_CHARS = 2000;
+export const MAX_QUERY_CHARS = 1000;
 
 /** Tunables of hybrid search; defaults are what the eval sets were measured with. */
 export interface SearchTuning {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { kbNameSchema } from "@/lib/kb/names";
+import { kbListSchema } from "@/lib/kb/names";
 
 /** A question longer than this is rejected rather than silently cut. */
 export const MAX_QUESTION_CHARS = 8000;
@@ -17,7 +17,7 @@ export const chatRequestSchema = z.looseObject({
   id: z.string().max(200).optional(),
   messages: z.array(message).min(1).max(400),
   /** Limit the chat's searches to these knowledge bases; omitted or empty = all. */
-  kbs: z.array(kbNameSchema).max(50).optional(),
+  kbs: kbListSchema.optional(),
 });
 
 export type ChatRequestBody = z.infer<typeof chatRequestSchema>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_TAGS, tagsSchema } from "@/lib/ingest/fields";
 import { kbNameSchema } from "@/lib/kb/names";
 
 const optionalText = (max: number, label: string) =>
@@ -24,9 +25,9 @@ export const uploadFieldsSchema = z.object({
   author: optionalText(200, "author"),
   tags: z
     .array(z.string().max(1000))
-    .max(32)
-    .transform((list) => [...new Set(list.flatMap((t) => t.split(",")).map((t) => t.trim()).filter(Boolean))])
-    .pipe(z.array(z.string().max(64, "each tag must be at most 64 characters")).max(32, "at most 32 tags")),
+    .max(MAX_TAGS)
+    .transform((list) => list.flatMap((t) => t.split(",")))
+    .pipe(tagsSchema),
 });
 
 export type UploadFields = z.infer<typeof uploadFieldsSchema>;

@@ -1,11 +1,12 @@
 import { z } from "zod";
-import { faqInputSchema, kbNameField } from "@/lib/faq/types";
+import { faqInputSchema } from "@/lib/faq/types";
+import { kbNameSchema } from "@/lib/kb/names";
 
 export { faqIdSchema, faqPatchSchema } from "@/lib/faq/types";
 
 /** Query of GET /api/faqs: a knowledge base, a search, and/or the review status. */
 export const faqListQuerySchema = z.object({
-  kb: kbNameField.optional(),
+  kb: kbNameSchema.optional(),
   q: z.string().trim().max(1000, "q must be at most 1000 characters").optional().transform((s) => s || undefined),
   status: z.enum(["accepted", "pending"], { error: 'status must be "accepted" or "pending"' }).optional(),
 });

@@ -1,23 +1,10 @@
 /**
- * Pure shaping of store records into what the MCP tools return: structured results and the text
- * a model reads. Kept apart from the tools so it can be tested without a store.
+ * Pure shaping of store records into what the MCP tools return: structured results and the text a model
+ * reads. The one place that text is written: the MCP tools and the chat agent both use it.
  */
+import { titleWithHeading } from "@/lib/chunk/heading";
 import type { ChunkRecord, DocumentRecord, SearchHit } from "@/lib/types";
-
-export interface SearchResult {
-  /** Citation number, 1-based, in rank order. */
-  ref: number;
-  chunk_id: string;
-  document: { id: string; title: string; source: string };
-  kb: string;
-  heading: string;
-  text: string;
-  score: number;
-  page?: number;
-  /** Whole sentences just before / after the chunk in its document (bounded), when asked for. */
-  context_before?: string;
-  context_after?: string;
-}
+import type { SearchResult } from "./search-result";
 
 export function toSearchResults(hits: SearchHit[], contexts?: readonly { before: string; after: string }[]): SearchResult[] {
   return hits.map((hit, i) => ({
@@ -31,15 +18,6 @@ export function toSearchResults(hits: SearchHit[], contexts?: readonly { before:
     ...(hit.chunk.page != null ? { page: hit.chunk.page } : {}),
     ...(contexts?.[i] ? { context_before: contexts[i].before, context_after: contexts[i].after } : {}),
   }));
-}
-
-const SEP = " › ";
-
-/** "Title › Section › Sub", without repeating the title when the heading path starts with it (the H1). */
-export function titleWithHeading(title: string, heading: string): string {
-  const parts = heading.split(SEP).map((p) => p.trim()).filter(Boolean);
-  if (parts.length > 0 && parts[0].toLowerCase() === title.trim().toLowerCase()) parts.shift();
-  return [title, ...parts].join(SEP);
 }
 
 function round(score: number): string {

@@ -7,10 +7,10 @@ import {
   formatDocumentText,
   formatSearchResults,
   sliceText,
-  titleWithHeading,
   toSearchResults,
   toWindowChunks,
 } from "./format";
+import { titleWithHeading } from "@/lib/chunk/heading";
 
 function chunk(i: number, over: Partial<ChunkRecord> = {}): ChunkRecord {
   return { id: `c${i}`, documentId: "d1", kb: "default", index: i, heading: "", start: i * 10, end: i * 10 + 10, page: null, text: `text ${i}`, ...over };

@@ -1,0 +1,49 @@
+/**
+ * The rules for what a person names and labels a document with, defined once and applied where input comes
+ * in (upload form, MCP add_document, CLI, the knowledge/ folder); the pipeline trusts what they produce.
+ */
+import { z } from "zod";
+
+export const MAX_FILE_NAME_CHARS = 200;
+export const MAX_TAGS = 32;
+export const MAX_TAG_CHARS = 64;
+
+// Control characters, C1 controls and bidi overrides: invisible, and able to disguise a name ("txt.exe").
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const HIDDEN_CHARS = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+function extensionOf(name: string): string {
+  const dot = name.lastIndexOf(".");
+  return dot > 0 ? name.slice(dot, dot + 16) : "";
+}
+
+/**
+ * A display name safe to store: the last path segment only (either slash), no control or bidi-override
+ * characters, no leading dots, any other Unicode kept, at most MAX_FILE_NAME_CHARS characters (keeping the
+ * extension). The result is a label, never a path on disk.
+ */
+export function sanitizeFileName(name: string): string {
+  let base = String(name ?? "")
+    .normalize("NFC")
+    .replace(HIDDEN_CHARS, "")
+    .split(/[\\/]/)
+    .pop()
+    ?.replace(/^[.\s]+/, "")
+    .trim();
+  if (!base) base = "untitled";
+  if ([...base].length > MAX_FILE_NAME_CHARS) {
+    const ext = extensionOf(base);
+    base = [...base.slice(0, base.length - ext.length)].slice(0, MAX_FILE_NAME_CHARS - ext.length).join("") + ext;
+  }
+  return base;
+}
+
+/** Tags: trimmed, non-empty, each at most MAX_TAG_CHARS, at most MAX_TAGS, duplicates dropped. */
+export const tagsSchema = z
+  .array(z.string({ error: "each tag must be a string" }), { error: "tags must be a list of strings" })
+  .transform((list) => [...new Set(list.map((t) => t.trim()).filter(Boolean))])
+  .pipe(
+    z
+      .array(z.string().max(MAX_TAG_CHARS, `each tag must be at most ${MAX_TAG_CHARS} characters`))
+      .max(MAX_TAGS, `at most ${MAX_TAGS} tags`),
+  );

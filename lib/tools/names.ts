@@ -1,0 +1,21 @@
+/** The MCP tools' names: one spelling for the server, the chat agent and the UI. Browser-safe. */
+export const TOOL = {
+  searchKnowledge: "search_knowledge",
+  listDocuments: "list_documents",
+  readDocument: "read_document",
+  addDocument: "add_document",
+  deleteDocument: "delete_document",
+  searchFaq: "search_faq",
+  addFaq: "add_faq",
+  deleteFaq: "delete_faq",
+} as const;
+
+export type ToolName = (typeof TOOL)[keyof typeof TOOL];
+
+/** Tools that change the store: they need a read-write token, and the app's own chat never gets them. */
+export const WRITE_TOOLS: ReadonlySet<string> = new Set<ToolName>([
+  TOOL.addDocument,
+  TOOL.deleteDocument,
+  TOOL.addFaq,
+  TOOL.deleteFaq,
+]);

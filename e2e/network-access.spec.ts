@@ -82,7 +82,8 @@ function start(cmd: string[], env: Record<string, string>, onOutput?: (s: string
 interface Reply {
   status: number;
   body: string;
-  json: () => any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: JSON bodies of many routes, read loosely by the assertions
+  json: () => any;
 }
 
 /** One HTTP request with curl, run in the server's or the client's namespace. */

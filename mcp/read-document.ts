@@ -21,7 +21,7 @@ const id = (field: string) =>
     .trim()
     .min(1, `${field} must not be empty`)
     .max(200, `${field} must be at most 200 characters`)
-    // eslint-disable-next-line no-control-regex
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this rejects
     .regex(/^[^\u0000-\u001f\u007f]*$/, `${field} must not contain control characters`);
 
 const neighbours = (field: string) =>

@@ -53,7 +53,10 @@ async function sampleQueries(store: Store, n: number): Promise<string[]> {
   const docs = await store.listDocuments();
   const out: string[] = [];
   let seed = 12345;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rand = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
   while (out.length < n && docs.length > 0) {
     const chunks = await store.getChunks(docs[Math.floor(rand() * docs.length)].id);
     const c = chunks[Math.floor(rand() * chunks.length)];
@@ -302,7 +305,8 @@ async function mixedLoad(o: ScaleOptions, dir: string, server: ChildProcess, que
   })();
   await openLoop(o.mixed, (ms, ok) => {
     const minute = Math.floor((performance.now() - t0) / 60_000);
-    (perMinute[minute] ??= []).push(ms);
+    perMinute[minute] ??= [];
+    perMinute[minute].push(ms);
     if (!ok) errors++;
   });
   await background;

@@ -22,7 +22,7 @@ function vendor(set, name, pick) {
   rmSync(out, { recursive: true, force: true });
   mkdirSync(path.join(out, "docs"), { recursive: true });
   for (const d of chosen.docs) copyFileSync(path.join(dir, "docs", d), path.join(out, "docs", d));
-  const lines = (rows) => rows.map((r) => JSON.stringify(r)).join("\n") + "\n";
+  const lines = (rows) => `${rows.map((r) => JSON.stringify(r)).join("\n")}\n`;
   writeFileSync(path.join(out, "corpus.jsonl"), lines(corpus.filter((p) => docSet.has(p.doc))));
   writeFileSync(path.join(out, "questions.jsonl"), lines(chosen.questions));
   console.log(`${name}: ${chosen.docs.length} docs, ${chosen.questions.length} questions`);

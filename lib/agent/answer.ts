@@ -219,10 +219,18 @@ function trimSentence(text: string, terms: readonly Term[], limit: number): stri
   while (true) {
     const next = hi + 1 < clauses.length ? width(clauses[hi + 1]) : Infinity;
     const prev = lo > 0 ? width(clauses[lo - 1]) : Infinity;
-    if (next <= prev && w + next <= limit) w += next, hi++;
-    else if (prev < Infinity && w + prev <= limit) w += prev, lo--;
-    else if (next < Infinity && w + next <= limit) w += next, hi++;
-    else break;
+    if (next <= prev && w + next <= limit) {
+      w += next;
+      hi++;
+    } else if (prev < Infinity && w + prev <= limit) {
+      w += prev;
+      lo--;
+    } else if (next < Infinity && w + next <= limit) {
+      w += next;
+      hi++;
+    } else {
+      break;
+    }
   }
   const body = clauses.slice(lo, hi + 1).join("").trim().replace(/[，,；;：:]$/, "");
   return `${lo > 0 ? "…" : ""}${body}${hi < clauses.length - 1 ? "…" : ""}`;

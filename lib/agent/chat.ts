@@ -99,7 +99,7 @@ function citationTransform(turn: TurnState) {
 
 function lastQuestion(messages: readonly ModelMessage[]): string {
   const last = messages.at(-1);
-  if (!last || last.role !== "user") return "";
+  if (last?.role !== "user") return "";
   return typeof last.content === "string" ? last.content : last.content.map((p) => (p.type === "text" ? p.text : "")).join("");
 }
 

@@ -10,7 +10,7 @@ import {
 } from "./citations";
 
 function chunk(id: string, text = `text of ${id}`): RetrievedChunk & { ref: number } {
-  return { ref: 0, chunk_id: id, document: { id: "d-" + id, title: "Doc " + id, source: id + ".md" }, kb: "default", heading: "H", text, score: 0.5 };
+  return { ref: 0, chunk_id: id, document: { id: `d-${id}`, title: `Doc ${id}`, source: `${id}.md` }, kb: "default", heading: "H", text, score: 0.5 };
 }
 
 describe("CitationRegistry", () => {

@@ -79,7 +79,7 @@ export function extractRetrieved(structured: unknown): RetrievedChunk[] | null {
  * A citation marker: `[3]`, `[1, 2]`, `[1-3]`, and the full-width `【2】` some models write.
  * Not a marker when followed by `(` (a Markdown link such as `[1](https://…)`) or `:` (a link definition).
  */
-const MARKER = /[\[【](\d{1,3}(?:\s*(?:[,，、]|[-–])\s*\d{1,3})*)[\]】](?![(:])/g;
+const MARKER = /[[【](\d{1,3}(?:\s*(?:[,，、]|[-–])\s*\d{1,3})*)[\]】](?![(:])/g;
 
 function expandMarker(body: string): number[] {
   const out: number[] = [];
@@ -146,7 +146,7 @@ export function stripCitations(text: string): string {
  */
 export function createCitationStreamSanitizer(isValid: (n: number) => boolean) {
   let pending = "";
-  const HOLD = /\s*(?:[\[【][\d\s,，、\-–]*)?$/;
+  const HOLD = /\s*(?:[[【][\d\s,，、\-–]*)?$/;
   const MAX_HOLD = 32;
   return {
     push(delta: string): string {

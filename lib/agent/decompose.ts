@@ -8,7 +8,7 @@ import { hasCjk } from "./extractive";
 
 export const MAX_PARTS = 4;
 
-const EN_ASK = String.raw`(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|do|does|did|can|could|should|will|would|may|must|has|have)`;
+const EN_ASK = "(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|do|does|did|can|could|should|will|would|may|must|has|have)";
 const ZH_ASK = /谁|什么|哪|多少|几|怎么|怎样|如何|为什么|为何|是否|吗|呢|多久|何时/;
 
 /** Words that carry content (a part needs at least two to stand alone). */

@@ -129,7 +129,7 @@ export function splitSentences(text: string): SentenceSpan[] {
       if (end <= from) continue;
       if (/[.!?]/.test(m[1])) {
         const next = line.slice(end);
-        if (next.trim() !== "" && !/^\s+["“'‘(\[]?[\p{Lu}\d\p{Script=Han}]/u.test(next)) continue;
+        if (next.trim() !== "" && !/^\s+["“'‘([]?[\p{Lu}\d\p{Script=Han}]/u.test(next)) continue;
         if (m[1] === ".") {
           const word = line.slice(0, m.index!).match(/([\p{L}.]+)$/u)?.[1] ?? "";
           if (/^\p{Lu}$/u.test(word) || ABBREVIATIONS.has(word.toLowerCase())) continue;

@@ -52,7 +52,7 @@ export interface MemoryOptions {
 /** Model messages for this turn: recent history within the budget, ending with the user's question. */
 export function selectHistory(messages: readonly PlainMessage[], opts: MemoryOptions): ModelMessage[] {
   const last = messages.at(-1);
-  if (!last || last.role !== "user") return [];
+  if (last?.role !== "user") return [];
   // Group into turns: a user message and the answer that followed it.
   const turns: PlainMessage[][] = [];
   for (const m of messages.slice(0, -1)) {

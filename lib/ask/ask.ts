@@ -40,8 +40,7 @@ export async function readUiStream(body: ReadableStream<Uint8Array>): Promise<{ 
   };
   for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
     buffer += decoder.decode(chunk, { stream: true });
-    let nl: number;
-    while ((nl = buffer.indexOf("\n")) >= 0) {
+    for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
       handle(buffer.slice(0, nl).trimEnd());
       buffer = buffer.slice(nl + 1);
     }

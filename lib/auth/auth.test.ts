@@ -19,7 +19,7 @@ describe("access tokens", () => {
     expect(a).toMatch(/^kbt_[A-Za-z0-9_-]{32}$/);
     const tokens = [token(a, { id: "a" }), token(b, { id: "b" })];
     expect(findToken(tokens, b)?.id).toBe("b");
-    expect(findToken(tokens, a + "x")).toBeNull();
+    expect(findToken(tokens, `${a}x`)).toBeNull();
     expect(tokens[0].hash).not.toContain(a);
   });
 

@@ -1,7 +1,6 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
+import { processGlobal } from "@/lib/server/process-global";
 
-const KEY = Symbol.for("kb-mcp-chat.internal-mcp-secret");
-type G = typeof globalThis & { [KEY]?: string };
 
 /**
  * The bearer secret the app's own chat uses on its MCP endpoint when tokens are required: INTERNAL_MCP_TOKEN
@@ -9,8 +8,7 @@ type G = typeof globalThis & { [KEY]?: string };
  * It grants read access to every knowledge base, never write.
  */
 export function internalMcpSecret(): string {
-  const g = globalThis as G;
-  return (g[KEY] ??= process.env.INTERNAL_MCP_TOKEN || `kbi_${randomBytes(24).toString("base64url")}`);
+  return processGlobal("internal-mcp-secret", () => process.env.INTERNAL_MCP_TOKEN || `kbi_${randomBytes(24).toString("base64url")}`);
 }
 
 export function safeEqual(a: string, b: string): boolean {

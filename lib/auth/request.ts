@@ -1,3 +1,4 @@
+import { processGlobal } from "@/lib/server/process-global";
 import type { AuthSettings } from "./config";
 import { callerOf, type Caller } from "./peer";
 import { createRateLimiter, type RateLimiter } from "./rate-limit";
@@ -7,13 +8,10 @@ export function clientAddress(req: Request, settings?: Pick<AuthSettings, "trust
   return callerOf(req, settings?.trustedProxies).address;
 }
 
-const KEY = Symbol.for("kb-mcp-chat.rate-limiters");
-type G = typeof globalThis & { [KEY]?: Map<string, RateLimiter> };
 
 /** The process-wide limiter named `name` for `perMinute` requests a minute (burst = the same number). */
 export function getRateLimiter(perMinute: number, name = "mcp"): RateLimiter {
-  const g = globalThis as G;
-  const map = (g[KEY] ??= new Map());
+  const map = processGlobal("rate-limiters", () => new Map<string, RateLimiter>());
   const key = `${name}:${perMinute}`;
   let rl = map.get(key);
   if (!rl) {

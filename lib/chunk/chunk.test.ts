@@ -50,13 +50,13 @@ function randomDocument(rand: () => number): string {
   for (let i = 0; i < n; i++) {
     const r = rand();
     if (r < 0.12) parts.push(`${"#".repeat(1 + Math.floor(rand() * 6))} ${word()} ${han()}\n`);
-    else if (r < 0.17) parts.push("```\n# not a heading\n" + word() + "\n```\n");
+    else if (r < 0.17) parts.push(`\`\`\`\n# not a heading\n${word()}\n\`\`\`\n`);
     else if (r < 0.4) parts.push(Array.from({ length: 1 + Math.floor(rand() * 25) }, word).join(" ") + pick([". ", "! ", "? ", ".", "\n", " "]));
     else if (r < 0.65) parts.push(Array.from({ length: 1 + Math.floor(rand() * 40) }, han).join("") + pick(["。", "！", "？", "；", "，", "\n", ""]));
     else if (r < 0.75) parts.push(pick(["\n\n", "\n \n\t\n", "   ", "\n"]));
     else if (r < 0.8) parts.push(han().repeat(50 + Math.floor(rand() * 300)));
     else if (r < 0.85) parts.push(pick(["#hashtag ", "#\n", "####### seven\n", "    # indented code\n", "## Closed ##\n"]));
-    else parts.push(word() + " " + han() + " ");
+    else parts.push(`${word()} ${han()} `);
   }
   return parts.join("");
 }
@@ -208,7 +208,7 @@ describe("chunkText rules", () => {
     let doc = "";
     pages.forEach((p, i) => {
       starts.push({ page: i + 1, start: doc.length });
-      doc += p + "\n\n";
+      doc += `${p}\n\n`;
     });
     const chunks = chunkText(doc, { size: 500, pages: starts });
     expect(chunks.map((c) => [c.page, c.text])).toEqual(pages.map((p, i) => [i + 1, p]));

@@ -266,7 +266,7 @@ export async function buildChunks(
       { signal: opts.signal, onProgress: (done) => emit({ stage: "embedding", done: Math.min(total, reused + done), total }) },
     );
     if (vectors.length !== todo.length) throw new AppError("internal", "The embedder returned the wrong number of vectors.", 502);
-    todo.forEach((h, i) => cached.set(h, vectors[i]));
+    for (const [i, h] of todo.entries()) cached.set(h, vectors[i]);
     emit({ stage: "embedding", done: total, total });
   }
 

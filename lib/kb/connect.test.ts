@@ -16,7 +16,12 @@ describe("connect snippets", () => {
     const s = byId(connectSnippets({ url, kb: "hr", token: "kbt_abc" }));
     expect(JSON.parse(s["claude-desktop"])).toEqual({
       mcpServers: {
-        "kb-hr": { command: "npx", args: ["-y", "mcp-remote", url, "--header", "Authorization:${AUTH_HEADER}"], env: { AUTH_HEADER: "Bearer kbt_abc" } },
+        "kb-hr": {
+          command: "npx",
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: mcp-remote's own placeholder
+          args: ["-y", "mcp-remote", url, "--header", "Authorization:${AUTH_HEADER}"],
+          env: { AUTH_HEADER: "Bearer kbt_abc" },
+        },
       },
     });
     expect(JSON.parse(s.cursor)).toEqual({ mcpServers: { "kb-hr": { url, headers: { Authorization: "Bearer kbt_abc" } } } });

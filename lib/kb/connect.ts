@@ -50,6 +50,7 @@ export function connectSnippets(opts: { url: string; kb?: string | null; token?:
   // unless the host is local.
   const remoteArgs = ["-y", "mcp-remote", url];
   if (!isLocalHttp(url)) remoteArgs.push("--allow-http");
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: mcp-remote expands ${AUTH_HEADER} from env, not JavaScript
   if (auth) remoteArgs.push("--header", "Authorization:${AUTH_HEADER}");
   const claudeDesktop = {
     mcpServers: { [name]: { command: "npx", args: remoteArgs, ...(auth ? { env: { AUTH_HEADER: auth } } : {}) } },

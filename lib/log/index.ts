@@ -6,20 +6,19 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import pino, { type DestinationStream, type Logger } from "pino";
+import { processGlobal } from "@/lib/server/process-global";
 
 export type { Logger } from "pino";
 
 const KEY = Symbol.for("kb-mcp-chat.logger");
-const ALS_KEY = Symbol.for("kb-mcp-chat.request-context");
-type Global = typeof globalThis & { [KEY]?: Logger; [ALS_KEY]?: AsyncLocalStorage<RequestContext> };
+type Global = typeof globalThis & { [KEY]?: Logger };
 
 export interface RequestContext {
   reqId: string;
 }
 
 function requestContext(): AsyncLocalStorage<RequestContext> {
-  const g = globalThis as Global;
-  return (g[ALS_KEY] ??= new AsyncLocalStorage<RequestContext>());
+  return processGlobal("request-context", () => new AsyncLocalStorage<RequestContext>());
 }
 
 /**
@@ -52,7 +51,8 @@ export function createLogger(destination?: DestinationStream, level?: string): L
 /** The process-wide logger (shared by every Next bundle of the process). */
 export function getLogger(): Logger {
   const g = globalThis as Global;
-  return (g[KEY] ??= createLogger());
+  g[KEY] ??= createLogger();
+  return g[KEY];
 }
 
 /** Replaces the process-wide logger (tests capture log lines this way); loggers made by log() later use it. */

@@ -4,6 +4,7 @@
  * below; it never touches prom-client itself.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { processGlobal } from "@/lib/server/process-global";
 
 /** Seconds; from 1 ms (a cached tools/list) to 30 s (a chat turn, a large upload). */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -42,12 +43,8 @@ function create() {
 
 export type Metrics = ReturnType<typeof create>;
 
-const KEY = Symbol.for("kb-mcp-chat.metrics");
-type Global = typeof globalThis & { [KEY]?: Metrics };
-
 export function getMetrics(): Metrics {
-  const g = globalThis as Global;
-  return (g[KEY] ??= create());
+  return processGlobal("metrics", create);
 }
 
 /** Records one HTTP request: `route` is the route pattern ("/api/mcp", "/api/documents/[id]"), never a raw URL. */

@@ -11,8 +11,8 @@ const RAW = new Set(["script", "style", "textarea", "title", "xmp", "noscript", 
 export function exceedsNesting(html: string, max: number): boolean {
   const tag = /<!--[\s\S]*?(?:-->|$)|<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)\b[^>]*?(\/?)>/g;
   let depth = 0;
-  let m: RegExpExecArray | null;
-  while ((m = tag.exec(html))) {
+  // exec, not matchAll: the loop moves tag.lastIndex past raw-text elements.
+  for (let m = tag.exec(html); m; m = tag.exec(html)) {
     if (!m[2]) continue; // comment
     const name = m[2].toLowerCase();
     if (VOID.has(name) || IMPLICIT.has(name)) continue;

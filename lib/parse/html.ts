@@ -10,7 +10,7 @@ const CHROME = "script, style, noscript, template, iframe, nav, aside, form, [ro
 
 /** Removes page chrome: navigation, scripts, and site header/footer (those inside an article stay). */
 function stripChrome(document: ReturnType<typeof parseHTML>["document"]) {
-  document.querySelectorAll(CHROME).forEach((el) => el.remove());
+  for (const el of document.querySelectorAll(CHROME)) el.remove();
   document.querySelectorAll("header, footer").forEach((el) => {
     if (!el.parentElement?.closest("article, main")) el.remove();
   });

@@ -18,7 +18,7 @@ function tableToMarkdown(table: Element): string {
 /** Link targets kept in stored text: web, mail and relative links. Anything else (javascript:, data:, vbscript:…) loses its target. */
 export function isSafeHref(href: string): boolean {
   // Browsers ignore ASCII whitespace and control characters inside a scheme ("java\tscript:").
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this strips
   const h = href.replace(/[\u0000-\u0020\u007f]+/g, "").toLowerCase();
   const scheme = /^([a-z][a-z0-9+.-]*):/.exec(h)?.[1];
   return scheme === undefined || scheme === "http" || scheme === "https" || scheme === "mailto";

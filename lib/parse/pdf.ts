@@ -8,6 +8,7 @@ async function loadUnpdf() {
 
 function cleanPageText(text: string): string {
   return text
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL bytes from broken PDF text are what this strips
     .replace(/\u0000/g, "")
     .replace(/\r\n?/g, "\n")
     .replace(/[^\S\n]+/g, " ")

@@ -71,7 +71,7 @@ export function overlapShare(chunkText: string, passageText: string): number {
  */
 export function isPassageHit(q: EvalQuestion, chunk: RetrievedChunk, goldPassages: readonly string[]): boolean {
   if (chunk.source !== q.gold_doc) return false;
-  const answers = [q.answer, ...(q.answers ?? [])].filter((a) => a && a.trim());
+  const answers = [q.answer, ...(q.answers ?? [])].filter((a) => a?.trim());
   if (answers.some((a) => chunk.text.includes(a))) return true;
   return goldPassages.some((p) => overlapShare(chunk.text, p) >= PASSAGE_OVERLAP);
 }

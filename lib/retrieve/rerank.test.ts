@@ -12,7 +12,7 @@ describe("lexicalRerank", () => {
   });
 
   it("rewards query terms that stand close together", () => {
-    const far = "annual reports are due. " + "x ".repeat(60) + "leave is granted";
+    const far = `annual reports are due. ${"x ".repeat(60)}leave is granted`;
     const out = rank("annual leave", [{ text: far }, { text: "annual leave is 20 days" }]);
     expect(out[0]).toBe("annual leave is 20 days");
   });

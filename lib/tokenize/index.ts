@@ -95,11 +95,11 @@ const VOWEL = /[aeiouy]/;
 export function stem(word: string): string {
   if (word.length <= 3 || !/^[a-z]+$/.test(word)) return word;
   let w = word;
-  if (w.endsWith("ies") && w.length > 4) w = w.slice(0, -3) + "y";
+  if (w.endsWith("ies") && w.length > 4) w = `${w.slice(0, -3)}y`;
   else if (w.endsWith("sses")) w = w.slice(0, -2);
   else if (w.endsWith("s") && !/(ss|us|is)$/.test(w)) w = w.slice(0, -1);
 
-  if (w.endsWith("ied") && w.length > 4) w = w.slice(0, -3) + "y";
+  if (w.endsWith("ied") && w.length > 4) w = `${w.slice(0, -3)}y`;
   else if (w.endsWith("ing") && w.length >= 6 && VOWEL.test(w.slice(0, -3))) w = undouble(w.slice(0, -3));
   else if (w.endsWith("ed") && w.length >= 5 && VOWEL.test(w.slice(0, -2))) w = undouble(w.slice(0, -2));
 

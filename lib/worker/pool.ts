@@ -146,7 +146,7 @@ export function createWorkerPool(opts: PoolOptions): WorkerPool {
     size: () => slots.size,
     async close() {
       for (const t of queue.splice(0)) t.reject(new TaskStopped("aborted", "The pool was closed."));
-      await Promise.all([...slots].map((s) => (kill(s, new TaskStopped("aborted", "The pool was closed.")), undefined)));
+      for (const s of [...slots]) kill(s, new TaskStopped("aborted", "The pool was closed."));
     },
   };
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The one test command: unit + store tests (Vitest), a production build, then HTTP integration and
-// browser tests (Playwright) against the real server. Ends with one "N passed, N failed" line.
+// The one test command: the quality gates (Biome lint + format, knip unused code, dpdm import cycles, tsc),
+// unit + store tests (Vitest), a production build, then HTTP integration and browser tests (Playwright)
+// against the real server. Ends with one "N passed, N failed" line; each gate counts as one check.
 import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync, mkdirSync, existsSync } from "node:fs";
 
@@ -17,6 +18,14 @@ function run(cmd, args, env = {}) {
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+
+const GATES = ["lint", "unused", "cycles", "typecheck"];
+const failedGates = [];
+for (const gate of GATES) {
+  if (run("npm", ["run", "--silent", gate]) === 0) passed += 1;
+  else failedGates.push(gate);
+}
+failed += failedGates.length;
 
 const vitestStatus = run("npx", ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile=${DATA}/vitest.json`]);
 if (existsSync(`${DATA}/vitest.json`)) {
@@ -41,5 +50,6 @@ if (buildStatus !== 0) {
   if (pwStatus !== 0 && failed === 0) failed += 1;
 }
 
+if (failedGates.length) console.log(`\nFailed gates: ${failedGates.join(", ")} (run \`npm run <gate>\` to see why)`);
 console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
 process.exit(failed > 0 ? 1 : 0);

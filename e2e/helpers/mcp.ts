@@ -4,7 +4,6 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { SearchResult as SearchResultData } from "../../lib/tools/search-result";
 
-export type { SearchResultData };
 
 export function mcpUrl(port: number, path = "/api/mcp"): string {
   return `http://127.0.0.1:${port}${path}`;

@@ -219,4 +219,3 @@ export async function runChat(opts: ChatOptions): Promise<Response> {
   return createUIMessageStreamResponse({ stream });
 }
 
-export { ChatFailure };

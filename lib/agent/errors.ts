@@ -8,7 +8,7 @@ import { MCPClientError } from "@ai-sdk/mcp";
 import { RetryError } from "ai";
 import type { ChatError } from "./protocol";
 
-export type { ChatError, ChatErrorCode } from "./protocol";
+export type { ChatError } from "./protocol";
 
 export interface ErrorContext {
   baseURL?: string;

@@ -6,8 +6,6 @@ import { callerOf } from "./peer";
 import { authFailures } from "./request";
 import { bearerSecret } from "./tokens";
 
-export { NO_STORE, errorResponse, readJson } from "@/lib/server/errors";
-
 /** Only the origin check: browser requests from foreign origins are refused (CSRF, DNS rebinding). */
 export function checkOrigin(req: Request, settings: AuthSettings = resolveAuthSettings()): AppError | null {
   if (!isOriginAllowed(req.headers.get("origin"), req.url, settings.allowedOrigins)) {
@@ -41,8 +39,3 @@ export function checkAppAccess(req: Request, settings: AuthSettings = resolveAut
     401,
   );
 }
-
-/** Guard for the management API (/api/kbs writes, /api/tokens, document upload, delete, re-index). */
-export const checkManagementAccess = checkAppAccess;
-/** Guard for the web app's own read routes: the same rule, since they show every document. */
-export const checkReadAccess = checkAppAccess;

@@ -3,7 +3,7 @@ import { bearerSecret, canUseKb, canWrite, findToken, generateTokenSecret, hashT
 import { createRateLimiter } from "./rate-limit";
 import { isOriginAllowed } from "./origin";
 import { isLoopbackHost, resolveAuthSettings, testAuthSettings, type AuthSettings } from "./config";
-import { checkManagementAccess, checkReadAccess } from "./admin";
+import { checkAppAccess } from "./admin";
 import { PEER_HEADER, callerOf, forwardedChain, parseTrustedProxies, peerHeaderFor } from "./peer";
 import { clientAddress } from "./request";
 
@@ -93,42 +93,42 @@ describe("web API access (checkAppAccess)", () => {
       headers: { host, ...headers, ...(peer ? { [PEER_HEADER]: peerHeaderFor(peer, headers) } : {}) },
     });
   it("is open to this machine, but refuses foreign origins", () => {
-    expect(checkManagementAccess(req("127.0.0.1"), settings())).toBeNull();
-    expect(checkManagementAccess(req("::1"), settings())).toBeNull();
-    expect(checkReadAccess(req("127.0.0.1", { origin: "http://127.0.0.1:3000" }), settings())).toBeNull();
-    expect(checkManagementAccess(req("127.0.0.1", { origin: "http://evil.example" }), settings())?.status).toBe(403);
+    expect(checkAppAccess(req("127.0.0.1"), settings())).toBeNull();
+    expect(checkAppAccess(req("::1"), settings())).toBeNull();
+    expect(checkAppAccess(req("127.0.0.1", { origin: "http://127.0.0.1:3000" }), settings())).toBeNull();
+    expect(checkAppAccess(req("127.0.0.1", { origin: "http://evil.example" }), settings())?.status).toBe(403);
   });
   it("asks any other request for the admin secret, whatever the bind address", () => {
     const remote = req("10.213.9.2", {}, "10.213.9.1:3000");
-    const denied = checkManagementAccess(remote, settings());
+    const denied = checkAppAccess(remote, settings());
     expect(denied?.status).toBe(401);
     expect(denied?.message).toMatch(/admin token/);
-    expect(checkReadAccess(req("10.213.9.2", { authorization: "Bearer s3cret" }, "10.213.9.1:3000"), settings())).toBeNull();
+    expect(checkAppAccess(req("10.213.9.2", { authorization: "Bearer s3cret" }, "10.213.9.1:3000"), settings())).toBeNull();
     // No header from the server entry (e.g. `next start` run directly): remote.
-    expect(checkReadAccess(req(null), settings())?.status).toBe(401);
+    expect(checkAppAccess(req(null), settings())?.status).toBe(401);
     // A forged peer header does not carry the process secret.
-    expect(checkReadAccess(new Request("http://127.0.0.1:3000/api/kbs", { headers: { [PEER_HEADER]: "guess.eyJhIjoiMTI3LjAuMC4xIiwicCI6ZmFsc2V9" } }), settings())?.status).toBe(401);
+    expect(checkAppAccess(new Request("http://127.0.0.1:3000/api/kbs", { headers: { [PEER_HEADER]: "guess.eyJhIjoiMTI3LjAuMC4xIiwicCI6ZmFsc2V9" } }), settings())?.status).toBe(401);
   });
   it("treats loopback peers with proxy headers or a foreign Host as remote unless the proxy is trusted", () => {
-    expect(checkReadAccess(req("127.0.0.1", { "x-forwarded-for": "127.0.0.1" }), settings())?.status).toBe(401);
-    expect(checkReadAccess(req("127.0.0.1", { forwarded: "for=127.0.0.1" }), settings())?.status).toBe(401);
-    expect(checkReadAccess(req("127.0.0.1", {}, "kb.example.com"), settings())?.status).toBe(401);
+    expect(checkAppAccess(req("127.0.0.1", { "x-forwarded-for": "127.0.0.1" }), settings())?.status).toBe(401);
+    expect(checkAppAccess(req("127.0.0.1", { forwarded: "for=127.0.0.1" }), settings())?.status).toBe(401);
+    expect(checkAppAccess(req("127.0.0.1", {}, "kb.example.com"), settings())?.status).toBe(401);
     const trusted = settings({ trustedProxies: parseTrustedProxies("127.0.0.1") });
-    expect(checkReadAccess(req("127.0.0.1", { "x-forwarded-for": "127.0.0.1" }, "kb.example.com"), trusted)).toBeNull();
-    expect(checkReadAccess(req("127.0.0.1", { "x-forwarded-for": "127.0.0.1, 10.0.0.7" }), trusted)?.status).toBe(401);
+    expect(checkAppAccess(req("127.0.0.1", { "x-forwarded-for": "127.0.0.1" }, "kb.example.com"), trusted)).toBeNull();
+    expect(checkAppAccess(req("127.0.0.1", { "x-forwarded-for": "127.0.0.1, 10.0.0.7" }), trusted)?.status).toBe(401);
   });
   it("with REQUIRE_TOKEN, local requests need the admin secret too", () => {
-    expect(checkManagementAccess(req("127.0.0.1"), settings({ requireToken: true }))?.status).toBe(401);
-    expect(checkManagementAccess(req("127.0.0.1", { authorization: "Bearer s3cret" }), settings({ requireToken: true }))).toBeNull();
+    expect(checkAppAccess(req("127.0.0.1"), settings({ requireToken: true }))?.status).toBe(401);
+    expect(checkAppAccess(req("127.0.0.1", { authorization: "Bearer s3cret" }), settings({ requireToken: true }))).toBeNull();
   });
   it("rate-limits failed authentications per client address", () => {
     const s = settings({ authFailuresPerMinute: 3 });
-    const wrong = () => checkReadAccess(req("10.213.9.77", { authorization: "Bearer wrong" }, "x:1"), s)?.status;
+    const wrong = () => checkAppAccess(req("10.213.9.77", { authorization: "Bearer wrong" }, "x:1"), s)?.status;
     expect([wrong(), wrong(), wrong()]).toEqual([401, 401, 401]);
     expect(wrong()).toBe(429);
     // …even the right secret, until the budget refills; other addresses are unaffected.
-    expect(checkReadAccess(req("10.213.9.77", { authorization: "Bearer s3cret" }, "x:1"), s)?.status).toBe(429);
-    expect(checkReadAccess(req("10.213.9.78", { authorization: "Bearer s3cret" }, "x:1"), s)).toBeNull();
+    expect(checkAppAccess(req("10.213.9.77", { authorization: "Bearer s3cret" }, "x:1"), s)?.status).toBe(429);
+    expect(checkAppAccess(req("10.213.9.78", { authorization: "Bearer s3cret" }, "x:1"), s)).toBeNull();
   });
 });
 

@@ -4,7 +4,7 @@ import { splitUnits, type Unit } from "./units";
 
 import { HEADING_SEPARATOR } from "./heading";
 
-export { HEADING_SEPARATOR, titleWithHeading } from "./heading";
+export { HEADING_SEPARATOR } from "./heading";
 
 export interface ChunkOptions {
   /** Maximum chunk length in characters (UTF-16 code units). Default 500. */

@@ -1,20 +1,9 @@
 import { getConfig } from "@/lib/config";
 import { createOfflineEmbedder } from "./offline";
 import { createOpenAIEmbedder } from "./openai";
+import type { Embedder } from "./types";
 
-export interface EmbedOptions {
-  signal?: AbortSignal;
-  /** Called after each text (offline) or batch (remote) with the number of texts embedded so far. */
-  onProgress?: (done: number, total: number) => void;
-}
-
-export interface Embedder {
-  /** Stable identifier stored with the index; vectors from different names must not be mixed. */
-  readonly name: string;
-  readonly dimension: number;
-  /** One L2-comparable vector per text, in input order. */
-  embed(texts: string[], opts?: EmbedOptions): Promise<number[][]>;
-}
+export type { Embedder } from "./types";
 
 /** The configured embedder: OpenAI-compatible when provider is "openai", else the offline hashing one. */
 export function getEmbedder(cfg = getConfig().embedding): Embedder {
@@ -41,4 +30,3 @@ export async function ensureDimension(embedder: Embedder): Promise<number> {
 }
 
 export { createOfflineEmbedder } from "./offline";
-export { createOpenAIEmbedder } from "./openai";

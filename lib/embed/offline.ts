@@ -1,5 +1,5 @@
 import { tokenize } from "@/lib/tokenize";
-import type { Embedder } from "./index";
+import type { Embedder } from "./types";
 
 /**
  * Default dimension. Measured on the eval subsets (hybrid, vector weight 0.1): CMRC passage R@1 0.900 / 0.927 /

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { createOpenAI } from "@ai-sdk/openai";
 import { APICallError, embedMany, LoadAPIKeyError, RetryError } from "ai";
 import { AppError } from "@/lib/types";
-import type { Embedder, EmbedOptions } from "./index";
+import type { Embedder, EmbedOptions } from "./types";
 
 export interface OpenAIEmbedderOptions {
   model: string;

@@ -6,6 +6,10 @@ export const KB_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 export const MAX_KB_TITLE_CHARS = 100;
 export const MAX_KB_DESCRIPTION_CHARS = 1000;
 
+/**
+ * The one rule for a knowledge-base name wherever one comes in (upload field, CLI --kb, URL path, token
+ * limit, chat filter, MCP arguments, new knowledge bases).
+ */
 export const kbNameSchema = z
   .string({ error: "name must be a string" })
   .trim()
@@ -13,13 +17,6 @@ export const kbNameSchema = z
     KB_NAME_PATTERN,
     "name must be 1–40 characters: lowercase letters, digits, '-' or '_', starting with a letter or digit",
   );
-
-/**
- * The one rule for a knowledge-base name wherever one comes in (upload field, CLI --kb, URL path, token
- * limit, chat filter, MCP arguments): the same slug rule as for new ones. Kept as its own name for callers
- * that look up existing knowledge bases.
- */
-export const existingKbNameSchema = kbNameSchema;
 
 /** A chat's or a conversation's knowledge-base filter: at most this many names. */
 export const MAX_KB_FILTER = 50;

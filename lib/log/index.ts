@@ -29,11 +29,6 @@ export function withRequestId<T>(fn: () => T, reqId: string = newRequestId()): T
   return requestContext().run({ reqId }, fn);
 }
 
-/** The id of the request being served, if any. */
-export function currentRequestId(): string | undefined {
-  return requestContext().getStore()?.reqId;
-}
-
 /** A root logger as the app makes it (JSON lines, ISO time, the request id of the current request). */
 export function createLogger(destination?: DestinationStream, level?: string): Logger {
   const options = {

@@ -12,7 +12,7 @@ import { parseInWorker } from "./pool";
 import { describeKind, sniffContent, type ContentKind } from "./sniff";
 import { parseMarkdown, parsePlainText } from "./text";
 
-export type { ParseLimits, ParseOptions } from "./limits";
+export type { ParseOptions } from "./limits";
 export { DEFAULT_PARSE_LIMITS } from "./limits";
 
 type Parser = (data: Uint8Array, filename: string, opts?: ParseOptions) => ParsedDocument | Promise<ParsedDocument>;
@@ -47,7 +47,7 @@ const BY_CONTENT: Partial<Record<ContentKind, FormatName>> = {
   text: "text",
 };
 
-export { ACCEPT_ATTRIBUTE, SUPPORTED_EXTENSIONS, formatLabel } from "./formats";
+export { SUPPORTED_EXTENSIONS } from "./formats";
 
 const supportedList = () => SUPPORTED_EXTENSIONS.join(", ");
 

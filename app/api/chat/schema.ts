@@ -20,4 +20,3 @@ export const chatRequestSchema = z.looseObject({
   kbs: kbListSchema.optional(),
 });
 
-export type ChatRequestBody = z.infer<typeof chatRequestSchema>;

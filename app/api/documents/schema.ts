@@ -30,7 +30,6 @@ export const uploadFieldsSchema = z.object({
     .pipe(tagsSchema),
 });
 
-export type UploadFields = z.infer<typeof uploadFieldsSchema>;
 
 /** Query of GET /api/documents. */
 export const listQuerySchema = z.object({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_KB_DESCRIPTION_CHARS, MAX_KB_TITLE_CHARS, existingKbNameSchema, kbNameSchema } from "@/lib/kb/names";
+import { MAX_KB_DESCRIPTION_CHARS, MAX_KB_TITLE_CHARS, kbNameSchema } from "@/lib/kb/names";
 
 const title = z.string({ error: "title must be a string" }).trim().max(MAX_KB_TITLE_CHARS, `title must be at most ${MAX_KB_TITLE_CHARS} characters`);
 const description = z
@@ -15,4 +15,4 @@ export const updateKbSchema = z
   .strictObject({ name: kbNameSchema.optional(), title: title.optional(), description: description.optional() })
   .refine((p) => p.name !== undefined || p.title !== undefined || p.description !== undefined, "nothing to change");
 
-export const kbParamSchema = existingKbNameSchema;
+export const kbParamSchema = kbNameSchema;

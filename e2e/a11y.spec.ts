@@ -5,6 +5,7 @@
  */
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
+import { ask } from "./helpers/chat";
 
 async function audit(page: Page, what: string, include?: string) {
   let builder = new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]);
@@ -16,14 +17,6 @@ async function audit(page: Page, what: string, include?: string) {
   expect(bad, bad.join("\n")).toEqual([]);
 }
 
-async function askOnce(page: Page, question: string) {
-  const input = page.getByTestId("chat-input");
-  await input.fill(question);
-  await input.press("Enter");
-  const answer = page.getByTestId("assistant-message").last();
-  await expect(answer.getByTestId("copy-answer")).toBeVisible();
-  return answer;
-}
 
 // axe runs several times per test, which takes a while on a small machine.
 test.describe.configure({ timeout: 300_000 });
@@ -42,7 +35,7 @@ for (const locale of ["en-US", "zh-CN"] as const) {
         await expect(page.locator("html")).toHaveAttribute("lang", lang === "zh" ? "zh-CN" : "en");
         await audit(page, "empty chat");
 
-        const answer = await askOnce(page, QUESTION[lang]);
+        const answer = await ask(page, QUESTION[lang]);
         await audit(page, "answered chat");
         await answer.getByTestId("citation-chip").first().click();
         await expect(page.getByTestId("citation-popover")).toBeVisible();

@@ -3,18 +3,10 @@
  * answerer runs through the same streamText tool loop, its search goes through /api/mcp.
  */
 import { expect, test, type Page } from "@playwright/test";
+import { ask } from "./helpers/chat";
 
 test.use({ locale: "en-US" });
 
-async function ask(page: Page, question: string) {
-  const input = page.getByTestId("chat-input");
-  await input.fill(question);
-  await input.press("Enter");
-  const answer = page.getByTestId("assistant-message").last();
-  // Done when the copy button shows (it appears once the answer has finished streaming).
-  await expect(answer.getByTestId("copy-answer")).toBeVisible();
-  return answer;
-}
 
 test("offline mode is labelled and the empty state offers questions from the documents", async ({ page }) => {
   await page.goto("/");

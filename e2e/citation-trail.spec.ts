@@ -5,6 +5,7 @@
  */
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { CSV_QUESTION, makeCsv, makePdf, PDF_PHRASES } from "./fixtures/make-fixtures";
+import { ask } from "./helpers/chat";
 
 test.use({ locale: "en-US" });
 test.describe.configure({ mode: "serial" });
@@ -30,14 +31,6 @@ test.afterAll(async ({ request }) => {
   for (const id of uploaded) await request.delete(`/api/documents/${id}`);
 });
 
-async function ask(page: Page, question: string) {
-  const input = page.getByTestId("chat-input");
-  await input.fill(question);
-  await input.press("Enter");
-  const answer = page.getByTestId("assistant-message").last();
-  await expect(answer.getByTestId("copy-answer")).toBeVisible();
-  return answer;
-}
 
 /** Clicks the first chip, then "Open in document"; returns the cited chunk id. */
 async function openFirstCitation(page: Page, answer: ReturnType<Page["getByTestId"]>): Promise<string> {

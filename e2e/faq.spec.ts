@@ -9,6 +9,7 @@ import { expect, test, type Page } from "@playwright/test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { PORTS } from "../playwright.config";
 import { connectMcp, mcpUrl, resultText, search } from "./helpers/mcp";
+import { ask } from "./helpers/chat";
 
 test.use({ locale: "en-US" });
 
@@ -70,14 +71,6 @@ test("the FAQ API validates its input", async () => {
   expect((await fetch(`${APP}/api/faqs/0123456789abcdef01234567`)).status).toBe(404);
 });
 
-async function ask(page: Page, question: string) {
-  const input = page.getByTestId("chat-input");
-  await input.fill(question);
-  await input.press("Enter");
-  const answer = page.getByTestId("assistant-message").last();
-  await expect(answer.getByTestId("copy-answer")).toBeVisible();
-  return answer;
-}
 
 const QUESTION = "How do I book the quokka meeting room?";
 const ANSWER = "Book the quokka room in the Rooms app; it seats eight people.";

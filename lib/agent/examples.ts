@@ -3,6 +3,7 @@
  * that the offline answerer can answer them too ("Tell me about annual leave", "介绍一下病假").
  */
 import { hasCjk } from "./extractive";
+import { HEADING_SEPARATOR } from "@/lib/chunk/heading";
 
 export interface DocumentOutline {
   title: string;
@@ -17,10 +18,10 @@ function leaves(doc: DocumentOutline): string[] {
   const out: string[] = [];
   const paths = [...new Set(doc.headings)];
   // Leaf sections only: "Leave" is too broad when "Leave › Sick leave" exists.
-  const isParent = (p: string) => paths.some((q) => q !== p && q.startsWith(`${p} › `));
+  const isParent = (p: string) => paths.some((q) => q !== p && q.startsWith(`${p}${HEADING_SEPARATOR}`));
   for (const path of paths) {
     if (isParent(path)) continue;
-    const leaf = path.split(" › ").map((s) => s.trim()).filter(Boolean).at(-1);
+    const leaf = path.split(HEADING_SEPARATOR).map((s) => s.trim()).filter(Boolean).at(-1);
     if (!leaf || seen.has(leaf)) continue;
     seen.add(leaf);
     const clean = leaf.replace(/^[\d.、)\s]+/, "").replace(/[:：]$/, "").trim();

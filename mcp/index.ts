@@ -103,7 +103,7 @@ export async function buildMcpServer(
 ): Promise<McpServer> {
   const getStoreFn = options.getStore ?? getStore;
   const store = await getStoreFn();
-  const registry = options.registry ?? (await getRegistry(store.uri));
+  const registry = options.registry ?? (await getRegistry(store));
   const catalog = await kbCatalog(store, registry);
   return createMcpServer({ ...options, getStore: getStoreFn, catalog });
 }

@@ -21,6 +21,7 @@ export type { DocumentBody, StoredChunk } from "./schema";
 export type { SideTable } from "./tables";
 export type { DocumentWrite, OpenStoreOptions, Store } from "./types";
 export { whitespaceFtsIndex } from "./indexes";
+export { perStore } from "./per-store";
 
 async function dirBytes(dir: string): Promise<number> {
   let total = 0;

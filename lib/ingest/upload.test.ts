@@ -17,7 +17,8 @@ import {
 } from "@/e2e/fixtures/make-fixtures";
 import { createOfflineEmbedder } from "@/lib/embed/offline";
 import { openStore, type Store } from "@/lib/store";
-import { ingestUploads, receiveUpload, reindexDocument, sanitizeFileName, type UploadEvent } from "./upload";
+import { reindexDocument } from "./reindex";
+import { ingestUploads, receiveUpload, sanitizeFileName, type UploadEvent } from "./upload";
 
 describe("sanitizeFileName", () => {
   it("keeps only the last path segment and any Unicode", () => {

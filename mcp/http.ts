@@ -148,7 +148,7 @@ async function handleTimed(req: Request, options: McpHttpOptions): Promise<Respo
     }
     const store = await getStoreFn();
     getStoreFn = async () => store;
-    registry = options.registry ?? (await getRegistry(store.uri));
+    registry = options.registry ?? (await getRegistry(store));
     if (secret) {
       if (isInternalSecret(secret)) internal = true;
       else {

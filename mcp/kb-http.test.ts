@@ -36,7 +36,7 @@ const secrets: Record<string, string> = {};
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "mcp-kb-http-"));
   store = await openStore({ uri: dir, embedder: createOfflineEmbedder(256) });
-  registry = await openRegistry(dir, { defaultKb: "default" });
+  registry = await openRegistry(store, { defaultKb: "default" });
   await createKnowledgeBase(store, registry, { name: "hr", title: "Human Resources", description: "Leave, travel and pay policies" });
   await createKnowledgeBase(store, registry, { name: "eng-docs", title: "Engineering", description: "How the platform is built and run" });
   await ingestDocument(store, {
@@ -77,7 +77,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
-  registry?.close();
   store?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });

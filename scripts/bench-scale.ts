@@ -260,7 +260,7 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
 /** Searches at ~18/s (open loop), a chat every 5 s, an upload (MCP add_document) every 20 s, for o.mixed seconds. */
 async function mixedLoad(o: ScaleOptions, dir: string, server: ChildProcess, queries: string[], search: (q: string) => Promise<unknown>) {
   const store = await openStore({ uri: dir, embedder: getEmbedder() });
-  const { secret } = await createAccessToken(store, await getRegistry(dir), { name: "bench", scope: "read-write" });
+  const { secret } = await createAccessToken(store, await getRegistry(store), { name: "bench", scope: "read-write" });
   store.close();
   const writer = new McpHttp(`http://127.0.0.1:${o.port}/api/mcp`, secret);
   const base = `http://127.0.0.1:${o.port}`;

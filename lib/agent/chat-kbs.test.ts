@@ -30,7 +30,7 @@ const AUTH: AuthSettings = { requireToken: true, loopbackOnly: true, rateLimitPe
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "chat-kbs-"));
   store = await openStore({ uri: dir, embedder: createOfflineEmbedder(256) });
-  registry = await openRegistry(dir, { defaultKb: "default" });
+  registry = await openRegistry(store, { defaultKb: "default" });
   const leave = (days: number) => `# Leave\n\n## Annual leave\n\nFull-time employees get ${days} days of annual leave per year.\n`;
   await ingestDocument(store, { filename: "leave.md", kb: "default", data: enc.encode(leave(20)) });
   await ingestDocument(store, { filename: "leave.md", kb: "contractors", data: enc.encode(leave(12)) });
@@ -64,7 +64,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
-  registry?.close();
   store?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });

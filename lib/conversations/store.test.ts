@@ -2,19 +2,23 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createOfflineEmbedder } from "@/lib/embed";
+import { openStore, type Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
 import { openConversations, titleFrom, type ConversationStore } from "./store";
 
 const msg = (id: string, role: "user" | "assistant", text: string) => ({ id, role, parts: [{ type: "text", text }] });
 
 let dir: string;
+let documents: Store;
 let store: ConversationStore;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "conversations-test-"));
-  store = await openConversations(dir);
+  documents = await openStore({ uri: dir, embedder: createOfflineEmbedder(64) });
+  store = await openConversations(documents);
 });
 afterAll(async () => {
-  store.close();
+  documents.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -57,11 +61,12 @@ describe("conversation store", () => {
 
   it("is seen by a second connection to the same store (another process)", async () => {
     const c = await store.create({ title: "shared", messages: [] });
-    const other = await openConversations(dir);
+    const otherStore = await openStore({ uri: dir, embedder: createOfflineEmbedder(64) });
     try {
+      const other = await openConversations(otherStore);
       expect((await other.get(c.id))?.title).toBe("shared");
     } finally {
-      other.close();
+      otherStore.close();
     }
   });
 

@@ -1,12 +1,10 @@
 /**
- * The `conversations` table, beside the documents in the same LanceDB store (its own connection to the
- * store's URI, like the knowledge-base registry). Messages and feedback are JSON cells: a conversation is
- * always read and written whole.
+ * The `conversations` table, a side table of the document store (like the knowledge-base registry).
+ * Messages and feedback are JSON cells: a conversation is always read and written whole.
  */
 import { randomUUID } from "node:crypto";
-import * as lancedb from "@lancedb/lancedb";
 import { Field, Int32, Schema, Utf8 } from "apache-arrow";
-import { getConfig } from "@/lib/config";
+import { getStore, perStore, type Store } from "@/lib/store";
 import { sqlEq } from "@/lib/store/sql";
 import { AppError } from "@/lib/types";
 import {
@@ -23,9 +21,6 @@ const conversationsSchema = new Schema([
 ]);
 const SUMMARY_COLUMNS = ["id", "title", "kbs", "message_count", "created_at", "updated_at"];
 
-/** Compact the table's small fragments every this many writes (in the background, never awaited by a write). */
-const OPTIMIZE_EVERY_WRITES = 50;
-
 export interface ConversationStore {
   /** Newest first; `q` matches title and message text (case-insensitive); `kb` keeps those asked against it (or all). */
   list(opts?: { q?: string; kb?: string }): Promise<ConversationSummary[]>;
@@ -34,7 +29,6 @@ export interface ConversationStore {
   update(id: string, patch: UpdateConversation): Promise<Conversation>;
   delete(id: string): Promise<boolean>;
   setFeedback(id: string, input: FeedbackInput): Promise<Conversation>;
-  close(): void;
 }
 
 function textOf(m: StoredMessage): string {
@@ -78,11 +72,9 @@ function toRow(c: Conversation): Record<string, unknown> {
   };
 }
 
-export async function openConversations(uri: string): Promise<ConversationStore> {
-  const conn = await lancedb.connect(uri, { readConsistencyInterval: 0 });
-  const table = (await conn.tableNames()).includes(CONVERSATIONS_TABLE)
-    ? await conn.openTable(CONVERSATIONS_TABLE)
-    : await conn.createEmptyTable(CONVERSATIONS_TABLE, conversationsSchema, { mode: "create", existOk: true });
+/** The conversations in the side table of `store` (compacted by the store's background maintenance). */
+export async function openConversations(store: Store): Promise<ConversationStore> {
+  const side = await store.sideTable(CONVERSATIONS_TABLE, conversationsSchema);
 
   let queue: Promise<unknown> = Promise.resolve();
   const serialized = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -90,21 +82,15 @@ export async function openConversations(uri: string): Promise<ConversationStore>
     queue = run.catch(() => undefined);
     return run;
   };
-  let writes = 0;
-  const afterWrite = () => {
-    if (++writes % OPTIMIZE_EVERY_WRITES !== 0) return;
-    void serialized(() => table.optimize()).catch((err) => console.warn("[conversations] optimize failed:", err));
-  };
 
   const read = async (id: string): Promise<Conversation | null> => {
-    const rows = await table.query().where(sqlEq("id", id)).limit(1).toArray();
+    const rows = await side.table.query().where(sqlEq("id", id)).limit(1).toArray();
     if (!rows.length) return null;
     const r = rows[0];
     return { ...rowToSummary(r), messages: parseJson<StoredMessage[]>(r.messages, []), feedback: parseJson<Record<string, Feedback>>(r.feedback, {}) };
   };
   const write = async (c: Conversation) => {
-    await table.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute([toRow(c)]);
-    afterWrite();
+    await side.write((t) => t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute([toRow(c)]));
   };
   const mustRead = async (id: string) => {
     const c = await read(id);
@@ -115,7 +101,7 @@ export async function openConversations(uri: string): Promise<ConversationStore>
   return {
     async list(opts = {}) {
       // Filtered here rather than in SQL: a conversation list is small, and user text never meets a LIKE pattern.
-      const rows = await table.query().select([...SUMMARY_COLUMNS, "search_text", "scope"]).toArray();
+      const rows = await side.table.query().select([...SUMMARY_COLUMNS, "search_text", "scope"]).toArray();
       const needle = opts.q?.toLowerCase();
       return rows
         .filter((r) => !needle || String(r.search_text).includes(needle))
@@ -159,8 +145,7 @@ export async function openConversations(uri: string): Promise<ConversationStore>
     delete(id) {
       return serialized(async () => {
         if (!(await read(id))) return false;
-        await table.delete(sqlEq("id", id));
-        afterWrite();
+        await side.write((t) => t.delete(sqlEq("id", id)));
         return true;
       });
     },
@@ -176,27 +161,12 @@ export async function openConversations(uri: string): Promise<ConversationStore>
         return c;
       });
     },
-    close() {
-      table.close();
-      conn.close();
-    },
   };
 }
 
-const GLOBAL_KEY = Symbol.for("kb-mcp-chat.conversations");
-type GlobalWithConversations = typeof globalThis & { [GLOBAL_KEY]?: Map<string, Promise<ConversationStore>> };
+const conversationsOf = perStore("kb-mcp-chat.conversations", openConversations);
 
-/** The process-wide conversation store beside the document store at `uri` (default: the configured data dir). */
-export function getConversations(uri: string = getConfig().dataDir): Promise<ConversationStore> {
-  const g = globalThis as GlobalWithConversations;
-  const map = (g[GLOBAL_KEY] ??= new Map());
-  let p = map.get(uri);
-  if (!p) {
-    p = openConversations(uri);
-    map.set(uri, p);
-    p.catch(() => {
-      if (map.get(uri) === p) map.delete(uri);
-    });
-  }
-  return p;
+/** The process-wide conversation store of `store` (default: the process-wide store, getStore()). */
+export async function getConversations(store?: Store): Promise<ConversationStore> {
+  return conversationsOf(store ?? (await getStore()));
 }

@@ -76,7 +76,7 @@ const textOf = (r: unknown) =>
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "faq-test-"));
   store = await openStore({ uri: dir, embedder: createOfflineEmbedder(256) });
-  registry = await openRegistry(dir, { defaultKb: "default" });
+  registry = await openRegistry(store, { defaultKb: "default" });
   docIds.md = (await ingestDocument(store, { filename: "helpdesk-faq.md", data: enc.encode(MARKDOWN_FAQ), kb: "default" })).document.id;
   docIds.zh = (await ingestDocument(store, { filename: "行政问答.md", data: enc.encode(CHINESE_FAQ), kb: "default" })).document.id;
   docIds.csv = (await ingestDocument(store, { filename: "devices.csv", data: enc.encode(QA_CSV), kb: "default" })).document.id;

@@ -1,10 +1,9 @@
 /**
- * The `faqs` table, opened on the store's LanceDB dataset (a connection of its own to the same URI), with
- * its own vector and full-text index over each entry's question and phrasings.
+ * The `faqs` table, a side table of the document store, with its own vector and full-text index over each
+ * entry's question and phrasings.
  */
 import { randomBytes } from "node:crypto";
-import * as lancedb from "@lancedb/lancedb";
-import type { Store } from "@/lib/store";
+import { perStore, whitespaceFtsIndex, type Store } from "@/lib/store";
 import { sqlEq, sqlIn } from "@/lib/store/sql";
 import { toIndexText } from "@/lib/tokenize";
 import { AppError } from "@/lib/types";
@@ -61,14 +60,6 @@ export interface FaqStore {
 
 const FTS = "index_text";
 
-function ftsIndex() {
-  // Text is tokenized by lib/tokenize before it gets here, so LanceDB must only split on spaces.
-  return lancedb.Index.fts({
-    baseTokenizer: "whitespace", lowercase: false, stem: false, removeStopWords: false, asciiFolding: false,
-    withPosition: false, maxTokenLength: 64,
-  });
-}
-
 const clean = (list: readonly string[] | undefined) => [...new Set((list ?? []).map((s) => s.trim()).filter(Boolean))];
 
 export function newFaqId(): string {
@@ -77,14 +68,9 @@ export function newFaqId(): string {
 
 async function openFaqStore(store: Store): Promise<FaqStore> {
   const { embedder } = store;
-  const conn = await lancedb.connect(store.uri, { readConsistencyInterval: 0 });
-  const names = new Set(await conn.tableNames());
-  let table = names.has(FAQ_TABLE)
-    ? await conn.openTable(FAQ_TABLE)
-    : await conn.createEmptyTable(FAQ_TABLE, faqsSchema(embedder.dimension), { mode: "create", existOk: true });
-  const generations = names.has(FAQ_GENERATIONS_TABLE)
-    ? await conn.openTable(FAQ_GENERATIONS_TABLE)
-    : await conn.createEmptyTable(FAQ_GENERATIONS_TABLE, generationsSchema, { mode: "create", existOk: true });
+  const faqTable = await store.sideTable(FAQ_TABLE, faqsSchema(embedder.dimension));
+  const generations = await store.sideTable(FAQ_GENERATIONS_TABLE, generationsSchema);
+  const table = () => faqTable.table;
 
   let queue: Promise<unknown> = Promise.resolve();
   const serialized = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -99,17 +85,17 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
     return faqs.map((f, i) => faqToRow(f, { indexText: toIndexText(texts(f).join("\n")), embedder: embedder.name, vector: vectors[i] }));
   };
   const ensureFts = async () => {
-    if ((await table.listIndices()).some((i) => i.columns.includes(FTS))) return;
-    if ((await table.countRows()) > 0) await table.createIndex(FTS, { config: ftsIndex(), replace: true });
+    if ((await table().listIndices()).some((i) => i.columns.includes(FTS))) return;
+    if ((await table().countRows()) > 0) await faqTable.write((t) => t.createIndex(FTS, { config: whitespaceFtsIndex(), replace: true }));
   };
 
   // Vectors from another embedder (after a reindex) are re-made: FAQs are few, so this is cheap.
-  const dim = ((await table.schema()).fields.find((f) => f.name === "vector")?.type as { listSize?: number } | undefined)?.listSize;
-  if (dim !== embedder.dimension || (await table.countRows(`embedder != '${embedder.name.replaceAll("'", "''")}'`)) > 0) {
-    const all = (await table.query().select(FAQ_COLUMNS).toArray()).map(rowToFaq);
+  const dim = ((await table().schema()).fields.find((f) => f.name === "vector")?.type as { listSize?: number } | undefined)?.listSize;
+  if (dim !== embedder.dimension || (await table().countRows(`embedder != '${embedder.name.replaceAll("'", "''")}'`)) > 0) {
+    const all = (await table().query().select(FAQ_COLUMNS).toArray()).map(rowToFaq);
     const rows = await toRows(all);
-    table = await conn.createEmptyTable(FAQ_TABLE, faqsSchema(embedder.dimension), { mode: "overwrite" });
-    if (rows.length) await table.add(rows);
+    await faqTable.recreate(faqsSchema(embedder.dimension));
+    if (rows.length) await faqTable.write((t) => t.add(rows));
   }
   await ensureFts();
 
@@ -123,7 +109,7 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
     return parts.length ? parts.join(" AND ") : undefined;
   };
   const select = async (filter: string | undefined) => {
-    let q = table.query().select(FAQ_COLUMNS);
+    let q = table().query().select(FAQ_COLUMNS);
     if (filter) q = q.where(filter);
     return (await q.toArray()).map(rowToFaq);
   };
@@ -146,7 +132,8 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
   };
   const upsert = async (faqs: FaqRecord[]) => {
     if (faqs.length === 0) return;
-    await table.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(await toRows(faqs));
+    const rows = await toRows(faqs);
+    await faqTable.write((t) => t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows));
     await ensureFts();
   };
 
@@ -190,8 +177,8 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
     },
     delete(id) {
       return serialized(async () => {
-        const existed = (await table.countRows(sqlEq("id", id))) > 0;
-        if (existed) await table.delete(sqlEq("id", id));
+        const existed = (await table().countRows(sqlEq("id", id))) > 0;
+        if (existed) await faqTable.write((t) => t.delete(sqlEq("id", id)));
         return existed;
       });
     },
@@ -207,22 +194,22 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
         });
         const keep = new Set(built.map((f) => f.id));
         const gone = [...old.keys()].filter((id) => !keep.has(id));
-        if (gone.length) await table.delete(sqlIn("id", gone));
+        if (gone.length) await faqTable.write((t) => t.delete(sqlIn("id", gone)));
         await upsert(built);
         return built;
       });
     },
     async search(query, o) {
       const q = query.trim();
-      if (!q || (await table.countRows()) === 0) return [];
+      if (!q || (await table().countRows()) === 0) return [];
       const filter = where({ kb: o.kbs && o.kbs.length ? o.kbs : undefined, status: "accepted" });
       const limit = Math.max(10, o.limit * 3);
       const [queryVector] = await embedder.embed([q]);
-      let vq = table.vectorSearch(queryVector).distanceType("cosine").select([...FAQ_COLUMNS, "vector", "_distance"]).limit(limit);
+      let vq = table().vectorSearch(queryVector).distanceType("cosine").select([...FAQ_COLUMNS, "vector", "_distance"]).limit(limit);
       if (filter) vq = vq.where(filter);
       const tokens = toIndexText(q);
-      const hasFts = tokens && (await table.listIndices()).some((i) => i.columns.includes(FTS));
-      let tq = hasFts ? table.query().fullTextSearch(tokens, { columns: FTS }).select([...FAQ_COLUMNS, "vector", "_score"]).limit(limit) : null;
+      const hasFts = tokens && (await table().listIndices()).some((i) => i.columns.includes(FTS));
+      let tq = hasFts ? table().query().fullTextSearch(tokens, { columns: FTS }).select([...FAQ_COLUMNS, "vector", "_score"]).limit(limit) : null;
       if (tq && filter) tq = tq.where(filter);
       const rows = [...(await vq.toArray()), ...(tq ? await tq.toArray() : [])];
       const offline = embedder.name.startsWith("offline-");
@@ -243,40 +230,27 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
     },
     moveKb(from, to) {
       return serialized(async () => {
-        if ((await table.countRows(sqlEq("kb", from))) > 0) await table.update({ where: sqlEq("kb", from), values: { kb: to } });
+        if ((await table().countRows(sqlEq("kb", from))) > 0) await faqTable.write((t) => t.update({ where: sqlEq("kb", from), values: { kb: to } }));
       });
     },
     deleteKb(name) {
       return serialized(async () => {
-        await table.delete(sqlEq("kb", name));
+        await faqTable.write((t) => t.delete(sqlEq("kb", name)));
       });
     },
     async cachedGeneration(key) {
-      const rows = await generations.query().select(["pairs"]).where(sqlEq("key", key)).limit(1).toArray();
+      const rows = await generations.table.query().select(["pairs"]).where(sqlEq("key", key)).limit(1).toArray();
       return rows.length ? String(rows[0].pairs) : null;
     },
     cacheGeneration(key, pairs) {
       return serialized(async () => {
-        await generations
-          .mergeInsert("key")
-          .whenMatchedUpdateAll()
-          .whenNotMatchedInsertAll()
-          .execute([{ key, pairs, created_at: new Date().toISOString() }]);
+        const row = { key, pairs, created_at: new Date().toISOString() };
+        await generations.write((t) => t.mergeInsert("key").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute([row]));
       });
     },
   };
   return faqs;
 }
 
-const opened = new WeakMap<Store, Promise<FaqStore>>();
-
 /** The FAQ table of a store (opened once per store object). */
-export function getFaqStore(store: Store): Promise<FaqStore> {
-  let p = opened.get(store);
-  if (!p) {
-    p = openFaqStore(store);
-    opened.set(store, p);
-    p.catch(() => opened.delete(store));
-  }
-  return p;
-}
+export const getFaqStore: (store: Store) => Promise<FaqStore> = perStore("kb-mcp-chat.faqs", openFaqStore);

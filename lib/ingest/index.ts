@@ -2,5 +2,5 @@ export { ingestDocument, prepareDocument, createBatchIngest, buildChunks, docume
 export type { IngestInput, IngestOptions, IngestResult, BatchFailure, BatchIngestOptions, PreparedDocument } from "./pipeline";
 export { syncKnowledgeDir, listFiles } from "./sync";
 export type { SyncResult } from "./sync";
-export { reindexAll } from "./reindex";
+export { reindexAll, reindexDocument } from "./reindex";
 export type { ReindexResult } from "./reindex";

@@ -6,6 +6,7 @@ import { checkKbName } from "@/lib/kb/names";
 import { parseDocument } from "@/lib/parse";
 import { countEmbeddingCache, ingestQueue, recordIngest } from "@/lib/metrics";
 import type { DocumentBody, DocumentWrite, Store, StoredChunk } from "@/lib/store";
+import { chunkId } from "@/lib/store/schema";
 import { toIndexText } from "@/lib/tokenize";
 import { AppError, type DocumentRecord, type IngestProgress, type ParsedDocument } from "@/lib/types";
 import { sanitizeFileName, tagsSchema } from "./fields";
@@ -271,7 +272,7 @@ export async function buildChunks(
   }
 
   return pieces.map((c, i) => ({
-    id: `${doc.id}:${c.index}`,
+    id: chunkId(doc.id, c.index),
     documentId: doc.id,
     kb: doc.kb,
     index: c.index,

@@ -1,10 +1,46 @@
-import type { DocumentBody, Store, StoredChunk } from "@/lib/store";
-import type { DocumentRecord, IngestProgress } from "@/lib/types";
+import type { DocumentWrite, Store } from "@/lib/store";
+import { AppError, type DocumentRecord, type IngestProgress } from "@/lib/types";
 import { buildChunks } from "./pipeline";
 
 export interface ReindexResult {
   documents: number;
   chunks: number;
+}
+
+type Emit = (p: Omit<IngestProgress, "file">) => void;
+
+/**
+ * One stored document re-chunked and re-embedded from its stored text with the store's embedder, not yet
+ * written; null when the store has no text for it.
+ */
+async function rebuild(
+  store: Store,
+  doc: DocumentRecord,
+  opts: { onProgress?: (p: IngestProgress) => void; signal?: AbortSignal },
+): Promise<(DocumentWrite & { emit: Emit }) | null> {
+  const body = await store.getDocumentBody(doc.id);
+  if (!body) return null;
+  const emit: Emit = (p) => opts.onProgress?.({ file: doc.source, ...p });
+  emit({ stage: "received" });
+  const chunks = await buildChunks(store, doc, body, { emit, signal: opts.signal });
+  emit({ stage: "indexing", total: chunks.length });
+  return { doc: { ...doc, chunkCount: chunks.length }, body, chunks, emit };
+}
+
+/** Re-chunks and re-embeds one stored document from its stored text (e.g. after chunking settings changed). */
+export async function reindexDocument(
+  store: Store,
+  id: string,
+  opts: { onProgress?: (p: IngestProgress) => void; signal?: AbortSignal } = {},
+): Promise<DocumentRecord> {
+  const doc = await store.getDocument(id);
+  const rebuilt = doc && (await rebuild(store, doc, opts));
+  if (!rebuilt) throw new AppError("not_found", `No document with id "${id}".`, 404);
+  opts.signal?.throwIfAborted();
+  const updated: DocumentRecord = { ...rebuilt.doc, updatedAt: new Date().toISOString() };
+  await store.putDocument(updated, rebuilt.body, rebuilt.chunks);
+  rebuilt.emit({ stage: "done", documentId: id, chunkCount: rebuilt.chunks.length });
+  return updated;
 }
 
 /**
@@ -17,7 +53,7 @@ export async function reindexAll(store: Store, onProgress?: (p: IngestProgress) 
   await store.resetIndex(); // documents (with their text) stay; only chunks go
   let chunks = 0;
   // Written many documents per commit (each atomic); the batch is flushed at ~2,000 chunks.
-  let batch: { doc: DocumentRecord; body: DocumentBody; chunks: StoredChunk[]; emit: (p: Omit<IngestProgress, "file">) => void }[] = [];
+  let batch: (DocumentWrite & { emit: Emit })[] = [];
   let pendingChunks = 0;
   const flush = async () => {
     if (batch.length === 0) return;
@@ -27,15 +63,11 @@ export async function reindexAll(store: Store, onProgress?: (p: IngestProgress) 
     pendingChunks = 0;
   };
   for (const doc of docs) {
-    const body = await store.getDocumentBody(doc.id);
-    if (!body) continue;
-    const emit = (p: Omit<IngestProgress, "file">) => onProgress?.({ file: doc.source, ...p });
-    emit({ stage: "received" });
-    const built = await buildChunks(store, doc, body, { emit });
-    emit({ stage: "indexing", total: built.length });
-    batch.push({ doc: { ...doc, chunkCount: built.length }, body, chunks: built, emit });
-    chunks += built.length;
-    pendingChunks += built.length;
+    const rebuilt = await rebuild(store, doc, { onProgress });
+    if (!rebuilt) continue;
+    batch.push(rebuilt);
+    chunks += rebuilt.chunks.length;
+    pendingChunks += rebuilt.chunks.length;
     if (pendingChunks >= 2000) await flush();
   }
   await flush();

@@ -18,7 +18,8 @@ import {
 import { createOfflineEmbedder } from "@/lib/embed/offline";
 import { openStore, type Store } from "@/lib/store";
 import { sanitizeFileName } from "./fields";
-import { ingestUploads, receiveUpload, reindexDocument, type UploadEvent } from "./upload";
+import { reindexDocument } from "./reindex";
+import { ingestUploads, receiveUpload, type UploadEvent } from "./upload";
 
 describe("sanitizeFileName", () => {
   it("keeps only the last path segment and any Unicode", () => {

@@ -5,9 +5,9 @@
 import busboy from "busboy";
 import { getConfig } from "@/lib/config";
 import type { Store } from "@/lib/store";
-import { AppError, type DocumentRecord, type IngestProgress } from "@/lib/types";
+import { AppError, type IngestProgress } from "@/lib/types";
 import { sanitizeFileName } from "./fields";
-import { buildChunks, ingestDocument } from "./index";
+import { ingestDocument } from "./index";
 
 export interface UploadLimits {
   maxFileBytes: number;
@@ -208,24 +208,4 @@ export async function ingestUploads(
   }
   opts.onEvent?.({ type: "summary", results });
   return results;
-}
-
-/** Re-chunks and re-embeds one stored document from its stored text (e.g. after chunking settings changed). */
-export async function reindexDocument(
-  store: Store,
-  id: string,
-  opts: { onProgress?: (p: IngestProgress) => void; signal?: AbortSignal } = {},
-): Promise<DocumentRecord> {
-  const doc = await store.getDocument(id);
-  const body = doc && (await store.getDocumentBody(id));
-  if (!doc || !body) throw new AppError("not_found", `No document with id "${id}".`, 404);
-  const emit = (p: Omit<IngestProgress, "file">) => opts.onProgress?.({ file: doc.source, ...p });
-  emit({ stage: "received" });
-  const chunks = await buildChunks(store, doc, body, { emit, signal: opts.signal });
-  emit({ stage: "indexing", total: chunks.length });
-  opts.signal?.throwIfAborted();
-  const updated: DocumentRecord = { ...doc, chunkCount: chunks.length, updatedAt: new Date().toISOString() };
-  await store.putDocument(updated, body, chunks);
-  emit({ stage: "done", documentId: id, chunkCount: chunks.length });
-  return updated;
 }

@@ -7,9 +7,9 @@ import { randomBytes } from "node:crypto";
 import { getConfig } from "@/lib/config";
 import { getFaqStore } from "@/lib/faq/store";
 import { generateTokenSecret, hashTokenSecret, publicToken, type AccessToken, type PublicToken, type TokenScope } from "@/lib/auth/tokens";
-import type { Store } from "@/lib/store";
+import { documentId } from "@/lib/ingest/pipeline";
+import { perStore, type Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
-import { deleteKbDocuments, moveKbDocuments } from "./move";
 import { KB_NAME_PATTERN } from "./names";
 import { openRegistry, type KbRecord, type Registry } from "./registry";
 
@@ -27,23 +27,10 @@ export interface KbCatalogEntry {
   titles: string[];
 }
 
-const GLOBAL_KEY = Symbol.for("kb-mcp-chat.registries");
-type GlobalWithRegistries = typeof globalThis & { [GLOBAL_KEY]?: Map<string, Promise<Registry>> };
-
-/** The process-wide registry beside the store at `uri` (default: the configured data dir). */
-export function getRegistry(uri: string = getConfig().dataDir): Promise<Registry> {
-  const g = globalThis as GlobalWithRegistries;
-  const map = (g[GLOBAL_KEY] ??= new Map());
-  let p = map.get(uri);
-  if (!p) {
-    p = openRegistry(uri, { defaultKb: getConfig().defaultKb });
-    map.set(uri, p);
-    p.catch(() => {
-      if (map.get(uri) === p) map.delete(uri);
-    });
-  }
-  return p;
-}
+/** The process-wide registry in the side tables of `store`. */
+export const getRegistry: (store: Store) => Promise<Registry> = perStore("kb-mcp-chat.registries", (store) =>
+  openRegistry(store, { defaultKb: getConfig().defaultKb }),
+);
 
 /** Registered knowledge bases and those implied by documents, by name, with document titles. */
 export async function kbCatalog(store: Store, registry: Registry): Promise<KbCatalogEntry[]> {
@@ -144,22 +131,22 @@ export async function updateKnowledgeBase(store: Store, registry: Registry, name
   }
   // Register the new name first, so a failure part-way leaves both names listed (and the rename retryable).
   await registry.putKb({ ...next, name: to, title: next.title === current.name ? to : next.title });
-  const moved = await moveKbDocuments(store.uri, name, to);
+  // Moved documents get the ids they would have had if ingested into `to`: a later upload of the same file
+  // into a new `name` then cannot overwrite them.
+  await store.moveKb(name, to, (doc) => documentId(to, doc.source));
   await (await getFaqStore(store)).moveKb(name, to);
   await registry.moveTokens(name, to);
   await registry.deleteKb(name);
-  if (moved > 0) store.scheduleMaintenance();
   return (await getKnowledgeBase(store, registry, to))!;
 }
 
 export async function deleteKnowledgeBase(store: Store, registry: Registry, name: string): Promise<{ documents: number }> {
   const kb = await requireKb(store, registry, name);
   if (kb.isDefault) throw new AppError("bad_request", "The default knowledge base cannot be deleted.");
-  const documents = await deleteKbDocuments(store.uri, name);
+  const documents = await store.deleteKb(name);
   await (await getFaqStore(store)).deleteKb(name);
   await registry.revokeTokensOf(name);
   await registry.deleteKb(name);
-  if (documents > 0) store.scheduleMaintenance();
   return { documents };
 }
 

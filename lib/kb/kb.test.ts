@@ -24,11 +24,10 @@ let registry: Registry;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "kb-test-"));
   store = await openStore({ uri: dir, embedder: createOfflineEmbedder(256) });
-  registry = await openRegistry(dir, { defaultKb: "default" });
+  registry = await openRegistry(store, { defaultKb: "default" });
 });
 
 afterAll(async () => {
-  registry?.close();
   store?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
@@ -176,12 +175,13 @@ describe("access tokens", () => {
   });
 
   it("sees tokens created through another connection (another replica)", async () => {
-    const other = await openRegistry(dir);
+    const otherStore = await openStore({ uri: dir, embedder: createOfflineEmbedder(256) });
     try {
-      const { secret } = await createAccessToken(store, other, { name: "replica", scope: "read" });
+      const other = await openRegistry(otherStore);
+      const { secret } = await createAccessToken(otherStore, other, { name: "replica", scope: "read" });
       expect((await registry.authenticate(secret))?.name).toBe("replica");
     } finally {
-      other.close();
+      otherStore.close();
     }
   });
 });

@@ -1,10 +1,10 @@
 /**
- * The registry of knowledge bases and access tokens: two small LanceDB tables beside the document store
- * (same dataset URI, so an object-store deployment keeps working and every replica sees the same data).
+ * The registry of knowledge bases and access tokens: two small side tables of the document store (same
+ * dataset, so an object-store deployment keeps working and every replica sees the same data).
  */
-import * as lancedb from "@lancedb/lancedb";
 import { Bool, Field, Schema, Utf8 } from "apache-arrow";
 import { findToken, type AccessToken, type TokenScope } from "@/lib/auth/tokens";
+import type { SideTable, Store } from "@/lib/store";
 import { sqlEq } from "@/lib/store/sql";
 
 export const REGISTRY_TABLES = { kbs: "kbs", tokens: "tokens" } as const;
@@ -71,18 +71,14 @@ export interface Registry {
   moveTokens(from: string, to: string): Promise<void>;
   /** Tokens limited to `kb` are revoked when it is deleted. */
   revokeTokensOf(kb: string): Promise<void>;
-  close(): void;
 }
 
 const TOUCH_EVERY_MS = 60_000;
 
-export async function openRegistry(uri: string, opts: { defaultKb?: string } = {}): Promise<Registry> {
-  const conn = await lancedb.connect(uri, { readConsistencyInterval: 0 });
-  const names = new Set(await conn.tableNames());
-  const table = (name: string, schema: Schema) =>
-    names.has(name) ? conn.openTable(name) : conn.createEmptyTable(name, schema, { mode: "create", existOk: true });
-  const kbs = await table(REGISTRY_TABLES.kbs, kbsSchema);
-  const tokens = await table(REGISTRY_TABLES.tokens, tokensSchema);
+/** The registry in the side tables of `store`. */
+export async function openRegistry(store: Store, opts: { defaultKb?: string } = {}): Promise<Registry> {
+  const kbs = await store.sideTable(REGISTRY_TABLES.kbs, kbsSchema);
+  const tokens = await store.sideTable(REGISTRY_TABLES.tokens, tokensSchema);
 
   let queue: Promise<unknown> = Promise.resolve();
   const serialized = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -94,10 +90,10 @@ export async function openRegistry(uri: string, opts: { defaultKb?: string } = {
 
   // Every MCP request reads both tables (token check, tool catalog): keep the rows, re-read only when the
   // table's version moved (a write here or in another process; readConsistencyInterval 0 sees it at once).
-  const cached = <T>(table: lancedb.Table, load: () => Promise<T>) => {
+  const cached = <T>(side: SideTable, load: () => Promise<T>) => {
     let entry: { version: number; value: Promise<T> } | null = null;
     return async (): Promise<T> => {
-      const version = await table.version();
+      const version = await side.table.version();
       if (entry?.version !== version) {
         const value = load();
         entry = { version, value };
@@ -108,11 +104,11 @@ export async function openRegistry(uri: string, opts: { defaultKb?: string } = {
       return entry.value;
     };
   };
-  const allKbs = cached(kbs, async () => (await kbs.query().toArray()).map(rowToKb).sort((a, b) => a.name.localeCompare(b.name)));
-  const liveTokens = cached(tokens, async () => (await tokens.query().where("revoked = false").toArray()).map(rowToToken));
+  const allKbs = cached(kbs, async () => (await kbs.table.query().toArray()).map(rowToKb).sort((a, b) => a.name.localeCompare(b.name)));
+  const liveTokens = cached(tokens, async () => (await tokens.table.query().where("revoked = false").toArray()).map(rowToToken));
 
   const registry: Registry = {
-    uri,
+    uri: store.uri,
     async listKbs() {
       return [...(await allKbs())];
     },
@@ -121,26 +117,26 @@ export async function openRegistry(uri: string, opts: { defaultKb?: string } = {
     },
     putKb(kb) {
       return serialized(async () => {
-        await kbs.mergeInsert("name").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute([kbToRow(kb)]);
+        await kbs.write((t) => t.mergeInsert("name").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute([kbToRow(kb)]));
       });
     },
     deleteKb(name) {
       return serialized(async () => {
-        await kbs.delete(sqlEq("name", name));
+        await kbs.write((t) => t.delete(sqlEq("name", name)));
       });
     },
 
     async listTokens() {
-      const rows = await tokens.query().toArray();
+      const rows = await tokens.table.query().toArray();
       return rows.map(rowToToken).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
     },
     async getToken(id) {
-      const rows = await tokens.query().where(sqlEq("id", id)).limit(1).toArray();
+      const rows = await tokens.table.query().where(sqlEq("id", id)).limit(1).toArray();
       return rows.length ? rowToToken(rows[0]) : null;
     },
     addToken(token) {
       return serialized(async () => {
-        await tokens.add([tokenToRow(token)]);
+        await tokens.write((t) => t.add([tokenToRow(token)]));
       });
     },
     async authenticate(secret) {
@@ -151,44 +147,35 @@ export async function openRegistry(uri: string, opts: { defaultKb?: string } = {
       if (now.getTime() - last < TOUCH_EVERY_MS) return;
       touched.set(id, now.getTime());
       if (touched.size > 10_000) touched.clear();
-      await serialized(() => tokens.update({ where: sqlEq("id", id), values: { last_used_at: now.toISOString() } }));
+      await serialized(() => tokens.write((t) => t.update({ where: sqlEq("id", id), values: { last_used_at: now.toISOString() } })));
     },
     revokeToken(id) {
       return serialized(async () => {
-        const n = await tokens.countRows(`${sqlEq("id", id)} AND revoked = false`);
+        const n = await tokens.table.countRows(`${sqlEq("id", id)} AND revoked = false`);
         if (n === 0) return false;
-        await tokens.update({ where: sqlEq("id", id), values: { revoked: true } });
+        await tokens.write((t) => t.update({ where: sqlEq("id", id), values: { revoked: true } }));
         return true;
       });
     },
     moveTokens(from, to) {
       return serialized(async () => {
-        if ((await tokens.countRows(sqlEq("kb", from))) === 0) return;
-        await tokens.update({ where: sqlEq("kb", from), values: { kb: to } });
+        if ((await tokens.table.countRows(sqlEq("kb", from))) === 0) return;
+        await tokens.write((t) => t.update({ where: sqlEq("kb", from), values: { kb: to } }));
       });
     },
     revokeTokensOf(kb) {
       return serialized(async () => {
-        if ((await tokens.countRows(`${sqlEq("kb", kb)} AND revoked = false`)) === 0) return;
-        await tokens.update({ where: sqlEq("kb", kb), values: { revoked: true } });
+        if ((await tokens.table.countRows(`${sqlEq("kb", kb)} AND revoked = false`)) === 0) return;
+        await tokens.write((t) => t.update({ where: sqlEq("kb", kb), values: { revoked: true } }));
       });
-    },
-    close() {
-      kbs.close();
-      tokens.close();
-      conn.close();
     },
   };
 
   if (opts.defaultKb && !(await registry.getKb(opts.defaultKb))) {
     const now = new Date().toISOString();
     // Insert only when missing: two processes starting together must not overwrite an edited description.
-    await serialized(() =>
-      kbs
-        .mergeInsert("name")
-        .whenNotMatchedInsertAll()
-        .execute([kbToRow({ name: opts.defaultKb!, title: opts.defaultKb!, description: "", createdAt: now, updatedAt: now })]),
-    );
+    const row = kbToRow({ name: opts.defaultKb, title: opts.defaultKb, description: "", createdAt: now, updatedAt: now });
+    await serialized(() => kbs.write((t) => t.mergeInsert("name").whenNotMatchedInsertAll().execute([row])));
   }
   return registry;
 }

@@ -62,7 +62,7 @@ export function route<P = Record<string, never>>(opts: RouteOptions<P>, handler:
         req,
         params,
         store: () => (store ??= getReadyStore()),
-        registry: async () => getRegistry((await ctx.store()).uri),
+        registry: async () => getRegistry(await ctx.store()),
         body: async (schema) => schema.parse(await readJson(req)),
       };
       const result = await handler(ctx);

@@ -42,6 +42,11 @@ export interface StoredChunk extends ChunkRecord {
   vector: number[];
 }
 
+/** A chunk's id: its document's and its place in it. */
+export function chunkId(documentId: string, index: number): string {
+  return `${documentId}:${index}`;
+}
+
 export type DocumentRow = Record<string, unknown>;
 
 /** The parsed content kept with a document, so it can be re-chunked and re-embedded without the original file. */

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import * as lancedb from "@lancedb/lancedb";
+import { Field, Schema, Utf8 } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOfflineEmbedder } from "@/lib/embed/offline";
 import { ingestDocument } from "@/lib/ingest";
@@ -266,4 +267,31 @@ describe("cross-process visibility", () => {
       store.close();
     }
   }, 180_000); // a second process (tsx start-up) on a loaded 2-core machine
+});
+
+describe("side tables", () => {
+  it("are opened once on the store's connection, compacted by its maintenance and closed with it", async () => {
+    const dir = await tempDir();
+    const store = await openStore({ uri: dir, embedder: createOfflineEmbedder(64) });
+    const schema = new Schema([new Field("key", new Utf8(), false)]);
+    let closed = false;
+    try {
+      const side = await store.sideTable("notes", schema);
+      expect(await store.sideTable("notes", schema)).toBe(side);
+      for (const key of ["a", "b", "c"]) await side.write((t) => t.add([{ key }]));
+      expect((await side.table.stats()).fragmentStats.numFragments).toBe(3);
+      await store.optimize({ retainMs: 0 });
+      expect((await side.table.stats()).fragmentStats.numFragments).toBe(1);
+      expect(await side.table.countRows()).toBe(3);
+      await side.recreate(schema);
+      expect(await side.table.countRows()).toBe(0);
+      const table = side.table;
+      store.close();
+      closed = true;
+      expect(table.isOpen()).toBe(false);
+      await expect(store.sideTable("other", schema)).rejects.toThrow(/closed/);
+    } finally {
+      if (!closed) store.close();
+    }
+  });
 });

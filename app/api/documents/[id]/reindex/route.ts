@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { reindexDocument } from "@/lib/ingest/upload";
+import { reindexDocument } from "@/lib/ingest/reindex";
 import { route } from "@/lib/server/route";
 import { documentIdSchema } from "../../schema";
 

@@ -1,0 +1,146 @@
+/**
+ * The chunks table's indexes (full-text, vector) and the background maintenance of every table: index
+ * updates, compaction and version cleanup (lib/store/maintenance runs it off the write path).
+ */
+import * as lancedb from "@lancedb/lancedb";
+import { log } from "@/lib/log";
+import { createMaintainer, type MaintenanceReport } from "./maintenance";
+import type { Tables } from "./tables";
+
+export const FTS_COLUMN = "index_text";
+/**
+ * Below this many chunks, exact (flat) vector search is fast enough; above it an HNSW index with scalar
+ * quantization keeps queries fast (measured on 3,886 chunks × 2,048 dims: flat p50 160 ms, HNSW 25 ms, vector
+ * recall@5 0.90 vs 0.89). Background maintenance builds it; rows added since are searched flat.
+ */
+const VECTOR_INDEX_MIN_ROWS = 5000;
+/**
+ * Each maintenance folds new rows into the vector index as a new segment, and every segment is searched
+ * separately: rebuild the index in one piece when it has more segments than this, or when the rows it does
+ * not cover reach REBUILD_UNINDEXED_FRACTION of those it does.
+ */
+const MAX_VECTOR_INDEX_SEGMENTS = 4;
+const REBUILD_UNINDEXED_FRACTION = 0.25;
+/**
+ * A rebuild reads every vector, so while writes keep coming (a bulk ingest) it waits until the store has been
+ * quiet this long, unless the index covers less than half of the rows: one rebuild at the end instead of one
+ * every few thousand rows.
+ */
+const REBUILD_QUIET_MS = 10_000;
+const VECTOR_INDEX_NAME = "vector_idx";
+const FTS_RECHECK_MS = 1000;
+
+/** Text is tokenized by lib/tokenize before it gets here, so LanceDB must only split on spaces. */
+export function whitespaceFtsIndex() {
+  return lancedb.Index.fts({
+    baseTokenizer: "whitespace", lowercase: false, stem: false, removeStopWords: false, asciiFolding: false,
+    withPosition: false, maxTokenLength: 64,
+  });
+}
+
+export interface IndexOptions {
+  vectorIndexMinRows?: number;
+  maintenanceDelayMs?: number;
+  maintenanceTimeoutMs?: number;
+  versionRetentionMs?: number;
+}
+
+export interface Indexes {
+  /** After a write to the document tables: the first one creates the full-text index, the rest is background work. */
+  afterWrite(): Promise<void>;
+  /** Whether the chunks' full-text index exists (another process may have created it: looked for at most once a second). */
+  ftsAvailable(): Promise<boolean>;
+  /** The chunks table was emptied: the full-text index goes with it. */
+  chunksReset(): void;
+  optimize(retainMs?: number): Promise<void>;
+  schedule(): void;
+  idle(): Promise<void>;
+  stop(): void;
+}
+
+export async function openIndexes(tables: Tables, opts: IndexOptions): Promise<Indexes> {
+  const logger = log("store");
+  const vectorIndexMinRows = opts.vectorIndexMinRows ?? VECTOR_INDEX_MIN_ROWS;
+  const retention = opts.versionRetentionMs ?? 60_000;
+  let lastWriteAt = 0;
+  let ftsReady = false;
+  let ftsCheckedAt = 0;
+  const hasIndexOn = async (column: string) => (await tables.chunks.listIndices()).some((i) => i.columns.includes(column));
+  const ensureFtsIndex = async () => {
+    if (ftsReady) return;
+    if (await hasIndexOn(FTS_COLUMN)) {
+      ftsReady = true;
+      return;
+    }
+    if ((await tables.chunks.countRows()) === 0) return;
+    await tables.chunks.createIndex(FTS_COLUMN, { config: whitespaceFtsIndex(), replace: true });
+    ftsReady = true;
+  };
+  /** Builds the vector index past the threshold, and rebuilds it in one piece once fragmented. */
+  const maintainVectorIndex = async (canDefer: boolean): Promise<string> => {
+    if (vectorIndexMinRows <= 0) return "off";
+    const { chunks } = tables;
+    const rows = await chunks.countRows();
+    const existing = (await chunks.listIndices()).find((i) => i.columns.includes("vector"));
+    if (existing) {
+      const s = await chunks.indexStats(existing.name);
+      const fragmented = s !== undefined &&
+        ((s.numIndices ?? 1) > MAX_VECTOR_INDEX_SEGMENTS || s.numUnindexedRows > REBUILD_UNINDEXED_FRACTION * s.numIndexedRows);
+      if (!fragmented) return `kept (${s?.numIndices ?? 1} segments, ${s?.numUnindexedRows ?? 0} rows unindexed)`;
+      const writing = Date.now() - lastWriteAt < REBUILD_QUIET_MS;
+      if (canDefer && writing && s.numUnindexedRows < s.numIndexedRows) {
+        maintainer.schedule(); // look again once the writes stop
+        return `rebuild deferred while writes continue (${s.numIndices ?? 1} segments)`;
+      }
+    } else if (rows < vectorIndexMinRows) return "not needed";
+    await chunks.createIndex("vector", { config: lancedb.Index.hnswSq({ distanceType: "cosine" }), replace: true, name: VECTOR_INDEX_NAME });
+    return `built over ${rows} rows`;
+  };
+  const maintain = async (retainMs: number, background = false): Promise<MaintenanceReport> => {
+    const report: MaintenanceReport = {};
+    const step = async (name: string, fn: () => Promise<unknown>) => {
+      const t0 = performance.now();
+      const detail = await fn();
+      report[name] = typeof detail === "string" ? `${detail} in ${Math.round(performance.now() - t0)} ms` : Math.round(performance.now() - t0);
+    };
+    await step("fts", ensureFtsIndex);
+    // Compaction, index updates (new rows into the full-text and vector indices), version cleanup; side tables too.
+    const cleanupOlderThan = new Date(Date.now() - retainMs);
+    for (const [name, t] of tables.all()) await step(`optimize_${name}`, () => t.optimize({ cleanupOlderThan }));
+    await step("vector_index", () => maintainVectorIndex(background));
+    return report;
+  };
+  const maintainer = createMaintainer((_deadline, explicit) => maintain(retention, !explicit), {
+    delayMs: opts.maintenanceDelayMs ?? 3000,
+    timeoutMs: opts.maintenanceTimeoutMs ?? 600_000,
+    retryMs: 30_000,
+    logger,
+  });
+
+  await ensureFtsIndex();
+
+  return {
+    async afterWrite() {
+      lastWriteAt = Date.now();
+      if (!ftsReady) await ensureFtsIndex();
+      maintainer.schedule();
+    },
+    async ftsAvailable() {
+      if (ftsReady) return true;
+      if (Date.now() - ftsCheckedAt < FTS_RECHECK_MS) return false;
+      ftsCheckedAt = Date.now();
+      if (!(await hasIndexOn(FTS_COLUMN))) return false;
+      ftsReady = true;
+      return true;
+    },
+    chunksReset() {
+      ftsReady = false;
+    },
+    optimize(retainMs = retention) {
+      return retainMs === retention ? maintainer.runNow() : maintain(retainMs).then(() => undefined);
+    },
+    schedule: () => maintainer.schedule(),
+    idle: () => maintainer.idle(),
+    stop: () => maintainer.stop(),
+  };
+}

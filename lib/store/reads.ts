@@ -1,0 +1,132 @@
+/** The store's reads and queries: document metadata (cached per table version), bodies, chunks and searches. */
+import type { ChunkRecord, DocumentRecord } from "@/lib/types";
+import type { EmbedderCheck } from "./compat";
+import { FTS_COLUMN, type Indexes } from "./indexes";
+import { CHUNK_COLUMNS, DOCUMENT_COLUMNS, rowToBody, rowToChunk, rowToDocument } from "./schema";
+import { sqlEq, sqlIn } from "./sql";
+import type { Tables } from "./tables";
+import type { Store } from "./types";
+
+/** The read half of Store. */
+export type StoreReads = Pick<
+  Store,
+  | "listDocuments" | "getDocument" | "getDocumentText" | "getDocumentBody" | "getChunks" | "getChunk" | "listKbs"
+  | "findDocument" | "matchDocument" | "getDocuments" | "cachedVectors" | "vectorSearch" | "textSearch"
+>;
+
+export interface DocCache {
+  version: number;
+  /** Sorted by title. */
+  list: DocumentRecord[];
+  byId: Map<string, DocumentRecord>;
+}
+
+const collator = new Intl.Collator();
+const byTitle = (a: DocumentRecord, b: DocumentRecord) =>
+  collator.compare(a.title, b.title) || collator.compare(a.source, b.source) || collator.compare(a.id, b.id);
+const byCreation = (a: DocumentRecord, b: DocumentRecord) => a.createdAt.localeCompare(b.createdAt);
+
+/**
+ * Every document's metadata, cached per version of the documents table: every search resolves its chunks'
+ * documents and every MCP request lists them. With readConsistencyInterval 0, version() sees another
+ * process's commit at once, so the cache is never stale.
+ */
+export function documentCache(tables: Tables): () => Promise<DocCache> {
+  const { documents } = tables;
+  let docCache: DocCache | null = null;
+  let docLoad: { version: number; promise: Promise<DocCache> } | null = null;
+  return async () => {
+    const version = await documents.version();
+    if (docCache?.version === version) return docCache;
+    if (docLoad?.version !== version) {
+      const promise = (async () => {
+        const list = (await documents.query().select(DOCUMENT_COLUMNS).toArray()).map(rowToDocument).sort(byTitle);
+        const loaded: DocCache = { version, list, byId: new Map(list.map((d) => [d.id, d])) };
+        if ((docCache?.version ?? -1) < version) docCache = loaded;
+        return loaded;
+      })();
+      docLoad = { version, promise };
+      promise.finally(() => {
+        if (docLoad?.promise === promise) docLoad = null;
+      }).catch(() => undefined);
+    }
+    return docLoad.promise;
+  };
+}
+
+export function storeReads(tables: Tables, allDocs: () => Promise<DocCache>, compat: EmbedderCheck, indexes: Indexes): StoreReads {
+  const kbFilter = (kbs?: readonly string[]) => (kbs && kbs.length > 0 ? sqlIn("kb", kbs) : undefined);
+  const getDocumentBody: StoreReads["getDocumentBody"] = async (id) => {
+    const rows = await tables.documents.query().select(["text", "pages"]).where(sqlEq("id", id)).limit(1).toArray();
+    return rows.length ? rowToBody(rows[0]) : null;
+  };
+  return {
+    async listDocuments(o) {
+      const { list } = await allDocs(); // sorted by title
+      return o?.kb !== undefined ? list.filter((d) => d.kb === o.kb) : [...list];
+    },
+    async getDocument(id) {
+      return (await allDocs()).byId.get(id) ?? null;
+    },
+    async getDocumentText(id) {
+      return (await getDocumentBody(id))?.text ?? null;
+    },
+    getDocumentBody,
+    async getChunks(documentId) {
+      const rows = await tables.chunks.query().select(CHUNK_COLUMNS).where(sqlEq("document_id", documentId)).toArray();
+      return rows.map(rowToChunk).sort((a, b) => a.index - b.index);
+    },
+    async getChunk(chunkId) {
+      const rows = await tables.chunks.query().select(CHUNK_COLUMNS).where(sqlEq("id", chunkId)).limit(1).toArray();
+      return rows.length ? rowToChunk(rows[0]) : null;
+    },
+    async listKbs() {
+      return [...new Set((await allDocs()).list.map((d) => d.kb))].sort();
+    },
+    async findDocument(kb, by) {
+      const match = (d: DocumentRecord) => d.kb === kb && ("source" in by ? d.source === by.source : d.contentHash === by.contentHash);
+      return (await allDocs()).list.filter(match).sort(byCreation)[0] ?? null;
+    },
+    async matchDocument(kb, source, contentHash) {
+      const docs = (await allDocs()).list
+        .filter((d) => d.kb === kb && (d.source === source || d.contentHash === contentHash))
+        .sort(byCreation);
+      return { bySource: docs.find((d) => d.source === source) ?? null, byHash: docs.find((d) => d.contentHash === contentHash) ?? null };
+    },
+    async getDocuments(ids) {
+      const { byId } = await allDocs();
+      const out = new Map<string, DocumentRecord>();
+      for (const id of ids) {
+        const d = byId.get(id);
+        if (d) out.set(id, d);
+      }
+      return out;
+    },
+    async cachedVectors(textHashes) {
+      const out = new Map<string, number[]>();
+      if (compat.mismatch && !compat.reindexing) return out; // vectors in the table are from another embedder
+      const unique = [...new Set(textHashes)];
+      for (let i = 0; i < unique.length; i += 500) {
+        const rows = await tables.chunks.query().select(["text_hash", "vector"]).where(sqlIn("text_hash", unique.slice(i, i + 500))).toArray();
+        for (const r of rows) out.set(String(r.text_hash), Array.from(r.vector as ArrayLike<number>));
+      }
+      return out;
+    },
+    async vectorSearch(vector, o) {
+      await compat.assertCompatible();
+      let q = tables.chunks.vectorSearch(vector).distanceType("cosine").select([...CHUNK_COLUMNS, "_distance"]).limit(o.limit);
+      const where = kbFilter(o.kbs);
+      if (where) q = q.where(where);
+      return (await q.toArray()).map(rowToChunk);
+    },
+    async textSearch(indexText, o): Promise<ChunkRecord[]> {
+      await compat.assertCompatible();
+      if (!indexText.trim()) return [];
+      if (!(await indexes.ftsAvailable())) return [];
+      let q = tables.chunks.query().fullTextSearch(indexText, { columns: FTS_COLUMN }).select([...CHUNK_COLUMNS, "_score"]).limit(o.limit);
+      const where = kbFilter(o.kbs);
+      if (where) q = q.where(where);
+      return (await q.toArray()).map(rowToChunk);
+    },
+  };
+}

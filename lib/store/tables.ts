@@ -1,0 +1,115 @@
+/**
+ * The store's one LanceDB connection and its tables: the document tables (documents, chunks, meta) and the
+ * side tables other modules keep beside them (knowledge-base registry, conversations, FAQ), all opened or
+ * created here, all closed with the store, all covered by its background maintenance.
+ */
+import * as lancedb from "@lancedb/lancedb";
+import type { Schema } from "apache-arrow";
+import { log } from "@/lib/log";
+import { TABLES, chunksSchema, documentsSchema, metaSchema } from "./schema";
+
+/** A table beside the document tables, owned (rows, logic) by another module and reached through the store. */
+export interface SideTable {
+  /** The table, for reads. The handle changes on recreate(): read it at each use, never keep it. */
+  readonly table: lancedb.Table;
+  /**
+   * A write on the table: tried again when it conflicts with a concurrent commit (background maintenance
+   * compacts side tables too), then background maintenance is scheduled. `fn` must be safe to run again.
+   */
+  write<T>(fn: (table: lancedb.Table) => Promise<T>): Promise<T>;
+  /** Replaces the table by an empty one with this schema. */
+  recreate(schema: Schema): Promise<void>;
+}
+
+export interface Tables {
+  readonly meta: lancedb.Table;
+  readonly documents: lancedb.Table;
+  /** Replaced by recreateChunks(): read it at each use. */
+  readonly chunks: lancedb.Table;
+  /** Drops every chunk: a new, empty chunks table for vectors of this many dimensions. */
+  recreateChunks(dimension: number): Promise<void>;
+  /** The side table `name`, opened (or created with `schema`) once per store. */
+  side(name: string, schema: Schema): Promise<SideTable>;
+  /** Every table by name, side tables included (maintenance). */
+  all(): [string, lancedb.Table][];
+  close(): void;
+}
+
+/**
+ * Background maintenance (compaction, index updates) commits beside the writes; a write that loses that race
+ * gets a commit-conflict error and nothing of it was committed, so it is simply tried again.
+ */
+export async function retryConflicts<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (attempt >= 5 || !/conflict/i.test(err instanceof Error ? err.message : String(err))) throw err;
+      log("store").info({ attempt, err: err instanceof Error ? err.message : String(err) }, "write conflicted with a concurrent commit; retrying");
+      await new Promise((r) => setTimeout(r, 20 * attempt));
+    }
+  }
+}
+
+/** Open when present (whatever its schema), else create; existOk covers a race with another process creating it. */
+function openOrCreate(conn: lancedb.Connection, names: ReadonlySet<string>, name: string, schema: Schema): Promise<lancedb.Table> {
+  return names.has(name) ? conn.openTable(name) : conn.createEmptyTable(name, schema, { mode: "create", existOk: true });
+}
+
+export async function openTables(conn: lancedb.Connection, dimension: number, afterSideWrite: () => void): Promise<Tables> {
+  const names = new Set(await conn.tableNames());
+  const meta = await openOrCreate(conn, names, TABLES.meta, metaSchema);
+  const documents = await openOrCreate(conn, names, TABLES.documents, documentsSchema);
+  let chunks = await openOrCreate(conn, names, TABLES.chunks, chunksSchema(dimension));
+  const sides = new Map<string, lancedb.Table>();
+  const opening = new Map<string, Promise<SideTable>>();
+  let closed = false;
+
+  const openSide = async (name: string, schema: Schema): Promise<SideTable> => {
+    if (closed) throw new Error("the store is closed");
+    sides.set(name, await openOrCreate(conn, new Set(await conn.tableNames()), name, schema));
+    return {
+      get table() {
+        return sides.get(name)!;
+      },
+      async write(fn) {
+        const result = await retryConflicts(() => fn(sides.get(name)!));
+        afterSideWrite();
+        return result;
+      },
+      async recreate(s) {
+        // The old handle is left open: a read may still be running on it.
+        sides.set(name, await conn.createEmptyTable(name, s, { mode: "overwrite" }));
+      },
+    };
+  };
+
+  const all = (): [string, lancedb.Table][] => [["chunks", chunks], ["documents", documents], ["meta", meta], ...sides];
+  return {
+    meta,
+    documents,
+    get chunks() {
+      return chunks;
+    },
+    async recreateChunks(dim) {
+      chunks = await conn.createEmptyTable(TABLES.chunks, chunksSchema(dim), { mode: "overwrite" });
+    },
+    side(name, schema) {
+      let p = opening.get(name);
+      if (!p) {
+        p = openSide(name, schema);
+        opening.set(name, p);
+        p.catch(() => {
+          if (opening.get(name) === p) opening.delete(name);
+        });
+      }
+      return p;
+    },
+    all,
+    close() {
+      closed = true;
+      for (const [, t] of all()) t.close();
+      conn.close();
+    },
+  };
+}

@@ -1,0 +1,100 @@
+/** The document store's interface (lib/store/index.ts opens it). */
+import type { Schema } from "apache-arrow";
+import type { Embedder } from "@/lib/embed";
+import type { StoreStatsSnapshot } from "@/lib/metrics";
+import type { ChunkRecord, DocumentRecord } from "@/lib/types";
+import type { DocumentBody, StoredChunk } from "./schema";
+import type { SideTable } from "./tables";
+
+export interface Store {
+  readonly uri: string;
+  readonly embedder: Embedder;
+  listDocuments(opts?: { kb?: string }): Promise<DocumentRecord[]>;
+  getDocument(id: string): Promise<DocumentRecord | null>;
+  /** Full parsed text of the document. */
+  getDocumentText(id: string): Promise<string | null>;
+  /** Ordered by index. */
+  getChunks(documentId: string): Promise<ChunkRecord[]>;
+  getChunk(chunkId: string): Promise<ChunkRecord | null>;
+  /** Removes the document and its chunks; false when there was no such document. */
+  deleteDocument(id: string): Promise<boolean>;
+  listKbs(): Promise<string[]>;
+  /**
+   * Moves every document of knowledge base `from` (and its chunks) to `to`, each under the id `newId` gives
+   * it; returns how many documents moved. A crash part-way leaves duplicates at worst, never a lost document.
+   */
+  moveKb(from: string, to: string, newId: (doc: DocumentRecord) => string): Promise<number>;
+  /** Deletes every document of `kb` and its chunks; returns how many documents there were. */
+  deleteKb(kb: string): Promise<number>;
+  /**
+   * A table of another module (knowledge-base registry, conversations, FAQ) beside the document tables, on
+   * this store's connection: opened, or created with `schema`; compacted by background maintenance; closed
+   * with the store.
+   */
+  sideTable(name: string, schema: Schema): Promise<SideTable>;
+
+  // ---- used by lib/ingest and lib/retrieve ----
+  /** The document of `kb` with this source file name or this content hash. */
+  findDocument(kb: string, by: { source: string } | { contentHash: string }): Promise<DocumentRecord | null>;
+  /** Both lookups of an ingest in one query: the document named `source`, and one with this content. */
+  matchDocument(kb: string, source: string, contentHash: string): Promise<{ bySource: DocumentRecord | null; byHash: DocumentRecord | null }>;
+  getDocuments(ids: readonly string[]): Promise<Map<string, DocumentRecord>>;
+  /** Parsed text and page starts, as stored at ingest. */
+  getDocumentBody(id: string): Promise<DocumentBody | null>;
+  /** Vectors already stored for these text hashes (embedding cache). */
+  cachedVectors(textHashes: readonly string[]): Promise<Map<string, number[]>>;
+  /**
+   * Writes a document and replaces all of its chunks in ONE commit of the chunks table, so readers see
+   * either the old chunks or the new ones, never neither.
+   */
+  putDocument(doc: DocumentRecord, body: DocumentBody, chunks: StoredChunk[]): Promise<void>;
+  /**
+   * Many documents in one commit per table (chunks first, then the document rows), each still atomic for
+   * readers: a document's chunks become visible together with its row. A later entry for the same id wins.
+   */
+  putDocuments(items: readonly DocumentWrite[]): Promise<void>;
+  /** Nearest chunks by cosine distance, best first. */
+  vectorSearch(vector: number[], opts: { limit: number; kbs?: readonly string[] }): Promise<ChunkRecord[]>;
+  /** BM25 over the chunks' index text (already tokenized, space-separated), best first. */
+  textSearch(indexText: string, opts: { limit: number; kbs?: readonly string[] }): Promise<ChunkRecord[]>;
+  /**
+   * Runs maintenance now and waits for it (CLI, tests, bench): full-text and vector index updates, compaction,
+   * cleanup of versions older than `retainMs` (default: the configured retention). Writes only schedule it.
+   */
+  optimize(opts?: { retainMs?: number }): Promise<void>;
+  /** Asks for a background maintenance run soon; never waits. */
+  scheduleMaintenance(): void;
+  /** Resolves when no background maintenance is running or due. */
+  maintenanceIdle(): Promise<void>;
+  /** Rows and versions per table, bytes on disk (local stores); also published to /metrics. */
+  stats(): Promise<StoreStatsSnapshot>;
+  /** Drops every chunk and re-creates the chunks table for this store's embedder (reindex). */
+  resetIndex(): Promise<void>;
+  /** Records this store's embedder as the one the index was built with (end of a reindex). */
+  commitEmbedder(): Promise<void>;
+  /** Set when opened with allowMismatch and the index was built with another embedder. */
+  readonly mismatch: string | null;
+  /** Stops maintenance and closes every table (side tables included) and the connection. */
+  close(): void;
+}
+
+export interface DocumentWrite {
+  doc: DocumentRecord;
+  body: DocumentBody;
+  chunks: StoredChunk[];
+}
+
+export interface OpenStoreOptions {
+  uri: string;
+  embedder: Embedder;
+  /** Open even when the index was built with another embedder (only for a reindex). */
+  allowMismatch?: boolean;
+  /** Build an approximate (HNSW) vector index once the chunks table has this many rows; 0 = never. */
+  vectorIndexMinRows?: number;
+  /** Background maintenance runs this long after a write (default 3 s). */
+  maintenanceDelayMs?: number;
+  /** A maintenance run is no longer waited for after this long (default 10 min). */
+  maintenanceTimeoutMs?: number;
+  /** Maintenance removes table versions older than this (default 60 s). */
+  versionRetentionMs?: number;
+}

@@ -1,0 +1,158 @@
+/**
+ * The store's writes to the document tables, serialized within this process (LanceDB resolves conflicts
+ * between processes), retried on conflicts with background maintenance, each followed by maintenance.
+ */
+import type { Embedder } from "@/lib/embed";
+import type { DocumentRecord } from "@/lib/types";
+import type { EmbedderCheck } from "./compat";
+import type { Indexes } from "./indexes";
+import type { DocCache } from "./reads";
+import { chunkId, chunkToRow, documentToRow, rowToBody, rowToChunk, rowToDocument } from "./schema";
+import { sqlEq, sqlIn } from "./sql";
+import { retryConflicts, type Tables } from "./tables";
+import type { DocumentWrite, Store } from "./types";
+
+/** The write half of Store. */
+export type StoreWrites = Pick<Store, "deleteDocument" | "putDocuments" | "moveKb" | "deleteKb" | "resetIndex" | "commitEmbedder">;
+
+/** Knowledge-base moves copy this many documents (and their chunks) per round. */
+const MOVE_BATCH_DOCS = 100;
+
+export function storeWrites(
+  tables: Tables, embedder: Embedder, allDocs: () => Promise<DocCache>, compat: EmbedderCheck, indexes: Indexes,
+): StoreWrites {
+  let writeQueue: Promise<unknown> = Promise.resolve();
+  const serialized = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = writeQueue.then(fn, fn);
+    writeQueue = run.catch(() => undefined);
+    return run;
+  };
+  /** Replaces (or adds) chunks and documents under new ids, then removes the old ones: a crash leaves copies at worst. */
+  const moveBatch = async (rows: Record<string, unknown>[], to: string, newId: (doc: DocumentRecord) => string) => {
+    const { documents, chunks } = tables;
+    const idMap = new Map<string, string>();
+    const newDocs = rows.map((r) => {
+      const doc = rowToDocument(r);
+      const id = newId(doc);
+      idMap.set(doc.id, id);
+      return documentToRow({ ...doc, id, kb: to }, rowToBody(r));
+    });
+    const oldIds = [...idMap.keys()];
+    const chunkRows = await chunks.query().where(sqlIn("document_id", oldIds)).toArray();
+    const newChunks = chunkRows.map((r) => {
+      const c = rowToChunk(r);
+      const id = idMap.get(c.documentId)!;
+      return chunkToRow({
+        ...c, id: chunkId(id, c.index), documentId: id, kb: to,
+        indexText: String(r.index_text ?? ""), textHash: String(r.text_hash ?? ""), vector: Array.from(r.vector as ArrayLike<number>),
+      });
+    });
+    // Copies left by an interrupted earlier run are replaced, not doubled.
+    const newIds = [...idMap.values()];
+    if ((await documents.countRows(sqlIn("id", newIds))) > 0) await retryConflicts(() => documents.delete(sqlIn("id", newIds)));
+    if ((await chunks.countRows(sqlIn("document_id", newIds))) > 0) await retryConflicts(() => chunks.delete(sqlIn("document_id", newIds)));
+    // New chunks first (invisible until their document row exists), then the new documents, then the old
+    // documents and their chunks.
+    if (newChunks.length > 0) await retryConflicts(() => chunks.add(newChunks));
+    await retryConflicts(() => documents.add(newDocs));
+    await retryConflicts(() => documents.delete(sqlIn("id", oldIds)));
+    await retryConflicts(() => chunks.delete(sqlIn("document_id", oldIds)));
+  };
+
+  return {
+    deleteDocument(id) {
+      return serialized(async () => {
+        const existed = (await tables.documents.countRows(sqlEq("id", id))) > 0;
+        // Document first: a crash in between leaves orphan chunks, which search ignores (no document).
+        await retryConflicts(() => tables.documents.delete(sqlEq("id", id)));
+        await retryConflicts(() => tables.chunks.delete(sqlEq("document_id", id)));
+        await indexes.afterWrite();
+        return existed;
+      });
+    },
+    putDocuments(items) {
+      return serialized(async () => {
+        await compat.assertCompatible();
+        const { chunks, documents } = tables;
+        const byId = new Map<string, DocumentWrite>();
+        for (const item of items) {
+          for (const c of item.chunks) {
+            if (c.documentId !== item.doc.id) throw new Error("chunk belongs to another document");
+            if (c.vector.length !== embedder.dimension) throw new Error(`vector of ${c.vector.length} dims, store expects ${embedder.dimension}`);
+          }
+          byId.set(item.doc.id, item);
+        }
+        if (byId.size === 0) return;
+        const ids = [...byId.keys()];
+        // Chunks first, then the document rows: until its row exists a document's chunks are invisible to
+        // search. A replacement is ONE commit of the chunks table (update matching ids, insert new ones,
+        // delete the document's leftovers), so readers see the old chunks or the new, never neither.
+        const known = (await allDocs()).byId;
+        const orphans = new Set<string>();
+        const fresh = ids.filter((id) => !known.has(id));
+        for (let i = 0; i < fresh.length; i += 500) {
+          // Chunks without a document row (a crashed write) must be replaced, not appended to.
+          const rows = await chunks.query().select(["document_id"]).where(sqlIn("document_id", fresh.slice(i, i + 500))).toArray();
+          for (const r of rows) orphans.add(String(r.document_id));
+        }
+        const appended = fresh.filter((id) => !orphans.has(id));
+        const replaced = ids.filter((id) => known.has(id) || orphans.has(id));
+        const chunkRows = (list: string[]) => list.flatMap((id) => byId.get(id)!.chunks.map(chunkToRow));
+        const toAppend = chunkRows(appended);
+        if (toAppend.length > 0) await retryConflicts(() => chunks.add(toAppend)); // plain append: much cheaper than a merge
+        if (replaced.length > 0) {
+          const rows = chunkRows(replaced);
+          const where = sqlIn("document_id", replaced);
+          if (rows.length > 0) {
+            await retryConflicts(() =>
+              chunks.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().whenNotMatchedBySourceDelete({ where }).execute(rows),
+            );
+          } else {
+            await retryConflicts(() => chunks.delete(where));
+          }
+        }
+        const docRows = ids.map((id) => documentToRow(byId.get(id)!.doc, byId.get(id)!.body));
+        if (ids.every((id) => !known.has(id))) await retryConflicts(() => documents.add(docRows));
+        else await retryConflicts(() => documents.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(docRows));
+        await indexes.afterWrite();
+      });
+    },
+    moveKb(from, to, newId) {
+      return serialized(async () => {
+        await compat.assertCompatible();
+        let moved = 0;
+        for (;;) {
+          const rows = await tables.documents.query().where(sqlEq("kb", from)).limit(MOVE_BATCH_DOCS).toArray();
+          if (rows.length === 0) break;
+          await moveBatch(rows, to, newId);
+          moved += rows.length;
+        }
+        if (moved > 0) await indexes.afterWrite();
+        return moved;
+      });
+    },
+    deleteKb(kb) {
+      return serialized(async () => {
+        const { documents, chunks } = tables;
+        const n = await documents.countRows(sqlEq("kb", kb));
+        // Documents first: chunks left by a crash in between are ignored by search (no document).
+        if (n > 0) await retryConflicts(() => documents.delete(sqlEq("kb", kb)));
+        if ((await chunks.countRows(sqlEq("kb", kb))) > 0) await retryConflicts(() => chunks.delete(sqlEq("kb", kb)));
+        if (n > 0) await indexes.afterWrite();
+        return n;
+      });
+    },
+    resetIndex() {
+      return serialized(async () => {
+        // Until commitEmbedder, no embedder matches the half-built index, so no process can open it
+        // with either embedder and get results from a mix of vectors.
+        await compat.beginReindex();
+        await tables.recreateChunks(embedder.dimension);
+        indexes.chunksReset();
+      });
+    },
+    commitEmbedder() {
+      return serialized(() => compat.commit());
+    },
+  };
+}

@@ -1,6 +1,4 @@
-export { ingestDocument, prepareDocument, createBatchIngest, buildChunks, documentId, sha256 } from "./pipeline";
-export type { IngestInput, IngestOptions, IngestResult, BatchFailure, BatchIngestOptions, PreparedDocument } from "./pipeline";
-export { syncKnowledgeDir, listFiles } from "./sync";
-export type { SyncResult } from "./sync";
-export { reindexAll, reindexDocument } from "./reindex";
-export type { ReindexResult } from "./reindex";
+export { createBatchIngest, ingestDocument, sha256 } from "./pipeline";
+export type { BatchFailure } from "./pipeline";
+export { listFiles, syncKnowledgeDir } from "./sync";
+export { reindexAll } from "./reindex";

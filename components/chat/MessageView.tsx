@@ -2,7 +2,7 @@
 
 import { useId, useMemo, useState } from "react";
 import type { DynamicToolUIPart } from "ai";
-import { copyText } from "@/components/kbs/api";
+import { copyText } from "@/components/api";
 import type { Citation, ChatUIMessage } from "@/lib/agent/protocol";
 import type { Feedback } from "./conversations-api";
 import { FaqAnswerCard, PromoteToFaq } from "@/components/faq/ChatFaq";

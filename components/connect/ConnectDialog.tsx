@@ -2,7 +2,9 @@
 
 import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { useMessages } from "@/components/i18n";
-import { ApiError, kbApi, kbLabel, tokenApi, type KnowledgeBaseInfo } from "@/components/kbs/api";
+import { ApiError } from "@/components/api";
+import { kbApi, kbLabel, tokenApi } from "@/components/kbs/api";
+import type { KnowledgeBase } from "@/lib/kb/types";
 import { connectSnippets, mcpEndpoint, type ClientId } from "@/lib/kb/connect";
 import { CopyButton } from "./CopyButton";
 import { T } from "./messages";
@@ -12,7 +14,7 @@ export interface ConnectDialogProps {
   /** Knowledge base to share at first; null/undefined = the whole library. */
   initialKb?: string | null;
   /** Knowledge bases to choose from; loaded from /api/kbs when omitted. */
-  kbs?: Pick<KnowledgeBaseInfo, "name" | "title">[];
+  kbs?: Pick<KnowledgeBase, "name" | "title">[];
   /** Whether the server requires tokens (placeholders in configs); loaded with the kbs when omitted. */
   requireToken?: boolean;
   onClose: () => void;

@@ -6,7 +6,7 @@ import { useLocale, useMessages } from "@/components/i18n";
 import { formatLabel } from "@/lib/parse/formats";
 import type { DocumentRecord } from "@/lib/types";
 import { AddDocumentsButton } from "./DocumentDropZone";
-import { authHeaders } from "@/components/kbs/api";
+import { authHeaders } from "@/components/api";
 import { KbsLink } from "@/components/kbs/KbsLink";
 import { UploadKbPicker } from "@/components/kbs/UploadKbScope";
 import { formatBytes, T, type DocumentMessages } from "./messages";

@@ -3,7 +3,8 @@
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import { useMessages } from "@/components/i18n";
-import { kbApi, kbLabel, type KnowledgeBaseInfo } from "@/components/kbs/api";
+import { kbApi, kbLabel } from "@/components/kbs/api";
+import type { KnowledgeBase } from "@/lib/kb/types";
 import { stripCitations } from "@/lib/agent/citations";
 import type { Citation } from "@/lib/agent/protocol";
 import { faqIdOfChunk } from "@/lib/faq/types";
@@ -41,7 +42,7 @@ export function PromoteToFaq({ question, answer, citations }: { question: string
   const [open, setOpen] = useState(false);
   const [q, setQ] = useState(question);
   const [a, setA] = useState(() => stripCitations(answer).trim());
-  const [kbs, setKbs] = useState<KnowledgeBaseInfo[]>([]);
+  const [kbs, setKbs] = useState<KnowledgeBase[]>([]);
   const [kb, setKb] = useState<string>(citations[0]?.kb ?? "");
   const [saved, setSaved] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);

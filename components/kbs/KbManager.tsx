@@ -9,7 +9,9 @@ import { UploadProvider, useDocumentUploads } from "@/components/documents/Uploa
 import { UploadTray } from "@/components/documents/UploadTray";
 import { useMessages } from "@/components/i18n";
 import { searchToolBase } from "@/lib/kb/names";
-import { ApiError, getAdminToken, kbApi, setAdminToken, type KnowledgeBaseInfo } from "./api";
+import { ApiError, getAdminToken, setAdminToken } from "@/components/api";
+import { kbApi } from "./api";
+import type { KnowledgeBase } from "@/lib/kb/types";
 import { fill, T, type KbMessages } from "./messages";
 import { TokenList } from "./TokenList";
 
@@ -132,7 +134,7 @@ function KbCard({
   onConnect,
   onError,
 }: {
-  kb: KnowledgeBaseInfo;
+  kb: KnowledgeBase;
   t: KbMessages;
   onChanged: () => void;
   onConnect: () => void;
@@ -308,7 +310,7 @@ function AdminTokenPrompt({ t, onSet }: { t: KbMessages; onSet: () => void }) {
   );
 }
 
-type Load = { state: "loading" } | { state: "ready"; kbs: KnowledgeBaseInfo[]; requireToken: boolean } | { state: "error"; message: string };
+type Load = { state: "loading" } | { state: "ready"; kbs: KnowledgeBase[]; requireToken: boolean } | { state: "error"; message: string };
 
 /** The /kbs page: list, create, describe, rename, delete knowledge bases; upload into one; connect; tokens. */
 export function KbManager({ share }: { share?: ShareInfo } = {}) {

@@ -2,13 +2,15 @@
 
 import { useCallback, useEffect, useState } from "react";
 import { useLocale } from "@/components/i18n";
-import { ApiError, tokenApi, type TokenInfo } from "./api";
+import { ApiError } from "@/components/api";
+import { tokenApi } from "./api";
+import type { PublicToken } from "@/lib/auth/token-types";
 import { fill, type KbMessages } from "./messages";
 
 /** The access tokens (never their secrets), with revoke. */
 export function TokenList({ t, version, onError }: { t: KbMessages; version: number; onError: (e: unknown) => void }) {
   const locale = useLocale();
-  const [tokens, setTokens] = useState<TokenInfo[] | null>(null);
+  const [tokens, setTokens] = useState<PublicToken[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
 

@@ -4,7 +4,8 @@ import { createContext, useContext, useEffect, useState } from "react";
 import { DocumentDropZone } from "@/components/documents/DocumentDropZone";
 import { useDocumentUploads } from "@/components/documents/UploadContext";
 import { useMessages } from "@/components/i18n";
-import { kbApi, kbLabel, type KnowledgeBaseInfo } from "./api";
+import { kbApi, kbLabel } from "./api";
+import type { KnowledgeBase } from "@/lib/kb/types";
 import { T } from "./messages";
 
 const STORAGE_KEY = "kb-upload-target";
@@ -43,7 +44,7 @@ export function UploadKbPicker() {
   const t = useMessages(T);
   const ctx = useContext(Ctx);
   const { version } = useDocumentUploads();
-  const [kbs, setKbs] = useState<KnowledgeBaseInfo[]>([]);
+  const [kbs, setKbs] = useState<KnowledgeBase[]>([]);
   useEffect(() => {
     kbApi
       .list()

@@ -3,6 +3,7 @@
 import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { useMessages } from "@/components/i18n";
 import { ApiError } from "@/components/api";
+import { ErrorLine, Field, inputClass, primaryButtonClass } from "@/components/ui";
 import { kbApi, kbLabel, tokenApi } from "@/components/kbs/api";
 import type { KnowledgeBase } from "@/lib/kb/types";
 import { connectSnippets, mcpEndpoint, type ClientId } from "@/lib/kb/connect";
@@ -23,9 +24,6 @@ export interface ConnectDialogProps {
   /** How the server can be reached from other machines (from the page's server side). */
   share?: ShareInfo;
 }
-
-const input =
-  "w-full rounded-md border border-zinc-300 bg-transparent px-2.5 py-1.5 text-sm dark:border-zinc-700 focus:outline-none focus:ring-2 focus:ring-sky-500";
 
 /** The share panel: the MCP URL (library or one knowledge base), a token, and per-client configurations. */
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
@@ -153,7 +151,7 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
               setKb(e.target.value);
               setSecret(null);
             }}
-            className={input}
+            className={inputClass}
           >
             <option value="">{t.wholeLibrary}</option>
             {kbs.map((k) => (
@@ -172,7 +170,7 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
               data-testid="mcp-url"
               value={url}
               onFocus={(e) => e.currentTarget.select()}
-              className={`${input} font-mono`}
+              className={`${inputClass} font-mono`}
               aria-label={t.urlLabel}
             />
             <CopyButton text={url} testId="copy-url" label={t.urlLabel} />
@@ -209,10 +207,9 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
             </div>
           ) : (
             <form onSubmit={createToken} className="grid gap-3 sm:grid-cols-2">
-              <label className="text-sm">
-                <span className="mb-1 block">{t.tokenName}</span>
-                <input data-testid="token-name" value={tokenName} maxLength={100} onChange={(e) => setTokenName(e.target.value)} className={input} />
-              </label>
+              <Field label={t.tokenName}>
+                <input data-testid="token-name" value={tokenName} maxLength={100} onChange={(e) => setTokenName(e.target.value)} className={inputClass} />
+              </Field>
               <fieldset className="text-sm">
                 <legend className="mb-1">{t.scopeLabel}</legend>
                 {(["read", "read-write"] as const).map((s) => (
@@ -229,19 +226,10 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
                 </label>
               )}
               <div className="sm:col-span-2">
-                <button
-                  type="submit"
-                  data-testid="create-token"
-                  disabled={busy}
-                  className="rounded-md bg-sky-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-800 disabled:opacity-50"
-                >
+                <button type="submit" data-testid="create-token" disabled={busy} className={primaryButtonClass}>
                   {busy ? t.creating : t.createToken}
                 </button>
-                {error && (
-                  <p role="alert" className="mt-2 text-sm text-red-600 dark:text-red-400">
-                    {error}
-                  </p>
-                )}
+                {error && <ErrorLine>{error}</ErrorLine>}
               </div>
             </form>
           )}

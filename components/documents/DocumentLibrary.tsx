@@ -7,6 +7,7 @@ import { formatLabel } from "@/lib/parse/formats";
 import type { DocumentRecord } from "@/lib/types";
 import { AddDocumentsButton } from "./DocumentDropZone";
 import { authHeaders } from "@/components/api";
+import { ErrorLine } from "@/components/ui";
 import { KbsLink } from "@/components/kbs/KbsLink";
 import { UploadKbPicker } from "@/components/kbs/UploadKbScope";
 import { formatBytes, T, type DocumentMessages } from "./messages";
@@ -54,11 +55,7 @@ function DocumentRow({ doc, t, locale, onDeleted }: { doc: DocumentRecord; t: Do
           {doc.source}
           {doc.kb ? ` · ${doc.kb}` : ""}
         </div>
-        {error && (
-          <p role="alert" className="mt-1 text-xs text-red-600 dark:text-red-400">
-            {error}
-          </p>
-        )}
+        {error && <ErrorLine className="mt-1 text-xs">{error}</ErrorLine>}
       </td>
       <td className="hidden md:table-cell px-3 py-2 text-sm">{formatLabel(doc.mimeType)}</td>
       <td className="hidden md:table-cell whitespace-nowrap px-3 py-2 text-sm">{formatBytes(doc.size)}</td>
@@ -183,11 +180,7 @@ export function DocumentLibrary() {
         )}
       </div>
 
-      {load.state === "error" && (
-        <p role="alert" className="text-red-600 dark:text-red-400">
-          {load.message}
-        </p>
-      )}
+      {load.state === "error" && <ErrorLine className="">{load.message}</ErrorLine>}
 
       <div className="rounded-lg border border-zinc-200 dark:border-zinc-800">
         <table data-testid="documents-table" className="w-full text-left">

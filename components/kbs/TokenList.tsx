@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { useLocale } from "@/components/i18n";
 import { ApiError } from "@/components/api";
+import { ErrorLine } from "@/components/ui";
 import { tokenApi } from "./api";
 import type { PublicToken } from "@/lib/auth/token-types";
 import { fill, type KbMessages } from "./messages";
@@ -36,11 +37,7 @@ export function TokenList({ t, version, onError }: { t: KbMessages; version: num
         {t.tokensTitle}
       </h2>
       <p className="mb-3 text-sm text-zinc-600 dark:text-zinc-400">{t.tokensIntro}</p>
-      {error && (
-        <p role="alert" className="mb-2 text-sm text-red-600 dark:text-red-400">
-          {error}
-        </p>
-      )}
+      {error && <ErrorLine className="mb-2 text-sm">{error}</ErrorLine>}
       {tokens && tokens.length === 0 && <p className="text-sm text-zinc-600 dark:text-zinc-400">{t.noTokens}</p>}
       <ul data-testid="token-list" className="divide-y divide-zinc-100 rounded-lg border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800">
         {tokens?.map((tok) => (

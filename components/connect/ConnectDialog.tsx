@@ -4,7 +4,8 @@ import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { useMessages } from "@/components/i18n";
 import { ApiError } from "@/components/api";
 import { ErrorLine, Field, inputClass, primaryButtonClass } from "@/components/ui";
-import { kbApi, kbLabel, tokenApi } from "@/components/kbs/api";
+import { kbApi, tokenApi } from "@/components/kbs/api";
+import { KbOptions } from "@/components/kbs/KbOptions";
 import type { KnowledgeBase } from "@/lib/kb/types";
 import { connectSnippets, mcpEndpoint, type ClientId } from "@/lib/kb/connect";
 import { CopyButton } from "./CopyButton";
@@ -154,11 +155,7 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
             className={inputClass}
           >
             <option value="">{t.wholeLibrary}</option>
-            {kbs.map((k) => (
-              <option key={k.name} value={k.name}>
-                {kbLabel(k)}
-              </option>
-            ))}
+            <KbOptions kbs={kbs} />
           </select>
         </label>
 

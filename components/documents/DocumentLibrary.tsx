@@ -7,7 +7,7 @@ import { formatLabel } from "@/lib/parse/formats";
 import type { DocumentRecord } from "@/lib/types";
 import { AddDocumentsButton } from "./DocumentDropZone";
 import { authHeaders } from "@/components/api";
-import { ErrorLine } from "@/components/ui";
+import { ErrorLine, navLinkClass } from "@/components/ui";
 import { KbsLink } from "@/components/kbs/KbsLink";
 import { UploadKbPicker } from "@/components/kbs/UploadKbScope";
 import { formatBytes, T, type DocumentMessages } from "./messages";
@@ -143,7 +143,7 @@ export function DocumentLibrary() {
   return (
     <main id="main" className="mx-auto max-w-6xl p-4 sm:p-8">
       <header className="mb-6 flex flex-wrap items-center gap-3">
-        <Link href="/" className="text-sm text-sky-700 hover:underline dark:text-sky-300">
+        <Link href="/" className={navLinkClass}>
           ← {t.backToChat}
         </Link>
         <KbsLink />

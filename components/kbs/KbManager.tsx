@@ -8,7 +8,7 @@ import type { ShareInfo } from "@/components/connect/share-info";
 import { useDocumentUploads } from "@/components/documents/UploadContext";
 import { UploadTray } from "@/components/documents/UploadTray";
 import { useMessages } from "@/components/i18n";
-import { buttonClass, ErrorLine } from "@/components/ui";
+import { buttonClass, ErrorLine, navLinkClass } from "@/components/ui";
 import type { KnowledgeBase } from "@/lib/kb/types";
 import { AdminTokenPrompt } from "./AdminTokenPrompt";
 import { kbApi } from "./api";
@@ -51,13 +51,13 @@ export function KbManager({ share }: { share?: ShareInfo } = {}) {
   return (
     <main className="mx-auto max-w-4xl p-4 sm:p-8">
       <header className="mb-2 flex flex-wrap items-center gap-3">
-        <Link href="/" className="text-sm text-sky-700 hover:underline dark:text-sky-300">
+        <Link href="/" className={navLinkClass}>
           ← {t.backToChat}
         </Link>
-        <Link href="/documents" className="text-sm text-sky-700 hover:underline dark:text-sky-300">
+        <Link href="/documents" className={navLinkClass}>
           {t.documentsLink}
         </Link>
-        <Link href="/faq" data-testid="kbs-faq-link" className="text-sm text-sky-700 hover:underline dark:text-sky-300">
+        <Link href="/faq" data-testid="kbs-faq-link" className={navLinkClass}>
           FAQ
         </Link>
         <h1 className="w-full text-2xl font-semibold sm:order-first sm:w-auto sm:flex-1">{t.pageTitle}</h1>

@@ -33,7 +33,7 @@ export const GENERIC_SEARCH_TOOL = "search_knowledge";
 export const KB_FILTER_HEADER = "x-kb-filter";
 const MAX_TOOL_NAME = 64;
 
-/** 6 hex digits of FNV-1a: stable, and runs in the browser too (the UI shows tool names). */
+/** 6 hex digits of FNV-1a: stable across runs and machines, so a tool keeps its name. */
 function shortHash(s: string): string {
   let h = 0x811c9dc5;
   for (const byte of new TextEncoder().encode(s)) h = Math.imul(h ^ byte, 0x01000193) >>> 0;

@@ -3,8 +3,8 @@
 import { useState } from "react";
 import { ErrorLine, Field, inputClass, primaryButtonClass } from "@/components/ui";
 import { kbApi } from "./api";
-import { errorText } from "./errors";
 import type { KbMessages } from "./messages";
+import { useKbAction } from "./useKbAction";
 
 /** A knowledge-base name from free text: "HR Policies" → "hr-policies" (empty when nothing Latin is left). */
 export function slugName(text: string): string {
@@ -25,29 +25,21 @@ export function CreateKbForm({ t, onCreated, onError }: { t: KbMessages; onCreat
   const [nameEdited, setNameEdited] = useState(false);
   const [title, setTitle] = useState("");
   const [description, setDescription] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useKbAction(t, onError);
   return (
     <form
       data-testid="create-kb-form"
       className="grid gap-3 rounded-lg border border-zinc-200 p-4 sm:grid-cols-2 dark:border-zinc-800"
-      onSubmit={async (e) => {
+      onSubmit={(e) => {
         e.preventDefault();
-        setBusy(true);
-        setError(null);
-        try {
+        void run(async () => {
           await kbApi.create({ name: name.trim(), title: title.trim() || undefined, description: description.trim() || undefined });
           setName("");
           setNameEdited(false);
           setTitle("");
           setDescription("");
           onCreated();
-        } catch (err) {
-          onError(err);
-          setError(errorText(err, t, t.loadFailed));
-        } finally {
-          setBusy(false);
-        }
+        });
       }}
     >
       <h2 className="text-base font-semibold sm:col-span-2">{t.newKb}</h2>

@@ -6,9 +6,9 @@ import { UploadProvider } from "@/components/documents/UploadContext";
 import { buttonClass, ErrorLine, primaryButtonClass } from "@/components/ui";
 import type { KnowledgeBase } from "@/lib/kb/types";
 import { kbApi } from "./api";
-import { errorText } from "./errors";
 import { KbEditForm } from "./KbEditForm";
 import { fill, type KbMessages } from "./messages";
+import { useKbAction } from "./useKbAction";
 
 /** One knowledge base in the list: what it is and holds, its tool name, and connect, upload, edit, delete. */
 export function KbCard({
@@ -26,24 +26,16 @@ export function KbCard({
 }) {
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  async function run(fn: () => Promise<unknown>) {
-    setBusy(true);
-    setError(null);
-    try {
+  const action = useKbAction(t, onError);
+  const { busy, error } = action;
+  /** Runs a change; once it succeeded, closes the form or question and reloads the list. */
+  const run = (fn: () => Promise<unknown>) =>
+    action.run(async () => {
       await fn();
       setEditing(false);
       setConfirming(false);
       onChanged();
-    } catch (err) {
-      onError(err);
-      setError(errorText(err, t, t.loadFailed));
-    } finally {
-      setBusy(false);
-    }
-  }
+    });
 
   return (
     <li data-testid="kb-card" data-kb={kb.name} className="rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">

@@ -116,6 +116,34 @@ test("describe, rename and delete a knowledge base", async ({ page }) => {
   await expect(page.locator('[data-testid="kb-card"][data-kb="default"]').getByTestId("kb-delete")).toHaveCount(0);
 });
 
+test("a knowledge base card shows the tool name the library's MCP server really serves when two names clash", async ({ page }) => {
+  // "clash-<run>" and "clash_<run>" both make search_clash_<run>: the server gives the second a hash suffix.
+  const names = [`clash-${RUN}`, `clash_${RUN}`];
+  for (const name of names) {
+    const res = await fetch(`${BASE}/api/kbs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name }) });
+    expect(res.status).toBe(201);
+  }
+  try {
+    const client = await connectMcp(`${BASE}/api/mcp`);
+    const served = new Map<string, string>();
+    try {
+      for (const tool of (await client.listTools()).tools) {
+        const kb = tool._meta?.["knowledge-base/kb"];
+        if (typeof kb === "string") served.set(kb, tool.name);
+      }
+    } finally {
+      await client.close();
+    }
+    expect(served.get(`clash_${RUN}`)).toMatch(new RegExp(`^search_clash_${RUN}_[0-9a-f]{6}$`));
+    await page.goto("/kbs");
+    for (const name of names) {
+      await expect(page.locator(`[data-testid="kb-card"][data-kb="${name}"]`).getByTestId("kb-tool")).toHaveText(served.get(name)!);
+    }
+  } finally {
+    for (const name of names) await fetch(`${BASE}/api/kbs/${name}`, { method: "DELETE" });
+  }
+});
+
 test("the library's Connect dialog works at phone width", async ({ page }) => {
   await page.setViewportSize({ width: 375, height: 740 });
   await page.goto("/kbs");

@@ -17,7 +17,8 @@ import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
 import { internalMcpSecret } from "@/lib/auth/internal";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
-import { createAccessToken, createKnowledgeBase, deleteKnowledgeBase } from "@/lib/kb";
+import { createAccessToken, createKnowledgeBase, deleteKnowledgeBase, listKnowledgeBases } from "@/lib/kb";
+import { searchToolBase } from "@/lib/kb/names";
 import { openRegistry, type Registry } from "@/lib/kb/registry";
 import { openStore, type Store } from "@/lib/store";
 import packageJson from "@/package.json";
@@ -165,6 +166,28 @@ describe("tools per knowledge base", () => {
     await deleteKnowledgeBase(store, registry, "legal");
     expect((await client.listTools()).tools.map((t) => t.name)).not.toContain("search_legal");
     await client.close();
+  });
+
+  it("gives each knowledge base the tool name /api/mcp serves for it, also when two names clash", async () => {
+    await createKnowledgeBase(store, registry, { name: "ops-team", title: "Ops" });
+    await createKnowledgeBase(store, registry, { name: "ops_team", title: "Ops too" });
+    try {
+      const kbs = await listKnowledgeBases(store, registry);
+      const client = await connect();
+      const served = new Map(
+        (await client.listTools()).tools.flatMap((t) => (t._meta?.["knowledge-base/kb"] ? [[String(t._meta["knowledge-base/kb"]), t.name] as const] : [])),
+      );
+      await client.close();
+      expect(served.size).toBe(kbs.length);
+      for (const kb of kbs) expect(kb.toolName).toBe(served.get(kb.name));
+      // The clash: both names make search_ops_team, so the second one carries a hash (the UI once showed the base).
+      const clashing = kbs.find((k) => k.name === "ops_team")!;
+      expect(clashing.toolName).toMatch(/^search_ops_team_[0-9a-f]{6}$/);
+      expect(clashing.toolName).not.toBe(searchToolBase("ops_team"));
+    } finally {
+      await deleteKnowledgeBase(store, registry, "ops-team");
+      await deleteKnowledgeBase(store, registry, "ops_team");
+    }
   });
 
   it("narrows to the knowledge bases named in X-KB-Filter", async () => {

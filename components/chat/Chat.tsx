@@ -9,7 +9,7 @@ import { ConnectButton } from "@/components/connect/ConnectButton";
 import type { ShareInfo } from "@/components/connect/share-info";
 import { useMessages } from "@/components/i18n";
 import { KbFilter } from "@/components/kbs/KbFilter";
-import { authHeaders } from "@/components/kbs/api";
+import { authHeaders } from "@/components/api";
 import type { ChatUIMessage } from "@/lib/agent/protocol";
 import { Composer } from "./Composer";
 import { ConversationList } from "./ConversationList";

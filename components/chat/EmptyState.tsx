@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from "react";
 import { useLocale } from "@/components/i18n";
-import { authHeaders } from "@/components/kbs/api";
+import { authHeaders } from "@/components/api";
 import type { ChatText } from "./strings";
 
 /** The first screen: what the chat does, and a few questions drawn from the indexed documents. */

@@ -2,7 +2,7 @@
 
 import { useId, useMemo, useState } from "react";
 import type { DynamicToolUIPart } from "ai";
-import { copyText } from "@/components/kbs/api";
+import { copyText } from "@/components/api";
 import type { Citation, ChatUIMessage } from "@/lib/agent/protocol";
 import type { Feedback } from "./conversations-api";
 import { FaqAnswerCard, PromoteToFaq } from "@/components/faq/ChatFaq";
@@ -101,28 +101,8 @@ function FeedbackButtons({ messageId, feedback, t, onFeedback }: { messageId: st
   };
   return (
     <>
-      <button
-        type="button"
-        data-testid="thumbs-up"
-        aria-pressed={feedback?.rating === "up"}
-        aria-label={t.good}
-        title={t.good}
-        onClick={() => rate("up")}
-        className={`${ACTION} aria-pressed:bg-green-100 aria-pressed:text-green-800 dark:aria-pressed:bg-green-950 dark:aria-pressed:text-green-300`}
-      >
-        <Thumb />
-      </button>
-      <button
-        type="button"
-        data-testid="thumbs-down"
-        aria-pressed={feedback?.rating === "down"}
-        aria-label={t.bad}
-        title={t.bad}
-        onClick={() => rate("down")}
-        className={`${ACTION} aria-pressed:bg-red-100 aria-pressed:text-red-800 dark:aria-pressed:bg-red-950 dark:aria-pressed:text-red-300`}
-      >
-        <Thumb down />
-      </button>
+      <RateButton rating="up" pressed={feedback?.rating === "up"} label={t.good} onClick={() => rate("up")} />
+      <RateButton rating="down" pressed={feedback?.rating === "down"} label={t.bad} onClick={() => rate("down")} />
       {draft && (
         <form
           data-testid="feedback-form"
@@ -157,6 +137,28 @@ function FeedbackButtons({ messageId, feedback, t, onFeedback }: { messageId: st
         </span>
       )}
     </>
+  );
+}
+
+const PRESSED = {
+  up: "aria-pressed:bg-green-100 aria-pressed:text-green-800 dark:aria-pressed:bg-green-950 dark:aria-pressed:text-green-300",
+  down: "aria-pressed:bg-red-100 aria-pressed:text-red-800 dark:aria-pressed:bg-red-950 dark:aria-pressed:text-red-300",
+};
+
+/** A thumbs-up or thumbs-down toggle. */
+function RateButton({ rating, pressed, label, onClick }: { rating: "up" | "down"; pressed: boolean; label: string; onClick: () => void }) {
+  return (
+    <button
+      type="button"
+      data-testid={`thumbs-${rating}`}
+      aria-pressed={pressed}
+      aria-label={label}
+      title={label}
+      onClick={onClick}
+      className={`${ACTION} ${PRESSED[rating]}`}
+    >
+      <Thumb down={rating === "down"} />
+    </button>
   );
 }
 

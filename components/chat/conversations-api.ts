@@ -1,5 +1,5 @@
 /** The browser's calls to /api/conversations. */
-import { apiFetch } from "@/components/kbs/api";
+import { apiFetch } from "@/components/api";
 import type { ChatUIMessage } from "@/lib/agent/protocol";
 import type { Conversation, ConversationSummary, Feedback } from "@/lib/conversations/schema";
 

@@ -2,7 +2,11 @@
 
 import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { useMessages } from "@/components/i18n";
-import { ApiError, kbApi, kbLabel, tokenApi, type KnowledgeBaseInfo } from "@/components/kbs/api";
+import { ApiError } from "@/components/api";
+import { ErrorLine, Field, inputClass, primaryButtonClass } from "@/components/ui";
+import { kbApi, tokenApi } from "@/components/kbs/api";
+import { KbOptions } from "@/components/kbs/KbOptions";
+import type { KnowledgeBase } from "@/lib/kb/types";
 import { connectSnippets, mcpEndpoint, type ClientId } from "@/lib/kb/connect";
 import { CopyButton } from "./CopyButton";
 import { T } from "./messages";
@@ -12,7 +16,7 @@ export interface ConnectDialogProps {
   /** Knowledge base to share at first; null/undefined = the whole library. */
   initialKb?: string | null;
   /** Knowledge bases to choose from; loaded from /api/kbs when omitted. */
-  kbs?: Pick<KnowledgeBaseInfo, "name" | "title">[];
+  kbs?: Pick<KnowledgeBase, "name" | "title">[];
   /** Whether the server requires tokens (placeholders in configs); loaded with the kbs when omitted. */
   requireToken?: boolean;
   onClose: () => void;
@@ -21,9 +25,6 @@ export interface ConnectDialogProps {
   /** How the server can be reached from other machines (from the page's server side). */
   share?: ShareInfo;
 }
-
-const input =
-  "w-full rounded-md border border-zinc-300 bg-transparent px-2.5 py-1.5 text-sm dark:border-zinc-700 focus:outline-none focus:ring-2 focus:ring-sky-500";
 
 /** The share panel: the MCP URL (library or one knowledge base), a token, and per-client configurations. */
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
@@ -151,14 +152,10 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
               setKb(e.target.value);
               setSecret(null);
             }}
-            className={input}
+            className={inputClass}
           >
             <option value="">{t.wholeLibrary}</option>
-            {kbs.map((k) => (
-              <option key={k.name} value={k.name}>
-                {kbLabel(k)}
-              </option>
-            ))}
+            <KbOptions kbs={kbs} />
           </select>
         </label>
 
@@ -170,7 +167,7 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
               data-testid="mcp-url"
               value={url}
               onFocus={(e) => e.currentTarget.select()}
-              className={`${input} font-mono`}
+              className={`${inputClass} font-mono`}
               aria-label={t.urlLabel}
             />
             <CopyButton text={url} testId="copy-url" label={t.urlLabel} />
@@ -207,10 +204,9 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
             </div>
           ) : (
             <form onSubmit={createToken} className="grid gap-3 sm:grid-cols-2">
-              <label className="text-sm">
-                <span className="mb-1 block">{t.tokenName}</span>
-                <input data-testid="token-name" value={tokenName} maxLength={100} onChange={(e) => setTokenName(e.target.value)} className={input} />
-              </label>
+              <Field label={t.tokenName}>
+                <input data-testid="token-name" value={tokenName} maxLength={100} onChange={(e) => setTokenName(e.target.value)} className={inputClass} />
+              </Field>
               <fieldset className="text-sm">
                 <legend className="mb-1">{t.scopeLabel}</legend>
                 {(["read", "read-write"] as const).map((s) => (
@@ -227,19 +223,10 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
                 </label>
               )}
               <div className="sm:col-span-2">
-                <button
-                  type="submit"
-                  data-testid="create-token"
-                  disabled={busy}
-                  className="rounded-md bg-sky-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-800 disabled:opacity-50"
-                >
+                <button type="submit" data-testid="create-token" disabled={busy} className={primaryButtonClass}>
                   {busy ? t.creating : t.createToken}
                 </button>
-                {error && (
-                  <p role="alert" className="mt-2 text-sm text-red-600 dark:text-red-400">
-                    {error}
-                  </p>
-                )}
+                {error && <ErrorLine>{error}</ErrorLine>}
               </div>
             </form>
           )}

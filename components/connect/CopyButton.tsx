@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from "react";
 import { useMessages } from "@/components/i18n";
-import { copyText } from "@/components/kbs/api";
+import { copyText } from "@/components/api";
 import { T } from "./messages";
 
 /** A small "Copy" button that says "Copied" for a moment. */

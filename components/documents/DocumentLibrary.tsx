@@ -6,7 +6,8 @@ import { useLocale, useMessages } from "@/components/i18n";
 import { formatLabel } from "@/lib/parse/formats";
 import type { DocumentRecord } from "@/lib/types";
 import { AddDocumentsButton } from "./DocumentDropZone";
-import { authHeaders } from "@/components/kbs/api";
+import { authHeaders } from "@/components/api";
+import { ErrorLine, navLinkClass } from "@/components/ui";
 import { KbsLink } from "@/components/kbs/KbsLink";
 import { UploadKbPicker } from "@/components/kbs/UploadKbScope";
 import { formatBytes, T, type DocumentMessages } from "./messages";
@@ -54,11 +55,7 @@ function DocumentRow({ doc, t, locale, onDeleted }: { doc: DocumentRecord; t: Do
           {doc.source}
           {doc.kb ? ` · ${doc.kb}` : ""}
         </div>
-        {error && (
-          <p role="alert" className="mt-1 text-xs text-red-600 dark:text-red-400">
-            {error}
-          </p>
-        )}
+        {error && <ErrorLine className="mt-1 text-xs">{error}</ErrorLine>}
       </td>
       <td className="hidden md:table-cell px-3 py-2 text-sm">{formatLabel(doc.mimeType)}</td>
       <td className="hidden md:table-cell whitespace-nowrap px-3 py-2 text-sm">{formatBytes(doc.size)}</td>
@@ -146,7 +143,7 @@ export function DocumentLibrary() {
   return (
     <main id="main" className="mx-auto max-w-6xl p-4 sm:p-8">
       <header className="mb-6 flex flex-wrap items-center gap-3">
-        <Link href="/" className="text-sm text-sky-700 hover:underline dark:text-sky-300">
+        <Link href="/" className={navLinkClass}>
           ← {t.backToChat}
         </Link>
         <KbsLink />
@@ -183,11 +180,7 @@ export function DocumentLibrary() {
         )}
       </div>
 
-      {load.state === "error" && (
-        <p role="alert" className="text-red-600 dark:text-red-400">
-          {load.message}
-        </p>
-      )}
+      {load.state === "error" && <ErrorLine className="">{load.message}</ErrorLine>}
 
       <div className="rounded-lg border border-zinc-200 dark:border-zinc-800">
         <table data-testid="documents-table" className="w-full text-left">

@@ -5,7 +5,7 @@ import { Fragment, useEffect, useMemo, useRef, useState } from "react";
 import Markdown, { type Components } from "react-markdown";
 import { fill } from "@/components/chat/strings";
 import { useLocale, useMessages } from "@/components/i18n";
-import { authHeaders } from "@/components/kbs/api";
+import { authHeaders } from "@/components/api";
 import { formatLabel } from "@/lib/parse/formats";
 import type { ChunkRecord, DocumentRecord } from "@/lib/types";
 import { LEADING_HEADINGS } from "@/components/chat/ChunkCard";

@@ -2,23 +2,8 @@
  * Browser side of POST /api/documents: uploads one file per request (so cancelling one leaves the
  * others running) and turns the NDJSON progress stream into events.
  */
-import { authHeaders } from "@/components/kbs/api";
-import type { IngestStage } from "@/lib/types";
-
-export interface FileResult {
-  status: "added" | "updated" | "unchanged" | "failed" | "cancelled";
-  documentId?: string;
-  title?: string;
-  chunkCount?: number;
-  error?: { code: string; message: string };
-}
-
-/** The wire events (see lib/ingest/upload.ts UploadEvent). */
-export type WireEvent =
-  | { type: "progress"; index: number; name: string; stage: IngestStage; done?: number; total?: number; documentId?: string; chunkCount?: number }
-  | { type: "result"; result: FileResult & { index: number; name: string } }
-  | { type: "summary"; results: (FileResult & { index: number; name: string })[] }
-  | { type: "error"; error: { code: string; message: string } };
+import { authHeaders } from "@/components/api";
+import type { UploadEvent, UploadOutcome } from "@/lib/ingest/upload-events";
 
 /** Splits a byte stream into parsed JSON lines. */
 export async function* readNdjson<T>(body: ReadableStream<Uint8Array>): AsyncGenerator<T> {
@@ -42,11 +27,11 @@ export async function* readNdjson<T>(body: ReadableStream<Uint8Array>): AsyncGen
 export interface UploadOptions {
   kb?: string;
   signal?: AbortSignal;
-  onProgress?: (e: Extract<WireEvent, { type: "progress" }>) => void;
+  onProgress?: (e: Extract<UploadEvent, { type: "progress" }>) => void;
 }
 
 /** Uploads one file and resolves with its result; never rejects except on abort. */
-export async function uploadFile(file: File, opts: UploadOptions = {}): Promise<FileResult> {
+export async function uploadFile(file: File, opts: UploadOptions = {}): Promise<UploadOutcome> {
   const form = new FormData();
   form.append("files", file, file.name);
   if (opts.kb) form.append("kb", opts.kb);
@@ -61,9 +46,9 @@ export async function uploadFile(file: File, opts: UploadOptions = {}): Promise<
     const body = (await res.json().catch(() => null)) as { error?: { code: string; message: string } } | null;
     return { status: "failed", error: body?.error ?? { code: `http_${res.status}`, message: `HTTP ${res.status}` } };
   }
-  let result: FileResult | undefined;
+  let result: UploadOutcome | undefined;
   try {
-    for await (const e of readNdjson<WireEvent>(res.body)) {
+    for await (const e of readNdjson<UploadEvent>(res.body)) {
       if (e.type === "progress") opts.onProgress?.(e);
       else if (e.type === "result") result = e.result;
       else if (e.type === "error") result = { status: "failed", error: e.error };

@@ -4,7 +4,8 @@
  * chat and the library.
  */
 import type { IngestStage } from "@/lib/types";
-import { uploadFile, type FileResult } from "./upload-client";
+import type { UploadOutcome } from "@/lib/ingest/upload-events";
+import { uploadFile } from "./upload-client";
 
 export type UploadState = "queued" | "uploading" | "processing" | "done" | "failed" | "cancelled";
 
@@ -17,7 +18,7 @@ export interface UploadItem {
   stage?: IngestStage;
   done?: number;
   total?: number;
-  result?: FileResult;
+  result?: UploadOutcome;
   /** Files added together share a batch number; a later batch has a higher one. */
   batch: number;
 }

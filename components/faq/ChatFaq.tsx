@@ -3,7 +3,9 @@
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import { useMessages } from "@/components/i18n";
-import { kbApi, kbLabel, type KnowledgeBaseInfo } from "@/components/kbs/api";
+import { kbApi } from "@/components/kbs/api";
+import { KbOptions } from "@/components/kbs/KbOptions";
+import type { KnowledgeBase } from "@/lib/kb/types";
 import { stripCitations } from "@/lib/agent/citations";
 import type { Citation } from "@/lib/agent/protocol";
 import { faqIdOfChunk } from "@/lib/faq/types";
@@ -41,7 +43,7 @@ export function PromoteToFaq({ question, answer, citations }: { question: string
   const [open, setOpen] = useState(false);
   const [q, setQ] = useState(question);
   const [a, setA] = useState(() => stripCitations(answer).trim());
-  const [kbs, setKbs] = useState<KnowledgeBaseInfo[]>([]);
+  const [kbs, setKbs] = useState<KnowledgeBase[]>([]);
   const [kb, setKb] = useState<string>(citations[0]?.kb ?? "");
   const [saved, setSaved] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -85,9 +87,7 @@ export function PromoteToFaq({ question, answer, citations }: { question: string
       <textarea aria-label={t.answer} data-testid="promote-answer" className={field} rows={4} value={a} onChange={(e) => setA(e.target.value)} required />
       {kbs.length > 1 && (
         <select aria-label={t.kb} data-testid="promote-kb" className={field} value={kb} onChange={(e) => setKb(e.target.value)}>
-          {kbs.map((k) => (
-            <option key={k.name} value={k.name}>{kbLabel(k)}</option>
-          ))}
+          <KbOptions kbs={kbs} />
         </select>
       )}
       {error && <span role="alert" className="text-red-700">{fill(t.failed, { message: error })}</span>}

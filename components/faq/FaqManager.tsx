@@ -3,7 +3,8 @@
 import Link from "next/link";
 import { useCallback, useEffect, useState } from "react";
 import { useMessages } from "@/components/i18n";
-import { kbApi, kbLabel, type KnowledgeBaseInfo } from "@/components/kbs/api";
+import { kbApi, kbLabel } from "@/components/kbs/api";
+import type { KnowledgeBase } from "@/lib/kb/types";
 import type { FaqStatus } from "@/lib/faq/types";
 import { faqApi, splitLines, type FaqRecord } from "./api";
 import { GeneratePanel } from "./GeneratePanel";
@@ -126,7 +127,7 @@ function FaqItem({ faq, onChanged, onError }: { faq: FaqRecord; onChanged: () =>
 /** The FAQ of each knowledge base (one tab per knowledge base): search, add, edit, delete, review generated pairs. */
 export function FaqManager({ initialKb }: { initialKb?: string }) {
   const t = useMessages(T);
-  const [kbs, setKbs] = useState<KnowledgeBaseInfo[]>([]);
+  const [kbs, setKbs] = useState<KnowledgeBase[]>([]);
   const [kb, setKb] = useState<string | undefined>(initialKb);
   const [status, setStatus] = useState<FaqStatus>("accepted");
   const [q, setQ] = useState("");

@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from "react";
 import { useMessages } from "@/components/i18n";
-import { apiFetch } from "@/components/kbs/api";
+import { apiFetch } from "@/components/api";
 import type { GenerationProgress } from "@/lib/faq/generate-types";
 import { fill, T } from "./messages";
 

@@ -1,5 +1,5 @@
 /** Browser calls to /api/faqs (with the admin token when one is stored). */
-import { apiFetch } from "@/components/kbs/api";
+import { apiFetch } from "@/components/api";
 import type { FaqPatch, FaqRecord, FaqStatus } from "@/lib/faq/types";
 
 export type { FaqRecord };

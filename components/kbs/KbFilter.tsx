@@ -2,7 +2,8 @@
 
 import { useEffect, useRef, useState } from "react";
 import { useMessages } from "@/components/i18n";
-import { kbApi, type KnowledgeBaseInfo } from "./api";
+import { kbApi } from "./api";
+import type { KnowledgeBase } from "@/lib/kb/types";
 import { fill, T } from "./messages";
 
 /**
@@ -11,7 +12,7 @@ import { fill, T } from "./messages";
  */
 export function KbFilter({ value, onChange }: { value: string[]; onChange: (kbs: string[]) => void }) {
   const t = useMessages(T);
-  const [kbs, setKbs] = useState<KnowledgeBaseInfo[]>([]);
+  const [kbs, setKbs] = useState<KnowledgeBase[]>([]);
   const [open, setOpen] = useState(false);
   const root = useRef<HTMLDivElement>(null);
 

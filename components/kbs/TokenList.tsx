@@ -2,13 +2,16 @@
 
 import { useCallback, useEffect, useState } from "react";
 import { useLocale } from "@/components/i18n";
-import { ApiError, tokenApi, type TokenInfo } from "./api";
+import { ApiError } from "@/components/api";
+import { ErrorLine } from "@/components/ui";
+import { tokenApi } from "./api";
+import type { PublicToken } from "@/lib/auth/token-types";
 import { fill, type KbMessages } from "./messages";
 
 /** The access tokens (never their secrets), with revoke. */
 export function TokenList({ t, version, onError }: { t: KbMessages; version: number; onError: (e: unknown) => void }) {
   const locale = useLocale();
-  const [tokens, setTokens] = useState<TokenInfo[] | null>(null);
+  const [tokens, setTokens] = useState<PublicToken[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
 
@@ -34,11 +37,7 @@ export function TokenList({ t, version, onError }: { t: KbMessages; version: num
         {t.tokensTitle}
       </h2>
       <p className="mb-3 text-sm text-zinc-600 dark:text-zinc-400">{t.tokensIntro}</p>
-      {error && (
-        <p role="alert" className="mb-2 text-sm text-red-600 dark:text-red-400">
-          {error}
-        </p>
-      )}
+      {error && <ErrorLine className="mb-2 text-sm">{error}</ErrorLine>}
       {tokens && tokens.length === 0 && <p className="text-sm text-zinc-600 dark:text-zinc-400">{t.noTokens}</p>}
       <ul data-testid="token-list" className="divide-y divide-zinc-100 rounded-lg border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800">
         {tokens?.map((tok) => (

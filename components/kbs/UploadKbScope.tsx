@@ -4,7 +4,9 @@ import { createContext, useContext, useEffect, useState } from "react";
 import { DocumentDropZone } from "@/components/documents/DocumentDropZone";
 import { useDocumentUploads } from "@/components/documents/UploadContext";
 import { useMessages } from "@/components/i18n";
-import { kbApi, kbLabel, type KnowledgeBaseInfo } from "./api";
+import { kbApi } from "./api";
+import { KbOptions } from "./KbOptions";
+import type { KnowledgeBase } from "@/lib/kb/types";
 import { T } from "./messages";
 
 const STORAGE_KEY = "kb-upload-target";
@@ -43,7 +45,7 @@ export function UploadKbPicker() {
   const t = useMessages(T);
   const ctx = useContext(Ctx);
   const { version } = useDocumentUploads();
-  const [kbs, setKbs] = useState<KnowledgeBaseInfo[]>([]);
+  const [kbs, setKbs] = useState<KnowledgeBase[]>([]);
   useEffect(() => {
     kbApi
       .list()
@@ -67,11 +69,7 @@ export function UploadKbPicker() {
         onChange={(e) => setKb(e.target.value)}
         className="rounded-md border border-zinc-300 bg-transparent px-2 py-1.5 text-sm dark:border-zinc-700"
       >
-        {kbs.map((k) => (
-          <option key={k.name} value={k.name}>
-            {kbLabel(k)}
-          </option>
-        ))}
+        <KbOptions kbs={kbs} />
       </select>
     </label>
   );

@@ -1,20 +1,11 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { PublicToken } from "./token-types";
 
-/** Access-token scopes: "read" may search and read; "read-write" may also add and delete documents. */
-export type TokenScope = "read" | "read-write";
+export type { PublicToken, TokenScope } from "./token-types";
 
-export interface AccessToken {
-  id: string;
-  name: string;
+export interface AccessToken extends PublicToken {
   /** sha256 of the secret, hex. The secret itself is shown once and never stored. */
   hash: string;
-  scope: TokenScope;
-  /** When set, the token may only use this knowledge base. */
-  kb: string | null;
-  createdAt: string;
-  lastUsedAt: string | null;
-  /** Revoked tokens are kept (for the list) but never accepted. */
-  revoked: boolean;
 }
 
 const PREFIX = "kbt_";
@@ -40,10 +31,9 @@ export function findToken(tokens: readonly AccessToken[], secret: string): Acces
 }
 
 /** A token as the management API shows it: never the hash. */
-export function publicToken(t: AccessToken) {
+export function publicToken(t: AccessToken): PublicToken {
   return { id: t.id, name: t.name, scope: t.scope, kb: t.kb, createdAt: t.createdAt, lastUsedAt: t.lastUsedAt, revoked: t.revoked };
 }
-export type PublicToken = ReturnType<typeof publicToken>;
 
 /** The bearer secret from an Authorization header, or null. */
 export function bearerSecret(authorization: string | null): string | null {

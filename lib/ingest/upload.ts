@@ -8,6 +8,9 @@ import type { Store } from "@/lib/store";
 import { AppError, type IngestProgress } from "@/lib/types";
 import { sanitizeFileName } from "./fields";
 import { ingestDocument } from "./index";
+import type { UploadEvent, UploadFileResult } from "./upload-events";
+
+export type { UploadEvent, UploadFileResult } from "./upload-events";
 
 export interface UploadLimits {
   maxFileBytes: number;
@@ -135,26 +138,6 @@ export interface UploadMeta {
   author?: string;
   tags?: string[];
 }
-
-export type UploadStatus = "added" | "updated" | "unchanged" | "failed" | "cancelled";
-
-export interface UploadFileResult {
-  index: number;
-  name: string;
-  status: UploadStatus;
-  documentId?: string;
-  title?: string;
-  chunkCount?: number;
-  error?: { code: string; message: string };
-}
-
-/** One NDJSON line of the upload stream. */
-export type UploadEvent =
-  | ({ type: "progress"; index: number; name: string; /** with stage "failed" */ code?: string } & Omit<IngestProgress, "file">)
-  | { type: "result"; result: UploadFileResult }
-  | { type: "summary"; results: UploadFileResult[] }
-  /** The upload as a whole broke (not one file): nothing further follows. */
-  | { type: "error"; error: { code: string; message: string } };
 
 export function toErrorBody(err: unknown): { code: string; message: string } {
   if (err instanceof AppError) return { code: err.code, message: err.message };

@@ -10,16 +10,11 @@ import { generateTokenSecret, hashTokenSecret, publicToken, type AccessToken, ty
 import { documentId } from "@/lib/ingest/pipeline";
 import { perStore, type Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
-import { KB_NAME_PATTERN } from "./names";
-import { openRegistry, type KbRecord, type Registry } from "./registry";
+import { KB_NAME_PATTERN, searchToolNames } from "./names";
+import { openRegistry, type Registry } from "./registry";
+import type { KbRecord, KnowledgeBase } from "./types";
 
-export type { KbRecord, Registry } from "./registry";
-
-export interface KnowledgeBase extends KbRecord {
-  documentCount: number;
-  /** The knowledge base uploads without a kb and the knowledge folder go into; cannot be renamed or deleted. */
-  isDefault: boolean;
-}
+export type { Registry } from "./registry";
 
 /** A knowledge base with its document titles, for building its MCP tool. */
 export interface KbCatalogEntry {
@@ -47,11 +42,12 @@ export async function kbCatalog(store: Store, registry: Registry): Promise<KbCat
   for (const name of [defaultKb, ...titles.keys()]) {
     if (!byName.has(name)) byName.set(name, { name, title: name, description: "", createdAt: now, updatedAt: now });
   }
+  const toolNames = searchToolNames([...byName.keys()]);
   return [...byName.values()]
     .sort((a, b) => a.name.localeCompare(b.name))
     .map((r) => {
       const t = titles.get(r.name) ?? [];
-      return { kb: { ...r, documentCount: t.length, isDefault: r.name === defaultKb }, titles: t };
+      return { kb: { ...r, documentCount: t.length, isDefault: r.name === defaultKb, toolName: toolNames.get(r.name)! }, titles: t };
     });
 }
 
@@ -98,7 +94,8 @@ export async function createKnowledgeBase(store: Store, registry: Registry, inpu
     updatedAt: now,
   };
   await registry.putKb(record);
-  return { ...record, documentCount: 0, isDefault: record.name === getConfig().defaultKb };
+  // Read back from the catalog: its tool name depends on every other knowledge base's name.
+  return (await getKnowledgeBase(store, registry, record.name))!;
 }
 
 export interface KbPatch {

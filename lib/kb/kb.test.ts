@@ -48,10 +48,11 @@ describe("tool names and descriptions", () => {
     for (const n of [searchToolBase("a".repeat(40)), searchToolBase("人事")]) expect(n).toMatch(/^[a-z0-9_]{1,64}$/);
   });
 
-  it("keeps names unique and never shadows search_knowledge", () => {
-    const names = searchToolNames(["a-b", "a_b", "knowledge"]);
-    expect(new Set(names.values()).size).toBe(3);
+  it("keeps names unique and never shadows a tool every server has (search_knowledge, search_faq)", () => {
+    const names = searchToolNames(["a-b", "a_b", "knowledge", "faq"]);
+    expect(new Set(names.values()).size).toBe(4);
     expect([...names.values()]).not.toContain(GENERIC_SEARCH_TOOL);
+    expect(names.get("faq")).toMatch(/^search_faq_[0-9a-f]{6}$/);
     expect(names.get("a-b")).toBe("search_a_b");
     expect(names.get("a_b")).toMatch(/^search_a_b_[0-9a-f]{6}$/);
   });

@@ -35,7 +35,7 @@ export const GENERIC_SEARCH_TOOL = TOOL.searchKnowledge;
 export const KB_FILTER_HEADER = "x-kb-filter";
 const MAX_TOOL_NAME = 64;
 
-/** 6 hex digits of FNV-1a: stable, and runs in the browser too (the UI shows tool names). */
+/** 6 hex digits of FNV-1a: stable across runs and machines, so a tool keeps its name. */
 function shortHash(s: string): string {
   let h = 0x811c9dc5;
   for (const byte of new TextEncoder().encode(s)) h = Math.imul(h ^ byte, 0x01000193) >>> 0;
@@ -59,7 +59,7 @@ export function searchToolBase(kb: string): string {
  * Sorted input gives a stable assignment.
  */
 export function searchToolNames(kbs: readonly string[]): Map<string, string> {
-  const taken = new Set<string>([GENERIC_SEARCH_TOOL]);
+  const taken = new Set<string>(Object.values(TOOL));
   const out = new Map<string, string>();
   for (const kb of [...kbs].sort()) {
     let name = searchToolBase(kb);

@@ -6,18 +6,9 @@ import { Bool, Field, Schema, Utf8 } from "apache-arrow";
 import { findToken, type AccessToken, type TokenScope } from "@/lib/auth/tokens";
 import type { SideTable, Store } from "@/lib/store";
 import { sqlEq } from "@/lib/store/sql";
+import type { KbRecord } from "./types";
 
 export const REGISTRY_TABLES = { kbs: "kbs", tokens: "tokens" } as const;
-
-export interface KbRecord {
-  /** Slug, unique; documents carry it in their `kb` column. */
-  name: string;
-  title: string;
-  /** What the knowledge base holds; models read it to decide when to search it. */
-  description: string;
-  createdAt: string;
-  updatedAt: string;
-}
 
 const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
 

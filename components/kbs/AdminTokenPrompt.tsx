@@ -1,0 +1,30 @@
+"use client";
+
+import { useState } from "react";
+import { getAdminToken, setAdminToken } from "@/components/api";
+import { inputClass, primaryButtonClass } from "@/components/ui";
+import type { KbMessages } from "./messages";
+
+/** Asks for the admin token when the API refuses this browser; stores it for the next calls. */
+export function AdminTokenPrompt({ t, onSet }: { t: KbMessages; onSet: () => void }) {
+  const [value, setValue] = useState(getAdminToken());
+  return (
+    <form
+      className="mb-6 flex flex-wrap items-end gap-2 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-700 dark:bg-amber-950"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setAdminToken(value.trim());
+        onSet();
+      }}
+    >
+      <p className="w-full">{t.adminNeeded}</p>
+      <label className="min-w-0 flex-1">
+        <span className="sr-only">{t.adminToken}</span>
+        <input type="password" data-testid="admin-token" value={value} placeholder={t.adminToken} onChange={(e) => setValue(e.target.value)} className={inputClass} />
+      </label>
+      <button type="submit" className={primaryButtonClass}>
+        {t.useAdminToken}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,73 @@
+"use client";
+
+import { useState } from "react";
+import { buttonClass, Field, inputClass, primaryButtonClass } from "@/components/ui";
+import type { KnowledgeBase } from "@/lib/kb/types";
+import type { KbMessages } from "./messages";
+
+export type KbPatch = { name?: string; title?: string; description?: string };
+
+/** Rename and describe one knowledge base; saves only what changed (nothing changed: just closes). */
+export function KbEditForm({
+  kb,
+  t,
+  busy,
+  onSave,
+  onCancel,
+}: {
+  kb: KnowledgeBase;
+  t: KbMessages;
+  busy: boolean;
+  onSave: (patch: KbPatch) => void;
+  onCancel: () => void;
+}) {
+  const [form, setForm] = useState({ name: kb.name, title: kb.title, description: kb.description });
+  return (
+    <form
+      className="grid gap-2"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const patch: KbPatch = {};
+        if (form.name.trim() !== kb.name) patch.name = form.name.trim();
+        if (form.title !== kb.title) patch.title = form.title;
+        if (form.description !== kb.description) patch.description = form.description;
+        if (Object.keys(patch).length === 0) return onCancel();
+        onSave(patch);
+      }}
+    >
+      <Field label={t.name}>
+        <input
+          data-testid="kb-edit-name"
+          value={form.name}
+          disabled={kb.isDefault}
+          maxLength={40}
+          onChange={(e) => setForm({ ...form, name: e.target.value.toLowerCase() })}
+          className={`${inputClass} font-mono`}
+        />
+        {!kb.isDefault && <span className="mt-1 block text-xs text-zinc-600 dark:text-zinc-400">{t.renameNote}</span>}
+      </Field>
+      <Field label={t.title}>
+        <input data-testid="kb-edit-title" value={form.title} maxLength={100} onChange={(e) => setForm({ ...form, title: e.target.value })} className={inputClass} />
+      </Field>
+      <Field label={t.description}>
+        <textarea
+          data-testid="kb-edit-description"
+          value={form.description}
+          rows={3}
+          maxLength={1000}
+          placeholder={t.descriptionHint}
+          onChange={(e) => setForm({ ...form, description: e.target.value })}
+          className={inputClass}
+        />
+      </Field>
+      <div className="flex gap-2">
+        <button type="submit" data-testid="kb-save" disabled={busy} className={primaryButtonClass}>
+          {busy ? t.saving : t.save}
+        </button>
+        <button type="button" onClick={onCancel} className={buttonClass}>
+          {t.cancel}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,29 @@
+/** Small pieces the feature folders share: form-control classes, a labelled field and an error line. */
+import type { ReactNode } from "react";
+
+export const inputClass =
+  "w-full rounded-md border border-zinc-300 bg-transparent px-2.5 py-1.5 text-sm dark:border-zinc-700 focus:outline-none focus:ring-2 focus:ring-sky-500";
+export const buttonClass =
+  "rounded-md border border-zinc-300 px-2.5 py-1 text-sm hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800";
+/** A link to another page of the app, in a page's header. */
+export const navLinkClass = "text-sm text-sky-700 hover:underline dark:text-sky-300";
+export const primaryButtonClass = "rounded-md bg-sky-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-800 disabled:opacity-50";
+
+/** An error the user should hear at once (role="alert"), in red; `className` sets its spacing and size. */
+export function ErrorLine({ children, className = "mt-2 text-sm" }: { children: ReactNode; className?: string }) {
+  return (
+    <p role="alert" className={`${className} text-red-600 dark:text-red-400`.trim()}>
+      {children}
+    </p>
+  );
+}
+
+/** A form control with its visible label above it. */
+export function Field({ label, className = "text-sm", children }: { label: ReactNode; className?: string; children: ReactNode }) {
+  return (
+    <label className={className}>
+      <span className="mb-1 block">{label}</span>
+      {children}
+    </label>
+  );
+}

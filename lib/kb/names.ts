@@ -54,8 +54,8 @@ export function searchToolBase(kb: string): string {
 }
 
 /**
- * Tool names for a set of knowledge bases, unique among themselves and never `search_knowledge`: a clash
- * (e.g. "a-b" and "a_b", or a knowledge base named "knowledge") gets a short hash of the name appended.
+ * Tool names for a set of knowledge bases, unique among themselves and never a built-in tool name: a clash
+ * (e.g. "a-b" and "a_b", or knowledge bases named "knowledge" or "faq") gets a short hash of the name appended.
  * Sorted input gives a stable assignment.
  */
 export function searchToolNames(kbs: readonly string[]): Map<string, string> {

@@ -21,6 +21,7 @@ export function ErrorLine({ children, className = "mt-2 text-sm" }: { children: 
 /** A form control with its visible label above it. */
 export function Field({ label, className = "text-sm", children }: { label: ReactNode; className?: string; children: ReactNode }) {
   return (
+    // biome-ignore lint/a11y/noLabelWithoutControl: the control is `children`, labelled by nesting
     <label className={className}>
       <span className="mb-1 block">{label}</span>
       {children}

@@ -4,7 +4,7 @@
  * with a CJK font (no glyph falls back to a box).
  */
 import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, type Page, test } from "@playwright/test";
 import { ask } from "./helpers/chat";
 
 async function audit(page: Page, what: string, include?: string) {
@@ -13,10 +13,15 @@ async function audit(page: Page, what: string, include?: string) {
   const { violations } = await builder.analyze();
   const bad = violations
     .filter((v) => v.impact === "critical" || v.impact === "serious")
-    .map((v) => `${what}: [${v.impact}] ${v.id} — ${v.help}\n  ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join("\n  ")}`);
+    .map(
+      (v) =>
+        `${what}: [${v.impact}] ${v.id} — ${v.help}\n  ${v.nodes
+          .slice(0, 3)
+          .map((n) => n.target.join(" "))
+          .join("\n  ")}`,
+    );
   expect(bad, bad.join("\n")).toEqual([]);
 }
-
 
 // axe runs several times per test, which takes a while on a small machine.
 test.describe.configure({ timeout: 300_000 });
@@ -98,7 +103,10 @@ test.describe("Chinese text is drawn with a CJK font", () => {
       expect(fonts.length, selector).toBeGreaterThan(0);
       // Every glyph was drawn by a real font; a CJK face drew the Chinese ones (no last-resort box font).
       for (const f of fonts) expect(f.familyName, `${selector}: ${JSON.stringify(fonts)}`).not.toMatch(/LastResort|Tofu/i);
-      expect(fonts.some((f) => /CJK|Noto Sans SC|Source Han|WenQuanYi|PingFang|YaHei|Droid Sans Fallback/i.test(f.familyName)), `${selector}: ${JSON.stringify(fonts)}`).toBe(true);
+      expect(
+        fonts.some((f) => /CJK|Noto Sans SC|Source Han|WenQuanYi|PingFang|YaHei|Droid Sans Fallback/i.test(f.familyName)),
+        `${selector}: ${JSON.stringify(fonts)}`,
+      ).toBe(true);
     }
   });
 });

@@ -3,8 +3,9 @@
  * OpenAI-compatible server (its decomposition step shows as separate searches, its citations still open
  * the chunks it read, it sees the conversation so far), and the offline answerer doing the same by rules.
  */
-import { expect, test, type Page } from "@playwright/test";
+
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { expect, type Page, test } from "@playwright/test";
 import { PORTS } from "../playwright.config";
 import type { RecordedRequest } from "./fixtures/fake-openai";
 import { connectMcp, mcpUrl, search } from "./helpers/mcp";
@@ -51,7 +52,9 @@ async function chipText(page: Page, chip: ReturnType<Page["getByTestId"]>) {
   return text;
 }
 
-test("model: a two-part question is decomposed first, each part is its own search, and each chip opens the chunk the model read", async ({ page }) => {
+test("model: a two-part question is decomposed first, each part is its own search, and each chip opens the chunk the model read", async ({
+  page,
+}) => {
   await page.goto(LLM_APP);
   const answer = await ask(page, TWO_PARTS);
 
@@ -68,7 +71,10 @@ test("model: a two-part question is decomposed first, each part is its own searc
   await expect(activity.nth(0)).toContainText("Searching: What is the sick-leave policy?");
   await expect(activity.nth(1)).toContainText("Searching: who approves expenses?");
 
-  const [a, b] = await Promise.all([search(mcp, { query: "What is the sick-leave policy?" }), search(mcp, { query: "who approves expenses?" })]);
+  const [a, b] = await Promise.all([
+    search(mcp, { query: "What is the sick-leave policy?" }),
+    search(mcp, { query: "who approves expenses?" }),
+  ]);
   const chips = answer.getByTestId("citation-chip");
   await expect(chips).toHaveCount(2);
   await expect(chips.nth(0)).toHaveAttribute("data-chunk-id", a.results[0].chunk_id);

@@ -6,8 +6,9 @@
  * independent MCP client gets from /api/mcp for the same query.
  * The app at PORTS.unreachable points at a closed port, for the model-unreachable error.
  */
-import { expect, test, type Page } from "@playwright/test";
+
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { expect, type Page, test } from "@playwright/test";
 import { CLOSED_MODEL_URL, PORTS } from "../playwright.config";
 import type { RecordedRequest } from "./fixtures/fake-openai";
 import { connectMcp, mcpUrl, search } from "./helpers/mcp";
@@ -61,7 +62,12 @@ async function openChip(page: Page, chip: ReturnType<Page["getByTestId"]>) {
 const norm = (s: string) => s.replace(/\s+/g, " ").trim();
 /** A chunk's text as the citation card shows it: without the heading lines it starts with (shown as its path). */
 const body = (s: string) =>
-  norm(s.replace(/^(?:\s*#{1,6}\s[^\n]*(?:\n|$))+\s*/, "").replace(/^[ \t]*#{1,6}[ \t]+/gm, "").replace(/\*\*|__/g, ""));
+  norm(
+    s
+      .replace(/^(?:\s*#{1,6}\s[^\n]*(?:\n|$))+\s*/, "")
+      .replace(/^[ \t]*#{1,6}[ \t]+/gm, "")
+      .replace(/\*\*|__/g, ""),
+  );
 
 test("the model's search goes through /api/mcp and its [n] opens the chunk it read", async ({ page }) => {
   const question = "How many days of annual leave do employees get?";

@@ -2,11 +2,10 @@
  * The chat page in a real browser against the built app on embedded defaults (no API key): the offline
  * answerer runs through the same streamText tool loop, its search goes through /api/mcp.
  */
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { ask } from "./helpers/chat";
 
 test.use({ locale: "en-US" });
-
 
 test("offline mode is labelled and the empty state offers questions from the documents", async ({ page }) => {
   await page.goto("/");
@@ -41,7 +40,10 @@ test("answers a question with a [n] chip that opens the chunk containing the quo
   await expect(popover).toBeVisible();
   await expect(popover).toHaveAttribute("data-chunk-id", chunkId!);
   await expect(popover.getByTestId("chunk-title")).not.toBeEmpty();
-  await expect(popover.getByTestId("open-in-document")).toHaveAttribute("href", new RegExp(`^/documents/[^?]+\\?chunk=${encodeURIComponent(chunkId!)}`));
+  await expect(popover.getByTestId("open-in-document")).toHaveAttribute(
+    "href",
+    new RegExp(`^/documents/[^?]+\\?chunk=${encodeURIComponent(chunkId!)}`),
+  );
   // The highlighted passage is the sentence the answer quotes, and it is about annual leave.
   const passage = (await popover.getByTestId("cited-passage").innerText()).trim();
   expect(passage).toMatch(/annual leave/i);

@@ -3,7 +3,7 @@
  * the sources panel (numbered by first citation, snippets, relevance words); Copy with references.
  * Real browser, built app on embedded defaults (offline answerer).
  */
-import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
 import { CSV_QUESTION, makeCsv, makePdf, PDF_PHRASES } from "./fixtures/make-fixtures";
 import { ask } from "./helpers/chat";
 
@@ -30,7 +30,6 @@ test.beforeAll(async ({ request }) => {
 test.afterAll(async ({ request }) => {
   for (const id of uploaded) await request.delete(`/api/documents/${id}`);
 });
-
 
 /** Clicks the first chip, then "Open in document"; returns the cited chunk id. */
 async function openFirstCitation(page: Page, answer: ReturnType<Page["getByTestId"]>): Promise<string> {
@@ -91,7 +90,10 @@ test("PDF: the document is shown page by page and the cited passage is highlight
   await expect(page.getByTestId("cited-note")).toContainText("Page 2");
 });
 
-test("sources are numbered from 1 by first citation, with snippet and relevance word, and link to the document", async ({ page, context }) => {
+test("sources are numbered from 1 by first citation, with snippet and relevance word, and link to the document", async ({
+  page,
+  context,
+}) => {
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   await page.goto("/");
   const answer = await ask(page, "How many days of annual leave do full-time employees get?");

@@ -3,7 +3,7 @@
  * filter; the sidebar reopens, renames, deletes and searches; Regenerate on any answer, edit-and-resend;
  * thumbs with a note stored and visible through the API. Real browser against the built app (offline).
  */
-import { expect, test, type Page } from "@playwright/test";
+import { expect, type Page, test } from "@playwright/test";
 
 test.use({ locale: "en-US" });
 test.describe.configure({ mode: "serial" });
@@ -27,7 +27,11 @@ async function conversationIdOf(page: Page): Promise<string> {
   return new URL(page.url()).searchParams.get("c")!;
 }
 
-async function saved(page: Page, id: string, check: (c: { messages: unknown[]; feedback: Record<string, { rating: string; note?: string }>; title: string; kbs: string[] }) => boolean) {
+async function saved(
+  page: Page,
+  id: string,
+  check: (c: { messages: unknown[]; feedback: Record<string, { rating: string; note?: string }>; title: string; kbs: string[] }) => boolean,
+) {
   await expect
     .poll(async () => {
       const res = await page.request.get(`/api/conversations/${id}`);
@@ -53,7 +57,10 @@ test("a reload keeps the conversation and its knowledge-base filter", async ({ p
     await expect(page.getByTestId("user-message")).toHaveText("How many days of annual leave do full-time employees get?");
     await expect(page.getByTestId("assistant-message")).toHaveCount(1);
     await expect(page.getByTestId("kb-filter")).toContainText(`Conv ${RUN}`);
-    await expect(page.locator(`[data-testid="conversation-item"][data-id="${id}"] [data-testid="conversation-open"]`)).toHaveAttribute("aria-current", "page");
+    await expect(page.locator(`[data-testid="conversation-item"][data-id="${id}"] [data-testid="conversation-open"]`)).toHaveAttribute(
+      "aria-current",
+      "page",
+    );
   } finally {
     await page.request.delete(`/api/kbs/${kb}`);
   }
@@ -147,7 +154,9 @@ test("the conversations API validates input", async ({ request }) => {
   const created = await request.post("/api/conversations", { data: { title: "api", messages: [] } });
   expect(created.status()).toBe(201);
   const { conversation } = await created.json();
-  expect((await request.post(`/api/conversations/${conversation.id}/feedback`, { data: { messageId: "nope", rating: "up" } })).status()).toBe(404);
+  expect(
+    (await request.post(`/api/conversations/${conversation.id}/feedback`, { data: { messageId: "nope", rating: "up" } })).status(),
+  ).toBe(404);
   expect((await request.patch(`/api/conversations/${conversation.id}`, { data: {} })).status()).toBe(400);
   expect((await request.delete(`/api/conversations/${conversation.id}`)).status()).toBe(200);
 });

@@ -4,8 +4,8 @@
  */
 import { readdir } from "node:fs/promises";
 import path from "node:path";
-import { expect, test } from "@playwright/test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { expect, test } from "@playwright/test";
 import { PORTS } from "../playwright.config";
 import {
   CSV_QUESTION,
@@ -52,7 +52,11 @@ function form(files: { name: string; data: Uint8Array }[], fields: Record<string
 }
 
 async function uploadNdjson(files: { name: string; data: Uint8Array }[], fields: Record<string, string | string[]> = { kb: KB }) {
-  const res = await fetch(`${BASE}/api/documents`, { method: "POST", body: form(files, fields), headers: { accept: "application/x-ndjson" } });
+  const res = await fetch(`${BASE}/api/documents`, {
+    method: "POST",
+    body: form(files, fields),
+    headers: { accept: "application/x-ndjson" },
+  });
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toContain("application/x-ndjson");
   const events = (await res.text())
@@ -110,7 +114,9 @@ test("a multi-file upload streams progress; broken PDFs fail alone with their me
   expect(results[2].error?.message).toContain("this PDF has no extractable text (scanned?)");
 
   // every stage, per file, in order; embedding reports done/total
-  const stagesOf = (i: number) => [...new Set(events.filter((e) => e.type === "progress" && e.index === i).map((e) => (e as { stage: string }).stage))];
+  const stagesOf = (i: number) => [
+    ...new Set(events.filter((e) => e.type === "progress" && e.index === i).map((e) => (e as { stage: string }).stage)),
+  ];
   expect(stagesOf(0)).toEqual(["received", "parsing", "chunking", "embedding", "indexing", "done"]);
   expect(stagesOf(1)).toEqual(["received", "parsing", "failed"]);
   expect(events.find((e) => e.type === "progress" && e.index === 2 && e.stage === "failed")).toMatchObject({
@@ -118,9 +124,15 @@ test("a multi-file upload streams progress; broken PDFs fail alone with their me
     code: "parse_failed",
     error: expect.stringContaining("no extractable text"),
   });
-  const embedding = events.filter((e) => e.type === "progress" && e.index === 0 && e.stage === "embedding") as { done?: number; total?: number }[];
+  const embedding = events.filter((e) => e.type === "progress" && e.index === 0 && e.stage === "embedding") as {
+    done?: number;
+    total?: number;
+  }[];
   expect(embedding.at(-1)).toMatchObject({ done: embedding.at(-1)!.total });
-  const done = events.find((e) => e.type === "progress" && e.index === 0 && e.stage === "done") as { documentId?: string; chunkCount?: number };
+  const done = events.find((e) => e.type === "progress" && e.index === 0 && e.stage === "done") as {
+    documentId?: string;
+    chunkCount?: number;
+  };
   expect(done.documentId).toBe(ids["turbine-report.pdf"]);
   expect(done.chunkCount).toBeGreaterThan(0);
 
@@ -169,7 +181,10 @@ test("PDF results carry the page the phrase is on", async () => {
 test("HTML navigation, footer and scripts are not indexed", async () => {
   for (const phrase of [HTML_PHRASES.nav, HTML_PHRASES.script]) {
     const { results } = await search(client, { query: phrase, kb: KB });
-    expect(results.filter((r) => r.text.includes(phrase.split(" ")[0])), phrase).toEqual([]);
+    expect(
+      results.filter((r) => r.text.includes(phrase.split(" ")[0])),
+      phrase,
+    ).toEqual([]);
   }
   const doc = (await (await fetch(`${BASE}/api/documents/${ids["heron.html"]}`)).json()) as { chunks: { text: string }[] };
   const all = doc.chunks.map((c) => c.text).join("\n");
@@ -194,9 +209,13 @@ test("the same content uploaded twice is not duplicated", async () => {
 });
 
 test("a changed file with the same name replaces the old version", async () => {
-  const first = await uploadJson([{ name: "release-notes.md", data: makeMarkdown("The Plumtree release adds offline mode.", "Release notes") }]);
+  const first = await uploadJson([
+    { name: "release-notes.md", data: makeMarkdown("The Plumtree release adds offline mode.", "Release notes") },
+  ]);
   expect(first.body.results?.[0].status).toBe("added");
-  const second = await uploadJson([{ name: "release-notes.md", data: makeMarkdown("The Quincewood release adds dark mode.", "Release notes") }]);
+  const second = await uploadJson([
+    { name: "release-notes.md", data: makeMarkdown("The Quincewood release adds dark mode.", "Release notes") },
+  ]);
   expect(second.body.results?.[0]).toMatchObject({ status: "updated", documentId: first.body.results?.[0].documentId });
 
   const old = await search(client, { query: "Plumtree release", kb: KB });
@@ -278,7 +297,11 @@ test("title, author and tags are validated and stored", async () => {
 
 test("browser requests from a foreign origin can neither upload nor delete", async () => {
   const evil = { origin: "http://evil.example" };
-  const up = await fetch(`${BASE}/api/documents`, { method: "POST", body: form([{ name: "evil.md", data: makeMarkdown("Planted text") }], { kb: KB }), headers: evil });
+  const up = await fetch(`${BASE}/api/documents`, {
+    method: "POST",
+    body: form([{ name: "evil.md", data: makeMarkdown("Planted text") }], { kb: KB }),
+    headers: evil,
+  });
   expect(up.status).toBe(403);
   const del = await fetch(`${BASE}/api/documents/${ids["heron.html"]}`, { method: "DELETE", headers: evil });
   expect(del.status).toBe(403);

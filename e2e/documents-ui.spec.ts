@@ -3,7 +3,7 @@
  * page with per-file progress, a question answered from an uploaded file with a citation to it, the
  * file picker with cancel, and the library page (search, chunks view, delete).
  */
-import { expect, test, type Page } from "@playwright/test";
+import { expect, type Page, test } from "@playwright/test";
 import { PORTS } from "../playwright.config";
 import { makeCorruptPdf, makeCsv, makeMarkdown } from "./fixtures/make-fixtures";
 import { connectMcp, mcpUrl, search } from "./helpers/mcp";
@@ -45,7 +45,11 @@ test("dropping three files shows per-file progress; then a question is answered 
 
   await dropFiles(page, [
     { name: LIGHTHOUSE.name, data: makeMarkdown(LIGHTHOUSE.body, LIGHTHOUSE.title), type: "text/markdown" },
-    { name: `harbour-cities-${RUN}.csv`, data: Buffer.concat([makeCsv(), Buffer.from(`Osterby-${RUN},Denmark,Fyr Fritz,4100\n`)]), type: "text/csv" },
+    {
+      name: `harbour-cities-${RUN}.csv`,
+      data: Buffer.concat([makeCsv(), Buffer.from(`Osterby-${RUN},Denmark,Fyr Fritz,4100\n`)]),
+      type: "text/csv",
+    },
     { name: "damaged.pdf", data: makeCorruptPdf(), type: "application/pdf" },
   ]);
 

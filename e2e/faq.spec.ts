@@ -5,11 +5,12 @@
  * - in the browser: add a FAQ in the FAQ tab, ask its question in other words, see the FAQ answer first with
  *   its label; promote a chat answer to a FAQ.
  */
-import { expect, test, type Page } from "@playwright/test";
+
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { expect, test } from "@playwright/test";
 import { PORTS } from "../playwright.config";
-import { connectMcp, mcpUrl, resultText, search } from "./helpers/mcp";
 import { ask } from "./helpers/chat";
+import { connectMcp, mcpUrl, resultText, search } from "./helpers/mcp";
 
 test.use({ locale: "en-US" });
 
@@ -64,13 +65,16 @@ test("add_faq and delete_faq are refused without a read-write token", async () =
 });
 
 test("the FAQ API validates its input", async () => {
-  const res = await fetch(`${APP}/api/faqs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ question: "", answer: "x" }) });
+  const res = await fetch(`${APP}/api/faqs`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ question: "", answer: "x" }),
+  });
   expect(res.status).toBe(400);
   expect(((await res.json()) as { error: { message: string } }).error.message).toContain("question must not be empty");
   expect((await fetch(`${APP}/api/faqs/not-an-id`)).status).toBe(400);
   expect((await fetch(`${APP}/api/faqs/0123456789abcdef01234567`)).status).toBe(404);
 });
-
 
 const QUESTION = "How do I book the quokka meeting room?";
 const ANSWER = "Book the quokka room in the Rooms app; it seats eight people.";
@@ -155,7 +159,8 @@ test("with a model, generated pairs are grounded, wait for review, and accepting
   await page.getByTestId("faq-generate-start").click();
   await expect(page.getByTestId("faq-generate-progress")).toHaveAttribute("data-status", "done", { timeout: 240_000 });
   type Progress = { status: string; kept: number; dropped: number; total: number; done: number };
-  const progress = ((await (await fetch(`${LLM}/api/faqs/generate?document_id=${doc.id}`)).json()) as { progress: Progress | null }).progress;
+  const progress = ((await (await fetch(`${LLM}/api/faqs/generate?document_id=${doc.id}`)).json()) as { progress: Progress | null })
+    .progress;
   expect(progress).toMatchObject({ status: "done" });
   expect(progress!.done).toBe(progress!.total);
   expect(progress!.kept).toBeGreaterThan(0);

@@ -5,9 +5,9 @@
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { expect, test } from "@playwright/test";
 import { createMCPClient } from "@ai-sdk/mcp";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { expect, test } from "@playwright/test";
 import { PORTS, SECURE } from "../playwright.config";
 import { connectMcp, mcpUrl, postRaw, resultText, search } from "./helpers/mcp";
 
@@ -60,7 +60,11 @@ test("lists the default knowledge base with its documents", async () => {
 });
 
 test("creates knowledge bases and validates input with typed errors", async () => {
-  const created = await api(OPEN, "POST", "/api/kbs", { name: KB, title: "Garden Club", description: "Allotment rules, plots and tool sheds" });
+  const created = await api(OPEN, "POST", "/api/kbs", {
+    name: KB,
+    title: "Garden Club",
+    description: "Allotment rules, plots and tool sheds",
+  });
   expect(created.status).toBe(201);
   expect(created.json.kb).toMatchObject({ name: KB, title: "Garden Club", documentCount: 0 });
   expect((await api(OPEN, "POST", "/api/kbs", { name: OTHER, title: "Other" })).status).toBe(201);
@@ -80,13 +84,20 @@ test("creates knowledge bases and validates input with typed errors", async () =
 });
 
 test("each knowledge base gets its own described search tool; /api/mcp/<kb> serves only it", async () => {
-  await upload(OPEN, KB, `plots-${RUN}.md`, `# Allotment plots\n\n## Watering\n\nThe ${CODEWORD} water butts are refilled every Tuesday.\n`);
+  await upload(
+    OPEN,
+    KB,
+    `plots-${RUN}.md`,
+    `# Allotment plots\n\n## Watering\n\nThe ${CODEWORD} water butts are refilled every Tuesday.\n`,
+  );
   const client = await connectMcp(mcpUrl(PORTS.offline));
   try {
     const { tools } = await client.listTools();
     const tool = tools.find((t) => t.name === toolOf(KB))!;
     expect(tool, tools.map((t) => t.name).join(", ")).toBeDefined();
-    expect(tool.description).toMatch(/^Search the Garden Club knowledge base: Allotment rules, plots and tool sheds\. Documents: Allotment plots\./);
+    expect(tool.description).toMatch(
+      /^Search the Garden Club knowledge base: Allotment rules, plots and tool sheds\. Documents: Allotment plots\./,
+    );
     const kbEnum = (tools.find((t) => t.name === "search_knowledge")!.inputSchema.properties as Record<string, { enum: string[] }>).kb.enum;
     expect(kbEnum).toEqual(expect.arrayContaining(["default", KB, OTHER]));
     const r = await client.callTool({ name: toolOf(KB), arguments: { query: `${CODEWORD} water butts` } });
@@ -117,7 +128,10 @@ test("documents are resources and the prompt tells how to cite", async () => {
     expect(resources[0].uri).toMatch(new RegExp(`^kb://${KB}/`));
     const read = await client.readResource({ uri: resources[0].uri });
     expect((read.contents[0] as { text: string }).text).toContain(`${CODEWORD} water butts`);
-    const prompt = await client.getPrompt({ name: "answer_with_citations", arguments: { question: "When are the butts refilled?", kb: KB } });
+    const prompt = await client.getPrompt({
+      name: "answer_with_citations",
+      arguments: { question: "When are the butts refilled?", kb: KB },
+    });
     const text = (prompt.messages[0].content as { text: string }).text;
     expect(text).toContain(toolOf(KB));
     expect(text).toContain("Question: When are the butts refilled?");
@@ -150,7 +164,11 @@ test("tokens: shown once, listed without secrets, limited to a knowledge base, r
   expect(secret).toMatch(/^kbt_/);
   const listed = await api(OPEN, "GET", "/api/tokens");
   expect(JSON.stringify(listed.json)).not.toContain(secret);
-  expect(listed.json.tokens.find((t: { id: string }) => t.id === created.json.token.id)).toMatchObject({ scope: "read", kb: RENAMED, revoked: false });
+  expect(listed.json.tokens.find((t: { id: string }) => t.id === created.json.token.id)).toMatchObject({
+    scope: "read",
+    kb: RENAMED,
+    revoked: false,
+  });
   expect((await api(OPEN, "POST", "/api/tokens", { name: "x", scope: "admin" })).status).toBe(400);
   expect((await api(OPEN, "POST", "/api/tokens", { name: "x", scope: "read", kb: "no-such-kb" })).status).toBe(404);
 
@@ -237,7 +255,11 @@ test.describe("with REQUIRE_TOKEN on", () => {
   test("MCP without a token is 401 with WWW-Authenticate; management needs the admin token", async () => {
     const res = await postRaw(mcpUrl(PORTS.secure), LIST);
     expect(res.status).toBe(401);
-    const raw = await fetch(mcpUrl(PORTS.secure), { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: LIST });
+    const raw = await fetch(mcpUrl(PORTS.secure), {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: LIST,
+    });
     expect(raw.headers.get("www-authenticate")).toBe('Bearer realm="mcp"');
     expect((await api(SECURED, "GET", "/api/tokens")).status).toBe(401);
     expect((await api(SECURED, "POST", "/api/kbs", { name: "nope" })).status).toBe(401);
@@ -293,7 +315,16 @@ test.describe("with REQUIRE_TOKEN on", () => {
     expect(tools).toEqual(expect.arrayContaining(["search_knowledge", "search_default"]));
     const call = await run(
       bin,
-      ["--cli", ...common, "--method", "tools/call", "--tool-name", "search_default", "--tool-arg", "query=How many days of annual leave do employees get?"],
+      [
+        "--cli",
+        ...common,
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "search_default",
+        "--tool-arg",
+        "query=How many days of annual leave do employees get?",
+      ],
       { timeout: 60_000 },
     );
     expect(call.stdout).toContain("20 days");

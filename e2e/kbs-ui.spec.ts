@@ -62,7 +62,9 @@ test("create a knowledge base, upload into it, connect with a token, and search 
   const cursor = JSON.parse((await dialog.getByTestId("snippet").textContent())!);
   expect(cursor).toEqual({ mcpServers: { [`kb-${NAME}`]: { url, headers: { Authorization: `Bearer ${secret}` } } } });
   await dialog.getByTestId("snippet-tab-claude-code").click();
-  await expect(dialog.getByTestId("snippet")).toHaveText(`claude mcp add --transport http kb-${NAME} ${url} --header 'Authorization: Bearer ${secret}'`);
+  await expect(dialog.getByTestId("snippet")).toHaveText(
+    `claude mcp add --transport http kb-${NAME} ${url} --header 'Authorization: Bearer ${secret}'`,
+  );
   await dialog.getByTestId("snippet-tab-claude-desktop").click();
   await expect(dialog.getByTestId("snippet")).toContainText('"mcp-remote"');
 
@@ -120,7 +122,11 @@ test("a knowledge base card shows the tool name the library's MCP server really 
   // "clash-<run>" and "clash_<run>" both make search_clash_<run>: the server gives the second a hash suffix.
   const names = [`clash-${RUN}`, `clash_${RUN}`];
   for (const name of names) {
-    const res = await fetch(`${BASE}/api/kbs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name }) });
+    const res = await fetch(`${BASE}/api/kbs`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name }),
+    });
     expect(res.status).toBe(201);
   }
   try {
@@ -162,7 +168,15 @@ test("the library's Connect dialog works at phone width", async ({ page }) => {
 
 test("the documents page uploads into the knowledge base picked in its header", async ({ page }) => {
   const kb = `docs-${RUN}`;
-  expect((await fetch(`${BASE}/api/kbs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: kb }) })).status).toBe(201);
+  expect(
+    (
+      await fetch(`${BASE}/api/kbs`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: kb }),
+      })
+    ).status,
+  ).toBe(201);
   try {
     await page.goto("/documents");
     await page.getByTestId("upload-kb").selectOption(kb);
@@ -172,9 +186,15 @@ test("the documents page uploads into the knowledge base picked in its header", 
       buffer: Buffer.from(`# Picked\n\nThis file went into ${kb}.\n`),
     });
     await expect
-      .poll(async () => ((await (await fetch(`${BASE}/api/documents?kb=${kb}`)).json()) as { documents: { source: string }[] }).documents.map((d) => d.source), {
-        timeout: 60_000,
-      })
+      .poll(
+        async () =>
+          ((await (await fetch(`${BASE}/api/documents?kb=${kb}`)).json()) as { documents: { source: string }[] }).documents.map(
+            (d) => d.source,
+          ),
+        {
+          timeout: 60_000,
+        },
+      )
       .toEqual([`picked-${RUN}.md`]);
     await page.getByTestId("kbs-link").click();
     await expect(page.locator(`[data-testid="kb-card"][data-kb="${kb}"]`).getByTestId("kb-count")).toHaveText(/^1 /);
@@ -185,9 +205,21 @@ test("the documents page uploads into the knowledge base picked in its header", 
 
 test("the chat searches only the knowledge bases picked in its header, and opens Connect", async ({ page }) => {
   const kb = `chat-${RUN}`;
-  expect((await fetch(`${BASE}/api/kbs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: kb, title: `Rota ${RUN}` }) })).status).toBe(201);
+  expect(
+    (
+      await fetch(`${BASE}/api/kbs`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: kb, title: `Rota ${RUN}` }),
+      })
+    ).status,
+  ).toBe(201);
   const form = new FormData();
-  form.append("files", new Blob([`# Garden rota\n\n## Annual leave\n\nFull-time employees of the ${RUN}marigold rota get 3 days of annual leave per year.\n`]), `rota-${RUN}.md`);
+  form.append(
+    "files",
+    new Blob([`# Garden rota\n\n## Annual leave\n\nFull-time employees of the ${RUN}marigold rota get 3 days of annual leave per year.\n`]),
+    `rota-${RUN}.md`,
+  );
   form.append("kb", kb);
   expect((await fetch(`${BASE}/api/documents`, { method: "POST", body: form })).status).toBe(200);
   try {

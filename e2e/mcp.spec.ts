@@ -6,9 +6,9 @@ import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { expect, test } from "@playwright/test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { expect, test } from "@playwright/test";
 import { PORTS } from "../playwright.config";
 import { connectMcp, mcpUrl, postRaw, resultText, search } from "./helpers/mcp";
 
@@ -118,7 +118,8 @@ test.describe("search_knowledge", () => {
 
 test("list_documents shows the knowledge documents with chunk counts", async () => {
   const result = await client.callTool({ name: "list_documents", arguments: {} });
-  const docs = (result.structuredContent as { documents: { id: string; source: string; title: string; kb: string; chunk_count: number }[] }).documents;
+  const docs = (result.structuredContent as { documents: { id: string; source: string; title: string; kb: string; chunk_count: number }[] })
+    .documents;
   const text = resultText(result);
   for (const source of KNOWLEDGE_SOURCES) {
     const doc = docs.find((d) => d.source === source);
@@ -201,7 +202,12 @@ test.describe("bad requests", () => {
   test("invalid arguments come back as HTTP 200 with an isError result", async () => {
     const res = await postRaw(
       URL_MCP,
-      JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "search_knowledge", arguments: { query: "", top_k: 0 } } }),
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: "search_knowledge", arguments: { query: "", top_k: 0 } },
+      }),
     );
     expect(res.status).toBe(200);
     expect(res.json?.id).toBe(7);

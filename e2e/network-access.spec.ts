@@ -10,7 +10,7 @@
  * and on stderr, never a silent pass): the app runs on this host bound to 0.0.0.0 and the "remote" client
  * connects to this host's own non-loopback address; the test fails if there is none.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -87,7 +87,12 @@ interface Reply {
 }
 
 /** One HTTP request with curl, run in the server's or the client's namespace. */
-function request(where: Where, method: string, url: string, opts: { headers?: Record<string, string>; json?: unknown; file?: string; fields?: Record<string, string> } = {}): Reply {
+function request(
+  where: Where,
+  method: string,
+  url: string,
+  opts: { headers?: Record<string, string>; json?: unknown; file?: string; fields?: Record<string, string> } = {},
+): Reply {
   const args = [...inNs(where), "curl", "-sS", "-m", "60", "-X", method, "-o", "-", "-w", "\n%{http_code}"];
   for (const [k, v] of Object.entries(opts.headers ?? {})) args.push("-H", `${k}: ${v}`);
   let input: string | undefined;
@@ -133,7 +138,9 @@ test.beforeAll(async () => {
     netns = false;
     const base = Number(process.env.E2E_PORT_BASE || 3100);
     ports = { app: base + 5, trusted: base + 6, proxy: base + 7, trustedProxy: base + 8 };
-    const ip = Object.values(os.networkInterfaces()).flat().find((i) => i && i.family === "IPv4" && !i.internal)?.address;
+    const ip = Object.values(os.networkInterfaces())
+      .flat()
+      .find((i) => i && i.family === "IPv4" && !i.internal)?.address;
     const note = `network namespaces unavailable (${why}); fallback: app bound to 0.0.0.0 on this host, remote client = this host's address ${ip ?? "(none)"}`;
     test.info().annotations.push({ type: "fallback", description: note });
     console.warn(`[network-access] ${note}`);
@@ -145,8 +152,18 @@ test.beforeAll(async () => {
   writeFileSync(docFile, "# Remote upload\n\nThe netns test uploaded this file with a token.\n");
   // A high failed-authentication budget: the 401 sweep below must not lock the client out of the next test.
   const common = { BIND_HOST: "0.0.0.0", KNOWLEDGE_DIR: "knowledge", AUTH_FAILURE_LIMIT: "1000" };
-  start([...inNs("srv"), "npm", "start"], { ...common, PORT: String(ports.app), DATA_DIR: path.join(DATA, "app") }, (s) => (appOutput += s));
-  start([...inNs("srv"), "npm", "start"], { ...common, PORT: String(ports.trusted), DATA_DIR: path.join(DATA, "trusted"), TRUSTED_PROXIES: "127.0.0.1, ::1", ADMIN_TOKEN });
+  start(
+    [...inNs("srv"), "npm", "start"],
+    { ...common, PORT: String(ports.app), DATA_DIR: path.join(DATA, "app") },
+    (s) => (appOutput += s),
+  );
+  start([...inNs("srv"), "npm", "start"], {
+    ...common,
+    PORT: String(ports.trusted),
+    DATA_DIR: path.join(DATA, "trusted"),
+    TRUSTED_PROXIES: "127.0.0.1, ::1",
+    ADMIN_TOKEN,
+  });
   start([...inNs("srv"), process.execPath, "e2e/fixtures/xff-proxy.mjs", String(ports.proxy), String(ports.app)], {});
   start([...inNs("srv"), process.execPath, "e2e/fixtures/xff-proxy.mjs", String(ports.trustedProxy), String(ports.trusted)], {});
   await waitHealthy(ports.app);
@@ -250,10 +267,14 @@ test("from loopback the local flow needs no login", () => {
   expect(request("srv", "POST", at("/api/kbs"), { json: { name: "local-kb" } }).status).toBe(201);
   expect(request("srv", "GET", at("/api/tokens")).status).toBe(200);
   expect(request("srv", "POST", at("/api/mcp"), { json: LIST }).status).toBe(200);
-  const chat = request("srv", "POST", at("/api/chat"), { json: { messages: [{ role: "user", parts: [{ type: "text", text: "annual leave?" }] }] } });
+  const chat = request("srv", "POST", at("/api/chat"), {
+    json: { messages: [{ role: "user", parts: [{ type: "text", text: "annual leave?" }] }] },
+  });
   expect(chat.status, chat.body).toBe(200);
   // A spoofed peer header from the client changes nothing: the server entry overwrites it.
-  const spoof = request("cli", "GET", `${remote(ports.app)}/api/kbs`, { headers: { "x-kb-peer": "anything.eyJhIjoiMTI3LjAuMC4xIiwicCI6ZmFsc2V9", host: "127.0.0.1" } });
+  const spoof = request("cli", "GET", `${remote(ports.app)}/api/kbs`, {
+    headers: { "x-kb-peer": "anything.eyJhIjoiMTI3LjAuMC4xIiwicCI6ZmFsc2V9", host: "127.0.0.1" },
+  });
   expect(spoof.status).toBe(401);
 });
 

@@ -4,11 +4,11 @@
  * added through one is found through the other, and a delete through the other is seen by the first.
  * LanceDB's object-store client reads the AWS_* variables set here (endpoint, plain HTTP, credentials, region).
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
-import { expect, test } from "@playwright/test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { expect, test } from "@playwright/test";
 import S3rver from "s3rver";
 import { PORTS } from "../playwright.config";
 import { connectMcp, mcpUrl, resultText, search } from "./helpers/mcp";
@@ -32,7 +32,13 @@ const clients: Client[] = [];
 async function waitHealthy(port: number, child: ChildProcess) {
   for (let i = 0; i < 240; i++) {
     if (child.exitCode !== null) throw new Error(`app on ${port} exited with ${child.exitCode}`);
-    if (await fetch(`http://127.0.0.1:${port}/api/health`).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(`http://127.0.0.1:${port}/api/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 500));
   }
   throw new Error(`app on ${port} did not become ready`);
@@ -42,13 +48,26 @@ test.beforeAll(async () => {
   test.setTimeout(180_000);
   await rm(S3_DIR, { recursive: true, force: true });
   await mkdir(S3_DIR, { recursive: true });
-  s3 = new S3rver({ port: S3_PORT, address: "127.0.0.1", silent: true, directory: S3_DIR, configureBuckets: [{ name: BUCKET, configs: [] }] });
+  s3 = new S3rver({
+    port: S3_PORT,
+    address: "127.0.0.1",
+    silent: true,
+    directory: S3_DIR,
+    configureBuckets: [{ name: BUCKET, configs: [] }],
+  });
   await s3.run();
   const dataDir = `s3://${BUCKET}/replicas-${Date.now()}`;
   for (const port of APP_PORTS) {
     // No knowledge folder: the replicas must not both write it at start-up (s3rver has no conditional writes).
     const child = spawn(process.execPath, ["server.mjs", "-p", String(port), "-H", "127.0.0.1"], {
-      env: { ...process.env, ...S3_ENV, DATA_DIR: dataDir, KNOWLEDGE_DIR: path.join(S3_DIR, "none"), OPENAI_API_KEY: "", NEXT_TELEMETRY_DISABLED: "1" },
+      env: {
+        ...process.env,
+        ...S3_ENV,
+        DATA_DIR: dataDir,
+        KNOWLEDGE_DIR: path.join(S3_DIR, "none"),
+        OPENAI_API_KEY: "",
+        NEXT_TELEMETRY_DISABLED: "1",
+      },
       stdio: ["ignore", "ignore", "inherit"],
     });
     servers.push(child);
@@ -84,9 +103,13 @@ test("two replicas on one s3:// dataset: added through one, found through the ot
   const id = (added.structuredContent as { document: { id: string } }).document.id;
 
   // The token created on A authenticates on B (the registry is in the same dataset).
-  await expect.poll(async () => (await search(onB, { query: "pangolin scaly ball" })).results[0]?.document.id, { timeout: 10_000 }).toBe(id);
+  await expect
+    .poll(async () => (await search(onB, { query: "pangolin scaly ball" })).results[0]?.document.id, { timeout: 10_000 })
+    .toBe(id);
 
   const deleted = await onB.callTool({ name: "delete_document", arguments: { document_id: id } });
   expect(deleted.isError, resultText(deleted)).toBeFalsy();
-  await expect.poll(async () => (await search(onA, { query: "pangolin scaly ball" })).results.some((r) => r.document.id === id), { timeout: 10_000 }).toBe(false);
+  await expect
+    .poll(async () => (await search(onA, { query: "pangolin scaly ball" })).results.some((r) => r.document.id === id), { timeout: 10_000 })
+    .toBe(false);
 });

@@ -2,7 +2,7 @@
  * The upload tray (newest batch on top, summary, collapse, retry), Chinese upload errors, the Connect
  * dialog (address note, focus trap, another token), and phone-sized pages without sideways scrolling.
  */
-import { expect, test, type Page } from "@playwright/test";
+import { expect, type Page, test } from "@playwright/test";
 import { makeCorruptPdf, makeMarkdown } from "./fixtures/make-fixtures";
 
 const RUN = Date.now().toString(36);
@@ -32,7 +32,9 @@ test.describe("upload tray", () => {
     const tray = page.getByTestId("upload-tray");
     await expect(tray.getByTestId("upload-summary")).toHaveText("1 added, 1 failed");
 
-    await pickFiles(page, [{ name: `tray-b-${RUN}.md`, data: makeMarkdown(`Tray test beta ${RUN}.`, "Tray beta"), mimeType: "text/markdown" }]);
+    await pickFiles(page, [
+      { name: `tray-b-${RUN}.md`, data: makeMarkdown(`Tray test beta ${RUN}.`, "Tray beta"), mimeType: "text/markdown" },
+    ]);
     await expect(tray.getByTestId("upload-item").first()).toHaveAttribute("data-name", `tray-b-${RUN}.md`);
     await expect(tray.getByTestId("upload-summary")).toHaveText("2 added, 1 failed");
 
@@ -49,7 +51,9 @@ test.describe("upload tray", () => {
     await tray.getByTestId("upload-tray-toggle").click();
     await expect(tray.getByTestId("upload-item")).toHaveCount(0);
     await expect(tray.getByTestId("upload-summary")).toBeVisible();
-    await pickFiles(page, [{ name: `tray-c-${RUN}.md`, data: makeMarkdown(`Tray test gamma ${RUN}.`, "Tray gamma"), mimeType: "text/markdown" }]);
+    await pickFiles(page, [
+      { name: `tray-c-${RUN}.md`, data: makeMarkdown(`Tray test gamma ${RUN}.`, "Tray gamma"), mimeType: "text/markdown" },
+    ]);
     await expect(tray.getByTestId("upload-item").first()).toHaveAttribute("data-name", `tray-c-${RUN}.md`);
   });
 });
@@ -98,7 +102,10 @@ test.describe("Connect dialog", () => {
 test.describe("phone-sized screen (390×844)", () => {
   test.use({ locale: "en-US", viewport: { width: 390, height: 844 } });
 
-  test("no page scrolls sideways; the chat header stays compact; the citation sheet leaves the answer visible", async ({ page, request }) => {
+  test("no page scrolls sideways; the chat header stays compact; the citation sheet leaves the answer visible", async ({
+    page,
+    request,
+  }) => {
     const noSideways = async (what: string) => {
       const [scroll, inner] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
       expect(scroll, `${what} scrolls sideways`).toBeLessThanOrEqual(inner);

@@ -7,7 +7,7 @@
 import http from "node:http";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { rssBytes, startOwnServer, type OwnServer } from "./helpers/own-server";
+import { type OwnServer, rssBytes, startOwnServer } from "./helpers/own-server";
 
 const PORT = Number(process.env.E2E_PORT_BASE || 3100) + 4;
 const DATA = path.resolve(process.env.TEST_DATA_DIR || ".test-data", `limits-${Date.now().toString(36)}`);
@@ -97,11 +97,17 @@ test("1,000 / 10,000 / 100,000 nested <div>s each fail alone while /api/health k
     { name: "nest-100k.html", data: nested(100_000) },
   ]);
   const watched = await health.stop();
-  test.info().annotations.push({ type: "health latency", description: `max ${watched.max.toFixed(0)} ms over ${watched.latencies.length} probes during the upload (idle server: max ${baseline.max.toFixed(0)} ms)` });
+  test.info().annotations.push({
+    type: "health latency",
+    description: `max ${watched.max.toFixed(0)} ms over ${watched.latencies.length} probes during the upload (idle server: max ${baseline.max.toFixed(0)} ms)`,
+  });
   expect(status).toBe(200);
   expect(body.results!.map((r) => r.status)).toEqual(["failed", "added", "failed", "failed"]);
   for (const r of body.results!.filter((x) => x.status === "failed")) {
-    expect(r.error).toMatchObject({ code: "parse_failed", message: expect.stringContaining(`"${r.name}" nests HTML elements more than 256 levels deep`) });
+    expect(r.error).toMatchObject({
+      code: "parse_failed",
+      message: expect.stringContaining(`"${r.name}" nests HTML elements more than 256 levels deep`),
+    });
   }
   expect(watched.failures).toEqual([]);
   expect(watched.latencies.length).toBeGreaterThan(0);
@@ -147,7 +153,10 @@ test("a 1.5 GB chunked body is refused without the server holding it in memory",
   clearInterval(sampler);
   peak = Math.max(peak, rssBytes(app.pid));
   const growthMb = (peak - before) / 1024 / 1024;
-  test.info().annotations.push({ type: "memory", description: `RSS ${(before / 1048576).toFixed(0)} MB → peak ${(peak / 1048576).toFixed(0)} MB (+${growthMb.toFixed(0)} MB); client sent ${(outcome.sent / 1048576).toFixed(0)} MB` });
+  test.info().annotations.push({
+    type: "memory",
+    description: `RSS ${(before / 1048576).toFixed(0)} MB → peak ${(peak / 1048576).toFixed(0)} MB (+${growthMb.toFixed(0)} MB); client sent ${(outcome.sent / 1048576).toFixed(0)} MB`,
+  });
   expect(outcome.status, JSON.stringify(outcome)).toBe(413);
   expect(JSON.parse(outcome.body!).error.code).toBe("too_large");
   expect(outcome.sent).toBeLessThan(total);
@@ -169,7 +178,10 @@ test("an over-limit file beside two good ones: two ingested, one readable error"
     ["too-big.txt", "failed"],
     ["second.md", "added"],
   ]);
-  expect(body.results![1].error).toEqual({ code: "too_large", message: '"too-big.txt" is larger than the 50 MB limit per file (MAX_UPLOAD_MB).' });
+  expect(body.results![1].error).toEqual({
+    code: "too_large",
+    message: '"too-big.txt" is larger than the 50 MB limit per file (MAX_UPLOAD_MB).',
+  });
   const docs = (await (await fetch(`${app.base}/api/documents`)).json()) as { documents: { source: string }[] };
   expect(docs.documents.map((d) => d.source).sort()).toEqual(expect.arrayContaining(["first.md", "second.md"]));
   expect(docs.documents.map((d) => d.source)).not.toContain("too-big.txt");

@@ -53,7 +53,10 @@ export function getConfig() {
       /** Failed authentications (wrong admin secret or access token) per minute per client address. */
       authFailuresPerMinute: intEnv("AUTH_FAILURE_LIMIT", 10),
       /** Extra browser origins allowed to call the MCP endpoint (comma-separated, or "*"). */
-      allowedOrigins: (process.env.ALLOWED_ORIGINS || "").split(",").map((s) => s.trim().replace(/\/+$/, "")).filter(Boolean),
+      allowedOrigins: (process.env.ALLOWED_ORIGINS || "")
+        .split(",")
+        .map((s) => s.trim().replace(/\/+$/, ""))
+        .filter(Boolean),
       /** Bearer secret for remote administration; without it, a secret generated at first start (printed once). */
       adminToken: process.env.ADMIN_TOKEN || undefined,
       /** Reverse proxies whose X-Forwarded-For / Forwarded headers are believed (addresses or CIDR ranges). */

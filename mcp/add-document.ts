@@ -1,10 +1,10 @@
-import { z } from "zod";
-import { sanitizeFileName, tagsSchema } from "@/lib/ingest/fields";
-import { TOOL } from "@/lib/tools/names";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { ingestDocument, sha256 } from "@/lib/ingest";
-import { guarded, kbArgument, toolError, type ToolContext } from "./context";
+import { sanitizeFileName, tagsSchema } from "@/lib/ingest/fields";
+import { TOOL } from "@/lib/tools/names";
+import { guarded, kbArgument, type ToolContext, toolError } from "./context";
 import { writeTarget } from "./write-access";
 
 export const name = TOOL.addDocument;
@@ -41,7 +41,11 @@ export const annotations = { readOnlyHint: false, destructiveHint: false, idempo
 
 /** The stored file name for a title: path separators become spaces, then the file-name rule. */
 function sourceName(title: string, format: "markdown" | "text"): string {
-  const base = title.replace(/[\\/]+/g, " ").replace(/\s+/g, " ").trim() || "document";
+  const base =
+    title
+      .replace(/[\\/]+/g, " ")
+      .replace(/\s+/g, " ")
+      .trim() || "document";
   return sanitizeFileName(`${base}.${format === "markdown" ? "md" : "txt"}`);
 }
 

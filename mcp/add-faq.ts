@@ -1,10 +1,10 @@
-import { z } from "zod";
-import { TOOL } from "@/lib/tools/names";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { getFaqStore } from "@/lib/faq/store";
 import { answerField, faqUri, phrasingsField, questionField } from "@/lib/faq/types";
 import { tagsSchema } from "@/lib/ingest/fields";
+import { TOOL } from "@/lib/tools/names";
 import { guarded, kbArgument, type ToolContext } from "./context";
 import { writeTarget } from "./write-access";
 
@@ -14,7 +14,10 @@ export function inputSchemaFor(kbNames?: readonly string[]) {
   return z.strictObject({
     question: questionField.describe("The question, as users ask it."),
     answer: answerField.describe("The answer, in Markdown."),
-    kb: kbArgument(kbNames, "Knowledge base the entry belongs to. Default: the default knowledge base (or the only one this server serves)."),
+    kb: kbArgument(
+      kbNames,
+      "Knowledge base the entry belongs to. Default: the default knowledge base (or the only one this server serves).",
+    ),
     phrasings: phrasingsField.optional().describe("Other ways of asking the same question."),
     tags: tagsSchema.optional(),
   });

@@ -1,11 +1,11 @@
-import { z } from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import type { AccessToken } from "@/lib/auth/tokens";
 import type { KbCatalogEntry } from "@/lib/kb";
 import { kbNameSchema } from "@/lib/kb/names";
-import type { Store } from "@/lib/store";
 import { log } from "@/lib/log";
 import { countError, observeTool } from "@/lib/metrics";
+import type { Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
 
 /** Options for one MCP server instance (the HTTP route builds one per request). */
@@ -42,7 +42,10 @@ export interface ToolContext {
 export function kbArgument(kbNames: readonly string[] | undefined, describe: string) {
   if (kbNames && kbNames.length > 0) {
     const names = [...kbNames] as [string, ...string[]];
-    return z.enum(names, { error: `kb must be one of ${quoted(names)}` }).optional().describe(describe);
+    return z
+      .enum(names, { error: `kb must be one of ${quoted(names)}` })
+      .optional()
+      .describe(describe);
   }
   return kbNameSchema.optional().describe(describe);
 }
@@ -109,7 +112,10 @@ export function guarded<A>(tool: string, body: (args: A) => Promise<CallToolResu
       }
       observeTool(tool, "error", performance.now() - t0);
       countError("internal");
-      logger.error({ tool, outcome: "error", ms: ms(), err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) }, "tool call failed");
+      logger.error(
+        { tool, outcome: "error", ms: ms(), err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) },
+        "tool call failed",
+      );
       return toolError(`${tool} failed: ${err instanceof Error ? err.message : String(err)}`);
     }
   };

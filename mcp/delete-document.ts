@@ -1,8 +1,8 @@
-import { z } from "zod";
-import { TOOL } from "@/lib/tools/names";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { guarded, inScope, toolError, type ToolContext } from "./context";
+import { z } from "zod";
+import { TOOL } from "@/lib/tools/names";
+import { guarded, inScope, type ToolContext, toolError } from "./context";
 import { writeRefusal } from "./write-access";
 
 export const name = TOOL.deleteDocument;

@@ -1,10 +1,10 @@
-import { z } from "zod";
-import { TOOL } from "@/lib/tools/names";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { getFaqStore } from "@/lib/faq/store";
 import { faqIdSchema } from "@/lib/faq/types";
-import { guarded, inScope, toolError, type ToolContext } from "./context";
+import { TOOL } from "@/lib/tools/names";
+import { guarded, inScope, type ToolContext, toolError } from "./context";
 import { writeRefusal } from "./write-access";
 
 export const name = TOOL.deleteFaq;

@@ -1,6 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { ToolContext } from "./context";
 import * as addFaq from "./add-faq";
+import type { ToolContext } from "./context";
 import * as deleteFaq from "./delete-faq";
 import { registerFaqResources } from "./faq-resources";
 import * as searchFaq from "./search-faq";

@@ -1,15 +1,15 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { observeRequest } from "@/lib/metrics";
 import { ClientRequestSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
-import { resolveAuthSettings, type AuthSettings } from "@/lib/auth/config";
+import { type AuthSettings, resolveAuthSettings } from "@/lib/auth/config";
 import { isInternalSecret } from "@/lib/auth/internal";
 import { isOriginAllowed } from "@/lib/auth/origin";
 import { callerOf } from "@/lib/auth/peer";
 import { authFailures, getRateLimiter } from "@/lib/auth/request";
+import { type AccessToken, bearerSecret } from "@/lib/auth/tokens";
 import { getConfig } from "@/lib/config";
-import { bearerSecret, type AccessToken } from "@/lib/auth/tokens";
 import { getRegistry, kbCatalog, type Registry } from "@/lib/kb";
 import { KB_FILTER_HEADER } from "@/lib/kb/names";
+import { observeRequest } from "@/lib/metrics";
 import { getStore } from "@/lib/store";
 import { createMcpServer, type KnowledgeServerOptions } from "./index";
 
@@ -38,15 +38,19 @@ function unauthorized(message: string, invalid: boolean) {
 }
 
 /** Request schemas of the MCP methods a client may call, by method name. */
-const REQUEST_SCHEMAS = new Map<string, { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }>(
-  ClientRequestSchema.options.map((o) => [(o.shape.method as unknown as { value: string }).value, o]),
-);
+const REQUEST_SCHEMAS = new Map<
+  string,
+  { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }
+>(ClientRequestSchema.options.map((o) => [(o.shape.method as unknown as { value: string }).value, o]));
 
 function readableIssues(issues: { path: PropertyKey[]; message: string }[]): string {
   return issues
     .slice(0, 5)
     .map((i) => {
-      const at = i.path.filter((p) => p !== "params").map(String).join(".");
+      const at = i.path
+        .filter((p) => p !== "params")
+        .map(String)
+        .join(".");
       return at ? `${at}: ${i.message}` : i.message;
     })
     .join("; ");
@@ -144,7 +148,9 @@ async function handleTimed(req: Request, options: McpHttpOptions): Promise<Respo
   try {
     const secret = bearerSecret(req.headers.get("authorization"));
     if ((secret || req.headers.get("authorization")) && failures.blocked()) {
-      return jsonRpcError(429, -32000, "Too many failed authentications from this address; try again in a minute.", { "Retry-After": "60" });
+      return jsonRpcError(429, -32000, "Too many failed authentications from this address; try again in a minute.", {
+        "Retry-After": "60",
+      });
     }
     const store = await getStoreFn();
     getStoreFn = async () => store;
@@ -174,9 +180,14 @@ async function handleTimed(req: Request, options: McpHttpOptions): Promise<Respo
   if (!internal && !localOpen) {
     const decision = getRateLimiter(auth.rateLimitPerMinute).take(token ? `token:${token.id}` : `ip:${caller.address}`);
     if (!decision.allowed) {
-      return jsonRpcError(429, -32000, `Too many requests: at most ${auth.rateLimitPerMinute} a minute. Retry after ${decision.retryAfterSeconds}s.`, {
-        "Retry-After": String(decision.retryAfterSeconds),
-      });
+      return jsonRpcError(
+        429,
+        -32000,
+        `Too many requests: at most ${auth.rateLimitPerMinute} a minute. Retry after ${decision.retryAfterSeconds}s.`,
+        {
+          "Retry-After": String(decision.retryAfterSeconds),
+        },
+      );
     }
   }
 

@@ -6,8 +6,8 @@ import { newRequestId, withRequestId } from "@/lib/log";
 import { countError } from "@/lib/metrics";
 import { getStore } from "@/lib/store";
 import packageJson from "@/package.json";
-import { scopeOf, type KnowledgeServerOptions, type ToolContext } from "./context";
 import * as addDocument from "./add-document";
+import { type KnowledgeServerOptions, scopeOf, type ToolContext } from "./context";
 import * as deleteDocument from "./delete-document";
 import { registerFaqTools } from "./faq-tools";
 import * as listDocuments from "./list-documents";
@@ -40,21 +40,22 @@ class KnowledgeMcpServer extends McpServer {
   override async connect(transport: Transport): Promise<void> {
     await super.connect(transport);
     const inner = transport.onmessage;
-    transport.onmessage = (message, extra) => withRequestId(() => {
-      if (isJSONRPCRequest(message) && message.method === "tools/call") {
-        const tool = (message.params as { name?: unknown } | undefined)?.name;
-        if (typeof tool === "string" && !this.toolNames.has(tool)) {
-          countError("unknown_tool");
-          const error = {
-            code: ErrorCode.InvalidParams,
-            message: `Unknown tool: ${tool}. Available tools: ${[...this.toolNames].join(", ")}.`,
-          };
-          void transport.send({ jsonrpc: "2.0", id: message.id, error }).catch((err) => this.server.onerror?.(err));
-          return;
+    transport.onmessage = (message, extra) =>
+      withRequestId(() => {
+        if (isJSONRPCRequest(message) && message.method === "tools/call") {
+          const tool = (message.params as { name?: unknown } | undefined)?.name;
+          if (typeof tool === "string" && !this.toolNames.has(tool)) {
+            countError("unknown_tool");
+            const error = {
+              code: ErrorCode.InvalidParams,
+              message: `Unknown tool: ${tool}. Available tools: ${[...this.toolNames].join(", ")}.`,
+            };
+            void transport.send({ jsonrpc: "2.0", id: message.id, error }).catch((err) => this.server.onerror?.(err));
+            return;
+          }
         }
-      }
-      inner?.(message, extra);
-    }, this.reqId);
+        inner?.(message, extra);
+      }, this.reqId);
   }
 }
 

@@ -3,18 +3,19 @@
  * real LanceDB store and registry in a temp dir: per-knowledge-base tools, resources, the prompt, write tools
  * and access control. The built Next server is covered by e2e/kbs-api.spec.ts.
  */
+
+import { mkdtemp, rm } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { testAuthSettings, type AuthSettings } from "@/lib/auth/config";
-import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
+import { type CallToolResult, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type AuthSettings, testAuthSettings } from "@/lib/auth/config";
 import { internalMcpSecret } from "@/lib/auth/internal";
+import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
 import { createAccessToken, createKnowledgeBase, deleteKnowledgeBase, listKnowledgeBases } from "@/lib/kb";
@@ -22,7 +23,7 @@ import { searchToolBase } from "@/lib/kb/names";
 import { openRegistry, type Registry } from "@/lib/kb/registry";
 import { openStore, type Store } from "@/lib/store";
 import packageJson from "@/package.json";
-import { KB_FILTER_HEADER, handleMcpRequest } from "./http";
+import { handleMcpRequest, KB_FILTER_HEADER } from "./http";
 
 const enc = new TextEncoder();
 let dir: string;
@@ -41,12 +42,18 @@ beforeAll(async () => {
   await createKnowledgeBase(store, registry, { name: "hr", title: "Human Resources", description: "Leave, travel and pay policies" });
   await createKnowledgeBase(store, registry, { name: "eng-docs", title: "Engineering", description: "How the platform is built and run" });
   await ingestDocument(store, {
-    filename: "travel.md", kb: "hr", title: "Travel policy",
+    filename: "travel.md",
+    kb: "hr",
+    title: "Travel policy",
     data: enc.encode("# Travel policy\n\n## Per diem\n\nThe per diem for overnight travel is 80 euros per day.\n"),
   });
   await ingestDocument(store, {
-    filename: "deploy.md", kb: "eng-docs", title: "Deployment guide",
-    data: enc.encode("# Deployment guide\n\n## Rollback\n\nRoll back a failed deploy with the quasar rollback command within 10 minutes.\n"),
+    filename: "deploy.md",
+    kb: "eng-docs",
+    title: "Deployment guide",
+    data: enc.encode(
+      "# Deployment guide\n\n## Rollback\n\nRoll back a failed deploy with the quasar rollback command within 10 minutes.\n",
+    ),
   });
   secrets.rw = (await createAccessToken(store, registry, { name: "rw", scope: "read-write" })).secret;
   secrets.read = (await createAccessToken(store, registry, { name: "read", scope: "read" })).secret;
@@ -64,7 +71,13 @@ beforeAll(async () => {
     const request = new Request(url, {
       method: req.method,
       // What server.mjs does: the socket's peer, in the header only the server sets.
-      headers: { ...(req.headers as Record<string, string>), [PEER_HEADER]: peerHeaderFor((req.headers["x-test-peer"] as string) ?? req.socket.remoteAddress ?? "", req.headers as Record<string, string>) },
+      headers: {
+        ...(req.headers as Record<string, string>),
+        [PEER_HEADER]: peerHeaderFor(
+          (req.headers["x-test-peer"] as string) ?? req.socket.remoteAddress ?? "",
+          req.headers as Record<string, string>,
+        ),
+      },
       body: req.method === "POST" ? Buffer.concat(chunks) : undefined,
     });
     const kb = m[1] ? decodeURIComponent(m[1]) : undefined;
@@ -99,10 +112,19 @@ function results(r: unknown) {
 async function post(pathname: string, body: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(new URL(pathname, base), {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18", ...headers },
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-06-18",
+      ...headers,
+    },
     body: JSON.stringify(body),
   });
-  return { status: res.status, headers: res.headers, json: (await res.json()) as { id?: unknown; error?: { code: number; message: string }; result?: unknown } };
+  return {
+    status: res.status,
+    headers: res.headers,
+    json: (await res.json()) as { id?: unknown; error?: { code: number; message: string }; result?: unknown },
+  };
 }
 const LIST = { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} };
 
@@ -121,11 +143,22 @@ describe("tools per knowledge base", () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name).sort();
     expect(names).toEqual([
-      "add_document", "add_faq", "delete_document", "delete_faq", "list_documents", "read_document",
-      "search_default", "search_eng_docs", "search_faq", "search_hr", "search_knowledge",
+      "add_document",
+      "add_faq",
+      "delete_document",
+      "delete_faq",
+      "list_documents",
+      "read_document",
+      "search_default",
+      "search_eng_docs",
+      "search_faq",
+      "search_hr",
+      "search_knowledge",
     ]);
     const hr = tools.find((t) => t.name === "search_hr")!;
-    expect(hr.description).toMatch(/^Search the Human Resources knowledge base: Leave, travel and pay policies\. Documents: Travel policy\./);
+    expect(hr.description).toMatch(
+      /^Search the Human Resources knowledge base: Leave, travel and pay policies\. Documents: Travel policy\./,
+    );
     expect(hr.inputSchema.required).toEqual(["query"]);
     expect(hr.annotations).toMatchObject({ readOnlyHint: true });
     expect(tools.find((t) => t.name === "search_eng_docs")!.description).toContain("Deployment guide");
@@ -146,7 +179,12 @@ describe("tools per knowledge base", () => {
   it("serves only one knowledge base at /api/mcp/<kb>", async () => {
     const client = await connect("/api/mcp/hr");
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).filter((n) => n.startsWith("search_")).sort()).toEqual(["search_faq", "search_hr", "search_knowledge"]);
+    expect(
+      tools
+        .map((t) => t.name)
+        .filter((n) => n.startsWith("search_"))
+        .sort(),
+    ).toEqual(["search_faq", "search_hr", "search_knowledge"]);
     const r = await client.callTool({ name: "search_knowledge", arguments: { query: "quasar rollback deploy" } });
     expect(results(r).every((x) => x.kb === "hr")).toBe(true);
     expect(results(r).some((x) => x.text.includes("quasar"))).toBe(false);
@@ -175,7 +213,9 @@ describe("tools per knowledge base", () => {
       const kbs = await listKnowledgeBases(store, registry);
       const client = await connect();
       const served = new Map(
-        (await client.listTools()).tools.flatMap((t) => (t._meta?.["knowledge-base/kb"] ? [[String(t._meta["knowledge-base/kb"]), t.name] as const] : [])),
+        (await client.listTools()).tools.flatMap((t) =>
+          t._meta?.["knowledge-base/kb"] ? [[String(t._meta["knowledge-base/kb"]), t.name] as const] : [],
+        ),
       );
       await client.close();
       expect(served.size).toBe(kbs.length);
@@ -232,13 +272,18 @@ describe("resources and prompts", () => {
     expect(body).toMatch(/\[1\]/);
     const generic = await client.getPrompt({ name: "answer_with_citations", arguments: { question: "Anything?" } });
     expect((generic.messages[0].content as { text: string }).text).toContain("search_knowledge");
-    expect(await client.getPrompt({ name: "answer_with_citations", arguments: { question: "x", kb: "nope" } }).catch((e) => e)).toBeInstanceOf(McpError);
+    expect(
+      await client.getPrompt({ name: "answer_with_citations", arguments: { question: "x", kb: "nope" } }).catch((e) => e),
+    ).toBeInstanceOf(McpError);
     await client.close();
   });
 });
 
 describe("write tools", () => {
-  const doc = { title: "Parking rules", content: "# Parking rules\n\nVisitors park on level minus two, bay 47, near the xylograph mural.\n" };
+  const doc = {
+    title: "Parking rules",
+    content: "# Parking rules\n\nVisitors park on level minus two, bay 47, near the xylograph mural.\n",
+  };
 
   it("refuses writes without a token and with a read token", async () => {
     for (const headers of [{}, bearer(secrets.read), { Authorization: `Bearer ${internalMcpSecret()}` }]) {
@@ -258,7 +303,7 @@ describe("write tools", () => {
     expect(added.isError).toBeFalsy();
     const out = added.structuredContent as { status: string; document: { id: string; kb: string; chunk_count: number }; uri: string };
     expect(out).toMatchObject({ status: "added", document: { kb: "hr" } });
-    expect((await store.getDocument(out.document.id))).toMatchObject({ origin: "mcp", tags: ["facilities"], title: "Parking rules" });
+    expect(await store.getDocument(out.document.id)).toMatchObject({ origin: "mcp", tags: ["facilities"], title: "Parking rules" });
 
     const found = await client.callTool({ name: "search_knowledge", arguments: { query: "xylograph mural parking" } });
     expect(results(found)[0].document.title).toBe("Parking rules");

@@ -1,9 +1,9 @@
-import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { formatDocumentList, toDocumentSummary } from "@/lib/tools/format";
 import { TOOL } from "@/lib/tools/names";
-import { effectiveKb, guarded, kbArgument, toolError, type ToolContext } from "./context";
+import { effectiveKb, guarded, kbArgument, type ToolContext, toolError } from "./context";
 
 export const name = TOOL.listDocuments;
 

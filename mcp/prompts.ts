@@ -1,6 +1,6 @@
-import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { GENERIC_SEARCH_TOOL, kbNameSchema, searchToolNames } from "@/lib/kb/names";
 import { inScope, type ToolContext } from "./context";
 
@@ -33,7 +33,9 @@ export function registerPrompts(server: McpServer, ctx: ToolContext) {
       description: "Answer a question from the knowledge base, citing the passages used as [n].",
       argsSchema: {
         question: z.string().min(1).max(4000).describe("The question to answer"),
-        kb: kbNameSchema.optional().describe(`Knowledge base to answer from${kbNames.length ? ` (${kbNames.join(", ")})` : ""}; omit for all`),
+        kb: kbNameSchema
+          .optional()
+          .describe(`Knowledge base to answer from${kbNames.length ? ` (${kbNames.join(", ")})` : ""}; omit for all`),
       },
     },
     ({ question, kb }) => {

@@ -1,17 +1,10 @@
-import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { chunkWindow, formatChunkWindow, formatDocumentText, MAX_READ_CHARS, sliceText, toWindowChunks } from "@/lib/tools/format";
 import { TOOL } from "@/lib/tools/names";
 import type { DocumentRecord } from "@/lib/types";
-import { guarded, inScope, toolError, type ToolContext } from "./context";
-import {
-  MAX_READ_CHARS,
-  chunkWindow,
-  formatChunkWindow,
-  formatDocumentText,
-  sliceText,
-  toWindowChunks,
-} from "@/lib/tools/format";
+import { guarded, inScope, type ToolContext, toolError } from "./context";
 
 export const name = TOOL.readDocument;
 
@@ -36,9 +29,7 @@ export const inputSchema = z.strictObject({
   document_id: id("document_id")
     .optional()
     .describe("Read this document's full text (from list_documents or a search result). Give this or chunk_id."),
-  chunk_id: id("chunk_id")
-    .optional()
-    .describe("Read the passage with this chunk_id (from search_knowledge) together with its neighbours."),
+  chunk_id: id("chunk_id").optional().describe("Read the passage with this chunk_id (from search_knowledge) together with its neighbours."),
   before: neighbours("before").describe("With chunk_id: how many chunks before it to include, 0–10. Default 2."),
   after: neighbours("after").describe("With chunk_id: how many chunks after it to include, 0–10. Default 2."),
   offset: z

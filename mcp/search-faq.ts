@@ -1,11 +1,11 @@
-import { z } from "zod";
-import { TOOL } from "@/lib/tools/names";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { faqHitsToResults } from "@/lib/faq/results";
-import { searchResultSchema } from "@/lib/tools/search-result";
 import { getFaqStore } from "@/lib/faq/store";
-import { effectiveKb, guarded, toolError, type ToolContext } from "./context";
+import { TOOL } from "@/lib/tools/names";
+import { searchResultSchema } from "@/lib/tools/search-result";
+import { effectiveKb, guarded, type ToolContext, toolError } from "./context";
 import { inputSchemaFor as searchInputSchemaFor } from "./search-knowledge";
 
 export const name = TOOL.searchFaq;

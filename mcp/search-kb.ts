@@ -1,6 +1,6 @@
-import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { searchToolDescription, searchToolNames } from "@/lib/kb/names";
 import { guarded, type ToolContext } from "./context";
 import { outputSchema, queryField, runSearch, topKField } from "./search-knowledge";

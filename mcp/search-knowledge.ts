@@ -1,13 +1,13 @@
-import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { withFaqsFirst } from "@/lib/faq/results";
 import { DEFAULT_TOP_K, MAX_QUERY_CHARS, MAX_TOP_K, searchKnowledge } from "@/lib/retrieve";
 import { hitContexts } from "@/lib/retrieve/context";
 import { formatSearchResults, toSearchResults } from "@/lib/tools/format";
 import { TOOL } from "@/lib/tools/names";
 import { searchOutputSchema } from "@/lib/tools/search-result";
-import { effectiveKb, guarded, kbArgument, toolError, type ToolContext } from "./context";
+import { effectiveKb, guarded, kbArgument, type ToolContext, toolError } from "./context";
 
 export const name = TOOL.searchKnowledge;
 

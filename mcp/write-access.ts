@@ -1,7 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { canWrite } from "@/lib/auth/tokens";
 import { getConfig } from "@/lib/config";
-import { inScope, toolError, type ToolContext } from "./context";
+import { inScope, type ToolContext, toolError } from "./context";
 
 /** The refusal a write tool answers without a read-write token, or null when the call may write. */
 export function writeRefusal(ctx: ToolContext, tool: string): string | null {

@@ -60,7 +60,11 @@ describe("npm run ask", { timeout: 240_000 }, () => {
 
   it("answers a Chinese question from its FAQ entry, as JSON, limited to one knowledge base", async () => {
     const { stdout } = await ask(["停车位怎么申请？", "--kb", "admin", "--json"]);
-    const r = JSON.parse(stdout) as { answer: string; metadata: { mode: string }; sources: { n: number; type: string; heading: string; cited: boolean; kb: string }[] };
+    const r = JSON.parse(stdout) as {
+      answer: string;
+      metadata: { mode: string };
+      sources: { n: number; type: string; heading: string; cited: boolean; kb: string }[];
+    };
     expect(r.metadata.mode).toBe("offline");
     expect(r.answer).toContain("审批通过后三个工作日内分配车位");
     expect(r.answer).toMatch(/\[1\]/);

@@ -5,8 +5,8 @@
  * over the configured store (DATA_DIR). Exit code 1 on failure.
  */
 import { parseArgs } from "node:util";
-import { ask, AskError, formatAnswer } from "@/lib/ask/ask";
-import { startLocalMcp, type LocalMcp } from "@/lib/ask/local-mcp";
+import { AskError, ask, formatAnswer } from "@/lib/ask/ask";
+import { type LocalMcp, startLocalMcp } from "@/lib/ask/local-mcp";
 import { getConfig } from "@/lib/config";
 import { getStore } from "@/lib/store";
 

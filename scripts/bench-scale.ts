@@ -7,7 +7,7 @@
  * every 20 s) and reports search p95 per minute against idle, errors and the server's RSS growth.
  * Numbers only; no assertions (the acceptance targets are printed beside them).
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
@@ -16,8 +16,8 @@ import { getEmbedder } from "@/lib/embed";
 import { createBatchIngest, listFiles } from "@/lib/ingest";
 import { createAccessToken, getRegistry } from "@/lib/kb";
 import { isSupported } from "@/lib/parse";
-import { percentile } from "@/lib/retrieve/eval-harness";
 import { searchKnowledge } from "@/lib/retrieve";
+import { percentile } from "@/lib/retrieve/eval-harness";
 import { openStore, type Store } from "@/lib/store";
 import { toIndexText } from "@/lib/tokenize";
 import { TOOL } from "@/lib/tools/names";
@@ -118,36 +118,53 @@ async function throughput(queries: string[], concurrency: number, seconds: numbe
 
 class McpHttp {
   private id = 0;
-  constructor(private url: string, private token?: string) {}
+  constructor(
+    private url: string,
+    private token?: string,
+  ) {}
   async call(name: string, args: Record<string, unknown>): Promise<unknown> {
     const res = await fetch(this.url, {
       method: "POST",
       headers: {
-        "Content-Type": "application/json", Accept: "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
         ...(this.token ? { Authorization: `Bearer ${this.token}` } : {}),
       },
       body: JSON.stringify({ jsonrpc: "2.0", id: ++this.id, method: "tools/call", params: { name, arguments: args } }),
     });
     const body = (await res.json()) as { result?: { isError?: boolean; content?: { text: string }[] }; error?: { message: string } };
-    if (!res.ok || body.error || body.result?.isError) throw new Error(`${res.status} ${body.error?.message ?? body.result?.content?.[0]?.text ?? ""}`);
+    if (!res.ok || body.error || body.result?.isError)
+      throw new Error(`${res.status} ${body.error?.message ?? body.result?.content?.[0]?.text ?? ""}`);
     return body.result;
   }
 }
 
 async function startServer(dataDir: string, port: number): Promise<ChildProcess> {
   if (!existsSync(path.join(repoRoot, ".next/BUILD_ID"))) throw new Error("No production build: run `npm run build` first.");
-  const child = spawn(process.execPath, [path.join(repoRoot, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
-    cwd: repoRoot,
-    env: {
-      ...process.env, DATA_DIR: dataDir, EMBEDDING_DIMENSION: String(getEmbedder().dimension), KNOWLEDGE_DIR: path.join(dataDir, "no-knowledge-folder"), MCP_RATE_LIMIT: "100000000",
-      LOG_LEVEL: process.env.LOG_LEVEL ?? "warn", NODE_ENV: "production",
+  const child = spawn(
+    process.execPath,
+    [path.join(repoRoot, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"],
+    {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        EMBEDDING_DIMENSION: String(getEmbedder().dimension),
+        KNOWLEDGE_DIR: path.join(dataDir, "no-knowledge-folder"),
+        MCP_RATE_LIMIT: "100000000",
+        LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+        NODE_ENV: "production",
+      },
+      stdio: ["ignore", "ignore", "inherit"],
     },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+  );
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`next start exited with ${child.exitCode}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/api/health`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return child;
     await new Promise((r) => setTimeout(r, 500));
   }
@@ -171,7 +188,10 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
   try {
     // ---- ingest ----
     const batch = createBatchIngest(store);
-    let chunks = 0, docs = 0, rawBytes = 0, failed = 0;
+    let chunks = 0,
+      docs = 0,
+      rawBytes = 0,
+      failed = 0;
     const t0 = performance.now();
     // CPU seconds of this process (all threads, Lance's included): on a shared machine wall time says little.
     const cpu0 = process.cpuUsage();
@@ -197,7 +217,9 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
       if (performance.now() - lastReport > 10_000) {
         lastReport = performance.now();
         const s = (lastReport - t0) / 1000;
-        console.log(`  … ${docs} docs, ${chunks} chunks, ${f1(mb(rawBytes))} MB in ${f1(s)} s (RSS ${Math.round(process.memoryUsage().rss / 1e6)} MB)`);
+        console.log(
+          `  … ${docs} docs, ${chunks} chunks, ${f1(mb(rawBytes))} MB in ${f1(s)} s (RSS ${Math.round(process.memoryUsage().rss / 1e6)} MB)`,
+        );
       }
     }
     failed += (await batch.flush()).length;
@@ -212,14 +234,22 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
     const maintCpu = cpuSeconds(cpuM0);
     const stats = await store.stats();
     const ratio = (stats.dataDirBytes ?? 0) / rawBytes;
-    console.log(`ingest    ${docs} docs, ${chunks} chunks, ${f1(mb(rawBytes))} MB raw in ${f1(ingestS)} s (${failed} failed): ` +
-      `${mb(rawBytes / ingestS).toFixed(2)} MB/s, ${Math.round(chunks / ingestS)} chunks/s   [target ≥ 2 MB/s]`);
-    console.log(`          CPU ${f1(ingestCpu)} s (${(ingestCpu / ingestS).toFixed(2)} cores busy on average): ` +
-      `${mb(rawBytes / ingestCpu).toFixed(2)} MB per CPU-second, ${Math.round(chunks / ingestCpu)} chunks per CPU-second; load average ${os.loadavg()[0].toFixed(1)}`);
-    console.log(`maintain  final run ${f1(maintS)} s (CPU ${f1(maintCpu)} s); data dir ${f1(mb(stats.dataDirBytes ?? 0))} MB = ${ratio.toFixed(2)}× raw   [target ≤ 3×]; ` +
-      `versions ${JSON.stringify(stats.versions)}; peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`);
+    console.log(
+      `ingest    ${docs} docs, ${chunks} chunks, ${f1(mb(rawBytes))} MB raw in ${f1(ingestS)} s (${failed} failed): ` +
+        `${mb(rawBytes / ingestS).toFixed(2)} MB/s, ${Math.round(chunks / ingestS)} chunks/s   [target ≥ 2 MB/s]`,
+    );
+    console.log(
+      `          CPU ${f1(ingestCpu)} s (${(ingestCpu / ingestS).toFixed(2)} cores busy on average): ` +
+        `${mb(rawBytes / ingestCpu).toFixed(2)} MB per CPU-second, ${Math.round(chunks / ingestCpu)} chunks per CPU-second; load average ${os.loadavg()[0].toFixed(1)}`,
+    );
+    console.log(
+      `maintain  final run ${f1(maintS)} s (CPU ${f1(maintCpu)} s); data dir ${f1(mb(stats.dataDirBytes ?? 0))} MB = ${ratio.toFixed(2)}× raw   [target ≤ 3×]; ` +
+        `versions ${JSON.stringify(stats.versions)}; peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`,
+    );
     const vectorBytes = chunks * embedder.dimension * 4;
-    console.log(`          raw text + vectors (${embedder.dimension} × float32) = ${f1(mb(rawBytes + vectorBytes))} MB; data dir = ${((stats.dataDirBytes ?? 0) / (rawBytes + vectorBytes)).toFixed(2)}× that`);
+    console.log(
+      `          raw text + vectors (${embedder.dimension} × float32) = ${f1(mb(rawBytes + vectorBytes))} MB; data dir = ${((stats.dataDirBytes ?? 0) / (rawBytes + vectorBytes)).toFixed(2)}× that`,
+    );
 
     // ---- queries in process ----
     const queries = await sampleQueries(store, o.queries);
@@ -270,7 +300,10 @@ async function mixedLoad(o: ScaleOptions, dir: string, server: ChildProcess, que
     let i = 0;
     while (performance.now() < end) {
       const s = performance.now();
-      const p = search(queries[i++ % queries.length]).then(() => onSample(performance.now() - s, true), () => onSample(performance.now() - s, false));
+      const p = search(queries[i++ % queries.length]).then(
+        () => onSample(performance.now() - s, true),
+        () => onSample(performance.now() - s, false),
+      );
       const tracked = p.finally(() => inflight.delete(tracked));
       inflight.add(tracked);
       await new Promise((r) => setTimeout(r, 55));
@@ -284,7 +317,10 @@ async function mixedLoad(o: ScaleOptions, dir: string, server: ChildProcess, que
   console.log(`\nmixed load ${o.mixed} s: idle search p95 ${f1(idleP95)} ms (30 s at ~18/s); server RSS ${Math.round(rss0)} MB`);
 
   const perMinute: number[][] = [];
-  let errors = 0, chats = 0, uploads = 0, rssPeak = rss0;
+  let errors = 0,
+    chats = 0,
+    uploads = 0,
+    rssPeak = rss0;
   const t0 = performance.now();
   const stop = t0 + o.mixed * 1000;
   const background = (async () => {
@@ -294,13 +330,28 @@ async function mixedLoad(o: ScaleOptions, dir: string, server: ChildProcess, que
       n++;
       rssPeak = Math.max(rssPeak, await rssMb(server.pid!));
       const chat = fetch(`${base}/api/chat`, {
-        method: "POST", headers: { "Content-Type": "application/json", Origin: base },
+        method: "POST",
+        headers: { "Content-Type": "application/json", Origin: base },
         body: JSON.stringify({ messages: [{ id: `m${n}`, role: "user", parts: [{ type: "text", text: queries[n % queries.length] }] }] }),
-      }).then(async (r) => { await r.text(); if (!r.ok) throw new Error(String(r.status)); chats++; });
-      const upload = n % 4 === 0
-        ? writer.call(TOOL.addDocument, { title: `Mixed load note ${n}`, content: `# Note ${n}\n\n${queries.slice(n % 50, (n % 50) + 40).join(". ")}.` }).then(() => { uploads++; })
-        : Promise.resolve();
-      await Promise.all([chat, upload]).catch(() => { errors++; });
+      }).then(async (r) => {
+        await r.text();
+        if (!r.ok) throw new Error(String(r.status));
+        chats++;
+      });
+      const upload =
+        n % 4 === 0
+          ? writer
+              .call(TOOL.addDocument, {
+                title: `Mixed load note ${n}`,
+                content: `# Note ${n}\n\n${queries.slice(n % 50, (n % 50) + 40).join(". ")}.`,
+              })
+              .then(() => {
+                uploads++;
+              })
+          : Promise.resolve();
+      await Promise.all([chat, upload]).catch(() => {
+        errors++;
+      });
     }
   })();
   await openLoop(o.mixed, (ms, ok) => {
@@ -313,5 +364,7 @@ async function mixedLoad(o: ScaleOptions, dir: string, server: ChildProcess, que
   const rss1 = await rssMb(server.pid!);
   const p95s = perMinute.map((m) => summarize(m).p95);
   console.log(`  search p95 per minute: ${p95s.map(f1).join(", ")} ms; worst ${f1(Math.max(...p95s) / idleP95)}× idle   [target ≤ 3×]`);
-  console.log(`  ${chats} chats, ${uploads} uploads, ${errors} errors   [target 0]; RSS ${Math.round(rss0)} → ${Math.round(rss1)} MB (peak ${Math.round(rssPeak)}), growth ${Math.round(rss1 - rss0)} MB   [target ≤ 200 MB]`);
+  console.log(
+    `  ${chats} chats, ${uploads} uploads, ${errors} errors   [target 0]; RSS ${Math.round(rss0)} → ${Math.round(rss1)} MB (peak ${Math.round(rssPeak)}), growth ${Math.round(rss1 - rss0)} MB   [target ≤ 200 MB]`,
+  );
 }

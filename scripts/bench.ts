@@ -11,8 +11,8 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { getEmbedder } from "@/lib/embed";
-import { askAll, ingestSet, loadEvalSet, subsetOf } from "@/lib/retrieve/eval-harness";
 import { ABLATIONS, type SearchTuning } from "@/lib/retrieve";
+import { askAll, ingestSet, loadEvalSet, subsetOf } from "@/lib/retrieve/eval-harness";
 import { openStore } from "@/lib/store";
 import { runScaleBench } from "./bench-scale";
 
@@ -35,9 +35,14 @@ async function main() {
   });
   if (values.scale) {
     await runScaleBench({
-      scale: Number.parseInt(values.scale, 10), corpus: values.corpus ? path.resolve(values.corpus) : undefined, evalDir: values.dir!,
-      port: Number.parseInt(values.port!, 10), seconds: Number(values.seconds), queries: Number.parseInt(values.queries!, 10),
-      mixed: Number(values.mixed), keep: values.keep!,
+      scale: Number.parseInt(values.scale, 10),
+      corpus: values.corpus ? path.resolve(values.corpus) : undefined,
+      evalDir: values.dir!,
+      port: Number.parseInt(values.port!, 10),
+      seconds: Number(values.seconds),
+      queries: Number.parseInt(values.queries!, 10),
+      mixed: Number(values.mixed),
+      keep: values.keep!,
     });
     return;
   }

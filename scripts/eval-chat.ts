@@ -14,7 +14,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { evalChat, serveMcp, shortAnswerQuestions, type ChatEvalSummary } from "@/lib/agent/eval-chat";
+import { type ChatEvalSummary, evalChat, serveMcp, shortAnswerQuestions } from "@/lib/agent/eval-chat";
 import { getEmbedder } from "@/lib/embed";
 import { ingestSet, loadEvalSet } from "@/lib/retrieve/eval-harness";
 import { openStore } from "@/lib/store";
@@ -71,7 +71,9 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     };
     const t0 = Date.now();
     const s = await evalChat(mcp.url, questions, { onQuestion: progress("ask") });
-    console.log(`\n${path.basename(set.dir)}: ${s.questions} questions with answers ≤ ${maxAnswer} characters (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+    console.log(
+      `\n${path.basename(set.dir)}: ${s.questions} questions with answers ≤ ${maxAnswer} characters (${((Date.now() - t0) / 1000).toFixed(1)} s)`,
+    );
     console.log(`  answer contained ${pct(s.contained, s.questions)}`);
     console.log(`  cited            ${pct(s.cited, s.questions)}`);
     console.log(`  refused          ${pct(s.refused, s.questions)}`);
@@ -92,6 +94,8 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 
 function printMisses(s: ChatEvalSummary, n: number) {
   for (const x of s.items.filter((i) => !i.contained).slice(0, n)) {
-    console.log(`  miss ${x.id}${x.refused ? " (refused)" : ""}: ${x.question}  [gold: ${x.answer}]\n    → ${x.text.replace(/\s+/g, " ").slice(0, 400)}`);
+    console.log(
+      `  miss ${x.id}${x.refused ? " (refused)" : ""}: ${x.question}  [gold: ${x.answer}]\n    → ${x.text.replace(/\s+/g, " ").slice(0, 400)}`,
+    );
   }
 }

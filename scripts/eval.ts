@@ -13,9 +13,9 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
 import { getEmbedder } from "@/lib/embed";
-import { askAll, loadEvalSet, openCachedSet, subsetOf, type EvalReport } from "@/lib/retrieve/eval-harness";
-import { summarize, type RecallSummary } from "@/lib/retrieve/eval-metrics";
 import { ABLATIONS, type SearchTuning } from "@/lib/retrieve";
+import { askAll, type EvalReport, loadEvalSet, openCachedSet, subsetOf } from "@/lib/retrieve/eval-harness";
+import { type RecallSummary, summarize } from "@/lib/retrieve/eval-metrics";
 
 const USAGE = "Usage: npm run eval -- <eval set dir> [--limit N] [--top-k 10] [--misses N] [--cache DIR] [--ablate]";
 
@@ -48,7 +48,10 @@ async function main(): Promise<number> {
   const embedder = getEmbedder();
   console.log(`${path.basename(set.dir)}: ${set.docs.length} documents, ${questions.length} questions, embedder ${embedder.name}`);
 
-  const bar = new cliProgress.SingleBar({ format: "{phase} [{bar}] {value}/{total}", hideCursor: true }, cliProgress.Presets.shades_classic);
+  const bar = new cliProgress.SingleBar(
+    { format: "{phase} [{bar}] {value}/{total}", hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
   const tmp = values.cache ? null : await mkdtemp(path.join(os.tmpdir(), "kb-eval-"));
   try {
     bar.start(set.docs.length, 0, { phase: "ingest" });
@@ -68,9 +71,12 @@ async function main(): Promise<number> {
       console.log();
       for (const line of table(report)) console.log(line);
       if (ingest) console.log(`ingest ${ingest.seconds.toFixed(1)} s (${ingest.documents} docs, ${ingest.chunks} chunks)`);
-      console.log(`query mean ${report.queryMs.mean.toFixed(1)} ms, p50 ${report.queryMs.p50.toFixed(1)} ms, p95 ${report.queryMs.p95.toFixed(1)} ms`);
+      console.log(
+        `query mean ${report.queryMs.mean.toFixed(1)} ms, p50 ${report.queryMs.p50.toFixed(1)} ms, p95 ${report.queryMs.p95.toFixed(1)} ms`,
+      );
       const showMisses = Number.parseInt(values.misses!, 10) || 0;
-      for (const m of report.misses.slice(0, showMisses)) console.log(`miss ${m.id}: ${m.question}  gold ${m.gold_doc}  got ${m.top.join(", ")}`);
+      for (const m of report.misses.slice(0, showMisses))
+        console.log(`miss ${m.id}: ${m.question}  gold ${m.gold_doc}  got ${m.top.join(", ")}`);
 
       if (values.ablate) {
         const rows: string[] = [ablationRow("all components", report, report)];
@@ -102,7 +108,8 @@ function table(r: Pick<EvalReport, "passage" | "document" | "ranks">): string[] 
 }
 
 function ablationRow(label: string, r: Awaited<ReturnType<typeof askAll>>, base: Awaited<ReturnType<typeof askAll>>): string {
-  const f = (v: number, b: number) => (label === "all components" ? v.toFixed(3) : `${v.toFixed(3)}${v - b >= 0 ? "+" : "-"}${Math.abs(v - b).toFixed(3)}`);
+  const f = (v: number, b: number) =>
+    label === "all components" ? v.toFixed(3) : `${v.toFixed(3)}${v - b >= 0 ? "+" : "-"}${Math.abs(v - b).toFixed(3)}`;
   const p = r.passage;
   const b = base.passage;
   return (

@@ -10,7 +10,7 @@ import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
 import { getConfig } from "@/lib/config";
 import { getEmbedder } from "@/lib/embed";
-import { createBatchIngest, listFiles, reindexAll, type BatchFailure } from "@/lib/ingest";
+import { type BatchFailure, createBatchIngest, listFiles, reindexAll } from "@/lib/ingest";
 import { isSupported } from "@/lib/parse";
 import { openStore } from "@/lib/store";
 import type { IngestProgress } from "@/lib/types";
@@ -98,7 +98,10 @@ async function main(): Promise<number> {
   }
   const { files, missing, unsupported } = await expand(positionals);
   const store = await openStore({ uri: cfg.dataDir, embedder });
-  const tags = values.tags?.split(",").map((t) => t.trim()).filter(Boolean);
+  const tags = values.tags
+    ?.split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
   const counts = { added: 0, updated: 0, unchanged: 0 };
   const failed: { file: string; error: string }[] = missing.map((m) => ({ file: m, error: "No such file or folder" }));
   let chunks = 0;
@@ -117,8 +120,13 @@ async function main(): Promise<number> {
     try {
       const data = await readFile(file);
       const { result: r, failures } = await batch.add({
-        filename: path.basename(file), data, kb: values.kb, origin: "cli",
-        title: files.length === 1 ? values.title : undefined, author: values.author, tags,
+        filename: path.basename(file),
+        data,
+        kb: values.kb,
+        origin: "cli",
+        title: files.length === 1 ? values.title : undefined,
+        author: values.author,
+        tags,
       });
       counts[r.status]++;
       if (r.status !== "unchanged") chunks += r.document.chunkCount;

@@ -2,20 +2,26 @@
 // Rebuilds fixtures/eval/* — the small, openly licensed eval subsets the test suite needs — from the full
 // sets (default ../shared/eval). Run once by a maintainer; the tests read only fixtures/eval.
 // crud-rag-zh is never vendored: its news texts are for measurement only.
-import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "..");
 const from = path.resolve(process.argv[2] ?? path.join(root, "../shared/eval"));
 const to = path.join(root, "fixtures/eval");
-const jsonl = (file) => readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+const jsonl = (file) =>
+  readFileSync(file, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
 
 /** Copies the chosen documents, their corpus passages and the chosen questions. */
 function vendor(set, name, pick) {
   const dir = path.join(from, set);
   const questions = jsonl(path.join(dir, "questions.jsonl"));
   const corpus = jsonl(path.join(dir, "corpus.jsonl"));
-  const docs = readdirSync(path.join(dir, "docs")).filter((d) => d.endsWith(".md")).sort();
+  const docs = readdirSync(path.join(dir, "docs"))
+    .filter((d) => d.endsWith(".md"))
+    .sort();
   const chosen = pick(questions, docs);
   const docSet = new Set(chosen.docs);
   const out = path.join(to, name);

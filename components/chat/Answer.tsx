@@ -39,7 +39,9 @@ const components: Components = {
   h2: ({ children }) => <h3 className="mt-3 mb-1 text-base font-semibold">{children}</h3>,
   h3: ({ children }) => <h4 className="mt-3 mb-1 font-semibold">{children}</h4>,
   blockquote: ({ children }) => (
-    <blockquote className="my-2 border-l-2 border-zinc-300 pl-3 text-zinc-600 dark:border-zinc-600 dark:text-zinc-300">{children}</blockquote>
+    <blockquote className="my-2 border-l-2 border-zinc-300 pl-3 text-zinc-600 dark:border-zinc-600 dark:text-zinc-300">
+      {children}
+    </blockquote>
   ),
   pre: ({ children }) => <pre className="my-2 overflow-x-auto rounded-lg bg-zinc-100 p-3 text-[13px] dark:bg-zinc-800">{children}</pre>,
   code: ({ children }) => <code className="rounded bg-zinc-100 px-1 py-0.5 text-[13px] dark:bg-zinc-800">{children}</code>,

@@ -4,12 +4,12 @@ import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport } from "ai";
 import Link from "next/link";
 import { useCallback, useEffect, useRef, useState } from "react";
-import { AddDocumentsButton, DocumentDropZone } from "@/components/documents/DocumentDropZone";
+import { authHeaders } from "@/components/api";
 import { ConnectButton } from "@/components/connect/ConnectButton";
 import type { ShareInfo } from "@/components/connect/share-info";
+import { AddDocumentsButton, DocumentDropZone } from "@/components/documents/DocumentDropZone";
 import { useMessages } from "@/components/i18n";
 import { KbFilter } from "@/components/kbs/KbFilter";
-import { authHeaders } from "@/components/api";
 import type { ChatUIMessage } from "@/lib/agent/protocol";
 import { Composer } from "./Composer";
 import { ConversationList } from "./ConversationList";
@@ -22,7 +22,8 @@ import { fill, T } from "./strings";
 // Headers are resolved per request, so an admin token entered later is used without a reload.
 const transport = new DefaultChatTransport<ChatUIMessage>({ api: "/api/chat", headers: () => authHeaders() });
 
-const NAV = "shrink-0 whitespace-nowrap rounded-lg px-2 py-1 text-sm text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800";
+const NAV =
+  "shrink-0 whitespace-nowrap rounded-lg px-2 py-1 text-sm text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800";
 
 /** A conversation id; crypto.randomUUID is missing on plain http (a LAN address), so there is a fallback. */
 function newConversationId(): string {
@@ -112,6 +113,7 @@ export function Chat({ offline, model, share }: { offline: boolean; model?: stri
     });
   }, [busy, messages, kbs, queue]);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: scroll again whenever the conversation grows
   useEffect(() => {
     const el = scroller.current;
     if (el && pinnedToBottom.current) el.scrollTop = el.scrollHeight;
@@ -220,7 +222,10 @@ export function Chat({ offline, model, share }: { offline: boolean; model?: stri
               {t.newChat}
             </button>
           )}
-          <nav aria-label={t.title} className="-mx-1 flex w-full min-w-0 items-center gap-x-1 text-sm sm:mx-0 sm:ml-auto sm:w-auto sm:justify-end">
+          <nav
+            aria-label={t.title}
+            className="-mx-1 flex w-full min-w-0 items-center gap-x-1 text-sm sm:mx-0 sm:ml-auto sm:w-auto sm:justify-end"
+          >
             <KbFilter value={kbs} onChange={changeKbs} />
             <AddDocumentsButton className={NAV} />
             <ConnectButton className={NAV} share={share} />
@@ -260,7 +265,13 @@ export function Chat({ offline, model, share }: { offline: boolean; model?: stri
                 </button>
                 <div className="min-h-0 flex-1">{history}</div>
               </div>
-              <button type="button" aria-label={t.closeHistory} tabIndex={-1} className="flex-1 bg-black/40" onClick={() => setHistoryOpen(false)} />
+              <button
+                type="button"
+                aria-label={t.closeHistory}
+                tabIndex={-1}
+                className="flex-1 bg-black/40"
+                onClick={() => setHistoryOpen(false)}
+              />
             </div>
           )}
           <main id="main" className="flex min-w-0 flex-1 flex-col">

@@ -2,10 +2,10 @@
 
 import Link from "next/link";
 import { supportingSpan } from "@/lib/agent/extractive";
-import { titleWithHeading } from "@/lib/chunk/heading";
 import type { Citation } from "@/lib/agent/protocol";
+import { titleWithHeading } from "@/lib/chunk/heading";
 import { documentHref } from "./sources";
-import { fill, type ChatText } from "./strings";
+import { type ChatText, fill } from "./strings";
 
 /** Heading path of a chunk without the document title it usually starts with. */
 export function headingPath(c: Citation): string {
@@ -62,7 +62,11 @@ export function ChunkCard({ citation: c, claim, t }: { citation: Citation; claim
       </span>
       <span className="mt-2 flex justify-between gap-2 text-xs text-zinc-600 dark:text-zinc-400">
         <span className="truncate">{c.document.source}</span>
-        <Link href={documentHref(c, claim)} data-testid="open-in-document" className="shrink-0 font-medium text-blue-800 underline dark:text-blue-300">
+        <Link
+          href={documentHref(c, claim)}
+          data-testid="open-in-document"
+          className="shrink-0 font-medium text-blue-800 underline dark:text-blue-300"
+        >
           {t.openInDocument} →
         </Link>
       </span>

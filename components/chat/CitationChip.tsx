@@ -34,7 +34,10 @@ export function CitationChip({ n, citation, claim, t }: { n: number; citation: C
       return;
     }
     const below = r.bottom + 6;
-    const top = below + cardHeight > vh - 8 && r.top - 6 - cardHeight > 8 ? r.top - 6 - cardHeight : Math.min(below, Math.max(8, vh - cardHeight - 8));
+    const top =
+      below + cardHeight > vh - 8 && r.top - 6 - cardHeight > 8
+        ? r.top - 6 - cardHeight
+        : Math.min(below, Math.max(8, vh - cardHeight - 8));
     setPos({ left, top, width });
   }, []);
 
@@ -42,16 +45,16 @@ export function CitationChip({ n, citation, claim, t }: { n: number; citation: C
     if (open) place();
   }, [open, place]);
 
-  const cancelHover = () => {
+  const cancelHover = useCallback(() => {
     if (hoverTimer.current) clearTimeout(hoverTimer.current);
     hoverTimer.current = null;
-  };
+  }, []);
   const close = useCallback(() => {
     cancelHover();
     setOpen(false);
-  }, []);
+  }, [cancelHover]);
 
-  useEffect(() => () => cancelHover(), []);
+  useEffect(() => () => cancelHover(), [cancelHover]);
 
   useEffect(() => {
     if (!open) return;
@@ -76,13 +79,17 @@ export function CitationChip({ n, citation, claim, t }: { n: number; citation: C
 
   const hover = (on: boolean) => {
     cancelHover();
-    hoverTimer.current = setTimeout(() => {
-      hoverTimer.current = null;
-      setOpen((o) => (on ? o || "hover" : o === "hover" ? false : o));
-    }, on ? 150 : 200);
+    hoverTimer.current = setTimeout(
+      () => {
+        hoverTimer.current = null;
+        setOpen((o) => (on ? o || "hover" : o === "hover" ? false : o));
+      },
+      on ? 150 : 200,
+    );
   };
 
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: hover only keeps the preview open; the chip button is the control
     <span className="relative inline" onMouseEnter={() => hover(true)} onMouseLeave={() => hover(false)}>
       <button
         ref={chipRef}

@@ -8,6 +8,7 @@ export function Composer({ busy, onSend, onStop, t }: { busy: boolean; onSend: (
   const [text, setText] = useState("");
   const ref = useRef<HTMLTextAreaElement>(null);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: resize the box whenever its text changes
   useEffect(() => {
     const el = ref.current;
     if (!el) return;

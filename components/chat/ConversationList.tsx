@@ -66,7 +66,11 @@ function Item({
   }
 
   return (
-    <li data-testid="conversation-item" data-id={c.id} className={`group rounded-lg ${active ? "bg-blue-50 dark:bg-blue-950/50" : "hover:bg-zinc-100 dark:hover:bg-zinc-800"}`}>
+    <li
+      data-testid="conversation-item"
+      data-id={c.id}
+      className={`group rounded-lg ${active ? "bg-blue-50 dark:bg-blue-950/50" : "hover:bg-zinc-100 dark:hover:bg-zinc-800"}`}
+    >
       <button
         type="button"
         data-testid="conversation-open"
@@ -83,7 +87,7 @@ function Item({
         </span>
       </button>
       {mode === "delete" ? (
-        <div className="flex items-center gap-2 px-2 pb-1.5 text-xs" role="group" aria-label={t.confirmDeleteConversation}>
+        <fieldset className="flex min-w-0 items-center gap-2 px-2 pb-1.5 text-xs" aria-label={t.confirmDeleteConversation}>
           <span className="text-red-800 dark:text-red-300">{t.confirmDeleteConversation}</span>
           <button
             type="button"
@@ -99,7 +103,7 @@ function Item({
           <button type="button" onClick={() => setMode("view")} className="rounded px-2 py-0.5 text-zinc-700 dark:text-zinc-300">
             {t.cancel}
           </button>
-        </div>
+        </fieldset>
       ) : (
         <div className="flex gap-3 px-2 pb-1.5 text-xs text-zinc-600 dark:text-zinc-400">
           <button
@@ -148,6 +152,7 @@ export function ConversationList({
   const [bump, setBump] = useState(0);
   const searchId = useId();
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reload when the list changes (version) or is asked to (bump)
   useEffect(() => {
     let live = true;
     const timer = setTimeout(

@@ -1,8 +1,8 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import { useLocale } from "@/components/i18n";
 import { authHeaders } from "@/components/api";
+import { useLocale } from "@/components/i18n";
 import type { ChatText } from "./strings";
 
 /** The first screen: what the chat does, and a few questions drawn from the indexed documents. */

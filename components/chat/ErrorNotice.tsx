@@ -1,7 +1,7 @@
 "use client";
 
 import { parseChatError } from "@/lib/agent/protocol";
-import { fill, type ChatText } from "./strings";
+import { type ChatText, fill } from "./strings";
 
 /** A failed turn as a message the user can act on, with a retry button. */
 export function ErrorNotice({ error, t, onRetry }: { error: Error; t: ChatText; onRetry: () => void }) {

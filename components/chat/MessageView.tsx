@@ -1,16 +1,16 @@
 "use client";
 
-import { useId, useMemo, useState } from "react";
 import type { DynamicToolUIPart } from "ai";
+import { useId, useMemo, useState } from "react";
 import { copyText } from "@/components/api";
-import type { Citation, ChatUIMessage } from "@/lib/agent/protocol";
-import type { Feedback } from "./conversations-api";
 import { FaqAnswerCard, PromoteToFaq } from "@/components/faq/ChatFaq";
+import type { ChatUIMessage, Citation } from "@/lib/agent/protocol";
 import { Answer } from "./Answer";
-import { answerWithReferences, displayCitations } from "./sources";
+import type { Feedback } from "./conversations-api";
 import { SourcesPanel } from "./SourcesPanel";
+import { answerWithReferences, displayCitations } from "./sources";
+import { type ChatText, fill } from "./strings";
 import { ToolActivity } from "./ToolActivity";
-import { fill, type ChatText } from "./strings";
 
 export function messageAnswerText(m: ChatUIMessage): string {
   return m.parts.map((p) => (p.type === "text" ? p.text : "")).join("");
@@ -58,10 +58,19 @@ function UserMessage({ m, t, busy, onEdit }: { m: ChatUIMessage; t: ChatText; bu
           className="w-full rounded-xl border border-zinc-400 bg-white px-3 py-2 text-[15px] dark:border-zinc-600 dark:bg-zinc-900"
         />
         <div className="flex justify-end gap-2 text-sm">
-          <button type="button" onClick={() => setEditing(false)} className="rounded-lg px-3 py-1 text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800">
+          <button
+            type="button"
+            onClick={() => setEditing(false)}
+            className="rounded-lg px-3 py-1 text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
+          >
             {t.cancel}
           </button>
-          <button type="submit" data-testid="edit-send" disabled={busy || !draft.trim()} className="rounded-lg bg-blue-700 px-3 py-1 font-medium text-white disabled:opacity-50">
+          <button
+            type="submit"
+            data-testid="edit-send"
+            disabled={busy || !draft.trim()}
+            className="rounded-lg bg-blue-700 px-3 py-1 font-medium text-white disabled:opacity-50"
+          >
             {t.saveAndSend}
           </button>
         </div>
@@ -70,7 +79,10 @@ function UserMessage({ m, t, busy, onEdit }: { m: ChatUIMessage; t: ChatText; bu
   }
   return (
     <div className="group flex flex-col items-end gap-1">
-      <div data-testid="user-message" className="max-w-[85%] rounded-2xl rounded-br-sm bg-blue-700 px-4 py-2 whitespace-pre-wrap break-words text-white">
+      <div
+        data-testid="user-message"
+        className="max-w-[85%] rounded-2xl rounded-br-sm bg-blue-700 px-4 py-2 whitespace-pre-wrap break-words text-white"
+      >
         {text}
       </div>
       <button
@@ -89,7 +101,17 @@ function UserMessage({ m, t, busy, onEdit }: { m: ChatUIMessage; t: ChatText; bu
   );
 }
 
-function FeedbackButtons({ messageId, feedback, t, onFeedback }: { messageId: string; feedback?: Feedback; t: ChatText; onFeedback: FeedbackFn }) {
+function FeedbackButtons({
+  messageId,
+  feedback,
+  t,
+  onFeedback,
+}: {
+  messageId: string;
+  feedback?: Feedback;
+  t: ChatText;
+  onFeedback: FeedbackFn;
+}) {
   const [draft, setDraft] = useState<{ rating: "up" | "down"; note: string } | null>(null);
   const [saved, setSaved] = useState(false);
   const noteId = useId();
@@ -126,7 +148,11 @@ function FeedbackButtons({ messageId, feedback, t, onFeedback }: { messageId: st
             onChange={(e) => setDraft({ ...draft, note: e.target.value })}
             className="min-w-0 flex-1 rounded border border-zinc-400 bg-white px-2 py-1 text-sm text-zinc-900 placeholder:text-zinc-600 dark:border-zinc-600 dark:bg-zinc-900 dark:text-zinc-100 dark:placeholder:text-zinc-400"
           />
-          <button type="submit" data-testid="feedback-send" className="rounded bg-zinc-800 px-2 py-1 text-white dark:bg-zinc-200 dark:text-zinc-900">
+          <button
+            type="submit"
+            data-testid="feedback-send"
+            className="rounded bg-zinc-800 px-2 py-1 text-white dark:bg-zinc-200 dark:text-zinc-900"
+          >
             {t.feedbackSend}
           </button>
         </form>
@@ -165,7 +191,18 @@ function RateButton({ rating, pressed, label, onClick }: { rating: "up" | "down"
 /** A thumb drawn as an SVG: emoji need a color-emoji font that many Linux machines lack. */
 function Thumb({ down }: { down?: boolean }) {
   return (
-    <svg aria-hidden="true" viewBox="0 0 24 24" width="16" height="16" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className={down ? "rotate-180" : undefined}>
+    <svg
+      aria-hidden="true"
+      viewBox="0 0 24 24"
+      width="16"
+      height="16"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="1.8"
+      strokeLinecap="round"
+      strokeLinejoin="round"
+      className={down ? "rotate-180" : undefined}
+    >
       <path d="M7 10v11H4a1 1 0 0 1-1-1v-9a1 1 0 0 1 1-1h3Zm0 0 4-8a2.5 2.5 0 0 1 2.5 2.5V9h5.6a2 2 0 0 1 2 2.3l-1.3 8A2 2 0 0 1 17.8 21H7" />
     </svg>
   );
@@ -221,7 +258,13 @@ function AssistantMessage({
           <button type="button" data-testid="copy-answer" onClick={copy} className={ACTION}>
             {copied ? t.copied : t.copy}
           </button>
-          <button type="button" data-testid="retry-answer" disabled={busy} onClick={() => onRegenerate(m.id)} className={`${ACTION} disabled:opacity-50`}>
+          <button
+            type="button"
+            data-testid="retry-answer"
+            disabled={busy}
+            onClick={() => onRegenerate(m.id)}
+            className={`${ACTION} disabled:opacity-50`}
+          >
             {t.regenerate}
           </button>
           {onFeedback && <FeedbackButtons messageId={m.id} feedback={feedback} t={t} onFeedback={onFeedback} />}

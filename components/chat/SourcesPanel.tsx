@@ -4,7 +4,7 @@ import Link from "next/link";
 import type { Citation } from "@/lib/agent/protocol";
 import { headingPath } from "./ChunkCard";
 import { documentHref, relevance, snippet } from "./sources";
-import { fill, type ChatText } from "./strings";
+import { type ChatText, fill } from "./strings";
 
 function SourceItem({ c, best, t }: { c: Citation; best: number; t: ChatText }) {
   const path = headingPath(c);

@@ -2,7 +2,7 @@
 
 import type { DynamicToolUIPart } from "ai";
 import { TOOL } from "@/lib/tools/names";
-import { fill, type ChatText } from "./strings";
+import { type ChatText, fill } from "./strings";
 
 function Spinner() {
   return <span aria-hidden className="inline-block size-3 animate-spin rounded-full border-2 border-zinc-300 border-t-blue-600" />;
@@ -10,14 +10,21 @@ function Spinner() {
 
 function SearchIcon({ failed }: { failed: boolean }) {
   return (
-    <svg aria-hidden viewBox="0 0 16 16" className={`size-3 shrink-0 ${failed ? "text-red-500" : "text-zinc-400"}`} fill="none" stroke="currentColor" strokeWidth="2">
+    <svg
+      aria-hidden
+      viewBox="0 0 16 16"
+      className={`size-3 shrink-0 ${failed ? "text-red-500" : "text-zinc-400"}`}
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="2"
+    >
       <circle cx="7" cy="7" r="4.5" />
       <path d="M10.5 10.5 14 14" strokeLinecap="round" />
     </svg>
   );
 }
 
-function describe(part: DynamicToolUIPart, t: ChatText): { label: string; result?: string } {
+function toolLabel(part: DynamicToolUIPart, t: ChatText): { label: string; result?: string } {
   const input = (part.input ?? {}) as { query?: unknown };
   const done = part.state === "output-available";
   if (part.toolName === TOOL.searchKnowledge) {
@@ -40,7 +47,7 @@ export function ToolActivity({ parts, t }: { parts: DynamicToolUIPart[]; t: Chat
   return (
     <ul className="mb-2 space-y-1">
       {parts.map((p) => {
-        const { label, result } = describe(p, t);
+        const { label, result } = toolLabel(p, t);
         const failed = p.state === "output-error";
         const running = !failed && p.state !== "output-available";
         return (
@@ -54,7 +61,10 @@ export function ToolActivity({ parts, t }: { parts: DynamicToolUIPart[]; t: Chat
             {running ? <Spinner /> : <SearchIcon failed={failed} />}
             <span className="min-w-0 truncate">{label}</span>
             {(result || failed) && (
-              <span data-testid="tool-result" className={failed ? "text-red-600 dark:text-red-400" : "shrink-0 text-zinc-600 dark:text-zinc-400"}>
+              <span
+                data-testid="tool-result"
+                className={failed ? "text-red-600 dark:text-red-400" : "shrink-0 text-zinc-600 dark:text-zinc-400"}
+              >
                 — {failed ? t.toolFailed : result}
               </span>
             )}

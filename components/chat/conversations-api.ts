@@ -8,8 +8,7 @@ export type { Conversation, ConversationSummary, Feedback };
 const path = (id: string) => `/api/conversations/${encodeURIComponent(id)}`;
 
 export const conversationApi = {
-  list: (q?: string) =>
-    apiFetch<{ conversations: ConversationSummary[] }>(`/api/conversations${q ? `?q=${encodeURIComponent(q)}` : ""}`),
+  list: (q?: string) => apiFetch<{ conversations: ConversationSummary[] }>(`/api/conversations${q ? `?q=${encodeURIComponent(q)}` : ""}`),
   get: (id: string) => apiFetch<{ conversation: Conversation }>(path(id)),
   create: (body: { id: string; kbs: string[]; messages: ChatUIMessage[] }) =>
     apiFetch<{ conversation: Conversation }>("/api/conversations", { method: "POST", body }),

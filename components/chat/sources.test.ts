@@ -18,7 +18,10 @@ describe("sources as shown", () => {
   it("numbers cited sources 1..k in order of first citation, then the rest", () => {
     const all = [cite(1), cite(2), cite(3)];
     const { byN, cited, others } = displayCitations("Second first [2], then third [3] and [2] again.", all);
-    expect(cited.map((c) => [c.chunk_id, c.n])).toEqual([["c2", 1], ["c3", 2]]);
+    expect(cited.map((c) => [c.chunk_id, c.n])).toEqual([
+      ["c2", 1],
+      ["c3", 2],
+    ]);
     expect(others.map((c) => [c.chunk_id, c.n])).toEqual([["c1", 3]]);
     expect(byN.get(2)?.n).toBe(1);
   });
@@ -46,7 +49,6 @@ describe("sources as shown", () => {
     expect(documentHref(cite(1, { chunk_id: "a b" }))).toBe("/documents/d1?chunk=a%20b");
   });
 });
-
 
 describe("example questions", () => {
   it("prefers the UI language and drops CSV row-range headings", () => {

@@ -3,8 +3,8 @@
  * and a relevance word instead of raw fusion scores, and how a copied answer carries its references.
  */
 import { citedNumbers } from "@/lib/agent/citations";
-import { titleWithHeading } from "@/lib/chunk/heading";
 import type { Citation } from "@/lib/agent/protocol";
+import { titleWithHeading } from "@/lib/chunk/heading";
 
 const MARKER = /\[(\d{1,3})\](?![(:])/g;
 
@@ -12,12 +12,15 @@ const MARKER = /\[(\d{1,3})\](?![(:])/g;
  * The answer's citations renumbered for display: those cited, in order of first citation (1..k), then
  * the rest retrieved in the turn (k+1..). Keyed by the turn's own number, which the answer text uses.
  */
-export function displayCitations(text: string, all: readonly Citation[]): { byN: Map<number, Citation>; cited: Citation[]; others: Citation[] } {
+export function displayCitations(
+  text: string,
+  all: readonly Citation[],
+): { byN: Map<number, Citation>; cited: Citation[]; others: Citation[] } {
   const known = new Map(all.map((c) => [c.n, c]));
   const order = citedNumbers(text).filter((n) => known.has(n));
   const rest = all.filter((c) => !order.includes(c.n)).map((c) => c.n);
   const byN = new Map<number, Citation>();
-  [...order, ...rest].forEach((n, i) => byN.set(n, { ...known.get(n)!, n: i + 1 }));
+  for (const [i, n] of [...order, ...rest].entries()) byN.set(n, { ...known.get(n)!, n: i + 1 });
   return { byN, cited: order.map((n) => byN.get(n)!), others: rest.map((n) => byN.get(n)!) };
 }
 

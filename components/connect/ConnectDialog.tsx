@@ -1,13 +1,13 @@
 "use client";
 
 import { useEffect, useId, useMemo, useRef, useState } from "react";
-import { useMessages } from "@/components/i18n";
 import { ApiError } from "@/components/api";
-import { ErrorLine, Field, inputClass, primaryButtonClass } from "@/components/ui";
+import { useMessages } from "@/components/i18n";
 import { kbApi, tokenApi } from "@/components/kbs/api";
 import { KbOptions } from "@/components/kbs/KbOptions";
+import { ErrorLine, Field, inputClass, primaryButtonClass } from "@/components/ui";
+import { type ClientId, connectSnippets, mcpEndpoint } from "@/lib/kb/connect";
 import type { KnowledgeBase } from "@/lib/kb/types";
-import { connectSnippets, mcpEndpoint, type ClientId } from "@/lib/kb/connect";
 import { CopyButton } from "./CopyButton";
 import { T } from "./messages";
 import type { ShareInfo } from "./share-info";
@@ -29,7 +29,14 @@ export interface ConnectDialogProps {
 /** The share panel: the MCP URL (library or one knowledge base), a token, and per-client configurations. */
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
 
-export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenRequire, onClose, onTokenCreated, share }: ConnectDialogProps) {
+export function ConnectDialog({
+  initialKb,
+  kbs: givenKbs,
+  requireToken: givenRequire,
+  onClose,
+  onTokenCreated,
+  share,
+}: ConnectDialogProps) {
   const t = useMessages(T);
   const titleId = useId();
   const closeRef = useRef<HTMLButtonElement>(null);
@@ -63,7 +70,9 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
       if (e.key !== "Tab" || !dialogRef.current) return;
       // Focus stays inside the dialog: Tab from the last control goes to the first, Shift+Tab the other way.
       const focusable = [
-        ...dialogRef.current.querySelectorAll<HTMLElement>('a[href], button:not([disabled]), input:not([disabled]), select, textarea, [tabindex]:not([tabindex="-1"])'),
+        ...dialogRef.current.querySelectorAll<HTMLElement>(
+          'a[href], button:not([disabled]), input:not([disabled]), select, textarea, [tabindex]:not([tabindex="-1"])',
+        ),
       ].filter((el) => el.offsetParent !== null);
       if (focusable.length === 0) return;
       const first = focusable[0];
@@ -96,7 +105,10 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
   }, [givenKbs, givenRequire]);
 
   const url = origin ? mcpEndpoint(origin, kb || null) : "";
-  const snippets = useMemo(() => (url ? connectSnippets({ url, kb: kb || null, token: secret, requireToken }) : []), [url, kb, secret, requireToken]);
+  const snippets = useMemo(
+    () => (url ? connectSnippets({ url, kb: kb || null, token: secret, requireToken }) : []),
+    [url, kb, secret, requireToken],
+  );
   const snippet = snippets.find((s) => s.id === client);
 
   async function createToken(e: React.FormEvent) {
@@ -115,6 +127,7 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
   }
 
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: a click on the backdrop closes the dialog; Escape does too
     <div
       className="fixed inset-0 z-50 flex items-start justify-center overflow-y-auto bg-black/40 p-2 sm:p-6"
       onMouseDown={(e) => e.target === e.currentTarget && onClose()}
@@ -185,7 +198,10 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
             <div>
               <p className="mb-2 text-xs text-amber-800 dark:text-amber-300">{t.secretOnce}</p>
               <div className="flex items-center gap-2">
-                <code data-testid="token-secret" className="min-w-0 flex-1 break-all rounded bg-zinc-100 px-2 py-1.5 font-mono text-xs dark:bg-zinc-800">
+                <code
+                  data-testid="token-secret"
+                  className="min-w-0 flex-1 break-all rounded bg-zinc-100 px-2 py-1.5 font-mono text-xs dark:bg-zinc-800"
+                >
                   {secret}
                 </code>
                 <CopyButton text={secret} testId="copy-token" label={t.tokenTitle} />
@@ -205,13 +221,25 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
           ) : (
             <form onSubmit={createToken} className="grid gap-3 sm:grid-cols-2">
               <Field label={t.tokenName}>
-                <input data-testid="token-name" value={tokenName} maxLength={100} onChange={(e) => setTokenName(e.target.value)} className={inputClass} />
+                <input
+                  data-testid="token-name"
+                  value={tokenName}
+                  maxLength={100}
+                  onChange={(e) => setTokenName(e.target.value)}
+                  className={inputClass}
+                />
               </Field>
               <fieldset className="text-sm">
                 <legend className="mb-1">{t.scopeLabel}</legend>
                 {(["read", "read-write"] as const).map((s) => (
                   <label key={s} className="flex items-center gap-2">
-                    <input type="radio" name="token-scope" data-testid={`token-scope-${s}`} checked={scope === s} onChange={() => setScope(s)} />
+                    <input
+                      type="radio"
+                      name="token-scope"
+                      data-testid={`token-scope-${s}`}
+                      checked={scope === s}
+                      onChange={() => setScope(s)}
+                    />
                     {s === "read" ? t.scopeRead : t.scopeReadWrite}
                   </label>
                 ))}
@@ -244,7 +272,9 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
                 data-testid={`snippet-tab-${s.id}`}
                 onClick={() => setClient(s.id)}
                 className={`rounded-md px-2.5 py-1 text-xs font-medium ${
-                  s.id === client ? "bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900" : "bg-zinc-100 hover:bg-zinc-200 dark:bg-zinc-800 dark:hover:bg-zinc-700"
+                  s.id === client
+                    ? "bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900"
+                    : "bg-zinc-100 hover:bg-zinc-200 dark:bg-zinc-800 dark:hover:bg-zinc-700"
                 }`}
               >
                 {s.label}
@@ -257,7 +287,10 @@ export function ConnectDialog({ initialKb, kbs: givenKbs, requireToken: givenReq
                 <span>{snippet.where === "terminal" ? t.runIn : `${t.pasteInto} ${snippet.where}`}</span>
                 <CopyButton text={snippet.text} testId="copy-snippet" label={snippet.label} />
               </div>
-              <pre data-testid="snippet" className="max-h-64 overflow-auto whitespace-pre-wrap break-all rounded-md bg-zinc-100 p-3 font-mono text-xs dark:bg-zinc-800">
+              <pre
+                data-testid="snippet"
+                className="max-h-64 overflow-auto whitespace-pre-wrap break-all rounded-md bg-zinc-100 p-3 font-mono text-xs dark:bg-zinc-800"
+              >
                 {snippet.text}
               </pre>
             </div>

@@ -1,8 +1,8 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import { useMessages } from "@/components/i18n";
 import { copyText } from "@/components/api";
+import { useMessages } from "@/components/i18n";
 import { T } from "./messages";
 
 /** A small "Copy" button that says "Copied" for a moment. */

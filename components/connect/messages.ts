@@ -60,7 +60,8 @@ export const T = {
     tokenFailed: "无法创建令牌。",
     createAnother: "再创建一个令牌",
     localOnly: "这个地址只能在本机使用：应用只监听 127.0.0.1。",
-    howToShare: "如需在局域网内共享，请用 BIND_HOST=0.0.0.0（或 `next start -H 0.0.0.0`）启动应用；此时需要访问令牌，请设置 ADMIN_TOKEN，并在这里为每个人创建令牌。",
+    howToShare:
+      "如需在局域网内共享，请用 BIND_HOST=0.0.0.0（或 `next start -H 0.0.0.0`）启动应用；此时需要访问令牌，请设置 ADMIN_TOKEN，并在这里为每个人创建令牌。",
     lanShared: "这是应用在局域网中的地址，同一网络中的其他电脑可以连接。",
     shareNeedsTokens: "此服务器不要求令牌：任何能访问它的人都可以搜索你的文档。",
   },

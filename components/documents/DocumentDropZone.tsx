@@ -130,5 +130,3 @@ export function AddDocumentsButton({ className }: { className?: string }) {
     </>
   );
 }
-
-export { useDocumentUploads } from "./UploadContext";

@@ -2,15 +2,15 @@
 
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useState } from "react";
+import { authHeaders } from "@/components/api";
 import { useLocale, useMessages } from "@/components/i18n";
+import { KbsLink } from "@/components/kbs/KbsLink";
+import { UploadKbPicker } from "@/components/kbs/UploadKbScope";
+import { ErrorLine, navLinkClass } from "@/components/ui";
 import { formatLabel } from "@/lib/parse/formats";
 import type { DocumentRecord } from "@/lib/types";
 import { AddDocumentsButton } from "./DocumentDropZone";
-import { authHeaders } from "@/components/api";
-import { ErrorLine, navLinkClass } from "@/components/ui";
-import { KbsLink } from "@/components/kbs/KbsLink";
-import { UploadKbPicker } from "@/components/kbs/UploadKbScope";
-import { formatBytes, T, type DocumentMessages } from "./messages";
+import { type DocumentMessages, formatBytes, T } from "./messages";
 import { useDocumentUploads } from "./UploadContext";
 import { statusLabel } from "./UploadTray";
 
@@ -39,7 +39,9 @@ function DocumentRow({ doc, t, locale, onDeleted }: { doc: DocumentRecord; t: Do
   const reindex = async () => {
     setBusy("reindex");
     setError(null);
-    const res = await fetch(`/api/documents/${encodeURIComponent(doc.id)}/reindex`, { method: "POST", headers: authHeaders() }).catch(() => null);
+    const res = await fetch(`/api/documents/${encodeURIComponent(doc.id)}/reindex`, { method: "POST", headers: authHeaders() }).catch(
+      () => null,
+    );
     setBusy(null);
     if (res?.ok) setChunkCount(((await res.json()) as { document: DocumentRecord }).document.chunkCount);
     else setError(res ? await errorMessage(res, t.loadFailed) : t.networkError);
@@ -73,7 +75,12 @@ function DocumentRow({ doc, t, locale, onDeleted }: { doc: DocumentRecord; t: Do
           <Link href={`/documents/${encodeURIComponent(doc.id)}`} className="text-sky-700 hover:underline dark:text-sky-300">
             {t.view}
           </Link>
-          <button type="button" disabled={busy !== null} onClick={reindex} className="text-zinc-700 hover:underline disabled:opacity-50 dark:text-zinc-300">
+          <button
+            type="button"
+            disabled={busy !== null}
+            onClick={reindex}
+            className="text-zinc-700 hover:underline disabled:opacity-50 dark:text-zinc-300"
+          >
             {t.reindex}
           </button>
           {confirming ? (
@@ -128,6 +135,7 @@ export function DocumentLibrary() {
     }
   }, [t.loadFailed]);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reload when an upload finishes (version)
   useEffect(() => {
     void refresh();
   }, [refresh, version]);
@@ -186,13 +194,27 @@ export function DocumentLibrary() {
         <table data-testid="documents-table" className="w-full text-left">
           <thead className="bg-zinc-50 text-xs uppercase tracking-wide text-zinc-600 dark:bg-zinc-900 dark:text-zinc-400">
             <tr>
-              <th scope="col" className="px-3 py-2">{t.colTitle}</th>
-              <th scope="col" className="hidden px-3 py-2 md:table-cell">{t.colType}</th>
-              <th scope="col" className="hidden px-3 py-2 md:table-cell">{t.colSize}</th>
-              <th scope="col" className="hidden px-3 py-2 text-right md:table-cell">{t.colChunks}</th>
-              <th scope="col" className="hidden px-3 py-2 md:table-cell">{t.colDate}</th>
-              <th scope="col" className="hidden px-3 py-2 md:table-cell">{t.colStatus}</th>
-              <th scope="col" className="px-3 py-2">{t.colActions}</th>
+              <th scope="col" className="px-3 py-2">
+                {t.colTitle}
+              </th>
+              <th scope="col" className="hidden px-3 py-2 md:table-cell">
+                {t.colType}
+              </th>
+              <th scope="col" className="hidden px-3 py-2 md:table-cell">
+                {t.colSize}
+              </th>
+              <th scope="col" className="hidden px-3 py-2 text-right md:table-cell">
+                {t.colChunks}
+              </th>
+              <th scope="col" className="hidden px-3 py-2 md:table-cell">
+                {t.colDate}
+              </th>
+              <th scope="col" className="hidden px-3 py-2 md:table-cell">
+                {t.colStatus}
+              </th>
+              <th scope="col" className="px-3 py-2">
+                {t.colActions}
+              </th>
             </tr>
           </thead>
           <tbody className="divide-y divide-zinc-100 dark:divide-zinc-800">

@@ -3,13 +3,13 @@
 import Link from "next/link";
 import { Fragment, useEffect, useMemo, useRef, useState } from "react";
 import Markdown, { type Components } from "react-markdown";
+import { authHeaders } from "@/components/api";
+import { LEADING_HEADINGS } from "@/components/chat/ChunkCard";
 import { fill } from "@/components/chat/strings";
 import { useLocale, useMessages } from "@/components/i18n";
-import { authHeaders } from "@/components/api";
+import { supportingSpan } from "@/lib/agent/extractive";
 import { formatLabel } from "@/lib/parse/formats";
 import type { ChunkRecord, DocumentRecord } from "@/lib/types";
-import { LEADING_HEADINGS } from "@/components/chat/ChunkCard";
-import { supportingSpan } from "@/lib/agent/extractive";
 import { type Block, chunkStarts, documentBlocks, overlaps } from "./blocks";
 import { type DocumentMessages, formatBytes, T } from "./messages";
 
@@ -59,7 +59,10 @@ function passageRange(chunk: ChunkRecord, claim?: string): { start: number; end:
 
 function ChunkMarker({ chunks, t }: { chunks: ChunkRecord[]; t: DocumentMessages }) {
   return (
-    <div data-testid="chunk-marker" className="mt-3 mb-1 flex flex-wrap gap-2 border-t border-dashed border-zinc-300 pt-1 text-xs text-zinc-600 dark:border-zinc-700 dark:text-zinc-400">
+    <div
+      data-testid="chunk-marker"
+      className="mt-3 mb-1 flex flex-wrap gap-2 border-t border-dashed border-zinc-300 pt-1 text-xs text-zinc-600 dark:border-zinc-700 dark:text-zinc-400"
+    >
       {chunks.map((c) => (
         <span key={c.id} id={`chunk-${c.id}`}>
           {fill(t.chunkLabel, { n: c.index + 1 })}
@@ -165,7 +168,12 @@ function DocumentBody({
     if (b.page !== undefined && b.page !== page) {
       page = b.page;
       out.push(
-        <h2 key={`page-${page}`} data-testid="page-heading" data-page={page} className="mt-8 mb-2 border-b border-zinc-200 pb-1 text-sm font-semibold text-zinc-600 dark:border-zinc-800 dark:text-zinc-400">
+        <h2
+          key={`page-${page}`}
+          data-testid="page-heading"
+          data-page={page}
+          className="mt-8 mb-2 border-b border-zinc-200 pb-1 text-sm font-semibold text-zinc-600 dark:border-zinc-800 dark:text-zinc-400"
+        >
           {fill(t.pageHeading, { page })}
         </h2>,
       );
@@ -189,7 +197,11 @@ function DocumentBody({
           data-page={b.page}
           className={`-mx-2 rounded px-2 ${isPassage ? PASSAGE : highlighted ? HIGHLIGHT : ""}`}
         >
-          {b.kind === "markdown" ? <Markdown components={md}>{b.text}</Markdown> : <p className="my-2 leading-relaxed whitespace-pre-wrap">{b.text}</p>}
+          {b.kind === "markdown" ? (
+            <Markdown components={md}>{b.text}</Markdown>
+          ) : (
+            <p className="my-2 leading-relaxed whitespace-pre-wrap">{b.text}</p>
+          )}
         </div>
       </Fragment>,
     );
@@ -213,8 +225,14 @@ export function DocumentView({ id, chunkId, claim }: { id: string; chunkId?: str
       if (!res) return setLoad({ state: "error", message: t.loadFailed });
       if (res.status === 404) return setLoad({ state: "error", message: t.notFound });
       if (!res.ok) return setLoad({ state: "error", message: t.loadFailed });
-      const body = (await res.json()) as { document: DocumentRecord; chunks: ChunkRecord[]; text?: string | null; pages?: { page: number; start: number }[] | null };
-      if (live) setLoad({ state: "ready", document: body.document, chunks: body.chunks, text: body.text ?? null, pages: body.pages ?? null });
+      const body = (await res.json()) as {
+        document: DocumentRecord;
+        chunks: ChunkRecord[];
+        text?: string | null;
+        pages?: { page: number; start: number }[] | null;
+      };
+      if (live)
+        setLoad({ state: "ready", document: body.document, chunks: body.chunks, text: body.text ?? null, pages: body.pages ?? null });
     })();
     return () => {
       live = false;
@@ -224,7 +242,8 @@ export function DocumentView({ id, chunkId, claim }: { id: string; chunkId?: str
   const cited = load.state === "ready" && chunkId ? (load.chunks.find((c) => c.id === chunkId) ?? null) : null;
   const passage = useMemo(() => (cited ? passageRange(cited, claim) : null), [cited, claim]);
   const jump = () => {
-    const el = document.querySelector<HTMLElement>('[data-passage="true"]') ?? document.querySelector<HTMLElement>('[data-highlighted="true"]');
+    const el =
+      document.querySelector<HTMLElement>('[data-passage="true"]') ?? document.querySelector<HTMLElement>('[data-highlighted="true"]');
     if (!el) return;
     el.scrollIntoView({ block: "center" });
     el.tabIndex = -1;
@@ -262,7 +281,8 @@ export function DocumentView({ id, chunkId, claim }: { id: string; chunkId?: str
             <dd className="break-all">{load.document.source}</dd>
             <dt>{t.colType}</dt>
             <dd>
-              {formatLabel(load.document.mimeType)} · {formatBytes(load.document.size)} · {load.chunks.length} {load.chunks.length === 1 ? t.chunk : t.chunks}
+              {formatLabel(load.document.mimeType)} · {formatBytes(load.document.size)} · {load.chunks.length}{" "}
+              {load.chunks.length === 1 ? t.chunk : t.chunks}
             </dd>
             <dt>{t.colDate}</dt>
             <dd>{new Date(load.document.updatedAt).toLocaleString(locale)}</dd>
@@ -281,7 +301,10 @@ export function DocumentView({ id, chunkId, claim }: { id: string; chunkId?: str
           </dl>
           <div className="mt-4 flex flex-wrap items-center gap-x-4 gap-y-2 text-sm">
             {cited && (
-              <p data-testid="cited-note" className="flex flex-wrap items-center gap-2 rounded-md bg-amber-50 px-2 py-1 text-amber-950 dark:bg-amber-950/50 dark:text-amber-100">
+              <p
+                data-testid="cited-note"
+                className="flex flex-wrap items-center gap-2 rounded-md bg-amber-50 px-2 py-1 text-amber-950 dark:bg-amber-950/50 dark:text-amber-100"
+              >
                 <span>
                   {t.citedPassage}
                   {cited.page != null ? ` (${fill(t.pageHeading, { page: cited.page })})` : ""}
@@ -311,7 +334,12 @@ export function DocumentView({ id, chunkId, claim }: { id: string; chunkId?: str
             ) : (
               <ol className="space-y-3">
                 {load.chunks.map((c) => (
-                  <li key={c.id} data-testid="chunk" data-highlighted={c.id === chunkId || undefined} className={`rounded-md border border-zinc-200 p-3 dark:border-zinc-800 ${c.id === chunkId ? HIGHLIGHT : ""}`}>
+                  <li
+                    key={c.id}
+                    data-testid="chunk"
+                    data-highlighted={c.id === chunkId || undefined}
+                    className={`rounded-md border border-zinc-200 p-3 dark:border-zinc-800 ${c.id === chunkId ? HIGHLIGHT : ""}`}
+                  >
                     <p className="text-xs text-zinc-600 dark:text-zinc-400">
                       {fill(t.chunkLabel, { n: c.index + 1 })}
                       {c.heading ? ` · ${c.heading}` : ""}

@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from "react";
 import { fill } from "@/components/chat/strings";
 import { useMessages } from "@/components/i18n";
-import { formatBytes, T, type DocumentMessages } from "./messages";
+import { type DocumentMessages, formatBytes, T } from "./messages";
 import { useDocumentUploads } from "./UploadContext";
 import { progressPercent, summarize, type UploadItem } from "./upload-queue";
 

@@ -12,14 +12,26 @@ describe("document blocks", () => {
     const text = "# people\n\n## Rows 1–2\n\nname: Ada\nrole: engineer\n\nname: Bo\nrole: chef";
     const recs = documentBlocks(text, "text/csv").filter((b) => b.kind === "record");
     expect(recs.map((r) => r.fields)).toEqual([
-      [["name", "Ada"], ["role", "engineer"]],
-      [["name", "Bo"], ["role", "chef"]],
+      [
+        ["name", "Ada"],
+        ["role", "engineer"],
+      ],
+      [
+        ["name", "Bo"],
+        ["role", "chef"],
+      ],
     ]);
   });
 
   it("puts each PDF paragraph on its page", () => {
     const text = "Page one text.\n\nPage two text.";
-    const blocks = documentBlocks(text, "application/pdf", [{ page: 1, start: 0 }, { page: 2, start: 16 }]);
-    expect(blocks.map((b) => [b.text, b.page])).toEqual([["Page one text.", 1], ["Page two text.", 2]]);
+    const blocks = documentBlocks(text, "application/pdf", [
+      { page: 1, start: 0 },
+      { page: 2, start: 16 },
+    ]);
+    expect(blocks.map((b) => [b.text, b.page])).toEqual([
+      ["Page one text.", 1],
+      ["Page two text.", 2],
+    ]);
   });
 });

@@ -13,8 +13,7 @@ export async function* readNdjson<T>(body: ReadableStream<Uint8Array>): AsyncGen
   for (;;) {
     const { value, done } = await reader.read();
     buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
-    let nl: number;
-    while ((nl = buffer.indexOf("\n")) !== -1) {
+    for (let nl = buffer.indexOf("\n"); nl !== -1; nl = buffer.indexOf("\n")) {
       const line = buffer.slice(0, nl).trim();
       buffer = buffer.slice(nl + 1);
       if (line) yield JSON.parse(line) as T;
@@ -37,7 +36,12 @@ export async function uploadFile(file: File, opts: UploadOptions = {}): Promise<
   if (opts.kb) form.append("kb", opts.kb);
   let res: Response;
   try {
-    res = await fetch("/api/documents", { method: "POST", body: form, headers: { ...authHeaders(), Accept: "application/x-ndjson" }, signal: opts.signal });
+    res = await fetch("/api/documents", {
+      method: "POST",
+      body: form,
+      headers: { ...authHeaders(), Accept: "application/x-ndjson" },
+      signal: opts.signal,
+    });
   } catch (err) {
     if (opts.signal?.aborted) throw err;
     return { status: "failed", error: { code: "network", message: "" } };

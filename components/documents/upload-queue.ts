@@ -3,8 +3,9 @@
  * One queue per page load (module singleton) so uploads keep running while the user moves between the
  * chat and the library.
  */
-import type { IngestStage } from "@/lib/types";
+
 import type { UploadOutcome } from "@/lib/ingest/upload-events";
+import type { IngestStage } from "@/lib/types";
 import { uploadFile } from "./upload-client";
 
 export type UploadState = "queued" | "uploading" | "processing" | "done" | "failed" | "cancelled";
@@ -113,7 +114,7 @@ export class UploadQueue {
   /** Uploads a failed file again (its bytes are kept until it is dismissed). */
   retry(id: string) {
     const item = this.items.find((i) => i.id === id);
-    if (!item || item.state !== "failed" || !this.files.has(id)) return;
+    if (item?.state !== "failed" || !this.files.has(id)) return;
     this.update(id, { state: "queued", stage: undefined, done: undefined, total: undefined, result: undefined });
     this.pump();
   }
@@ -163,7 +164,12 @@ export class UploadQueue {
         signal: controller.signal,
         onProgress: (e) => {
           if (controller.signal.aborted) return;
-          this.update(id, { state: "processing", stage: e.stage, done: e.done, total: e.total ?? this.items.find((i) => i.id === id)?.total });
+          this.update(id, {
+            state: "processing",
+            stage: e.stage,
+            done: e.done,
+            total: e.total ?? this.items.find((i) => i.id === id)?.total,
+          });
         },
       });
       if (controller.signal.aborted) return;

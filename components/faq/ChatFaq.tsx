@@ -5,10 +5,10 @@ import { useEffect, useState } from "react";
 import { useMessages } from "@/components/i18n";
 import { kbApi } from "@/components/kbs/api";
 import { KbOptions } from "@/components/kbs/KbOptions";
-import type { KnowledgeBase } from "@/lib/kb/types";
 import { stripCitations } from "@/lib/agent/citations";
 import type { Citation } from "@/lib/agent/protocol";
 import { faqIdOfChunk } from "@/lib/faq/types";
+import type { KnowledgeBase } from "@/lib/kb/types";
 import { faqApi } from "./api";
 import { fill, T } from "./messages";
 
@@ -21,15 +21,29 @@ export function FaqAnswerCard({ citations }: { citations: readonly Citation[] })
   const faq = citations.find((c) => faqIdOfChunk(c.chunk_id));
   if (!faq) return null;
   return (
-    <div data-testid="faq-answer" data-faq-id={faqIdOfChunk(faq.chunk_id)} className="mb-3 rounded-xl border border-emerald-300 bg-emerald-50 p-3 dark:border-emerald-800 dark:bg-emerald-950/30">
+    <div
+      data-testid="faq-answer"
+      data-faq-id={faqIdOfChunk(faq.chunk_id)}
+      className="mb-3 rounded-xl border border-emerald-300 bg-emerald-50 p-3 dark:border-emerald-800 dark:bg-emerald-950/30"
+    >
       <p className="flex items-center gap-2 text-xs">
-        <span data-testid="faq-answer-label" className="rounded-full bg-emerald-600 px-2 py-0.5 font-semibold text-white">{t.faqAnswer}</span>
+        <span data-testid="faq-answer-label" className="rounded-full bg-emerald-600 px-2 py-0.5 font-semibold text-white">
+          {t.faqAnswer}
+        </span>
         <span className="font-semibold text-emerald-900 dark:text-emerald-200">[{faq.n}]</span>
-        <span data-testid="faq-answer-question" className="font-medium">{faq.heading}</span>
+        <span data-testid="faq-answer-question" className="font-medium">
+          {faq.heading}
+        </span>
       </p>
-      <p data-testid="faq-answer-text" className="mt-2 whitespace-pre-wrap text-sm leading-relaxed">{faq.text}</p>
+      <p data-testid="faq-answer-text" className="mt-2 whitespace-pre-wrap text-sm leading-relaxed">
+        {faq.text}
+      </p>
       {faq.document.id && (
-        <Link href={`/documents/${encodeURIComponent(faq.document.id)}`} data-testid="faq-answer-source" className="mt-1 inline-block text-xs text-blue-700 underline dark:text-blue-300">
+        <Link
+          href={`/documents/${encodeURIComponent(faq.document.id)}`}
+          data-testid="faq-answer-source"
+          className="mt-1 inline-block text-xs text-blue-700 underline dark:text-blue-300"
+        >
           {t.openSource} · {faq.document.source}
         </Link>
       )}
@@ -49,27 +63,39 @@ export function PromoteToFaq({ question, answer, citations }: { question: string
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     if (!open) return;
-    kbApi.list().then((r) => {
-      setKbs(r.kbs);
-      setKb((cur) => cur || (r.kbs.find((k) => k.isDefault) ?? r.kbs[0])?.name || "");
-    }, () => {});
+    kbApi.list().then(
+      (r) => {
+        setKbs(r.kbs);
+        setKb((cur) => cur || (r.kbs.find((k) => k.isDefault) ?? r.kbs[0])?.name || "");
+      },
+      () => {},
+    );
   }, [open]);
 
   if (saved) {
     return (
       <span data-testid="promoted" className="text-emerald-700 dark:text-emerald-300">
-        {t.promoted} · <Link href={`/faq?kb=${encodeURIComponent(saved)}`} className="underline">{t.openFaq}</Link>
+        {t.promoted} ·{" "}
+        <Link href={`/faq?kb=${encodeURIComponent(saved)}`} className="underline">
+          {t.openFaq}
+        </Link>
       </span>
     );
   }
   if (!open) {
     return (
-      <button type="button" data-testid="promote-faq" onClick={() => setOpen(true)} className="hover:text-zinc-800 dark:hover:text-zinc-100">
+      <button
+        type="button"
+        data-testid="promote-faq"
+        onClick={() => setOpen(true)}
+        className="hover:text-zinc-800 dark:hover:text-zinc-100"
+      >
         {t.promote}
       </button>
     );
   }
-  const field = "w-full rounded-lg border border-zinc-300 bg-white px-2 py-1 text-sm text-zinc-900 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100";
+  const field =
+    "w-full rounded-lg border border-zinc-300 bg-white px-2 py-1 text-sm text-zinc-900 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100";
   return (
     <form
       data-testid="promote-form"
@@ -83,17 +109,44 @@ export function PromoteToFaq({ question, answer, citations }: { question: string
         );
       }}
     >
-      <input aria-label={t.question} data-testid="promote-question" className={field} value={q} onChange={(e) => setQ(e.target.value)} required />
-      <textarea aria-label={t.answer} data-testid="promote-answer" className={field} rows={4} value={a} onChange={(e) => setA(e.target.value)} required />
+      <input
+        aria-label={t.question}
+        data-testid="promote-question"
+        className={field}
+        value={q}
+        onChange={(e) => setQ(e.target.value)}
+        required
+      />
+      <textarea
+        aria-label={t.answer}
+        data-testid="promote-answer"
+        className={field}
+        rows={4}
+        value={a}
+        onChange={(e) => setA(e.target.value)}
+        required
+      />
       {kbs.length > 1 && (
         <select aria-label={t.kb} data-testid="promote-kb" className={field} value={kb} onChange={(e) => setKb(e.target.value)}>
           <KbOptions kbs={kbs} />
         </select>
       )}
-      {error && <span role="alert" className="text-red-700">{fill(t.failed, { message: error })}</span>}
+      {error && (
+        <span role="alert" className="text-red-700">
+          {fill(t.failed, { message: error })}
+        </span>
+      )}
       <span className="flex gap-2">
-        <button type="submit" data-testid="promote-save" className="rounded-lg bg-blue-600 px-3 py-1 font-medium text-white hover:bg-blue-700">{t.save}</button>
-        <button type="button" onClick={() => setOpen(false)} className="rounded-lg px-3 py-1 hover:bg-zinc-100 dark:hover:bg-zinc-800">{t.cancel}</button>
+        <button
+          type="submit"
+          data-testid="promote-save"
+          className="rounded-lg bg-blue-600 px-3 py-1 font-medium text-white hover:bg-blue-700"
+        >
+          {t.save}
+        </button>
+        <button type="button" onClick={() => setOpen(false)} className="rounded-lg px-3 py-1 hover:bg-zinc-100 dark:hover:bg-zinc-800">
+          {t.cancel}
+        </button>
       </span>
     </form>
   );

@@ -4,14 +4,13 @@ import Link from "next/link";
 import { useCallback, useEffect, useState } from "react";
 import { useMessages } from "@/components/i18n";
 import { kbApi, kbLabel } from "@/components/kbs/api";
-import type { KnowledgeBase } from "@/lib/kb/types";
 import type { FaqStatus } from "@/lib/faq/types";
-import { faqApi, splitLines, type FaqRecord } from "./api";
+import type { KnowledgeBase } from "@/lib/kb/types";
+import { type FaqRecord, faqApi, splitLines } from "./api";
 import { GeneratePanel } from "./GeneratePanel";
 import { fill, T } from "./messages";
 
-const input =
-  "w-full rounded-lg border border-zinc-300 bg-white px-3 py-2 text-sm dark:border-zinc-700 dark:bg-zinc-900";
+const input = "w-full rounded-lg border border-zinc-300 bg-white px-3 py-2 text-sm dark:border-zinc-700 dark:bg-zinc-900";
 const button = "rounded-lg px-3 py-1.5 text-sm font-medium";
 
 function FaqForm({
@@ -49,15 +48,49 @@ function FaqForm({
         }
       }}
     >
-      <input aria-label={t.question} placeholder={t.question} data-testid="faq-question" className={input} value={question} onChange={(e) => setQuestion(e.target.value)} required />
-      <textarea aria-label={t.answer} placeholder={t.answer} data-testid="faq-answer" className={input} rows={3} value={answer} onChange={(e) => setAnswer(e.target.value)} required />
-      <textarea aria-label={t.phrasings} placeholder={t.phrasings} data-testid="faq-phrasings" className={input} rows={2} value={phrasings} onChange={(e) => setPhrasings(e.target.value)} />
+      <input
+        aria-label={t.question}
+        placeholder={t.question}
+        data-testid="faq-question"
+        className={input}
+        value={question}
+        onChange={(e) => setQuestion(e.target.value)}
+        required
+      />
+      <textarea
+        aria-label={t.answer}
+        placeholder={t.answer}
+        data-testid="faq-answer"
+        className={input}
+        rows={3}
+        value={answer}
+        onChange={(e) => setAnswer(e.target.value)}
+        required
+      />
+      <textarea
+        aria-label={t.phrasings}
+        placeholder={t.phrasings}
+        data-testid="faq-phrasings"
+        className={input}
+        rows={2}
+        value={phrasings}
+        onChange={(e) => setPhrasings(e.target.value)}
+      />
       <div className="flex gap-2">
-        <button type="submit" data-testid="faq-save" disabled={busy} className={`${button} bg-blue-600 text-white hover:bg-blue-700 disabled:opacity-50`}>
+        <button
+          type="submit"
+          data-testid="faq-save"
+          disabled={busy}
+          className={`${button} bg-blue-600 text-white hover:bg-blue-700 disabled:opacity-50`}
+        >
           {t.save}
         </button>
         {onCancel && (
-          <button type="button" onClick={onCancel} className={`${button} text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800`}>
+          <button
+            type="button"
+            onClick={onCancel}
+            className={`${button} text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800`}
+          >
             {t.cancel}
           </button>
         )}
@@ -89,11 +122,13 @@ function FaqItem({ faq, onChanged, onError }: { faq: FaqRecord; onChanged: () =>
   }
   return (
     <li data-testid="faq-item" data-faq-id={faq.id} className="rounded-lg border border-zinc-200 p-3 dark:border-zinc-800">
-      <p data-testid="faq-item-question" className="font-semibold">{faq.question}</p>
-      <p data-testid="faq-item-answer" className="mt-1 whitespace-pre-wrap text-sm text-zinc-700 dark:text-zinc-300">{faq.answer}</p>
-      {faq.phrasings.length > 0 && (
-        <p className="mt-1 text-xs text-zinc-500">{fill(t.alsoAsked, { list: faq.phrasings.join(" · ") })}</p>
-      )}
+      <p data-testid="faq-item-question" className="font-semibold">
+        {faq.question}
+      </p>
+      <p data-testid="faq-item-answer" className="mt-1 whitespace-pre-wrap text-sm text-zinc-700 dark:text-zinc-300">
+        {faq.answer}
+      </p>
+      {faq.phrasings.length > 0 && <p className="mt-1 text-xs text-zinc-500">{fill(t.alsoAsked, { list: faq.phrasings.join(" · ") })}</p>}
       <div className="mt-2 flex flex-wrap items-center gap-2 text-xs text-zinc-500 dark:text-zinc-400">
         <span>{fill(t.source, { label: faq.source.label })}</span>
         {faq.source.documentId && (
@@ -104,18 +139,38 @@ function FaqItem({ faq, onChanged, onError }: { faq: FaqRecord; onChanged: () =>
         <span className="ml-auto flex gap-1">
           {faq.status === "pending" ? (
             <>
-              <button type="button" data-testid="faq-accept" onClick={() => act(() => faqApi.update(faq.id, { status: "accepted" }))} className={`${button} bg-green-600 text-white`}>
+              <button
+                type="button"
+                data-testid="faq-accept"
+                onClick={() => act(() => faqApi.update(faq.id, { status: "accepted" }))}
+                className={`${button} bg-green-600 text-white`}
+              >
                 {t.accept}
               </button>
-              <button type="button" data-testid="faq-reject" onClick={() => act(() => faqApi.remove(faq.id))} className={`${button} text-red-700 hover:bg-red-50`}>
+              <button
+                type="button"
+                data-testid="faq-reject"
+                onClick={() => act(() => faqApi.remove(faq.id))}
+                className={`${button} text-red-700 hover:bg-red-50`}
+              >
                 {t.reject}
               </button>
             </>
           ) : null}
-          <button type="button" data-testid="faq-edit" onClick={() => setEditing(true)} className={`${button} hover:bg-zinc-100 dark:hover:bg-zinc-800`}>
+          <button
+            type="button"
+            data-testid="faq-edit"
+            onClick={() => setEditing(true)}
+            className={`${button} hover:bg-zinc-100 dark:hover:bg-zinc-800`}
+          >
             {t.edit}
           </button>
-          <button type="button" data-testid="faq-delete" onClick={() => act(() => faqApi.remove(faq.id))} className={`${button} text-red-700 hover:bg-red-50 dark:text-red-300`}>
+          <button
+            type="button"
+            data-testid="faq-delete"
+            onClick={() => act(() => faqApi.remove(faq.id))}
+            className={`${button} text-red-700 hover:bg-red-50 dark:text-red-300`}
+          >
             {t.delete}
           </button>
         </span>
@@ -159,23 +214,50 @@ export function FaqManager({ initialKb }: { initialKb?: string }) {
     <main className="mx-auto flex max-w-3xl flex-col gap-4 px-3 py-6 sm:px-5">
       <header className="flex items-center gap-3">
         <h1 className="text-lg font-semibold">{t.title}</h1>
-        <Link href="/" className="ml-auto rounded-lg px-2 py-1 text-sm text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800">
+        <Link
+          href="/"
+          className="ml-auto rounded-lg px-2 py-1 text-sm text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
+        >
           {t.back}
         </Link>
       </header>
       <p className="text-sm text-zinc-600 dark:text-zinc-400">{t.intro}</p>
       <div role="tablist" aria-label={t.kb} className="flex flex-wrap gap-1 border-b border-zinc-200 dark:border-zinc-800">
         {kbs.map((k) => (
-          <button key={k.name} type="button" role="tab" aria-selected={k.name === kb} data-testid={`faq-kb-tab-${k.name}`} className={tab(k.name === kb)} onClick={() => setKb(k.name)}>
+          <button
+            key={k.name}
+            type="button"
+            role="tab"
+            aria-selected={k.name === kb}
+            data-testid={`faq-kb-tab-${k.name}`}
+            className={tab(k.name === kb)}
+            onClick={() => setKb(k.name)}
+          >
             {kbLabel(k)}
           </button>
         ))}
       </div>
       <div className="flex flex-wrap items-center gap-2">
-        <input type="search" aria-label={t.search} placeholder={t.search} data-testid="faq-search" className={`${input} flex-1`} value={q} onChange={(e) => setQ(e.target.value)} />
+        <input
+          type="search"
+          aria-label={t.search}
+          placeholder={t.search}
+          data-testid="faq-search"
+          className={`${input} flex-1`}
+          value={q}
+          onChange={(e) => setQ(e.target.value)}
+        />
         <div role="tablist" className="flex gap-1">
           {(["accepted", "pending"] as const).map((s) => (
-            <button key={s} type="button" role="tab" aria-selected={status === s} data-testid={`faq-status-${s}`} className={tab(status === s)} onClick={() => setStatus(s)}>
+            <button
+              key={s}
+              type="button"
+              role="tab"
+              aria-selected={status === s}
+              data-testid={`faq-status-${s}`}
+              className={tab(status === s)}
+              onClick={() => setStatus(s)}
+            >
               {s === "accepted" ? t.accepted : t.pending}
             </button>
           ))}
@@ -183,12 +265,18 @@ export function FaqManager({ initialKb }: { initialKb?: string }) {
       </div>
       {status === "pending" && kb && <GeneratePanel kb={kb} onProgress={reload} />}
       {error && (
-        <p role="alert" data-testid="faq-error" className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950/40 dark:text-red-200">
+        <p
+          role="alert"
+          data-testid="faq-error"
+          className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950/40 dark:text-red-200"
+        >
           {fill(t.failed, { message: error })}
         </p>
       )}
       <details className="rounded-lg border border-zinc-200 p-3 dark:border-zinc-800" open={faqs?.length === 0 && !q}>
-        <summary data-testid="faq-add-toggle" className="cursor-pointer text-sm font-medium">{t.add}</summary>
+        <summary data-testid="faq-add-toggle" className="cursor-pointer text-sm font-medium">
+          {t.add}
+        </summary>
         <div className="mt-3">
           <FaqForm
             testid="faq-add-form"
@@ -204,7 +292,9 @@ export function FaqManager({ initialKb }: { initialKb?: string }) {
       {faqs === null ? (
         <p className="text-sm text-zinc-500">{t.loading}</p>
       ) : faqs.length === 0 ? (
-        <p data-testid="faq-empty" className="text-sm text-zinc-500">{t.empty}</p>
+        <p data-testid="faq-empty" className="text-sm text-zinc-500">
+          {t.empty}
+        </p>
       ) : (
         <ul data-testid="faq-list" className="flex flex-col gap-2">
           {faqs.map((f) => (

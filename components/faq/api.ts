@@ -18,5 +18,8 @@ export const faqApi = {
 
 /** Phrasings are typed one per line. */
 export function splitLines(s: string): string[] {
-  return s.split("\n").map((l) => l.trim()).filter(Boolean);
+  return s
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
 }

@@ -20,7 +20,14 @@ export function AdminTokenPrompt({ t, onSet }: { t: KbMessages; onSet: () => voi
       <p className="w-full">{t.adminNeeded}</p>
       <label className="min-w-0 flex-1">
         <span className="sr-only">{t.adminToken}</span>
-        <input type="password" data-testid="admin-token" value={value} placeholder={t.adminToken} onChange={(e) => setValue(e.target.value)} className={inputClass} />
+        <input
+          type="password"
+          data-testid="admin-token"
+          value={value}
+          placeholder={t.adminToken}
+          onChange={(e) => setValue(e.target.value)}
+          className={inputClass}
+        />
       </label>
       <button type="submit" className={primaryButtonClass}>
         {t.useAdminToken}

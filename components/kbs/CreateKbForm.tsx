@@ -52,7 +52,13 @@ export function CreateKbForm({ t, onCreated, onError }: { t: KbMessages; onCreat
           pattern="[a-z0-9][a-z0-9_\-]{0,39}"
           onChange={(e) => {
             setNameEdited(true);
-            setName(e.target.value.toLowerCase().replace(/\s+/g, "-").replace(/[^a-z0-9_-]/g, "").replace(/^[-_]+/, ""));
+            setName(
+              e.target.value
+                .toLowerCase()
+                .replace(/\s+/g, "-")
+                .replace(/[^a-z0-9_-]/g, "")
+                .replace(/^[-_]+/, ""),
+            );
           }}
           className={`${inputClass} font-mono`}
           aria-describedby="kb-name-hint"

@@ -40,20 +40,30 @@ export function KbCard({
   return (
     <li data-testid="kb-card" data-kb={kb.name} className="rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
       {editing ? (
-        <KbEditForm kb={kb} t={t} busy={busy} onSave={(patch) => void run(() => kbApi.update(kb.name, patch))} onCancel={() => setEditing(false)} />
+        <KbEditForm
+          kb={kb}
+          t={t}
+          busy={busy}
+          onSave={(patch) => void run(() => kbApi.update(kb.name, patch))}
+          onCancel={() => setEditing(false)}
+        />
       ) : (
         <>
           <div className="flex flex-wrap items-baseline gap-x-2 gap-y-1">
             <h3 className="text-base font-semibold">{kb.title || kb.name}</h3>
             {kb.title && kb.title !== kb.name && <code className="text-xs text-zinc-600 dark:text-zinc-400">{kb.name}</code>}
             {kb.isDefault && (
-              <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300">{t.defaultBadge}</span>
+              <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300">
+                {t.defaultBadge}
+              </span>
             )}
             <span data-testid="kb-count" className="ml-auto text-sm text-zinc-600 dark:text-zinc-400">
               {kb.documentCount} {kb.documentCount === 1 ? t.document : t.documents}
             </span>
           </div>
-          <p className={`mt-1 text-sm ${kb.description ? "" : "italic text-zinc-600 dark:text-zinc-400"}`}>{kb.description || t.noDescription}</p>
+          <p className={`mt-1 text-sm ${kb.description ? "" : "italic text-zinc-600 dark:text-zinc-400"}`}>
+            {kb.description || t.noDescription}
+          </p>
           <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
             {t.tool}: <code data-testid="kb-tool">{kb.toolName}</code>
           </p>

@@ -47,7 +47,13 @@ export function KbEditForm({
         {!kb.isDefault && <span className="mt-1 block text-xs text-zinc-600 dark:text-zinc-400">{t.renameNote}</span>}
       </Field>
       <Field label={t.title}>
-        <input data-testid="kb-edit-title" value={form.title} maxLength={100} onChange={(e) => setForm({ ...form, title: e.target.value })} className={inputClass} />
+        <input
+          data-testid="kb-edit-title"
+          value={form.title}
+          maxLength={100}
+          onChange={(e) => setForm({ ...form, title: e.target.value })}
+          className={inputClass}
+        />
       </Field>
       <Field label={t.description}>
         <textarea

@@ -2,8 +2,8 @@
 
 import { useEffect, useRef, useState } from "react";
 import { useMessages } from "@/components/i18n";
-import { kbApi } from "./api";
 import type { KnowledgeBase } from "@/lib/kb/types";
+import { kbApi } from "./api";
 import { fill, T } from "./messages";
 
 /**
@@ -16,6 +16,7 @@ export function KbFilter({ value, onChange }: { value: string[]; onChange: (kbs:
   const [open, setOpen] = useState(false);
   const root = useRef<HTMLDivElement>(null);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reload the list each time the menu opens
   useEffect(() => {
     kbApi
       .list()
@@ -44,7 +45,11 @@ export function KbFilter({ value, onChange }: { value: string[]; onChange: (kbs:
 
   if (kbs.length < 2) return null;
   const label =
-    selected.length === 0 ? t.allKbsShort : selected.length === 1 ? (kbs.find((k) => k.name === selected[0])?.title ?? selected[0]) : fill(t.nKbs, { count: selected.length });
+    selected.length === 0
+      ? t.allKbsShort
+      : selected.length === 1
+        ? (kbs.find((k) => k.name === selected[0])?.title ?? selected[0])
+        : fill(t.nKbs, { count: selected.length });
   const toggle = (name: string) => onChange(selected.includes(name) ? selected.filter((k) => k !== name) : [...selected, name]);
 
   return (
@@ -65,10 +70,9 @@ export function KbFilter({ value, onChange }: { value: string[]; onChange: (kbs:
         {label} ▾
       </button>
       {open && (
-        <div
-          role="group"
+        <fieldset
           aria-label={t.searchIn}
-          className="absolute right-0 z-30 mt-1 w-64 max-w-[calc(100vw-1.5rem)] rounded-lg border border-zinc-200 bg-white p-2 shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
+          className="absolute right-0 z-30 mt-1 min-w-0 w-64 max-w-[calc(100vw-1.5rem)] rounded-lg border border-zinc-200 bg-white p-2 shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
         >
           <p className="mb-1 px-1 text-xs text-zinc-600 dark:text-zinc-400">{t.filterHint}</p>
           <label className="flex items-center gap-2 rounded px-1 py-1 text-sm hover:bg-zinc-50 dark:hover:bg-zinc-800">
@@ -77,12 +81,18 @@ export function KbFilter({ value, onChange }: { value: string[]; onChange: (kbs:
           </label>
           {kbs.map((k) => (
             <label key={k.name} className="flex items-center gap-2 rounded px-1 py-1 text-sm hover:bg-zinc-50 dark:hover:bg-zinc-800">
-              <input type="checkbox" data-testid="kb-filter-option" value={k.name} checked={selected.includes(k.name)} onChange={() => toggle(k.name)} />
+              <input
+                type="checkbox"
+                data-testid="kb-filter-option"
+                value={k.name}
+                checked={selected.includes(k.name)}
+                onChange={() => toggle(k.name)}
+              />
               <span className="truncate">{k.title || k.name}</span>
               <span className="ml-auto text-xs text-zinc-600 dark:text-zinc-400">{k.documentCount}</span>
             </label>
           ))}
-        </div>
+        </fieldset>
       )}
     </div>
   );

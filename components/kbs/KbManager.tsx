@@ -43,6 +43,7 @@ export function KbManager({ share }: { share?: ShareInfo } = {}) {
     }
   }, [t, onError]);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reload when an upload finishes (version)
   useEffect(() => {
     void refresh();
   }, [refresh, version]);

@@ -1,11 +1,11 @@
 "use client";
 
 import { useCallback, useEffect, useState } from "react";
-import { useLocale } from "@/components/i18n";
 import { ApiError } from "@/components/api";
+import { useLocale } from "@/components/i18n";
 import { ErrorLine } from "@/components/ui";
-import { tokenApi } from "./api";
 import type { PublicToken } from "@/lib/auth/token-types";
+import { tokenApi } from "./api";
 import { fill, type KbMessages } from "./messages";
 
 /** The access tokens (never their secrets), with revoke. */
@@ -25,6 +25,7 @@ export function TokenList({ t, version, onError }: { t: KbMessages; version: num
     }
   }, [onError, t.networkError]);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reload when tokens change (version)
   useEffect(() => {
     void refresh();
   }, [refresh, version]);
@@ -39,11 +40,21 @@ export function TokenList({ t, version, onError }: { t: KbMessages; version: num
       <p className="mb-3 text-sm text-zinc-600 dark:text-zinc-400">{t.tokensIntro}</p>
       {error && <ErrorLine className="mb-2 text-sm">{error}</ErrorLine>}
       {tokens && tokens.length === 0 && <p className="text-sm text-zinc-600 dark:text-zinc-400">{t.noTokens}</p>}
-      <ul data-testid="token-list" className="divide-y divide-zinc-100 rounded-lg border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800">
+      <ul
+        data-testid="token-list"
+        className="divide-y divide-zinc-100 rounded-lg border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800"
+      >
         {tokens?.map((tok) => (
-          <li key={tok.id} data-testid="token-row" data-token={tok.id} className={`flex flex-wrap items-center gap-x-3 gap-y-1 p-3 text-sm ${tok.revoked ? "bg-zinc-50 dark:bg-zinc-900" : ""}`}>
+          <li
+            key={tok.id}
+            data-testid="token-row"
+            data-token={tok.id}
+            className={`flex flex-wrap items-center gap-x-3 gap-y-1 p-3 text-sm ${tok.revoked ? "bg-zinc-50 dark:bg-zinc-900" : ""}`}
+          >
             <span className="font-medium">{tok.name}</span>
-            <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs dark:bg-zinc-800">{tok.scope === "read" ? t.scopeRead : t.scopeReadWrite}</span>
+            <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs dark:bg-zinc-800">
+              {tok.scope === "read" ? t.scopeRead : t.scopeReadWrite}
+            </span>
             <span className="text-xs text-zinc-600 dark:text-zinc-400">{tok.kb ?? t.allKbs}</span>
             <span className="text-xs text-zinc-600 dark:text-zinc-400">
               {t.created} {date(tok.createdAt)} · {t.lastUsed} {date(tok.lastUsedAt)}

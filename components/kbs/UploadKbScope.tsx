@@ -4,9 +4,9 @@ import { createContext, useContext, useEffect, useState } from "react";
 import { DocumentDropZone } from "@/components/documents/DocumentDropZone";
 import { useDocumentUploads } from "@/components/documents/UploadContext";
 import { useMessages } from "@/components/i18n";
+import type { KnowledgeBase } from "@/lib/kb/types";
 import { kbApi } from "./api";
 import { KbOptions } from "./KbOptions";
-import type { KnowledgeBase } from "@/lib/kb/types";
 import { T } from "./messages";
 
 const STORAGE_KEY = "kb-upload-target";
@@ -46,6 +46,7 @@ export function UploadKbPicker() {
   const ctx = useContext(Ctx);
   const { version } = useDocumentUploads();
   const [kbs, setKbs] = useState<KnowledgeBase[]>([]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reload when an upload finishes (version)
   useEffect(() => {
     kbApi
       .list()

@@ -33,7 +33,8 @@ export const T = {
     loading: "Loading…",
     loadFailed: "Could not load the knowledge bases.",
     networkError: "The server could not be reached.",
-    adminNeeded: "This server needs its admin token (ADMIN_TOKEN) for its documents, knowledge bases and tokens; this browser keeps it once entered.",
+    adminNeeded:
+      "This server needs its admin token (ADMIN_TOKEN) for its documents, knowledge bases and tokens; this browser keeps it once entered.",
     adminToken: "Admin token",
     useAdminToken: "Use",
     tokensTitle: "Access tokens",

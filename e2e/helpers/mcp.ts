@@ -4,7 +4,6 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { SearchResult as SearchResultData } from "../../lib/tools/search-result";
 
-
 export function mcpUrl(port: number, path = "/api/mcp"): string {
   return `http://127.0.0.1:${port}${path}`;
 }
@@ -23,7 +22,6 @@ export function resultText(result: unknown): string {
     .map((c) => c.text)
     .join("\n");
 }
-
 
 export async function search(client: Client, args: { query: string; top_k?: number; kb?: string }) {
   const result = await client.callTool({ name: "search_knowledge", arguments: args });

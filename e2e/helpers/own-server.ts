@@ -2,7 +2,7 @@
  * An app server a spec starts itself through server.mjs (the `npm start` entry), so it can read the
  * process's memory (/proc/<pid>/status) and set its own environment. Only loopback.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 
 export interface OwnServer {
@@ -24,7 +24,10 @@ export async function startOwnServer(port: number, env: Record<string, string>):
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 240; i++) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${out}`);
-    const ok = await fetch(`${base}/api/health`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${base}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (i === 239) throw new Error(`server did not become healthy:\n${out}`);
     await new Promise((r) => setTimeout(r, 500));

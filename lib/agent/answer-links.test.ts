@@ -13,7 +13,8 @@ describe("linkCitations", () => {
   });
 
   it("finds the quoted sentence of a list item, English or Chinese", () => {
-    const text = "From the knowledge base:\n\n- Full-time employees receive 20 days of annual leave per year. [1]\n- 员工先填写报销申请单。 [2]";
+    const text =
+      "From the knowledge base:\n\n- Full-time employees receive 20 days of annual leave per year. [1]\n- 员工先填写报销申请单。 [2]";
     expect(linkCitations(text, () => true).claims).toEqual([
       "Full-time employees receive 20 days of annual leave per year",
       "员工先填写报销申请单",

@@ -21,7 +21,12 @@ describe("splitSentences", () => {
 
 describe("questionTerms", () => {
   it("drops question words and joins characters jieba leaves unsegmented", () => {
-    expect(questionTerms("How many days of annual leave do employees get?").map((t) => t.key)).toEqual(["day", "annual", "leav", "employe"]);
+    expect(questionTerms("How many days of annual leave do employees get?").map((t) => t.key)).toEqual([
+      "day",
+      "annual",
+      "leav",
+      "employe",
+    ]);
     expect(questionTerms("年假有多少天？").map((t) => t.key)).toEqual(["年假", "天"]);
   });
 });
@@ -37,7 +42,10 @@ describe("answerPart", () => {
     const a = answerPart(questionTerms("How many days of annual leave do full-time employees get?"), [handbook]);
     expect(a.kind).toBe("sentences");
     if (a.kind === "none") return;
-    expect(a.quotes[0]).toEqual({ n: 1, text: expect.stringContaining("Full-time employees receive 20 days of paid annual leave per year.") });
+    expect(a.quotes[0]).toEqual({
+      n: 1,
+      text: expect.stringContaining("Full-time employees receive 20 days of paid annual leave per year."),
+    });
   });
 
   it("does not quote the same sentence twice from near-duplicate chunks", () => {
@@ -49,14 +57,22 @@ describe("answerPart", () => {
   });
 
   it("does not start a quote in the middle of a sentence", () => {
-    const cut = p(1, "Biology › Plastids", "back into the chloroplast stroma. Chloroplasts make sugar from light in the stroma. They also store starch.");
+    const cut = p(
+      1,
+      "Biology › Plastids",
+      "back into the chloroplast stroma. Chloroplasts make sugar from light in the stroma. They also store starch.",
+    );
     const a = answerPart(questionTerms("Where do chloroplasts make sugar?"), [cut]);
     if (a.kind === "none") throw new Error("refused");
     expect(a.quotes[0].text).toMatch(/^Chloroplasts make sugar/);
   });
 
   it("answers with the closest passage when the chunk matches but no sentence stands out", () => {
-    const spread = p(1, "Offices", "The Lisbon office opened in 2019. It is managed from the head office by Ana Costa, who also runs Porto.");
+    const spread = p(
+      1,
+      "Offices",
+      "The Lisbon office opened in 2019. It is managed from the head office by Ana Costa, who also runs Porto.",
+    );
     const a = answerPart(questionTerms("Who manages the Lisbon office?"), [spread]);
     expect(a.kind).not.toBe("none");
     if (a.kind === "none") return;

@@ -11,7 +11,7 @@
  */
 import { STOP_WORDS, stem, tokenize } from "@/lib/tokenize";
 import { segmentWords } from "@/lib/tokenize/segment";
-import { cleanSentence, hasCjk, splitSentences, type Passage, type SentenceSpan } from "./extractive";
+import { cleanSentence, hasCjk, type Passage, type SentenceSpan, splitSentences } from "./extractive";
 
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
 
@@ -172,18 +172,15 @@ export function readPassages(terms: readonly Term[], passages: readonly Passage[
 
 // ---------------------------------------------------------------------------------------------
 
-
 export interface Quote {
   n: number;
   text: string;
 }
 
-export type PartAnswer =
-  | { kind: "sentences"; quotes: Quote[] }
-  | { kind: "closest"; quotes: Quote[] }
-  | { kind: "none" };
+export type PartAnswer = { kind: "sentences"; quotes: Quote[] } | { kind: "closest"; quotes: Quote[] } | { kind: "none" };
 
-const ANAPHORA = /^(?:it|its|this|these|that|those|they|their|them|he|his|she|her|such|both|the latter|the former)\b|^(?:他|她|它|其|该|此|这|这些|上述)/i;
+const ANAPHORA =
+  /^(?:it|its|this|these|that|those|they|their|them|he|his|she|her|such|both|the latter|the former)\b|^(?:他|她|它|其|该|此|这|这些|上述)/i;
 
 /** Display length: CJK characters count double (they carry about two letters' worth each). */
 function width(s: string): number {
@@ -232,7 +229,11 @@ function trimSentence(text: string, terms: readonly Term[], limit: number): stri
       break;
     }
   }
-  const body = clauses.slice(lo, hi + 1).join("").trim().replace(/[，,；;：:]$/, "");
+  const body = clauses
+    .slice(lo, hi + 1)
+    .join("")
+    .trim()
+    .replace(/[，,；;：:]$/, "");
   return `${lo > 0 ? "…" : ""}${body}${hi < clauses.length - 1 ? "…" : ""}`;
 }
 
@@ -248,7 +249,8 @@ function unitAround(chunk: ChunkReading, index: number): number[] {
   const listFrom = s.item ? index : /[:：]$/.test(s.text) && ss[index + 1]?.item ? index + 1 : -1;
   if (listFrom >= 0) {
     // Items before the chosen one (the same list), then after it; at most 8 in all.
-    for (let i = index - 1; i >= 0 && s.item && ss[i].item && ss[i].line === (ss[i + 1].line ?? 0) - 1 && out.length < 8; i--) out.unshift(i);
+    for (let i = index - 1; i >= 0 && s.item && ss[i].item && ss[i].line === (ss[i + 1].line ?? 0) - 1 && out.length < 8; i--)
+      out.unshift(i);
     for (let i = index + 1; i < ss.length && ss[i].item && ss[i].line === (ss[i - 1].line ?? 0) + 1 && out.length < 8; i++) out.push(i);
   }
   return out;

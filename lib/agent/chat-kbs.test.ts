@@ -2,9 +2,10 @@
  * The chat limited to some knowledge bases, through the real MCP handler over HTTP with REQUIRE_TOKEN on
  * (the chat gets in with the app's internal secret), on a real store with two knowledge bases.
  */
+
+import { mkdtemp, rm } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,8 +16,8 @@ import { ingestDocument } from "@/lib/ingest";
 import { openRegistry, type Registry } from "@/lib/kb/registry";
 import { openStore, type Store } from "@/lib/store";
 import { handleMcpRequest } from "@/mcp/http";
-import type { Citation } from "./citations";
 import { mcpHeaders, readOnlyTools, runChat } from "./chat";
+import type { Citation } from "./citations";
 
 const enc = new TextEncoder();
 let dir: string;
@@ -69,7 +70,13 @@ afterAll(async () => {
 });
 
 const config: AppConfig["chat"] = {
-  apiKey: undefined, baseURL: undefined, model: "test", maxSteps: 4, historyTurns: 8, historyChars: 12000, mcpUrl: undefined,
+  apiKey: undefined,
+  baseURL: undefined,
+  model: "test",
+  maxSteps: 4,
+  historyTurns: 8,
+  historyChars: 12000,
+  mcpUrl: undefined,
 };
 
 async function citationsOf(res: Response): Promise<{ citations: Citation[]; text: string; errors: string[] }> {
@@ -80,7 +87,10 @@ async function citationsOf(res: Response): Promise<{ citations: Citation[]; text
     .map((d) => JSON.parse(d) as { type: string; delta?: string; errorText?: string; data?: { citations: Citation[] } });
   return {
     citations: chunks.filter((c) => c.type === "data-citations").at(-1)?.data?.citations ?? [],
-    text: chunks.filter((c) => c.type === "text-delta").map((c) => c.delta).join(""),
+    text: chunks
+      .filter((c) => c.type === "text-delta")
+      .map((c) => c.delta)
+      .join(""),
     errors: chunks.filter((c) => c.type === "error").map((c) => c.errorText ?? ""),
   };
 }

@@ -4,13 +4,16 @@
  * stream the route returns. The model is either the embedded offline answerer or a scripted
  * LanguageModelV4 that behaves like an LLM reading the tool results (it cites the numbers it was shown).
  */
+
+import { mkdtemp, rm } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AuthSettings } from "@/lib/auth/config";
+import type { AppConfig } from "@/lib/config";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
 import { openStore, type Store } from "@/lib/store";
@@ -18,8 +21,6 @@ import { handleMcpRequest } from "@/mcp/http";
 import { runChat } from "./chat";
 import type { Citation } from "./citations";
 import { REPEATED_CALL_RESULT } from "./loop";
-import type { AppConfig } from "@/lib/config";
-import type { AuthSettings } from "@/lib/auth/config";
 
 let dir: string;
 let store: Store;
@@ -116,7 +117,10 @@ async function readTurn(res: Response) {
     .map((event) => event.replace(/^data: /, "").trim())
     .filter((d) => d && d !== "[DONE]")
     .map((d) => JSON.parse(d) as Chunk);
-  const text = chunks.filter((c) => c.type === "text-delta").map((c) => c.delta).join("");
+  const text = chunks
+    .filter((c) => c.type === "text-delta")
+    .map((c) => c.delta)
+    .join("");
   const citations = chunks.filter((c) => c.type === "data-citations").at(-1)?.data?.citations ?? [];
   const errors = chunks.filter((c) => c.type === "error").map((c) => c.errorText);
   return { chunks, text, citations, errors };
@@ -145,7 +149,12 @@ function scriptedModel(script: Step[], calls: LanguageModelV4CallOptions[]): Lan
       const step = script[Math.min(calls.length - 1, script.length - 1)](opts, results);
       const parts: LanguageModelV4StreamPart[] = [{ type: "stream-start", warnings: [] }];
       if (step.search) {
-        parts.push({ type: "tool-call", toolCallId: `call-${calls.length}`, toolName: "search_knowledge", input: JSON.stringify(step.search) });
+        parts.push({
+          type: "tool-call",
+          toolCallId: `call-${calls.length}`,
+          toolName: "search_knowledge",
+          input: JSON.stringify(step.search),
+        });
         parts.push({ type: "finish", usage, finishReason: { unified: "tool-calls", raw: "tool_calls" } });
       } else {
         parts.push({ type: "text-start", id: "t" });
@@ -184,7 +193,11 @@ function refOf(result: string, needle: string): number {
 describe("chat turn", () => {
   it("offline mode: searches through the MCP endpoint and quotes the supporting sentence with a valid [n]", async () => {
     mcpLog.length = 0;
-    const res = await runChat({ config, mcpUrl, messages: [{ role: "user", content: "How many days of annual leave do full-time employees get?" }] });
+    const res = await runChat({
+      config,
+      mcpUrl,
+      messages: [{ role: "user", content: "How many days of annual leave do full-time employees get?" }],
+    });
     expect(res.status).toBe(200);
     const { text, citations, errors } = await readTurn(res);
     expect(errors).toEqual([]);
@@ -218,7 +231,9 @@ describe("chat turn", () => {
       ],
       calls,
     );
-    const { text, citations } = await readTurn(await runChat({ config, mcpUrl, model, messages: [{ role: "user", content: "leave and expenses?" }] }));
+    const { text, citations } = await readTurn(
+      await runChat({ config, mcpUrl, model, messages: [{ role: "user", content: "leave and expenses?" }] }),
+    );
     expect(mcpLog.filter((m) => m === "tools/call:search_knowledge").length).toBe(2);
 
     // One number per chunk for the whole turn: no two citations share a number or a chunk.
@@ -257,7 +272,9 @@ describe("chat turn", () => {
       ],
       calls,
     );
-    const { text, citations } = await readTurn(await runChat({ config, mcpUrl, model, messages: [{ role: "user", content: "sick leave?" }] }));
+    const { text, citations } = await readTurn(
+      await runChat({ config, mcpUrl, model, messages: [{ role: "user", content: "sick leave?" }] }),
+    );
     // The repeat never reached the MCP endpoint; the model was told to answer, and could not call tools.
     expect(mcpLog.filter((m) => m === "tools/call:search_knowledge").length).toBe(1);
     expect(calls.length).toBe(3);
@@ -271,8 +288,13 @@ describe("chat turn", () => {
   it("stops after the configured number of steps, the last one without tools", async () => {
     const calls: LanguageModelV4CallOptions[] = [];
     let i = 0;
-    const model = scriptedModel([(opts) => (opts.toolChoice?.type === "none" ? { text: "Done." } : { search: { query: `q${i++}` } })], calls);
-    const { text } = await readTurn(await runChat({ config: { ...config, maxSteps: 3 }, mcpUrl, model, messages: [{ role: "user", content: "x" }] }));
+    const model = scriptedModel(
+      [(opts) => (opts.toolChoice?.type === "none" ? { text: "Done." } : { search: { query: `q${i++}` } })],
+      calls,
+    );
+    const { text } = await readTurn(
+      await runChat({ config: { ...config, maxSteps: 3 }, mcpUrl, model, messages: [{ role: "user", content: "x" }] }),
+    );
     expect(calls.length).toBe(3);
     expect(calls.map((c) => c.toolChoice?.type ?? "auto")).toEqual(["auto", "auto", "none"]);
     expect(text).toBe("Done.");
@@ -290,7 +312,11 @@ describe("chat turn", () => {
       expect(anonymous.status).toBe(401);
       // …the chat is let in (and not rate-limited: a turn takes several requests).
       const { text, errors } = await readTurn(
-        await runChat({ config, mcpUrl: urlOf(locked), messages: [{ role: "user", content: "How many days of annual leave do full-time employees get?" }] }),
+        await runChat({
+          config,
+          mcpUrl: urlOf(locked),
+          messages: [{ role: "user", content: "How many days of annual leave do full-time employees get?" }],
+        }),
       );
       expect(errors).toEqual([]);
       expect(text).toMatch(/20 days of annual leave per year\. \[\d+\]/);

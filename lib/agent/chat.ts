@@ -10,21 +10,21 @@ import {
   createUIMessageStream,
   createUIMessageStreamResponse,
   isStepCount,
-  streamText,
-  toUIMessageStream,
   type ModelMessage,
+  streamText,
   type TextStreamPart,
   type Tool,
   type ToolSet,
+  toUIMessageStream,
   type UIMessageStreamWriter,
 } from "ai";
 import { internalMcpSecret } from "@/lib/auth/internal";
+import type { AppConfig } from "@/lib/config";
 import { KB_FILTER_HEADER } from "@/lib/kb/names";
 import { TOOL, WRITE_TOOLS } from "@/lib/tools/names";
-import type { AppConfig } from "@/lib/config";
 import { createCitationStreamSanitizer } from "./citations";
-import { ChatFailure, classifyChatError, type ErrorContext } from "./errors";
 import { decomposeWithModel } from "./decompose-model";
+import { classifyChatError, type ErrorContext } from "./errors";
 import { createOfflineModel, OFFLINE_MODEL_ID, SEARCH_TOP_K } from "./offline-model";
 import { SYSTEM_PROMPT } from "./prompt";
 import type { ChatError, ChatMetadata, ChatUIMessage } from "./protocol";
@@ -115,13 +115,22 @@ async function searchParts(
   signal?: AbortSignal,
 ): Promise<ModelMessage[]> {
   const search = tools[TOOL.searchKnowledge];
-  const calls = parts.map((query, i) => ({ toolCallId: `part-${i + 1}-${crypto.randomUUID().slice(0, 8)}`, input: { query, top_k: SEARCH_TOP_K } }));
+  const calls = parts.map((query, i) => ({
+    toolCallId: `part-${i + 1}-${crypto.randomUUID().slice(0, 8)}`,
+    input: { query, top_k: SEARCH_TOP_K },
+  }));
   writer.write({ type: "start-step" });
-  for (const c of calls) writer.write({ type: "tool-input-available", toolCallId: c.toolCallId, toolName: TOOL.searchKnowledge, input: c.input, dynamic: true });
+  for (const c of calls)
+    writer.write({ type: "tool-input-available", toolCallId: c.toolCallId, toolName: TOOL.searchKnowledge, input: c.input, dynamic: true });
   const outputs = await Promise.all(
     calls.map(async (c) => {
       try {
-        const output = await (search.execute as NonNullable<Tool["execute"]>)(c.input, { toolCallId: c.toolCallId, messages, abortSignal: signal, context: undefined });
+        const output = await (search.execute as NonNullable<Tool["execute"]>)(c.input, {
+          toolCallId: c.toolCallId,
+          messages,
+          abortSignal: signal,
+          context: undefined,
+        });
         writer.write({ type: "tool-output-available", toolCallId: c.toolCallId, output, dynamic: true });
         return output;
       } catch (err) {
@@ -135,10 +144,18 @@ async function searchParts(
   const modelOutputs = await Promise.all(outputs.map((o) => modelOutputOf(o)));
   return [
     ...messages,
-    { role: "assistant", content: calls.map((c) => ({ type: "tool-call" as const, toolCallId: c.toolCallId, toolName: TOOL.searchKnowledge, input: c.input })) },
+    {
+      role: "assistant",
+      content: calls.map((c) => ({ type: "tool-call" as const, toolCallId: c.toolCallId, toolName: TOOL.searchKnowledge, input: c.input })),
+    },
     {
       role: "tool",
-      content: calls.map((c, i) => ({ type: "tool-result" as const, toolCallId: c.toolCallId, toolName: TOOL.searchKnowledge, output: modelOutputs[i] })),
+      content: calls.map((c, i) => ({
+        type: "tool-result" as const,
+        toolCallId: c.toolCallId,
+        toolName: TOOL.searchKnowledge,
+        output: modelOutputs[i],
+      })),
     },
   ];
 }
@@ -176,7 +193,9 @@ export async function runChat(opts: ChatOptions): Promise<Response> {
   };
   opts.signal?.addEventListener("abort", close, { once: true });
 
-  const { model, metadata } = opts.model ? { model: opts.model, metadata: { mode: "llm" as const, model: opts.model.modelId } } : chatModel(config);
+  const { model, metadata } = opts.model
+    ? { model: opts.model, metadata: { mode: "llm" as const, model: opts.model.modelId } }
+    : chatModel(config);
   const maxSteps = Math.max(1, config.maxSteps);
   const turn = newTurn();
 
@@ -199,11 +218,11 @@ export async function runChat(opts: ChatOptions): Promise<Response> {
         tools,
         stopWhen: [isStepCount(maxSteps), () => turn.mcpFailure != null],
         // After a repeated call, and on the last allowed step, the model must answer instead of searching.
-        prepareStep: ({ stepNumber }) =>
-          turn.loop.tripped || stepNumber >= maxSteps - 1 ? { toolChoice: "none" as const } : {},
+        prepareStep: ({ stepNumber }) => (turn.loop.tripped || stepNumber >= maxSteps - 1 ? { toolChoice: "none" as const } : {}),
         maxRetries: 1,
         abortSignal: opts.signal,
-        onError: ({ error }) => console.error("[chat] model error:", classifyChatError(error, ctx).code, error instanceof Error ? error.message : error),
+        onError: ({ error }) =>
+          console.error("[chat] model error:", classifyChatError(error, ctx).code, error instanceof Error ? error.message : error),
       });
       writer.merge(
         toUIMessageStream<ToolSet, ChatUIMessage>({
@@ -218,4 +237,3 @@ export async function runChat(opts: ChatOptions): Promise<Response> {
   });
   return createUIMessageStreamResponse({ stream });
 }
-

@@ -4,24 +4,43 @@ import {
   citedNumbers,
   createCitationStreamSanitizer,
   extractRetrieved,
+  type RetrievedChunk,
   sanitizeCitations,
   stripCitations,
-  type RetrievedChunk,
 } from "./citations";
 
 function chunk(id: string, text = `text of ${id}`): RetrievedChunk & { ref: number } {
-  return { ref: 0, chunk_id: id, document: { id: `d-${id}`, title: `Doc ${id}`, source: `${id}.md` }, kb: "default", heading: "H", text, score: 0.5 };
+  return {
+    ref: 0,
+    chunk_id: id,
+    document: { id: `d-${id}`, title: `Doc ${id}`, source: `${id}.md` },
+    kb: "default",
+    heading: "H",
+    text,
+    score: 0.5,
+  };
 }
 
 describe("CitationRegistry", () => {
   it("numbers chunks across several searches so refs never collide", () => {
     const reg = new CitationRegistry();
     // Both searches come back from the tool numbered 1..k.
-    const first = reg.add([{ ...chunk("a"), ref: 1 }, { ...chunk("b"), ref: 2 }]);
-    const second = reg.add([{ ...chunk("c"), ref: 1 }, { ...chunk("a"), ref: 2 }, { ...chunk("d"), ref: 3 }]);
+    const first = reg.add([
+      { ...chunk("a"), ref: 1 },
+      { ...chunk("b"), ref: 2 },
+    ]);
+    const second = reg.add([
+      { ...chunk("c"), ref: 1 },
+      { ...chunk("a"), ref: 2 },
+      { ...chunk("d"), ref: 3 },
+    ]);
     expect(first.map((c) => c.n)).toEqual([1, 2]);
     // "a" keeps the number it got in the first search; new chunks continue the sequence.
-    expect(second.map((c) => [c.chunk_id, c.n])).toEqual([["c", 3], ["a", 1], ["d", 4]]);
+    expect(second.map((c) => [c.chunk_id, c.n])).toEqual([
+      ["c", 3],
+      ["a", 1],
+      ["d", 4],
+    ]);
     expect(reg.list().map((c) => c.chunk_id)).toEqual(["a", "b", "c", "d"]);
     expect(reg.get(3)?.chunk_id).toBe("c");
     expect(reg.has(5)).toBe(false);
@@ -37,12 +56,29 @@ describe("CitationRegistry", () => {
 });
 
 describe("extractRetrieved", () => {
-  const result = { ref: 1, chunk_id: "c1", document: { id: "d1", title: "T", source: "t.md" }, kb: "default", heading: "A › B", text: "x", score: 1.5, page: 3 };
+  const result = {
+    ref: 1,
+    chunk_id: "c1",
+    document: { id: "d1", title: "T", source: "t.md" },
+    kb: "default",
+    heading: "A › B",
+    text: "x",
+    score: 1.5,
+    page: 3,
+  };
 
   it("reads search results with the tools' own output schema, keeping what a citation shows", () => {
     const out = extractRetrieved({ results: [{ ...result, context_before: "Before.", strong: true }] });
     expect(out).toEqual([
-      { chunk_id: "c1", document: { id: "d1", title: "T", source: "t.md" }, kb: "default", heading: "A › B", text: "x", score: 1.5, page: 3 },
+      {
+        chunk_id: "c1",
+        document: { id: "d1", title: "T", source: "t.md" },
+        kb: "default",
+        heading: "A › B",
+        text: "x",
+        score: 1.5,
+        page: 3,
+      },
     ]);
   });
 

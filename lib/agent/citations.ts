@@ -7,7 +7,7 @@
  * against the registry so a marker never points at a chunk that was not retrieved in this turn.
  */
 
-import { searchOutputSchema, type SearchResult } from "@/lib/tools/search-result";
+import { type SearchResult, searchOutputSchema } from "@/lib/tools/search-result";
 
 /** One retrieved chunk as the search tools return it (structuredContent.results[]): what a citation shows. */
 export type RetrievedChunk = Pick<SearchResult, "chunk_id" | "document" | "kb" | "heading" | "text" | "score" | "page">;

@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
 import { openStore, type Store } from "@/lib/store";
-import { resultsOf } from "./tools";
 import { DECOMPOSE_INSTRUCTIONS, parseParts } from "./decompose-model";
 import { askChat, OFFLINE_CHAT, serveMcp } from "./eval-chat";
+import { resultsOf } from "./tools";
 
 const HANDBOOK = `# Handbook
 
@@ -46,7 +46,11 @@ const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0
 
 /** Splits at " and " when asked to decompose; otherwise cites the first block of every search it read. */
 function llmLike(log: LanguageModelV4CallOptions[]): LanguageModelV4 {
-  const system = (o: LanguageModelV4CallOptions) => o.prompt.filter((m) => m.role === "system").map((m) => m.content).join("");
+  const system = (o: LanguageModelV4CallOptions) =>
+    o.prompt
+      .filter((m) => m.role === "system")
+      .map((m) => m.content)
+      .join("");
   return {
     specificationVersion: "v4",
     provider: "test",
@@ -54,13 +58,20 @@ function llmLike(log: LanguageModelV4CallOptions[]): LanguageModelV4 {
     supportedUrls: {},
     async doGenerate(o) {
       log.push(o);
-      const q = o.prompt.filter((m) => m.role === "user").flatMap((m) => m.content).map((p) => (p.type === "text" ? p.text : "")).join("");
+      const q = o.prompt
+        .filter((m) => m.role === "user")
+        .flatMap((m) => m.content)
+        .map((p) => (p.type === "text" ? p.text : ""))
+        .join("");
       const text = system(o).startsWith("You split questions") ? q.replace(/\s+and\s+/, "?\n").replace(/^\w/, (c) => c) : q;
       return { content: [{ type: "text", text }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] };
     },
     async doStream(o) {
       log.push(o);
-      const results = o.prompt.filter((m) => m.role === "tool").flatMap((m) => m.content).map((p) => (p.type === "tool-result" ? resultsOf(p.output) : []));
+      const results = o.prompt
+        .filter((m) => m.role === "tool")
+        .flatMap((m) => m.content)
+        .map((p) => (p.type === "tool-result" ? resultsOf(p.output) : []));
       const line = (t: string) => t.split("\n").find((l) => l.trim() && !l.startsWith("#")) ?? t;
       const text = results.map(([first]) => `${line(first.text)} [${first.ref}]`).join("\n");
       const parts: LanguageModelV4StreamPart[] = [
@@ -85,7 +96,12 @@ function llmLike(log: LanguageModelV4CallOptions[]): LanguageModelV4 {
 describe("decomposition step with a model", () => {
   it("splits a two-part question, searches each part in parallel as its own visible search, and the model cites both", async () => {
     const log: LanguageModelV4CallOptions[] = [];
-    const turn = await askChat(mcp.url, [{ role: "user", content: "What is the sick-leave policy and who approves expenses?" }], { ...OFFLINE_CHAT, apiKey: "x" }, llmLike(log));
+    const turn = await askChat(
+      mcp.url,
+      [{ role: "user", content: "What is the sick-leave policy and who approves expenses?" }],
+      { ...OFFLINE_CHAT, apiKey: "x" },
+      llmLike(log),
+    );
     expect(turn.errors).toEqual([]);
     // The decomposition call: no tools, the decomposition instructions.
     expect(log[0].tools ?? []).toEqual([]);

@@ -3,17 +3,25 @@ import { followUpQuery, isFollowUp, mayHaveParts, splitQuestion } from "./decomp
 
 describe("splitQuestion", () => {
   it("splits two questions joined by 'and who/what…'", () => {
-    expect(splitQuestion("What is the sick-leave policy and who approves expenses?")).toEqual(["What is the sick-leave policy?", "who approves expenses?"]);
+    expect(splitQuestion("What is the sick-leave policy and who approves expenses?")).toEqual([
+      "What is the sick-leave policy?",
+      "who approves expenses?",
+    ]);
   });
 
   it("splits at question marks and Chinese connectives", () => {
     expect(splitQuestion("病假有几天？报销由谁审批？")).toEqual(["病假有几天？", "报销由谁审批？"]);
     expect(splitQuestion("病假制度是什么，报销由谁审批？")).toEqual(["病假制度是什么？", "报销由谁审批？"]);
-    expect(splitQuestion("How long is the notice period? Where do I book leave?")).toEqual(["How long is the notice period?", "Where do I book leave?"]);
+    expect(splitQuestion("How long is the notice period? Where do I book leave?")).toEqual([
+      "How long is the notice period?",
+      "Where do I book leave?",
+    ]);
   });
 
   it("keeps a single question whole, even with 'and' inside it", () => {
-    expect(splitQuestion("What are the rules for sick leave and annual leave?")).toEqual(["What are the rules for sick leave and annual leave?"]);
+    expect(splitQuestion("What are the rules for sick leave and annual leave?")).toEqual([
+      "What are the rules for sick leave and annual leave?",
+    ]);
     expect(splitQuestion("年假有多少天？")).toEqual(["年假有多少天？"]);
     expect(splitQuestion("在什么情况下，建议采用防晒措施？")).toEqual(["在什么情况下，建议采用防晒措施？"]);
   });
@@ -40,7 +48,9 @@ describe("follow-ups", () => {
   });
 
   it("searches a follow-up together with the previous question", () => {
-    expect(followUpQuery("and for part-time staff?", "How much annual leave do I get?")).toBe("and for part-time staff? How much annual leave do I get?");
+    expect(followUpQuery("and for part-time staff?", "How much annual leave do I get?")).toBe(
+      "and for part-time staff? How much annual leave do I get?",
+    );
     expect(followUpQuery("Who manages the Lisbon office?", "How much annual leave do I get?")).toBe("Who manages the Lisbon office?");
     expect(followUpQuery("and for part-time staff?", undefined)).toBe("and for part-time staff?");
   });

@@ -19,7 +19,11 @@ function contentSize(part: string): number {
 }
 
 function tidy(part: string, cjk: boolean): string {
-  const p = part.trim().replace(/^(?:and|also|plus|then|以及|还有|另外|并且|同时|和|与)\s*/i, "").replace(/[,，;；、\s]+$/, "").trim();
+  const p = part
+    .trim()
+    .replace(/^(?:and|also|plus|then|以及|还有|另外|并且|同时|和|与)\s*/i, "")
+    .replace(/[,，;；、\s]+$/, "")
+    .trim();
   if (!p) return p;
   return /[?？]$/.test(p) ? p : `${p}${cjk ? "？" : "?"}`;
 }
@@ -53,7 +57,9 @@ export function splitQuestion(question: string): string[] {
  */
 export function mayHaveParts(question: string): boolean {
   if (splitQuestion(question).length > 1) return true;
-  const asks = (question.match(new RegExp(String.raw`\b${EN_ASK}\b`, "gi"))?.length ?? 0) + (question.match(new RegExp(ZH_ASK.source, "g"))?.length ?? 0);
+  const asks =
+    (question.match(new RegExp(String.raw`\b${EN_ASK}\b`, "gi"))?.length ?? 0) +
+    (question.match(new RegExp(ZH_ASK.source, "g"))?.length ?? 0);
   return /\b(?:and|as well as|also|plus)\b|以及|还有|另外|并且|同时|和|、/iu.test(question) && asks >= 2 && contentSize(question) >= 4;
 }
 

@@ -1,5 +1,5 @@
-import { APICallError } from "@ai-sdk/provider";
 import { MCPClientError } from "@ai-sdk/mcp";
+import { APICallError } from "@ai-sdk/provider";
 import { RetryError } from "ai";
 import { describe, expect, it } from "vitest";
 import { classifyChatError } from "./errors";
@@ -13,7 +13,11 @@ describe("classifyChatError", () => {
   it("maps a refused connection, also after retries, to model_unreachable", () => {
     const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" });
     expect(classifyChatError(apiError(undefined, refused), ctx)).toMatchObject({ code: "model_unreachable", detail: ctx.baseURL });
-    const retry = new RetryError({ message: "failed after 2 attempts", reason: "maxRetriesExceeded", errors: [apiError(undefined, refused), apiError(undefined, refused)] });
+    const retry = new RetryError({
+      message: "failed after 2 attempts",
+      reason: "maxRetriesExceeded",
+      errors: [apiError(undefined, refused), apiError(undefined, refused)],
+    });
     expect(classifyChatError(retry, ctx).code).toBe("model_unreachable");
     expect(classifyChatError(new TypeError("fetch failed", { cause: refused }), ctx).code).toBe("model_unreachable");
   });
@@ -27,7 +31,10 @@ describe("classifyChatError", () => {
   });
 
   it("maps MCP client failures to mcp_unavailable", () => {
-    expect(classifyChatError(new MCPClientError({ message: "HTTP 500" }), ctx)).toMatchObject({ code: "mcp_unavailable", detail: ctx.mcpUrl });
+    expect(classifyChatError(new MCPClientError({ message: "HTTP 500" }), ctx)).toMatchObject({
+      code: "mcp_unavailable",
+      detail: ctx.mcpUrl,
+    });
   });
 
   it("falls back to internal", () => {
@@ -38,7 +45,11 @@ describe("classifyChatError", () => {
 describe("parseChatError", () => {
   it("reads the route's JSON body and stream error text", () => {
     expect(parseChatError(JSON.stringify({ error: { code: "invalid_key", message: "m" } }))).toEqual({ code: "invalid_key", message: "m" });
-    expect(parseChatError(JSON.stringify({ code: "mcp_unavailable", message: "m", detail: "u" }))).toEqual({ code: "mcp_unavailable", message: "m", detail: "u" });
+    expect(parseChatError(JSON.stringify({ code: "mcp_unavailable", message: "m", detail: "u" }))).toEqual({
+      code: "mcp_unavailable",
+      message: "m",
+      detail: "u",
+    });
     expect(parseChatError("Failed to fetch")).toBeNull();
     expect(parseChatError(undefined)).toBeNull();
   });

@@ -3,8 +3,9 @@
  * The route sends them as JSON: in the body of a non-2xx response (before streaming starts) or as the
  * `errorText` of the UI message stream's error chunk (once it has).
  */
-import { APICallError } from "@ai-sdk/provider";
+
 import { MCPClientError } from "@ai-sdk/mcp";
+import { APICallError } from "@ai-sdk/provider";
 import { RetryError } from "ai";
 import type { ChatError } from "./protocol";
 
@@ -16,7 +17,17 @@ export interface ErrorContext {
   mcpUrl?: string;
 }
 
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_SOCKET"]);
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_SOCKET",
+]);
 
 /** The error and its causes, outermost first (RetryError contributes its last attempt). */
 function chain(err: unknown): unknown[] {

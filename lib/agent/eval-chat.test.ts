@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOfflineEmbedder } from "@/lib/embed/offline";
-import { ingestSet, loadEvalSet, type EvalSet } from "@/lib/retrieve/eval-harness";
+import { type EvalSet, ingestSet, loadEvalSet } from "@/lib/retrieve/eval-harness";
 import { openStore, type Store } from "@/lib/store";
 import { answerContained, evalChat, serveMcp, shortAnswerQuestions } from "./eval-chat";
 

@@ -75,11 +75,15 @@ export async function askChat(mcpUrl: string, messages: ModelMessage[], config =
     .map((e) => e.replace(/^data: /, "").trim())
     .filter((d) => d && d !== "[DONE]")
     .map((d) => JSON.parse(d) as Record<string, unknown>);
-  const text = events.filter((e) => e.type === "text-delta").map((e) => e.delta as string).join("");
+  const text = events
+    .filter((e) => e.type === "text-delta")
+    .map((e) => e.delta as string)
+    .join("");
   const queries = events
     .filter((e) => e.type === "tool-input-available")
     .map((e) => (e.input as { query?: string } | undefined)?.query ?? "");
-  const citations = (events.filter((e) => e.type === "data-citations").at(-1)?.data as { citations?: unknown[] } | undefined)?.citations?.length ?? 0;
+  const citations =
+    (events.filter((e) => e.type === "data-citations").at(-1)?.data as { citations?: unknown[] } | undefined)?.citations?.length ?? 0;
   const errors = events.filter((e) => e.type === "error").map((e) => String(e.errorText));
   return { text, events, queries, citations, errors };
 }
@@ -139,5 +143,11 @@ export async function evalChat(
     opts.onQuestion?.(i + 1, questions.length);
   }
   const count = (f: (x: ChatEvalItem) => boolean) => items.filter(f).length;
-  return { questions: items.length, contained: count((x) => x.contained), cited: count((x) => x.cited), refused: count((x) => x.refused), items };
+  return {
+    questions: items.length,
+    contained: count((x) => x.contained),
+    cited: count((x) => x.cited),
+    refused: count((x) => x.refused),
+    items,
+  };
 }

@@ -4,7 +4,15 @@ import { contentUnits } from "./extractive";
 
 describe("exampleQuestions", () => {
   const docs = [
-    { title: "Employee Handbook", headings: ["Employee Handbook", "Employee Handbook › Leave", "Employee Handbook › Leave › Annual leave", "Employee Handbook › Leave › Sick leave"] },
+    {
+      title: "Employee Handbook",
+      headings: [
+        "Employee Handbook",
+        "Employee Handbook › Leave",
+        "Employee Handbook › Leave › Annual leave",
+        "Employee Handbook › Leave › Sick leave",
+      ],
+    },
     { title: "员工手册", headings: ["员工手册 › 概述", "员工手册 › 请假 › 病假", "员工手册 › 报销"] },
   ];
 

@@ -2,8 +2,9 @@
  * Example questions for the empty chat, drawn from the headings of the indexed documents, phrased so
  * that the offline answerer can answer them too ("Tell me about annual leave", "介绍一下病假").
  */
-import { hasCjk } from "./extractive";
+
 import { HEADING_SEPARATOR } from "@/lib/chunk/heading";
+import { hasCjk } from "./extractive";
 
 export interface DocumentOutline {
   title: string;
@@ -21,10 +22,17 @@ function leaves(doc: DocumentOutline): string[] {
   const isParent = (p: string) => paths.some((q) => q !== p && q.startsWith(`${p}${HEADING_SEPARATOR}`));
   for (const path of paths) {
     if (isParent(path)) continue;
-    const leaf = path.split(HEADING_SEPARATOR).map((s) => s.trim()).filter(Boolean).at(-1);
+    const leaf = path
+      .split(HEADING_SEPARATOR)
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .at(-1);
     if (!leaf || seen.has(leaf)) continue;
     seen.add(leaf);
-    const clean = leaf.replace(/^[\d.、)\s]+/, "").replace(/[:：]$/, "").trim();
+    const clean = leaf
+      .replace(/^[\d.、)\s]+/, "")
+      .replace(/[:：]$/, "")
+      .trim();
     if (clean.length < 2 || clean.length > 60 || GENERIC.test(clean) || clean.toLowerCase() === doc.title.trim().toLowerCase()) continue;
     out.push(clean);
   }

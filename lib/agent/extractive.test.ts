@@ -26,7 +26,12 @@ describe("splitSentences", () => {
 
 describe("contentUnits", () => {
   it("drops question words in both languages", () => {
-    expect(contentUnits("How many days of annual leave do employees get?", { question: true }).words).toEqual(["day", "annual", "leav", "employe"]);
+    expect(contentUnits("How many days of annual leave do employees get?", { question: true }).words).toEqual([
+      "day",
+      "annual",
+      "leav",
+      "employe",
+    ]);
     expect(contentUnits("病假需要什么证明？", { question: true }).cjkRuns).toEqual(["病假", "证明"]);
   });
 });
@@ -38,7 +43,10 @@ describe("supportingSpan", () => {
   });
 
   it("highlights every sentence of a quote of several sentences", () => {
-    const span = supportingSpan(handbook, "Full-time employees receive 20 days of annual leave per year. Up to 5 unused days carry over to the next year, e.g. for a long trip")!;
+    const span = supportingSpan(
+      handbook,
+      "Full-time employees receive 20 days of annual leave per year. Up to 5 unused days carry over to the next year, e.g. for a long trip",
+    )!;
     expect(handbook.slice(span.start, span.end)).toBe(
       "Full-time employees receive 20 days of annual leave per year. Up to 5 unused days carry over to the next year, e.g. for a long trip.",
     );

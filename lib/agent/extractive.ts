@@ -18,7 +18,9 @@ const HAS_CJK = new RegExp(`[${CJK_CLASS}]`, "u");
 const ZH_FILLER =
   /请问|介绍一下|介绍|说说|讲讲|解释一下|有没有|有哪些|有什么|有多少|是不是|是否|能不能|能否|可不可以|可以|可否|什么样|什么|怎么样|怎么|怎样|如何|为什么|哪些|哪里|哪儿|哪个|多少|多久|需要|应该|一下|告诉我|我们|你们|[吗呢吧啊呀的了么是要？?，,。！!：:\s]/g;
 const EXTRA_STOP = new Set(
-  "many much get gets got need needs please tell know about any some there more most other way ways thing things give gives let lets say says said explain describe summarize".split(" ").map(stem),
+  "many much get gets got need needs please tell know about any some there more most other way ways thing things give gives let lets say says said explain describe summarize"
+    .split(" ")
+    .map(stem),
 );
 
 export function hasCjk(text: string): boolean {
@@ -89,7 +91,9 @@ export interface SentenceSpan {
 
 /** Words whose trailing period does not end a sentence ("Dr. Smith", "William E. Simon", "et al. found"). */
 const ABBREVIATIONS = new Set(
-  "mr mrs ms dr prof st jr sr gen col lt sgt capt rev gov sen rep pres u.s u.k e.g i.e etc vs no nos fig figs approx al ca inc ltd co corp mt op cf ed eds vol pp jan feb mar apr jun jul aug sep sept oct nov dec".split(" "),
+  "mr mrs ms dr prof st jr sr gen col lt sgt capt rev gov sen rep pres u.s u.k e.g i.e etc vs no nos fig figs approx al ca inc ltd co corp mt op cf ed eds vol pp jan feb mar apr jun jul aug sep sept oct nov dec".split(
+    " ",
+  ),
 );
 
 /** Line prefixes that are markup, not text: bullets, numbered items, quotes. */

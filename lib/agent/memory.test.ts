@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { selectHistory, toPlainMessages, type PlainMessage } from "./memory";
+import { type PlainMessage, selectHistory, toPlainMessages } from "./memory";
 
-const ui = (role: string, text: string, extra: { type: string; [k: string]: unknown }[] = []) => ({ role, parts: [...extra, { type: "text", text }] });
+const ui = (role: string, text: string, extra: { type: string; [k: string]: unknown }[] = []) => ({
+  role,
+  parts: [...extra, { type: "text", text }],
+});
 
 describe("toPlainMessages", () => {
   it("keeps question and answer text, drops tool parts and old citation markers", () => {

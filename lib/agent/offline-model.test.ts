@@ -6,8 +6,18 @@ import { createOfflineModel, OFFLINE_TEXT, sentenceDeltas } from "./offline-mode
 import { modelOutputOf, turnSearchResult } from "./tools";
 
 const corpus = [
-  { chunk_id: "c1", title: "Employee Handbook", heading: "Leave › Annual leave", text: "Full-time employees receive 20 days of annual leave per year. Requests go to your manager." },
-  { chunk_id: "c2", title: "Employee Handbook", heading: "Leave › Sick leave", text: "Sick leave of more than two days needs a doctor's note." },
+  {
+    chunk_id: "c1",
+    title: "Employee Handbook",
+    heading: "Leave › Annual leave",
+    text: "Full-time employees receive 20 days of annual leave per year. Requests go to your manager.",
+  },
+  {
+    chunk_id: "c2",
+    title: "Employee Handbook",
+    heading: "Leave › Sick leave",
+    text: "Sick leave of more than two days needs a doctor's note.",
+  },
   { chunk_id: "c3", title: "员工手册", heading: "报销", text: "员工先填写报销申请单，附上发票原件。部门经理审批后交财务部。" },
 ];
 
@@ -19,9 +29,25 @@ function searchTool(calls: unknown[]) {
     inputSchema: z.object({ query: z.string(), top_k: z.number().optional() }),
     execute: async ({ query, top_k }) => {
       calls.push({ query, top_k });
-      const words = query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 2);
-      const hits = corpus.filter((c) => words.some((w) => c.text.toLowerCase().includes(w) || c.heading.toLowerCase().includes(w)) || /[报销]/.test(query) && c.chunk_id === "c3");
-      const cites = registry.add(hits.map((h) => ({ chunk_id: h.chunk_id, document: { id: h.title, title: h.title, source: "x.md" }, kb: "default", heading: h.heading, text: h.text, score: 1 })));
+      const words = query
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter((w) => w.length > 2);
+      const hits = corpus.filter(
+        (c) =>
+          words.some((w) => c.text.toLowerCase().includes(w) || c.heading.toLowerCase().includes(w)) ||
+          (/[报销]/.test(query) && c.chunk_id === "c3"),
+      );
+      const cites = registry.add(
+        hits.map((h) => ({
+          chunk_id: h.chunk_id,
+          document: { id: h.title, title: h.title, source: "x.md" },
+          kb: "default",
+          heading: h.heading,
+          text: h.text,
+          score: 1,
+        })),
+      );
       return turnSearchResult(cites, query);
     },
     toModelOutput: ({ output }) => modelOutputOf(output),
@@ -60,7 +86,8 @@ describe("offline answerer", () => {
   });
 
   it("streams an answer in whole sentences, each with its citation markers", () => {
-    const text = "From the knowledge base:\n\n- Full-time employees get 20 days. Part-time staff get a pro-rated amount. [1]\n- 满 1 年的，每年 10 天；满 5 年的，每年 15 天。 [2]";
+    const text =
+      "From the knowledge base:\n\n- Full-time employees get 20 days. Part-time staff get a pro-rated amount. [1]\n- 满 1 年的，每年 10 天；满 5 年的，每年 15 天。 [2]";
     expect(sentenceDeltas(text)).toEqual([
       "From the knowledge base:\n\n",
       "- Full-time employees get 20 days. ",

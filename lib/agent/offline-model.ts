@@ -19,7 +19,7 @@ import type {
 import { titleWithHeading } from "@/lib/chunk/heading";
 import { TOOL } from "@/lib/tools/names";
 import type { SearchResult } from "@/lib/tools/search-result";
-import { answerPart, questionTerms, type Quote } from "./answer";
+import { answerPart, type Quote, questionTerms } from "./answer";
 import { followUpQuery, isFollowUp, splitQuestion } from "./decompose";
 import { hasCjk, type Passage } from "./extractive";
 import { resultsOf } from "./tools";
@@ -51,9 +51,7 @@ export function isRefusal(text: string): boolean {
   return t === "" || t === OFFLINE_TEXT.en.notFound || t === OFFLINE_TEXT.zh.notFound;
 }
 
-type Plan =
-  | { kind: "search"; queries: string[] }
-  | { kind: "answer"; text: string };
+type Plan = { kind: "search"; queries: string[] } | { kind: "answer"; text: string };
 
 function textOf(parts: readonly { type: string; text?: string }[] | string): string {
   if (typeof parts === "string") return parts.trim();
@@ -136,7 +134,10 @@ export function writeAnswer(question: string, list: readonly TurnSearch[], previ
     const sections = list.map((s) => ({ query: s.query, answer: answerPart(questionTerms(s.query), s.passages) }));
     if (sections.every((s) => s.answer.kind === "none")) return t.notFound;
     return sections
-      .map(({ query, answer }) => `**${query}**\n${answer.kind === "none" ? t.partNotFound : `${answer.kind === "closest" ? `${t.closest}\n` : ""}${bullets(answer.quotes)}`}`)
+      .map(
+        ({ query, answer }) =>
+          `**${query}**\n${answer.kind === "none" ? t.partNotFound : `${answer.kind === "closest" ? `${t.closest}\n` : ""}${bullets(answer.quotes)}`}`,
+      )
       .join("\n\n");
   }
   const terms = questionTerms(question);
@@ -144,7 +145,10 @@ export function writeAnswer(question: string, list: readonly TurnSearch[], previ
     const own = new Set(terms.map((x) => x.key));
     terms.push(...questionTerms(previous, 0.5).filter((x) => !own.has(x.key)));
   }
-  const answer = answerPart(terms, list.flatMap((s) => s.passages));
+  const answer = answerPart(
+    terms,
+    list.flatMap((s) => s.passages),
+  );
   if (answer.kind === "none") return t.notFound;
   return `${answer.kind === "closest" ? t.closest : t.intro}\n\n${bullets(answer.quotes)}`;
 }
@@ -181,7 +185,11 @@ function toContent(plan: Plan): { content: LanguageModelV4Content[]; finishReaso
  * offline answerer streams in, like a model's output arriving sentence by sentence.
  */
 export function sentenceDeltas(text: string): string[] {
-  return text.match(/[^\n]*?(?:[.!?。！？]["'”’)）]*(?:\s*\[\d+\])*(?=\s|$)|[。！？](?:\s*\[\d+\])*|\[\d+\](?=\s|$)|(?=\n)|$)[^\S\n]*\n*|\n+/gu)?.filter(Boolean) ?? [text];
+  return (
+    text
+      .match(/[^\n]*?(?:[.!?。！？]["'”’)）]*(?:\s*\[\d+\])*(?=\s|$)|[。！？](?:\s*\[\d+\])*|\[\d+\](?=\s|$)|(?=\n)|$)[^\S\n]*\n*|\n+/gu)
+      ?.filter(Boolean) ?? [text]
+  );
 }
 
 /** Pause between streamed sentences, so a browser shows them arriving one by one. */

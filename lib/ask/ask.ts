@@ -5,8 +5,8 @@
  */
 import { runChat } from "@/lib/agent/chat";
 import { citedNumbers } from "@/lib/agent/citations";
+import type { ChatMetadata, Citation } from "@/lib/agent/protocol";
 import { titleWithHeading } from "@/lib/chunk/heading";
-import type { Citation, ChatMetadata } from "@/lib/agent/protocol";
 import type { AppConfig } from "@/lib/config";
 import { faqIdOfChunk } from "@/lib/faq/types";
 
@@ -21,7 +21,9 @@ export interface AskResult {
 export class AskError extends Error {}
 
 /** Parses an AI SDK UI message stream (server-sent events) into the answer text, citations and metadata. */
-export async function readUiStream(body: ReadableStream<Uint8Array>): Promise<{ text: string; citations: Citation[]; metadata: ChatMetadata; error?: string }> {
+export async function readUiStream(
+  body: ReadableStream<Uint8Array>,
+): Promise<{ text: string; citations: Citation[]; metadata: ChatMetadata; error?: string }> {
   const decoder = new TextDecoder();
   let buffer = "";
   let text = "";
@@ -49,7 +51,13 @@ export async function readUiStream(body: ReadableStream<Uint8Array>): Promise<{ 
   return { text, citations, metadata, error };
 }
 
-export async function ask(opts: { question: string; kb?: string; config: AppConfig["chat"]; mcpUrl: string; signal?: AbortSignal }): Promise<AskResult> {
+export async function ask(opts: {
+  question: string;
+  kb?: string;
+  config: AppConfig["chat"];
+  mcpUrl: string;
+  signal?: AbortSignal;
+}): Promise<AskResult> {
   const response = await runChat({
     config: opts.config,
     messages: [{ role: "user", content: opts.question }],
@@ -77,7 +85,11 @@ export async function ask(opts: { question: string; kb?: string; config: AppConf
     question: opts.question,
     answer: text.trim(),
     metadata,
-    sources: citations.map((c) => ({ ...c, cited: cited.has(c.n), type: faqIdOfChunk(c.chunk_id) ? ("faq" as const) : ("chunk" as const) })),
+    sources: citations.map((c) => ({
+      ...c,
+      cited: cited.has(c.n),
+      type: faqIdOfChunk(c.chunk_id) ? ("faq" as const) : ("chunk" as const),
+    })),
   };
 }
 

@@ -1,6 +1,6 @@
 import { AppError } from "@/lib/types";
 import { isAdminSecret } from "./admin-secret";
-import { resolveAuthSettings, type AuthSettings } from "./config";
+import { type AuthSettings, resolveAuthSettings } from "./config";
 import { isOriginAllowed } from "./origin";
 import { callerOf } from "./peer";
 import { authFailures } from "./request";

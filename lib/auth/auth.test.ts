@@ -1,14 +1,24 @@
 import { describe, expect, it } from "vitest";
-import { bearerSecret, canUseKb, canWrite, findToken, generateTokenSecret, hashTokenSecret, type AccessToken } from "./tokens";
-import { createRateLimiter } from "./rate-limit";
-import { isOriginAllowed } from "./origin";
-import { isLoopbackHost, resolveAuthSettings, testAuthSettings, type AuthSettings } from "./config";
 import { checkAppAccess } from "./admin";
-import { PEER_HEADER, callerOf, forwardedChain, parseTrustedProxies, peerHeaderFor } from "./peer";
+import { type AuthSettings, isLoopbackHost, resolveAuthSettings, testAuthSettings } from "./config";
+import { isOriginAllowed } from "./origin";
+import { callerOf, forwardedChain, PEER_HEADER, parseTrustedProxies, peerHeaderFor } from "./peer";
+import { createRateLimiter } from "./rate-limit";
 import { clientAddress } from "./request";
+import { type AccessToken, bearerSecret, canUseKb, canWrite, findToken, generateTokenSecret, hashTokenSecret } from "./tokens";
 
 function token(secret: string, over: Partial<AccessToken> = {}): AccessToken {
-  return { id: "t1", name: "n", hash: hashTokenSecret(secret), scope: "read", kb: null, createdAt: "", lastUsedAt: null, revoked: false, ...over };
+  return {
+    id: "t1",
+    name: "n",
+    hash: hashTokenSecret(secret),
+    scope: "read",
+    kb: null,
+    createdAt: "",
+    lastUsedAt: null,
+    revoked: false,
+    ...over,
+  };
 }
 
 describe("access tokens", () => {
@@ -107,7 +117,12 @@ describe("web API access (checkAppAccess)", () => {
     // No header from the server entry (e.g. `next start` run directly): remote.
     expect(checkAppAccess(req(null), settings())?.status).toBe(401);
     // A forged peer header does not carry the process secret.
-    expect(checkAppAccess(new Request("http://127.0.0.1:3000/api/kbs", { headers: { [PEER_HEADER]: "guess.eyJhIjoiMTI3LjAuMC4xIiwicCI6ZmFsc2V9" } }), settings())?.status).toBe(401);
+    expect(
+      checkAppAccess(
+        new Request("http://127.0.0.1:3000/api/kbs", { headers: { [PEER_HEADER]: "guess.eyJhIjoiMTI3LjAuMC4xIiwicCI6ZmFsc2V9" } }),
+        settings(),
+      )?.status,
+    ).toBe(401);
   });
   it("treats loopback peers with proxy headers or a foreign Host as remote unless the proxy is trusted", () => {
     expect(checkAppAccess(req("127.0.0.1", { "x-forwarded-for": "127.0.0.1" }), settings())?.status).toBe(401);
@@ -142,11 +157,16 @@ describe("who is asking (callerOf)", () => {
   it("walks a trusted proxy chain from the right", () => {
     const trusted = parseTrustedProxies("127.0.0.1, 10.1.0.0/16");
     expect(callerOf(r("127.0.0.1", { "x-forwarded-for": "9.9.9.9, 1.2.3.4, 10.1.2.3" }), trusted).address).toBe("1.2.3.4");
-    expect(callerOf(r("127.0.0.1", { forwarded: 'for=1.2.3.4;proto=http, for="[2001:db8::1]:4711"' }), trusted).address).toBe("2001:db8::1");
+    expect(callerOf(r("127.0.0.1", { forwarded: 'for=1.2.3.4;proto=http, for="[2001:db8::1]:4711"' }), trusted).address).toBe(
+      "2001:db8::1",
+    );
     expect(callerOf(r("::ffff:127.0.0.1", {})).local).toBe(true);
   });
   it("accepts forwarded-chain syntaxes", () => {
-    expect(forwardedChain("for=192.0.2.60;proto=http;by=203.0.113.43, for=\"198.51.100.17:8080\"", null)).toEqual(["192.0.2.60", "198.51.100.17"]);
+    expect(forwardedChain('for=192.0.2.60;proto=http;by=203.0.113.43, for="198.51.100.17:8080"', null)).toEqual([
+      "192.0.2.60",
+      "198.51.100.17",
+    ]);
     expect(forwardedChain(null, " 1.1.1.1 ,2.2.2.2")).toEqual(["1.1.1.1", "2.2.2.2"]);
   });
 });

@@ -1,7 +1,6 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { processGlobal } from "@/lib/server/process-global";
 
-
 /**
  * The bearer secret the app's own chat uses on its MCP endpoint when tokens are required: INTERNAL_MCP_TOKEN
  * (set it to the same value on every replica when MCP_URL points at another one), else random per process.

@@ -31,7 +31,10 @@ interface PeerFacts {
 }
 
 function unbracket(addr: string): string {
-  return addr.trim().replace(/^\[|\]$/g, "").replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, "$1");
+  return addr
+    .trim()
+    .replace(/^\[|\]$/g, "")
+    .replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, "$1");
 }
 
 export function isLoopbackAddress(addr: string): boolean {
@@ -49,7 +52,10 @@ export function isLoopbackHostName(host: string): boolean {
 /** TRUSTED_PROXIES: comma-separated addresses or CIDR ranges (e.g. "127.0.0.1, 10.0.0.0/8"). */
 export function parseTrustedProxies(raw: string | undefined): BlockList {
   const list = new BlockList();
-  for (const item of (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const item of (raw ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [addr, bits] = item.split("/");
     const a = unbracket(addr);
     const type = isIP(a) === 6 ? "ipv6" : isIP(a) === 4 ? "ipv4" : null;
@@ -78,7 +84,10 @@ export function forwardedChain(forwarded: string | null, xff: string | null): st
     }
     if (out.length) return out;
   }
-  return (xff ?? "").split(",").map((s) => unbracket(s)).filter(Boolean);
+  return (xff ?? "")
+    .split(",")
+    .map((s) => unbracket(s))
+    .filter(Boolean);
 }
 
 function peerSecret(): string | undefined {

@@ -37,4 +37,3 @@ export function createRateLimiter(opts: { capacity: number; refillPerSecond: num
     },
   };
 }
-

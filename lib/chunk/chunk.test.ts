@@ -43,7 +43,8 @@ function rng(seed: number): () => number {
 
 function randomDocument(rand: () => number): string {
   const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)];
-  const word = () => pick(["leave", "policy", "the", "days", "approval", "a", "Nimbus", "sync", "2024", "é", "😀", "x".repeat(1 + Math.floor(rand() * 30))]);
+  const word = () =>
+    pick(["leave", "policy", "the", "days", "approval", "a", "Nimbus", "sync", "2024", "é", "😀", "x".repeat(1 + Math.floor(rand() * 30))]);
   const han = () => pick(["员工", "报销", "申请单", "病假", "证明", "年假", "天", "𠀀", "的", "审批"]);
   const parts: string[] = [];
   const n = 5 + Math.floor(rand() * 40);
@@ -51,8 +52,10 @@ function randomDocument(rand: () => number): string {
     const r = rand();
     if (r < 0.12) parts.push(`${"#".repeat(1 + Math.floor(rand() * 6))} ${word()} ${han()}\n`);
     else if (r < 0.17) parts.push(`\`\`\`\n# not a heading\n${word()}\n\`\`\`\n`);
-    else if (r < 0.4) parts.push(Array.from({ length: 1 + Math.floor(rand() * 25) }, word).join(" ") + pick([". ", "! ", "? ", ".", "\n", " "]));
-    else if (r < 0.65) parts.push(Array.from({ length: 1 + Math.floor(rand() * 40) }, han).join("") + pick(["。", "！", "？", "；", "，", "\n", ""]));
+    else if (r < 0.4)
+      parts.push(Array.from({ length: 1 + Math.floor(rand() * 25) }, word).join(" ") + pick([". ", "! ", "? ", ".", "\n", " "]));
+    else if (r < 0.65)
+      parts.push(Array.from({ length: 1 + Math.floor(rand() * 40) }, han).join("") + pick(["。", "！", "？", "；", "，", "\n", ""]));
     else if (r < 0.75) parts.push(pick(["\n\n", "\n \n\t\n", "   ", "\n"]));
     else if (r < 0.8) parts.push(han().repeat(50 + Math.floor(rand() * 300)));
     else if (r < 0.85) parts.push(pick(["#hashtag ", "#\n", "####### seven\n", "    # indented code\n", "## Closed ##\n"]));
@@ -83,7 +86,10 @@ describe("chunkText invariants", () => {
       expect(files.length).toBeGreaterThanOrEqual(10);
       for (const file of files) {
         const text = fs.readFileSync(path.join(dir, file), "utf8");
-        for (const [size, overlap] of [[500, 60], [200, 30]]) {
+        for (const [size, overlap] of [
+          [500, 60],
+          [200, 30],
+        ]) {
           const chunks = chunkText(text, { size, overlap });
           checkInvariants(text, chunks, size);
           expect(chunks[0].headingPath.length).toBe(1);
@@ -109,7 +115,8 @@ describe("chunkText rules", () => {
   });
 
   it("splits at Markdown headings and records the heading path", () => {
-    const doc = "Intro line.\n\n# Handbook\n\nWelcome.\n\n## Leave\n\nGeneral rules.\n\n### Sick leave\n\nBring a note.\n\n## Expenses\n\nKeep receipts.\n";
+    const doc =
+      "Intro line.\n\n# Handbook\n\nWelcome.\n\n## Leave\n\nGeneral rules.\n\n### Sick leave\n\nBring a note.\n\n## Expenses\n\nKeep receipts.\n";
     const chunks = chunkText(doc);
     expect(chunks.map((c) => [c.headingPath, c.text])).toEqual([
       [[], "Intro line."],
@@ -196,7 +203,14 @@ describe("chunkText rules", () => {
     const page1 = "First page text. ".repeat(10);
     const page2 = "Second page text. ".repeat(10);
     const doc = page1 + page2;
-    const chunks = chunkText(doc, { size: 60, overlap: 0, pages: [{ page: 1, start: 0 }, { page: 2, start: page1.length }] });
+    const chunks = chunkText(doc, {
+      size: 60,
+      overlap: 0,
+      pages: [
+        { page: 1, start: 0 },
+        { page: 2, start: page1.length },
+      ],
+    });
     for (const c of chunks) expect(c.page).toBe(c.start < page1.length ? 1 : 2);
     expect(new Set(chunks.map((c) => c.page))).toEqual(new Set([1, 2]));
     expect(chunkText(doc)[0].page).toBeUndefined();

@@ -1,8 +1,7 @@
 import type { Chunk } from "@/lib/types";
-import { splitSections, type Section } from "./sections";
-import { splitUnits, type Unit } from "./units";
-
 import { HEADING_SEPARATOR } from "./heading";
+import { type Section, splitSections } from "./sections";
+import { splitUnits, type Unit } from "./units";
 
 export { HEADING_SEPARATOR } from "./heading";
 
@@ -50,14 +49,7 @@ function splitAtPages(from: number, to: number, pages: ChunkOptions["pages"]): [
   return bounds.slice(1).map((end, i) => [bounds[i], end]);
 }
 
-function makeChunk(
-  text: string,
-  index: number,
-  section: Section,
-  start: number,
-  end: number,
-  pages: ChunkOptions["pages"],
-): Chunk {
+function makeChunk(text: string, index: number, section: Section, start: number, end: number, pages: ChunkOptions["pages"]): Chunk {
   const chunk: Chunk = { index, headingPath: [...section.headingPath], text: text.slice(start, end), start, end };
   if (pages) {
     let page = pages[0].page;

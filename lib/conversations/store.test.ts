@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { openStore, type Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
-import { openConversations, titleFrom, type ConversationStore } from "./store";
+import { type ConversationStore, openConversations, titleFrom } from "./store";
 
 const msg = (id: string, role: "user" | "assistant", text: string) => ({ id, role, parts: [{ type: "text", text }] });
 
@@ -24,7 +24,10 @@ afterAll(async () => {
 
 describe("conversation store", () => {
   it("creates, reads back, lists newest first, searches text and filters by knowledge base", async () => {
-    const a = await store.create({ kbs: ["hr"], messages: [msg("u1", "user", "How many days of annual leave?"), msg("a1", "assistant", "25 days [1].")] });
+    const a = await store.create({
+      kbs: ["hr"],
+      messages: [msg("u1", "user", "How many days of annual leave?"), msg("a1", "assistant", "25 days [1].")],
+    });
     expect(a.title).toBe("How many days of annual leave?");
     const b = await store.create({ title: "Plague notes", kbs: [], messages: [msg("u2", "user", "What was the Black Death?")] });
     expect((await store.get(a.id))?.messages).toEqual(a.messages);

@@ -8,16 +8,31 @@ import { getStore, perStore, type Store } from "@/lib/store";
 import { sqlEq } from "@/lib/store/sql";
 import { AppError } from "@/lib/types";
 import {
-  type Conversation, type ConversationSummary, type CreateConversation, createConversationSchema, type Feedback,
-  type FeedbackInput, MAX_TITLE_CHARS, type StoredMessage, type UpdateConversation,
+  type Conversation,
+  type ConversationSummary,
+  type CreateConversation,
+  createConversationSchema,
+  type Feedback,
+  type FeedbackInput,
+  MAX_TITLE_CHARS,
+  type StoredMessage,
+  type UpdateConversation,
 } from "./schema";
 
 export const CONVERSATIONS_TABLE = "conversations";
 
 const str = (name: string) => new Field(name, new Utf8(), false);
 const conversationsSchema = new Schema([
-  str("id"), str("title"), str("kbs"), str("scope"), str("messages"), str("feedback"), str("search_text"),
-  new Field("message_count", new Int32(), false), str("created_at"), str("updated_at"),
+  str("id"),
+  str("title"),
+  str("kbs"),
+  str("scope"),
+  str("messages"),
+  str("feedback"),
+  str("search_text"),
+  new Field("message_count", new Int32(), false),
+  str("created_at"),
+  str("updated_at"),
 ]);
 const SUMMARY_COLUMNS = ["id", "title", "kbs", "message_count", "created_at", "updated_at"];
 
@@ -55,20 +70,29 @@ function parseJson<T>(s: unknown, fallback: T): T {
 
 function rowToSummary(r: Record<string, unknown>): ConversationSummary {
   return {
-    id: String(r.id), title: String(r.title), kbs: parseJson<string[]>(r.kbs, []), messageCount: Number(r.message_count),
-    createdAt: String(r.created_at), updatedAt: String(r.updated_at),
+    id: String(r.id),
+    title: String(r.title),
+    kbs: parseJson<string[]>(r.kbs, []),
+    messageCount: Number(r.message_count),
+    createdAt: String(r.created_at),
+    updatedAt: String(r.updated_at),
   };
 }
 
 function toRow(c: Conversation): Record<string, unknown> {
   const kbs = [...c.kbs].sort();
   return {
-    id: c.id, title: c.title, kbs: JSON.stringify(kbs),
+    id: c.id,
+    title: c.title,
+    kbs: JSON.stringify(kbs),
     // ",a,b," so one knowledge base is found by ",a,"; "" = every knowledge base.
     scope: kbs.length ? `,${kbs.join(",")},` : "",
-    messages: JSON.stringify(c.messages), feedback: JSON.stringify(c.feedback),
+    messages: JSON.stringify(c.messages),
+    feedback: JSON.stringify(c.feedback),
     search_text: `${c.title}\n${c.messages.map(textOf).join("\n")}`.toLowerCase(),
-    message_count: c.messages.length, created_at: c.createdAt, updated_at: c.updatedAt,
+    message_count: c.messages.length,
+    created_at: c.createdAt,
+    updated_at: c.updatedAt,
   };
 }
 
@@ -87,10 +111,20 @@ export async function openConversations(store: Store): Promise<ConversationStore
     const rows = await side.table.query().where(sqlEq("id", id)).limit(1).toArray();
     if (!rows.length) return null;
     const r = rows[0];
-    return { ...rowToSummary(r), messages: parseJson<StoredMessage[]>(r.messages, []), feedback: parseJson<Record<string, Feedback>>(r.feedback, {}) };
+    return {
+      ...rowToSummary(r),
+      messages: parseJson<StoredMessage[]>(r.messages, []),
+      feedback: parseJson<Record<string, Feedback>>(r.feedback, {}),
+    };
   };
   const write = async (c: Conversation) => {
-    await side.write((t) => t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute([toRow(c)]));
+    await side.write((t) =>
+      t
+        .mergeInsert("id")
+        .whenMatchedUpdateAll()
+        .whenNotMatchedInsertAll()
+        .execute([toRow(c)]),
+    );
   };
   const mustRead = async (id: string) => {
     const c = await read(id);
@@ -101,7 +135,10 @@ export async function openConversations(store: Store): Promise<ConversationStore
   return {
     async list(opts = {}) {
       // Filtered here rather than in SQL: a conversation list is small, and user text never meets a LIKE pattern.
-      const rows = await side.table.query().select([...SUMMARY_COLUMNS, "search_text", "scope"]).toArray();
+      const rows = await side.table
+        .query()
+        .select([...SUMMARY_COLUMNS, "search_text", "scope"])
+        .toArray();
       const needle = opts.q?.toLowerCase();
       return rows
         .filter((r) => !needle || String(r.search_text).includes(needle))
@@ -117,8 +154,14 @@ export async function openConversations(store: Store): Promise<ConversationStore
         if (await read(id)) throw new AppError("conflict", `A conversation with id "${id}" already exists.`, 409);
         const now = new Date().toISOString();
         const c: Conversation = {
-          id, title: (parsed.title || titleFrom(parsed.messages)).slice(0, MAX_TITLE_CHARS), kbs: parsed.kbs,
-          messages: parsed.messages, feedback: {}, messageCount: parsed.messages.length, createdAt: now, updatedAt: now,
+          id,
+          title: (parsed.title || titleFrom(parsed.messages)).slice(0, MAX_TITLE_CHARS),
+          kbs: parsed.kbs,
+          messages: parsed.messages,
+          feedback: {},
+          messageCount: parsed.messages.length,
+          createdAt: now,
+          updatedAt: now,
         };
         await write(c);
         return c;
@@ -153,9 +196,10 @@ export async function openConversations(store: Store): Promise<ConversationStore
       return serialized(async () => {
         const c = await mustRead(id);
         const m = c.messages.find((x) => x.id === input.messageId);
-        if (!m || m.role !== "assistant") throw new AppError("not_found", `No answer with id "${input.messageId}" in this conversation.`, 404);
+        if (m?.role !== "assistant") throw new AppError("not_found", `No answer with id "${input.messageId}" in this conversation.`, 404);
         if (input.rating === null) delete c.feedback[input.messageId];
-        else c.feedback[input.messageId] = { rating: input.rating, ...(input.note ? { note: input.note } : {}), at: new Date().toISOString() };
+        else
+          c.feedback[input.messageId] = { rating: input.rating, ...(input.note ? { note: input.note } : {}), at: new Date().toISOString() };
         // Feedback does not move the conversation up the list: updatedAt is about the chat itself.
         await write(c);
         return c;
@@ -164,7 +208,7 @@ export async function openConversations(store: Store): Promise<ConversationStore
   };
 }
 
-const conversationsOf = perStore("kb-mcp-chat.conversations", openConversations);
+const conversationsOf = perStore("conversations", openConversations);
 
 /** The process-wide conversation store of `store` (default: the process-wide store, getStore()). */
 export async function getConversations(store?: Store): Promise<ConversationStore> {

@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chunkText, embeddingText } from "@/lib/chunk";
 import { AppError } from "@/lib/types";
-import { createOfflineEmbedder, ensureDimension, getEmbedder, type Embedder } from "./index";
+import { createOfflineEmbedder, type Embedder, ensureDimension, getEmbedder } from "./index";
 import { createOpenAIEmbedder } from "./openai";
 
 const repoRoot = path.resolve(import.meta.dirname, "../..");
@@ -69,7 +69,12 @@ describe("offline embedder", () => {
 
   for (const set of ["cmrc2018-zh-subset", "squad1.1-en-subset"]) {
     it(`ranks the answering passage above an unrelated one (${set})`, async () => {
-      const read = (f: string) => fs.readFileSync(path.join(evalDir, set, f), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      const read = (f: string) =>
+        fs
+          .readFileSync(path.join(evalDir, set, f), "utf8")
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l));
       const corpus = new Map<string, { title: string; text: string }>(read("corpus.jsonl").map((p) => [p.id, p]));
       const questions = read("questions.jsonl").slice(0, 60) as { question: string; gold_ids: string[] }[];
       let wins = 0;
@@ -107,7 +112,9 @@ describe("OpenAI-compatible embedder", () => {
         const body = JSON.parse(raw);
         requests.push({ auth: req.headers.authorization, body });
         if (req.headers.authorization !== "Bearer good-key") {
-          return send(401, { error: { message: "Incorrect API key provided.", type: "invalid_request_error", param: null, code: "invalid_api_key" } });
+          return send(401, {
+            error: { message: "Incorrect API key provided.", type: "invalid_request_error", param: null, code: "invalid_api_key" },
+          });
         }
         const dim = body.model === "wrong-size" ? 3 : (body.dimensions ?? 4);
         send(200, {
@@ -138,7 +145,11 @@ describe("OpenAI-compatible embedder", () => {
     expect(requests.every((r) => r.body.model === "test-embed" && r.auth === "Bearer good-key")).toBe(true);
     expect(requests[0].body.dimensions).toBeUndefined();
     expect(vectors).toEqual(texts.map((t) => fakeVector(t)));
-    expect(progress).toEqual([[32, 70], [64, 70], [70, 70]]);
+    expect(progress).toEqual([
+      [32, 70],
+      [64, 70],
+      [70, 70],
+    ]);
     expect(embedder.dimension).toBe(4);
   });
 
@@ -174,7 +185,9 @@ describe("OpenAI-compatible embedder", () => {
   });
 
   it("fails with a clear error when the server rejects the key", async () => {
-    const err = await make({ apiKey: "bad-key" }).embed(["secret"]).catch((e) => e);
+    const err = await make({ apiKey: "bad-key" })
+      .embed(["secret"])
+      .catch((e) => e);
     expect(err).toBeInstanceOf(AppError);
     expect(err.code).toBe("unauthorized");
     expect(err.message).toMatch(/rejected the API key \(HTTP 401\)/);
@@ -191,7 +204,15 @@ describe("OpenAI-compatible embedder", () => {
 });
 
 describe("getEmbedder", () => {
-  const base = { provider: "offline", model: "m", baseURL: undefined, apiKey: undefined, batchSize: 32, dimension: 512, requestDimension: false };
+  const base = {
+    provider: "offline",
+    model: "m",
+    baseURL: undefined,
+    apiKey: undefined,
+    batchSize: 32,
+    dimension: 512,
+    requestDimension: false,
+  };
 
   it("returns the offline embedder unless the provider is openai", () => {
     expect(getEmbedder(base).name).toBe("offline-hash-v1-512");

@@ -47,8 +47,7 @@ export function createOpenAIEmbedder(opts: OpenAIEmbedderOptions): Embedder {
   const model = createOpenAI({ baseURL: opts.baseURL, apiKey }).embedding(opts.model);
   const endpoint = opts.baseURL ?? "https://api.openai.com/v1";
   let discovered: number | undefined;
-  const keyOf = (text: string) =>
-    `${endpoint}|${opts.model}|${opts.dimension ?? ""}|${createHash("sha256").update(text).digest("hex")}`;
+  const keyOf = (text: string) => `${endpoint}|${opts.model}|${opts.dimension ?? ""}|${createHash("sha256").update(text).digest("hex")}`;
 
   async function embed(texts: string[], eo: EmbedOptions = {}): Promise<number[][]> {
     const keys = texts.map(keyOf);
@@ -61,7 +60,10 @@ export function createOpenAIEmbedder(opts: OpenAIEmbedderOptions): Embedder {
     for (let b = 0; b < missing.length; b += batchSize) {
       eo.signal?.throwIfAborted();
       const batch = missing.slice(b, b + batchSize);
-      const vectors = await request(batch.map((k) => textOf.get(k)!), eo.signal);
+      const vectors = await request(
+        batch.map((k) => textOf.get(k)!),
+        eo.signal,
+      );
       const got = new Map(batch.map((k, i) => [k, vectors[i]]));
       for (const [k, v] of got) cachePut(k, v);
       keys.forEach((k, i) => {
@@ -126,8 +128,17 @@ function toAppError(err: unknown, endpoint: string, signal?: AbortSignal): unkno
         502,
       );
     }
-    if (status === 429) return new AppError("rate_limited", `The embedding service at ${endpoint} is rate limiting requests (HTTP 429). Try again later.`, 503);
-    return new AppError("internal", `The embedding service at ${endpoint} failed${status ? ` (HTTP ${status})` : ""}: ${cause.message}`, 502);
+    if (status === 429)
+      return new AppError(
+        "rate_limited",
+        `The embedding service at ${endpoint} is rate limiting requests (HTTP 429). Try again later.`,
+        503,
+      );
+    return new AppError(
+      "internal",
+      `The embedding service at ${endpoint} failed${status ? ` (HTTP ${status})` : ""}: ${cause.message}`,
+      502,
+    );
   }
   return new AppError("internal", `Embedding failed: ${cause instanceof Error ? cause.message : String(cause)}`, 502);
 }

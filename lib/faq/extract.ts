@@ -60,7 +60,10 @@ export function extractFaqPairs(text: string): ExtractedPair[] {
       let j = i + 1;
       while (j < ls.length && !HEADING.test(ls[j].text)) j++;
       const body = ls.slice(i + 1, j);
-      const answer = body.map((l) => l.text).join("\n").trim();
+      const answer = body
+        .map((l) => l.text)
+        .join("\n")
+        .trim();
       // A question heading whose section is itself a Q/A list is a topic, not a question.
       if (answer.length >= MIN_ANSWER_CHARS && !body.some((l) => Q_LINE.test(l.text))) {
         const first = body.find((l) => l.text.trim()) ?? body[0];

@@ -7,12 +7,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LocalMcp, startLocalMcp } from "@/lib/ask/local-mcp";
 import type { AuthSettings } from "@/lib/auth/config";
-import { startLocalMcp, type LocalMcp } from "@/lib/ask/local-mcp";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
 import { createAccessToken, createKnowledgeBase, deleteKnowledgeBase, updateKnowledgeBase } from "@/lib/kb";
@@ -70,8 +70,7 @@ async function connect(secret?: string): Promise<Client> {
   return client;
 }
 
-const textOf = (r: unknown) =>
-  ((r as CallToolResult).content ?? []).map((c) => (c.type === "text" ? c.text : "")).join("\n");
+const textOf = (r: unknown) => ((r as CallToolResult).content ?? []).map((c) => (c.type === "text" ? c.text : "")).join("\n");
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "faq-test-"));
@@ -115,7 +114,12 @@ describe("offline extraction", () => {
     const faqs = await (await getFaqStore(store)).list({ documentId: docIds.md });
     expect(faqs.map((f) => f.question).sort()).toEqual(["How do I reset my VPN token?", "Why is my mailbox full?"]);
     const vpn = faqs.find((f) => f.question.startsWith("How do I reset"))!;
-    expect(vpn).toMatchObject({ kb: "default", origin: "extracted", status: "accepted", source: { documentId: docIds.md, label: "document" } });
+    expect(vpn).toMatchObject({
+      kb: "default",
+      origin: "extracted",
+      status: "accepted",
+      source: { documentId: docIds.md, label: "document" },
+    });
     expect(vpn.answer).toContain("Reset VPN token");
     const chunk = (await store.getChunk(vpn.source.chunkId!))!;
     expect(chunk.documentId).toBe(docIds.md);
@@ -133,7 +137,10 @@ describe("offline extraction", () => {
 
   it("a question/answer CSV yields one entry per row", async () => {
     const faqs = await (await getFaqStore(store)).list({ documentId: docIds.csv });
-    expect(faqs.map((f) => f.question).sort()).toEqual(["Can I use my own laptop for work?", "How long is the warranty on company phones?"]);
+    expect(faqs.map((f) => f.question).sort()).toEqual([
+      "Can I use my own laptop for work?",
+      "How long is the warranty on company phones?",
+    ]);
     const phone = faqs.find((f) => f.question.includes("warranty"))!;
     expect(phone.answer).toMatch(/^Company phones have a two-year warranty; bring them to the IT desk for repairs\./);
   });
@@ -160,7 +167,15 @@ describe("knowledge bases", () => {
   it("a renamed knowledge base keeps its FAQ entries; a deleted one takes them with it", async () => {
     const faqs = await getFaqStore(store);
     await createKnowledgeBase(store, registry, { name: "ops" });
-    const [f] = await faqs.add([{ kb: "ops", question: "Who is on call?", answer: "See the rota.", source: { documentId: null, chunkId: null, label: "UI" }, origin: "manual" }]);
+    const [f] = await faqs.add([
+      {
+        kb: "ops",
+        question: "Who is on call?",
+        answer: "See the rota.",
+        source: { documentId: null, chunkId: null, label: "UI" },
+        origin: "manual",
+      },
+    ]);
     await updateKnowledgeBase(store, registry, "ops", { name: "ops-team" });
     expect((await faqs.get(f.id))?.kb).toBe("ops-team");
     await deleteKnowledgeBase(store, registry, "ops-team");
@@ -214,7 +229,11 @@ describe("FAQ over MCP (real HTTP, SDK client)", () => {
   });
 
   it("add_faq is refused without a read-write token; with one the entry is searchable first, readable, and deletable", async () => {
-    const args = { question: "Who approves standing desks?", answer: "Facilities approves standing desks within a week.", phrasings: ["standing desk approval"] };
+    const args = {
+      question: "Who approves standing desks?",
+      answer: "Facilities approves standing desks within a week.",
+      phrasings: ["standing desk approval"],
+    };
     for (const secret of [undefined, secrets.read]) {
       const client = await connect(secret);
       const refused = await client.callTool({ name: "add_faq", arguments: args });
@@ -234,10 +253,17 @@ describe("FAQ over MCP (real HTTP, SDK client)", () => {
 
     const found = await writer.callTool({ name: "search_knowledge", arguments: { query: "which team approves a standing desk" } });
     const first = (found.structuredContent as { results: Record<string, unknown>[] }).results[0];
-    expect(first).toMatchObject({ type: "faq", text: args.answer, faq: { id: faq.id, source: { label: "token writer", document_id: null } } });
+    expect(first).toMatchObject({
+      type: "faq",
+      text: args.answer,
+      faq: { id: faq.id, source: { label: "token writer", document_id: null } },
+    });
 
     const sf = await writer.callTool({ name: "search_faq", arguments: { query: "standing desk approval" } });
-    expect((sf.structuredContent as { results: { faq: { id: string }; strong: boolean }[] }).results[0]).toMatchObject({ faq: { id: faq.id }, strong: true });
+    expect((sf.structuredContent as { results: { faq: { id: string }; strong: boolean }[] }).results[0]).toMatchObject({
+      faq: { id: faq.id },
+      strong: true,
+    });
 
     const resource = await writer.readResource({ uri });
     expect(resource.contents[0]).toMatchObject({ uri, mimeType: "text/markdown" });

@@ -3,19 +3,28 @@
  * format) on a real LanceDB store: grounded pairs kept (pending review, pointing at their chunk), an
  * unsupported one dropped, no model call on re-ingest of the same content, and cancelling.
  */
+
+import { mkdtemp, rm } from "node:fs/promises";
 import type http from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { createOpenAI } from "@ai-sdk/openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createFakeOpenAI, type RecordedRequest } from "@/e2e/fixtures/fake-openai";
 import { UNSUPPORTED_ANSWER } from "@/e2e/fixtures/fake-faq";
+import { createFakeOpenAI, type RecordedRequest } from "@/e2e/fixtures/fake-openai";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
 import { openStore, type Store } from "@/lib/store";
-import { cancelGeneration, generateDocumentFaqs, generationDone, generationProgress, isGrounded, parsePairs, startGeneration } from "./generate";
+import {
+  cancelGeneration,
+  generateDocumentFaqs,
+  generationDone,
+  generationProgress,
+  isGrounded,
+  parsePairs,
+  startGeneration,
+} from "./generate";
 import { getFaqStore } from "./store";
 
 const enc = new TextEncoder();
@@ -59,7 +68,9 @@ describe("grounding", () => {
     expect(isGrounded("Permits cost 30 euros a month.", section)).toBe(true);
     expect(isGrounded(UNSUPPORTED_ANSWER, section)).toBe(false);
     expect(isGrounded("停车证每月30欧元。", "停车证每月30欧元，由行政部发放。")).toBe(true);
-    expect(parsePairs('```json\n{"pairs":[{"question":"Q?","answer":"A."},{"question":1}]}\n```')).toEqual([{ question: "Q?", answer: "A." }]);
+    expect(parsePairs('```json\n{"pairs":[{"question":"Q?","answer":"A."},{"question":1}]}\n```')).toEqual([
+      { question: "Q?", answer: "A." },
+    ]);
     expect(parsePairs("no json")).toEqual([]);
   });
 });
@@ -70,7 +81,14 @@ describe("generation with the fake model", () => {
     const chunks = await store.getChunks(document.id);
     await reset();
     const first = await generateDocumentFaqs(store, document, chunks, { model: model(), modelId: "fake-model", pairs: 3 });
-    expect(first).toMatchObject({ status: "done", total: chunks.length, done: chunks.length, cached: 0, kept: chunks.length, dropped: chunks.length });
+    expect(first).toMatchObject({
+      status: "done",
+      total: chunks.length,
+      done: chunks.length,
+      cached: 0,
+      kept: chunks.length,
+      dropped: chunks.length,
+    });
     expect((await requests()).length).toBe(chunks.length);
 
     const faqs = await (await getFaqStore(store)).list({ documentId: document.id, origin: "generated" });
@@ -88,13 +106,19 @@ describe("generation with the fake model", () => {
     // Same content again (another file name, so ingest does not skip it): every section comes from the cache.
     await reset();
     const again = await ingestDocument(store, { filename: "parking-copy.md", data: enc.encode(`${DOC}\n`), kb: "other" });
-    const second = await generateDocumentFaqs(store, again.document, await store.getChunks(again.document.id), { model: model(), modelId: "fake-model", pairs: 3 });
+    const second = await generateDocumentFaqs(store, again.document, await store.getChunks(again.document.id), {
+      model: model(),
+      modelId: "fake-model",
+      pairs: 3,
+    });
     expect(second).toMatchObject({ status: "done", cached: chunks.length, kept: chunks.length });
     expect(await requests()).toEqual([]);
   });
 
   it("runs in the background with progress and can be cancelled", async () => {
-    const slow = Array.from({ length: 6 }, (_, i) => `## Part ${i}\n\nSLOW section ${i} says the archive room ${i} opens at nine.`).join("\n\n");
+    const slow = Array.from({ length: 6 }, (_, i) => `## Part ${i}\n\nSLOW section ${i} says the archive room ${i} opens at nine.`).join(
+      "\n\n",
+    );
     const { document } = await ingestDocument(store, { filename: "slow.md", data: enc.encode(`# Slow\n\n${slow}`), kb: "default" });
     const chunks = await store.getChunks(document.id);
     expect(chunks.length).toBeGreaterThan(2);

@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { createOpenAI } from "@ai-sdk/openai";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { generateText } from "ai";
-import { getConfig, type AppConfig } from "@/lib/config";
+import { type AppConfig, getConfig } from "@/lib/config";
 import type { Store } from "@/lib/store";
 import { tokenize } from "@/lib/tokenize";
 import type { ChunkRecord, DocumentRecord } from "@/lib/types";
@@ -126,7 +126,11 @@ export async function generateDocumentFaqs(
       emit();
     }
     const seen = new Set<string>();
-    await faqs.replaceForDocument(doc.id, "generated", entries.filter((e) => !seen.has(e.id!) && seen.add(e.id!)));
+    await faqs.replaceForDocument(
+      doc.id,
+      "generated",
+      entries.filter((e) => !seen.has(e.id!) && seen.add(e.id!)),
+    );
     p.status = "done";
   } catch (err) {
     // A cancelled run stores nothing new; what the cache holds is kept for the next run.
@@ -193,7 +197,7 @@ export function generationDone(documentId: string): Promise<GenerationProgress> 
 
 export function cancelGeneration(documentId: string): boolean {
   const job = jobs().get(documentId);
-  if (!job || job.progress.status !== "running") return false;
+  if (job?.progress.status !== "running") return false;
   job.controller.abort();
   return true;
 }

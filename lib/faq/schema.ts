@@ -7,22 +7,43 @@ export const FAQ_GENERATIONS_TABLE = "faq_generations";
 
 /** Columns a reader needs (no vector, no index text). */
 export const FAQ_COLUMNS = [
-  "id", "kb", "question", "phrasings", "answer", "tags", "source_document_id", "source_chunk_id", "source_label",
-  "origin", "status", "created_at", "updated_at",
+  "id",
+  "kb",
+  "question",
+  "phrasings",
+  "answer",
+  "tags",
+  "source_document_id",
+  "source_chunk_id",
+  "source_label",
+  "origin",
+  "status",
+  "created_at",
+  "updated_at",
 ];
 
 const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
 
 export function faqsSchema(dimension: number): Schema {
   return new Schema([
-    str("id"), str("kb"), str("question"), str("phrasings"), str("answer"), str("tags"),
-    str("source_document_id", true), str("source_chunk_id", true), str("source_label"), str("origin"), str("status"),
+    str("id"),
+    str("kb"),
+    str("question"),
+    str("phrasings"),
+    str("answer"),
+    str("tags"),
+    str("source_document_id", true),
+    str("source_chunk_id", true),
+    str("source_label"),
+    str("origin"),
+    str("status"),
     // Tokens of the question and its phrasings (lib/tokenize), for the full-text index.
     str("index_text"),
     // The embedder the vector was made with; rows from another one are re-embedded on open.
     str("embedder"),
     new Field("vector", new FixedSizeList(dimension, new Field("item", new Float32(), true)), false),
-    str("created_at"), str("updated_at"),
+    str("created_at"),
+    str("updated_at"),
   ]);
 }
 
@@ -59,9 +80,21 @@ export function rowToFaq(r: Record<string, unknown>): FaqRecord {
 
 export function faqToRow(f: FaqRecord, extra: { indexText: string; embedder: string; vector: number[] }): Record<string, unknown> {
   return {
-    id: f.id, kb: f.kb, question: f.question, phrasings: JSON.stringify(f.phrasings), answer: f.answer,
-    tags: JSON.stringify(f.tags), source_document_id: f.source.documentId, source_chunk_id: f.source.chunkId,
-    source_label: f.source.label, origin: f.origin, status: f.status, index_text: extra.indexText,
-    embedder: extra.embedder, vector: extra.vector, created_at: f.createdAt, updated_at: f.updatedAt,
+    id: f.id,
+    kb: f.kb,
+    question: f.question,
+    phrasings: JSON.stringify(f.phrasings),
+    answer: f.answer,
+    tags: JSON.stringify(f.tags),
+    source_document_id: f.source.documentId,
+    source_chunk_id: f.source.chunkId,
+    source_label: f.source.label,
+    origin: f.origin,
+    status: f.status,
+    index_text: extra.indexText,
+    embedder: extra.embedder,
+    vector: extra.vector,
+    created_at: f.createdAt,
+    updated_at: f.updatedAt,
   };
 }

@@ -3,12 +3,12 @@
  * entry's question and phrasings.
  */
 import { randomBytes } from "node:crypto";
-import { perStore, whitespaceFtsIndex, type Store } from "@/lib/store";
+import { perStore, type Store, whitespaceFtsIndex } from "@/lib/store";
 import { sqlEq, sqlIn } from "@/lib/store/sql";
 import { toIndexText } from "@/lib/tokenize";
 import { AppError } from "@/lib/types";
 import { cosine, lexicalMatch, matchScore, STRONG_LEXICAL } from "./match";
-import { FAQ_COLUMNS, FAQ_GENERATIONS_TABLE, FAQ_TABLE, faqToRow, faqsSchema, generationsSchema, rowToFaq } from "./schema";
+import { FAQ_COLUMNS, FAQ_GENERATIONS_TABLE, FAQ_TABLE, faqsSchema, faqToRow, generationsSchema, rowToFaq } from "./schema";
 import type { FaqOrigin, FaqPatch, FaqRecord, FaqSource, FaqStatus } from "./types";
 
 export interface NewFaq {
@@ -202,14 +202,24 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
     async search(query, o) {
       const q = query.trim();
       if (!q || (await table().countRows()) === 0) return [];
-      const filter = where({ kb: o.kbs && o.kbs.length ? o.kbs : undefined, status: "accepted" });
+      const filter = where({ kb: o.kbs?.length ? o.kbs : undefined, status: "accepted" });
       const limit = Math.max(10, o.limit * 3);
       const [queryVector] = await embedder.embed([q]);
-      let vq = table().vectorSearch(queryVector).distanceType("cosine").select([...FAQ_COLUMNS, "vector", "_distance"]).limit(limit);
+      let vq = table()
+        .vectorSearch(queryVector)
+        .distanceType("cosine")
+        .select([...FAQ_COLUMNS, "vector", "_distance"])
+        .limit(limit);
       if (filter) vq = vq.where(filter);
       const tokens = toIndexText(q);
       const hasFts = tokens && (await table().listIndices()).some((i) => i.columns.includes(FTS));
-      let tq = hasFts ? table().query().fullTextSearch(tokens, { columns: FTS }).select([...FAQ_COLUMNS, "vector", "_score"]).limit(limit) : null;
+      let tq = hasFts
+        ? table()
+            .query()
+            .fullTextSearch(tokens, { columns: FTS })
+            .select([...FAQ_COLUMNS, "vector", "_score"])
+            .limit(limit)
+        : null;
       if (tq && filter) tq = tq.where(filter);
       const rows = [...(await vq.toArray()), ...(tq ? await tq.toArray() : [])];
       const offline = embedder.name.startsWith("offline-");
@@ -230,7 +240,8 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
     },
     moveKb(from, to) {
       return serialized(async () => {
-        if ((await table().countRows(sqlEq("kb", from))) > 0) await faqTable.write((t) => t.update({ where: sqlEq("kb", from), values: { kb: to } }));
+        if ((await table().countRows(sqlEq("kb", from))) > 0)
+          await faqTable.write((t) => t.update({ where: sqlEq("kb", from), values: { kb: to } }));
       });
     },
     deleteKb(name) {
@@ -253,4 +264,4 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
 }
 
 /** The FAQ table of a store (opened once per store object). */
-export const getFaqStore: (store: Store) => Promise<FaqStore> = perStore("kb-mcp-chat.faqs", openFaqStore);
+export const getFaqStore: (store: Store) => Promise<FaqStore> = perStore("faqs", openFaqStore);

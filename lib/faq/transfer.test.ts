@@ -3,16 +3,34 @@ import { parseImport, toCsv, toJsonl } from "./transfer";
 import type { FaqRecord } from "./types";
 
 const faq: FaqRecord = {
-  id: "0123456789abcdef01234567", kb: "hr", question: "How do I book leave?", phrasings: ["booking leave", "leave request"],
-  answer: 'In the HR portal, "Leave" tab.\nTwo weeks ahead.', tags: ["leave"], source: { documentId: null, chunkId: null, label: "UI" },
-  origin: "manual", status: "accepted", createdAt: "2026-01-01T00:00:00Z", updatedAt: "2026-01-01T00:00:00Z",
+  id: "0123456789abcdef01234567",
+  kb: "hr",
+  question: "How do I book leave?",
+  phrasings: ["booking leave", "leave request"],
+  answer: 'In the HR portal, "Leave" tab.\nTwo weeks ahead.',
+  tags: ["leave"],
+  source: { documentId: null, chunkId: null, label: "UI" },
+  origin: "manual",
+  status: "accepted",
+  createdAt: "2026-01-01T00:00:00Z",
+  updatedAt: "2026-01-01T00:00:00Z",
 };
 
 describe("FAQ export and import", () => {
   it("round-trips through CSV and JSON Lines", () => {
-    for (const [text, format] of [[toCsv([faq]), "csv"], [toJsonl([faq]), "jsonl"]] as const) {
+    for (const [text, format] of [
+      [toCsv([faq]), "csv"],
+      [toJsonl([faq]), "jsonl"],
+    ] as const) {
       const [entry] = parseImport(text, format, "default");
-      expect(entry).toMatchObject({ kb: "hr", question: faq.question, answer: faq.answer, phrasings: faq.phrasings, tags: ["leave"], origin: "import" });
+      expect(entry).toMatchObject({
+        kb: "hr",
+        question: faq.question,
+        answer: faq.answer,
+        phrasings: faq.phrasings,
+        tags: ["leave"],
+        origin: "import",
+      });
     }
   });
 

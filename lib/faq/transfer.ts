@@ -5,7 +5,7 @@
 import Papa from "papaparse";
 import { AppError } from "@/lib/types";
 import type { NewFaq } from "./store";
-import { faqInputSchema, type FaqRecord } from "./types";
+import { type FaqRecord, faqInputSchema } from "./types";
 
 const LIST_SEP = " | ";
 
@@ -21,7 +21,14 @@ export function toJsonl(faqs: readonly FaqRecord[]): string {
 }
 
 const split = (v: unknown) =>
-  typeof v === "string" ? v.split(/\s*\|\s*/).map((s) => s.trim()).filter(Boolean) : Array.isArray(v) ? v.map(String) : undefined;
+  typeof v === "string"
+    ? v
+        .split(/\s*\|\s*/)
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : Array.isArray(v)
+      ? v.map(String)
+      : undefined;
 
 /** Entries from a CSV (header row with question/answer columns; 问题/答案 also accepted) or JSONL text. */
 export function parseImport(text: string, format: "csv" | "jsonl", defaultKb: string): NewFaq[] {
@@ -42,7 +49,9 @@ export function parseImport(text: string, format: "csv" | "jsonl", defaultKb: st
     const parsed = Papa.parse<Record<string, string>>(text.replace(/^\uFEFF/, ""), {
       header: true,
       skipEmptyLines: "greedy",
-      transformHeader: (h) => ({ 问题: "question", 问: "question", 答案: "answer", 答: "answer", q: "question", a: "answer" })[h.trim().toLowerCase()] ?? h.trim().toLowerCase(),
+      transformHeader: (h) =>
+        ({ 问题: "question", 问: "question", 答案: "answer", 答: "answer", q: "question", a: "answer" })[h.trim().toLowerCase()] ??
+        h.trim().toLowerCase(),
     });
     rows = parsed.data;
   }

@@ -1,4 +1,4 @@
-export { createBatchIngest, ingestDocument, sha256 } from "./pipeline";
 export type { BatchFailure } from "./pipeline";
-export { listFiles, syncKnowledgeDir } from "./sync";
+export { createBatchIngest, ingestDocument, sha256 } from "./pipeline";
 export { reindexAll } from "./reindex";
+export { listFiles, syncKnowledgeDir } from "./sync";

@@ -40,7 +40,10 @@ function countingEmbedder(dim = 64): Embedder & { texts: string[] } {
 function longDoc(word: string, n: number, variant = ""): string {
   const parts = ["# Field guide"];
   for (let i = 0; i < n; i++) {
-    parts.push(`## Section ${i}`, `The ${word} number ${i} lives in region ${i}. ${variant}It eats leaves and grass near water ${i}. Observers count ${word}s every spring.`);
+    parts.push(
+      `## Section ${i}`,
+      `The ${word} number ${i} lives in region ${i}. ${variant}It eats leaves and grass near water ${i}. Observers count ${word}s every spring.`,
+    );
   }
   return parts.join("\n\n");
 }
@@ -56,7 +59,11 @@ beforeEach(async () => {
 describe("ingestDocument", () => {
   it("adds, then skips the same bytes without parsing or embedding again", async () => {
     const events: IngestProgress[] = [];
-    const first = await ingestDocument(store, { filename: "guide.md", data: enc(longDoc("okapi", 10)) }, { onProgress: (p) => events.push(p) });
+    const first = await ingestDocument(
+      store,
+      { filename: "guide.md", data: enc(longDoc("okapi", 10)) },
+      { onProgress: (p) => events.push(p) },
+    );
     expect(first.status).toBe("added");
     const stages = [...new Set(events.map((e) => e.stage))];
     expect(stages).toEqual(["received", "parsing", "chunking", "embedding", "indexing", "done"]);
@@ -67,7 +74,11 @@ describe("ingestDocument", () => {
 
     const embedded = embedder.texts.length;
     const events2: IngestProgress[] = [];
-    const again = await ingestDocument(store, { filename: "guide.md", data: enc(longDoc("okapi", 10)) }, { onProgress: (p) => events2.push(p) });
+    const again = await ingestDocument(
+      store,
+      { filename: "guide.md", data: enc(longDoc("okapi", 10)) },
+      { onProgress: (p) => events2.push(p) },
+    );
     expect(again.status).toBe("unchanged");
     expect(again.document).toEqual(first.document);
     expect(events2.map((e) => e.stage)).toEqual(["received", "skipped"]);
@@ -146,15 +157,19 @@ describe("ingestDocument", () => {
     const good = await ingestDocument(store, { filename: "keep.md", data: enc("# Keep\n\nThe ibis wades.") });
     const snapshot = { docs: await store.listDocuments(), chunks: await store.getChunks(good.document.id) };
     const events: IngestProgress[] = [];
-    await expect(ingestDocument(store, { filename: "keep.exe", data: enc("MZ") }, { onProgress: (p) => events.push(p) })).rejects.toMatchObject({ code: "unsupported_type" });
+    await expect(
+      ingestDocument(store, { filename: "keep.exe", data: enc("MZ") }, { onProgress: (p) => events.push(p) }),
+    ).rejects.toMatchObject({ code: "unsupported_type" });
     expect(events.at(-1)).toMatchObject({ stage: "failed", file: "keep.exe" });
     await expect(ingestDocument(store, { filename: "keep.md", data: enc("   \n\n  ") })).rejects.toMatchObject({ code: "parse_failed" });
     await expect(ingestDocument(store, { filename: "", data: enc("x") })).rejects.toMatchObject({ code: "bad_request" });
     await expect(ingestDocument(store, { filename: "x.md", data: enc("x"), kb: "  " })).rejects.toMatchObject({ code: "bad_request" });
-    await expect(ingestDocument(store, { filename: "x.md", data: enc("x"), tags: [1 as unknown as string] })).rejects.toMatchObject({ code: "bad_request" });
+    await expect(ingestDocument(store, { filename: "x.md", data: enc("x"), tags: [1 as unknown as string] })).rejects.toMatchObject({
+      code: "bad_request",
+    });
     const ac = new AbortController();
     ac.abort();
-    await expect(ingestDocument(store, { filename: "keep.md", data: enc("# Keep\n\nChanged."), }, { signal: ac.signal })).rejects.toThrow();
+    await expect(ingestDocument(store, { filename: "keep.md", data: enc("# Keep\n\nChanged.") }, { signal: ac.signal })).rejects.toThrow();
     expect(await store.listDocuments()).toEqual(snapshot.docs);
     expect(await store.getChunks(good.document.id)).toEqual(snapshot.chunks);
     expect((await searchKnowledge(store, { query: "ibis" }))[0].document.id).toBe(good.document.id);

@@ -3,8 +3,8 @@ import { chunkText, embeddingText, HEADING_SEPARATOR } from "@/lib/chunk";
 import { getConfig } from "@/lib/config";
 import { afterDocumentStored } from "@/lib/faq/ingest";
 import { checkKbName } from "@/lib/kb/names";
-import { parseDocument } from "@/lib/parse";
 import { countEmbeddingCache, ingestQueue, recordIngest } from "@/lib/metrics";
+import { parseDocument } from "@/lib/parse";
 import type { DocumentBody, DocumentWrite, Store, StoredChunk } from "@/lib/store";
 import { chunkId } from "@/lib/store/schema";
 import { toIndexText } from "@/lib/tokenize";
@@ -136,7 +136,11 @@ export async function prepareDocument(
 }
 
 /** Documents prepared but not yet written, looked up like store.matchDocument (for batches). */
-export type PendingLookup = (kb: string, source: string, contentHash: string) => { bySource: DocumentRecord | null; byHash: DocumentRecord | null } | undefined;
+export type PendingLookup = (
+  kb: string,
+  source: string,
+  contentHash: string,
+) => { bySource: DocumentRecord | null; byHash: DocumentRecord | null } | undefined;
 
 export interface BatchIngestOptions {
   onProgress?: (p: IngestProgress) => void;

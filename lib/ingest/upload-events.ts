@@ -23,7 +23,7 @@ export interface UploadFileResult extends UploadOutcome {
 
 /** One NDJSON line of the upload stream. */
 export type UploadEvent =
-  | ({ type: "progress"; index: number; name: string; /** with stage "failed" */ code?: string } & Omit<IngestProgress, "file">)
+  | ({ type: "progress"; index: number; name: string /** with stage "failed" */; code?: string } & Omit<IngestProgress, "file">)
   | { type: "result"; result: UploadFileResult }
   | { type: "summary"; results: UploadFileResult[] }
   /** The upload as a whole broke (not one file): nothing further follows. */

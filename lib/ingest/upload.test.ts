@@ -45,7 +45,11 @@ function multipart(parts: { name: string; filename?: string; data: string | Uint
   const pieces: Uint8Array[] = [];
   for (const p of parts) {
     const disposition = `form-data; name="${p.name}"${p.filename ? `; filename="${p.filename}"` : ""}`;
-    pieces.push(enc.encode(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${p.filename ? "Content-Type: application/octet-stream\r\n" : ""}\r\n`));
+    pieces.push(
+      enc.encode(
+        `--${boundary}\r\nContent-Disposition: ${disposition}\r\n${p.filename ? "Content-Type: application/octet-stream\r\n" : ""}\r\n`,
+      ),
+    );
     pieces.push(typeof p.data === "string" ? enc.encode(p.data) : p.data);
     pieces.push(enc.encode("\r\n"));
   }
@@ -93,7 +97,10 @@ describe("receiveUpload (streamed, limits counted on bytes received)", () => {
 
   it("refuses too many files, non-multipart bodies and uploads without files (400)", async () => {
     const four = Array.from({ length: 4 }, (_, i) => ({ name: "files", filename: `f${i}.md`, data: "z" }));
-    await expect(receiveUpload(multipart(four), limits)).rejects.toMatchObject({ status: 400, message: expect.stringContaining("at most 3") });
+    await expect(receiveUpload(multipart(four), limits)).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining("at most 3"),
+    });
     await expect(receiveUpload(multipart([{ name: "kb", data: "hr" }]), limits)).rejects.toMatchObject({ status: 400 });
     const json = new Request("http://x/", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
     await expect(receiveUpload(json, limits)).rejects.toMatchObject({ status: 400 });
@@ -157,7 +164,9 @@ describe("ingestUploads", () => {
 
   it("does not duplicate identical content and replaces a changed file of the same name", async () => {
     const first = await ingestUploads(store, [{ name: "notes.md", data: makeMarkdown("Alpha version of the notes") }], { kb: "dup" });
-    const again = await ingestUploads(store, [{ name: "copy of notes.md", data: makeMarkdown("Alpha version of the notes") }], { kb: "dup" });
+    const again = await ingestUploads(store, [{ name: "copy of notes.md", data: makeMarkdown("Alpha version of the notes") }], {
+      kb: "dup",
+    });
     expect(again[0].status).toBe("unchanged");
     expect(again[0].documentId).toBe(first[0].documentId);
     const changed = await ingestUploads(store, [{ name: "notes.md", data: makeMarkdown("Beta version of the notes") }], { kb: "dup" });
@@ -187,7 +196,12 @@ describe("ingestUploads", () => {
   it("reports a cancelled upload as cancelled and stores nothing", async () => {
     const ac = new AbortController();
     ac.abort();
-    const results = await ingestUploads(store, [{ name: "late.md", data: makeMarkdown("never stored") }], { kb: "cancel" }, { signal: ac.signal });
+    const results = await ingestUploads(
+      store,
+      [{ name: "late.md", data: makeMarkdown("never stored") }],
+      { kb: "cancel" },
+      { signal: ac.signal },
+    );
     expect(results[0].status).toBe("cancelled");
     expect(await store.listDocuments({ kb: "cancel" })).toEqual([]);
   });

@@ -5,7 +5,7 @@
 import busboy from "busboy";
 import { getConfig } from "@/lib/config";
 import type { Store } from "@/lib/store";
-import { AppError, type IngestProgress } from "@/lib/types";
+import { AppError } from "@/lib/types";
 import { sanitizeFileName } from "./fields";
 import { ingestDocument } from "./index";
 import type { UploadEvent, UploadFileResult } from "./upload-events";
@@ -56,7 +56,13 @@ export async function receiveUpload(req: Request, limits: UploadLimits): Promise
     bb = busboy({
       headers: { "content-type": contentType },
       defParamCharset: "utf8",
-      limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles, fields: 200, fieldSize: MAX_FIELD_BYTES, parts: limits.maxFiles + 200 },
+      limits: {
+        fileSize: limits.maxFileBytes,
+        files: limits.maxFiles,
+        fields: 200,
+        fieldSize: MAX_FIELD_BYTES,
+        parts: limits.maxFiles + 200,
+      },
     });
   } catch {
     throw new AppError("bad_request", "The request body is not valid multipart/form-data.", 400);
@@ -85,14 +91,22 @@ export async function receiveUpload(req: Request, limits: UploadLimits): Promise
       const name = info.filename ?? "untitled";
       files.push(
         over
-          ? { name, data: new Uint8Array(), error: { code: "too_large", message: `"${sanitizeFileName(name)}" is larger than the ${mb(limits.maxFileBytes)} limit per file (MAX_UPLOAD_MB).` } }
+          ? {
+              name,
+              data: new Uint8Array(),
+              error: {
+                code: "too_large",
+                message: `"${sanitizeFileName(name)}" is larger than the ${mb(limits.maxFileBytes)} limit per file (MAX_UPLOAD_MB).`,
+              },
+            }
           : { name, data: new Uint8Array(Buffer.concat(parts)) },
       );
     });
   });
   bb.on("field", (name, value, info) => {
     if (info.valueTruncated) fail(new AppError("bad_request", `The field "${name}" is longer than ${MAX_FIELD_BYTES / 1024} KB.`, 400));
-    (fields[name] ??= []).push(value);
+    fields[name] ??= [];
+    fields[name].push(value);
   });
   bb.on("filesLimit", () => fail(new AppError("bad_request", `Too many files: at most ${limits.maxFiles} per upload.`, 400)));
   bb.on("partsLimit", () => fail(new AppError("bad_request", "The upload has too many parts.", 400)));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TOKEN_PLACEHOLDER, connectSnippets, mcpEndpoint, serverName } from "./connect";
+import { connectSnippets, mcpEndpoint, serverName, TOKEN_PLACEHOLDER } from "./connect";
 
 const byId = (s: ReturnType<typeof connectSnippets>) => Object.fromEntries(s.map((x) => [x.id, x.text]));
 
@@ -27,7 +27,9 @@ describe("connect snippets", () => {
     expect(JSON.parse(s.cursor)).toEqual({ mcpServers: { "kb-hr": { url, headers: { Authorization: "Bearer kbt_abc" } } } });
     expect(JSON.parse(s.vscode)).toEqual({ servers: { "kb-hr": { type: "http", url, headers: { Authorization: "Bearer kbt_abc" } } } });
     expect(s["claude-code"]).toBe(`claude mcp add --transport http kb-hr ${url} --header 'Authorization: Bearer kbt_abc'`);
-    expect(s.inspector).toBe(`npx @modelcontextprotocol/inspector --cli ${url} --transport http --method tools/list --header 'Authorization: Bearer kbt_abc'`);
+    expect(s.inspector).toBe(
+      `npx @modelcontextprotocol/inspector --cli ${url} --transport http --method tools/list --header 'Authorization: Bearer kbt_abc'`,
+    );
   });
 
   it("uses a placeholder when tokens are required, and no header when they are not", () => {
@@ -40,7 +42,9 @@ describe("connect snippets", () => {
   });
 
   it("lets mcp-remote use plain http on a network address", () => {
-    const args = JSON.parse(byId(connectSnippets({ url: "http://192.168.1.5:3000/api/mcp" }))["claude-desktop"]).mcpServers["knowledge-base"].args;
+    const args = JSON.parse(byId(connectSnippets({ url: "http://192.168.1.5:3000/api/mcp" }))["claude-desktop"]).mcpServers[
+      "knowledge-base"
+    ].args;
     expect(args).toContain("--allow-http");
   });
 });

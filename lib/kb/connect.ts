@@ -61,7 +61,12 @@ export function connectSnippets(opts: { url: string; kb?: string | null; token?:
     { id: "claude-desktop", label: "Claude Desktop", where: "claude_desktop_config.json", text: json(claudeDesktop) },
     { id: "cursor", label: "Cursor", where: "~/.cursor/mcp.json", text: json({ mcpServers: { [name]: { url, ...headers } } }) },
     { id: "vscode", label: "VS Code", where: ".vscode/mcp.json", text: json({ servers: { [name]: { type: "http", url, ...headers } } }) },
-    { id: "claude-code", label: "Claude Code", where: "terminal", text: `claude mcp add --transport http ${sh(name)} ${sh(url)}${headerFlag}` },
+    {
+      id: "claude-code",
+      label: "Claude Code",
+      where: "terminal",
+      text: `claude mcp add --transport http ${sh(name)} ${sh(url)}${headerFlag}`,
+    },
     {
       id: "inspector",
       label: "MCP Inspector",

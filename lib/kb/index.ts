@@ -4,9 +4,9 @@
  * by the CLI with `--kb`) are listed too.
  */
 import { randomBytes } from "node:crypto";
+import { type AccessToken, generateTokenSecret, hashTokenSecret, type PublicToken, publicToken, type TokenScope } from "@/lib/auth/tokens";
 import { getConfig } from "@/lib/config";
 import { getFaqStore } from "@/lib/faq/store";
-import { generateTokenSecret, hashTokenSecret, publicToken, type AccessToken, type PublicToken, type TokenScope } from "@/lib/auth/tokens";
 import { documentId } from "@/lib/ingest/pipeline";
 import { perStore, type Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
@@ -23,7 +23,7 @@ export interface KbCatalogEntry {
 }
 
 /** The process-wide registry in the side tables of `store`. */
-export const getRegistry: (store: Store) => Promise<Registry> = perStore("kb-mcp-chat.registries", (store) =>
+export const getRegistry: (store: Store) => Promise<Registry> = perStore("registries", (store) =>
   openRegistry(store, { defaultKb: getConfig().defaultKb }),
 );
 

@@ -10,8 +10,14 @@ import { searchKnowledge } from "@/lib/retrieve";
 import { openStore, type Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
 import {
-  createAccessToken, createKnowledgeBase, deleteKnowledgeBase, getKnowledgeBase, listAccessTokens, listKnowledgeBases,
-  revokeAccessToken, updateKnowledgeBase,
+  createAccessToken,
+  createKnowledgeBase,
+  deleteKnowledgeBase,
+  getKnowledgeBase,
+  listAccessTokens,
+  listKnowledgeBases,
+  revokeAccessToken,
+  updateKnowledgeBase,
 } from "./index";
 import { GENERIC_SEARCH_TOOL, searchToolBase, searchToolDescription, searchToolNames } from "./names";
 import { openRegistry, type Registry } from "./registry";
@@ -33,7 +39,10 @@ afterAll(async () => {
 });
 
 async function rejects(p: Promise<unknown>): Promise<AppError> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(AppError);
   return err as AppError;
 }
@@ -58,9 +67,15 @@ describe("tool names and descriptions", () => {
   });
 
   it("describes a knowledge base by its title, description and document titles", () => {
-    const d = searchToolDescription({ name: "hr", title: "Human Resources", description: "Leave, pay and benefits." }, ["Travel policy", "Handbook"]);
+    const d = searchToolDescription({ name: "hr", title: "Human Resources", description: "Leave, pay and benefits." }, [
+      "Travel policy",
+      "Handbook",
+    ]);
     expect(d).toMatch(/^Search the Human Resources knowledge base: Leave, pay and benefits\. Documents: Travel policy; Handbook\./);
-    const many = searchToolDescription({ name: "x", title: "", description: "" }, Array.from({ length: 30 }, (_, i) => `Doc ${i}`));
+    const many = searchToolDescription(
+      { name: "x", title: "", description: "" },
+      Array.from({ length: 30 }, (_, i) => `Doc ${i}`),
+    );
     expect(many).toContain("Search the x knowledge base.");
     expect(many).toContain("… and 20 more");
     expect(searchToolDescription({ name: "e", title: "Empty", description: "" }, [])).toContain("holds no documents yet");
@@ -69,7 +84,11 @@ describe("tool names and descriptions", () => {
 
 describe("knowledge bases", () => {
   it("always has the default knowledge base and lists those implied by documents", async () => {
-    await ingestDocument(store, { filename: "cli.md", kb: "from-cli", data: enc.encode("# CLI\n\nIngested with --kb from the command line.\n") });
+    await ingestDocument(store, {
+      filename: "cli.md",
+      kb: "from-cli",
+      data: enc.encode("# CLI\n\nIngested with --kb from the command line.\n"),
+    });
     const kbs = await listKnowledgeBases(store, registry);
     expect(kbs.find((k) => k.name === "default")).toMatchObject({ isDefault: true, documentCount: 0 });
     expect(kbs.find((k) => k.name === "from-cli")).toMatchObject({ isDefault: false, documentCount: 1, title: "from-cli" });
@@ -91,7 +110,9 @@ describe("knowledge bases", () => {
   it("renames a knowledge base with its documents, chunks and tokens", async () => {
     await createKnowledgeBase(store, registry, { name: "ops", title: "Operations" });
     const { document } = await ingestDocument(store, {
-      filename: "runbook.md", kb: "ops", data: enc.encode("# Runbook\n\n## Restart\n\nRestart the zephyrine service with the blue lever.\n"),
+      filename: "runbook.md",
+      kb: "ops",
+      data: enc.encode("# Runbook\n\n## Restart\n\nRestart the zephyrine service with the blue lever.\n"),
     });
     const { token } = await createAccessToken(store, registry, { name: "ops bot", scope: "read", kb: "ops" });
 

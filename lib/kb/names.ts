@@ -13,10 +13,7 @@ export const MAX_KB_DESCRIPTION_CHARS = 1000;
 export const kbNameSchema = z
   .string({ error: "name must be a string" })
   .trim()
-  .regex(
-    KB_NAME_PATTERN,
-    "name must be 1–40 characters: lowercase letters, digits, '-' or '_', starting with a letter or digit",
-  );
+  .regex(KB_NAME_PATTERN, "name must be 1–40 characters: lowercase letters, digits, '-' or '_', starting with a letter or digit");
 
 /** A chat's or a conversation's knowledge-base filter: at most this many names. */
 export const MAX_KB_FILTER = 50;

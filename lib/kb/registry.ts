@@ -3,7 +3,7 @@
  * dataset, so an object-store deployment keeps working and every replica sees the same data).
  */
 import { Bool, Field, Schema, Utf8 } from "apache-arrow";
-import { findToken, type AccessToken, type TokenScope } from "@/lib/auth/tokens";
+import { type AccessToken, findToken, type TokenScope } from "@/lib/auth/tokens";
 import type { SideTable, Store } from "@/lib/store";
 import { sqlEq } from "@/lib/store/sql";
 import type { KbRecord } from "./types";
@@ -14,14 +14,23 @@ const str = (name: string, nullable = false) => new Field(name, new Utf8(), null
 
 export const kbsSchema = new Schema([str("name"), str("title"), str("description"), str("created_at"), str("updated_at")]);
 export const tokensSchema = new Schema([
-  str("id"), str("name"), str("hash"), str("scope"), str("kb", true), str("created_at"), str("last_used_at", true),
+  str("id"),
+  str("name"),
+  str("hash"),
+  str("scope"),
+  str("kb", true),
+  str("created_at"),
+  str("last_used_at", true),
   new Field("revoked", new Bool(), false),
 ]);
 
 function rowToKb(r: Record<string, unknown>): KbRecord {
   return {
-    name: String(r.name), title: String(r.title ?? ""), description: String(r.description ?? ""),
-    createdAt: String(r.created_at), updatedAt: String(r.updated_at),
+    name: String(r.name),
+    title: String(r.title ?? ""),
+    description: String(r.description ?? ""),
+    createdAt: String(r.created_at),
+    updatedAt: String(r.updated_at),
   };
 }
 function kbToRow(k: KbRecord) {
@@ -29,15 +38,26 @@ function kbToRow(k: KbRecord) {
 }
 function rowToToken(r: Record<string, unknown>): AccessToken {
   return {
-    id: String(r.id), name: String(r.name), hash: String(r.hash), scope: String(r.scope) as TokenScope,
-    kb: r.kb == null ? null : String(r.kb), createdAt: String(r.created_at),
-    lastUsedAt: r.last_used_at == null ? null : String(r.last_used_at), revoked: Boolean(r.revoked),
+    id: String(r.id),
+    name: String(r.name),
+    hash: String(r.hash),
+    scope: String(r.scope) as TokenScope,
+    kb: r.kb == null ? null : String(r.kb),
+    createdAt: String(r.created_at),
+    lastUsedAt: r.last_used_at == null ? null : String(r.last_used_at),
+    revoked: Boolean(r.revoked),
   };
 }
 function tokenToRow(t: AccessToken) {
   return {
-    id: t.id, name: t.name, hash: t.hash, scope: t.scope, kb: t.kb, created_at: t.createdAt,
-    last_used_at: t.lastUsedAt, revoked: t.revoked,
+    id: t.id,
+    name: t.name,
+    hash: t.hash,
+    scope: t.scope,
+    kb: t.kb,
+    created_at: t.createdAt,
+    last_used_at: t.lastUsedAt,
+    revoked: t.revoked,
   };
 }
 
@@ -108,7 +128,13 @@ export async function openRegistry(store: Store, opts: { defaultKb?: string } = 
     },
     putKb(kb) {
       return serialized(async () => {
-        await kbs.write((t) => t.mergeInsert("name").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute([kbToRow(kb)]));
+        await kbs.write((t) =>
+          t
+            .mergeInsert("name")
+            .whenMatchedUpdateAll()
+            .whenNotMatchedInsertAll()
+            .execute([kbToRow(kb)]),
+        );
       });
     },
     deleteKb(name) {

@@ -63,4 +63,3 @@ export function log(component: string): Logger {
 export function newRequestId(): string {
   return randomUUID();
 }
-

@@ -3,7 +3,7 @@
  * Next bundle of the process records into the same one. Other code records through the small functions
  * below; it never touches prom-client itself.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { processGlobal } from "@/lib/server/process-global";
 
 /** Seconds; from 1 ms (a cached tools/list) to 30 s (a chat turn, a large upload). */
@@ -16,27 +16,65 @@ function create() {
   return {
     registry,
     requestDuration: new Histogram({
-      name: "kb_http_request_duration_seconds", help: "HTTP request latency by route, method and status",
-      labelNames: ["route", "method", "status"] as const, buckets: LATENCY_BUCKETS, registers: r,
+      name: "kb_http_request_duration_seconds",
+      help: "HTTP request latency by route, method and status",
+      labelNames: ["route", "method", "status"] as const,
+      buckets: LATENCY_BUCKETS,
+      registers: r,
     }),
     toolDuration: new Histogram({
-      name: "kb_mcp_tool_duration_seconds", help: "MCP tool call latency by tool and outcome",
-      labelNames: ["tool", "outcome"] as const, buckets: LATENCY_BUCKETS, registers: r,
+      name: "kb_mcp_tool_duration_seconds",
+      help: "MCP tool call latency by tool and outcome",
+      labelNames: ["tool", "outcome"] as const,
+      buckets: LATENCY_BUCKETS,
+      registers: r,
     }),
-    toolCalls: new Counter({ name: "kb_mcp_tool_calls_total", help: "MCP tool calls by tool and outcome", labelNames: ["tool", "outcome"] as const, registers: r }),
+    toolCalls: new Counter({
+      name: "kb_mcp_tool_calls_total",
+      help: "MCP tool calls by tool and outcome",
+      labelNames: ["tool", "outcome"] as const,
+      registers: r,
+    }),
     errors: new Counter({ name: "kb_errors_total", help: "Errors answered, by error code", labelNames: ["code"] as const, registers: r }),
-    ingestDocuments: new Counter({ name: "kb_ingest_documents_total", help: "Documents ingested, by status", labelNames: ["status"] as const, registers: r }),
+    ingestDocuments: new Counter({
+      name: "kb_ingest_documents_total",
+      help: "Documents ingested, by status",
+      labelNames: ["status"] as const,
+      registers: r,
+    }),
     ingestChunks: new Counter({ name: "kb_ingest_chunks_total", help: "Chunks written by ingestion", registers: r }),
     ingestBytes: new Counter({ name: "kb_ingest_bytes_total", help: "Bytes of files ingested (added or updated)", registers: r }),
     ingestQueue: new Gauge({ name: "kb_ingest_queue_depth", help: "Documents waiting for or in ingestion", registers: r }),
-    embeddingCache: new Counter({ name: "kb_embedding_cache_total", help: "Chunk embeddings reused from the store (hit) or computed (miss)", labelNames: ["result"] as const, registers: r }),
+    embeddingCache: new Counter({
+      name: "kb_embedding_cache_total",
+      help: "Chunk embeddings reused from the store (hit) or computed (miss)",
+      labelNames: ["result"] as const,
+      registers: r,
+    }),
     storeRows: new Gauge({ name: "kb_store_rows", help: "Rows per store table", labelNames: ["table"] as const, registers: r }),
-    storeVersions: new Gauge({ name: "kb_store_versions", help: "Versions kept per store table", labelNames: ["table"] as const, registers: r }),
-    dataDirBytes: new Gauge({ name: "kb_data_dir_bytes", help: "Bytes on disk under the data directory (local stores only)", registers: r }),
-    maintenanceRuns: new Counter({ name: "kb_maintenance_runs_total", help: "Background store maintenance runs by outcome", labelNames: ["outcome"] as const, registers: r }),
+    storeVersions: new Gauge({
+      name: "kb_store_versions",
+      help: "Versions kept per store table",
+      labelNames: ["table"] as const,
+      registers: r,
+    }),
+    dataDirBytes: new Gauge({
+      name: "kb_data_dir_bytes",
+      help: "Bytes on disk under the data directory (local stores only)",
+      registers: r,
+    }),
+    maintenanceRuns: new Counter({
+      name: "kb_maintenance_runs_total",
+      help: "Background store maintenance runs by outcome",
+      labelNames: ["outcome"] as const,
+      registers: r,
+    }),
     maintenanceDuration: new Histogram({
-      name: "kb_maintenance_duration_seconds", help: "Background store maintenance duration by outcome",
-      labelNames: ["outcome"] as const, buckets: [0.01, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300], registers: r,
+      name: "kb_maintenance_duration_seconds",
+      help: "Background store maintenance duration by outcome",
+      labelNames: ["outcome"] as const,
+      buckets: [0.01, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+      registers: r,
     }),
   };
 }

@@ -3,18 +3,19 @@
  * HTTP handler: Prometheus text with per-tool latency and counts, errors by code, ingest and store gauges;
  * the management API's access rule; and the JSON log line of a tool call carrying the request's id.
  */
-import { Writable } from "node:stream";
+
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GET } from "@/app/api/metrics/route";
 import type { AuthSettings } from "@/lib/auth/config";
 import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
 import { ingestDocument } from "@/lib/ingest";
 import { createLogger, getLogger, setLogger } from "@/lib/log";
 import { getStore, type Store } from "@/lib/store";
 import { handleMcpRequest } from "@/mcp/http";
-import { GET } from "@/app/api/metrics/route";
 import { observeRequest } from "./index";
 
 const OPEN: AuthSettings = { requireToken: false, loopbackOnly: true, rateLimitPerMinute: 100_000, allowedOrigins: [] };
@@ -28,23 +29,47 @@ const lines: string[] = [];
 async function callTool(name: string, args: Record<string, unknown>, id = 1) {
   const req = new Request("http://127.0.0.1/api/mcp", {
     method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "X-Request-Id": "client-chosen", ...LOCAL() },
+    headers: {
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      "X-Request-Id": "client-chosen",
+      ...LOCAL(),
+    },
     body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } }),
   });
   const res = await handleMcpRequest(req, { getStore: async () => store, auth: OPEN });
   return { status: res.status, body: await res.json() };
 }
 
-const metrics = (headers: Record<string, string> = {}) => GET(new Request("http://127.0.0.1/api/metrics", { headers: { ...LOCAL(), ...headers } }));
+const metrics = (headers: Record<string, string> = {}) =>
+  GET(new Request("http://127.0.0.1/api/metrics", { headers: { ...LOCAL(), ...headers } }));
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "metrics-test-"));
-  Object.assign(process.env, { DATA_DIR: dir, EMBEDDING_PROVIDER: "offline", EMBEDDING_DIMENSION: "64", KNOWLEDGE_DIR: path.join(dir, "none") });
+  Object.assign(process.env, {
+    DATA_DIR: dir,
+    EMBEDDING_PROVIDER: "offline",
+    EMBEDDING_DIMENSION: "64",
+    KNOWLEDGE_DIR: path.join(dir, "none"),
+  });
   for (const k of ["REQUIRE_TOKEN", "ADMIN_TOKEN", "BIND_HOST", "EMBEDDING_MODEL"]) delete process.env[k];
   delete (globalThis as Record<symbol, unknown>)[Symbol.for("kb-mcp-chat.store")];
   store = await getStore();
-  await ingestDocument(store, { filename: "otters.md", data: new TextEncoder().encode("# Otters\n\nSea otters hold hands while they sleep.") });
-  setLogger(createLogger(new Writable({ write(chunk, _enc, cb) { lines.push(...String(chunk).split("\n").filter(Boolean)); cb(); } }), "info"));
+  await ingestDocument(store, {
+    filename: "otters.md",
+    data: new TextEncoder().encode("# Otters\n\nSea otters hold hands while they sleep."),
+  });
+  setLogger(
+    createLogger(
+      new Writable({
+        write(chunk, _enc, cb) {
+          lines.push(...String(chunk).split("\n").filter(Boolean));
+          cb();
+        },
+      }),
+      "info",
+    ),
+  );
 });
 
 afterAll(async () => {

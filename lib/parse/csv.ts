@@ -1,7 +1,7 @@
-import Papa from "papaparse";
 import path from "node:path";
+import Papa from "papaparse";
 import { AppError, type ParsedDocument } from "@/lib/types";
-import { resolveLimits, type ParseOptions } from "./limits";
+import { type ParseOptions, resolveLimits } from "./limits";
 import { decodeText } from "./text";
 
 /** Rows per group; each group is a section whose records all repeat the header names. */
@@ -33,7 +33,15 @@ export function parseCsv(data: Uint8Array, filename: string, opts?: ParseOptions
     parts.push(`## Rows ${first}–${last}`);
     for (const row of group) {
       const lines = header
-        .map((h, i) => [h, String(row[i] ?? "").replace(/\s+/g, " ").trim()] as const)
+        .map(
+          (h, i) =>
+            [
+              h,
+              String(row[i] ?? "")
+                .replace(/\s+/g, " ")
+                .trim(),
+            ] as const,
+        )
         .filter(([, v]) => v !== "")
         .map(([h, v]) => `${h}: ${v}`);
       const record = lines.join("\n");

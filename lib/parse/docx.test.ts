@@ -31,9 +31,9 @@ describe("DOCX parser", () => {
 
   it("refuses a DOCX whose XML expands past the size limit", async () => {
     const docx = await makeDocx();
-    await expect(
-      parseDocument("big.docx", docx, { limits: { maxDocxUncompressedBytes: 1000 } }),
-    ).rejects.toMatchObject({ code: "too_large" });
+    await expect(parseDocument("big.docx", docx, { limits: { maxDocxUncompressedBytes: 1000 } })).rejects.toMatchObject({
+      code: "too_large",
+    });
   });
 
   it("refuses a ZIP that is not a Word document, and a corrupt DOCX", async () => {

@@ -1,7 +1,7 @@
 import JSZip from "jszip";
 import mammoth from "mammoth";
 import { AppError, type ParsedDocument } from "@/lib/types";
-import { resolveLimits, type ParseLimits, type ParseOptions } from "./limits";
+import { type ParseLimits, type ParseOptions, resolveLimits } from "./limits";
 import { htmlToMarkdown } from "./markdown";
 import { markdownTitle } from "./text";
 
@@ -48,9 +48,7 @@ async function checkDocxArchive(data: Uint8Array, filename: string, limits: Pars
           reject(signal?.aborted ? new AppError("bad_request", "Parsing was cancelled.", 499) : bomb());
         }
       });
-      stream.on("error", () =>
-        reject(new AppError("parse_failed", `"${filename}" could not be read: the DOCX file is corrupt.`, 422)),
-      );
+      stream.on("error", () => reject(new AppError("parse_failed", `"${filename}" could not be read: the DOCX file is corrupt.`, 422)));
       stream.on("end", () => resolve());
     });
   }

@@ -1,8 +1,8 @@
 import { Readability } from "@mozilla/readability";
 import { parseHTML } from "linkedom";
 import { AppError, type ParsedDocument } from "@/lib/types";
-import { resolveLimits, type ParseOptions } from "./limits";
 import { exceedsNesting } from "./depth";
+import { type ParseOptions, resolveLimits } from "./limits";
 import { htmlToMarkdown } from "./markdown";
 import { decodeText } from "./text";
 
@@ -35,7 +35,11 @@ export function parseHtml(data: Uint8Array, filename: string, opts?: ParseOption
   const limits = resolveLimits(opts);
   const html = decodeHtml(data);
   if (exceedsNesting(html, limits.maxHtmlDepth)) {
-    throw new AppError("parse_failed", `"${filename}" nests HTML elements more than ${limits.maxHtmlDepth} levels deep; such a page cannot be read safely.`, 422);
+    throw new AppError(
+      "parse_failed",
+      `"${filename}" nests HTML elements more than ${limits.maxHtmlDepth} levels deep; such a page cannot be read safely.`,
+      422,
+    );
   }
   const { document } = parseHTML(html);
   const pageTitle = document.querySelector("title")?.textContent?.trim() || undefined;

@@ -3,13 +3,13 @@ import { isMainThread } from "node:worker_threads";
 import { AppError, type ParsedDocument } from "@/lib/types";
 import { parseCsv } from "./csv";
 import { parseDocx } from "./docx";
+import { EXTENSION_FORMATS, type FormatName, SUPPORTED_EXTENSIONS } from "./formats";
 import { parseHtml } from "./html";
 import { parseJson } from "./json";
-import { EXTENSION_FORMATS, SUPPORTED_EXTENSIONS, type FormatName } from "./formats";
 import type { ParseOptions } from "./limits";
 import { parsePdf } from "./pdf";
 import { parseInWorker } from "./pool";
-import { describeKind, sniffContent, type ContentKind } from "./sniff";
+import { type ContentKind, describeKind, sniffContent } from "./sniff";
 import { parseMarkdown, parsePlainText } from "./text";
 
 export type { ParseOptions } from "./limits";

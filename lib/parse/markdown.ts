@@ -6,7 +6,11 @@ const cellText = (cell: Element) => (cell.textContent ?? "").replace(/\s+/g, " "
 function tableToMarkdown(table: Element): string {
   const rows = Array.from(table.querySelectorAll("tr")).filter((tr) => tr.closest("table") === table);
   const lines = rows
-    .map((tr) => Array.from(tr.children).filter((c) => /^(td|th)$/i.test(c.tagName)).map(cellText))
+    .map((tr) =>
+      Array.from(tr.children)
+        .filter((c) => /^(td|th)$/i.test(c.tagName))
+        .map(cellText),
+    )
     .filter((cells) => cells.some((c) => c !== ""))
     .map((cells) => `| ${cells.join(" | ")} |`);
   if (lines.length === 0) return "";

@@ -33,9 +33,7 @@ describe("PDF parser", () => {
   });
 
   it("refuses a PDF without a text layer with a clear message", async () => {
-    await expect(parseDocument("scan.pdf", await makeTextlessPdf())).rejects.toThrow(
-      "this PDF has no extractable text (scanned?)",
-    );
+    await expect(parseDocument("scan.pdf", await makeTextlessPdf())).rejects.toThrow("this PDF has no extractable text (scanned?)");
   });
 
   it("refuses a corrupt PDF", async () => {

@@ -1,5 +1,5 @@
 import { AppError, type ParsedDocument } from "@/lib/types";
-import { resolveLimits, type ParseOptions } from "./limits";
+import { type ParseOptions, resolveLimits } from "./limits";
 
 /** Node's copy of pdf.js, loaded on first use (it is large). */
 async function loadUnpdf() {
@@ -7,14 +7,16 @@ async function loadUnpdf() {
 }
 
 function cleanPageText(text: string): string {
-  return text
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL bytes from broken PDF text are what this strips
-    .replace(/\u0000/g, "")
-    .replace(/\r\n?/g, "\n")
-    .replace(/[^\S\n]+/g, " ")
-    .replace(/ ?\n ?/g, "\n")
-    .replace(/\n{3,}/g, "\n\n")
-    .trim();
+  return (
+    text
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL bytes from broken PDF text are what this strips
+      .replace(/\u0000/g, "")
+      .replace(/\r\n?/g, "\n")
+      .replace(/[^\S\n]+/g, " ")
+      .replace(/ ?\n ?/g, "\n")
+      .replace(/\n{3,}/g, "\n\n")
+      .trim()
+  );
 }
 
 /**
@@ -38,11 +40,7 @@ export async function parsePdf(data: Uint8Array, filename: string, opts?: ParseO
   }
   try {
     if (pdf.numPages > limits.maxPdfPages) {
-      throw new AppError(
-        "too_large",
-        `"${filename}" has ${pdf.numPages} pages; at most ${limits.maxPdfPages} pages are accepted.`,
-        413,
-      );
+      throw new AppError("too_large", `"${filename}" has ${pdf.numPages} pages; at most ${limits.maxPdfPages} pages are accepted.`, 413);
     }
     let text = "";
     const pages: { page: number; start: number }[] = [];
@@ -55,9 +53,7 @@ export async function parsePdf(data: Uint8Array, filename: string, opts?: ParseO
       try {
         const page = await pdf.getPage(n);
         const content = await page.getTextContent();
-        pageText = cleanPageText(
-          content.items.map((item) => ("str" in item ? item.str + (item.hasEOL ? "\n" : "") : "")).join(""),
-        );
+        pageText = cleanPageText(content.items.map((item) => ("str" in item ? item.str + (item.hasEOL ? "\n" : "") : "")).join(""));
         page.cleanup();
       } catch {
         throw new AppError("parse_failed", `"${filename}" could not be read: page ${n} of the PDF is corrupt.`, 422);

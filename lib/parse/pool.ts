@@ -9,8 +9,8 @@ import os from "node:os";
 import path from "node:path";
 import { getConfig } from "@/lib/config";
 import { AppError, type ParsedDocument } from "@/lib/types";
-import { TaskStopped, createWorkerPool, type WorkerPool } from "@/lib/worker/pool";
-import { resolveLimits, type ParseOptions } from "./limits";
+import { createWorkerPool, TaskStopped, type WorkerPool } from "@/lib/worker/pool";
+import { type ParseOptions, resolveLimits } from "./limits";
 
 const KEY = Symbol.for("kb-mcp-chat.parse-pool");
 type G = typeof globalThis & { [KEY]?: WorkerPool };
@@ -59,7 +59,11 @@ export async function parseInWorker(filename: string, data: Uint8Array, opts?: P
     if (err instanceof TaskStopped) {
       if (err.reason === "aborted") throw Object.assign(new Error("The upload was cancelled."), { name: "AbortError" });
       if (err.reason === "time") {
-        throw new AppError("parse_failed", `"${filename}" took longer than the ${cfg.timeoutMs / 1000}-second parse budget and was stopped.`, 422);
+        throw new AppError(
+          "parse_failed",
+          `"${filename}" took longer than the ${cfg.timeoutMs / 1000}-second parse budget and was stopped.`,
+          422,
+        );
       }
       if (err.reason === "memory") {
         throw new AppError("too_large", `"${filename}" needed more than the ${cfg.memoryMb} MB parse memory budget and was stopped.`, 413);

@@ -29,7 +29,12 @@ export function sniffContent(data: Uint8Array): ContentKind {
   const utf16 = (head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff) || detectUtf16(head) !== null;
   if (!utf16 && head.includes(0)) return "binary";
   if (utf16) return "text";
-  const start = head.toString("utf8").replace(/^\uFEFF/, "").trimStart().slice(0, 512).toLowerCase();
+  const start = head
+    .toString("utf8")
+    .replace(/^\uFEFF/, "")
+    .trimStart()
+    .slice(0, 512)
+    .toLowerCase();
   if (/^(<!doctype html|<html[\s>]|<head[\s>]|<body[\s>])/.test(start)) return "html";
   if (start.startsWith("{") || start.startsWith("[")) {
     try {

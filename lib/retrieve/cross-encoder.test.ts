@@ -5,7 +5,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { crossEncoderFromEnv, crossEncoderRerank, type CrossEncoder } from "./cross-encoder";
+import { type CrossEncoder, crossEncoderFromEnv, crossEncoderRerank } from "./cross-encoder";
 
 type Mode = "jina" | "tei" | "error" | "slow" | "garbage";
 let mode: Mode = "jina";
@@ -26,7 +26,8 @@ const server = http.createServer((req, res) => {
     if (mode === "error") res.writeHead(500).end("boom");
     else if (mode === "garbage") res.writeHead(200, { "content-type": "application/json" }).end('{"nope":1}');
     else if (mode === "slow") setTimeout(() => res.writeHead(200).end("{}"), 3000);
-    else if (mode === "tei") res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(scores.map(({ index, s }) => ({ index, score: s }))));
+    else if (mode === "tei")
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(scores.map(({ index, s }) => ({ index, score: s }))));
     else {
       const results = scores.map(({ index, s }) => ({ index, relevance_score: s })).sort((a, b) => b.relevance_score - a.relevance_score);
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ results }));
@@ -38,12 +39,21 @@ let ce: CrossEncoder;
 beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const { port } = server.address() as AddressInfo;
-  ce = crossEncoderFromEnv({ RERANK_BASE_URL: `http://127.0.0.1:${port}/v1/`, RERANK_MODEL: "fake-reranker", RERANK_TOP_N: "3", RERANK_TIMEOUT_MS: "1500", RERANK_API_KEY: "k" })!;
+  ce = crossEncoderFromEnv({
+    RERANK_BASE_URL: `http://127.0.0.1:${port}/v1/`,
+    RERANK_MODEL: "fake-reranker",
+    RERANK_TOP_N: "3",
+    RERANK_TIMEOUT_MS: "1500",
+    RERANK_API_KEY: "k",
+  })!;
 });
-afterAll(() => new Promise<void>((r) => {
-  server.close(() => r());
-  server.closeAllConnections();
-}));
+afterAll(
+  () =>
+    new Promise<void>((r) => {
+      server.close(() => r());
+      server.closeAllConnections();
+    }),
+);
 
 const items = [
   { id: "a", score: 4, text: "nothing" },
@@ -57,7 +67,11 @@ describe("cross-encoder reranking", () => {
   it("is configured only when both RERANK_BASE_URL and RERANK_MODEL are set", () => {
     expect(crossEncoderFromEnv({})).toBeNull();
     expect(crossEncoderFromEnv({ RERANK_BASE_URL: "http://x" })).toBeNull();
-    expect(crossEncoderFromEnv({ RERANK_BASE_URL: "http://x/", RERANK_MODEL: "m" })).toMatchObject({ baseUrl: "http://x", topN: 20, timeoutMs: 3000 });
+    expect(crossEncoderFromEnv({ RERANK_BASE_URL: "http://x/", RERANK_MODEL: "m" })).toMatchObject({
+      baseUrl: "http://x",
+      topN: 20,
+      timeoutMs: 3000,
+    });
     expect(ce).toMatchObject({ model: "fake-reranker", topN: 3, timeoutMs: 1500 });
   });
 

@@ -75,7 +75,11 @@ export async function crossEncoderRerank<T extends { score: number }>(
   const head = items.slice(0, ce.topN);
   if (head.length < 2) return [...items];
   try {
-    const scores = await fetchRerankScores(ce, query, head.map((i) => text(i).slice(0, MAX_DOC_CHARS)));
+    const scores = await fetchRerankScores(
+      ce,
+      query,
+      head.map((i) => text(i).slice(0, MAX_DOC_CHARS)),
+    );
     const order = head.map((item, i) => ({ item: { ...item, score: scores[i] }, s: scores[i], i }));
     order.sort((a, b) => b.s - a.s || a.i - b.i);
     // Candidates past the top N stay behind, with scores below the reranked ones so "higher is better" holds.

@@ -2,15 +2,13 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { getEmbedder, type Embedder } from "@/lib/embed";
+import { type Embedder, getEmbedder } from "@/lib/embed";
 import { createBatchIngest } from "@/lib/ingest";
 import { openStore, type Store } from "@/lib/store";
-import type { IngestProgress } from "@/lib/types";
-import {
-  parseJsonl, scoreQuestion, summarize, type CorpusPassage, type EvalQuestion, type RecallSummary,
-} from "./eval-metrics";
-import { searchKnowledge, type SearchTuning } from "./index";
 import { INDEX_TEXT_VERSION } from "@/lib/tokenize";
+import type { IngestProgress } from "@/lib/types";
+import { type CorpusPassage, type EvalQuestion, parseJsonl, type RecallSummary, scoreQuestion, summarize } from "./eval-metrics";
+import { type SearchTuning, searchKnowledge } from "./index";
 
 /** An eval set directory: corpus.jsonl, questions.jsonl, docs/*.md. */
 export interface EvalSet {
@@ -157,14 +155,19 @@ export async function askAll(
     passageRanks.push(passageRank);
     documentRanks.push(documentRank);
     ranks.push({ type: q.type ?? "all", passage: passageRank, document: documentRank });
-    if (passageRank === null) misses.push({ id: q.id, question: q.question, gold_doc: q.gold_doc, top: results.slice(0, 3).map((r) => r.source) });
+    if (passageRank === null)
+      misses.push({ id: q.id, question: q.question, gold_doc: q.gold_doc, top: results.slice(0, 3).map((r) => r.source) });
     opts.onQuery?.(i + 1, questions.length);
   }
   const sorted = [...times].sort((a, b) => a - b);
   return {
     passage: summarize(passageRanks),
     document: summarize(documentRanks),
-    queryMs: { mean: times.reduce((s, t) => s + t, 0) / Math.max(1, times.length), p50: percentile(sorted, 50), p95: percentile(sorted, 95) },
+    queryMs: {
+      mean: times.reduce((s, t) => s + t, 0) / Math.max(1, times.length),
+      p50: percentile(sorted, 50),
+      p95: percentile(sorted, 95),
+    },
     misses,
     ranks,
   };

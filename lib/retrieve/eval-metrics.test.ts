@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import {
-  firstHitRank, isDocumentHit, isPassageHit, overlapShare, parseJsonl, scoreQuestion, sharedSpanLength, summarize,
-  type CorpusPassage, type EvalQuestion,
+  type CorpusPassage,
+  type EvalQuestion,
+  firstHitRank,
+  isDocumentHit,
+  isPassageHit,
+  overlapShare,
+  parseJsonl,
+  scoreQuestion,
+  sharedSpanLength,
+  summarize,
 } from "./eval-metrics";
 
 const q: EvalQuestion = { id: "q1", question: "When?", gold_ids: ["p1"], gold_doc: "doc.md", answer: "in 1971", answers: ["1971"] };
@@ -43,11 +51,15 @@ describe("hits", () => {
 
   it("scores a question's ranked results", () => {
     const corpus = new Map<string, CorpusPassage>([["p1", { id: "p1", title: "t", text: gold[0], doc: "doc.md" }]]);
-    const r = scoreQuestion(q, [
-      { source: "doc.md", text: "nothing relevant here" },
-      { source: "other.md", text: "in 1971" },
-      { source: "doc.md", text: "prices rose sharply for a long time" },
-    ], corpus);
+    const r = scoreQuestion(
+      q,
+      [
+        { source: "doc.md", text: "nothing relevant here" },
+        { source: "other.md", text: "in 1971" },
+        { source: "doc.md", text: "prices rose sharply for a long time" },
+      ],
+      corpus,
+    );
     expect(r).toEqual({ passageRank: 3, documentRank: 1 });
     expect(scoreQuestion(q, [], corpus)).toEqual({ passageRank: null, documentRank: null });
   });

@@ -6,7 +6,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createOfflineEmbedder } from "@/lib/embed/offline";
-import { loadEvalSet, runEval, subsetOf, type EvalReport } from "./eval-harness";
+import { type EvalReport, loadEvalSet, runEval, subsetOf } from "./eval-harness";
 
 const repoRoot = path.resolve(import.meta.dirname, "../..");
 // Vendored subsets (fixtures/eval, rebuilt by scripts/vendor-eval-subsets.mjs): the suite needs nothing beside the repository.
@@ -15,8 +15,11 @@ const evalDir = (name: string) => path.resolve(repoRoot, "fixtures/eval", name);
 const embedder = () => createOfflineEmbedder(512);
 
 function log(name: string, r: EvalReport) {
-  const f = (s: EvalReport["passage"]) => `R@1 ${s.recallAt1.toFixed(3)} R@5 ${s.recallAt5.toFixed(3)} R@10 ${s.recallAt10.toFixed(3)} MRR@10 ${s.mrrAt10.toFixed(3)}`;
-  console.log(`${name}: ${r.documents} docs, ${r.chunks} chunks, ${r.passage.questions} questions\n  passage  ${f(r.passage)}\n  document ${f(r.document)}`);
+  const f = (s: EvalReport["passage"]) =>
+    `R@1 ${s.recallAt1.toFixed(3)} R@5 ${s.recallAt5.toFixed(3)} R@10 ${s.recallAt10.toFixed(3)} MRR@10 ${s.mrrAt10.toFixed(3)}`;
+  console.log(
+    `${name}: ${r.documents} docs, ${r.chunks} chunks, ${r.passage.questions} questions\n  passage  ${f(r.passage)}\n  document ${f(r.document)}`,
+  );
 }
 
 describe("retrieval quality on eval subsets", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { collapseNearDuplicates, overlapRatio } from "./dedupe";
-import { reciprocalRankFusion, RRF_K } from "./fusion";
+import { RRF_K, reciprocalRankFusion } from "./fusion";
 
 const id = (s: string) => s;
 
@@ -22,7 +22,14 @@ describe("reciprocalRankFusion", () => {
   });
 
   it("applies weights and k", () => {
-    const fused = reciprocalRankFusion([{ items: ["a"], weight: 1 }, { items: ["b"], weight: 2 }], id, 10);
+    const fused = reciprocalRankFusion(
+      [
+        { items: ["a"], weight: 1 },
+        { items: ["b"], weight: 2 },
+      ],
+      id,
+      10,
+    );
     expect(fused.map((f) => f.item)).toEqual(["b", "a"]);
     expect(fused[0].score).toBeCloseTo(2 / 11);
   });

@@ -1,8 +1,8 @@
-import { toIndexText } from "@/lib/tokenize";
 import type { Store } from "@/lib/store";
+import { toIndexText } from "@/lib/tokenize";
 import { AppError, type ChunkRecord, type SearchHit } from "@/lib/types";
+import { type CrossEncoder, crossEncoderFromEnv, crossEncoderRerank } from "./cross-encoder";
 import { collapseNearDuplicates } from "./dedupe";
-import { crossEncoderFromEnv, crossEncoderRerank, type CrossEncoder } from "./cross-encoder";
 import { reciprocalRankFusion } from "./fusion";
 import { analyzeQuery } from "./query";
 import { DEFAULT_RERANK_WEIGHTS, lexicalRerank, type RerankWeights } from "./rerank";
@@ -29,7 +29,12 @@ export interface SearchTuning {
 }
 
 export const DEFAULT_TUNING: Omit<SearchTuning, "vectorWeight" | "crossEncoder"> = {
-  candidates: 50, textWeight: 1, mode: "hybrid", queryAnalysis: true, rerank: DEFAULT_RERANK_WEIGHTS, rerankDepth: 50,
+  candidates: 50,
+  textWeight: 1,
+  mode: "hybrid",
+  queryAnalysis: true,
+  rerank: DEFAULT_RERANK_WEIGHTS,
+  rerankDepth: 50,
 };
 
 /**
@@ -73,7 +78,10 @@ export interface SearchOptions {
  */
 export async function searchKnowledge(store: Store, opts: SearchOptions, tuning: Partial<SearchTuning> = {}): Promise<SearchHit[]> {
   const t: SearchTuning = {
-    ...DEFAULT_TUNING, vectorWeight: defaultVectorWeight(store.embedder), crossEncoder: crossEncoderFromEnv(), ...tuning,
+    ...DEFAULT_TUNING,
+    vectorWeight: defaultVectorWeight(store.embedder),
+    crossEncoder: crossEncoderFromEnv(),
+    ...tuning,
   };
   const query = typeof opts.query === "string" ? opts.query.trim() : "";
   if (!query) throw new AppError("bad_request", "The search query is empty.");
@@ -103,12 +111,20 @@ export async function searchKnowledge(store: Store, opts: SearchOptions, tuning:
   if (t.rerank) {
     const depth = Math.max(t.rerankDepth, topK);
     const pool = lexicalRerank(analyzed.terms, ranked.slice(0, depth), ({ item, score }) => ({
-      documentId: item.documentId, text: item.text, fields: `${item.heading}\n${docs.get(item.documentId)!.title}`, score,
+      documentId: item.documentId,
+      text: item.text,
+      fields: `${item.heading}\n${docs.get(item.documentId)!.title}`,
+      score,
     }));
     ranked = [...pool.map((r) => ({ item: r.item.item, score: r.score })), ...ranked.slice(depth)];
   }
   if (t.crossEncoder) ranked = await crossEncoderRerank(t.crossEncoder, query, ranked, (r) => r.item.text);
-  const unique = collapseNearDuplicates(ranked, (f) => ({ documentId: f.item.documentId, start: f.item.start, end: f.item.end, text: f.item.text }));
+  const unique = collapseNearDuplicates(ranked, (f) => ({
+    documentId: f.item.documentId,
+    start: f.item.start,
+    end: f.item.end,
+    text: f.item.text,
+  }));
   return unique.slice(0, topK).map(({ item, score }) => {
     const d = docs.get(item.documentId)!;
     return { chunk: item, document: { id: d.id, title: d.title, source: d.source, kb: d.kb }, score };
@@ -122,6 +138,9 @@ export function clampTopK(topK: number | undefined): number {
 
 function normalizeKbs(kb: string | string[] | undefined): string[] | undefined {
   if (kb === undefined) return undefined;
-  const list = (Array.isArray(kb) ? kb : [kb]).filter((k): k is string => typeof k === "string").map((k) => k.trim()).filter(Boolean);
+  const list = (Array.isArray(kb) ? kb : [kb])
+    .filter((k): k is string => typeof k === "string")
+    .map((k) => k.trim())
+    .filter(Boolean);
   return list.length ? [...new Set(list)] : undefined; // "" or [] means every knowledge base
 }

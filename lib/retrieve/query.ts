@@ -37,7 +37,12 @@ export interface AnalyzedQuery {
 
 /** Lowercased, NFKC-normalized, Latin diacritics folded: the form both query and chunk are matched in. */
 export function normalizeForMatch(text: string): string {
-  return text.normalize("NFKC").toLowerCase().normalize("NFD").replace(/[\u0300-\u036f]/g, "").normalize("NFC");
+  return text
+    .normalize("NFKC")
+    .toLowerCase()
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .normalize("NFC");
 }
 
 export function analyzeQuery(query: string, opts: { stopWords?: boolean } = {}): AnalyzedQuery {
@@ -75,6 +80,11 @@ export function analyzeQuery(query: string, opts: { stopWords?: boolean } = {}):
   }
   // Only the words that survived go to full-text search; fall back to the whole question if none did.
   const content = terms.length ? kept.join("").replace(/\s+/g, " ") : norm;
-  const dropped = useStop ? content.split(" ").filter((w) => !EN_QUESTION_WORDS.has(w)).join(" ") : content;
+  const dropped = useStop
+    ? content
+        .split(" ")
+        .filter((w) => !EN_QUESTION_WORDS.has(w))
+        .join(" ")
+    : content;
   return { indexText: toIndexText(dropped) || toIndexText(norm), terms };
 }

@@ -2,9 +2,10 @@
  * The retrieval pipeline end to end on a real LanceDB in a temp dir: query analysis, the lexical reranker,
  * a cross-encoder behind a local fake /rerank server (and its fallback), small-to-big context.
  */
+
+import { mkdtemp, rm } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -33,8 +34,14 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "search-test-"));
   store = await openStore({ uri: dir, embedder: createOfflineEmbedder(256) });
   const docs: [string, string][] = [
-    ["leave.md", "# Leave policy\n\nEmployees get 12 days of sick leave per year. A doctor's note is needed after three days.\n\nAnnual leave is 20 days."],
-    ["birds.md", "# Birds\n\nThe emperor penguin breeds in the Antarctic winter. Sick birds are rare in the colony.\n\nPenguins cannot fly."],
+    [
+      "leave.md",
+      "# Leave policy\n\nEmployees get 12 days of sick leave per year. A doctor's note is needed after three days.\n\nAnnual leave is 20 days.",
+    ],
+    [
+      "birds.md",
+      "# Birds\n\nThe emperor penguin breeds in the Antarctic winter. Sick birds are rare in the colony.\n\nPenguins cannot fly.",
+    ],
     ["zh.md", "# 请假制度\n\n员工每年有12天带薪病假。病假超过三天需要医生证明。\n\n年假为每年20天，需提前一周申请。"],
     ["zh2.md", "# 报销流程\n\n员工先填写报销申请单，由部门经理审批。什么费用可以报销由财务部决定。"],
   ];

@@ -5,7 +5,12 @@ import { waitForStartup } from "./startup";
 const HEALTH_WAIT_MS = 3_000;
 
 export type Health =
-  | { ok: true; documents: number; embedder: unknown; knowledge: { added: number; updated: number; unchanged: number; removed: number; failed: { file: string; error: string }[] } | null }
+  | {
+      ok: true;
+      documents: number;
+      embedder: unknown;
+      knowledge: { added: number; updated: number; unchanged: number; removed: number; failed: { file: string; error: string }[] } | null;
+    }
   | { ok: false; status: "pending" | "failed"; error: string };
 
 /** Readiness for /api/health: 200 only once the knowledge folder is indexed and the store answers. */
@@ -22,7 +27,10 @@ export async function checkHealth(): Promise<{ status: number; body: Health }> {
     const documents = (await store.listDocuments()).length;
     return { status: 200, body: { ok: true, documents, embedder: describeEmbedder(store.embedder), knowledge: state.summary } };
   } catch (err) {
-    return { status: 503, body: { ok: false, status: "failed", error: `Store unavailable: ${err instanceof Error ? err.message : String(err)}` } };
+    return {
+      status: 503,
+      body: { ok: false, status: "failed", error: `Store unavailable: ${err instanceof Error ? err.message : String(err)}` },
+    };
   }
 }
 

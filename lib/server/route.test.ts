@@ -6,13 +6,19 @@ import { AppError } from "@/lib/types";
 import { route } from "./route";
 
 const local = (init: RequestInit = {}, url = "http://127.0.0.1:3000/api/x") =>
-  new Request(url, { ...init, headers: { host: "127.0.0.1:3000", [PEER_HEADER]: peerHeaderFor("127.0.0.1"), ...(init.headers as Record<string, string>) } });
+  new Request(url, {
+    ...init,
+    headers: { host: "127.0.0.1:3000", [PEER_HEADER]: peerHeaderFor("127.0.0.1"), ...(init.headers as Record<string, string>) },
+  });
 const ctx = (params: Record<string, string>) => ({ params: Promise.resolve(params) });
 
 describe("route()", () => {
   it("refuses a remote caller before the handler runs, with the one error shape", async () => {
     const handler = vi.fn(async () => ({ ok: true }));
-    const res = await route({}, handler)(new Request("http://10.0.0.1:3000/api/x", { headers: { [PEER_HEADER]: peerHeaderFor("10.0.0.9") } }));
+    const res = await route(
+      {},
+      handler,
+    )(new Request("http://10.0.0.1:3000/api/x", { headers: { [PEER_HEADER]: peerHeaderFor("10.0.0.9") } }));
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toBe('Bearer realm="admin"');
     expect(await res.json()).toEqual({ error: { code: "unauthorized", message: expect.stringContaining("admin token") } });
@@ -30,7 +36,10 @@ describe("route()", () => {
     const byId = route({ params: z.object({ id: z.string().regex(/^[a-z]+$/) }) }, async ({ params }) => params);
     expect((await byId(local(), ctx({ id: "BAD" }))).status).toBe(400);
     expect(await (await byId(local(), ctx({ id: "abc" }))).json()).toEqual({ id: "abc" });
-    const named = route({ params: z.object({ id: z.string().regex(/^[a-z]+$/) }), notFound: "No such thing." }, async ({ params }) => params);
+    const named = route(
+      { params: z.object({ id: z.string().regex(/^[a-z]+$/) }), notFound: "No such thing." },
+      async ({ params }) => params,
+    );
     expect(await (await named(local(), ctx({ id: "BAD" }))).json()).toEqual({ error: { code: "not_found", message: "No such thing." } });
   });
 

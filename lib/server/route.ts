@@ -92,5 +92,15 @@ function safeDecode(seg: string): string {
 }
 
 function errorCodeOf(status: number): string {
-  return status === 401 ? "unauthorized" : status === 403 ? "forbidden" : status === 404 ? "not_found" : status === 429 ? "rate_limited" : status >= 500 ? "internal" : "bad_request";
+  return status === 401
+    ? "unauthorized"
+    : status === 403
+      ? "forbidden"
+      : status === 404
+        ? "not_found"
+        : status === 429
+          ? "rate_limited"
+          : status >= 500
+            ? "internal"
+            : "bad_request";
 }

@@ -9,7 +9,7 @@ import path from "node:path";
 import * as lancedb from "@lancedb/lancedb";
 import { getConfig } from "@/lib/config";
 import { getEmbedder } from "@/lib/embed";
-import { setStoreStats, type StoreStatsSnapshot } from "@/lib/metrics";
+import { type StoreStatsSnapshot, setStoreStats } from "@/lib/metrics";
 import { checkEmbedder, type EmbedderCheck } from "./compat";
 import { openIndexes } from "./indexes";
 import { documentCache, storeReads } from "./reads";
@@ -17,11 +17,11 @@ import { openTables } from "./tables";
 import type { OpenStoreOptions, Store } from "./types";
 import { storeWrites } from "./writes";
 
+export { whitespaceFtsIndex } from "./indexes";
+export { perStore } from "./per-store";
 export type { DocumentBody, StoredChunk } from "./schema";
 export type { SideTable } from "./tables";
 export type { DocumentWrite, OpenStoreOptions, Store } from "./types";
-export { whitespaceFtsIndex } from "./indexes";
-export { perStore } from "./per-store";
 
 async function dirBytes(dir: string): Promise<number> {
   let total = 0;
@@ -72,7 +72,8 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
         snapshot.rows[name] = await t.countRows();
         snapshot.versions[name] = (await t.listVersions()).length;
       }
-      if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(uri) || uri.startsWith("file://")) snapshot.dataDirBytes = await dirBytes(uri.replace(/^file:\/\//, ""));
+      if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(uri) || uri.startsWith("file://"))
+        snapshot.dataDirBytes = await dirBytes(uri.replace(/^file:\/\//, ""));
       setStoreStats(snapshot);
       return snapshot;
     },
@@ -95,8 +96,11 @@ export function getStore(): Promise<Store> {
   if (!g[GLOBAL_KEY]) {
     const cfg = getConfig();
     const p = openStore({
-      uri: cfg.dataDir, embedder: getEmbedder(cfg.embedding), maintenanceDelayMs: cfg.store.maintenanceDelayMs,
-      maintenanceTimeoutMs: cfg.store.maintenanceTimeoutMs, versionRetentionMs: cfg.store.versionRetentionMs,
+      uri: cfg.dataDir,
+      embedder: getEmbedder(cfg.embedding),
+      maintenanceDelayMs: cfg.store.maintenanceDelayMs,
+      maintenanceTimeoutMs: cfg.store.maintenanceTimeoutMs,
+      versionRetentionMs: cfg.store.versionRetentionMs,
     });
     g[GLOBAL_KEY] = p;
     p.catch(() => {

@@ -33,8 +33,13 @@ const FTS_RECHECK_MS = 1000;
 /** Text is tokenized by lib/tokenize before it gets here, so LanceDB must only split on spaces. */
 export function whitespaceFtsIndex() {
   return lancedb.Index.fts({
-    baseTokenizer: "whitespace", lowercase: false, stem: false, removeStopWords: false, asciiFolding: false,
-    withPosition: false, maxTokenLength: 64,
+    baseTokenizer: "whitespace",
+    lowercase: false,
+    stem: false,
+    removeStopWords: false,
+    asciiFolding: false,
+    withPosition: false,
+    maxTokenLength: 64,
   });
 }
 
@@ -84,7 +89,8 @@ export async function openIndexes(tables: Tables, opts: IndexOptions): Promise<I
     const existing = (await chunks.listIndices()).find((i) => i.columns.includes("vector"));
     if (existing) {
       const s = await chunks.indexStats(existing.name);
-      const fragmented = s !== undefined &&
+      const fragmented =
+        s !== undefined &&
         ((s.numIndices ?? 1) > MAX_VECTOR_INDEX_SEGMENTS || s.numUnindexedRows > REBUILD_UNINDEXED_FRACTION * s.numIndexedRows);
       if (!fragmented) return `kept (${s?.numIndices ?? 1} segments, ${s?.numUnindexedRows ?? 0} rows unindexed)`;
       const writing = Date.now() - lastWriteAt < REBUILD_QUIET_MS;
@@ -93,7 +99,11 @@ export async function openIndexes(tables: Tables, opts: IndexOptions): Promise<I
         return `rebuild deferred while writes continue (${s.numIndices ?? 1} segments)`;
       }
     } else if (rows < vectorIndexMinRows) return "not needed";
-    await chunks.createIndex("vector", { config: lancedb.Index.hnswSq({ distanceType: "cosine" }), replace: true, name: VECTOR_INDEX_NAME });
+    await chunks.createIndex("vector", {
+      config: lancedb.Index.hnswSq({ distanceType: "cosine" }),
+      replace: true,
+      name: VECTOR_INDEX_NAME,
+    });
     return `built over ${rows} rows`;
   };
   const maintain = async (retainMs: number, background = false): Promise<MaintenanceReport> => {
@@ -101,7 +111,8 @@ export async function openIndexes(tables: Tables, opts: IndexOptions): Promise<I
     const step = async (name: string, fn: () => Promise<unknown>) => {
       const t0 = performance.now();
       const detail = await fn();
-      report[name] = typeof detail === "string" ? `${detail} in ${Math.round(performance.now() - t0)} ms` : Math.round(performance.now() - t0);
+      report[name] =
+        typeof detail === "string" ? `${detail} in ${Math.round(performance.now() - t0)} ms` : Math.round(performance.now() - t0);
     };
     await step("fts", ensureFtsIndex);
     // Compaction, index updates (new rows into the full-text and vector indices), version cleanup; side tables too.

@@ -30,7 +30,10 @@ export interface Maintainer {
 export type MaintenanceReport = Record<string, unknown>;
 
 /** `explicit`: asked for by runNow() (CLI, tests), not by the background schedule. */
-export function createMaintainer(task: (deadline: number, explicit: boolean) => Promise<MaintenanceReport>, opts: MaintainerOptions): Maintainer {
+export function createMaintainer(
+  task: (deadline: number, explicit: boolean) => Promise<MaintenanceReport>,
+  opts: MaintainerOptions,
+): Maintainer {
   let dirty = false;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
@@ -71,7 +74,10 @@ export function createMaintainer(task: (deadline: number, explicit: boolean) => 
       } catch (err) {
         const ms = performance.now() - t0;
         recordMaintenance("failed", ms);
-        opts.logger.warn({ ms: Math.round(ms), err: err instanceof Error ? err.message : String(err) }, "store maintenance failed; retrying later");
+        opts.logger.warn(
+          { ms: Math.round(ms), err: err instanceof Error ? err.message : String(err) },
+          "store maintenance failed; retrying later",
+        );
         dirty = true;
         clearTimeout(timeout);
         running = null;

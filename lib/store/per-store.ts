@@ -1,3 +1,4 @@
+import { processGlobal } from "@/lib/server/process-global";
 import type { Store } from "./types";
 
 /**
@@ -5,10 +6,8 @@ import type { Store } from "./types";
  * Kept on globalThis under `key`, so Next's dev server (HMR) and every route module share one instance.
  */
 export function perStore<T>(key: string, open: (store: Store) => Promise<T>): (store: Store) => Promise<T> {
-  const slot = Symbol.for(key);
   return (store) => {
-    const g = globalThis as typeof globalThis & { [slot]?: WeakMap<Store, Promise<T>> };
-    const map = (g[slot] ??= new WeakMap());
+    const map = processGlobal(key, () => new WeakMap<Store, Promise<T>>());
     let p = map.get(store);
     if (!p) {
       const opening = open(store);

@@ -10,8 +10,19 @@ import type { Store } from "./types";
 /** The read half of Store. */
 export type StoreReads = Pick<
   Store,
-  | "listDocuments" | "getDocument" | "getDocumentText" | "getDocumentBody" | "getChunks" | "getChunk" | "listKbs"
-  | "findDocument" | "matchDocument" | "getDocuments" | "cachedVectors" | "vectorSearch" | "textSearch"
+  | "listDocuments"
+  | "getDocument"
+  | "getDocumentText"
+  | "getDocumentBody"
+  | "getChunks"
+  | "getChunk"
+  | "listKbs"
+  | "findDocument"
+  | "matchDocument"
+  | "getDocuments"
+  | "cachedVectors"
+  | "vectorSearch"
+  | "textSearch"
 >;
 
 export interface DocCache {
@@ -46,9 +57,11 @@ export function documentCache(tables: Tables): () => Promise<DocCache> {
         return loaded;
       })();
       docLoad = { version, promise };
-      promise.finally(() => {
-        if (docLoad?.promise === promise) docLoad = null;
-      }).catch(() => undefined);
+      promise
+        .finally(() => {
+          if (docLoad?.promise === promise) docLoad = null;
+        })
+        .catch(() => undefined);
     }
     return docLoad.promise;
   };
@@ -107,14 +120,22 @@ export function storeReads(tables: Tables, allDocs: () => Promise<DocCache>, com
       if (compat.mismatch && !compat.reindexing) return out; // vectors in the table are from another embedder
       const unique = [...new Set(textHashes)];
       for (let i = 0; i < unique.length; i += 500) {
-        const rows = await tables.chunks.query().select(["text_hash", "vector"]).where(sqlIn("text_hash", unique.slice(i, i + 500))).toArray();
+        const rows = await tables.chunks
+          .query()
+          .select(["text_hash", "vector"])
+          .where(sqlIn("text_hash", unique.slice(i, i + 500)))
+          .toArray();
         for (const r of rows) out.set(String(r.text_hash), Array.from(r.vector as ArrayLike<number>));
       }
       return out;
     },
     async vectorSearch(vector, o) {
       await compat.assertCompatible();
-      let q = tables.chunks.vectorSearch(vector).distanceType("cosine").select([...CHUNK_COLUMNS, "_distance"]).limit(o.limit);
+      let q = tables.chunks
+        .vectorSearch(vector)
+        .distanceType("cosine")
+        .select([...CHUNK_COLUMNS, "_distance"])
+        .limit(o.limit);
       const where = kbFilter(o.kbs);
       if (where) q = q.where(where);
       return (await q.toArray()).map(rowToChunk);
@@ -123,7 +144,11 @@ export function storeReads(tables: Tables, allDocs: () => Promise<DocCache>, com
       await compat.assertCompatible();
       if (!indexText.trim()) return [];
       if (!(await indexes.ftsAvailable())) return [];
-      let q = tables.chunks.query().fullTextSearch(indexText, { columns: FTS_COLUMN }).select([...CHUNK_COLUMNS, "_score"]).limit(o.limit);
+      let q = tables.chunks
+        .query()
+        .fullTextSearch(indexText, { columns: FTS_COLUMN })
+        .select([...CHUNK_COLUMNS, "_score"])
+        .limit(o.limit);
       const where = kbFilter(o.kbs);
       if (where) q = q.where(where);
       return (await q.toArray()).map(rowToChunk);

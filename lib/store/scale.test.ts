@@ -42,7 +42,12 @@ describe("ingest at scale on a small machine", () => {
       const batch = createBatchIngest(store);
       let chunks = 0;
       for (let n = 0; chunks <= 10_000; n++) {
-        const { result, failures } = await batch.add({ filename: `report-${n}.md`, data: enc(documentText(n, 40)), kb: "scale", origin: "cli" });
+        const { result, failures } = await batch.add({
+          filename: `report-${n}.md`,
+          data: enc(documentText(n, 40)),
+          kb: "scale",
+          origin: "cli",
+        });
         expect(failures).toEqual([]);
         chunks += result.document.chunkCount;
       }

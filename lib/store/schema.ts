@@ -8,8 +8,19 @@ export const TABLES = { documents: "documents", chunks: "chunks", meta: "meta" }
 
 /** Columns of `documents` other than the (possibly large) full text. */
 export const DOCUMENT_COLUMNS = [
-  "id", "kb", "title", "source", "content_hash", "size", "mime_type", "author", "tags", "origin",
-  "chunk_count", "created_at", "updated_at",
+  "id",
+  "kb",
+  "title",
+  "source",
+  "content_hash",
+  "size",
+  "mime_type",
+  "author",
+  "tags",
+  "origin",
+  "chunk_count",
+  "created_at",
+  "updated_at",
 ];
 /** Columns of `chunks` a reader needs (no vector, no index text). */
 export const CHUNK_COLUMNS = ["id", "document_id", "kb", "chunk_index", "heading", "start_offset", "end_offset", "page", "text"];
@@ -18,15 +29,36 @@ const str = (name: string, nullable = false) => new Field(name, new Utf8(), null
 const int = (name: string, nullable = false) => new Field(name, new Int32(), nullable);
 
 export const documentsSchema = new Schema([
-  str("id"), str("kb"), str("title"), str("source"), str("content_hash"), int("size"), str("mime_type"),
-  str("author", true), str("tags"), str("origin"), int("chunk_count"), str("text"), str("pages", true),
-  str("created_at"), str("updated_at"),
+  str("id"),
+  str("kb"),
+  str("title"),
+  str("source"),
+  str("content_hash"),
+  int("size"),
+  str("mime_type"),
+  str("author", true),
+  str("tags"),
+  str("origin"),
+  int("chunk_count"),
+  str("text"),
+  str("pages", true),
+  str("created_at"),
+  str("updated_at"),
 ]);
 
 export function chunksSchema(dimension: number): Schema {
   return new Schema([
-    str("id"), str("document_id"), str("kb"), int("chunk_index"), str("heading"), int("start_offset"), int("end_offset"),
-    int("page", true), str("text"), str("index_text"), str("text_hash"),
+    str("id"),
+    str("document_id"),
+    str("kb"),
+    int("chunk_index"),
+    str("heading"),
+    int("start_offset"),
+    int("end_offset"),
+    int("page", true),
+    str("text"),
+    str("index_text"),
+    str("text_hash"),
     new Field("vector", new FixedSizeList(dimension, new Field("item", new Float32(), true)), false),
   ]);
 }
@@ -57,10 +89,21 @@ export interface DocumentBody {
 
 export function documentToRow(doc: DocumentRecord, body: DocumentBody): DocumentRow {
   return {
-    id: doc.id, kb: doc.kb, title: doc.title, source: doc.source, content_hash: doc.contentHash, size: doc.size,
-    mime_type: doc.mimeType, author: doc.author, tags: JSON.stringify(doc.tags), origin: doc.origin,
-    chunk_count: doc.chunkCount, text: body.text,
-    pages: body.pages?.length ? JSON.stringify(body.pages) : null, created_at: doc.createdAt, updated_at: doc.updatedAt,
+    id: doc.id,
+    kb: doc.kb,
+    title: doc.title,
+    source: doc.source,
+    content_hash: doc.contentHash,
+    size: doc.size,
+    mime_type: doc.mimeType,
+    author: doc.author,
+    tags: JSON.stringify(doc.tags),
+    origin: doc.origin,
+    chunk_count: doc.chunkCount,
+    text: body.text,
+    pages: body.pages?.length ? JSON.stringify(body.pages) : null,
+    created_at: doc.createdAt,
+    updated_at: doc.updatedAt,
   };
 }
 
@@ -73,26 +116,50 @@ export function rowToDocument(r: DocumentRow): DocumentRecord {
     /* a malformed tags cell reads as no tags */
   }
   return {
-    id: String(r.id), kb: String(r.kb), title: String(r.title), source: String(r.source),
-    contentHash: String(r.content_hash), size: Number(r.size), mimeType: String(r.mime_type),
-    author: r.author == null ? null : String(r.author), tags,
-    origin: String(r.origin) as DocumentRecord["origin"], chunkCount: Number(r.chunk_count),
-    createdAt: String(r.created_at), updatedAt: String(r.updated_at),
+    id: String(r.id),
+    kb: String(r.kb),
+    title: String(r.title),
+    source: String(r.source),
+    contentHash: String(r.content_hash),
+    size: Number(r.size),
+    mimeType: String(r.mime_type),
+    author: r.author == null ? null : String(r.author),
+    tags,
+    origin: String(r.origin) as DocumentRecord["origin"],
+    chunkCount: Number(r.chunk_count),
+    createdAt: String(r.created_at),
+    updatedAt: String(r.updated_at),
   };
 }
 
 export function chunkToRow(c: StoredChunk): Record<string, unknown> {
   return {
-    id: c.id, document_id: c.documentId, kb: c.kb, chunk_index: c.index, heading: c.heading, start_offset: c.start,
-    end_offset: c.end, page: c.page, text: c.text, index_text: c.indexText, text_hash: c.textHash, vector: c.vector,
+    id: c.id,
+    document_id: c.documentId,
+    kb: c.kb,
+    chunk_index: c.index,
+    heading: c.heading,
+    start_offset: c.start,
+    end_offset: c.end,
+    page: c.page,
+    text: c.text,
+    index_text: c.indexText,
+    text_hash: c.textHash,
+    vector: c.vector,
   };
 }
 
 export function rowToChunk(r: Record<string, unknown>): ChunkRecord {
   return {
-    id: String(r.id), documentId: String(r.document_id), kb: String(r.kb), index: Number(r.chunk_index),
-    heading: String(r.heading ?? ""), start: Number(r.start_offset), end: Number(r.end_offset),
-    page: r.page == null ? null : Number(r.page), text: String(r.text),
+    id: String(r.id),
+    documentId: String(r.document_id),
+    kb: String(r.kb),
+    index: Number(r.chunk_index),
+    heading: String(r.heading ?? ""),
+    start: Number(r.start_offset),
+    end: Number(r.end_offset),
+    page: r.page == null ? null : Number(r.page),
+    text: String(r.text),
   };
 }
 

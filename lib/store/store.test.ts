@@ -56,14 +56,21 @@ describe("store on a real LanceDB", () => {
   });
 
   it("stores documents, text and ordered chunks, lists them sorted by title, and deletes them", async () => {
-    const text = "# Zebra handbook\n\n" + Array.from({ length: 30 }, (_, i) => `Paragraph ${i} about zebras and their stripes.`).join("\n\n");
+    const text = `# Zebra handbook\n\n${Array.from({ length: 30 }, (_, i) => `Paragraph ${i} about zebras and their stripes.`).join("\n\n")}`;
     const z = await ingestDocument(store, { filename: "zebra.md", data: enc(text), kb: "animals", tags: ["b", "a"], author: "Ann" });
     const a = await ingestDocument(store, { filename: "aardvark.txt", data: enc("Aardvarks eat ants."), kb: "animals", title: "Aardvark" });
     expect(z.status).toBe("added");
     const docs = await store.listDocuments({ kb: "animals" });
     expect(docs.map((d) => d.title)).toEqual(["Aardvark", "Zebra handbook"]);
     const doc = (await store.getDocument(z.document.id))!;
-    expect(doc).toMatchObject({ source: "zebra.md", kb: "animals", author: "Ann", tags: ["b", "a"], mimeType: "text/markdown", origin: "upload" });
+    expect(doc).toMatchObject({
+      source: "zebra.md",
+      kb: "animals",
+      author: "Ann",
+      tags: ["b", "a"],
+      mimeType: "text/markdown",
+      origin: "upload",
+    });
     expect(doc.chunkCount).toBeGreaterThan(1);
     expect(await store.getDocumentText(doc.id)).toBe(text);
     const chunks = await store.getChunks(doc.id);
@@ -85,7 +92,11 @@ describe("store on a real LanceDB", () => {
     const kb = `o'brien's \\"kb\\" ' OR '1'='1`;
     // Such a name never gets in (one knowledge-base name rule, lib/kb/names.ts)…
     await expect(ingestDocument(store, { filename: "q.md", data: enc("# Q\n\nq"), kb })).rejects.toMatchObject({ code: "bad_request" });
-    const r = await ingestDocument(store, { filename: "it's a file'; DROP.md", data: enc("# Quote test\n\nThe quokka smiles."), kb: "quotes" });
+    const r = await ingestDocument(store, {
+      filename: "it's a file'; DROP.md",
+      data: enc("# Quote test\n\nThe quokka smiles."),
+      kb: "quotes",
+    });
     expect(r.document.source).toBe("it's a file'; DROP.md");
     // …and filters with it still find nothing rather than everything.
     expect(await store.listDocuments({ kb })).toEqual([]);
@@ -149,7 +160,8 @@ describe("approximate vector index", () => {
     const store = await openStore({ uri: dir, embedder, vectorIndexMinRows: 60 });
     try {
       const words = Array.from({ length: 70 }, (_, i) => `word${i.toString(36)}x${(i * 7919).toString(36)}`);
-      for (const [i, w] of words.entries()) await ingestDocument(store, { filename: `d${i}.md`, data: enc(`Document ${i} is about ${w}.`) });
+      for (const [i, w] of words.entries())
+        await ingestDocument(store, { filename: `d${i}.md`, data: enc(`Document ${i} is about ${w}.`) });
       await store.optimize();
       const conn = await lancedb.connect(dir);
       const indices = await (await conn.openTable("chunks")).listIndices();
@@ -255,7 +267,10 @@ describe("cross-process visibility", () => {
       const { stdout } = await promisify(execFile)(
         process.execPath,
         [path.join(repoRoot, "node_modules/tsx/dist/cli.mjs"), "scripts/ingest.ts", file, "--kb", "cli", "--tags", "x,y"],
-        { cwd: repoRoot, env: { ...process.env, DATA_DIR: dir, EMBEDDING_PROVIDER: "offline", EMBEDDING_DIMENSION: "512", EMBEDDING_MODEL: "" } },
+        {
+          cwd: repoRoot,
+          env: { ...process.env, DATA_DIR: dir, EMBEDDING_PROVIDER: "offline", EMBEDDING_DIMENSION: "512", EMBEDDING_MODEL: "" },
+        },
       );
       expect(stdout).toMatch(/added 1, updated 0, unchanged 0, failed 0/);
       const docs = await store.listDocuments();

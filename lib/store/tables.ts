@@ -3,10 +3,10 @@
  * side tables other modules keep beside them (knowledge-base registry, conversations, FAQ), all opened or
  * created here, all closed with the store, all covered by its background maintenance.
  */
-import * as lancedb from "@lancedb/lancedb";
+import type * as lancedb from "@lancedb/lancedb";
 import type { Schema } from "apache-arrow";
 import { log } from "@/lib/log";
-import { TABLES, chunksSchema, documentsSchema, metaSchema } from "./schema";
+import { chunksSchema, documentsSchema, metaSchema, TABLES } from "./schema";
 
 /** A table beside the document tables, owned (rows, logic) by another module and reached through the store. */
 export interface SideTable {
@@ -45,7 +45,10 @@ export async function retryConflicts<T>(fn: () => Promise<T>): Promise<T> {
       return await fn();
     } catch (err) {
       if (attempt >= 5 || !/conflict/i.test(err instanceof Error ? err.message : String(err))) throw err;
-      log("store").info({ attempt, err: err instanceof Error ? err.message : String(err) }, "write conflicted with a concurrent commit; retrying");
+      log("store").info(
+        { attempt, err: err instanceof Error ? err.message : String(err) },
+        "write conflicted with a concurrent commit; retrying",
+      );
       await new Promise((r) => setTimeout(r, 20 * attempt));
     }
   }

@@ -37,7 +37,11 @@ export interface Store {
   /** The document of `kb` with this source file name or this content hash. */
   findDocument(kb: string, by: { source: string } | { contentHash: string }): Promise<DocumentRecord | null>;
   /** Both lookups of an ingest in one query: the document named `source`, and one with this content. */
-  matchDocument(kb: string, source: string, contentHash: string): Promise<{ bySource: DocumentRecord | null; byHash: DocumentRecord | null }>;
+  matchDocument(
+    kb: string,
+    source: string,
+    contentHash: string,
+  ): Promise<{ bySource: DocumentRecord | null; byHash: DocumentRecord | null }>;
   getDocuments(ids: readonly string[]): Promise<Map<string, DocumentRecord>>;
   /** Parsed text and page starts, as stored at ingest. */
   getDocumentBody(id: string): Promise<DocumentBody | null>;

@@ -19,7 +19,11 @@ export type StoreWrites = Pick<Store, "deleteDocument" | "putDocuments" | "moveK
 const MOVE_BATCH_DOCS = 100;
 
 export function storeWrites(
-  tables: Tables, embedder: Embedder, allDocs: () => Promise<DocCache>, compat: EmbedderCheck, indexes: Indexes,
+  tables: Tables,
+  embedder: Embedder,
+  allDocs: () => Promise<DocCache>,
+  compat: EmbedderCheck,
+  indexes: Indexes,
 ): StoreWrites {
   let writeQueue: Promise<unknown> = Promise.resolve();
   const serialized = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -43,8 +47,13 @@ export function storeWrites(
       const c = rowToChunk(r);
       const id = idMap.get(c.documentId)!;
       return chunkToRow({
-        ...c, id: chunkId(id, c.index), documentId: id, kb: to,
-        indexText: String(r.index_text ?? ""), textHash: String(r.text_hash ?? ""), vector: Array.from(r.vector as ArrayLike<number>),
+        ...c,
+        id: chunkId(id, c.index),
+        documentId: id,
+        kb: to,
+        indexText: String(r.index_text ?? ""),
+        textHash: String(r.text_hash ?? ""),
+        vector: Array.from(r.vector as ArrayLike<number>),
       });
     });
     // Copies left by an interrupted earlier run are replaced, not doubled.
@@ -78,7 +87,8 @@ export function storeWrites(
         for (const item of items) {
           for (const c of item.chunks) {
             if (c.documentId !== item.doc.id) throw new Error("chunk belongs to another document");
-            if (c.vector.length !== embedder.dimension) throw new Error(`vector of ${c.vector.length} dims, store expects ${embedder.dimension}`);
+            if (c.vector.length !== embedder.dimension)
+              throw new Error(`vector of ${c.vector.length} dims, store expects ${embedder.dimension}`);
           }
           byId.set(item.doc.id, item);
         }
@@ -92,7 +102,11 @@ export function storeWrites(
         const fresh = ids.filter((id) => !known.has(id));
         for (let i = 0; i < fresh.length; i += 500) {
           // Chunks without a document row (a crashed write) must be replaced, not appended to.
-          const rows = await chunks.query().select(["document_id"]).where(sqlIn("document_id", fresh.slice(i, i + 500))).toArray();
+          const rows = await chunks
+            .query()
+            .select(["document_id"])
+            .where(sqlIn("document_id", fresh.slice(i, i + 500)))
+            .toArray();
           for (const r of rows) orphans.add(String(r.document_id));
         }
         const appended = fresh.filter((id) => !orphans.has(id));
@@ -105,7 +119,12 @@ export function storeWrites(
           const where = sqlIn("document_id", replaced);
           if (rows.length > 0) {
             await retryConflicts(() =>
-              chunks.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().whenNotMatchedBySourceDelete({ where }).execute(rows),
+              chunks
+                .mergeInsert("id")
+                .whenMatchedUpdateAll()
+                .whenNotMatchedInsertAll()
+                .whenNotMatchedBySourceDelete({ where })
+                .execute(rows),
             );
           } else {
             await retryConflicts(() => chunks.delete(where));

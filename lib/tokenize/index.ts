@@ -12,7 +12,6 @@
 import porter2 from "wink-porter2-stemmer";
 import { segmentWords } from "./segment";
 
-
 const CJK = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー々〆`;
 /** A CJK run, or a run of letters/digits/marks that are not CJK. */
 const TOKEN_RE = new RegExp(`[${CJK}]+|(?:(?![${CJK}])[\\p{L}\\p{N}\\p{M}])+`, "gu");
@@ -44,7 +43,10 @@ function tokenizeWith(text: string, stemWord: (word: string) => string): string[
     if (CJK_RE.test(run)) {
       pushCjk(run, out);
     } else {
-      const word = run.normalize("NFD").replace(/[\u0300-\u036f]/g, "").normalize("NFC");
+      const word = run
+        .normalize("NFD")
+        .replace(/[\u0300-\u036f]/g, "")
+        .normalize("NFC");
       if (!word || STOP_WORDS.has(word)) continue;
       out.push(stemWord(word));
     }

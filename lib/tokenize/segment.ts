@@ -20,5 +20,7 @@ function load(): Jieba {
 
 /** The dictionary words of a run of Chinese text (no HMM guessing of unknown words: stable on both sides). */
 export function segmentWords(text: string): string[] {
-  return load().cut(text, false).filter((w) => w.trim() !== "");
+  return load()
+    .cut(text, false)
+    .filter((w) => w.trim() !== "");
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { indexStem, indexTokens, stem, tokenize, toIndexText } from "./index";
+import { indexStem, indexTokens, stem, toIndexText, tokenize } from "./index";
 
 describe("tokenize", () => {
   it("splits Chinese without spaces into character unigrams and bigrams", () => {
@@ -22,7 +22,20 @@ describe("tokenize", () => {
   });
 
   it("handles mixed Chinese and English", () => {
-    expect(tokenize("使用 Nimbus Notes 同步笔记")).toEqual(["使", "使用", "用", "nimbus", "not", "同", "同步", "步", "步笔", "笔", "笔记", "记"]);
+    expect(tokenize("使用 Nimbus Notes 同步笔记")).toEqual([
+      "使",
+      "使用",
+      "用",
+      "nimbus",
+      "not",
+      "同",
+      "同步",
+      "步",
+      "步笔",
+      "笔",
+      "笔记",
+      "记",
+    ]);
   });
 
   it("treats kana and hangul as CJK runs", () => {
@@ -56,7 +69,21 @@ describe("tokenize", () => {
 
   it("keeps numbers as tokens", () => {
     expect(tokenize("Pro costs 8 dollars, 2 GB, since 2024")).toEqual(["pro", "cost", "8", "dollar", "2", "gb", "sinc", "2024"]);
-    expect(tokenize("每年 12 天带薪病假")).toEqual(["每", "每年", "年", "12", "天", "天带", "带", "带薪", "薪", "薪病", "病", "病假", "假"]);
+    expect(tokenize("每年 12 天带薪病假")).toEqual([
+      "每",
+      "每年",
+      "年",
+      "12",
+      "天",
+      "天带",
+      "带",
+      "带薪",
+      "薪",
+      "薪病",
+      "病",
+      "病假",
+      "假",
+    ]);
   });
 
   it("normalises full-width characters and punctuation", () => {

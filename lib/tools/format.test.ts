@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { titleWithHeading } from "@/lib/chunk/heading";
 import type { ChunkRecord, SearchHit } from "@/lib/types";
 import {
   chunkWindow,
@@ -10,10 +11,20 @@ import {
   toSearchResults,
   toWindowChunks,
 } from "./format";
-import { titleWithHeading } from "@/lib/chunk/heading";
 
 function chunk(i: number, over: Partial<ChunkRecord> = {}): ChunkRecord {
-  return { id: `c${i}`, documentId: "d1", kb: "default", index: i, heading: "", start: i * 10, end: i * 10 + 10, page: null, text: `text ${i}`, ...over };
+  return {
+    id: `c${i}`,
+    documentId: "d1",
+    kb: "default",
+    index: i,
+    heading: "",
+    start: i * 10,
+    end: i * 10 + 10,
+    page: null,
+    text: `text ${i}`,
+    ...over,
+  };
 }
 
 function hit(i: number, over: Partial<ChunkRecord> = {}, title = "Handbook"): SearchHit {

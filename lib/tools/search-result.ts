@@ -19,18 +19,9 @@ export const searchResultSchema = z.object({
   text: z.string(),
   score: z.number().describe("Relevance, higher is better; only comparable within one search"),
   page: z.number().int().optional().describe("1-based page, for paginated documents"),
-  context_before: z
-    .string()
-    .optional()
-    .describe("Whole sentences just before the passage in its document (at most ~300 characters)"),
-  context_after: z
-    .string()
-    .optional()
-    .describe("Whole sentences just after the passage in its document (at most ~300 characters)"),
-  type: z
-    .enum(["chunk", "faq"])
-    .optional()
-    .describe('"faq" for a curated FAQ entry (its answer is `text`); passages have no type'),
+  context_before: z.string().optional().describe("Whole sentences just before the passage in its document (at most ~300 characters)"),
+  context_after: z.string().optional().describe("Whole sentences just after the passage in its document (at most ~300 characters)"),
+  type: z.enum(["chunk", "faq"]).optional().describe('"faq" for a curated FAQ entry (its answer is `text`); passages have no type'),
   faq: z
     .object({
       id: z.string(),

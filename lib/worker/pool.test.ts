@@ -1,6 +1,6 @@
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { TaskStopped, createWorkerPool, type WorkerPool } from "./pool";
+import { createWorkerPool, TaskStopped, type WorkerPool } from "./pool";
 
 const file = path.join(import.meta.dirname, "fixture-worker.mjs");
 let pool: WorkerPool | undefined;
@@ -13,7 +13,12 @@ describe("worker pool", () => {
     pool = createWorkerPool({ file, size: 2, timeoutMs: 10_000 });
     expect(await Promise.all([1, 2, 3].map((value) => pool!.run({ do: "echo", value })))).toEqual([1, 2, 3]);
     expect(pool.size()).toBeLessThanOrEqual(2);
-    await expect(pool.run({ do: "throw" })).rejects.toMatchObject({ name: "AppError", code: "parse_failed", status: 422, message: "bad input" });
+    await expect(pool.run({ do: "throw" })).rejects.toMatchObject({
+      name: "AppError",
+      code: "parse_failed",
+      status: 422,
+      message: "bad input",
+    });
   });
 
   it("terminates a task at its time budget and answers the next one with a fresh worker", async () => {
@@ -26,7 +31,12 @@ describe("worker pool", () => {
   });
 
   it("terminates a task that outgrows its memory cap", async () => {
-    pool = createWorkerPool({ file, size: 1, timeoutMs: 60_000, resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 } });
+    pool = createWorkerPool({
+      file,
+      size: 1,
+      timeoutMs: 60_000,
+      resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 },
+    });
     await expect(pool.run({ do: "grow" })).rejects.toMatchObject({ reason: "memory" });
     expect(await pool.run({ do: "echo", value: 7 })).toBe(7);
   });

@@ -4,7 +4,7 @@
  * that runs out of either is terminated — the only way to stop synchronous code — and replaced for the
  * next task. Workers are spawned on demand, up to `size`, and do not keep the process alive when idle.
  */
-import { Worker, type ResourceLimits, type Transferable } from "node:worker_threads";
+import { type ResourceLimits, type Transferable, Worker } from "node:worker_threads";
 
 export interface PoolOptions {
   /** The worker script: a plain JS module (or TS with `execArgv: ["--import", "tsx"]`). */
@@ -100,7 +100,13 @@ export function createWorkerPool(opts: PoolOptions): WorkerPool {
     });
     worker.on("error", (err: Error & { code?: string }) => {
       const memory = err.code === "ERR_WORKER_OUT_OF_MEMORY";
-      kill(slot, new TaskStopped(memory ? "memory" : "crashed", memory ? "The task ran out of its memory budget." : `The worker crashed: ${err.message}`));
+      kill(
+        slot,
+        new TaskStopped(
+          memory ? "memory" : "crashed",
+          memory ? "The task ran out of its memory budget." : `The worker crashed: ${err.message}`,
+        ),
+      );
     });
     worker.on("exit", () => {
       if (slots.has(slot)) kill(slot, new TaskStopped("crashed", "The worker exited."));

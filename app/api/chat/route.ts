@@ -1,6 +1,6 @@
-import { getConfig } from "@/lib/config";
 import { runChat } from "@/lib/agent/chat";
 import { messageText, selectHistory, toPlainMessages } from "@/lib/agent/memory";
+import { getConfig } from "@/lib/config";
 import { route } from "@/lib/server/route";
 import { AppError } from "@/lib/types";
 import { chatRequestSchema, MAX_QUESTION_CHARS } from "./schema";

@@ -19,4 +19,3 @@ export const chatRequestSchema = z.looseObject({
   /** Limit the chat's searches to these knowledge bases; omitted or empty = all. */
   kbs: kbListSchema.optional(),
 });
-

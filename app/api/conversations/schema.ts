@@ -1,3 +1,7 @@
 export {
-  conversationIdSchema, createConversationSchema, feedbackSchema, listConversationsSchema, updateConversationSchema,
+  conversationIdSchema,
+  createConversationSchema,
+  feedbackSchema,
+  listConversationsSchema,
+  updateConversationSchema,
 } from "@/lib/conversations/schema";

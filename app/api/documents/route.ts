@@ -1,4 +1,4 @@
-import { ingestUploads, receiveUpload, toErrorBody, uploadLimits, type UploadEvent, type UploadFileResult } from "@/lib/ingest/upload";
+import { ingestUploads, receiveUpload, toErrorBody, type UploadEvent, type UploadFileResult, uploadLimits } from "@/lib/ingest/upload";
 import { route } from "@/lib/server/route";
 import { AppError } from "@/lib/types";
 import { listQuerySchema, uploadFieldsSchema } from "./schema";
@@ -60,7 +60,11 @@ export const POST = route({}, async ({ req, store }) => {
   });
   return new Response(stream, {
     // no-transform: compression would hold the progress lines back until the end
-    headers: { "Cache-Control": "no-store, no-transform", "Content-Type": "application/x-ndjson; charset=utf-8", "X-Accel-Buffering": "no" },
+    headers: {
+      "Cache-Control": "no-store, no-transform",
+      "Content-Type": "application/x-ndjson; charset=utf-8",
+      "X-Accel-Buffering": "no",
+    },
   });
 });
 

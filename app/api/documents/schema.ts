@@ -30,7 +30,6 @@ export const uploadFieldsSchema = z.object({
     .pipe(tagsSchema),
 });
 
-
 /** Query of GET /api/documents. */
 export const listQuerySchema = z.object({
   kb: kbField,

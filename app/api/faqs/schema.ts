@@ -7,7 +7,12 @@ export { faqIdSchema, faqPatchSchema } from "@/lib/faq/types";
 /** Query of GET /api/faqs: a knowledge base, a search, and/or the review status. */
 export const faqListQuerySchema = z.object({
   kb: kbNameSchema.optional(),
-  q: z.string().trim().max(1000, "q must be at most 1000 characters").optional().transform((s) => s || undefined),
+  q: z
+    .string()
+    .trim()
+    .max(1000, "q must be at most 1000 characters")
+    .optional()
+    .transform((s) => s || undefined),
   status: z.enum(["accepted", "pending"], { error: 'status must be "accepted" or "pending"' }).optional(),
 });
 

@@ -1,7 +1,10 @@
 import { z } from "zod";
-import { MAX_KB_DESCRIPTION_CHARS, MAX_KB_TITLE_CHARS, kbNameSchema } from "@/lib/kb/names";
+import { kbNameSchema, MAX_KB_DESCRIPTION_CHARS, MAX_KB_TITLE_CHARS } from "@/lib/kb/names";
 
-const title = z.string({ error: "title must be a string" }).trim().max(MAX_KB_TITLE_CHARS, `title must be at most ${MAX_KB_TITLE_CHARS} characters`);
+const title = z
+  .string({ error: "title must be a string" })
+  .trim()
+  .max(MAX_KB_TITLE_CHARS, `title must be at most ${MAX_KB_TITLE_CHARS} characters`);
 const description = z
   .string({ error: "description must be a string" })
   .trim()

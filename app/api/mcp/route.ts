@@ -1,5 +1,5 @@
-import { handleMcpRequest } from "@/mcp/http";
 import { getReadyStore } from "@/lib/server/startup";
+import { handleMcpRequest } from "@/mcp/http";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

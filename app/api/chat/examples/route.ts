@@ -1,7 +1,7 @@
 import { exampleQuestions } from "@/lib/agent/examples";
 import { getConfig } from "@/lib/config";
-import { getReadyStore } from "@/lib/server/startup";
 import { route } from "@/lib/server/route";
+import { getReadyStore } from "@/lib/server/startup";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -7,7 +7,6 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 /** POST /api/documents/<id>/reindex — re-chunks and re-embeds the document from its stored text. */
-export const POST = route(
-  { params: z.object({ id: documentIdSchema }) },
-  async ({ req, params: { id }, store }) => ({ document: await reindexDocument(await store(), id, { signal: req.signal }) }),
-);
+export const POST = route({ params: z.object({ id: documentIdSchema }) }, async ({ req, params: { id }, store }) => ({
+  document: await reindexDocument(await store(), id, { signal: req.signal }),
+}));

@@ -13,6 +13,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type CallToolResult, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { postRaw } from "@/e2e/helpers/mcp";
 import { type AuthSettings, testAuthSettings } from "@/lib/auth/config";
 import { internalMcpSecret } from "@/lib/auth/internal";
 import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
@@ -109,22 +110,8 @@ function results(r: unknown) {
   return ((r as CallToolResult).structuredContent as { results: { kb: string; text: string; document: { title: string } }[] }).results;
 }
 
-async function post(pathname: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(new URL(pathname, base), {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2025-06-18",
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
-  return {
-    status: res.status,
-    headers: res.headers,
-    json: (await res.json()) as { id?: unknown; error?: { code: number; message: string }; result?: unknown },
-  };
+function post(pathname: string, body: unknown, headers: Record<string, string> = {}) {
+  return postRaw(new URL(pathname, base).href, JSON.stringify(body), headers);
 }
 const LIST = { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} };
 
@@ -339,7 +326,7 @@ describe("access control", () => {
       const res = await post("/api/mcp", LIST, { Authorization: authorization });
       expect(res.status).toBe(401);
       expect(res.headers.get("www-authenticate")).toMatch(/^Bearer realm="mcp", error="invalid_token"/);
-      expect(res.json.error?.message).toBeTruthy();
+      expect(res.json?.error?.message).toBeTruthy();
     }
     const err = await connect("/api/mcp", bearer("kbt_wrong")).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
@@ -388,7 +375,7 @@ describe("access control", () => {
   it("refuses a foreign Origin and accepts listed ones", async () => {
     const res = await post("/api/mcp", LIST, { Origin: "http://evil.example" });
     expect(res.status).toBe(403);
-    expect(res.json.error?.message).toMatch(/origin/i);
+    expect(res.json?.error?.message).toMatch(/origin/i);
     expect((await post("/api/mcp", LIST, { Origin: base })).status).toBe(200);
     auth = { ...OPEN, allowedOrigins: ["https://tools.example.com"] };
     try {
@@ -456,10 +443,10 @@ describe("access control", () => {
 
   it("answers malformed params with -32602 and a readable message", async () => {
     const res = await post("/api/mcp", { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: 5 } });
-    expect(res.json.error?.code).toBe(-32602);
-    expect(res.json.error?.message).toMatch(/^Invalid params for tools\/call: name: /);
-    expect(res.json.error?.message).not.toContain("[");
-    expect(res.json.id).toBe(9);
+    expect(res.json?.error?.code).toBe(-32602);
+    expect(res.json?.error?.message).toMatch(/^Invalid params for tools\/call: name: /);
+    expect(res.json?.error?.message).not.toContain("[");
+    expect(res.json?.id).toBe(9);
   });
 
   it("answers a NUL in a document id as invalid input", async () => {

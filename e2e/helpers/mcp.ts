@@ -55,5 +55,5 @@ export async function postRaw(url: string, body: string, headers: Record<string,
   } catch {
     // left undefined: the caller asserts on it
   }
-  return { status: res.status, contentType: res.headers.get("content-type") ?? "", text, json };
+  return { status: res.status, headers: res.headers, contentType: res.headers.get("content-type") ?? "", text, json };
 }

@@ -18,6 +18,7 @@ import { openStore, type Store } from "@/lib/store";
 import { handleMcpRequest } from "@/mcp/http";
 import { mcpHeaders, readOnlyTools, runChat } from "./chat";
 import type { Citation } from "./citations";
+import { OFFLINE_CHAT } from "./eval-chat";
 
 const enc = new TextEncoder();
 let dir: string;
@@ -69,15 +70,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-const config: AppConfig["chat"] = {
-  apiKey: undefined,
-  baseURL: undefined,
-  model: "test",
-  maxSteps: 4,
-  historyTurns: 8,
-  historyChars: 12000,
-  mcpUrl: undefined,
-};
+const config: AppConfig["chat"] = { ...OFFLINE_CHAT, model: "test", maxSteps: 4 };
 
 async function citationsOf(res: Response): Promise<{ citations: Citation[]; text: string; errors: string[] }> {
   const chunks = (await res.text())

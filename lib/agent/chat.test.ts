@@ -20,6 +20,7 @@ import { openStore, type Store } from "@/lib/store";
 import { handleMcpRequest } from "@/mcp/http";
 import { runChat } from "./chat";
 import type { Citation } from "./citations";
+import { OFFLINE_CHAT } from "./eval-chat";
 import { REPEATED_CALL_RESULT } from "./loop";
 
 let dir: string;
@@ -90,15 +91,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-const config: AppConfig["chat"] = {
-  apiKey: undefined,
-  baseURL: undefined,
-  model: "test",
-  maxSteps: 4,
-  historyTurns: 8,
-  historyChars: 12000,
-  mcpUrl: undefined,
-};
+const config: AppConfig["chat"] = { ...OFFLINE_CHAT, model: "test", maxSteps: 4 };
 
 interface Chunk {
   type: string;

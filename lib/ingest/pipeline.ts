@@ -60,7 +60,7 @@ export interface PreparedDocument {
  * untouched: the only write is the final putDocument.
  */
 export async function ingestDocument(store: Store, input: IngestInput, opts: IngestOptions = {}): Promise<IngestResult> {
-  const file = sanitizeFileName(input.filename);
+  const file = fileNameOf(input.filename);
   const emit = (p: Omit<IngestProgress, "file">) => opts.onProgress?.({ file, ...p });
   ingestQueue(1);
   try {
@@ -91,7 +91,7 @@ export async function prepareDocument(
   input: IngestInput,
   opts: IngestOptions & { pending?: PendingLookup } = {},
 ): Promise<PreparedDocument> {
-  const file = sanitizeFileName(input.filename);
+  const file = fileNameOf(input.filename);
   const emit = (p: Omit<IngestProgress, "file">) => opts.onProgress?.({ file, ...p });
   emit({ stage: "received" });
   const kb = normalizeKb(input.kb);
@@ -213,7 +213,7 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
   return {
     /** Prepares one document; throws when it cannot be ingested (nothing written). */
     async add(input: IngestInput): Promise<{ result: IngestResult; failures: BatchFailure[] }> {
-      const file = sanitizeFileName(input.filename);
+      const file = fileNameOf(input.filename);
       let prepared: PreparedDocument;
       try {
         prepared = await prepareDocument(store, input, { onProgress: opts.onProgress, pending });
@@ -306,6 +306,12 @@ async function parse(file: string, data: Uint8Array): Promise<ParsedDocument> {
 function skipped(document: DocumentRecord, emit: (p: Omit<IngestProgress, "file">) => void): IngestResult {
   emit({ stage: "skipped", documentId: document.id, chunkCount: document.chunkCount });
   return { document, status: "unchanged" };
+}
+
+/** The stored name of a file: the file-name rule, after refusing a file that has no name at all. */
+function fileNameOf(raw: string): string {
+  if (!String(raw ?? "").trim()) throw new AppError("bad_request", "The file has no name.");
+  return sanitizeFileName(raw);
 }
 
 function parseTags(tags: unknown): string[] {

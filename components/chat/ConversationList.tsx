@@ -2,6 +2,7 @@
 
 import { useEffect, useId, useState } from "react";
 import { useLocale } from "@/components/i18n";
+import { MAX_TITLE_CHARS } from "@/lib/conversations/schema";
 import { type ConversationSummary, conversationApi } from "./conversations-api";
 import type { ChatText } from "./strings";
 
@@ -47,7 +48,7 @@ function Item({
             // biome-ignore lint/a11y/noAutofocus: the user just asked to rename this item
             autoFocus
             value={title}
-            maxLength={200}
+            maxLength={MAX_TITLE_CHARS}
             onChange={(e) => setTitle(e.target.value)}
             onKeyDown={(e) => e.key === "Escape" && setMode("view")}
             className="rounded border border-zinc-400 bg-white px-2 py-1 text-sm dark:border-zinc-600 dark:bg-zinc-900"

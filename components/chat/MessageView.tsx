@@ -5,6 +5,7 @@ import { useId, useMemo, useState } from "react";
 import { copyText } from "@/components/api";
 import { FaqAnswerCard, PromoteToFaq } from "@/components/faq/ChatFaq";
 import type { ChatUIMessage, Citation } from "@/lib/agent/protocol";
+import { MAX_NOTE_CHARS } from "@/lib/conversations/schema";
 import { Answer } from "./Answer";
 import type { Feedback } from "./conversations-api";
 import { SourcesPanel } from "./SourcesPanel";
@@ -143,7 +144,7 @@ function FeedbackButtons({
             id={noteId}
             data-testid="feedback-note"
             value={draft.note}
-            maxLength={2000}
+            maxLength={MAX_NOTE_CHARS}
             placeholder={t.feedbackNote}
             onChange={(e) => setDraft({ ...draft, note: e.target.value })}
             className="min-w-0 flex-1 rounded border border-zinc-400 bg-white px-2 py-1 text-sm text-zinc-900 placeholder:text-zinc-600 dark:border-zinc-600 dark:bg-zinc-900 dark:text-zinc-100 dark:placeholder:text-zinc-400"

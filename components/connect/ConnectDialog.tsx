@@ -6,6 +6,7 @@ import { useMessages } from "@/components/i18n";
 import { kbApi, tokenApi } from "@/components/kbs/api";
 import { KbOptions } from "@/components/kbs/KbOptions";
 import { ErrorLine, Field, inputClass, primaryButtonClass } from "@/components/ui";
+import { MAX_TOKEN_NAME_CHARS } from "@/lib/auth/token-types";
 import { type ClientId, connectSnippets, mcpEndpoint } from "@/lib/kb/connect";
 import type { KnowledgeBase } from "@/lib/kb/types";
 import { CopyButton } from "./CopyButton";
@@ -224,7 +225,7 @@ export function ConnectDialog({
                 <input
                   data-testid="token-name"
                   value={tokenName}
-                  maxLength={100}
+                  maxLength={MAX_TOKEN_NAME_CHARS}
                   onChange={(e) => setTokenName(e.target.value)}
                   className={inputClass}
                 />

@@ -2,6 +2,7 @@
 
 import { useState } from "react";
 import { ErrorLine, Field, inputClass, primaryButtonClass } from "@/components/ui";
+import { KB_NAME_HTML_PATTERN, MAX_KB_DESCRIPTION_CHARS, MAX_KB_NAME_CHARS, MAX_KB_TITLE_CHARS } from "@/lib/kb/names";
 import { kbApi } from "./api";
 import type { KbMessages } from "./messages";
 import { useKbAction } from "./useKbAction";
@@ -15,7 +16,7 @@ export function slugName(text: string): string {
     .replace(/[^a-z0-9_-]+/g, "-")
     .replace(/^[-_]+/, "")
     .replace(/-+$/, "")
-    .slice(0, 40);
+    .slice(0, MAX_KB_NAME_CHARS);
 }
 
 /** The "New knowledge base" form: name (following the title until edited), title, description. */
@@ -48,8 +49,8 @@ export function CreateKbForm({ t, onCreated, onError }: { t: KbMessages; onCreat
           data-testid="kb-name"
           required
           value={name}
-          maxLength={40}
-          pattern="[a-z0-9][a-z0-9_\-]{0,39}"
+          maxLength={MAX_KB_NAME_CHARS}
+          pattern={KB_NAME_HTML_PATTERN}
           onChange={(e) => {
             setNameEdited(true);
             setName(
@@ -71,7 +72,7 @@ export function CreateKbForm({ t, onCreated, onError }: { t: KbMessages; onCreat
         <input
           data-testid="kb-title"
           value={title}
-          maxLength={100}
+          maxLength={MAX_KB_TITLE_CHARS}
           onChange={(e) => {
             setTitle(e.target.value);
             if (!nameEdited) setName(slugName(e.target.value));
@@ -83,7 +84,7 @@ export function CreateKbForm({ t, onCreated, onError }: { t: KbMessages; onCreat
         <textarea
           data-testid="kb-description"
           value={description}
-          maxLength={1000}
+          maxLength={MAX_KB_DESCRIPTION_CHARS}
           rows={2}
           placeholder={t.descriptionHint}
           onChange={(e) => setDescription(e.target.value)}

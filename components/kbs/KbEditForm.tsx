@@ -2,6 +2,7 @@
 
 import { useState } from "react";
 import { buttonClass, Field, inputClass, primaryButtonClass } from "@/components/ui";
+import { MAX_KB_DESCRIPTION_CHARS, MAX_KB_NAME_CHARS, MAX_KB_TITLE_CHARS } from "@/lib/kb/names";
 import type { KnowledgeBase } from "@/lib/kb/types";
 import type { KbMessages } from "./messages";
 
@@ -40,7 +41,7 @@ export function KbEditForm({
           data-testid="kb-edit-name"
           value={form.name}
           disabled={kb.isDefault}
-          maxLength={40}
+          maxLength={MAX_KB_NAME_CHARS}
           onChange={(e) => setForm({ ...form, name: e.target.value.toLowerCase() })}
           className={`${inputClass} font-mono`}
         />
@@ -50,7 +51,7 @@ export function KbEditForm({
         <input
           data-testid="kb-edit-title"
           value={form.title}
-          maxLength={100}
+          maxLength={MAX_KB_TITLE_CHARS}
           onChange={(e) => setForm({ ...form, title: e.target.value })}
           className={inputClass}
         />
@@ -60,7 +61,7 @@ export function KbEditForm({
           data-testid="kb-edit-description"
           value={form.description}
           rows={3}
-          maxLength={1000}
+          maxLength={MAX_KB_DESCRIPTION_CHARS}
           placeholder={t.descriptionHint}
           onChange={(e) => setForm({ ...form, description: e.target.value })}
           className={inputClass}

@@ -1,5 +1,8 @@
 /** Access-token shapes the management API sends (GET/POST /api/tokens). Types only: the browser imports them too. */
 
+/** A token's name (a label for people): at most this many characters. */
+export const MAX_TOKEN_NAME_CHARS = 100;
+
 /** Access-token scopes: "read" may search and read; "read-write" may also add and delete documents. */
 export type TokenScope = "read" | "read-write";
 

@@ -2,7 +2,10 @@ import { z } from "zod";
 import { TOOL } from "@/lib/tools/names";
 
 /** Knowledge-base names are slugs: they appear in URLs (/api/mcp/<name>) and in tool names. */
-export const KB_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+export const MAX_KB_NAME_CHARS = 40;
+/** The name rule as an HTML `pattern` too (browsers compile patterns with the v flag: the hyphen is escaped). */
+export const KB_NAME_HTML_PATTERN = `[a-z0-9][a-z0-9_\\-]{0,${MAX_KB_NAME_CHARS - 1}}`;
+export const KB_NAME_PATTERN = new RegExp(`^${KB_NAME_HTML_PATTERN}$`);
 export const MAX_KB_TITLE_CHARS = 100;
 export const MAX_KB_DESCRIPTION_CHARS = 1000;
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_TOKEN_NAME_CHARS } from "@/lib/auth/token-types";
 import { kbNameSchema } from "@/lib/kb/names";
 
 /** POST /api/tokens */
@@ -7,7 +8,7 @@ export const createTokenSchema = z.strictObject({
     .string({ error: "name must be a string" })
     .trim()
     .min(1, "name must not be empty")
-    .max(100, "name must be at most 100 characters"),
+    .max(MAX_TOKEN_NAME_CHARS, `name must be at most ${MAX_TOKEN_NAME_CHARS} characters`),
   scope: z.enum(["read", "read-write"], { error: 'scope must be "read" or "read-write"' }),
   kb: kbNameSchema.nullish(),
 });

@@ -57,6 +57,12 @@ export async function apiFetch<T>(path: string, init: { method?: string; body?: 
   return json as T;
 }
 
+/** What to tell the user about a failed call: the server's message, else the network text or the fallback. */
+export function apiErrorText(err: unknown, networkText: string, fallback: string): string {
+  if (err instanceof ApiError) return err.status === 0 ? networkText : err.message || fallback;
+  return fallback;
+}
+
 /** Copies text; falls back to a hidden textarea where the Clipboard API is missing (plain http on a LAN). */
 export async function copyText(text: string): Promise<boolean> {
   try {

@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import { authHeaders } from "@/components/api";
+import { apiFetch } from "@/components/api";
 import { useLocale } from "@/components/i18n";
 import type { ChatText } from "./strings";
 
@@ -24,9 +24,8 @@ export function EmptyState({ t, onAsk }: { t: ChatText; onAsk: (q: string) => vo
 
   useEffect(() => {
     let cancelled = false;
-    fetch("/api/chat/examples?max=12", { cache: "no-store", headers: authHeaders() })
-      .then((r) => (r.ok ? r.json() : { questions: [] }))
-      .then((d: { questions?: string[] }) => !cancelled && setAll(d.questions ?? []))
+    apiFetch<{ questions?: string[] }>("/api/chat/examples?max=12")
+      .then((d) => !cancelled && setAll(d.questions ?? []))
       .catch(() => !cancelled && setAll([]));
     return () => {
       cancelled = true;

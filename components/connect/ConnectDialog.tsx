@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useId, useMemo, useRef, useState } from "react";
-import { ApiError } from "@/components/api";
+import { apiErrorText } from "@/components/api";
 import { useMessages } from "@/components/i18n";
 import { kbApi, tokenApi } from "@/components/kbs/api";
 import { KbOptions } from "@/components/kbs/KbOptions";
@@ -121,7 +121,7 @@ export function ConnectDialog({
       setSecret(res.secret);
       onTokenCreated?.();
     } catch (err) {
-      setError(err instanceof ApiError && err.message ? err.message : t.tokenFailed);
+      setError(apiErrorText(err, t.tokenFailed, t.tokenFailed));
     } finally {
       setBusy(false);
     }

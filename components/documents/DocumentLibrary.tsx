@@ -2,24 +2,20 @@
 
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useState } from "react";
-import { authHeaders } from "@/components/api";
+import { apiErrorText } from "@/components/api";
 import { useLocale, useMessages } from "@/components/i18n";
 import { KbsLink } from "@/components/kbs/KbsLink";
 import { UploadKbPicker } from "@/components/kbs/UploadKbScope";
 import { ErrorLine, navLinkClass } from "@/components/ui";
 import { formatLabel } from "@/lib/parse/formats";
 import type { DocumentRecord } from "@/lib/types";
+import { documentApi } from "./api";
 import { AddDocumentsButton } from "./DocumentDropZone";
 import { type DocumentMessages, formatBytes, T } from "./messages";
 import { useDocumentUploads } from "./UploadContext";
 import { statusLabel } from "./UploadTray";
 
 type Load = { state: "loading" } | { state: "error"; message: string } | { state: "ready"; documents: DocumentRecord[] };
-
-async function errorMessage(res: Response, fallback: string): Promise<string> {
-  const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
-  return body?.error?.message || fallback;
-}
 
 function DocumentRow({ doc, t, locale, onDeleted }: { doc: DocumentRecord; t: DocumentMessages; locale: string; onDeleted: () => void }) {
   const [confirming, setConfirming] = useState(false);
@@ -30,21 +26,26 @@ function DocumentRow({ doc, t, locale, onDeleted }: { doc: DocumentRecord; t: Do
   const remove = async () => {
     setBusy("delete");
     setError(null);
-    const res = await fetch(`/api/documents/${encodeURIComponent(doc.id)}`, { method: "DELETE", headers: authHeaders() }).catch(() => null);
-    setBusy(null);
-    setConfirming(false);
-    if (res?.ok) onDeleted();
-    else setError(res ? await errorMessage(res, t.loadFailed) : t.networkError);
+    try {
+      await documentApi.remove(doc.id);
+      onDeleted();
+    } catch (err) {
+      setError(apiErrorText(err, t.networkError, t.loadFailed));
+    } finally {
+      setBusy(null);
+      setConfirming(false);
+    }
   };
   const reindex = async () => {
     setBusy("reindex");
     setError(null);
-    const res = await fetch(`/api/documents/${encodeURIComponent(doc.id)}/reindex`, { method: "POST", headers: authHeaders() }).catch(
-      () => null,
-    );
-    setBusy(null);
-    if (res?.ok) setChunkCount(((await res.json()) as { document: DocumentRecord }).document.chunkCount);
-    else setError(res ? await errorMessage(res, t.loadFailed) : t.networkError);
+    try {
+      setChunkCount((await documentApi.reindex(doc.id)).document.chunkCount);
+    } catch (err) {
+      setError(apiErrorText(err, t.networkError, t.loadFailed));
+    } finally {
+      setBusy(null);
+    }
   };
 
   return (
@@ -127,11 +128,10 @@ export function DocumentLibrary() {
 
   const refresh = useCallback(async () => {
     try {
-      const res = await fetch("/api/documents", { cache: "no-store", headers: authHeaders() });
-      if (!res.ok) return setLoad({ state: "error", message: await errorMessage(res, t.loadFailed) });
-      setLoad({ state: "ready", documents: ((await res.json()) as { documents: DocumentRecord[] }).documents });
-    } catch {
-      setLoad({ state: "error", message: t.loadFailed });
+      setLoad({ state: "ready", documents: (await documentApi.list()).documents });
+    } catch (err) {
+      // Unreachable server or unreadable reply: "could not load" (the network text of this page is about uploads).
+      setLoad({ state: "error", message: apiErrorText(err, t.loadFailed, t.loadFailed) });
     }
   }, [t.loadFailed]);
 

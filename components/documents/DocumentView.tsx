@@ -3,13 +3,14 @@
 import Link from "next/link";
 import { Fragment, useEffect, useMemo, useRef, useState } from "react";
 import Markdown, { type Components } from "react-markdown";
-import { authHeaders } from "@/components/api";
+import { ApiError } from "@/components/api";
 import { LEADING_HEADINGS } from "@/components/chat/ChunkCard";
 import { fill } from "@/components/chat/strings";
 import { useLocale, useMessages } from "@/components/i18n";
 import { supportingSpan } from "@/lib/agent/extractive";
 import { formatLabel } from "@/lib/parse/formats";
 import type { ChunkRecord, DocumentRecord } from "@/lib/types";
+import { documentApi } from "./api";
 import { type Block, chunkStarts, documentBlocks, overlaps } from "./blocks";
 import { type DocumentMessages, formatBytes, T } from "./messages";
 
@@ -219,21 +220,15 @@ export function DocumentView({ id, chunkId, claim }: { id: string; chunkId?: str
 
   useEffect(() => {
     let live = true;
-    (async () => {
-      const res = await fetch(`/api/documents/${encodeURIComponent(id)}`, { cache: "no-store", headers: authHeaders() }).catch(() => null);
-      if (!live) return;
-      if (!res) return setLoad({ state: "error", message: t.loadFailed });
-      if (res.status === 404) return setLoad({ state: "error", message: t.notFound });
-      if (!res.ok) return setLoad({ state: "error", message: t.loadFailed });
-      const body = (await res.json()) as {
-        document: DocumentRecord;
-        chunks: ChunkRecord[];
-        text?: string | null;
-        pages?: { page: number; start: number }[] | null;
-      };
-      if (live)
-        setLoad({ state: "ready", document: body.document, chunks: body.chunks, text: body.text ?? null, pages: body.pages ?? null });
-    })();
+    documentApi.get(id).then(
+      (body) => {
+        if (live)
+          setLoad({ state: "ready", document: body.document, chunks: body.chunks, text: body.text ?? null, pages: body.pages ?? null });
+      },
+      (err: unknown) => {
+        if (live) setLoad({ state: "error", message: err instanceof ApiError && err.status === 404 ? t.notFound : t.loadFailed });
+      },
+    );
     return () => {
       live = false;
     };

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useCallback, useEffect, useState } from "react";
-import { ApiError } from "@/components/api";
+import { ApiError, apiErrorText } from "@/components/api";
 import { ConnectDialog } from "@/components/connect/ConnectDialog";
 import type { ShareInfo } from "@/components/connect/share-info";
 import { useDocumentUploads } from "@/components/documents/UploadContext";
@@ -13,7 +13,6 @@ import type { KnowledgeBase } from "@/lib/kb/types";
 import { AdminTokenPrompt } from "./AdminTokenPrompt";
 import { kbApi } from "./api";
 import { CreateKbForm } from "./CreateKbForm";
-import { errorText } from "./errors";
 import { KbCard } from "./KbCard";
 import { T } from "./messages";
 import { TokenList } from "./TokenList";
@@ -39,7 +38,7 @@ export function KbManager({ share }: { share?: ShareInfo } = {}) {
       setLoad({ state: "ready", kbs: r.kbs, requireToken: r.access.requireToken });
     } catch (err) {
       onError(err);
-      setLoad({ state: "error", message: errorText(err, t, t.loadFailed) });
+      setLoad({ state: "error", message: apiErrorText(err, t.networkError, t.loadFailed) });
     }
   }, [t, onError]);
 

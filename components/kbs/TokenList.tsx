@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useState } from "react";
-import { ApiError } from "@/components/api";
+import { apiErrorText } from "@/components/api";
 import { useLocale } from "@/components/i18n";
 import { ErrorLine } from "@/components/ui";
 import type { PublicToken } from "@/lib/auth/token-types";
@@ -21,7 +21,7 @@ export function TokenList({ t, version, onError }: { t: KbMessages; version: num
       setError(null);
     } catch (err) {
       onError(err);
-      setError(err instanceof ApiError && err.message ? err.message : t.networkError);
+      setError(apiErrorText(err, t.networkError, t.networkError));
     }
   }, [onError, t.networkError]);
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { errorText } from "./errors";
+import { apiErrorText } from "@/components/api";
 import type { KbMessages } from "./messages";
 
 /** Runs one call at a time for a form: `busy` while it runs, `error` (readable) when it failed. */
@@ -15,7 +15,7 @@ export function useKbAction(t: KbMessages, onError: (e: unknown) => void) {
       await fn();
     } catch (err) {
       onError(err);
-      setError(errorText(err, t, t.loadFailed));
+      setError(apiErrorText(err, t.networkError, t.loadFailed));
     } finally {
       setBusy(false);
     }

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { Field, Int32, Schema, Utf8 } from "apache-arrow";
-import { getStore, perStore, type Store } from "@/lib/store";
+import { getStore, perStore, type Store, serialQueue } from "@/lib/store";
 import { sqlEq } from "@/lib/store/sql";
 import { AppError } from "@/lib/types";
 import {
@@ -100,12 +100,7 @@ function toRow(c: Conversation): Record<string, unknown> {
 export async function openConversations(store: Store): Promise<ConversationStore> {
   const side = await store.sideTable(CONVERSATIONS_TABLE, conversationsSchema);
 
-  let queue: Promise<unknown> = Promise.resolve();
-  const serialized = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = queue.then(fn, fn);
-    queue = run.catch(() => undefined);
-    return run;
-  };
+  const serialized = serialQueue();
 
   const read = async (id: string): Promise<Conversation | null> => {
     const rows = await side.table.query().where(sqlEq("id", id)).limit(1).toArray();

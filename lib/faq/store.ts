@@ -3,7 +3,7 @@
  * entry's question and phrasings.
  */
 import { randomBytes } from "node:crypto";
-import { perStore, type Store, whitespaceFtsIndex } from "@/lib/store";
+import { perStore, type Store, serialQueue, whitespaceFtsIndex } from "@/lib/store";
 import { sqlEq, sqlIn } from "@/lib/store/sql";
 import { toIndexText } from "@/lib/tokenize";
 import { AppError } from "@/lib/types";
@@ -72,12 +72,7 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
   const generations = await store.sideTable(FAQ_GENERATIONS_TABLE, generationsSchema);
   const table = () => faqTable.table;
 
-  let queue: Promise<unknown> = Promise.resolve();
-  const serialized = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = queue.then(fn, fn);
-    queue = run.catch(() => undefined);
-    return run;
-  };
+  const serialized = serialQueue();
 
   const texts = (f: Pick<FaqRecord, "question" | "phrasings">) => [f.question, ...f.phrasings];
   const toRows = async (faqs: FaqRecord[]) => {

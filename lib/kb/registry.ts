@@ -4,7 +4,7 @@
  */
 import { Bool, Field, Schema, Utf8 } from "apache-arrow";
 import { type AccessToken, findToken, type TokenScope } from "@/lib/auth/tokens";
-import type { SideTable, Store } from "@/lib/store";
+import { type SideTable, type Store, serialQueue } from "@/lib/store";
 import { sqlEq } from "@/lib/store/sql";
 import type { KbRecord } from "./types";
 
@@ -91,12 +91,7 @@ export async function openRegistry(store: Store, opts: { defaultKb?: string } = 
   const kbs = await store.sideTable(REGISTRY_TABLES.kbs, kbsSchema);
   const tokens = await store.sideTable(REGISTRY_TABLES.tokens, tokensSchema);
 
-  let queue: Promise<unknown> = Promise.resolve();
-  const serialized = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = queue.then(fn, fn);
-    queue = run.catch(() => undefined);
-    return run;
-  };
+  const serialized = serialQueue();
   const touched = new Map<string, number>();
 
   // Every MCP request reads both tables (token check, tool catalog): keep the rows, re-read only when the

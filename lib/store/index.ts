@@ -10,6 +10,8 @@ import * as lancedb from "@lancedb/lancedb";
 import { getConfig } from "@/lib/config";
 import { getEmbedder } from "@/lib/embed";
 import { type StoreStatsSnapshot, setStoreStats } from "@/lib/metrics";
+import { processGlobal } from "@/lib/server/process-global";
+import { openOnce } from "./async";
 import { checkEmbedder, type EmbedderCheck } from "./compat";
 import { openIndexes } from "./indexes";
 import { documentCache, storeReads } from "./reads";
@@ -17,6 +19,7 @@ import { openTables } from "./tables";
 import type { OpenStoreOptions, Store } from "./types";
 import { storeWrites } from "./writes";
 
+export { serialQueue } from "./async";
 export { whitespaceFtsIndex } from "./indexes";
 export { perStore } from "./per-store";
 export type { DocumentBody, StoredChunk } from "./schema";
@@ -84,28 +87,23 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   };
 }
 
-const GLOBAL_KEY = Symbol.for("kb-mcp-chat.store");
-type GlobalWithStore = typeof globalThis & { [GLOBAL_KEY]?: Promise<Store> };
-
 /**
  * The process-wide store from getConfig(). Cached on globalThis so Next's dev server (HMR) and every route
  * module share one connection. A failed open is not cached, so fixing the cause and retrying works.
  */
 export function getStore(): Promise<Store> {
-  const g = globalThis as GlobalWithStore;
-  if (!g[GLOBAL_KEY]) {
-    const cfg = getConfig();
-    const p = openStore({
-      uri: cfg.dataDir,
-      embedder: getEmbedder(cfg.embedding),
-      maintenanceDelayMs: cfg.store.maintenanceDelayMs,
-      maintenanceTimeoutMs: cfg.store.maintenanceTimeoutMs,
-      versionRetentionMs: cfg.store.versionRetentionMs,
-    });
-    g[GLOBAL_KEY] = p;
-    p.catch(() => {
-      if (g[GLOBAL_KEY] === p) delete g[GLOBAL_KEY];
-    });
-  }
-  return g[GLOBAL_KEY];
+  return openOnce(
+    processGlobal("store", () => new Map<"store", Promise<Store>>()),
+    "store",
+    () => {
+      const cfg = getConfig();
+      return openStore({
+        uri: cfg.dataDir,
+        embedder: getEmbedder(cfg.embedding),
+        maintenanceDelayMs: cfg.store.maintenanceDelayMs,
+        maintenanceTimeoutMs: cfg.store.maintenanceTimeoutMs,
+        versionRetentionMs: cfg.store.versionRetentionMs,
+      });
+    },
+  );
 }

@@ -1,4 +1,5 @@
 import { processGlobal } from "@/lib/server/process-global";
+import { openOnce } from "./async";
 import type { Store } from "./types";
 
 /**
@@ -6,17 +7,10 @@ import type { Store } from "./types";
  * Kept on globalThis under `key`, so Next's dev server (HMR) and every route module share one instance.
  */
 export function perStore<T>(key: string, open: (store: Store) => Promise<T>): (store: Store) => Promise<T> {
-  return (store) => {
-    const map = processGlobal(key, () => new WeakMap<Store, Promise<T>>());
-    let p = map.get(store);
-    if (!p) {
-      const opening = open(store);
-      map.set(store, opening);
-      opening.catch(() => {
-        if (map.get(store) === opening) map.delete(store);
-      });
-      p = opening;
-    }
-    return p;
-  };
+  return (store) =>
+    openOnce(
+      processGlobal(key, () => new WeakMap<Store, Promise<T>>()),
+      store,
+      () => open(store),
+    );
 }

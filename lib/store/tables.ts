@@ -6,6 +6,7 @@
 import type * as lancedb from "@lancedb/lancedb";
 import type { Schema } from "apache-arrow";
 import { log } from "@/lib/log";
+import { openOnce } from "./async";
 import { chunksSchema, documentsSchema, metaSchema, TABLES } from "./schema";
 
 /** A table beside the document tables, owned (rows, logic) by another module and reached through the store. */
@@ -97,17 +98,7 @@ export async function openTables(conn: lancedb.Connection, dimension: number, af
     async recreateChunks(dim) {
       chunks = await conn.createEmptyTable(TABLES.chunks, chunksSchema(dim), { mode: "overwrite" });
     },
-    side(name, schema) {
-      let p = opening.get(name);
-      if (!p) {
-        p = openSide(name, schema);
-        opening.set(name, p);
-        p.catch(() => {
-          if (opening.get(name) === p) opening.delete(name);
-        });
-      }
-      return p;
-    },
+    side: (name, schema) => openOnce(opening, name, () => openSide(name, schema)),
     all,
     close() {
       closed = true;

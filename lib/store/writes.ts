@@ -4,6 +4,7 @@
  */
 import type { Embedder } from "@/lib/embed";
 import type { DocumentRecord } from "@/lib/types";
+import { serialQueue } from "./async";
 import type { EmbedderCheck } from "./compat";
 import type { Indexes } from "./indexes";
 import type { DocCache } from "./reads";
@@ -25,12 +26,7 @@ export function storeWrites(
   compat: EmbedderCheck,
   indexes: Indexes,
 ): StoreWrites {
-  let writeQueue: Promise<unknown> = Promise.resolve();
-  const serialized = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = writeQueue.then(fn, fn);
-    writeQueue = run.catch(() => undefined);
-    return run;
-  };
+  const serialized = serialQueue();
   /** Replaces (or adds) chunks and documents under new ids, then removes the old ones: a crash leaves copies at worst. */
   const moveBatch = async (rows: Record<string, unknown>[], to: string, newId: (doc: DocumentRecord) => string) => {
     const { documents, chunks } = tables;

@@ -7,10 +7,22 @@
  * against the registry so a marker never points at a chunk that was not retrieved in this turn.
  */
 
+import { titleWithHeading } from "@/lib/chunk/heading";
 import { type SearchResult, searchOutputSchema } from "@/lib/tools/search-result";
 
 /** One retrieved chunk as the search tools return it (structuredContent.results[]): what a citation shows. */
 export type RetrievedChunk = Pick<SearchResult, "chunk_id" | "document" | "kb" | "heading" | "text" | "score" | "page">;
+
+/**
+ * Where a passage comes from, as the offline answerer reads it and the terminal shows it:
+ * "Title › Section (file.pdf, p. 3)". `where` replaces the title and section (a FAQ entry's question).
+ */
+export function passagePlace(
+  p: Pick<RetrievedChunk, "document" | "heading" | "page">,
+  where = titleWithHeading(p.document.title, p.heading),
+): string {
+  return `${where} (${p.document.source}${p.page ? `, p. ${p.page}` : ""})`;
+}
 
 /** A retrieved chunk with its turn-wide citation number. */
 export interface Citation extends RetrievedChunk {

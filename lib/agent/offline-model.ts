@@ -16,10 +16,10 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
 } from "@ai-sdk/provider";
-import { titleWithHeading } from "@/lib/chunk/heading";
 import { TOOL } from "@/lib/tools/names";
 import type { SearchResult } from "@/lib/tools/search-result";
 import { answerPart, type Quote, questionTerms } from "./answer";
+import { passagePlace } from "./citations";
 import { followUpQuery, isFollowUp, splitQuestion } from "./decompose";
 import { hasCjk, type Passage } from "./extractive";
 import { resultsOf } from "./tools";
@@ -115,8 +115,7 @@ export function planOfflineStep(options: Pick<LanguageModelV4CallOptions, "promp
 
 /** A search result as a passage to quote: its citation number, where it is, and its text. */
 export function toPassage(r: SearchResult): Passage {
-  const page = r.page ? `, p. ${r.page}` : "";
-  return { n: r.ref, context: `${titleWithHeading(r.document.title, r.heading)} (${r.document.source}${page})`, text: r.text.trim() };
+  return { n: r.ref, context: passagePlace(r), text: r.text.trim() };
 }
 
 function bullets(quotes: readonly Quote[]): string {

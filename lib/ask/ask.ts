@@ -4,9 +4,8 @@
  * its UI message stream.
  */
 import { runChat } from "@/lib/agent/chat";
-import { citedNumbers } from "@/lib/agent/citations";
+import { citedNumbers, passagePlace } from "@/lib/agent/citations";
 import type { ChatMetadata, Citation } from "@/lib/agent/protocol";
-import { titleWithHeading } from "@/lib/chunk/heading";
 import type { AppConfig } from "@/lib/config";
 import { faqIdOfChunk } from "@/lib/faq/types";
 
@@ -100,9 +99,7 @@ export function formatAnswer(r: AskResult): string {
   if (shown.length) {
     lines.push("", "Sources:");
     for (const s of shown) {
-      const where = s.type === "faq" ? `FAQ: ${s.heading}` : titleWithHeading(s.document.title, s.heading);
-      const page = s.page ? `, p. ${s.page}` : "";
-      lines.push(`  [${s.n}] ${where} (${s.document.source}${page})`);
+      lines.push(`  [${s.n}] ${passagePlace(s, s.type === "faq" ? `FAQ: ${s.heading}` : undefined)}`);
     }
   }
   if (r.metadata.mode === "offline") lines.push("", "(offline answerer: quotes the best passages; set OPENAI_API_KEY for a model)");

@@ -4,53 +4,19 @@
  * the chunks it read, it sees the conversation so far), and the offline answerer doing the same by rules.
  */
 
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { expect, type Page, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { PORTS } from "../playwright.config";
-import type { RecordedRequest } from "./fixtures/fake-openai";
-import { connectMcp, mcpUrl, search } from "./helpers/mcp";
+import { ask, cardText, norm, openChip } from "./helpers/chat";
+import { fakeRequests, withFakeModelApp } from "./helpers/fake-model";
+import { search } from "./helpers/mcp";
 
 test.use({ locale: "en-US" });
 
 const LLM_APP = `http://127.0.0.1:${PORTS.llm}`;
 const OFFLINE_APP = `http://127.0.0.1:${PORTS.offline}`;
-const FAKE = `http://127.0.0.1:${PORTS.fakeLlm}`;
 const TWO_PARTS = "What is the sick-leave policy and who approves expenses?";
 
-let mcp: Client;
-test.beforeAll(async () => {
-  mcp = await connectMcp(mcpUrl(PORTS.llm));
-});
-test.afterAll(async () => {
-  await mcp?.close();
-});
-test.beforeEach(async () => {
-  await fetch(`${FAKE}/reset`, { method: "POST" });
-});
-
-async function ask(page: Page, question: string) {
-  const count = await page.getByTestId("assistant-message").count();
-  const input = page.getByTestId("chat-input");
-  await input.fill(question);
-  await input.press("Enter");
-  await expect(page.getByTestId("assistant-message")).toHaveCount(count + 1);
-  const answer = page.getByTestId("assistant-message").last();
-  await expect(answer.getByTestId("copy-answer")).toBeVisible();
-  return answer;
-}
-
-const norm = (s: string) => s.replace(/\s+/g, " ").trim();
-const body = (s: string) => norm(s.replace(/^(?:\s*#{1,6}\s[^\n]*(?:\n|$))+\s*/, ""));
-
-async function chipText(page: Page, chip: ReturnType<Page["getByTestId"]>) {
-  await chip.click();
-  const popover = page.getByTestId("citation-popover");
-  await expect(popover).toBeVisible();
-  const text = await popover.getByTestId("chunk-text").innerText();
-  await page.keyboard.press("Escape");
-  await expect(popover).toBeHidden();
-  return text;
-}
+const { mcp } = withFakeModelApp();
 
 test("model: a two-part question is decomposed first, each part is its own search, and each chip opens the chunk the model read", async ({
   page,
@@ -58,7 +24,7 @@ test("model: a two-part question is decomposed first, each part is its own searc
   await page.goto(LLM_APP);
   const answer = await ask(page, TWO_PARTS);
 
-  const reqs: RecordedRequest[] = await (await fetch(`${FAKE}/requests`)).json();
+  const reqs = await fakeRequests();
   // The decomposition step: one request without tools, before the tool loop.
   expect(reqs[0].tools).toEqual([]);
   expect(reqs[0].system).toMatch(/^You split questions/);
@@ -72,22 +38,22 @@ test("model: a two-part question is decomposed first, each part is its own searc
   await expect(activity.nth(1)).toContainText("Searching: who approves expenses?");
 
   const [a, b] = await Promise.all([
-    search(mcp, { query: "What is the sick-leave policy?" }),
-    search(mcp, { query: "who approves expenses?" }),
+    search(mcp(), { query: "What is the sick-leave policy?" }),
+    search(mcp(), { query: "who approves expenses?" }),
   ]);
   const chips = answer.getByTestId("citation-chip");
   await expect(chips).toHaveCount(2);
   await expect(chips.nth(0)).toHaveAttribute("data-chunk-id", a.results[0].chunk_id);
   await expect(chips.nth(1)).toHaveAttribute("data-chunk-id", b.results[0].chunk_id);
-  expect(norm(await chipText(page, chips.nth(0)))).toBe(body(a.results[0].text));
-  expect(norm(await chipText(page, chips.nth(1)))).toBe(body(b.results[0].text));
+  expect(norm(await openChip(page, chips.nth(0)))).toBe(cardText(a.results[0].text));
+  expect(norm(await openChip(page, chips.nth(1)))).toBe(cardText(b.results[0].text));
 });
 
 test("model: a follow-up reaches the model with the conversation so far, and the query it writes is shown", async ({ page }) => {
   await page.goto(LLM_APP);
   await ask(page, "How many days of annual leave do employees get?");
   const answer = await ask(page, "and for part-time staff?");
-  const reqs: RecordedRequest[] = await (await fetch(`${FAKE}/requests`)).json();
+  const reqs = await fakeRequests();
   const last = reqs.at(-1)!;
   expect(last.question).toBe("and for part-time staff?");
   expect(last.history[0]).toEqual({ role: "user", text: "How many days of annual leave do employees get?" });

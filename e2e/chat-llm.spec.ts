@@ -7,74 +7,23 @@
  * The app at PORTS.unreachable points at a closed port, for the model-unreachable error.
  */
 
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { expect, type Page, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { CLOSED_MODEL_URL, PORTS } from "../playwright.config";
-import type { RecordedRequest } from "./fixtures/fake-openai";
-import { connectMcp, mcpUrl, search } from "./helpers/mcp";
+import { ask, cardText, norm, openChip, send } from "./helpers/chat";
+import { fakeRequests, withFakeModelApp } from "./helpers/fake-model";
+import { search } from "./helpers/mcp";
 
 test.use({ locale: "en-US" });
 
 const APP = `http://127.0.0.1:${PORTS.llm}`;
-const FAKE = `http://127.0.0.1:${PORTS.fakeLlm}`;
 
-let mcp: Client;
-
-test.beforeAll(async () => {
-  mcp = await connectMcp(mcpUrl(PORTS.llm));
-});
-
-test.afterAll(async () => {
-  await mcp?.close();
-});
-
-test.beforeEach(async () => {
-  await fetch(`${FAKE}/reset`, { method: "POST" });
-});
-
-async function fakeRequests(): Promise<RecordedRequest[]> {
-  return (await fetch(`${FAKE}/requests`)).json();
-}
-
-async function ask(page: Page, question: string) {
-  const input = page.getByTestId("chat-input");
-  await input.fill(question);
-  await input.press("Enter");
-}
-
-async function answered(page: Page) {
-  const answer = page.getByTestId("assistant-message").last();
-  await expect(answer.getByTestId("copy-answer")).toBeVisible();
-  return answer;
-}
-
-/** Opens chip `n` of the answer and returns the text of the chunk it shows. */
-async function openChip(page: Page, chip: ReturnType<Page["getByTestId"]>) {
-  await chip.click();
-  const popover = page.getByTestId("citation-popover");
-  await expect(popover).toBeVisible();
-  const text = await popover.getByTestId("chunk-text").innerText();
-  await page.keyboard.press("Escape");
-  await expect(popover).toBeHidden();
-  return text;
-}
-
-const norm = (s: string) => s.replace(/\s+/g, " ").trim();
-/** A chunk's text as the citation card shows it: without the heading lines it starts with (shown as its path). */
-const body = (s: string) =>
-  norm(
-    s
-      .replace(/^(?:\s*#{1,6}\s[^\n]*(?:\n|$))+\s*/, "")
-      .replace(/^[ \t]*#{1,6}[ \t]+/gm, "")
-      .replace(/\*\*|__/g, ""),
-  );
+const { mcp } = withFakeModelApp();
 
 test("the model's search goes through /api/mcp and its [n] opens the chunk it read", async ({ page }) => {
   const question = "How many days of annual leave do employees get?";
   await page.goto(APP);
   await expect(page.getByTestId("offline-note")).toHaveCount(0);
-  await ask(page, question);
-  const answer = await answered(page);
+  const answer = await ask(page, question);
 
   const reqs = await fakeRequests();
   // Request 1: the model gets the MCP tools and calls search_knowledge; request 2 carries the result.
@@ -85,21 +34,20 @@ test("the model's search goes through /api/mcp and its [n] opens the chunk it re
   const readByModel = reqs[1].toolResults[0];
 
   // An independent MCP client asking /api/mcp the same thing gets the same chunks.
-  const direct = await search(mcp, { query: question });
+  const direct = await search(mcp(), { query: question });
   expect(direct.results.length).toBeGreaterThan(0);
   for (const r of direct.results) expect(norm(readByModel)).toContain(norm(r.text));
 
   await expect(answer.getByTestId("tool-activity").first()).toContainText(`Searching: ${question}`);
   const chip = answer.getByTestId("citation-chip").first();
   await expect(chip).toHaveAttribute("data-chunk-id", direct.results[0].chunk_id);
-  expect(norm(await openChip(page, chip))).toBe(body(direct.results[0].text));
+  expect(norm(await openChip(page, chip))).toBe(cardText(direct.results[0].text));
 });
 
 test("two searches in one turn: numbers do not collide and each chip opens its own chunk", async ({ page }) => {
   const [qa, qb] = ["annual leave days per year", "报销申请单"];
   await page.goto(APP);
-  await ask(page, `twice: ${qa} | ${qb}`);
-  const answer = await answered(page);
+  const answer = await ask(page, `twice: ${qa} | ${qb}`);
 
   const reqs = await fakeRequests();
   expect(reqs.map((r) => r.reply?.toolCall?.arguments ?? "text")).toEqual([
@@ -114,7 +62,7 @@ test("two searches in one turn: numbers do not collide and each chip opens its o
   expect(firstRefs[0]).toBe(1);
   expect(secondRefs.filter((n) => !firstRefs.includes(n)).every((n) => n > Math.max(...firstRefs))).toBe(true);
 
-  const [a, b] = await Promise.all([search(mcp, { query: qa }), search(mcp, { query: qb })]);
+  const [a, b] = await Promise.all([search(mcp(), { query: qa }), search(mcp(), { query: qb })]);
   expect(a.results[0].chunk_id).not.toBe(b.results[0].chunk_id);
 
   await expect(answer.getByTestId("tool-activity")).toHaveCount(2);
@@ -123,8 +71,8 @@ test("two searches in one turn: numbers do not collide and each chip opens its o
   await expect(chips.nth(0)).toHaveAttribute("data-chunk-id", a.results[0].chunk_id);
   await expect(chips.nth(1)).toHaveAttribute("data-chunk-id", b.results[0].chunk_id);
   expect(await chips.nth(1).getAttribute("data-n")).not.toBe(await chips.nth(0).getAttribute("data-n"));
-  expect(norm(await openChip(page, chips.nth(0)))).toBe(body(a.results[0].text));
-  expect(norm(await openChip(page, chips.nth(1)))).toBe(body(b.results[0].text));
+  expect(norm(await openChip(page, chips.nth(0)))).toBe(cardText(a.results[0].text));
+  expect(norm(await openChip(page, chips.nth(1)))).toBe(cardText(b.results[0].text));
 
   // Sources: both cited chunks first, the rest of what was retrieved collapsed.
   const sources = answer.getByTestId("sources");
@@ -135,8 +83,7 @@ test("two searches in one turn: numbers do not collide and each chip opens its o
 
 test("a marker that points at nothing is removed, never shown as a chip", async ({ page }) => {
   await page.goto(APP);
-  await ask(page, "dangling: annual leave");
-  const answer = await answered(page);
+  const answer = await ask(page, "dangling: annual leave");
   const reqs = await fakeRequests();
   expect(reqs.at(-1)?.reply?.text).toContain("[42]");
   await expect(answer.getByTestId("citation-chip")).toHaveCount(1);
@@ -146,8 +93,7 @@ test("a marker that points at nothing is removed, never shown as a chip", async 
 
 test("a repeated identical search ends the loop and the model answers from what was found", async ({ page }) => {
   await page.goto(APP);
-  await ask(page, "loop: sick leave");
-  const answer = await answered(page);
+  const answer = await ask(page, "loop: sick leave");
   const reqs = await fakeRequests();
   expect(reqs.length).toBe(3);
   expect(reqs[1].reply?.toolCall).toEqual(reqs[0].reply?.toolCall);
@@ -160,7 +106,7 @@ test("a repeated identical search ends the loop and the model answers from what 
 
 test("Stop ends a streaming answer and keeps what arrived", async ({ page }) => {
   await page.goto(APP);
-  await ask(page, "slow: annual leave");
+  await send(page, "slow: annual leave");
   const answer = page.getByTestId("assistant-message").last();
   await expect(answer.getByTestId("answer")).toContainText("More detail follows.");
   await page.getByTestId("stop").click();
@@ -169,14 +115,14 @@ test("Stop ends a streaming answer and keeps what arrived", async ({ page }) => 
   await expect(answer.getByTestId("answer")).not.toContainText("END.");
   await expect(page.getByTestId("chat-error")).toHaveCount(0);
   // The conversation goes on after a stop.
-  await ask(page, "annual leave");
+  await send(page, "annual leave");
   await expect(page.getByTestId("assistant-message")).toHaveCount(2);
   await expect(page.getByTestId("assistant-message").last().getByTestId("citation-chip").first()).toBeVisible();
 });
 
 test("an invalid API key is reported as such", async ({ page }) => {
   await page.goto(APP);
-  await ask(page, "401 what is annual leave?");
+  await send(page, "401 what is annual leave?");
   const error = page.getByTestId("chat-error");
   await expect(error).toHaveAttribute("data-code", "invalid_key");
   await expect(error).toContainText("OPENAI_API_KEY");
@@ -184,7 +130,7 @@ test("an invalid API key is reported as such", async ({ page }) => {
 
 test("an unreachable model gives an error the user can act on, and retry", async ({ page }) => {
   await page.goto(`http://127.0.0.1:${PORTS.unreachable}`);
-  await ask(page, "How many days of annual leave do employees get?");
+  await send(page, "How many days of annual leave do employees get?");
   const error = page.getByTestId("chat-error");
   await expect(error).toHaveAttribute("data-code", "model_unreachable");
   await expect(error).toContainText("Can't reach the language model");

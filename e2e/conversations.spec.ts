@@ -4,22 +4,12 @@
  * thumbs with a note stored and visible through the API. Real browser against the built app (offline).
  */
 import { expect, type Page, test } from "@playwright/test";
+import { ask } from "./helpers/chat";
 
 test.use({ locale: "en-US" });
 test.describe.configure({ mode: "serial" });
 
 const RUN = Date.now().toString(36);
-
-async function ask(page: Page, question: string) {
-  const before = await page.getByTestId("assistant-message").count();
-  const input = page.getByTestId("chat-input");
-  await input.fill(question);
-  await input.press("Enter");
-  await expect(page.getByTestId("assistant-message")).toHaveCount(before + 1);
-  const answer = page.getByTestId("assistant-message").last();
-  await expect(answer.getByTestId("copy-answer")).toBeVisible();
-  return answer;
-}
 
 /** The open conversation's id, once the first turn is saved (it is then in the address). */
 async function conversationIdOf(page: Page): Promise<string> {

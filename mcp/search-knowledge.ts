@@ -1,7 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { withFaqsFirst } from "@/lib/faq/results";
+import { strongFaqs, withFaqsFirst } from "@/lib/faq/results";
 import { DEFAULT_TOP_K, MAX_QUERY_CHARS, MAX_TOP_K, searchKnowledge } from "@/lib/retrieve";
 import { hitContexts } from "@/lib/retrieve/context";
 import { formatSearchResults, toSearchResults } from "@/lib/tools/format";
@@ -60,8 +60,9 @@ export async function runSearch(
   kb: string | string[] | undefined,
 ): Promise<CallToolResult> {
   const store = await ctx.getStore();
+  const faqs = strongFaqs(store, args.query, kb); // in parallel with the passage search
   const hits = await searchKnowledge(store, { query: args.query, topK: args.top_k, kb });
-  const results = await withFaqsFirst(store, args.query, kb, toSearchResults(hits, await hitContexts(store, hits)), args.top_k);
+  const results = withFaqsFirst(await faqs, toSearchResults(hits, await hitContexts(store, hits)), args.top_k);
   let text = formatSearchResults(results, args.query, typeof kb === "string" ? kb : undefined);
   if (results.length === 0 && typeof kb === "string" && !ctx.kbs && !ctx.catalog) {
     const kbs = await store.listKbs();

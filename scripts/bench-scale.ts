@@ -2,7 +2,7 @@
  * `npm run bench -- --scale N [--corpus DIR] [--port 4800] [--seconds 10] [--mixed SECONDS]`: builds an N-chunk
  * store from real documents, then measures, each beside a plain BM25 (LanceDB full-text only) reference from
  * the same run: ingest MB/s and chunks/s, data dir over raw bytes after maintenance, query p50/p95 sequential
- * and req/s at concurrency 8 and 32, in process and through /api/mcp of a real `next start` server (run
+ * and req/s at concurrency 8 and 32, in process and through /api/mcp of the real server (server.mjs; run
  * `npm run build` first). --mixed S adds S seconds of mixed load (searches ~18/s, a chat every 5 s, an upload
  * every 20 s) and reports search p95 per minute against idle, errors and the server's RSS growth.
  * Numbers only; no assertions (the acceptance targets are printed beside them).
@@ -143,7 +143,7 @@ async function startServer(dataDir: string, port: number): Promise<ChildProcess>
   if (!existsSync(path.join(repoRoot, ".next/BUILD_ID"))) throw new Error("No production build: run `npm run build` first.");
   const child = spawn(
     process.execPath,
-    [path.join(repoRoot, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"],
+    [path.join(repoRoot, "server.mjs"), "-p", String(port), "-H", "127.0.0.1"], // the app's entry: loopback is local
     {
       cwd: repoRoot,
       env: {
@@ -160,7 +160,7 @@ async function startServer(dataDir: string, port: number): Promise<ChildProcess>
   );
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`next start exited with ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
     const ok = await fetch(`http://127.0.0.1:${port}/api/health`).then(
       (r) => r.ok,
       () => false,
@@ -266,7 +266,7 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
     server = await startServer(dir, o.port);
     const mcp = new McpHttp(`http://127.0.0.1:${o.port}/api/mcp`);
     const viaMcp = (q: string) => mcp.call(TOOL.searchKnowledge, { query: q, top_k: 5 });
-    console.log(`\nthrough /api/mcp (next start on port ${o.port}, search_knowledge top_k 5)`);
+    console.log(`\nthrough /api/mcp (server.mjs on port ${o.port}, search_knowledge top_k 5)`);
     const seqMcp = await sequential(queries, viaMcp);
     console.log(`  sequential ${row("", seqMcp)}   [target p50 ≤ 20 ms, p95 ≤ 50 ms]   bm25 in process p50 ${f1(seqBm25.p50)} ms`);
     for (const c of [8, 32]) {

@@ -35,14 +35,8 @@ export async function faqHitsToResults(store: Store, hits: FaqHit[]): Promise<Fa
   });
 }
 
-/** The passages of a search with the strongly matching FAQ entries first, renumbered. */
-export async function withFaqsFirst(
-  store: Store,
-  query: string,
-  kb: string | string[] | undefined,
-  passages: SearchResult[],
-  topK: number,
-): Promise<SearchResult[]> {
+/** The FAQ entries that match a query strongly enough to go before its passages (none when the FAQ search fails). */
+export async function strongFaqs(store: Store, query: string, kb: string | string[] | undefined): Promise<FaqSearchResult[]> {
   let hits: FaqHit[];
   try {
     const kbs = kb === undefined ? undefined : Array.isArray(kb) ? kb : [kb];
@@ -50,10 +44,14 @@ export async function withFaqsFirst(
   } catch (err) {
     // The passages still answer; a broken FAQ table must not break search.
     console.error("[faq] search failed:", err);
-    return passages;
+    return [];
   }
-  if (hits.length === 0) return passages;
-  const faqs = await faqHitsToResults(store, hits);
+  return hits.length === 0 ? [] : faqHitsToResults(store, hits);
+}
+
+/** The passages of a search with the strongly matching FAQ entries (strongFaqs) first, renumbered. */
+export function withFaqsFirst(faqs: FaqSearchResult[], passages: SearchResult[], topK: number): SearchResult[] {
+  if (faqs.length === 0) return passages;
   const limit = Math.max(topK, Math.min(MAX_CONTEXT_ITEMS, topK + faqs.length));
   return [...faqs, ...passages].slice(0, limit).map((r, i) => ({ ...r, ref: i + 1 }));
 }

@@ -79,6 +79,18 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
     const vectors = faqs.length ? await embedder.embed(faqs.map((f) => texts(f).join("\n"))) : [];
     return faqs.map((f, i) => faqToRow(f, { indexText: toIndexText(texts(f).join("\n")), embedder: embedder.name, vector: vectors[i] }));
   };
+  // Every search asks both: answered from the table's version instead of a count and an index listing each time.
+  let counted = { version: -1, rows: 0 };
+  const rowCount = async () => {
+    const version = await table().version();
+    if (counted.version !== version) counted = { version, rows: await table().countRows() };
+    return counted.rows;
+  };
+  let ftsSeen = false;
+  const ftsExists = async () => {
+    ftsSeen ||= (await table().listIndices()).some((i) => i.columns.includes(FTS));
+    return ftsSeen;
+  };
   const ensureFts = async () => {
     if ((await table().listIndices()).some((i) => i.columns.includes(FTS))) return;
     if ((await table().countRows()) > 0) await faqTable.write((t) => t.createIndex(FTS, { config: whitespaceFtsIndex(), replace: true }));
@@ -196,18 +208,18 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
     },
     async search(query, o) {
       const q = query.trim();
-      if (!q || (await table().countRows()) === 0) return [];
+      if (!q || (await rowCount()) === 0) return [];
       const filter = where({ kb: o.kbs?.length ? o.kbs : undefined, status: "accepted" });
       const limit = Math.max(10, o.limit * 3);
-      const [queryVector] = await embedder.embed([q]);
-      let vq = table()
-        .vectorSearch(queryVector)
-        .distanceType("cosine")
-        .select([...FAQ_COLUMNS, "vector", "_distance"])
-        .limit(limit);
-      if (filter) vq = vq.where(filter);
+      // Offline, the score is lexical only (match.ts), so full-text search alone finds the candidates.
+      const offline = embedder.name.startsWith("offline-");
+      const [queryVector] = offline ? [] : await embedder.embed([q]);
+      let vq = queryVector
+        ? table().vectorSearch(queryVector).distanceType("cosine").select([...FAQ_COLUMNS, "vector", "_distance"]).limit(limit)
+        : null;
+      if (vq && filter) vq = vq.where(filter);
       const tokens = toIndexText(q);
-      const hasFts = tokens && (await table().listIndices()).some((i) => i.columns.includes(FTS));
+      const hasFts = tokens && (await ftsExists());
       let tq = hasFts
         ? table()
             .query()
@@ -216,14 +228,14 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
             .limit(limit)
         : null;
       if (tq && filter) tq = tq.where(filter);
-      const rows = [...(await vq.toArray()), ...(tq ? await tq.toArray() : [])];
-      const offline = embedder.name.startsWith("offline-");
+      const [byVector, byText] = await Promise.all([vq ? vq.toArray() : [], tq ? tq.toArray() : []]);
+      const rows = [...byVector, ...byText];
       const byId = new Map<string, FaqHit>();
       for (const r of rows) {
         const faq = rowToFaq(r);
         if (byId.has(faq.id)) continue;
         const lexical = lexicalMatch(q, texts(faq));
-        const score = matchScore(lexical, cosine(queryVector, r.vector as ArrayLike<number>), offline);
+        const score = matchScore(lexical, queryVector ? cosine(queryVector, r.vector as ArrayLike<number>) : 0, offline);
         byId.set(faq.id, { faq, score, strong: score >= STRONG_LEXICAL });
       }
       const hits = [...byId.values()].filter((h) => h.score > 0);

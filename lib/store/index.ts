@@ -67,6 +67,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     },
     sideTable: (name, schema) => tables.side(name, schema),
     optimize: (o) => indexes.optimize(o?.retainMs),
+    textIndexComplete: indexes.ftsCoversAll,
     scheduleMaintenance: indexes.schedule,
     maintenanceIdle: indexes.idle,
     async stats() {

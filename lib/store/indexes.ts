@@ -28,6 +28,7 @@ const REBUILD_UNINDEXED_FRACTION = 0.25;
  */
 const REBUILD_QUIET_MS = 10_000;
 const VECTOR_INDEX_NAME = "vector_idx";
+
 const FTS_RECHECK_MS = 1000;
 
 /** Text is tokenized by lib/tokenize before it gets here, so LanceDB must only split on spaces. */
@@ -55,6 +56,8 @@ export interface Indexes {
   afterWrite(): Promise<void>;
   /** Whether the chunks' full-text index exists (another process may have created it: looked for at most once a second). */
   ftsAvailable(): Promise<boolean>;
+  /** Whether the full-text index covers every chunk (checked once per version of the chunks table). */
+  ftsCoversAll(): Promise<boolean>;
   /** The chunks table was emptied: the full-text index goes with it. */
   chunksReset(): void;
   optimize(retainMs?: number): Promise<void>;
@@ -129,6 +132,8 @@ export async function openIndexes(tables: Tables, opts: IndexOptions): Promise<I
   });
 
   await ensureFtsIndex();
+  let coverage = { version: -1, complete: false };
+  const ftsAvailableNow = async () => (ftsReady = ftsReady || (await hasIndexOn(FTS_COLUMN)));
 
   return {
     async afterWrite() {
@@ -143,6 +148,15 @@ export async function openIndexes(tables: Tables, opts: IndexOptions): Promise<I
       if (!(await hasIndexOn(FTS_COLUMN))) return false;
       ftsReady = true;
       return true;
+    },
+    async ftsCoversAll() {
+      const version = await tables.chunks.version();
+      if (coverage.version !== version) {
+        const index = ftsReady || (await ftsAvailableNow()) ? (await tables.chunks.listIndices()).find((i) => i.columns.includes(FTS_COLUMN)) : undefined;
+        const s = index ? await tables.chunks.indexStats(index.name) : undefined;
+        coverage = { version, complete: s !== undefined && s.numUnindexedRows === 0 };
+      }
+      return coverage.complete;
     },
     chunksReset() {
       ftsReady = false;

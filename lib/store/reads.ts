@@ -1,4 +1,5 @@
 /** The store's reads and queries: document metadata (cached per table version), bodies, chunks and searches. */
+import { LRUCache } from "lru-cache";
 import type { ChunkRecord, DocumentRecord } from "@/lib/types";
 import type { EmbedderCheck } from "./compat";
 import { FTS_COLUMN, type Indexes } from "./indexes";
@@ -6,6 +7,13 @@ import { CHUNK_COLUMNS, DOCUMENT_COLUMNS, rowToBody, rowToChunk, rowToDocument }
 import { sqlEq, sqlIn } from "./sql";
 import type { Tables } from "./tables";
 import type { Store } from "./types";
+import type { DocumentBody } from "./schema";
+
+/**
+ * Document bodies kept in memory, by characters: every search result carries the sentences around its passage
+ * (lib/retrieve/context.ts), and reading whole bodies from the table was a third of a search's time.
+ */
+const BODY_CACHE_CHARS = 16_000_000;
 
 /** The read half of Store. */
 export type StoreReads = Pick<
@@ -69,9 +77,21 @@ export function documentCache(tables: Tables): () => Promise<DocCache> {
 
 export function storeReads(tables: Tables, allDocs: () => Promise<DocCache>, compat: EmbedderCheck, indexes: Indexes): StoreReads {
   const kbFilter = (kbs?: readonly string[]) => (kbs && kbs.length > 0 ? sqlIn("kb", kbs) : undefined);
-  const getDocumentBody: StoreReads["getDocumentBody"] = async (id) => {
+  const readBody = async (id: string) => {
     const rows = await tables.documents.query().select(["text", "pages"]).where(sqlEq("id", id)).limit(1).toArray();
     return rows.length ? rowToBody(rows[0]) : null;
+  };
+  // Keyed by id, content hash and update time: a body never changes under the same key.
+  const bodies = new LRUCache<string, DocumentBody>({ maxSize: BODY_CACHE_CHARS, sizeCalculation: (b) => Math.max(1, b.text.length) });
+  const getDocumentBody: StoreReads["getDocumentBody"] = async (id) => {
+    const doc = (await allDocs()).byId.get(id);
+    if (!doc) return readBody(id);
+    const key = `${id}\u0000${doc.contentHash}\u0000${doc.updatedAt}`;
+    const cached = bodies.get(key);
+    if (cached) return cached;
+    const body = await readBody(id);
+    if (body) bodies.set(key, body);
+    return body;
   };
   return {
     async listDocuments(o) {

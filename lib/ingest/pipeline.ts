@@ -240,8 +240,8 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
 }
 
 /**
- * chunk → embed for a document body. Vectors of chunks whose embedded text is already stored (same text
- * hash; the store holds one embedder's vectors) are reused, so unchanged chunks are never embedded twice.
+ * chunk → embed for a document body. Vectors of the document's chunks whose embedded text is already stored
+ * (same text hash; the store holds one embedder's vectors) are reused, so a re-ingest embeds only what changed.
  */
 export async function buildChunks(
   store: Store,
@@ -257,7 +257,7 @@ export async function buildChunks(
 
   const texts = pieces.map(embeddingText);
   const hashes = texts.map((t) => sha256(t));
-  const cached = await store.cachedVectors(hashes);
+  const cached = await store.cachedVectors(doc.id, hashes);
   const todo = [...new Set(hashes.filter((h) => !cached.has(h)))];
   const textOf = new Map(hashes.map((h, i) => [h, texts[i]]));
   const total = hashes.length;

@@ -135,18 +135,13 @@ export function storeReads(tables: Tables, allDocs: () => Promise<DocCache>, com
       }
       return out;
     },
-    async cachedVectors(textHashes) {
+    async cachedVectors(documentId, textHashes) {
       const out = new Map<string, number[]>();
       if (compat.mismatch && !compat.reindexing) return out; // vectors in the table are from another embedder
-      const unique = [...new Set(textHashes)];
-      for (let i = 0; i < unique.length; i += 500) {
-        const rows = await tables.chunks
-          .query()
-          .select(["text_hash", "vector"])
-          .where(sqlIn("text_hash", unique.slice(i, i + 500)))
-          .toArray();
-        for (const r of rows) out.set(String(r.text_hash), Array.from(r.vector as ArrayLike<number>));
-      }
+      if (textHashes.length === 0 || !(await allDocs()).byId.has(documentId)) return out; // a new document has none
+      const wanted = new Set(textHashes);
+      const rows = await tables.chunks.query().select(["text_hash", "vector"]).where(sqlEq("document_id", documentId)).toArray();
+      for (const r of rows) if (wanted.has(String(r.text_hash))) out.set(String(r.text_hash), Array.from(r.vector as ArrayLike<number>));
       return out;
     },
     async vectorSearch(vector, o) {

@@ -45,8 +45,12 @@ export interface Store {
   getDocuments(ids: readonly string[]): Promise<Map<string, DocumentRecord>>;
   /** Parsed text and page starts, as stored at ingest. */
   getDocumentBody(id: string): Promise<DocumentBody | null>;
-  /** Vectors already stored for these text hashes (embedding cache). */
-  cachedVectors(textHashes: readonly string[]): Promise<Map<string, number[]>>;
+  /**
+   * Vectors already stored for these text hashes in one document's chunks (the embedding cache of a
+   * re-ingest: only the chunks that changed are embedded again). Looking across every document instead
+   * scanned the whole table for each document, and made ingest slow down as the store grew.
+   */
+  cachedVectors(documentId: string, textHashes: readonly string[]): Promise<Map<string, number[]>>;
   /**
    * Writes a document and replaces all of its chunks in ONE commit of the chunks table, so readers see
    * either the old chunks or the new ones, never neither.

@@ -29,4 +29,4 @@ export async function ensureDimension(embedder: Embedder): Promise<number> {
   return embedder.dimension;
 }
 
-export { createOfflineEmbedder } from "./offline";
+export { createOfflineEmbedder, isOfflineEmbedder } from "./offline";

@@ -29,6 +29,11 @@ const CJK_START = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Scri
  * 3-grams, sublinear tf, signed buckets, L2-normalised. Similar wording gives similar vectors;
  * it knows no synonyms, so it complements keyword search rather than replacing a real model.
  */
+/** Whether vectors come from the offline hashing embedder (which only knows the words BM25 knows). */
+export function isOfflineEmbedder(embedder: Pick<Embedder, "name">): boolean {
+  return embedder.name.startsWith("offline-");
+}
+
 export function createOfflineEmbedder(dimension = OFFLINE_DIMENSION): Embedder {
   if (!Number.isInteger(dimension) || dimension < 8) throw new RangeError(`dimension must be an integer >= 8, got ${dimension}`);
   return {

@@ -3,6 +3,7 @@
  * entry's question and phrasings.
  */
 import { randomBytes } from "node:crypto";
+import { isOfflineEmbedder } from "@/lib/embed";
 import { perStore, type Store, serialQueue, whitespaceFtsIndex } from "@/lib/store";
 import { sqlEq, sqlIn } from "@/lib/store/sql";
 import { toIndexText } from "@/lib/tokenize";
@@ -212,10 +213,14 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
       const filter = where({ kb: o.kbs?.length ? o.kbs : undefined, status: "accepted" });
       const limit = Math.max(10, o.limit * 3);
       // Offline, the score is lexical only (match.ts), so full-text search alone finds the candidates.
-      const offline = embedder.name.startsWith("offline-");
+      const offline = isOfflineEmbedder(embedder);
       const [queryVector] = offline ? [] : await embedder.embed([q]);
       let vq = queryVector
-        ? table().vectorSearch(queryVector).distanceType("cosine").select([...FAQ_COLUMNS, "vector", "_distance"]).limit(limit)
+        ? table()
+            .vectorSearch(queryVector)
+            .distanceType("cosine")
+            .select([...FAQ_COLUMNS, "vector", "_distance"])
+            .limit(limit)
         : null;
       if (vq && filter) vq = vq.where(filter);
       const tokens = toIndexText(q);

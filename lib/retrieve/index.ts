@@ -1,3 +1,4 @@
+import { isOfflineEmbedder } from "@/lib/embed";
 import type { Store } from "@/lib/store";
 import { toIndexText } from "@/lib/tokenize";
 import { AppError, type ChunkRecord, type SearchHit } from "@/lib/types";
@@ -42,15 +43,39 @@ export const DEFAULT_TUNING: Omit<SearchTuning, "vectorWeight" | "crossEncoder">
  * vote. The offline embedder hashes the same tokens BM25 sees, but without IDF, so it adds nothing BM25 does
  * not already know: on covidqa-en (full set, lexical reranker on) dropping it moves passage R@5 0.756 → 0.758
  * and MRR@10 0.644 → 0.647, and an equal vote lowers R@5 to 0.704. Offline it therefore only runs while the
- * full-text index lags behind the chunks (just after a write, until maintenance folds the new rows in), as the
- * net that finds rows LanceDB's full-text search scores low or misses; otherwise a query is BM25 alone, at
- * about half the time.
+ * full-text index lags behind the chunks (just after a write, until maintenance folds the new rows in), over
+ * the documents changed in the last FRESH_MS, as the net that finds rows LanceDB's full-text search scores
+ * low or misses; otherwise a query is BM25 alone, at about half the time.
  */
-export async function defaultVectorWeight(store: Pick<Store, "embedder" | "textIndexComplete">): Promise<number> {
-  if (!store.embedder.name.startsWith("offline-")) return 1;
-  return (await store.textIndexComplete()) ? 0 : OFFLINE_VECTOR_WEIGHT;
+export function defaultVectorWeight(embedder: { name: string }): number {
+  return isOfflineEmbedder(embedder) ? OFFLINE_VECTOR_WEIGHT : 1;
 }
 const OFFLINE_VECTOR_WEIGHT = 0.1;
+/** Offline, vector search looks only at documents changed this recently (those the full-text index may lag on). */
+const FRESH_MS = 10 * 60_000;
+
+/** The documents the offline vector net searches: those changed in the last FRESH_MS. */
+async function freshDocumentIds(store: Store): Promise<string[]> {
+  const since = new Date(Date.now() - FRESH_MS).toISOString();
+  return (await store.listDocuments()).filter((d) => d.updatedAt >= since).map((d) => d.id);
+}
+
+type Retrieved = { byVector: ChunkRecord[]; byText: ChunkRecord[]; vectorWeight: number };
+
+/**
+ * Offline default: full-text search, then the vector net over recent documents only when the full-text index
+ * did not cover every chunk while it ran (checked before and after, so a write in between is noticed).
+ */
+async function offlineRetrieve(store: Store, query: string, textQuery: string, o: { limit: number; kbs?: string[] }, weight: number) {
+  const before = await store.textIndexState();
+  const byText = await store.textSearch(textQuery, o);
+  const after = await store.textIndexState();
+  const covered = before.complete && after.complete && before.version === after.version;
+  const documentIds = covered ? [] : await freshDocumentIds(store);
+  if (documentIds.length === 0) return { byVector: [], byText, vectorWeight: 0 };
+  const [v] = await store.embedder.embed([query]);
+  return { byVector: await store.vectorSearch(v, { ...o, documentIds }), byText, vectorWeight: weight };
+}
 
 /** One row of `npm run eval -- --ablate` each: a component switched off (or plain BM25 as the reference). */
 export const ABLATIONS: Record<string, Partial<SearchTuning>> = {
@@ -81,7 +106,7 @@ export interface SearchOptions {
 export async function searchKnowledge(store: Store, opts: SearchOptions, tuning: Partial<SearchTuning> = {}): Promise<SearchHit[]> {
   const t: SearchTuning = {
     ...DEFAULT_TUNING,
-    vectorWeight: tuning.vectorWeight ?? (await defaultVectorWeight(store)),
+    vectorWeight: defaultVectorWeight(store.embedder),
     crossEncoder: crossEncoderFromEnv(),
     ...tuning,
   };
@@ -95,13 +120,17 @@ export async function searchKnowledge(store: Store, opts: SearchOptions, tuning:
 
   const limit = Math.max(t.candidates, topK * 3);
   const useVector = t.mode === "vector" || (t.mode === "hybrid" && t.vectorWeight > 0);
-  const [byVector, byText] = await Promise.all([
-    useVector ? store.embedder.embed([query]).then(([v]) => store.vectorSearch(v, { limit, kbs })) : [],
-    t.mode === "vector" ? [] : store.textSearch(textQuery, { limit, kbs }),
-  ]);
+  const { byVector, byText, vectorWeight }: Retrieved =
+    useVector && t.mode === "hybrid" && tuning.vectorWeight === undefined && isOfflineEmbedder(store.embedder)
+      ? await offlineRetrieve(store, query, textQuery, { limit, kbs }, t.vectorWeight)
+      : {
+          byVector: useVector ? await store.embedder.embed([query]).then(([v]) => store.vectorSearch(v, { limit, kbs })) : [],
+          byText: t.mode === "vector" ? [] : await store.textSearch(textQuery, { limit, kbs }),
+          vectorWeight: t.vectorWeight,
+        };
   const fused = reciprocalRankFusion<ChunkRecord>(
     [
-      { items: byVector, weight: t.vectorWeight },
+      { items: byVector, weight: vectorWeight },
       { items: byText, weight: t.textWeight },
     ],
     (c) => c.id,

@@ -8,12 +8,13 @@ import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import * as lancedb from "@lancedb/lancedb";
 import { getConfig } from "@/lib/config";
-import { getEmbedder } from "@/lib/embed";
+import { getEmbedder, isOfflineEmbedder } from "@/lib/embed";
 import { type StoreStatsSnapshot, setStoreStats } from "@/lib/metrics";
 import { processGlobal } from "@/lib/server/process-global";
 import { openOnce } from "./async";
 import { checkEmbedder, type EmbedderCheck } from "./compat";
 import { openIndexes } from "./indexes";
+import { LANCE_CACHE_MB } from "./lance-env";
 import { documentCache, storeReads } from "./reads";
 import { openTables } from "./tables";
 import type { OpenStoreOptions, Store } from "./types";
@@ -36,9 +37,15 @@ async function dirBytes(dir: string): Promise<number> {
   return total;
 }
 
+const MB = BigInt(1024 * 1024);
+/** One Lance session (its caches, bounded: lib/store/lance-env.ts) for every store of the process. */
+function lanceSession(): lancedb.Session {
+  return processGlobal("lance-session", () => new lancedb.Session(BigInt(LANCE_CACHE_MB.index) * MB, BigInt(LANCE_CACHE_MB.metadata) * MB));
+}
+
 export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   const { uri, embedder } = opts;
-  const conn = await lancedb.connect(uri, { readConsistencyInterval: 0 });
+  const conn = await lancedb.connect(uri, { readConsistencyInterval: 0 }, lanceSession());
   let scheduleMaintenance = () => {};
   const tables = await openTables(conn, embedder.dimension, () => scheduleMaintenance());
   let compat: EmbedderCheck;
@@ -48,7 +55,12 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     tables.close();
     throw err;
   }
-  const indexes = await openIndexes(tables, opts);
+  // Offline, vector search only covers recent documents (lib/retrieve: defaultVectorWeight): an HNSW index
+  // would cost minutes of CPU per rebuild at 100k chunks and buy nothing.
+  const indexes = await openIndexes(tables, {
+    ...opts,
+    vectorIndexMinRows: opts.vectorIndexMinRows ?? (isOfflineEmbedder(embedder) ? 0 : undefined),
+  });
   scheduleMaintenance = indexes.schedule;
   const allDocs = documentCache(tables);
   const reads = storeReads(tables, allDocs, compat, indexes);
@@ -67,7 +79,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     },
     sideTable: (name, schema) => tables.side(name, schema),
     optimize: (o) => indexes.optimize(o?.retainMs),
-    textIndexComplete: indexes.ftsCoversAll,
+    textIndexState: indexes.ftsCoverage,
     scheduleMaintenance: indexes.schedule,
     maintenanceIdle: indexes.idle,
     async stats() {

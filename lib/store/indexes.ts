@@ -56,8 +56,8 @@ export interface Indexes {
   afterWrite(): Promise<void>;
   /** Whether the chunks' full-text index exists (another process may have created it: looked for at most once a second). */
   ftsAvailable(): Promise<boolean>;
-  /** Whether the full-text index covers every chunk (checked once per version of the chunks table). */
-  ftsCoversAll(): Promise<boolean>;
+  /** The chunks table's version and whether the full-text index covers all of it (checked once per version). */
+  ftsCoverage(): Promise<{ version: number; complete: boolean }>;
   /** The chunks table was emptied: the full-text index goes with it. */
   chunksReset(): void;
   optimize(retainMs?: number): Promise<void>;
@@ -149,14 +149,17 @@ export async function openIndexes(tables: Tables, opts: IndexOptions): Promise<I
       ftsReady = true;
       return true;
     },
-    async ftsCoversAll() {
+    async ftsCoverage() {
       const version = await tables.chunks.version();
       if (coverage.version !== version) {
-        const index = ftsReady || (await ftsAvailableNow()) ? (await tables.chunks.listIndices()).find((i) => i.columns.includes(FTS_COLUMN)) : undefined;
+        const index =
+          ftsReady || (await ftsAvailableNow())
+            ? (await tables.chunks.listIndices()).find((i) => i.columns.includes(FTS_COLUMN))
+            : undefined;
         const s = index ? await tables.chunks.indexStats(index.name) : undefined;
         coverage = { version, complete: s !== undefined && s.numUnindexedRows === 0 };
       }
-      return coverage.complete;
+      return coverage;
     },
     chunksReset() {
       ftsReady = false;

@@ -16,3 +16,18 @@ process.env.LANCE_CPU_THREADS ||= String(LANCE_CPU_THREADS_DEFAULT);
 process.env.LANCE_IO_THREADS ||= String(Math.max(8, cpus * 2));
 // indexStats() without the (large) centroids; also silences Lance's warning about the coming default.
 process.env.LANCE_INCLUDE_VECTOR_CENTROIDS ||= "false";
+
+/**
+ * Lance's caches are per session and default to 6 GB of index data and 1 GB of file metadata. Every
+ * maintenance run writes new index files that are cached afresh, so under steady writes a server grew by
+ * gigabytes; one bounded session per process keeps it in check (LANCE_INDEX_CACHE_MB, LANCE_METADATA_CACHE_MB).
+ */
+export const LANCE_CACHE_MB = {
+  index: positiveEnv("LANCE_INDEX_CACHE_MB", 256),
+  metadata: positiveEnv("LANCE_METADATA_CACHE_MB", 64),
+};
+
+function positiveEnv(name: string, fallback: number): number {
+  const n = Number(process.env[name]);
+  return Number.isFinite(n) && n > 0 ? n : fallback;
+}

@@ -3,11 +3,11 @@ import { LRUCache } from "lru-cache";
 import type { ChunkRecord, DocumentRecord } from "@/lib/types";
 import type { EmbedderCheck } from "./compat";
 import { FTS_COLUMN, type Indexes } from "./indexes";
+import type { DocumentBody } from "./schema";
 import { CHUNK_COLUMNS, DOCUMENT_COLUMNS, rowToBody, rowToChunk, rowToDocument } from "./schema";
 import { sqlEq, sqlIn } from "./sql";
 import type { Tables } from "./tables";
 import type { Store } from "./types";
-import type { DocumentBody } from "./schema";
 
 /**
  * Document bodies kept in memory, by characters: every search result carries the sentences around its passage
@@ -151,7 +151,7 @@ export function storeReads(tables: Tables, allDocs: () => Promise<DocCache>, com
         .distanceType("cosine")
         .select([...CHUNK_COLUMNS, "_distance"])
         .limit(o.limit);
-      const where = kbFilter(o.kbs);
+      const where = [kbFilter(o.kbs), o.documentIds ? sqlIn("document_id", o.documentIds) : undefined].filter(Boolean).join(" AND ");
       if (where) q = q.where(where);
       return (await q.toArray()).map(rowToChunk);
     },

@@ -62,14 +62,14 @@ export interface Store {
    */
   putDocuments(items: readonly DocumentWrite[]): Promise<void>;
   /** Nearest chunks by cosine distance, best first. */
-  vectorSearch(vector: number[], opts: { limit: number; kbs?: readonly string[] }): Promise<ChunkRecord[]>;
+  vectorSearch(vector: number[], opts: { limit: number; kbs?: readonly string[]; documentIds?: readonly string[] }): Promise<ChunkRecord[]>;
   /** BM25 over the chunks' index text (already tokenized, space-separated), best first. */
   textSearch(indexText: string, opts: { limit: number; kbs?: readonly string[] }): Promise<ChunkRecord[]>;
   /**
-   * Whether the full-text index covers every chunk. LanceDB also searches rows it does not cover yet, but
+   * The chunks table's version and whether the full-text index covers every chunk in it. LanceDB also searches rows it does not cover yet, but
    * scores them low (and not at all against an index of a few rows) until maintenance folds them in.
    */
-  textIndexComplete(): Promise<boolean>;
+  textIndexState(): Promise<{ version: number; complete: boolean }>;
   /**
    * Runs maintenance now and waits for it (CLI, tests, bench): full-text and vector index updates, compaction,
    * cleanup of versions older than `retainMs` (default: the configured retention). Writes only schedule it.

@@ -51,13 +51,21 @@ export function defaultVectorWeight(embedder: { name: string }): number {
   return isOfflineEmbedder(embedder) ? OFFLINE_VECTOR_WEIGHT : 1;
 }
 const OFFLINE_VECTOR_WEIGHT = 0.1;
-/** Offline, vector search looks only at documents changed this recently (those the full-text index may lag on). */
+/**
+ * Offline, vector search looks only at the documents changed most recently (those the full-text index may lag
+ * on): at most FRESH_MAX_DOCS of them, changed in the last FRESH_MS. Bounded, because right after a bulk
+ * ingest every document is recent, and a filter naming thousands of ids made one search take 36 s.
+ */
 const FRESH_MS = 10 * 60_000;
+const FRESH_MAX_DOCS = 50;
 
-/** The documents the offline vector net searches: those changed in the last FRESH_MS. */
 async function freshDocumentIds(store: Store): Promise<string[]> {
   const since = new Date(Date.now() - FRESH_MS).toISOString();
-  return (await store.listDocuments()).filter((d) => d.updatedAt >= since).map((d) => d.id);
+  return (await store.listDocuments())
+    .filter((d) => d.updatedAt >= since)
+    .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
+    .slice(0, FRESH_MAX_DOCS)
+    .map((d) => d.id);
 }
 
 type Retrieved = { byVector: ChunkRecord[]; byText: ChunkRecord[]; vectorWeight: number };

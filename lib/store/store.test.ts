@@ -182,6 +182,37 @@ describe("approximate vector index", () => {
   });
 });
 
+describe("offline search and the full-text index's lag", () => {
+  it("knows when the index lags behind a write, and only then searches recent documents' vectors", async () => {
+    const dir = await tempDir();
+    const store = await openStore({ uri: dir, embedder: createOfflineEmbedder(64), maintenanceDelayMs: 600_000 });
+    try {
+      expect((await store.textIndexState()).complete).toBe(false); // no index yet
+      await ingestDocument(store, { filename: "a.md", data: enc("The heron nests in reeds.") });
+      await store.optimize();
+      const covered = await store.textIndexState();
+      expect(covered.complete).toBe(true);
+      // The only indexed row says "heron"; the new one is scored by a flat scan against that index.
+      await ingestDocument(store, { filename: "b.md", data: enc("The heron fishes at dawn.") });
+      const lagging = await store.textIndexState();
+      expect(lagging.version).toBeGreaterThan(covered.version);
+      expect(lagging.complete).toBe(false);
+      const before = await searchKnowledge(store, { query: "heron fishes" });
+      expect(before.map((h) => h.document.source)).toContain("b.md");
+      // The vector net covers only documents changed recently, never the whole table.
+      const ids = (await store.listDocuments()).map((d) => d.id);
+      const [v] = await store.embedder.embed(["heron fishes"]);
+      const onlyA = await store.vectorSearch(v, { limit: 5, documentIds: [ids.find((id) => id !== before[0].document.id)!] });
+      expect(new Set(onlyA.map((c) => c.documentId)).size).toBe(1);
+      await store.optimize();
+      expect((await store.textIndexState()).complete).toBe(true);
+      expect((await searchKnowledge(store, { query: "heron fishes" }))[0].document.source).toBe("b.md");
+    } finally {
+      store.close();
+    }
+  });
+});
+
 describe("embedder identity", () => {
   it("refuses a store built with another embedder, with a reindex hint", async () => {
     const dir = await tempDir();

@@ -42,47 +42,37 @@ export const DEFAULT_TUNING: Omit<SearchTuning, "vectorWeight" | "crossEncoder">
  * The vote vector search gets in the fusion. A real embedding model (EMBEDDING_PROVIDER=openai) gets an equal
  * vote. The offline embedder hashes the same tokens BM25 sees, but without IDF, so it adds nothing BM25 does
  * not already know: on covidqa-en (full set, lexical reranker on) dropping it moves passage R@5 0.756 → 0.758
- * and MRR@10 0.644 → 0.647, and an equal vote lowers R@5 to 0.704. Offline it therefore only runs while the
- * full-text index lags behind the chunks (just after a write, until maintenance folds the new rows in), over
- * the documents changed in the last FRESH_MS, as the net that finds rows LanceDB's full-text search scores
- * low or misses; otherwise a query is BM25 alone, at about half the time.
+ * and MRR@10 0.644 → 0.647, and an equal vote lowers R@5 to 0.704. Offline a query is therefore BM25 alone
+ * (about half the time), plus the freshness net (offlineRetrieve).
  */
 export function defaultVectorWeight(embedder: { name: string }): number {
-  return isOfflineEmbedder(embedder) ? OFFLINE_VECTOR_WEIGHT : 1;
+  return isOfflineEmbedder(embedder) ? 0 : 1;
 }
-const OFFLINE_VECTOR_WEIGHT = 0.1;
-/**
- * Offline, vector search looks only at the documents changed most recently (those the full-text index may lag
- * on): at most FRESH_MAX_DOCS of them, changed in the last FRESH_MS. Bounded, because right after a bulk
- * ingest every document is recent, and a filter naming thousands of ids made one search take 36 s.
- */
-const FRESH_MS = 10 * 60_000;
-const FRESH_MAX_DOCS = 50;
-
-async function freshDocumentIds(store: Store): Promise<string[]> {
-  const since = new Date(Date.now() - FRESH_MS).toISOString();
-  return (await store.listDocuments())
-    .filter((d) => d.updatedAt >= since)
-    .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
-    .slice(0, FRESH_MAX_DOCS)
-    .map((d) => d.id);
-}
+/** The vote of the freshness net, and of the offline vectors in the `--ablate` row that puts them back. */
+const NET_WEIGHT = 0.1;
 
 type Retrieved = { byVector: ChunkRecord[]; byText: ChunkRecord[]; vectorWeight: number };
 
 /**
- * Offline default: full-text search, then the vector net over recent documents only when the full-text index
- * did not cover every chunk while it ran (checked before and after, so a write in between is noticed).
+ * Offline default: full-text search, plus the freshness net when the full-text index did not cover every chunk
+ * while it ran (checked before and after, so a write in between is noticed): the chunks this process wrote
+ * since the last maintenance (lib/store/recent.ts), ranked by the share of query terms they hold.
  */
-async function offlineRetrieve(store: Store, query: string, textQuery: string, o: { limit: number; kbs?: string[] }, weight: number) {
+async function offlineRetrieve(store: Store, textQuery: string, o: { limit: number; kbs?: string[] }): Promise<Retrieved> {
   const before = await store.textIndexState();
   const byText = await store.textSearch(textQuery, o);
   const after = await store.textIndexState();
-  const covered = before.complete && after.complete && before.version === after.version;
-  const documentIds = covered ? [] : await freshDocumentIds(store);
-  if (documentIds.length === 0) return { byVector: [], byText, vectorWeight: 0 };
-  const [v] = await store.embedder.embed([query]);
-  return { byVector: await store.vectorSearch(v, { ...o, documentIds }), byText, vectorWeight: weight };
+  if (before.complete && after.complete && before.version === after.version) return { byVector: [], byText, vectorWeight: 0 };
+  const terms = [...new Set(textQuery.split(" ").filter(Boolean))];
+  const net = store
+    .recentChunks()
+    .filter((r) => !o.kbs || o.kbs.includes(r.chunk.kb))
+    .map((r) => ({ chunk: r.chunk, hits: terms.filter((t) => r.terms.has(t)).length }))
+    .filter((r) => r.hits > 0)
+    .sort((a, b) => b.hits - a.hits)
+    .slice(0, o.limit)
+    .map((r) => r.chunk);
+  return { byVector: net, byText, vectorWeight: NET_WEIGHT };
 }
 
 /** One row of `npm run eval -- --ablate` each: a component switched off (or plain BM25 as the reference). */
@@ -96,7 +86,7 @@ export const ABLATIONS: Record<string, Partial<SearchTuning>> = {
   "no rerank: fields": { rerank: { ...DEFAULT_RERANK_WEIGHTS, field: 0 } },
   "no rerank: numbers": { rerank: { ...DEFAULT_RERANK_WEIGHTS, number: 0 } },
   "no rerank: doc evidence": { rerank: { ...DEFAULT_RERANK_WEIGHTS, document: 0 } },
-  "vector channel, weight 0.1": { vectorWeight: OFFLINE_VECTOR_WEIGHT },
+  "vector channel, weight 0.1": { vectorWeight: NET_WEIGHT },
   "vector channel, weight 1": { vectorWeight: 1 },
 };
 
@@ -129,13 +119,12 @@ export async function searchKnowledge(store: Store, opts: SearchOptions, tuning:
   const limit = Math.max(t.candidates, topK * 3);
   const useVector = t.mode === "vector" || (t.mode === "hybrid" && t.vectorWeight > 0);
   const { byVector, byText, vectorWeight }: Retrieved =
-    useVector && t.mode === "hybrid" && tuning.vectorWeight === undefined && isOfflineEmbedder(store.embedder)
-      ? await offlineRetrieve(store, query, textQuery, { limit, kbs }, t.vectorWeight)
-      : {
-          byVector: useVector ? await store.embedder.embed([query]).then(([v]) => store.vectorSearch(v, { limit, kbs })) : [],
-          byText: t.mode === "vector" ? [] : await store.textSearch(textQuery, { limit, kbs }),
-          vectorWeight: t.vectorWeight,
-        };
+    t.mode === "hybrid" && tuning.vectorWeight === undefined && isOfflineEmbedder(store.embedder)
+      ? await offlineRetrieve(store, textQuery, { limit, kbs })
+      : await Promise.all([
+          useVector ? store.embedder.embed([query]).then(([v]) => store.vectorSearch(v, { limit, kbs })) : [],
+          t.mode === "vector" ? [] : store.textSearch(textQuery, { limit, kbs }),
+        ]).then(([byVector, byText]) => ({ byVector, byText, vectorWeight: t.vectorWeight }));
   const fused = reciprocalRankFusion<ChunkRecord>(
     [
       { items: byVector, weight: vectorWeight },

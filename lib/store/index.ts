@@ -16,6 +16,7 @@ import { checkEmbedder, type EmbedderCheck } from "./compat";
 import { openIndexes } from "./indexes";
 import { LANCE_CACHE_MB } from "./lance-env";
 import { documentCache, storeReads } from "./reads";
+import { recentWrites } from "./recent";
 import { openTables } from "./tables";
 import type { OpenStoreOptions, Store } from "./types";
 import { storeWrites } from "./writes";
@@ -23,6 +24,7 @@ import { storeWrites } from "./writes";
 export { serialQueue } from "./async";
 export { whitespaceFtsIndex } from "./indexes";
 export { perStore } from "./per-store";
+export type { RecentChunk } from "./recent";
 export type { DocumentBody, StoredChunk } from "./schema";
 export type { SideTable } from "./tables";
 export type { DocumentWrite, OpenStoreOptions, Store } from "./types";
@@ -57,14 +59,16 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   }
   // Offline, vector search only covers recent documents (lib/retrieve: defaultVectorWeight): an HNSW index
   // would cost minutes of CPU per rebuild at 100k chunks and buy nothing.
-  const indexes = await openIndexes(tables, {
-    ...opts,
-    vectorIndexMinRows: opts.vectorIndexMinRows ?? (isOfflineEmbedder(embedder) ? 0 : undefined),
-  });
+  const recent = recentWrites();
+  const indexes = await openIndexes(
+    tables,
+    { ...opts, vectorIndexMinRows: opts.vectorIndexMinRows ?? (isOfflineEmbedder(embedder) ? 0 : undefined) },
+    recent,
+  );
   scheduleMaintenance = indexes.schedule;
   const allDocs = documentCache(tables);
   const reads = storeReads(tables, allDocs, compat, indexes);
-  const writes = storeWrites(tables, embedder, allDocs, compat, indexes);
+  const writes = storeWrites(tables, embedder, allDocs, compat, indexes, recent);
 
   return {
     uri,
@@ -80,6 +84,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     sideTable: (name, schema) => tables.side(name, schema),
     optimize: (o) => indexes.optimize(o?.retainMs),
     textIndexState: indexes.ftsCoverage,
+    recentChunks: () => recent.list(),
     scheduleMaintenance: indexes.schedule,
     maintenanceIdle: indexes.idle,
     async stats() {

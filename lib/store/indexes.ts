@@ -5,6 +5,7 @@
 import * as lancedb from "@lancedb/lancedb";
 import { log } from "@/lib/log";
 import { createMaintainer, type MaintenanceReport } from "./maintenance";
+import type { RecentWrites } from "./recent";
 import type { Tables } from "./tables";
 
 export const FTS_COLUMN = "index_text";
@@ -66,7 +67,7 @@ export interface Indexes {
   stop(): void;
 }
 
-export async function openIndexes(tables: Tables, opts: IndexOptions): Promise<Indexes> {
+export async function openIndexes(tables: Tables, opts: IndexOptions, recent: RecentWrites): Promise<Indexes> {
   const logger = log("store");
   const vectorIndexMinRows = opts.vectorIndexMinRows ?? VECTOR_INDEX_MIN_ROWS;
   const retention = opts.versionRetentionMs ?? 60_000;
@@ -117,10 +118,12 @@ export async function openIndexes(tables: Tables, opts: IndexOptions): Promise<I
       report[name] =
         typeof detail === "string" ? `${detail} in ${Math.round(performance.now() - t0)} ms` : Math.round(performance.now() - t0);
     };
+    const written = recent.generation();
     await step("fts", ensureFtsIndex);
     // Compaction, index updates (new rows into the full-text and vector indices), version cleanup; side tables too.
     const cleanupOlderThan = new Date(Date.now() - retainMs);
     for (const [name, t] of tables.all()) await step(`optimize_${name}`, () => t.optimize({ cleanupOlderThan }));
+    recent.foldedUpTo(written); // the full-text index now covers what was written before this run
     await step("vector_index", () => maintainVectorIndex(background));
     return report;
   };

@@ -151,7 +151,7 @@ export function storeReads(tables: Tables, allDocs: () => Promise<DocCache>, com
         .distanceType("cosine")
         .select([...CHUNK_COLUMNS, "_distance"])
         .limit(o.limit);
-      const where = [kbFilter(o.kbs), o.documentIds ? sqlIn("document_id", o.documentIds) : undefined].filter(Boolean).join(" AND ");
+      const where = kbFilter(o.kbs);
       if (where) q = q.where(where);
       return (await q.toArray()).map(rowToChunk);
     },

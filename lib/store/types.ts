@@ -1,8 +1,10 @@
 /** The document store's interface (lib/store/index.ts opens it). */
+
 import type { Schema } from "apache-arrow";
 import type { Embedder } from "@/lib/embed";
 import type { StoreStatsSnapshot } from "@/lib/metrics";
 import type { ChunkRecord, DocumentRecord } from "@/lib/types";
+import type { RecentChunk } from "./recent";
 import type { DocumentBody, StoredChunk } from "./schema";
 import type { SideTable } from "./tables";
 
@@ -62,7 +64,7 @@ export interface Store {
    */
   putDocuments(items: readonly DocumentWrite[]): Promise<void>;
   /** Nearest chunks by cosine distance, best first. */
-  vectorSearch(vector: number[], opts: { limit: number; kbs?: readonly string[]; documentIds?: readonly string[] }): Promise<ChunkRecord[]>;
+  vectorSearch(vector: number[], opts: { limit: number; kbs?: readonly string[] }): Promise<ChunkRecord[]>;
   /** BM25 over the chunks' index text (already tokenized, space-separated), best first. */
   textSearch(indexText: string, opts: { limit: number; kbs?: readonly string[] }): Promise<ChunkRecord[]>;
   /**
@@ -70,6 +72,8 @@ export interface Store {
    * scores them low (and not at all against an index of a few rows) until maintenance folds them in.
    */
   textIndexState(): Promise<{ version: number; complete: boolean }>;
+  /** Chunks this process wrote that the full-text index may not cover yet (lib/store/recent.ts). */
+  recentChunks(): RecentChunk[];
   /**
    * Runs maintenance now and waits for it (CLI, tests, bench): full-text and vector index updates, compaction,
    * cleanup of versions older than `retainMs` (default: the configured retention). Writes only schedule it.

@@ -8,6 +8,7 @@ import { serialQueue } from "./async";
 import type { EmbedderCheck } from "./compat";
 import type { Indexes } from "./indexes";
 import type { DocCache } from "./reads";
+import type { RecentWrites } from "./recent";
 import { chunkId, chunkToRow, documentToRow, rowToBody, rowToChunk, rowToDocument } from "./schema";
 import { sqlEq, sqlIn } from "./sql";
 import { retryConflicts, type Tables } from "./tables";
@@ -25,6 +26,7 @@ export function storeWrites(
   allDocs: () => Promise<DocCache>,
   compat: EmbedderCheck,
   indexes: Indexes,
+  recent: RecentWrites,
 ): StoreWrites {
   const serialized = serialQueue();
   /** Replaces (or adds) chunks and documents under new ids, then removes the old ones: a crash leaves copies at worst. */
@@ -71,6 +73,7 @@ export function storeWrites(
         // Document first: a crash in between leaves orphan chunks, which search ignores (no document).
         await retryConflicts(() => tables.documents.delete(sqlEq("id", id)));
         await retryConflicts(() => tables.chunks.delete(sqlEq("document_id", id)));
+        recent.removeDocument(id);
         await indexes.afterWrite();
         return existed;
       });
@@ -129,6 +132,8 @@ export function storeWrites(
         const docRows = ids.map((id) => documentToRow(byId.get(id)!.doc, byId.get(id)!.body));
         if (ids.every((id) => !known.has(id))) await retryConflicts(() => documents.add(docRows));
         else await retryConflicts(() => documents.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(docRows));
+        for (const id of replaced) recent.removeDocument(id);
+        recent.add(ids.flatMap((id) => byId.get(id)!.chunks));
         await indexes.afterWrite();
       });
     },
@@ -142,6 +147,7 @@ export function storeWrites(
           await moveBatch(rows, to, newId);
           moved += rows.length;
         }
+        recent.clear();
         if (moved > 0) await indexes.afterWrite();
         return moved;
       });
@@ -153,6 +159,7 @@ export function storeWrites(
         // Documents first: chunks left by a crash in between are ignored by search (no document).
         if (n > 0) await retryConflicts(() => documents.delete(sqlEq("kb", kb)));
         if ((await chunks.countRows(sqlEq("kb", kb))) > 0) await retryConflicts(() => chunks.delete(sqlEq("kb", kb)));
+        recent.clear();
         if (n > 0) await indexes.afterWrite();
         return n;
       });
@@ -163,6 +170,7 @@ export function storeWrites(
         // with either embedder and get results from a mix of vectors.
         await compat.beginReindex();
         await tables.recreateChunks(embedder.dimension);
+        recent.clear();
         indexes.chunksReset();
       });
     },

@@ -1,0 +1,55 @@
+/**
+ * The chunks this process wrote since maintenance last folded new rows into the full-text index. LanceDB's
+ * full-text search scans rows its index does not cover yet, but scores them low (and not at all against an
+ * index of a few rows); a search that ran while the index lagged also looks here (lib/retrieve), in memory,
+ * so a document is findable the moment it is added. Any scan of the table per query was far too slow at
+ * 100,000 chunks (0.4–1.7 s). Writes of other processes are found by the full-text index alone.
+ */
+import type { ChunkRecord } from "@/lib/types";
+
+/** At most this many chunks are kept (the oldest go first: a bulk ingest relies on the index). */
+const MAX_RECENT_CHUNKS = 5000;
+
+export interface RecentChunk {
+  chunk: ChunkRecord;
+  /** The chunk's full-text index tokens. */
+  terms: ReadonlySet<string>;
+}
+
+export interface RecentWrites {
+  add(chunks: readonly (ChunkRecord & { indexText: string; vector?: unknown; textHash?: string })[]): void;
+  removeDocument(id: string): void;
+  clear(): void;
+  /** The generation of the latest write; pass it to foldedUpTo once maintenance covered everything written by then. */
+  generation(): number;
+  foldedUpTo(generation: number): void;
+  list(): RecentChunk[];
+}
+
+export function recentWrites(max = MAX_RECENT_CHUNKS): RecentWrites {
+  let gen = 0;
+  // Insertion order is write order: the first entries are the oldest.
+  const byId = new Map<string, RecentChunk & { gen: number }>();
+  return {
+    add(chunks) {
+      gen++;
+      for (const { indexText, vector: _vector, textHash: _hash, ...chunk } of chunks) {
+        byId.delete(chunk.id);
+        byId.set(chunk.id, { chunk, terms: new Set(indexText.split(" ")), gen });
+      }
+      for (const id of byId.keys()) {
+        if (byId.size <= max) break;
+        byId.delete(id);
+      }
+    },
+    removeDocument(id) {
+      for (const [key, r] of byId) if (r.chunk.documentId === id) byId.delete(key);
+    },
+    clear: () => byId.clear(),
+    generation: () => gen,
+    foldedUpTo(g) {
+      for (const [key, r] of byId) if (r.gen <= g) byId.delete(key);
+    },
+    list: () => [...byId.values()],
+  };
+}

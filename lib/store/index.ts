@@ -24,7 +24,6 @@ import { storeWrites } from "./writes";
 export { serialQueue } from "./async";
 export { whitespaceFtsIndex } from "./indexes";
 export { perStore } from "./per-store";
-export type { RecentChunk } from "./recent";
 export type { DocumentBody, StoredChunk } from "./schema";
 export type { SideTable } from "./tables";
 export type { DocumentWrite, OpenStoreOptions, Store } from "./types";

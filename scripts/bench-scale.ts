@@ -152,6 +152,7 @@ async function startServer(dataDir: string, port: number): Promise<ChildProcess>
         EMBEDDING_DIMENSION: String(getEmbedder().dimension),
         KNOWLEDGE_DIR: path.join(dataDir, "no-knowledge-folder"),
         MCP_RATE_LIMIT: "100000000",
+        MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2", // so server.mjs serves in this pid (see there)
         LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
         NODE_ENV: "production",
       },

@@ -15,7 +15,8 @@ export interface OwnServer {
 
 export async function startOwnServer(port: number, env: Record<string, string>): Promise<OwnServer> {
   const child: ChildProcess = spawn(process.execPath, ["server.mjs", "-p", String(port), "-H", "127.0.0.1"], {
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", OPENAI_API_KEY: "", ...env },
+    // MALLOC_ARENA_MAX set: server.mjs then serves in this very process (pid), whose memory the tests read.
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", OPENAI_API_KEY: "", MALLOC_ARENA_MAX: "2", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

@@ -4,7 +4,7 @@ import path from "node:path";
 export const OFFLINE_DEFAULT_DIMENSION = 512;
 
 /** Every setting the app reads, in one place. See .env.example for what each one means. */
-function intEnv(name: string, fallback: number): number {
+export function intEnv(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === "") return fallback;
   const n = Number.parseInt(raw, 10);

@@ -93,8 +93,10 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
     return ftsSeen;
   };
   const ensureFts = async () => {
-    if ((await table().listIndices()).some((i) => i.columns.includes(FTS))) return;
-    if ((await table().countRows()) > 0) await faqTable.write((t) => t.createIndex(FTS, { config: whitespaceFtsIndex(), replace: true }));
+    if (await ftsExists()) return;
+    if ((await rowCount()) === 0) return;
+    await faqTable.write((t) => t.createIndex(FTS, { config: whitespaceFtsIndex(), replace: true }));
+    ftsSeen = true;
   };
 
   // Vectors from another embedder (after a reindex) are re-made: FAQs are few, so this is cheap.

@@ -136,7 +136,6 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
 
   await ensureFtsIndex();
   let coverage = { version: -1, complete: false };
-  const ftsAvailableNow = async () => (ftsReady = ftsReady || (await hasIndexOn(FTS_COLUMN)));
 
   return {
     async afterWrite() {
@@ -155,10 +154,8 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
     async ftsCoverage() {
       const version = await tables.chunks.version();
       if (coverage.version !== version) {
-        const index =
-          ftsReady || (await ftsAvailableNow())
-            ? (await tables.chunks.listIndices()).find((i) => i.columns.includes(FTS_COLUMN))
-            : undefined;
+        const index = (await tables.chunks.listIndices()).find((i) => i.columns.includes(FTS_COLUMN));
+        if (index) ftsReady = true;
         const s = index ? await tables.chunks.indexStats(index.name) : undefined;
         coverage = { version, complete: s !== undefined && s.numUnindexedRows === 0 };
       }

@@ -8,6 +8,7 @@
  * LANCE_IO_CORE_RESERVATION.
  */
 import os from "node:os";
+import { intEnv } from "@/lib/config";
 
 const cpus = Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
 export const LANCE_CPU_THREADS_DEFAULT = Math.max(4, cpus);
@@ -23,11 +24,6 @@ process.env.LANCE_INCLUDE_VECTOR_CENTROIDS ||= "false";
  * gigabytes; one bounded session per process keeps it in check (LANCE_INDEX_CACHE_MB, LANCE_METADATA_CACHE_MB).
  */
 export const LANCE_CACHE_MB = {
-  index: positiveEnv("LANCE_INDEX_CACHE_MB", 256),
-  metadata: positiveEnv("LANCE_METADATA_CACHE_MB", 64),
+  index: intEnv("LANCE_INDEX_CACHE_MB", 256),
+  metadata: intEnv("LANCE_METADATA_CACHE_MB", 64),
 };
-
-function positiveEnv(name: string, fallback: number): number {
-  const n = Number(process.env[name]);
-  return Number.isFinite(n) && n > 0 ? n : fallback;
-}

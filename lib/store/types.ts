@@ -68,8 +68,9 @@ export interface Store {
   /** BM25 over the chunks' index text (already tokenized, space-separated), best first. */
   textSearch(indexText: string, opts: { limit: number; kbs?: readonly string[] }): Promise<ChunkRecord[]>;
   /**
-   * The chunks table's version and whether the full-text index covers every chunk in it. LanceDB also searches rows it does not cover yet, but
-   * scores them low (and not at all against an index of a few rows) until maintenance folds them in.
+   * The chunks table's version and whether the full-text index covers every chunk in it. LanceDB also
+   * searches rows it does not cover yet, but scores them low (and not at all against an index of a few rows)
+   * until maintenance folds them in.
    */
   textIndexState(): Promise<{ version: number; complete: boolean }>;
   /** Chunks this process wrote that the full-text index may not cover yet (lib/store/recent.ts). */

@@ -22,7 +22,7 @@ import { internalMcpSecret } from "@/lib/auth/internal";
 import type { AppConfig } from "@/lib/config";
 import { KB_FILTER_HEADER } from "@/lib/kb/names";
 import { TOOL, WRITE_TOOLS } from "@/lib/tools/names";
-import { createCitationStreamSanitizer } from "./citations";
+import { createCitationStreamSanitizer, shownCitation } from "./citations";
 import { decomposeWithModel } from "./decompose-model";
 import { classifyChatError, type ErrorContext } from "./errors";
 import { createOfflineModel, OFFLINE_MODEL_ID, SEARCH_TOP_K } from "./offline-model";
@@ -203,7 +203,7 @@ export async function runChat(opts: ChatOptions): Promise<Response> {
     execute: async ({ writer }) => {
       writer.write({ type: "start", messageMetadata: metadata });
       const tools = wrapTools(mcpTools, turn, () => {
-        writer.write({ type: "data-citations", id: "citations", data: { citations: turn.registry.list() } });
+        writer.write({ type: "data-citations", id: "citations", data: { citations: turn.registry.list().map(shownCitation) } });
       });
       let messages = opts.messages;
       // A model decomposes a multi-part question first (the offline answerer does it by rules in its own first step).

@@ -67,7 +67,7 @@ describe("extractRetrieved", () => {
     page: 3,
   };
 
-  it("reads search results with the tools' own output schema, keeping what a citation shows", () => {
+  it("reads search results with the tools' own output schema, keeping what a citation shows and its context", () => {
     const out = extractRetrieved({ results: [{ ...result, context_before: "Before.", strong: true }] });
     expect(out).toEqual([
       {
@@ -78,6 +78,7 @@ describe("extractRetrieved", () => {
         text: "x",
         score: 1.5,
         page: 3,
+        context_before: "Before.",
       },
     ]);
   });

@@ -10,8 +10,14 @@
 import { titleWithHeading } from "@/lib/chunk/heading";
 import { type SearchResult, searchOutputSchema } from "@/lib/tools/search-result";
 
-/** One retrieved chunk as the search tools return it (structuredContent.results[]): what a citation shows. */
-export type RetrievedChunk = Pick<SearchResult, "chunk_id" | "document" | "kb" | "heading" | "text" | "score" | "page">;
+/**
+ * One retrieved chunk as the search tools return it (structuredContent.results[]): what a citation shows, and
+ * the sentences around it (the offline answerer completes cut sentences with them; the browser is not sent them).
+ */
+export type RetrievedChunk = Pick<
+  SearchResult,
+  "chunk_id" | "document" | "kb" | "heading" | "text" | "score" | "page" | "context_before" | "context_after"
+>;
 
 /**
  * Where a passage comes from, as the offline answerer reads it and the terminal shows it:
@@ -27,6 +33,11 @@ export function passagePlace(
 /** A retrieved chunk with its turn-wide citation number. */
 export interface Citation extends RetrievedChunk {
   n: number;
+}
+
+/** A citation as the browser gets it: without the context only the offline answerer reads. */
+export function shownCitation({ context_before: _before, context_after: _after, ...shown }: Citation): Citation {
+  return shown;
 }
 
 export class CitationRegistry {
@@ -75,6 +86,8 @@ function retrieved(r: RetrievedChunk): RetrievedChunk {
     text: r.text,
     score: r.score,
     ...(r.page !== undefined ? { page: r.page } : {}),
+    ...(r.context_before ? { context_before: r.context_before } : {}),
+    ...(r.context_after ? { context_after: r.context_after } : {}),
   };
 }
 

@@ -5,7 +5,7 @@ import { CitationRegistry } from "./citations";
 import { createOfflineModel, OFFLINE_TEXT, sentenceDeltas } from "./offline-model";
 import { modelOutputOf, turnSearchResult } from "./tools";
 
-const corpus = [
+const corpus: { chunk_id: string; title: string; heading: string; text: string; context_before?: string }[] = [
   {
     chunk_id: "c1",
     title: "Employee Handbook",
@@ -19,6 +19,14 @@ const corpus = [
     text: "Sick leave of more than two days needs a doctor's note.",
   },
   { chunk_id: "c3", title: "员工手册", heading: "报销", text: "员工先填写报销申请单，附上发票原件。部门经理审批后交财务部。" },
+  // Chunks overlap and are cut at words: this one starts inside a sentence its context completes.
+  {
+    chunk_id: "c4",
+    title: "Network history",
+    heading: "Syndication",
+    text: "Films selling programs to networks it did not own. Satellites later ended the need for it.",
+    context_before: "The idea was a network of affiliates. In 1959, the rerun activity was completed with syndication, with ABC",
+  },
 ];
 
 /** A real AI SDK tool with the MCP search tool's name, searching the small corpus above by word overlap. */
@@ -46,6 +54,7 @@ function searchTool(calls: unknown[]) {
           heading: h.heading,
           text: h.text,
           score: 1,
+          ...(h.context_before ? { context_before: h.context_before } : {}),
         })),
       );
       return turnSearchResult(cites, query);
@@ -83,6 +92,13 @@ describe("offline answerer", () => {
     expect(text).toContain("Full-time employees receive 20 days of annual leave per year. [1]");
     // Streamed sentence by sentence: the intro, then each quoted sentence with its marker.
     expect(deltas).toBeGreaterThanOrEqual(2);
+  });
+
+  it("quotes a sentence the chunk was cut inside whole, from the chunk's context", async () => {
+    const { text } = await ask("When did ABC Films begin selling programs to other networks?");
+    expect(text).toContain(
+      "In 1959, the rerun activity was completed with syndication, with ABC Films selling programs to networks it did not own. [1]",
+    );
   });
 
   it("streams an answer in whole sentences, each with its citation markers", () => {

@@ -16,6 +16,7 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
 } from "@ai-sdk/provider";
+import { wholeSentences } from "@/lib/retrieve/context";
 import { TOOL } from "@/lib/tools/names";
 import type { SearchResult } from "@/lib/tools/search-result";
 import { answerPart, type Quote, questionTerms } from "./answer";
@@ -115,7 +116,7 @@ export function planOfflineStep(options: Pick<LanguageModelV4CallOptions, "promp
 
 /** A search result as a passage to quote: its citation number, where it is, and its text. */
 export function toPassage(r: SearchResult): Passage {
-  return { n: r.ref, context: passagePlace(r), text: r.text.trim() };
+  return { n: r.ref, context: passagePlace(r), text: wholeSentences(r.text, r.context_before, r.context_after) };
 }
 
 function bullets(quotes: readonly Quote[]): string {

@@ -19,8 +19,18 @@ export const searchResultSchema = z.object({
   text: z.string(),
   score: z.number().describe("Relevance, higher is better; only comparable within one search"),
   page: z.number().int().optional().describe("1-based page, for paginated documents"),
-  context_before: z.string().optional().describe("Whole sentences just before the passage in its document (at most ~300 characters)"),
-  context_after: z.string().optional().describe("Whole sentences just after the passage in its document (at most ~300 characters)"),
+  context_before: z
+    .string()
+    .optional()
+    .describe(
+      "Whole sentences just before the passage in its document (at most ~300 characters), ending with the start of the sentence the passage was cut inside, or with a line break when the passage starts a line",
+    ),
+  context_after: z
+    .string()
+    .optional()
+    .describe(
+      "Whole sentences just after the passage in its document (at most ~300 characters), starting with the rest of the sentence the passage was cut inside, or with a line break when the passage ends a line",
+    ),
   type: z.enum(["chunk", "faq"]).optional().describe('"faq" for a curated FAQ entry (its answer is `text`); passages have no type'),
   faq: z
     .object({

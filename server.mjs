@@ -69,6 +69,9 @@ async function serve() {
 
   const server = createServer((req, res) => {
     req.headers["x-kb-peer"] = peerHeader(req); // always overwritten: never what the client sent
+    // MCP answers are small JSON made per request: gzipping them cost more than it saved (a search through
+    // /api/mcp: p50 19.9 → 16.2 ms, 82 → 99 req/s at concurrency 8 on 2 cores). Pages and assets stay compressed.
+    if (req.url?.startsWith("/api/mcp")) delete req.headers["accept-encoding"];
     handle(req, res).catch((err) => {
       console.error("[server] request failed:", err);
       if (!res.headersSent) res.writeHead(500).end();

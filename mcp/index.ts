@@ -91,10 +91,13 @@ export function createMcpServer(options: KnowledgeServerOptions = {}): McpServer
   const catalog = options.catalog && kbs ? options.catalog.filter((e) => kbs.includes(e.kb.name)) : options.catalog;
   const ctx: ToolContext = { kbs, getStore: options.getStore ?? getStore, token: options.token ?? null, catalog };
   const kbToolNames = [...searchToolNames((catalog ?? []).map((e) => e.kb.name)).values()];
-  const server = new KnowledgeMcpServer({ name: SERVER_NAME, version: SERVER_VERSION }, {
-    instructions: instructions(ctx, kbToolNames),
-    jsonSchemaValidator,
-  });
+  const server = new KnowledgeMcpServer(
+    { name: SERVER_NAME, version: SERVER_VERSION },
+    {
+      instructions: instructions(ctx, kbToolNames),
+      jsonSchemaValidator,
+    },
+  );
   searchKnowledge.registerSearchKnowledge(server, ctx);
   registerKbSearchTools(server, ctx);
   listDocuments.registerListDocuments(server, ctx);

@@ -22,8 +22,10 @@ export function getConfig() {
     chunkSize: intEnv("CHUNK_SIZE", 500),
     chunkOverlap: intEnv("CHUNK_OVERLAP", 60),
     embedding: {
-      /** "offline" (default, hashed n-grams) or "openai" (any OpenAI-compatible /embeddings endpoint). */
-      provider: process.env.EMBEDDING_PROVIDER || (process.env.EMBEDDING_MODEL ? "openai" : "offline"),
+      /** "none" (default offline: no vectors, lexical retrieval), "offline" (hashed n-gram vectors) or "openai" (any OpenAI-compatible /embeddings endpoint). */
+      provider: process.env.EMBEDDING_PROVIDER || (process.env.EMBEDDING_MODEL ? "openai" : "none"),
+      /** Whether EMBEDDING_PROVIDER or EMBEDDING_MODEL chose the provider (else a store built with offline vectors keeps them). */
+      chosen: Boolean(process.env.EMBEDDING_PROVIDER || process.env.EMBEDDING_MODEL),
       model: process.env.EMBEDDING_MODEL || "text-embedding-3-small",
       baseURL: process.env.EMBEDDING_BASE_URL || process.env.OPENAI_BASE_URL || undefined,
       apiKey: process.env.EMBEDDING_API_KEY || process.env.OPENAI_API_KEY || undefined,

@@ -149,7 +149,7 @@ async function startServer(dataDir: string, port: number): Promise<ChildProcess>
       env: {
         ...process.env,
         DATA_DIR: dataDir,
-        EMBEDDING_DIMENSION: String(getEmbedder().dimension),
+        ...(getEmbedder().dimension > 0 && { EMBEDDING_DIMENSION: String(getEmbedder().dimension) }),
         KNOWLEDGE_DIR: path.join(dataDir, "no-knowledge-folder"),
         MCP_RATE_LIMIT: "100000000",
         MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2", // so server.mjs serves in this pid (see there)
@@ -248,9 +248,10 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
         `versions ${JSON.stringify(stats.versions)}; peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`,
     );
     const vectorBytes = chunks * embedder.dimension * 4;
-    console.log(
-      `          raw text + vectors (${embedder.dimension} × float32) = ${f1(mb(rawBytes + vectorBytes))} MB; data dir = ${((stats.dataDirBytes ?? 0) / (rawBytes + vectorBytes)).toFixed(2)}× that`,
-    );
+    if (vectorBytes > 0)
+      console.log(
+        `          raw text + vectors (${embedder.dimension} × float32) = ${f1(mb(rawBytes + vectorBytes))} MB; data dir = ${((stats.dataDirBytes ?? 0) / (rawBytes + vectorBytes)).toFixed(2)}× that`,
+      );
 
     // ---- queries in process ----
     const queries = await sampleQueries(store, o.queries);

@@ -10,7 +10,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { getEmbedder } from "@/lib/embed";
+import { createOfflineEmbedder, getEmbedder, makesVectors } from "@/lib/embed";
 import { ABLATIONS, type SearchTuning } from "@/lib/retrieve";
 import { askAll, ingestSet, loadEvalSet, subsetOf } from "@/lib/retrieve/eval-harness";
 import { openStore } from "@/lib/store";
@@ -48,7 +48,9 @@ async function main() {
   }
   const nQuestions = Number.parseInt(values.questions!, 10);
   const maxDocs = Number.parseInt(values.docs!, 10);
-  const embedder = getEmbedder();
+  // The "vector" and "previous" rows need vectors: with none configured, the offline hashing ones (unused by "default").
+  const configured = getEmbedder();
+  const embedder = makesVectors(configured) ? configured : createOfflineEmbedder();
   console.log(`embedder ${embedder.name}; ${os.cpus().length} CPUs; node ${process.version}\n`);
 
   for (const name of SETS) {

@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
-import { getEmbedder } from "@/lib/embed";
+import { createOfflineEmbedder, getEmbedder, makesVectors } from "@/lib/embed";
 import { ABLATIONS, type SearchTuning } from "@/lib/retrieve";
 import { askAll, type EvalReport, loadEvalSet, openCachedSet, subsetOf } from "@/lib/retrieve/eval-harness";
 import { type RecallSummary, summarize } from "@/lib/retrieve/eval-metrics";
@@ -45,7 +45,9 @@ async function main(): Promise<number> {
   const set = await loadEvalSet(path.resolve(positionals[0]));
   // --limit N: the first N questions, over all documents (distractors kept).
   const { questions } = limit ? subsetOf(set, limit, 0) : { questions: set.questions };
-  const embedder = getEmbedder();
+  // The vector rows of --ablate need vectors: with none configured, the offline hashing ones (unused by the default).
+  const configured = getEmbedder();
+  const embedder = values.ablate && !makesVectors(configured) ? createOfflineEmbedder() : configured;
   console.log(`${path.basename(set.dir)}: ${set.docs.length} documents, ${questions.length} questions, embedder ${embedder.name}`);
 
   const bar = new cliProgress.SingleBar(

@@ -12,7 +12,7 @@ import { getConfig } from "@/lib/config";
 import { getEmbedder } from "@/lib/embed";
 import { type BatchFailure, createBatchIngest, listFiles, reindexAll } from "@/lib/ingest";
 import { isSupported } from "@/lib/parse";
-import { openStore } from "@/lib/store";
+import { configuredEmbedder, openStore } from "@/lib/store";
 import type { IngestProgress } from "@/lib/types";
 
 const USAGE = `Usage:
@@ -72,7 +72,8 @@ async function main(): Promise<number> {
   }
   const cfg = getConfig();
   const t0 = performance.now();
-  const embedder = getEmbedder(cfg.embedding);
+  // A reindex builds with the configured embedder; adding files keeps the one the store was built with.
+  const embedder = values.reindex ? getEmbedder(cfg.embedding) : await configuredEmbedder(cfg);
 
   if (values.reindex) {
     if (positionals.length) throw new Error(`--reindex takes no files.\n${USAGE}`);

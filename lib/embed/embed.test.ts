@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chunkText, embeddingText } from "@/lib/chunk";
 import { AppError } from "@/lib/types";
-import { createOfflineEmbedder, type Embedder, ensureDimension, getEmbedder } from "./index";
+import { createOfflineEmbedder, type Embedder, ensureDimension, getEmbedder, isOfflineEmbedder, makesVectors } from "./index";
 import { createOpenAIEmbedder } from "./openai";
 
 const repoRoot = path.resolve(import.meta.dirname, "../..");
@@ -206,6 +206,7 @@ describe("OpenAI-compatible embedder", () => {
 describe("getEmbedder", () => {
   const base = {
     provider: "offline",
+    chosen: true,
     model: "m",
     baseURL: undefined,
     apiKey: undefined,
@@ -214,9 +215,11 @@ describe("getEmbedder", () => {
     requestDimension: false,
   };
 
-  it("returns the offline embedder unless the provider is openai", () => {
+  it("returns no embedder, the offline hashing one or an OpenAI-compatible one, and refuses another provider", () => {
     expect(getEmbedder(base).name).toBe("offline-hash-v1-512");
-    expect(getEmbedder({ ...base, provider: "anything" }).name).toBe("offline-hash-v1-512");
+    const none = getEmbedder({ ...base, provider: "none" });
+    expect([none.name, none.dimension, makesVectors(none), isOfflineEmbedder(none)]).toEqual(["none", 0, false, true]);
+    expect(() => getEmbedder({ ...base, provider: "anything" })).toThrow(/EMBEDDING_PROVIDER must be none, offline or openai/);
     const openai = getEmbedder({ ...base, provider: "openai", model: "text-embedding-3-large", apiKey: "k" });
     expect(openai.name).toBe("openai:text-embedding-3-large");
     expect(openai.dimension).toBe(3072);

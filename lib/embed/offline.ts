@@ -1,4 +1,5 @@
 import { tokenize } from "@/lib/tokenize";
+import { makesVectors } from "./none";
 import type { Embedder } from "./types";
 
 /**
@@ -29,9 +30,9 @@ const CJK_START = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Scri
  * 3-grams, sublinear tf, signed buckets, L2-normalised. Similar wording gives similar vectors;
  * it knows no synonyms, so it complements keyword search rather than replacing a real model.
  */
-/** Whether vectors come from the offline hashing embedder (which only knows the words BM25 knows). */
+/** Whether the embedder is an offline one: none (no vectors), or the hashing one (which only knows the words BM25 knows). */
 export function isOfflineEmbedder(embedder: Pick<Embedder, "name">): boolean {
-  return embedder.name.startsWith("offline-");
+  return embedder.name.startsWith("offline-") || !makesVectors(embedder);
 }
 
 export function createOfflineEmbedder(dimension = OFFLINE_DIMENSION): Embedder {

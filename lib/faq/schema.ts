@@ -1,4 +1,5 @@
-import { Field, FixedSizeList, Float32, Schema, Utf8 } from "apache-arrow";
+import { Field, Schema, Utf8 } from "apache-arrow";
+import { vectorCell, vectorFields } from "@/lib/store/schema";
 import type { FaqOrigin, FaqRecord, FaqStatus } from "./types";
 
 export const FAQ_TABLE = "faqs";
@@ -41,7 +42,7 @@ export function faqsSchema(dimension: number): Schema {
     str("index_text"),
     // The embedder the vector was made with; rows from another one are re-embedded on open.
     str("embedder"),
-    new Field("vector", new FixedSizeList(dimension, new Field("item", new Float32(), true)), false),
+    ...vectorFields(dimension),
     str("created_at"),
     str("updated_at"),
   ]);
@@ -93,7 +94,7 @@ export function faqToRow(f: FaqRecord, extra: { indexText: string; embedder: str
     status: f.status,
     index_text: extra.indexText,
     embedder: extra.embedder,
-    vector: extra.vector,
+    ...vectorCell(extra.vector),
     created_at: f.createdAt,
     updated_at: f.updatedAt,
   };

@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { isOfflineEmbedder } from "@/lib/embed";
 import { perStore, type Store, serialQueue, whitespaceFtsIndex } from "@/lib/store";
+import { vectorDimension } from "@/lib/store/schema";
 import { sqlEq, sqlIn } from "@/lib/store/sql";
 import { toIndexText } from "@/lib/tokenize";
 import { AppError } from "@/lib/types";
@@ -100,8 +101,10 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
   };
 
   // Vectors from another embedder (after a reindex) are re-made: FAQs are few, so this is cheap.
-  const dim = ((await table().schema()).fields.find((f) => f.name === "vector")?.type as { listSize?: number } | undefined)?.listSize;
-  if (dim !== embedder.dimension || (await table().countRows(`embedder != '${embedder.name.replaceAll("'", "''")}'`)) > 0) {
+  if (
+    vectorDimension(await table().schema()) !== embedder.dimension ||
+    (await table().countRows(`embedder != '${embedder.name.replaceAll("'", "''")}'`)) > 0
+  ) {
     const all = (await table().query().select(FAQ_COLUMNS).toArray()).map(rowToFaq);
     const rows = await toRows(all);
     await faqTable.recreate(faqsSchema(embedder.dimension));
@@ -231,7 +234,7 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
         ? table()
             .query()
             .fullTextSearch(tokens, { columns: FTS })
-            .select([...FAQ_COLUMNS, "vector", "_score"])
+            .select([...FAQ_COLUMNS, ...(queryVector ? ["vector"] : []), "_score"])
             .limit(limit)
         : null;
       if (tq && filter) tq = tq.where(filter);

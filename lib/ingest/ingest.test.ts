@@ -8,7 +8,7 @@ import { createOfflineEmbedder } from "@/lib/embed/offline";
 import { searchKnowledge } from "@/lib/retrieve";
 import { openStore, type Store } from "@/lib/store";
 import type { IngestProgress } from "@/lib/types";
-import { ingestDocument, reindexAll, syncKnowledgeDir } from "./index";
+import { createBatchIngest, ingestDocument, reindexAll, syncKnowledgeDir } from "./index";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const dirs: string[] = [];
@@ -151,6 +151,25 @@ describe("ingestDocument", () => {
     const other = await ingestDocument(store, { filename: "a.md", data: enc("# Same\n\nIdentical body text."), kb: "other" });
     expect(other.status).toBe("added");
     expect(other.document.id).not.toBe(a.document.id);
+  });
+
+  it("in bulk, finds a duplicate of a document whose commit is still in flight, and reports every document", async () => {
+    const events: IngestProgress[] = [];
+    const batch = createBatchIngest(store, { maxDocuments: 1, onProgress: (p) => events.push(p) });
+    const body = (n: number) => enc(`# Doc ${n}\n\nBody number ${n} about herons.`);
+    const first = await batch.add({ filename: "one.md", data: body(1), origin: "cli" }); // its commit starts now
+    const copy = await batch.add({ filename: "copy.md", data: body(1), origin: "cli" });
+    expect(copy.result.status).toBe("unchanged");
+    expect(copy.result.document.id).toBe(first.result.document.id);
+    for (const n of [2, 3, 4]) await batch.add({ filename: `d${n}.md`, data: body(n), origin: "cli" });
+    expect(await batch.flush()).toEqual([]);
+    expect((await store.listDocuments()).map((d) => d.source).sort()).toEqual(["d2.md", "d3.md", "d4.md", "one.md"]);
+    expect(
+      events
+        .filter((e) => e.stage === "done")
+        .map((e) => e.file)
+        .sort(),
+    ).toEqual(["d2.md", "d3.md", "d4.md", "one.md"]);
   });
 
   it("rejects bad input and leaves what is stored untouched", async () => {

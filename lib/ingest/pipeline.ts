@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { chunkText, embeddingText, HEADING_SEPARATOR } from "@/lib/chunk";
 import { getConfig } from "@/lib/config";
+import { makesVectors } from "@/lib/embed";
 import { afterDocumentStored } from "@/lib/faq/ingest";
 import { checkKbName } from "@/lib/kb/names";
 import { countEmbeddingCache, ingestQueue, recordIngest } from "@/lib/metrics";
@@ -159,36 +160,39 @@ export interface BatchFailure {
 
 /**
  * Bulk ingestion (CLI, eval harness, bench): documents are prepared one by one and written many per commit,
- * each still atomic for readers. add() resolves once the document is prepared (its status is known);
- * failures of a commit are returned by add()/flush() as they happen — a failed batch is retried document
- * by document so one bad document never loses the others.
+ * each still atomic for readers. add() resolves once the document is prepared (its status is known); a full
+ * batch is committed in the background while the next documents are prepared (parsing and chunking overlap
+ * LanceDB's write), one commit at a time. Failures of a commit are returned by a later add() or by flush(),
+ * which waits for every commit — a failed batch is retried document by document so one bad document never
+ * loses the others.
  */
 export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
   const maxChunks = opts.maxChunks ?? 2000;
   const maxDocuments = opts.maxDocuments ?? 200;
-  let batch: { filename: string; write: DocumentWrite; bytes: number; status: IngestResult["status"] }[] = [];
+  type Entry = { filename: string; write: DocumentWrite; bytes: number; status: IngestResult["status"] };
+  let batch: Entry[] = [];
   let chunkCount = 0;
-  const bySource = new Map<string, DocumentRecord>();
-  const byHash = new Map<string, DocumentRecord>();
-  const key = (kb: string, v: string) => `${kb}\u0000${v}`;
+  /** The batch being committed: its documents are not in the store yet, but a duplicate must still find them. */
+  let committing: Entry[] = [];
+  let commit: Promise<BatchFailure[]> | null = null;
   const pending: PendingLookup = (kb, source, hash) => {
-    const s = bySource.get(key(kb, source)) ?? null;
-    const h = byHash.get(key(kb, hash)) ?? null;
-    return s || h ? { bySource: s, byHash: h } : undefined;
+    let bySource: DocumentRecord | null = null;
+    let byHash: DocumentRecord | null = null;
+    for (const { write } of [...committing, ...batch]) {
+      const d = write.doc;
+      if (d.kb !== kb) continue;
+      if (d.source === source) bySource = d;
+      if (d.contentHash === hash) byHash = d;
+    }
+    return bySource || byHash ? { bySource, byHash } : undefined;
   };
-  const done = async (e: (typeof batch)[number]) => {
+  const done = async (e: Entry) => {
     await afterDocumentStored(store, e.write.doc, e.write.body.text, e.write.chunks);
     opts.onProgress?.({ file: e.filename, stage: "done", documentId: e.write.doc.id, chunkCount: e.write.chunks.length });
     recordIngest(e.status, e.write.chunks.length, e.bytes);
   };
 
-  const flush = async (): Promise<BatchFailure[]> => {
-    const items = batch;
-    batch = [];
-    chunkCount = 0;
-    bySource.clear();
-    byHash.clear();
-    if (items.length === 0) return [];
+  const write = async (items: Entry[]): Promise<BatchFailure[]> => {
     const failures: BatchFailure[] = [];
     try {
       await store.putDocuments(items.map((e) => e.write));
@@ -209,6 +213,15 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
     }
     return failures;
   };
+  /** Waits for the commit in flight (returning its failures), then starts committing the batch. */
+  const rotate = async (): Promise<BatchFailure[]> => {
+    const earlier = commit ? await commit : [];
+    committing = batch;
+    batch = [];
+    chunkCount = 0;
+    commit = committing.length > 0 ? write(committing) : null;
+    return earlier;
+  };
 
   return {
     /** Prepares one document; throws when it cannot be ingested (nothing written). */
@@ -226,22 +239,27 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
         recordIngest("unchanged");
         return { result: prepared.result, failures: [] };
       }
-      const doc = prepared.write.doc;
       ingestQueue(1);
       batch.push({ filename: file, write: prepared.write, bytes: prepared.bytes, status: prepared.result.status });
-      bySource.set(key(doc.kb, doc.source), doc);
-      byHash.set(key(doc.kb, doc.contentHash), doc);
       chunkCount += prepared.write.chunks.length;
-      const failures = chunkCount >= maxChunks || batch.length >= maxDocuments ? await flush() : [];
+      const failures = chunkCount >= maxChunks || batch.length >= maxDocuments ? await rotate() : [];
       return { result: prepared.result, failures };
     },
-    flush,
+    /** Commits what is pending and waits for every commit: the failures not returned yet. */
+    async flush(): Promise<BatchFailure[]> {
+      const earlier = await rotate();
+      const last = commit ? await commit : [];
+      commit = null;
+      committing = [];
+      return [...earlier, ...last];
+    },
   };
 }
 
 /**
- * chunk → embed for a document body. Vectors of the document's chunks whose embedded text is already stored
- * (same text hash; the store holds one embedder's vectors) are reused, so a re-ingest embeds only what changed.
+ * chunk → embed for a document body (no embedding when the store keeps no vectors). Vectors of the document's
+ * chunks whose embedded text is already stored (same text hash; the store holds one embedder's vectors) are
+ * reused, so a re-ingest embeds only what changed.
  */
 export async function buildChunks(
   store: Store,
@@ -256,8 +274,35 @@ export async function buildChunks(
   if (pieces.length === 0) throw new AppError("parse_failed", "The document contains no text.", 422);
 
   const texts = pieces.map(embeddingText);
-  const hashes = texts.map((t) => sha256(t));
-  const cached = await store.cachedVectors(doc.id, hashes);
+  const withVectors = makesVectors(store.embedder);
+  const hashes = withVectors ? texts.map((t) => sha256(t)) : [];
+  const vectors = withVectors ? await embedChunks(store, doc.id, texts, hashes, opts, emit) : null;
+  return pieces.map((c, i) => ({
+    id: chunkId(doc.id, c.index),
+    documentId: doc.id,
+    kb: doc.kb,
+    index: c.index,
+    heading: c.headingPath.join(HEADING_SEPARATOR),
+    start: c.start,
+    end: c.end,
+    page: c.page ?? null,
+    text: c.text,
+    indexText: toIndexText(texts[i]),
+    textHash: hashes[i] ?? "",
+    vector: vectors?.get(hashes[i]) ?? [],
+  }));
+}
+
+/** Vectors by text hash: the document's unchanged chunks keep theirs, the rest are embedded. */
+async function embedChunks(
+  store: Store,
+  documentId: string,
+  texts: string[],
+  hashes: string[],
+  opts: IngestOptions,
+  emit: (p: Omit<IngestProgress, "file">) => void,
+): Promise<Map<string, number[]>> {
+  const cached = await store.cachedVectors(documentId, hashes);
   const todo = [...new Set(hashes.filter((h) => !cached.has(h)))];
   const textOf = new Map(hashes.map((h, i) => [h, texts[i]]));
   const total = hashes.length;
@@ -274,21 +319,7 @@ export async function buildChunks(
     for (const [i, h] of todo.entries()) cached.set(h, vectors[i]);
     emit({ stage: "embedding", done: total, total });
   }
-
-  return pieces.map((c, i) => ({
-    id: chunkId(doc.id, c.index),
-    documentId: doc.id,
-    kb: doc.kb,
-    index: c.index,
-    heading: c.headingPath.join(HEADING_SEPARATOR),
-    start: c.start,
-    end: c.end,
-    page: c.page ?? null,
-    text: c.text,
-    indexText: toIndexText(texts[i]),
-    textHash: hashes[i],
-    vector: cached.get(hashes[i])!,
-  }));
+  return cached;
 }
 
 async function parse(file: string, data: Uint8Array): Promise<ParsedDocument> {

@@ -1,4 +1,4 @@
-import { isOfflineEmbedder } from "@/lib/embed";
+import { isOfflineEmbedder, makesVectors } from "@/lib/embed";
 import type { Store } from "@/lib/store";
 import { toIndexText } from "@/lib/tokenize";
 import { AppError, type ChunkRecord, type SearchHit } from "@/lib/types";
@@ -118,6 +118,8 @@ export async function searchKnowledge(store: Store, opts: SearchOptions, tuning:
 
   const limit = Math.max(t.candidates, topK * 3);
   const useVector = t.mode === "vector" || (t.mode === "hybrid" && t.vectorWeight > 0);
+  if (useVector && !makesVectors(store.embedder))
+    throw new AppError("bad_request", "This store keeps no vectors (EMBEDDING_PROVIDER=none): vector search is not available.");
   const { byVector, byText, vectorWeight }: Retrieved =
     t.mode === "hybrid" && tuning.vectorWeight === undefined && isOfflineEmbedder(store.embedder)
       ? await offlineRetrieve(store, textQuery, { limit, kbs })

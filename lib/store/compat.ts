@@ -2,9 +2,10 @@
  * Embedder compatibility: the meta table records the embedder the index was built with; a store opened with
  * another one refuses to serve (or, for a reindex, says so), and another process reindexing is noticed.
  */
+import type * as lancedb from "@lancedb/lancedb";
 import type { Embedder } from "@/lib/embed";
 import { AppError } from "@/lib/types";
-import { SCHEMA_VERSION } from "./schema";
+import { SCHEMA_VERSION, TABLES, vectorDimension } from "./schema";
 import type { Tables } from "./tables";
 
 const REINDEX_IN_PROGRESS = "(unfinished reindex)";
@@ -31,6 +32,19 @@ function mismatchMessage(uri: string, built: Built, embedder: Embedder): string 
   );
 }
 
+/** The embedder the index at this connection was built with, or null (nothing built yet). */
+export async function builtEmbedder(conn: lancedb.Connection): Promise<Built | null> {
+  if (!(await conn.tableNames()).includes(TABLES.meta)) return null;
+  const meta = await conn.openTable(TABLES.meta);
+  try {
+    const m = new Map((await meta.query().toArray()).map((r) => [String(r.key), String(r.value)]));
+    const name = m.get("embedder_name");
+    return name === undefined ? null : { name, dimension: Number(m.get("embedder_dimension")) };
+  } finally {
+    meta.close();
+  }
+}
+
 /** Checks the embedder on open: adopts it for an empty store, throws embedder_mismatch unless `allowMismatch`. */
 export async function checkEmbedder(uri: string, tables: Tables, embedder: Embedder, allowMismatch: boolean): Promise<EmbedderCheck> {
   const { meta } = tables;
@@ -54,22 +68,19 @@ export async function checkEmbedder(uri: string, tables: Tables, embedder: Embed
     const dimension = Number(m.get("embedder_dimension"));
     return name === embedder.name && dimension === embedder.dimension ? null : { name, dimension };
   };
-  const vectorDimension = async (): Promise<number> => {
-    const field = (await tables.chunks.schema()).fields.find((f) => f.name === "vector");
-    return (field?.type as { listSize?: number } | undefined)?.listSize ?? -1;
-  };
+  const chunksDimension = async () => vectorDimension(await tables.chunks.schema());
 
   let mismatch: string | null = null;
   let reindexing = false;
   const built = await checkMeta();
-  const dimOk = (await vectorDimension()) === embedder.dimension;
+  const dimOk = (await chunksDimension()) === embedder.dimension;
   if (built || !dimOk) {
     if ((await tables.chunks.countRows()) === 0 && (await tables.documents.countRows()) === 0) {
       // Nothing stored yet: adopt the configured embedder instead of refusing.
       if (!dimOk) await tables.recreateChunks(embedder.dimension);
       await writeMeta();
     } else {
-      const message = mismatchMessage(uri, built ?? { name: "unknown", dimension: await vectorDimension() }, embedder);
+      const message = mismatchMessage(uri, built ?? { name: "unknown", dimension: await chunksDimension() }, embedder);
       if (!allowMismatch) throw new AppError("embedder_mismatch", message, 409);
       mismatch = message;
     }

@@ -8,11 +8,11 @@ import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import * as lancedb from "@lancedb/lancedb";
 import { getConfig } from "@/lib/config";
-import { getEmbedder, isOfflineEmbedder } from "@/lib/embed";
+import { createOfflineEmbedder, type Embedder, getEmbedder, isOfflineEmbedder } from "@/lib/embed";
 import { type StoreStatsSnapshot, setStoreStats } from "@/lib/metrics";
 import { processGlobal } from "@/lib/server/process-global";
 import { openOnce } from "./async";
-import { checkEmbedder, type EmbedderCheck } from "./compat";
+import { builtEmbedder, checkEmbedder, type EmbedderCheck } from "./compat";
 import { openIndexes } from "./indexes";
 import { LANCE_CACHE_MB } from "./lance-env";
 import { documentCache, storeReads } from "./reads";
@@ -105,6 +105,23 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
 }
 
 /**
+ * The configured embedder. When none was chosen (the offline default makes no vectors), a store built with the
+ * offline hashing embedder keeps it, so an upgrade opens the existing store instead of refusing it; `npm run
+ * ingest -- --reindex` rebuilds it without vectors.
+ */
+export async function configuredEmbedder(cfg = getConfig()): Promise<Embedder> {
+  const embedder = getEmbedder(cfg.embedding);
+  if (cfg.embedding.chosen) return embedder;
+  const conn = await lancedb.connect(cfg.dataDir, {}, lanceSession());
+  try {
+    const built = await builtEmbedder(conn);
+    return built && isOfflineEmbedder(built) && built.dimension > 0 ? createOfflineEmbedder(built.dimension) : embedder;
+  } finally {
+    conn.close();
+  }
+}
+
+/**
  * The process-wide store from getConfig(). Cached on globalThis so Next's dev server (HMR) and every route
  * module share one connection. A failed open is not cached, so fixing the cause and retrying works.
  */
@@ -112,11 +129,11 @@ export function getStore(): Promise<Store> {
   return openOnce(
     processGlobal("store", () => new Map<"store", Promise<Store>>()),
     "store",
-    () => {
+    async () => {
       const cfg = getConfig();
       return openStore({
         uri: cfg.dataDir,
-        embedder: getEmbedder(cfg.embedding),
+        embedder: await configuredEmbedder(cfg),
         maintenanceDelayMs: cfg.store.maintenanceDelayMs,
         maintenanceTimeoutMs: cfg.store.maintenanceTimeoutMs,
         versionRetentionMs: cfg.store.versionRetentionMs,

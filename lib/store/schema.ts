@@ -59,8 +59,23 @@ export function chunksSchema(dimension: number): Schema {
     str("text"),
     str("index_text"),
     str("text_hash"),
-    new Field("vector", new FixedSizeList(dimension, new Field("item", new Float32(), true)), false),
+    ...vectorFields(dimension),
   ]);
+}
+
+/** The `vector` column for vectors of this many dimensions; none for an embedder that makes no vectors (0). */
+export function vectorFields(dimension: number): Field[] {
+  return dimension > 0 ? [new Field("vector", new FixedSizeList(dimension, new Field("item", new Float32(), true)), false)] : [];
+}
+
+/** The dimension of a table's `vector` column; 0 when it has none. */
+export function vectorDimension(schema: Schema): number {
+  return (schema.fields.find((f) => f.name === "vector")?.type as { listSize?: number } | undefined)?.listSize ?? 0;
+}
+
+/** A row's `vector` cell, or nothing when there is no vector (the column does not exist then). */
+export function vectorCell(vector: number[]): { vector?: number[] } {
+  return vector.length > 0 ? { vector } : {};
 }
 
 export const metaSchema = new Schema([str("key"), str("value")]);
@@ -69,8 +84,9 @@ export const metaSchema = new Schema([str("key"), str("value")]);
 export interface StoredChunk extends ChunkRecord {
   /** Tokens for full-text search (lib/tokenize toIndexText of the embedded text). */
   indexText: string;
-  /** sha256 of the embedded text; with the store's single embedder it keys the embedding cache. */
+  /** sha256 of the embedded text; with the store's single embedder it keys the embedding cache (empty without vectors). */
   textHash: string;
+  /** Empty when the store's embedder makes no vectors. */
   vector: number[];
 }
 
@@ -145,7 +161,7 @@ export function chunkToRow(c: StoredChunk): Record<string, unknown> {
     text: c.text,
     index_text: c.indexText,
     text_hash: c.textHash,
-    vector: c.vector,
+    ...vectorCell(c.vector),
   };
 }
 

@@ -6,11 +6,12 @@ import { promisify } from "node:util";
 import * as lancedb from "@lancedb/lancedb";
 import { Field, Schema, Utf8 } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createNoEmbedder } from "@/lib/embed";
 import { createOfflineEmbedder } from "@/lib/embed/offline";
 import { ingestDocument } from "@/lib/ingest";
 import { searchKnowledge } from "@/lib/retrieve";
 import { AppError } from "@/lib/types";
-import { openStore, type Store } from "./index";
+import { configuredEmbedder, openStore, type Store } from "./index";
 import { sqlIn, sqlString } from "./sql";
 
 const repoRoot = path.resolve(import.meta.dirname, "../..");
@@ -280,6 +281,50 @@ describe("getStore", () => {
     } finally {
       process.env = saved;
       delete (globalThis as Record<symbol, unknown>)[key];
+    }
+  });
+});
+
+describe("a store that keeps no vectors (the offline default)", () => {
+  it("has no vector column, ingests, finds, moves and deletes by full text, and refuses vector search", async () => {
+    const store = await openStore({ uri: await tempDir(), embedder: createNoEmbedder() });
+    try {
+      expect((await store.stats()).rows.chunks).toBe(0);
+      const a = await ingestDocument(store, { filename: "leave.md", data: enc("# Leave\n\nAnnual leave is 25 days a year.") });
+      await ingestDocument(store, { filename: "travel.md", data: enc("# Travel\n\nTrain tickets are refunded within a month.") });
+      const hits = await searchKnowledge(store, { query: "how many days of annual leave" });
+      expect(hits[0].document.id).toBe(a.document.id);
+      await expect(searchKnowledge(store, { query: "leave" }, { mode: "vector" })).rejects.toMatchObject({ code: "bad_request" });
+      expect(await store.moveKb("default", "hr", (d) => `hr-${d.id}`)).toBe(2);
+      expect((await searchKnowledge(store, { query: "annual leave", kb: "hr" }))[0].document.id).toBe(`hr-${a.document.id}`);
+      expect(await store.deleteDocument(`hr-${a.document.id}`)).toBe(true);
+      await store.optimize();
+      expect(await searchKnowledge(store, { query: "annual leave", kb: "hr" })).toEqual([]);
+    } finally {
+      store.close();
+    }
+    const conn = await lancedb.connect(store.uri);
+    const fields = (await (await conn.openTable("chunks")).schema()).fields.map((f) => f.name);
+    expect(fields).toContain("index_text");
+    expect(fields).not.toContain("vector");
+    conn.close();
+  });
+
+  it("an app with no embedder chosen keeps serving a store built with offline vectors; a chosen one is refused", async () => {
+    const dir = await tempDir();
+    const built = await openStore({ uri: dir, embedder: createOfflineEmbedder(64) });
+    await ingestDocument(built, { filename: "old.md", data: enc("Stored before the upgrade.") });
+    built.close();
+    const saved = { ...process.env };
+    try {
+      process.env = { ...saved, DATA_DIR: dir, EMBEDDING_PROVIDER: "", EMBEDDING_MODEL: "", EMBEDDING_DIMENSION: "" };
+      expect((await configuredEmbedder()).name).toBe("offline-hash-v1-64");
+      process.env.EMBEDDING_PROVIDER = "none";
+      const none = await configuredEmbedder();
+      expect(none.name).toBe("none");
+      await expect(openStore({ uri: dir, embedder: none })).rejects.toMatchObject({ code: "embedder_mismatch" });
+    } finally {
+      process.env = saved;
     }
   });
 });

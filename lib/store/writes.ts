@@ -51,7 +51,7 @@ export function storeWrites(
         kb: to,
         indexText: String(r.index_text ?? ""),
         textHash: String(r.text_hash ?? ""),
-        vector: Array.from(r.vector as ArrayLike<number>),
+        vector: r.vector == null ? [] : Array.from(r.vector as ArrayLike<number>),
       });
     });
     // Copies left by an interrupted earlier run are replaced, not doubled.

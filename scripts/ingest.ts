@@ -10,7 +10,7 @@ import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
 import { getConfig } from "@/lib/config";
 import { getEmbedder } from "@/lib/embed";
-import { type BatchFailure, createBatchIngest, listFiles, reindexAll } from "@/lib/ingest";
+import { addConcurrently, type BatchFailure, createBatchIngest, listFiles, reindexAll } from "@/lib/ingest";
 import { isSupported } from "@/lib/parse";
 import { configuredEmbedder, openStore } from "@/lib/store";
 import type { IngestProgress } from "@/lib/types";
@@ -117,7 +117,8 @@ async function main(): Promise<number> {
       counts[f.status]--; // counted when prepared; the write failed
     }
   };
-  for (const [i, file] of files.entries()) {
+  let finished = 0;
+  await addConcurrently(files, async (file) => {
     try {
       const data = await readFile(file);
       const { result: r, failures } = await batch.add({
@@ -135,8 +136,8 @@ async function main(): Promise<number> {
     } catch (err) {
       failed.push({ file: displayPath(file), error: err instanceof Error ? err.message : String(err) });
     }
-    bar.update(i + 1);
-  }
+    bar.update(++finished);
+  });
   noteFailures(await batch.flush());
   bar.stop();
   if (counts.added + counts.updated > 0) await store.optimize();

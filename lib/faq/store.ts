@@ -9,7 +9,7 @@ import { vectorDimension } from "@/lib/store/schema";
 import { sqlEq, sqlIn } from "@/lib/store/sql";
 import { toIndexText } from "@/lib/tokenize";
 import { AppError } from "@/lib/types";
-import { cosine, lexicalMatch, matchScore, STRONG_LEXICAL } from "./match";
+import { cosine, dice, lexicalMatch, matchScore, questionTokens, STRONG_LEXICAL } from "./match";
 import { FAQ_COLUMNS, FAQ_GENERATIONS_TABLE, FAQ_TABLE, faqsSchema, faqToRow, generationsSchema, rowToFaq } from "./schema";
 import type { FaqOrigin, FaqPatch, FaqRecord, FaqSource, FaqStatus } from "./types";
 
@@ -158,6 +158,72 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
     return list.filter((f) => !f.source.documentId || docs.has(f.source.documentId));
   };
 
+  /**
+   * Offline the match is lexical only (match.ts), so the accepted entries' question tokens are kept in memory
+   * per table version: a full-text search of even a few hundred entries cost LanceDB 2–2.5 ms, and with the
+   * scoring 6 ms beside every passage search (33k chunks, 235 entries). FAQs are few, so this is small.
+   */
+  let tokenIndex: { version: number; entries: { faq: FaqRecord; questions: Set<string>[] }[]; postings: Map<string, number[]> } | null =
+    null;
+  const lexicalIndex = async () => {
+    const version = await table().version();
+    if (tokenIndex?.version === version) return tokenIndex;
+    const entries = (await select(where({ status: "accepted" }))).map((faq) => ({ faq, questions: texts(faq).map(questionTokens) }));
+    const postings = new Map<string, number[]>();
+    for (const [i, e] of entries.entries()) {
+      for (const token of new Set(e.questions.flatMap((s) => [...s]))) {
+        const list = postings.get(token);
+        if (list) list.push(i);
+        else postings.set(token, [i]);
+      }
+    }
+    tokenIndex = { version, entries, postings };
+    return tokenIndex;
+  };
+  const lexicalSearch = async (q: string, kbs: readonly string[] | undefined): Promise<FaqHit[]> => {
+    const { entries, postings } = await lexicalIndex();
+    const query = questionTokens(q);
+    const candidates = new Set([...query].flatMap((t) => postings.get(t) ?? []));
+    const hits: FaqHit[] = [];
+    for (const i of candidates) {
+      const { faq, questions } = entries[i];
+      if (kbs && !kbs.includes(faq.kb)) continue;
+      const score = Math.max(0, ...questions.map((s) => dice(query, s)));
+      if (score > 0) hits.push({ faq, score, strong: score >= STRONG_LEXICAL });
+    }
+    return hits;
+  };
+  /** Candidates by full-text and vector search, scored by lexical and semantic match (a real embedding model). */
+  const hybridSearch = async (q: string, kbs: readonly string[] | undefined, limit: number): Promise<FaqHit[]> => {
+    const filter = where({ kb: kbs, status: "accepted" });
+    const [queryVector] = await embedder.embed([q]);
+    let vq = table()
+      .vectorSearch(queryVector)
+      .distanceType("cosine")
+      .select([...FAQ_COLUMNS, "vector", "_distance"])
+      .limit(limit);
+    if (filter) vq = vq.where(filter);
+    const tokens = toIndexText(q);
+    const hasFts = tokens && (await ftsExists());
+    let tq = hasFts
+      ? table()
+          .query()
+          .fullTextSearch(tokens, { columns: FTS })
+          .select([...FAQ_COLUMNS, "vector", "_score"])
+          .limit(limit)
+      : null;
+    if (tq && filter) tq = tq.where(filter);
+    const [byVector, byText] = await Promise.all([vq.toArray(), tq ? tq.toArray() : []]);
+    const byId = new Map<string, FaqHit>();
+    for (const r of [...byVector, ...byText]) {
+      const faq = rowToFaq(r);
+      if (byId.has(faq.id)) continue;
+      const score = matchScore(lexicalMatch(q, texts(faq)), cosine(queryVector, r.vector as ArrayLike<number>), false);
+      byId.set(faq.id, { faq, score, strong: score >= STRONG_LEXICAL });
+    }
+    return [...byId.values()].filter((h) => h.score > 0);
+  };
+
   const faqs: FaqStore = {
     list: async (o) =>
       (await live(await select(where(o)))).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.question.localeCompare(b.question)),
@@ -215,40 +281,8 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
     async search(query, o) {
       const q = query.trim();
       if (!q || (await rowCount()) === 0) return [];
-      const filter = where({ kb: o.kbs?.length ? o.kbs : undefined, status: "accepted" });
-      const limit = Math.max(10, o.limit * 3);
-      // Offline, the score is lexical only (match.ts), so full-text search alone finds the candidates.
-      const offline = isOfflineEmbedder(embedder);
-      const [queryVector] = offline ? [] : await embedder.embed([q]);
-      let vq = queryVector
-        ? table()
-            .vectorSearch(queryVector)
-            .distanceType("cosine")
-            .select([...FAQ_COLUMNS, "vector", "_distance"])
-            .limit(limit)
-        : null;
-      if (vq && filter) vq = vq.where(filter);
-      const tokens = toIndexText(q);
-      const hasFts = tokens && (await ftsExists());
-      let tq = hasFts
-        ? table()
-            .query()
-            .fullTextSearch(tokens, { columns: FTS })
-            .select([...FAQ_COLUMNS, ...(queryVector ? ["vector"] : []), "_score"])
-            .limit(limit)
-        : null;
-      if (tq && filter) tq = tq.where(filter);
-      const [byVector, byText] = await Promise.all([vq ? vq.toArray() : [], tq ? tq.toArray() : []]);
-      const rows = [...byVector, ...byText];
-      const byId = new Map<string, FaqHit>();
-      for (const r of rows) {
-        const faq = rowToFaq(r);
-        if (byId.has(faq.id)) continue;
-        const lexical = lexicalMatch(q, texts(faq));
-        const score = matchScore(lexical, queryVector ? cosine(queryVector, r.vector as ArrayLike<number>) : 0, offline);
-        byId.set(faq.id, { faq, score, strong: score >= STRONG_LEXICAL });
-      }
-      const hits = [...byId.values()].filter((h) => h.score > 0);
+      const kbs = o.kbs?.length ? o.kbs : undefined;
+      const hits = isOfflineEmbedder(embedder) ? await lexicalSearch(q, kbs) : await hybridSearch(q, kbs, Math.max(10, o.limit * 3));
       const alive = new Set((await live(hits.map((h) => h.faq))).map((f) => f.id));
       return hits
         .filter((h) => alive.has(h.faq.id))

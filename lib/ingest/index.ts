@@ -1,4 +1,4 @@
 export type { BatchFailure } from "./pipeline";
-export { createBatchIngest, ingestDocument, sha256 } from "./pipeline";
+export { addConcurrently, createBatchIngest, ingestDocument, sha256 } from "./pipeline";
 export { reindexAll } from "./reindex";
 export { listFiles, syncKnowledgeDir } from "./sync";

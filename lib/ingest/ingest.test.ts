@@ -8,7 +8,7 @@ import { createOfflineEmbedder } from "@/lib/embed/offline";
 import { searchKnowledge } from "@/lib/retrieve";
 import { openStore, type Store } from "@/lib/store";
 import type { IngestProgress } from "@/lib/types";
-import { createBatchIngest, ingestDocument, reindexAll, syncKnowledgeDir } from "./index";
+import { addConcurrently, createBatchIngest, ingestDocument, reindexAll, syncKnowledgeDir } from "./index";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const dirs: string[] = [];
@@ -170,6 +170,36 @@ describe("ingestDocument", () => {
         .map((e) => e.file)
         .sort(),
     ).toEqual(["d2.md", "d3.md", "d4.md", "one.md"]);
+  });
+
+  it("in bulk, concurrent adds of the same name or bytes keep one document each, and every distinct one lands", async () => {
+    const batch = createBatchIngest(store, { maxDocuments: 2 });
+    const body = (n: number) => enc(`# Doc ${n}\n\nBody number ${n} about egrets.`);
+    const inputs = [
+      { filename: "a.md", data: body(1) },
+      { filename: "a-copy.md", data: body(1) }, // same bytes, other name
+      { filename: "b.md", data: body(2) },
+      { filename: "b.md", data: body(2) }, // same name and bytes
+      ...[3, 4, 5, 6].map((n) => ({ filename: `d${n}.md`, data: body(n) })),
+    ];
+    const statuses: [string, string][] = [];
+    await addConcurrently(
+      inputs,
+      async (input) => {
+        const { result } = await batch.add({ ...input, origin: "cli" });
+        statuses.push([result.document.source, result.status]);
+      },
+      { concurrency: 4 },
+    );
+    expect(await batch.flush()).toEqual([]);
+    expect((await store.listDocuments()).map((d) => d.source).sort()).toEqual(["a.md", "b.md", "d3.md", "d4.md", "d5.md", "d6.md"]);
+    const of = (source: string) =>
+      statuses
+        .filter(([s]) => s === source)
+        .map(([, status]) => status)
+        .sort();
+    expect(of("a.md")).toEqual(["added", "unchanged"]);
+    expect(of("b.md")).toEqual(["added", "unchanged"]);
   });
 
   it("rejects bad input and leaves what is stored untouched", async () => {

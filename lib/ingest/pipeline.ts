@@ -7,6 +7,7 @@ import { checkKbName } from "@/lib/kb/names";
 import { countEmbeddingCache, ingestQueue, recordIngest } from "@/lib/metrics";
 import { parseDocument } from "@/lib/parse";
 import type { DocumentBody, DocumentWrite, Store, StoredChunk } from "@/lib/store";
+import { serialQueue } from "@/lib/store/async";
 import { chunkId } from "@/lib/store/schema";
 import { toIndexText } from "@/lib/tokenize";
 import { AppError, type DocumentRecord, type IngestProgress, type ParsedDocument } from "@/lib/types";
@@ -164,7 +165,8 @@ export interface BatchFailure {
  * batch is committed in the background while the next documents are prepared (parsing and chunking overlap
  * LanceDB's write), one commit at a time. Failures of a commit are returned by a later add() or by flush(),
  * which waits for every commit — a failed batch is retried document by document so one bad document never
- * loses the others.
+ * loses the others. add() may be called again before it resolves (see addConcurrently): documents with the
+ * same name or bytes in a knowledge base are prepared one after the other, so a duplicate is still found.
  */
 export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
   const maxChunks = opts.maxChunks ?? 2000;
@@ -175,6 +177,9 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
   /** The batch being committed: its documents are not in the store yet, but a duplicate must still find them. */
   let committing: Entry[] = [];
   let commit: Promise<BatchFailure[]> | null = null;
+  const rotating = serialQueue();
+  /** kb + name and kb + content hash of the documents being prepared → their preparation. */
+  const preparing = new Map<string, Promise<unknown>>();
   const pending: PendingLookup = (kb, source, hash) => {
     let bySource: DocumentRecord | null = null;
     let byHash: DocumentRecord | null = null;
@@ -214,13 +219,46 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
     return failures;
   };
   /** Waits for the commit in flight (returning its failures), then starts committing the batch. */
-  const rotate = async (): Promise<BatchFailure[]> => {
-    const earlier = commit ? await commit : [];
-    committing = batch;
-    batch = [];
-    chunkCount = 0;
-    commit = committing.length > 0 ? write(committing) : null;
-    return earlier;
+  const rotate = () =>
+    rotating(async (): Promise<BatchFailure[]> => {
+      const earlier = commit ? await commit : [];
+      committing = batch;
+      batch = [];
+      chunkCount = 0;
+      commit = committing.length > 0 ? write(committing) : null;
+      return earlier;
+    });
+  /**
+   * Prepares the document once no other document with its name or bytes in its knowledge base is being
+   * prepared, and puts it in the batch before the next such one starts.
+   */
+  const prepareAlone = async (input: IngestInput, file: string): Promise<PreparedDocument> => {
+    let keys: string[] = [];
+    try {
+      const kb = normalizeKb(input.kb);
+      if (input.data instanceof Uint8Array) keys = [`${kb}\u0000${file}`, `${kb}\u0000#${sha256(input.data)}`];
+    } catch {
+      /* prepareDocument reports the bad input */
+    }
+    for (;;) {
+      const busy = keys.map((k) => preparing.get(k)).filter((p) => p !== undefined);
+      if (busy.length === 0) break;
+      await Promise.allSettled(busy);
+    }
+    const work = prepareDocument(store, input, { onProgress: opts.onProgress, pending }).then((prepared) => {
+      if (prepared.write) {
+        ingestQueue(1);
+        batch.push({ filename: file, write: prepared.write, bytes: prepared.bytes, status: prepared.result.status });
+        chunkCount += prepared.write.chunks.length;
+      }
+      return prepared;
+    });
+    for (const k of keys) preparing.set(k, work);
+    try {
+      return await work;
+    } finally {
+      for (const k of keys) if (preparing.get(k) === work) preparing.delete(k);
+    }
   };
 
   return {
@@ -229,7 +267,7 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
       const file = fileNameOf(input.filename);
       let prepared: PreparedDocument;
       try {
-        prepared = await prepareDocument(store, input, { onProgress: opts.onProgress, pending });
+        prepared = await prepareAlone(input, file);
       } catch (err) {
         recordIngest("failed");
         opts.onProgress?.({ file, stage: "failed", error: errorMessage(err) });
@@ -239,21 +277,40 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
         recordIngest("unchanged");
         return { result: prepared.result, failures: [] };
       }
-      ingestQueue(1);
-      batch.push({ filename: file, write: prepared.write, bytes: prepared.bytes, status: prepared.result.status });
-      chunkCount += prepared.write.chunks.length;
       const failures = chunkCount >= maxChunks || batch.length >= maxDocuments ? await rotate() : [];
       return { result: prepared.result, failures };
     },
     /** Commits what is pending and waits for every commit: the failures not returned yet. */
     async flush(): Promise<BatchFailure[]> {
       const earlier = await rotate();
-      const last = commit ? await commit : [];
-      commit = null;
-      committing = [];
-      return [...earlier, ...last];
+      return rotating(async () => {
+        const last = commit ? await commit : [];
+        commit = null;
+        committing = [];
+        return [...earlier, ...last];
+      });
     },
   };
+}
+
+/**
+ * Prepares documents for a batch ingest this many at a time (parsing in the worker pool overlaps chunking
+ * here), calling `each` for every item in order of start; stops starting new ones once `each`'s `stop()` says so.
+ */
+export async function addConcurrently<T>(
+  items: Iterable<T>,
+  each: (item: T) => Promise<void>,
+  o: { concurrency?: number; stop?: () => boolean } = {},
+): Promise<void> {
+  const concurrency = o.concurrency ?? 2;
+  const running = new Set<Promise<void>>();
+  for (const item of items) {
+    if (o.stop?.()) break;
+    const p: Promise<void> = each(item).finally(() => running.delete(p));
+    running.add(p);
+    if (running.size >= concurrency) await Promise.race(running);
+  }
+  await Promise.all(running);
 }
 
 /**

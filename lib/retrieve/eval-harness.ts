@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { type Embedder, getEmbedder } from "@/lib/embed";
-import { createBatchIngest } from "@/lib/ingest";
+import { addConcurrently, createBatchIngest } from "@/lib/ingest";
 import { openStore, type Store } from "@/lib/store";
 import { INDEX_TEXT_VERSION } from "@/lib/tokenize";
 import type { IngestProgress } from "@/lib/types";
@@ -121,13 +121,13 @@ export async function ingestSet(
   let i = 0;
   const batch = createBatchIngest(store, { onProgress: (p) => onIngest?.(i, docs.length, p) });
   const failures = [];
-  for (const name of docs) {
+  await addConcurrently(docs, async (name) => {
     const data = await readFile(path.join(set.dir, "docs", name));
     const { result: r, failures: f } = await batch.add({ filename: name, data, kb: "eval", origin: "cli" });
     failures.push(...f);
     chunks += r.status === "unchanged" ? 0 : r.document.chunkCount;
     onIngest?.(++i, docs.length);
-  }
+  });
   failures.push(...(await batch.flush()));
   if (failures.length) throw new Error(`could not store ${failures.map((f) => `${f.filename}: ${f.error}`).join("; ")}`);
   await store.optimize();

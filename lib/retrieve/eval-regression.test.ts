@@ -1,18 +1,18 @@
 /**
  * Retrieval regression on deterministic subsets of the shared eval sets, through the real pipeline
- * (parse → chunk → offline embed → LanceDB in a temp dir → hybrid search). Thresholds sit a little below
+ * (parse → chunk → LanceDB in a temp dir → search) with the app's offline default, which keeps no vectors. Thresholds sit a little below
  * the values measured when this test was written (see the comments); `npm run eval` gives the full numbers.
  */
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { createOfflineEmbedder } from "@/lib/embed/offline";
+import { createNoEmbedder } from "@/lib/embed";
 import { type EvalReport, loadEvalSet, runEval, subsetOf } from "./eval-harness";
 
 const repoRoot = path.resolve(import.meta.dirname, "../..");
 // Vendored subsets (fixtures/eval, rebuilt by scripts/vendor-eval-subsets.mjs): the suite needs nothing beside the repository.
 const evalDir = (name: string) => path.resolve(repoRoot, "fixtures/eval", name);
-// The app's default embedder: offline, EMBEDDING_DIMENSION 512 (fixed here so the environment cannot change it).
-const embedder = () => createOfflineEmbedder(512);
+// The app's offline default: no vectors (fixed here so the environment cannot change it).
+const embedder = () => createNoEmbedder();
 
 function log(name: string, r: EvalReport) {
   const f = (s: EvalReport["passage"]) =>

@@ -22,8 +22,12 @@ export function dice(a: Set<string>, b: Set<string>): number {
 
 /** Best overlap of the query with the question or any of its phrasings. */
 export function lexicalMatch(query: string, questions: readonly string[]): number {
-  const q = questionTokens(query);
-  return Math.max(0, ...questions.map((s) => dice(q, questionTokens(s))));
+  return bestOverlap(questionTokens(query), questions.map(questionTokens));
+}
+
+/** lexicalMatch on token sets already made by questionTokens. */
+export function bestOverlap(query: Set<string>, questions: readonly Set<string>[]): number {
+  return Math.max(0, ...questions.map((s) => dice(query, s)));
 }
 
 export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {

@@ -9,7 +9,7 @@ import { vectorDimension } from "@/lib/store/schema";
 import { sqlEq, sqlIn } from "@/lib/store/sql";
 import { toIndexText } from "@/lib/tokenize";
 import { AppError } from "@/lib/types";
-import { cosine, dice, lexicalMatch, matchScore, questionTokens, STRONG_LEXICAL } from "./match";
+import { bestOverlap, cosine, lexicalMatch, matchScore, questionTokens, STRONG_LEXICAL } from "./match";
 import { FAQ_COLUMNS, FAQ_GENERATIONS_TABLE, FAQ_TABLE, faqsSchema, faqToRow, generationsSchema, rowToFaq } from "./schema";
 import type { FaqOrigin, FaqPatch, FaqRecord, FaqSource, FaqStatus } from "./types";
 
@@ -188,7 +188,7 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
     for (const i of candidates) {
       const { faq, questions } = entries[i];
       if (kbs && !kbs.includes(faq.kb)) continue;
-      const score = Math.max(0, ...questions.map((s) => dice(query, s)));
+      const score = matchScore(bestOverlap(query, questions), 0, true);
       if (score > 0) hits.push({ faq, score, strong: score >= STRONG_LEXICAL });
     }
     return hits;

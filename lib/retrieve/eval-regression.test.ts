@@ -1,7 +1,8 @@
 /**
  * Retrieval regression on deterministic subsets of the shared eval sets, through the real pipeline
- * (parse → chunk → LanceDB in a temp dir → search) with the app's offline default, which keeps no vectors. Thresholds sit a little below
- * the values measured when this test was written (see the comments); `npm run eval` gives the full numbers.
+ * (parse → chunk → LanceDB in a temp dir → search) with the app's offline default, which keeps no vectors.
+ * Thresholds sit a little below the values measured when this test was written (see the comments); `npm run
+ * eval` gives the full numbers.
  */
 import path from "node:path";
 import { describe, expect, it } from "vitest";

@@ -1,16 +1,16 @@
 import { createHash } from "node:crypto";
-import { chunkText, embeddingText, HEADING_SEPARATOR } from "@/lib/chunk";
+import { HEADING_SEPARATOR } from "@/lib/chunk";
+import { type IndexedChunk, indexedChunks } from "@/lib/chunk/indexed";
 import { getConfig } from "@/lib/config";
 import { makesVectors } from "@/lib/embed";
 import { afterDocumentStored } from "@/lib/faq/ingest";
 import { checkKbName } from "@/lib/kb/names";
 import { countEmbeddingCache, ingestQueue, recordIngest } from "@/lib/metrics";
-import { parseDocument } from "@/lib/parse";
+import { type ChunkSettings, type ParsedAndChunked, parseDocument } from "@/lib/parse";
 import type { DocumentBody, DocumentWrite, Store, StoredChunk } from "@/lib/store";
 import { serialQueue } from "@/lib/store/async";
 import { chunkId } from "@/lib/store/schema";
-import { toIndexText } from "@/lib/tokenize";
-import { AppError, type DocumentRecord, type IngestProgress, type ParsedDocument } from "@/lib/types";
+import { AppError, type DocumentRecord, type IngestProgress } from "@/lib/types";
 import { sanitizeFileName, tagsSchema } from "./fields";
 
 export interface IngestInput {
@@ -111,11 +111,12 @@ export async function prepareDocument(
 
   opts.signal?.throwIfAborted();
   emit({ stage: "parsing" });
-  const parsed = await parse(file, input.data);
+  const cfg = getConfig();
+  const parsed = await parse(file, input.data, { size: cfg.chunkSize, overlap: cfg.chunkOverlap });
 
   const id = existing?.id ?? documentId(kb, file);
   const body: DocumentBody = { text: parsed.text, pages: parsed.pages };
-  const chunks = await buildChunks(store, { id, kb }, body, { ...opts, emit });
+  const chunks = await buildChunks(store, { id, kb }, body, { ...opts, emit, chunked: parsed.chunks });
 
   emit({ stage: "indexing", total: chunks.length });
   const now = new Date().toISOString();
@@ -316,21 +317,21 @@ export async function addConcurrently<T>(
 /**
  * chunk → embed for a document body (no embedding when the store keeps no vectors). Vectors of the document's
  * chunks whose embedded text is already stored (same text hash; the store holds one embedder's vectors) are
- * reused, so a re-ingest embeds only what changed.
+ * reused, so a re-ingest embeds only what changed. `chunked`: the body's chunks as the parse worker made them.
  */
 export async function buildChunks(
   store: Store,
   doc: { id: string; kb: string },
   body: DocumentBody,
-  opts: IngestOptions & { emit?: (p: Omit<IngestProgress, "file">) => void } = {},
+  opts: IngestOptions & { emit?: (p: Omit<IngestProgress, "file">) => void; chunked?: IndexedChunk[] } = {},
 ): Promise<StoredChunk[]> {
   const emit = opts.emit ?? (() => {});
   emit({ stage: "chunking" });
   const cfg = getConfig();
-  const pieces = chunkText(body.text, { size: cfg.chunkSize, overlap: cfg.chunkOverlap, pages: body.pages });
+  const pieces = opts.chunked ?? indexedChunks(body.text, { size: cfg.chunkSize, overlap: cfg.chunkOverlap, pages: body.pages });
   if (pieces.length === 0) throw new AppError("parse_failed", "The document contains no text.", 422);
 
-  const texts = pieces.map(embeddingText);
+  const texts = pieces.map((c) => c.embedText);
   const withVectors = makesVectors(store.embedder);
   const hashes = withVectors ? texts.map((t) => sha256(t)) : [];
   const vectors = withVectors ? await embedChunks(store, doc.id, texts, hashes, opts, emit) : null;
@@ -344,7 +345,7 @@ export async function buildChunks(
     end: c.end,
     page: c.page ?? null,
     text: c.text,
-    indexText: toIndexText(texts[i]),
+    indexText: c.indexText,
     textHash: hashes[i] ?? "",
     vector: vectors?.get(hashes[i]) ?? [],
   }));
@@ -379,10 +380,10 @@ async function embedChunks(
   return cached;
 }
 
-async function parse(file: string, data: Uint8Array): Promise<ParsedDocument> {
-  let parsed: ParsedDocument;
+async function parse(file: string, data: Uint8Array, chunking: ChunkSettings): Promise<ParsedAndChunked> {
+  let parsed: ParsedAndChunked;
   try {
-    parsed = await parseDocument(file, data);
+    parsed = await parseDocument(file, data, { chunking });
   } catch (err) {
     if (err instanceof AppError) throw err;
     throw new AppError("parse_failed", `Could not read "${file}": ${errorMessage(err)}`, 422);

@@ -14,6 +14,7 @@ import {
   createKnowledgeBase,
   deleteKnowledgeBase,
   getKnowledgeBase,
+  kbCatalog,
   listAccessTokens,
   listKnowledgeBases,
   revokeAccessToken,
@@ -92,6 +93,19 @@ describe("knowledge bases", () => {
     const kbs = await listKnowledgeBases(store, registry);
     expect(kbs.find((k) => k.name === "default")).toMatchObject({ isDefault: true, documentCount: 0 });
     expect(kbs.find((k) => k.name === "from-cli")).toMatchObject({ isDefault: false, documentCount: 1, title: "from-cli" });
+  });
+
+  it("keeps the catalog until the documents or the registry change", async () => {
+    const first = await kbCatalog(store, registry);
+    expect(await kbCatalog(store, registry)).toBe(first); // nothing changed: not rebuilt
+    await ingestDocument(store, { filename: "more.md", kb: "catalog-docs", data: enc.encode("# More\n\nA second document.\n") });
+    const afterDoc = await kbCatalog(store, registry);
+    expect(afterDoc).not.toBe(first);
+    expect(afterDoc.find((e) => e.kb.name === "catalog-docs")?.titles).toEqual(expect.arrayContaining(["More"]));
+    await createKnowledgeBase(store, registry, { name: "catalog-check" });
+    expect((await kbCatalog(store, registry)).map((e) => e.kb.name)).toContain("catalog-check");
+    await deleteKnowledgeBase(store, registry, "catalog-check");
+    expect((await kbCatalog(store, registry)).map((e) => e.kb.name)).not.toContain("catalog-check");
   });
 
   it("creates, describes and refuses bad or duplicate names", async () => {

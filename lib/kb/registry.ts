@@ -64,6 +64,8 @@ function tokenToRow(t: AccessToken) {
 export interface Registry {
   readonly uri: string;
   listKbs(): Promise<KbRecord[]>;
+  /** The knowledge-base table's version: it moves with every change to it, in any process. */
+  kbsVersion(): Promise<number>;
   getKb(name: string): Promise<KbRecord | null>;
   /** Inserts or replaces by name. */
   putKb(kb: KbRecord): Promise<void>;
@@ -118,6 +120,7 @@ export async function openRegistry(store: Store, opts: { defaultKb?: string } = 
     async listKbs() {
       return [...(await allKbs())];
     },
+    kbsVersion: () => kbs.table.version(),
     async getKb(name) {
       return (await allKbs()).find((k) => k.name === name) ?? null;
     },

@@ -8,12 +8,13 @@ import { parseHtml } from "./html";
 import { parseJson } from "./json";
 import type { ParseOptions } from "./limits";
 import { parsePdf } from "./pdf";
-import { parseInWorker } from "./pool";
+import { type ChunkSettings, type ParsedAndChunked, parseInWorker } from "./pool";
 import { type ContentKind, describeKind, sniffContent } from "./sniff";
 import { parseMarkdown, parsePlainText } from "./text";
 
 export type { ParseOptions } from "./limits";
 export { DEFAULT_PARSE_LIMITS } from "./limits";
+export type { ChunkSettings, ParsedAndChunked } from "./pool";
 
 type Parser = (data: Uint8Array, filename: string, opts?: ParseOptions) => ParsedDocument | Promise<ParsedDocument>;
 
@@ -104,7 +105,11 @@ export async function parseDocumentHere(filename: string, data: Uint8Array, opts
  * here, the parsing runs where PARSE_TIMEOUT_SECONDS / PARSE_MEMORY_MB can stop it; the server keeps
  * answering meanwhile. Inside a worker it parses in place.
  */
-export async function parseDocument(filename: string, data: Uint8Array, opts?: ParseOptions): Promise<ParsedDocument> {
+export async function parseDocument(
+  filename: string,
+  data: Uint8Array,
+  opts?: ParseOptions & { chunking?: ChunkSettings },
+): Promise<ParsedAndChunked> {
   if (!isMainThread) return parseDocumentHere(filename, data, opts);
   detectFormat(filename, data);
   return parseInWorker(filename, data, opts);

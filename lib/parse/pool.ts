@@ -7,6 +7,7 @@
 import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import type { IndexedChunk } from "@/lib/chunk/indexed";
 import { getConfig } from "@/lib/config";
 import { AppError, type ParsedDocument } from "@/lib/types";
 import { createWorkerPool, TaskStopped, type WorkerPool } from "@/lib/worker/pool";
@@ -19,7 +20,17 @@ export interface ParseTask {
   filename: string;
   data: Uint8Array;
   limits: ReturnType<typeof resolveLimits>;
+  /** Also chunk the text and tokenize the chunks, in the worker (lib/chunk/indexed.ts). */
+  chunking?: ChunkSettings;
 }
+
+export interface ChunkSettings {
+  size: number;
+  overlap: number;
+}
+
+/** A parsed document, with its chunks when the task asked for them. */
+export type ParsedAndChunked = ParsedDocument & { chunks?: IndexedChunk[] };
 
 function appDir(): string {
   return process.env.KB_APP_DIR || process.cwd();
@@ -49,12 +60,17 @@ function pool(): WorkerPool {
 }
 
 /** Parses in a worker; a budget overrun becomes an AppError naming the file and the budget. */
-export async function parseInWorker(filename: string, data: Uint8Array, opts?: ParseOptions): Promise<ParsedDocument> {
+export async function parseInWorker(
+  filename: string,
+  data: Uint8Array,
+  opts?: ParseOptions & { chunking?: ChunkSettings },
+): Promise<ParsedAndChunked> {
   const cfg = getConfig().parse;
   const copy = new Uint8Array(data); // a fresh buffer of its own, moved to the worker
-  const task: ParseTask = { filename, data: copy, limits: resolveLimits({ limits: { timeBudgetMs: cfg.timeoutMs, ...opts?.limits } }) };
+  const limits = resolveLimits({ limits: { timeBudgetMs: cfg.timeoutMs, ...opts?.limits } });
+  const task: ParseTask = { filename, data: copy, limits, chunking: opts?.chunking };
   try {
-    return await pool().run<ParsedDocument>(task, { transfer: [copy.buffer], signal: opts?.signal });
+    return await pool().run<ParsedAndChunked>(task, { transfer: [copy.buffer], signal: opts?.signal });
   } catch (err) {
     if (err instanceof TaskStopped) {
       if (err.reason === "aborted") throw Object.assign(new Error("The upload was cancelled."), { name: "AbortError" });

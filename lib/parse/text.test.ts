@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { GBK_PHRASES, JSON_PHRASE, makeGbkText, makeJson } from "@/e2e/fixtures/make-fixtures";
+import { indexedChunks } from "@/lib/chunk/indexed";
 import { detectFormat, parseDocument, SUPPORTED_EXTENSIONS } from "./index";
 
 describe("text, Markdown and JSON parsers", () => {
@@ -12,6 +13,17 @@ describe("text, Markdown and JSON parsers", () => {
   it("decodes UTF-16 text with a BOM", async () => {
     const doc = await parseDocument("u16.txt", Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("héllo 世界", "utf16le")]));
     expect(doc.text).toBe("héllo 世界");
+  });
+
+  it("chunks and tokenizes in the worker when asked, exactly as in place", async () => {
+    const text = `# 差旅政策\n\n员工出差前须填写申请单。${"Travel claims are filed within thirty days of return. ".repeat(12)}`;
+    const chunking = { size: 200, overlap: 20 };
+    const doc = await parseDocument("policy.md", Buffer.from(text));
+    expect(doc.chunks).toBeUndefined();
+    const chunked = await parseDocument("policy.md", Buffer.from(text), { chunking });
+    expect(chunked.chunks?.length).toBeGreaterThan(2);
+    expect(chunked.chunks).toEqual(indexedChunks(chunked.text, chunking));
+    expect(chunked.chunks?.[0].indexText).toContain("出差");
   });
 
   it("pretty-prints JSON", async () => {

@@ -80,6 +80,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     putDocument(doc, body, chunks) {
       return writes.putDocuments([{ doc, body, chunks }]);
     },
+    documentsVersion: () => tables.documents.version(),
     sideTable: (name, schema) => tables.side(name, schema),
     optimize: (o) => indexes.optimize(o?.retainMs),
     textIndexState: indexes.ftsCoverage,
@@ -137,6 +138,7 @@ export function getStore(): Promise<Store> {
         maintenanceDelayMs: cfg.store.maintenanceDelayMs,
         maintenanceTimeoutMs: cfg.store.maintenanceTimeoutMs,
         versionRetentionMs: cfg.store.versionRetentionMs,
+        prewarm: true,
       });
     },
   );

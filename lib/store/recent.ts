@@ -26,6 +26,15 @@ export interface RecentWrites {
   list(): RecentChunk[];
 }
 
+/** The term set is made when a search first needs it (rarely: only while the index lags), not on every write. */
+function lazyTerms<T extends { chunk: ChunkRecord }>(entry: T, indexText: string): T & RecentChunk {
+  let terms: ReadonlySet<string> | undefined;
+  return Object.defineProperty(entry, "terms", {
+    get: () => (terms ??= new Set(indexText.split(" "))),
+    enumerable: true,
+  }) as T & RecentChunk;
+}
+
 export function recentWrites(max = MAX_RECENT_CHUNKS): RecentWrites {
   let gen = 0;
   // Insertion order is write order: the first entries are the oldest.
@@ -35,7 +44,7 @@ export function recentWrites(max = MAX_RECENT_CHUNKS): RecentWrites {
       gen++;
       for (const { indexText, vector: _vector, textHash: _hash, ...chunk } of chunks) {
         byId.delete(chunk.id);
-        byId.set(chunk.id, { chunk, terms: new Set(indexText.split(" ")), gen });
+        byId.set(chunk.id, lazyTerms({ chunk, gen }, indexText));
       }
       for (const id of byId.keys()) {
         if (byId.size <= max) break;

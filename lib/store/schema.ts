@@ -26,6 +26,13 @@ export const DOCUMENT_COLUMNS = [
 export const CHUNK_COLUMNS = ["id", "document_id", "kb", "chunk_index", "heading", "start_offset", "end_offset", "page", "text"];
 
 const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
+/**
+ * A chunk's text and index text: many short values, which Lance 2.1 compresses with FSST alone unless asked for
+ * more. Asking for zstd adds block compression over them: at 101,615 chunks of the Debian corpus the index text
+ * took 37.9 → 25.8 MB, the text 29.0 → 28.3 MB. (The documents' full texts are long values, which Lance
+ * already compresses one by one.)
+ */
+const packedStr = (name: string) => new Field(name, new Utf8(), false, new Map([["lance-encoding:compression", "zstd"]]));
 const int = (name: string, nullable = false) => new Field(name, new Int32(), nullable);
 
 export const documentsSchema = new Schema([
@@ -56,8 +63,8 @@ export function chunksSchema(dimension: number): Schema {
     int("start_offset"),
     int("end_offset"),
     int("page", true),
-    str("text"),
-    str("index_text"),
+    packedStr("text"),
+    packedStr("index_text"),
     str("text_hash"),
     ...vectorFields(dimension),
   ]);

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -205,6 +205,50 @@ describe("offline search and the full-text index's lag", () => {
       expect((await store.textIndexState()).complete).toBe(true);
       expect(store.recentChunks()).toEqual([]); // folded into the index
       expect((await searchKnowledge(store, { query: "heron fishes" }))[0].document.source).toBe("b.md");
+    } finally {
+      store.close();
+    }
+  });
+
+  it("on a big store, leaves a small write out of the index until enough wait, and still finds it", async () => {
+    const dir = await tempDir();
+    const store = await openStore({ uri: dir, embedder: createNoEmbedder(), maintenanceDelayMs: 20, foldAlwaysBelowRows: 10 });
+    try {
+      const crane = (i: number) =>
+        `Paragraph ${i} describes harbour crane number ${i}: ${"its boom, cab, cables and hook are inspected. ".repeat(8)}`;
+      const paragraphs = Array.from({ length: 80 }, (_, i) => crane(i)); // about one chunk each
+      await ingestDocument(store, { filename: "cranes.md", data: enc(paragraphs.join("\n\n")) });
+      await store.optimize();
+      expect((await store.textIndexState()).complete).toBe(true);
+      await ingestDocument(store, { filename: "heron.md", data: enc("The heron fishes at dawn.") }); // 1 chunk: under 2 %
+      await new Promise((r) => setTimeout(r, 100));
+      await store.maintenanceIdle(); // a background run: the write waits
+      expect((await store.textIndexState()).complete).toBe(false);
+      expect((await searchKnowledge(store, { query: "heron fishes dawn" }))[0].document.source).toBe("heron.md");
+      await store.optimize(); // explicit: folds
+      expect((await store.textIndexState()).complete).toBe(true);
+      expect((await searchKnowledge(store, { query: "heron fishes dawn" }))[0].document.source).toBe("heron.md");
+    } finally {
+      store.close();
+    }
+  });
+
+  it("rebuilds the full-text index in one piece once most of its rows came in by updates", async () => {
+    const dir = await tempDir();
+    const store = await openStore({ uri: dir, embedder: createNoEmbedder(), maintenanceDelayMs: 600_000 });
+    // The index's pieces on disk (one token dictionary each); old versions are removed by retainMs 0.
+    const pieces = async () =>
+      (await readdir(path.join(dir, "chunks.lance", "_indices"), { recursive: true })).filter((f) => /part_\d+_tokens\.lance$/.test(f))
+        .length;
+    try {
+      await ingestDocument(store, { filename: "first.md", data: enc("The heron nests in reeds.") }); // index built over 1 row
+      for (let i = 0; i < 4; i++)
+        await ingestDocument(store, { filename: `more-${i}.md`, data: enc(`Bird ${i}: the egret ${i} wades in shallow water.`) });
+      await store.optimize({ retainMs: 0 });
+      expect(await pieces()).toBe(1);
+      expect((await store.textIndexState()).complete).toBe(true);
+      expect((await searchKnowledge(store, { query: "egret 3 wades" }))[0].document.source).toBe("more-3.md");
+      expect((await searchKnowledge(store, { query: "heron reeds" }))[0].document.source).toBe("first.md");
     } finally {
       store.close();
     }

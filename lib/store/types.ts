@@ -12,6 +12,8 @@ export interface Store {
   readonly uri: string;
   readonly embedder: Embedder;
   listDocuments(opts?: { kb?: string }): Promise<DocumentRecord[]>;
+  /** The documents table's version: it moves with every change to the documents, in any process. */
+  documentsVersion(): Promise<number>;
   getDocument(id: string): Promise<DocumentRecord | null>;
   /** Full parsed text of the document. */
   getDocumentText(id: string): Promise<string | null>;
@@ -115,4 +117,8 @@ export interface OpenStoreOptions {
   maintenanceTimeoutMs?: number;
   /** Maintenance removes table versions older than this (default 60 s). */
   versionRetentionMs?: number;
+  /** Below this many chunks background maintenance folds every write at once (default 20,000; lib/store/indexes.ts). */
+  foldAlwaysBelowRows?: number;
+  /** Load the full-text index into memory in the background once open (a server; not a one-off CLI run). */
+  prewarm?: boolean;
 }

@@ -2,6 +2,9 @@ import { toIndexText } from "@/lib/tokenize";
 import type { Chunk } from "@/lib/types";
 import { type ChunkOptions, chunkText, embeddingText } from "./index";
 
+/** The chunk size and overlap an ingest uses (CHUNK_SIZE, CHUNK_OVERLAP). */
+export type ChunkSettings = Required<Pick<ChunkOptions, "size" | "overlap">>;
+
 /** A chunk with the text it is embedded by (heading path + text) and that text's full-text index tokens. */
 export interface IndexedChunk extends Chunk {
   embedText: string;

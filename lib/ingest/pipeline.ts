@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
 import { HEADING_SEPARATOR } from "@/lib/chunk";
-import { type IndexedChunk, indexedChunks } from "@/lib/chunk/indexed";
+import { type ChunkSettings, type IndexedChunk, indexedChunks } from "@/lib/chunk/indexed";
 import { getConfig } from "@/lib/config";
 import { makesVectors } from "@/lib/embed";
 import { afterDocumentStored } from "@/lib/faq/ingest";
 import { checkKbName } from "@/lib/kb/names";
 import { countEmbeddingCache, ingestQueue, recordIngest } from "@/lib/metrics";
-import { type ChunkSettings, type ParsedAndChunked, parseDocument } from "@/lib/parse";
+import { type ParsedAndChunked, parseDocument } from "@/lib/parse";
 import type { DocumentBody, DocumentWrite, Store, StoredChunk } from "@/lib/store";
 import { serialQueue } from "@/lib/store/async";
 import { chunkId } from "@/lib/store/schema";
@@ -111,8 +111,7 @@ export async function prepareDocument(
 
   opts.signal?.throwIfAborted();
   emit({ stage: "parsing" });
-  const cfg = getConfig();
-  const parsed = await parse(file, input.data, { size: cfg.chunkSize, overlap: cfg.chunkOverlap });
+  const parsed = await parse(file, input.data, chunkSettings());
 
   const id = existing?.id ?? documentId(kb, file);
   const body: DocumentBody = { text: parsed.text, pages: parsed.pages };
@@ -327,8 +326,7 @@ export async function buildChunks(
 ): Promise<StoredChunk[]> {
   const emit = opts.emit ?? (() => {});
   emit({ stage: "chunking" });
-  const cfg = getConfig();
-  const pieces = opts.chunked ?? indexedChunks(body.text, { size: cfg.chunkSize, overlap: cfg.chunkOverlap, pages: body.pages });
+  const pieces = opts.chunked ?? indexedChunks(body.text, { ...chunkSettings(), pages: body.pages });
   if (pieces.length === 0) throw new AppError("parse_failed", "The document contains no text.", 422);
 
   const texts = pieces.map((c) => c.embedText);
@@ -378,6 +376,11 @@ async function embedChunks(
     emit({ stage: "embedding", done: total, total });
   }
   return cached;
+}
+
+function chunkSettings(): ChunkSettings {
+  const cfg = getConfig();
+  return { size: cfg.chunkSize, overlap: cfg.chunkOverlap };
 }
 
 async function parse(file: string, data: Uint8Array, chunking: ChunkSettings): Promise<ParsedAndChunked> {

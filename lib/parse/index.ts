@@ -1,5 +1,6 @@
 import path from "node:path";
 import { isMainThread } from "node:worker_threads";
+import type { ChunkSettings } from "@/lib/chunk/indexed";
 import { AppError, type ParsedDocument } from "@/lib/types";
 import { parseCsv } from "./csv";
 import { parseDocx } from "./docx";
@@ -8,13 +9,13 @@ import { parseHtml } from "./html";
 import { parseJson } from "./json";
 import type { ParseOptions } from "./limits";
 import { parsePdf } from "./pdf";
-import { type ChunkSettings, type ParsedAndChunked, parseInWorker } from "./pool";
+import { type ParsedAndChunked, parseInWorker } from "./pool";
 import { type ContentKind, describeKind, sniffContent } from "./sniff";
 import { parseMarkdown, parsePlainText } from "./text";
 
 export type { ParseOptions } from "./limits";
 export { DEFAULT_PARSE_LIMITS } from "./limits";
-export type { ChunkSettings, ParsedAndChunked } from "./pool";
+export type { ParsedAndChunked } from "./pool";
 
 type Parser = (data: Uint8Array, filename: string, opts?: ParseOptions) => ParsedDocument | Promise<ParsedDocument>;
 

@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { IndexedChunk } from "@/lib/chunk/indexed";
+import type { ChunkSettings, IndexedChunk } from "@/lib/chunk/indexed";
 import { getConfig } from "@/lib/config";
 import { AppError, type ParsedDocument } from "@/lib/types";
 import { createWorkerPool, TaskStopped, type WorkerPool } from "@/lib/worker/pool";
@@ -22,11 +22,6 @@ export interface ParseTask {
   limits: ReturnType<typeof resolveLimits>;
   /** Also chunk the text and tokenize the chunks, in the worker (lib/chunk/indexed.ts). */
   chunking?: ChunkSettings;
-}
-
-export interface ChunkSettings {
-  size: number;
-  overlap: number;
 }
 
 /** A parsed document, with its chunks when the task asked for them. */

@@ -103,17 +103,23 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
   let ftsCheckedAt = 0;
   /** Rows when this process last built the full-text index in one piece; null: it found the index already there. */
   let ftsBuiltRows: number | null = null;
-  const hasIndexOn = async (column: string) => (await tables.chunks.listIndices()).some((i) => i.columns.includes(column));
+  /** How many times this process built the full-text index in one piece. */
+  let ftsBuilds = 0;
+  const indexOn = async (column: string) => (await tables.chunks.listIndices()).find((i) => i.columns.includes(column));
+  const buildFtsIndex = async (rows: number) => {
+    await tables.chunks.createIndex(FTS_COLUMN, { config: whitespaceFtsIndex(), replace: true });
+    ftsBuiltRows = rows;
+    ftsBuilds++;
+  };
   const ensureFtsIndex = async () => {
     if (ftsReady) return;
-    if (await hasIndexOn(FTS_COLUMN)) {
+    if (await indexOn(FTS_COLUMN)) {
       ftsReady = true;
       return;
     }
     const rows = await tables.chunks.countRows();
     if (rows === 0) return;
-    await tables.chunks.createIndex(FTS_COLUMN, { config: whitespaceFtsIndex(), replace: true });
-    ftsBuiltRows = rows;
+    await buildFtsIndex(rows);
     ftsReady = true;
   };
   /**
@@ -123,7 +129,7 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
    */
   const prewarmFts = async () => {
     try {
-      const index = (await tables.chunks.listIndices()).find((i) => i.columns.includes(FTS_COLUMN));
+      const index = await indexOn(FTS_COLUMN);
       if (!index) return;
       const t0 = performance.now();
       await tables.chunks.prewarmIndex(index.name);
@@ -142,8 +148,7 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
       maintainer.schedule();
       return `rebuild deferred while writes continue (${added} of ${rows} rows added since built)`;
     }
-    await tables.chunks.createIndex(FTS_COLUMN, { config: whitespaceFtsIndex(), replace: true });
-    ftsBuiltRows = rows;
+    await buildFtsIndex(rows);
     return `rebuilt in one piece over ${rows} rows`;
   };
   /** Builds the vector index past the threshold, and rebuilds it in one piece once fragmented. */
@@ -151,7 +156,7 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
     if (vectorIndexMinRows <= 0) return "off";
     const { chunks } = tables;
     const rows = await chunks.countRows();
-    const existing = (await chunks.listIndices()).find((i) => i.columns.includes("vector"));
+    const existing = await indexOn("vector");
     if (existing) {
       const s = await chunks.indexStats(existing.name);
       const fragmented =
@@ -178,7 +183,7 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
     if (rows < (opts.foldAlwaysBelowRows ?? FOLD_ALWAYS_BELOW_ROWS)) return null;
     const waited = Date.now() - unfoldedSince;
     if (waited >= FOLD_MAX_WAIT_MS) return null;
-    const index = (await tables.chunks.listIndices()).find((i) => i.columns.includes(FTS_COLUMN));
+    const index = await indexOn(FTS_COLUMN);
     const unindexed = index ? ((await tables.chunks.indexStats(index.name))?.numUnindexedRows ?? 0) : rows;
     if (unindexed >= FOLD_MIN_FRACTION * rows) return null;
     clearTimeout(foldTimer);
@@ -196,11 +201,11 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
     };
     const written = recent.generation();
     const writesBefore = writes;
+    const buildsBefore = ftsBuilds;
     await step("fts", ensureFtsIndex);
     await step("fts_rebuild", () => maintainFtsIndex(background)); // before the cleanup below, which then drops the old one
-    // A rebuild follows a bulk of writes, whose many small fragments want compacting: no reason to wait then.
-    const rebuilt = String(report.fts_rebuild).startsWith("rebuilt");
-    const wait = await foldWait(background && !rebuilt);
+    // A build follows a bulk of writes, whose many small fragments want compacting: no reason to wait then.
+    const wait = await foldWait(background && ftsBuilds === buildsBefore);
     // Compaction, index updates (new rows into the full-text and vector indices), version cleanup; side tables too.
     const cleanupOlderThan = new Date(Date.now() - retainMs);
     for (const [name, t] of tables.all()) {
@@ -237,14 +242,14 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
       if (ftsReady) return true;
       if (Date.now() - ftsCheckedAt < FTS_RECHECK_MS) return false;
       ftsCheckedAt = Date.now();
-      if (!(await hasIndexOn(FTS_COLUMN))) return false;
+      if (!(await indexOn(FTS_COLUMN))) return false;
       ftsReady = true;
       return true;
     },
     async ftsCoverage() {
       const version = await tables.chunks.version();
       if (coverage.version !== version) {
-        const index = (await tables.chunks.listIndices()).find((i) => i.columns.includes(FTS_COLUMN));
+        const index = await indexOn(FTS_COLUMN);
         if (index) ftsReady = true;
         const s = index ? await tables.chunks.indexStats(index.name) : undefined;
         coverage = { version, complete: s !== undefined && s.numUnindexedRows === 0 };

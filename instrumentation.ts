@@ -4,4 +4,7 @@ export async function register() {
   const { startStartup } = await import("./lib/server/startup");
   // Not awaited: the server answers requests (and /api/health says 503) while indexing runs.
   void startStartup();
+  // server.mjs serves MCP requests through this directly (mcp/endpoint.ts).
+  const { registerMcpEndpoint } = await import("./mcp/endpoint");
+  registerMcpEndpoint();
 }

@@ -4,15 +4,15 @@ import { z } from "zod";
 import { ingestDocument, sha256 } from "@/lib/ingest";
 import { sanitizeFileName, tagsSchema } from "@/lib/ingest/fields";
 import { TOOL } from "@/lib/tools/names";
-import { guarded, kbArgument, type ToolContext, toolError } from "./context";
+import { guarded, kbArgument, perKbNames, type ToolContext, toolError } from "./context";
 import { writeTarget } from "./write-access";
 
 export const name = TOOL.addDocument;
 
 export const MAX_CONTENT_CHARS = 1_000_000;
 
-export function inputSchemaFor(kbNames?: readonly string[]) {
-  return z.strictObject({
+export const inputSchemaFor = perKbNames((kbNames) =>
+  z.strictObject({
     title: z
       .string({ error: (i) => (i.input === undefined ? "title is required" : "title must be a string") })
       .trim()
@@ -28,8 +28,8 @@ export function inputSchemaFor(kbNames?: readonly string[]) {
     kb: kbArgument(kbNames, "Knowledge base to add it to. Default: the default knowledge base (or the only one this server serves)."),
     author: z.string({ error: "author must be a string" }).trim().max(200, "author must be at most 200 characters").optional(),
     tags: tagsSchema.optional(),
-  });
-}
+  }),
+);
 
 export const outputSchema = z.object({
   status: z.enum(["added", "unchanged"]),

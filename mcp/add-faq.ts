@@ -5,13 +5,13 @@ import { getFaqStore } from "@/lib/faq/store";
 import { answerField, faqUri, phrasingsField, questionField } from "@/lib/faq/types";
 import { tagsSchema } from "@/lib/ingest/fields";
 import { TOOL } from "@/lib/tools/names";
-import { guarded, kbArgument, type ToolContext } from "./context";
+import { guarded, kbArgument, perKbNames, type ToolContext } from "./context";
 import { writeTarget } from "./write-access";
 
 export const name = TOOL.addFaq;
 
-export function inputSchemaFor(kbNames?: readonly string[]) {
-  return z.strictObject({
+export const inputSchemaFor = perKbNames((kbNames) =>
+  z.strictObject({
     question: questionField.describe("The question, as users ask it."),
     answer: answerField.describe("The answer, in Markdown."),
     kb: kbArgument(
@@ -20,8 +20,8 @@ export function inputSchemaFor(kbNames?: readonly string[]) {
     ),
     phrasings: phrasingsField.optional().describe("Other ways of asking the same question."),
     tags: tagsSchema.optional(),
-  });
-}
+  }),
+);
 
 export const outputSchema = z.object({
   faq: z.object({ id: z.string(), kb: z.string(), question: z.string() }),

@@ -57,11 +57,12 @@ function readableIssues(issues: { path: PropertyKey[]; message: string }[]): str
 }
 
 /**
- * Reads the body (at most `max` bytes, counted while reading) and answers -32602 with a readable message for
- * a request whose params do not fit its method (the SDK would answer -32603 with a zod dump). Otherwise the
- * same request, re-made from the bytes read, for the transport.
+ * Reads the body (at most `max` bytes, counted while reading; the transport's own 4 MiB bound does not apply to
+ * a body passed to it parsed) and answers -32700 for one that is not JSON, and -32602 with a readable message
+ * for a request whose params do not fit its method (the SDK would answer -32603 with a zod dump). Otherwise the
+ * parsed body, for the transport.
  */
-async function checkParams(req: Request, max: number): Promise<Request | Response> {
+async function checkParams(req: Request, max: number): Promise<{ parsedBody: unknown } | Response> {
   const reader = req.body?.getReader();
   const parts: Uint8Array[] = [];
   let size = 0;
@@ -80,7 +81,7 @@ async function checkParams(req: Request, max: number): Promise<Request | Respons
   try {
     parsed = JSON.parse(bytes.toString("utf8"));
   } catch {
-    parsed = undefined; // the transport answers -32700
+    return jsonRpcError(400, ErrorCode.ParseError, "Parse error: Invalid JSON");
   }
   for (const m of Array.isArray(parsed) ? parsed : [parsed]) {
     if (!m || typeof m !== "object" || typeof (m as { method?: unknown }).method !== "string" || !("id" in m)) continue;
@@ -93,7 +94,7 @@ async function checkParams(req: Request, max: number): Promise<Request | Respons
       return Response.json({ jsonrpc: "2.0", id: safeId, error: { code: ErrorCode.InvalidParams, message } }, { status: 200 });
     }
   }
-  return new Request(req.url, { method: req.method, headers: req.headers, body: bytes, signal: req.signal });
+  return { parsedBody: parsed };
 }
 
 function kbFilter(req: Request): string[] | undefined {
@@ -230,7 +231,7 @@ async function handleTimed(req: Request, options: McpHttpOptions): Promise<Respo
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   try {
     await server.connect(transport);
-    return await transport.handleRequest(checked);
+    return await transport.handleRequest(req, checked);
   } catch (err) {
     console.error("[mcp] request failed:", err);
     return jsonRpcError(500, ErrorCode.InternalError, "Internal error");

@@ -2,7 +2,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { GENERIC_SEARCH_TOOL, kbNameSchema, searchToolNames } from "@/lib/kb/names";
-import { inScope, type ToolContext } from "./context";
+import { inScope, perKbNames, type ToolContext } from "./context";
 
 export const ANSWER_WITH_CITATIONS = "answer_with_citations";
 
@@ -23,6 +23,11 @@ export function answerWithCitationsText(question: string, tool: string, kb?: str
   ].join("\n");
 }
 
+const argsSchemaFor = perKbNames((kbNames = []) => ({
+  question: z.string().min(1).max(4000).describe("The question to answer"),
+  kb: kbNameSchema.optional().describe(`Knowledge base to answer from${kbNames.length ? ` (${kbNames.join(", ")})` : ""}; omit for all`),
+}));
+
 export function registerPrompts(server: McpServer, ctx: ToolContext) {
   const kbNames = ctx.catalog?.map((e) => e.kb.name) ?? [];
   const toolNames = searchToolNames(kbNames);
@@ -31,12 +36,7 @@ export function registerPrompts(server: McpServer, ctx: ToolContext) {
     {
       title: "Answer with citations",
       description: "Answer a question from the knowledge base, citing the passages used as [n].",
-      argsSchema: {
-        question: z.string().min(1).max(4000).describe("The question to answer"),
-        kb: kbNameSchema
-          .optional()
-          .describe(`Knowledge base to answer from${kbNames.length ? ` (${kbNames.join(", ")})` : ""}; omit for all`),
-      },
+      argsSchema: argsSchemaFor(kbNames),
     },
     ({ question, kb }) => {
       let tool: string = GENERIC_SEARCH_TOOL;

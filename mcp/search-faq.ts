@@ -5,7 +5,7 @@ import { faqHitsToResults } from "@/lib/faq/results";
 import { getFaqStore } from "@/lib/faq/store";
 import { TOOL } from "@/lib/tools/names";
 import { searchResultSchema } from "@/lib/tools/search-result";
-import { effectiveKb, guarded, type ToolContext, toolError } from "./context";
+import { effectiveKb, guarded, perKbNames, type ToolContext, toolError } from "./context";
 import { inputSchemaFor as searchInputSchemaFor } from "./search-knowledge";
 
 export const name = TOOL.searchFaq;
@@ -13,7 +13,7 @@ export const name = TOOL.searchFaq;
 export const MAX_FAQ_TOP_K = 20;
 export const DEFAULT_FAQ_TOP_K = 5;
 
-export function inputSchemaFor(kbNames?: readonly string[]) {
+export const inputSchemaFor = perKbNames((kbNames) => {
   const base = searchInputSchemaFor(kbNames).shape;
   return z.strictObject({
     query: base.query,
@@ -26,7 +26,7 @@ export function inputSchemaFor(kbNames?: readonly string[]) {
       .describe(`How many FAQ entries to return, 1–${MAX_FAQ_TOP_K}. Default ${DEFAULT_FAQ_TOP_K}.`),
     kb: base.kb,
   });
-}
+});
 
 export const outputSchema = z.object({
   results: z.array(

@@ -7,7 +7,7 @@ import { hitContexts } from "@/lib/retrieve/context";
 import { formatSearchResults, toSearchResults } from "@/lib/tools/format";
 import { TOOL } from "@/lib/tools/names";
 import { searchOutputSchema } from "@/lib/tools/search-result";
-import { effectiveKb, guarded, kbArgument, type ToolContext, toolError } from "./context";
+import { effectiveKb, guarded, kbArgument, perKbNames, type ToolContext, toolError } from "./context";
 
 export const name = TOOL.searchKnowledge;
 
@@ -31,9 +31,7 @@ function kbField(kbNames?: readonly string[]) {
   return kbArgument(kbNames, `Only search this knowledge base${listed}. Omit to search all.`);
 }
 
-export function inputSchemaFor(kbNames?: readonly string[]) {
-  return z.strictObject({ query: queryField, top_k: topKField, kb: kbField(kbNames) });
-}
+export const inputSchemaFor = perKbNames((kbNames) => z.strictObject({ query: queryField, top_k: topKField, kb: kbField(kbNames) }));
 
 export const inputSchema = inputSchemaFor();
 

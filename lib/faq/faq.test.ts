@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalMcp, startLocalMcp } from "@/lib/ask/local-mcp";
 import type { AuthSettings } from "@/lib/auth/config";
 import { createOfflineEmbedder } from "@/lib/embed";
-import { ingestDocument } from "@/lib/ingest";
+import { createBatchIngest, ingestDocument } from "@/lib/ingest";
 import { createAccessToken, createKnowledgeBase, deleteKnowledgeBase, updateKnowledgeBase } from "@/lib/kb";
 import { openRegistry, type Registry } from "@/lib/kb/registry";
 import { openStore, type Store } from "@/lib/store";
@@ -150,6 +150,42 @@ describe("offline extraction", () => {
     await ingestDocument(store, { filename: "helpdesk-faq.md", data: enc.encode(changed), kb: "default" });
     const faqs = await (await getFaqStore(store)).list({ documentId: docIds.md });
     expect(faqs.map((f) => f.question).sort()).toEqual(["How do I get more mailbox space?", "How do I reset my VPN token?"]);
+  });
+});
+
+describe("bulk ingest", () => {
+  it("replaces the extracted entries of a whole batch together, each document its own, keeping review status", async () => {
+    const faqDoc = (topic: string, questions: string[]) =>
+      `# ${topic} FAQ\n\n${questions.map((q) => `### ${q}\n\nAsk the ${topic} desk about it: they answer within a day.`).join("\n\n")}`;
+    const ingest = async (docs: [string, string][]) => {
+      const batch = createBatchIngest(store, { maxDocuments: 10 });
+      const ids = new Map<string, string>();
+      for (const [name, text] of docs)
+        ids.set(name, (await batch.add({ filename: name, data: enc.encode(text), kb: "bulk" })).result.document.id);
+      expect(await batch.flush()).toEqual([]);
+      return ids;
+    };
+    const faqs = await getFaqStore(store);
+    const questions = async (documentId: string) => (await faqs.list({ documentId })).map((f) => f.question).sort();
+
+    const ids = await ingest([
+      ["travel.md", faqDoc("travel", ["How do I book a train?", "Who approves a flight?"])],
+      ["payroll.md", faqDoc("payroll", ["When is salary paid?"])],
+    ]);
+    expect(await questions(ids.get("travel.md")!)).toEqual(["How do I book a train?", "Who approves a flight?"]);
+    expect(await questions(ids.get("payroll.md")!)).toEqual(["When is salary paid?"]);
+    const train = (await faqs.list({ documentId: ids.get("travel.md")! })).find((f) => f.question.includes("train"))!;
+    await faqs.update(train.id, { status: "pending" });
+
+    // Both change in one batch: travel loses a question, payroll gains one.
+    const again = await ingest([
+      ["travel.md", faqDoc("travel", ["How do I book a train?"])],
+      ["payroll.md", faqDoc("payroll", ["When is salary paid?", "Where is my payslip?"])],
+    ]);
+    expect(again).toEqual(ids);
+    expect(await questions(ids.get("travel.md")!)).toEqual(["How do I book a train?"]);
+    expect(await questions(ids.get("payroll.md")!)).toEqual(["When is salary paid?", "Where is my payslip?"]);
+    expect((await faqs.get(train.id))?.status).toBe("pending");
   });
 });
 

@@ -13,18 +13,15 @@ export function extractedFaqId(kb: string, documentId: string, question: string)
   return createHash("sha256").update(`${kb}\u0000${documentId}\u0000${question}`).digest("hex").slice(0, 24);
 }
 
-/** Replaces the document's extracted FAQ entries with those found in its text now. Returns how many. */
-export async function extractDocumentFaqs(
-  store: Store,
+/** The FAQ entries recognised in a document's text, as extracted entries of that document. */
+function extractedEntries(
   doc: Pick<DocumentRecord, "id" | "kb">,
   text: string,
   chunks: readonly Pick<ChunkRecord, "id" | "start" | "end">[],
-): Promise<number> {
-  const pairs = extractFaqPairs(text);
-  const faqs = await getFaqStore(store);
+): NewFaq[] {
   const seen = new Set<string>();
   const entries: NewFaq[] = [];
-  for (const p of pairs) {
+  for (const p of extractFaqPairs(text)) {
     const id = extractedFaqId(doc.kb, doc.id, p.question);
     if (seen.has(id)) continue;
     seen.add(id);
@@ -37,23 +34,31 @@ export async function extractDocumentFaqs(
       origin: "extracted",
     });
   }
-  await faqs.replaceForDocument(doc.id, "extracted", entries);
-  return entries.length;
+  return entries;
+}
+
+export interface StoredDocument {
+  doc: DocumentRecord;
+  text: string;
+  chunks: readonly ChunkRecord[];
 }
 
 /**
- * The ingest hook: a failure here is logged and never fails the ingest (the document is already stored
- * and searchable).
+ * The ingest hook, for one document or a batch committed together (one FAQ table read and write for all):
+ * a failure here is logged and never fails the ingest (the documents are already stored and searchable).
  */
-export async function afterDocumentStored(store: Store, doc: DocumentRecord, text: string, chunks: readonly ChunkRecord[]): Promise<void> {
+export async function afterDocumentsStored(store: Store, stored: readonly StoredDocument[]): Promise<void> {
   try {
-    await extractDocumentFaqs(store, doc, text, chunks);
+    const docs = stored.map((s) => ({ documentId: s.doc.id, entries: extractedEntries(s.doc, s.text, s.chunks) }));
+    await (await getFaqStore(store)).replaceForDocuments("extracted", docs);
   } catch (err) {
-    console.error(`[faq] extraction from "${doc.source}" failed:`, err);
+    console.error(`[faq] extraction from ${stored.map((s) => `"${s.doc.source}"`).join(", ")} failed:`, err);
   }
-  try {
-    generateAfterIngest(store, doc, chunks);
-  } catch (err) {
-    console.error(`[faq] could not start generation for "${doc.source}":`, err);
+  for (const { doc, chunks } of stored) {
+    try {
+      generateAfterIngest(store, doc, chunks);
+    } catch (err) {
+      console.error(`[faq] could not start generation for "${doc.source}":`, err);
+    }
   }
 }

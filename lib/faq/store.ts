@@ -49,6 +49,8 @@ export interface FaqStore {
   delete(id: string): Promise<boolean>;
   /** Replaces the entries of this origin that came from a document (re-ingest). */
   replaceForDocument(documentId: string, origin: FaqOrigin, entries: NewFaq[]): Promise<FaqRecord[]>;
+  /** replaceForDocument for many documents in one read and one write (a batch ingest). */
+  replaceForDocuments(origin: FaqOrigin, docs: readonly { documentId: string; entries: NewFaq[] }[]): Promise<Map<string, FaqRecord[]>>;
   /** Accepted entries matching a query, best first; entries whose source document is gone are left out. */
   search(query: string, opts: { kbs?: readonly string[]; limit: number }): Promise<FaqHit[]>;
   /** A knowledge base was renamed: its entries move with it. */
@@ -261,21 +263,34 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
         return existed;
       });
     },
-    replaceForDocument(documentId, origin, entries) {
+    async replaceForDocument(documentId, origin, entries) {
+      return (await faqs.replaceForDocuments(origin, [{ documentId, entries }])).get(documentId) ?? [];
+    },
+    replaceForDocuments(origin, docs) {
       return serialized(async () => {
+        const out = new Map<string, FaqRecord[]>();
+        if (docs.length === 0) return out;
         const now = new Date().toISOString();
-        const old = new Map((await select(where({ documentId, origin }))).map((f) => [f.id, f]));
+        // One query for the whole batch: each Lance query has a fixed cost, and a bulk ingest made one per document.
+        const ids = docs.map((d) => d.documentId);
+        const old = new Map((await select(`${sqlIn("source_document_id", ids)} AND ${sqlEq("origin", origin)}`)).map((f) => [f.id, f]));
         // A re-extracted entry keeps its id, creation time and review status.
-        const built = entries.map((e) => {
-          const f = build(e, now);
-          const prev = old.get(f.id);
-          return prev ? { ...f, createdAt: prev.createdAt, status: prev.status } : f;
-        });
+        for (const { documentId, entries } of docs) {
+          out.set(
+            documentId,
+            entries.map((e) => {
+              const f = build(e, now);
+              const prev = old.get(f.id);
+              return prev ? { ...f, createdAt: prev.createdAt, status: prev.status } : f;
+            }),
+          );
+        }
+        const built = [...out.values()].flat();
         const keep = new Set(built.map((f) => f.id));
         const gone = [...old.keys()].filter((id) => !keep.has(id));
         if (gone.length) await faqTable.write((t) => t.delete(sqlIn("id", gone)));
         await upsert(built);
-        return built;
+        return out;
       });
     },
     async search(query, o) {

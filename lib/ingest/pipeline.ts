@@ -3,7 +3,7 @@ import { HEADING_SEPARATOR } from "@/lib/chunk";
 import { type ChunkSettings, type IndexedChunk, indexedChunks } from "@/lib/chunk/indexed";
 import { getConfig } from "@/lib/config";
 import { makesVectors } from "@/lib/embed";
-import { afterDocumentStored } from "@/lib/faq/ingest";
+import { afterDocumentsStored } from "@/lib/faq/ingest";
 import { checkKbName } from "@/lib/kb/names";
 import { countEmbeddingCache, ingestQueue, recordIngest } from "@/lib/metrics";
 import { type ParsedAndChunked, parseDocument } from "@/lib/parse";
@@ -70,7 +70,7 @@ export async function ingestDocument(store: Store, input: IngestInput, opts: Ing
     if (prepared.write) {
       opts.signal?.throwIfAborted();
       await store.putDocument(prepared.write.doc, prepared.write.body, prepared.write.chunks);
-      await afterDocumentStored(store, prepared.write.doc, prepared.write.body.text, prepared.write.chunks);
+      await afterDocumentsStored(store, [{ doc: prepared.write.doc, text: prepared.write.body.text, chunks: prepared.write.chunks }]);
       emit({ stage: "done", documentId: prepared.result.document.id, chunkCount: prepared.write.chunks.length });
     }
     recordIngest(prepared.result.status, prepared.write?.chunks.length ?? 0, prepared.write ? prepared.bytes : 0);
@@ -191,22 +191,27 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
     }
     return bySource || byHash ? { bySource, byHash } : undefined;
   };
-  const done = async (e: Entry) => {
-    await afterDocumentStored(store, e.write.doc, e.write.body.text, e.write.chunks);
-    opts.onProgress?.({ file: e.filename, stage: "done", documentId: e.write.doc.id, chunkCount: e.write.chunks.length });
-    recordIngest(e.status, e.write.chunks.length, e.bytes);
+  const done = async (entries: Entry[]) => {
+    await afterDocumentsStored(
+      store,
+      entries.map((e) => ({ doc: e.write.doc, text: e.write.body.text, chunks: e.write.chunks })),
+    );
+    for (const e of entries) {
+      opts.onProgress?.({ file: e.filename, stage: "done", documentId: e.write.doc.id, chunkCount: e.write.chunks.length });
+      recordIngest(e.status, e.write.chunks.length, e.bytes);
+    }
   };
 
   const write = async (items: Entry[]): Promise<BatchFailure[]> => {
     const failures: BatchFailure[] = [];
     try {
       await store.putDocuments(items.map((e) => e.write));
-      for (const e of items) await done(e);
+      await done(items);
     } catch {
       for (const e of items) {
         try {
           await store.putDocuments([e.write]);
-          await done(e);
+          await done([e]);
         } catch (err) {
           recordIngest("failed");
           opts.onProgress?.({ file: e.filename, stage: "failed", error: errorMessage(err) });

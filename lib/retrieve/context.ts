@@ -85,8 +85,7 @@ export interface HitContext {
 
 /** The neighbouring sentences of each hit, in hit order (empty strings where the document text is gone). */
 export async function hitContexts(store: Store, hits: readonly SearchHit[], max = CONTEXT_CHARS): Promise<HitContext[]> {
-  const ids = [...new Set(hits.map((h) => h.document.id))];
-  const texts = new Map(await Promise.all(ids.map(async (id) => [id, await store.getDocumentText(id)] as const)));
+  const texts = await store.getDocumentTexts(hits.map((h) => h.document.id));
   return hits.map((h) => {
     const text = texts.get(h.document.id);
     if (!text) return { before: "", after: "" };

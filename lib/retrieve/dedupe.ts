@@ -13,12 +13,13 @@ export const SAME_DOC_OVERLAP = 0.5;
  * Drops near-duplicates from a best-first list, keeping the first (best) of each group. Two chunks are
  * near-duplicates when their whitespace-normalized texts are equal (the same passage in two files), or when
  * they come from the same document and their character ranges overlap by at least half of the shorter one
- * (ordinary chunk overlap is a sentence or two, far less than half).
+ * (ordinary chunk overlap is a sentence or two, far less than half). Stops once `limit` are kept.
  */
-export function collapseNearDuplicates<T>(items: readonly T[], span: (item: T) => Span): T[] {
+export function collapseNearDuplicates<T>(items: readonly T[], span: (item: T) => Span, limit = Infinity): T[] {
   const kept: { item: T; span: Span; norm: string }[] = [];
   const texts = new Set<string>();
   for (const item of items) {
+    if (kept.length >= limit) break;
     const s = span(item);
     const norm = s.text.replace(/\s+/g, " ").trim();
     if (texts.has(norm)) continue;

@@ -63,6 +63,12 @@ describe("collapseNearDuplicates", () => {
     expect(collapseNearDuplicates(items, (s) => s).map((s) => `${s.documentId}:${s.start}`)).toEqual(["d:0", "d:440", "e:100"]);
   });
 
+  it("stops once it kept the number asked for", () => {
+    const items = [span("d", 0, 500), span("d", 100, 560), span("e", 0, 100), span("f", 0, 100)];
+    expect(collapseNearDuplicates(items, (s) => s, 2).map((s) => `${s.documentId}:${s.start}`)).toEqual(["d:0", "e:0"]);
+    expect(collapseNearDuplicates(items, (s) => s, 10)).toHaveLength(3);
+  });
+
   it("overlapRatio is relative to the shorter range", () => {
     expect(overlapRatio({ start: 0, end: 100 }, { start: 50, end: 60 })).toBe(1);
     expect(overlapRatio({ start: 0, end: 100 }, { start: 100, end: 200 })).toBe(0);

@@ -149,13 +149,12 @@ export async function searchKnowledge(store: Store, opts: SearchOptions, tuning:
     ranked = [...pool.map((r) => ({ item: r.item.item, score: r.score })), ...ranked.slice(depth)];
   }
   if (t.crossEncoder) ranked = await crossEncoderRerank(t.crossEncoder, query, ranked, (r) => r.item.text);
-  const unique = collapseNearDuplicates(ranked, (f) => ({
-    documentId: f.item.documentId,
-    start: f.item.start,
-    end: f.item.end,
-    text: f.item.text,
-  }));
-  return unique.slice(0, topK).map(({ item, score }) => {
+  const unique = collapseNearDuplicates(
+    ranked,
+    (f) => ({ documentId: f.item.documentId, start: f.item.start, end: f.item.end, text: f.item.text }),
+    topK,
+  );
+  return unique.map(({ item, score }) => {
     const d = docs.get(item.documentId)!;
     return { chunk: item, document: { id: d.id, title: d.title, source: d.source, kb: d.kb }, score };
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { analyzeQuery } from "./query";
+import { analyzeQuery, normalizeForMatch } from "./query";
 
 const keys = (q: string) => analyzeQuery(q).terms.map((t) => t.key);
 
@@ -35,5 +35,33 @@ describe("analyzeQuery", () => {
 
   it("keeps every word when stop words are switched off (ablation)", () => {
     expect(analyzeQuery("谁是发言人？", { stopWords: false }).terms.map((t) => t.key)).toEqual(["谁", "是", "发言人"]);
+  });
+});
+
+describe("normalizeForMatch", () => {
+  /** What it computes, without its shortcuts. */
+  const full = (t: string) =>
+    t
+      .normalize("NFKC")
+      .toLowerCase()
+      .normalize("NFD")
+      .replace(/[\u0300-\u036f]/g, "")
+      .normalize("NFC");
+
+  it("folds case, width and Latin, Greek and Cyrillic diacritics, and leaves CJK and kana whole", () => {
+    const samples = [
+      "Plain ASCII Text, 42 Items.",
+      "Crème Brûlée à la Française",
+      "Ｆｕｌｌ－ｗｉｄｔｈ ＡＢＣ １２３",
+      "Tiếng Việt có dấu",
+      "Ἀθῆναι and Ελληνικά",
+      "Йошкар-Ола, ёлка",
+      "员工先填写报销申请单，然后交给财务部门。",
+      "ガイドブック と がぎぐ",
+      "한국어 문장",
+      "e\u0301 combining mark, ﬁ ligature, Å angstrom",
+    ];
+    for (const t of samples) expect(normalizeForMatch(t)).toBe(full(t));
+    expect(normalizeForMatch("Crème")).toBe("creme");
   });
 });

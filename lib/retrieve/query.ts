@@ -37,13 +37,20 @@ export interface AnalyzedQuery {
 
 /** Lowercased, NFKC-normalized, Latin diacritics folded: the form both query and chunk are matched in. */
 export function normalizeForMatch(text: string): string {
-  return text
-    .normalize("NFKC")
-    .toLowerCase()
-    .normalize("NFD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .normalize("NFC");
+  // The reranker normalizes every candidate of every query: skip the steps that cannot change the text.
+  if (!NON_ASCII.test(text)) return text.toLowerCase();
+  const folded = text.normalize("NFKC").toLowerCase();
+  return DECOMPOSABLE.test(folded)
+    ? folded
+        .normalize("NFD")
+        .replace(/[\u0300-\u036f]/g, "")
+        .normalize("NFC")
+    : folded;
 }
+/** Anything beyond printable ASCII, tabs and line breaks. */
+const NON_ASCII = /[^\t\n\r -~]/;
+/** Characters NFD can split into a base and combining marks: Latin, Greek and Cyrillic letters with diacritics. */
+const DECOMPOSABLE = /[\u00c0-\u024f\u0370-\u04ff\u1e00-\u1fff]|\p{M}/u;
 
 export function analyzeQuery(query: string, opts: { stopWords?: boolean } = {}): AnalyzedQuery {
   const useStop = opts.stopWords ?? true;

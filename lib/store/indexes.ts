@@ -48,6 +48,12 @@ const FTS_REBUILD_GROWTH = 0.25;
  */
 const FOLD_ALWAYS_BELOW_ROWS = 20_000;
 const FOLD_MIN_FRACTION = 0.02;
+/**
+ * While writes keep coming (a bulk ingest: less than REBUILD_QUIET_MS between them) the share that waits may
+ * grow to this before a fold, so a bulk ingest compacts a few times instead of at every 2 % (each fold rewrites
+ * the whole table); the run after the writes stop folds the rest.
+ */
+const FOLD_BULK_FRACTION = 0.25;
 const FOLD_MAX_WAIT_MS = 5 * 60_000;
 const BIG_TABLES = new Set(["chunks", "documents"]);
 
@@ -69,6 +75,7 @@ export function whitespaceFtsIndex() {
 export interface IndexOptions {
   prewarm?: boolean;
   foldAlwaysBelowRows?: number;
+  writeQuietMs?: number;
   vectorIndexMinRows?: number;
   maintenanceDelayMs?: number;
   maintenanceTimeoutMs?: number;
@@ -94,6 +101,7 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
   const logger = log("store");
   const vectorIndexMinRows = opts.vectorIndexMinRows ?? VECTOR_INDEX_MIN_ROWS;
   const retention = opts.versionRetentionMs ?? 60_000;
+  const quietMs = opts.writeQuietMs ?? REBUILD_QUIET_MS;
   let lastWriteAt = 0;
   /** Writes to the chunks and documents tables, and when the first one not yet folded (optimized) came. */
   let writes = 0;
@@ -144,7 +152,7 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
     ftsBuiltRows ??= rows; // an index this process found is taken as it is
     const added = rows - ftsBuiltRows;
     if (added <= FTS_REBUILD_GROWTH * rows) return `kept (${Math.max(0, added)} rows added since built)`;
-    if (canDefer && Date.now() - lastWriteAt < REBUILD_QUIET_MS) {
+    if (canDefer && Date.now() - lastWriteAt < quietMs) {
       maintainer.schedule();
       return `rebuild deferred while writes continue (${added} of ${rows} rows added since built)`;
     }
@@ -163,7 +171,7 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
         s !== undefined &&
         ((s.numIndices ?? 1) > MAX_VECTOR_INDEX_SEGMENTS || s.numUnindexedRows > REBUILD_UNINDEXED_FRACTION * s.numIndexedRows);
       if (!fragmented) return `kept (${s?.numIndices ?? 1} segments, ${s?.numUnindexedRows ?? 0} rows unindexed)`;
-      const writing = Date.now() - lastWriteAt < REBUILD_QUIET_MS;
+      const writing = Date.now() - lastWriteAt < quietMs;
       if (canDefer && writing && s.numUnindexedRows < s.numIndexedRows) {
         maintainer.schedule(); // look again once the writes stop
         return `rebuild deferred while writes continue (${s.numIndices ?? 1} segments)`;
@@ -185,11 +193,13 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
     if (waited >= FOLD_MAX_WAIT_MS) return null;
     const index = await indexOn(FTS_COLUMN);
     const unindexed = index ? ((await tables.chunks.indexStats(index.name))?.numUnindexedRows ?? 0) : rows;
-    if (unindexed >= FOLD_MIN_FRACTION * rows) return null;
+    const bulk = Date.now() - lastWriteAt < quietMs;
+    if (unindexed >= (bulk ? FOLD_BULK_FRACTION : FOLD_MIN_FRACTION) * rows) return null;
     clearTimeout(foldTimer);
-    foldTimer = setTimeout(() => maintainer.schedule(), FOLD_MAX_WAIT_MS - waited);
+    // Once the writes stop, look again (the 2 % rule); in any case after FOLD_MAX_WAIT_MS.
+    foldTimer = setTimeout(() => maintainer.schedule(), bulk ? quietMs : FOLD_MAX_WAIT_MS - waited);
     foldTimer.unref?.();
-    return `deferred: ${unindexed} of ${rows} chunks unindexed, first unfolded write ${Math.round(waited / 1000)} s ago`;
+    return `deferred: ${unindexed} of ${rows} chunks unindexed, first unfolded write ${Math.round(waited / 1000)} s ago${bulk ? ", writes continue" : ""}`;
   };
   const maintain = async (retainMs: number, background = false): Promise<MaintenanceReport> => {
     const report: MaintenanceReport = {};

@@ -20,6 +20,7 @@ export type StoreReads = Pick<
   | "listDocuments"
   | "getDocument"
   | "getDocumentText"
+  | "getDocumentTexts"
   | "getDocumentBody"
   | "getChunks"
   | "getChunk"
@@ -76,22 +77,39 @@ export function documentCache(tables: Tables): () => Promise<DocCache> {
 
 export function storeReads(tables: Tables, allDocs: () => Promise<DocCache>, compat: EmbedderCheck, indexes: Indexes): StoreReads {
   const kbFilter = (kbs?: readonly string[]) => (kbs && kbs.length > 0 ? sqlIn("kb", kbs) : undefined);
-  const readBody = async (id: string) => {
-    const rows = await tables.documents.query().select(["text", "pages"]).where(sqlEq("id", id)).limit(1).toArray();
-    return rows.length ? rowToBody(rows[0]) : null;
+  /** Bodies of these documents in one query: each Lance query has a fixed cost (a take of one row took 1.4 ms of
+   * CPU at 100,000 chunks), so five bodies read together cost 2.5 ms of CPU against 9.4 ms read one by one. */
+  const readBodies = async (ids: readonly string[]) => {
+    const out = new Map<string, DocumentBody>();
+    if (ids.length === 0) return out;
+    const rows = await tables.documents.query().select(["id", "text", "pages"]).where(sqlIn("id", ids)).toArray();
+    for (const r of rows) out.set(String(r.id), rowToBody(r));
+    return out;
   };
   // Keyed by id, content hash and update time: a body never changes under the same key.
   const bodies = new LRUCache<string, DocumentBody>({ maxSize: BODY_CACHE_CHARS, sizeCalculation: (b) => Math.max(1, b.text.length) });
-  const getDocumentBody: StoreReads["getDocumentBody"] = async (id) => {
-    const doc = (await allDocs()).byId.get(id);
-    if (!doc) return readBody(id);
-    const key = `${id}\u0000${doc.contentHash}\u0000${doc.updatedAt}`;
-    const cached = bodies.get(key);
-    if (cached) return cached;
-    const body = await readBody(id);
-    if (body) bodies.set(key, body);
-    return body;
+  const getDocumentBodies = async (ids: readonly string[]): Promise<Map<string, DocumentBody>> => {
+    const { byId } = await allDocs();
+    const keyOf = (id: string) => {
+      const doc = byId.get(id);
+      return doc ? `${id}\u0000${doc.contentHash}\u0000${doc.updatedAt}` : null;
+    };
+    const out = new Map<string, DocumentBody>();
+    const missing: string[] = [];
+    for (const id of new Set(ids)) {
+      const key = keyOf(id);
+      const cached = key === null ? undefined : bodies.get(key);
+      if (cached) out.set(id, cached);
+      else missing.push(id);
+    }
+    for (const [id, body] of await readBodies(missing)) {
+      const key = keyOf(id);
+      if (key !== null) bodies.set(key, body);
+      out.set(id, body);
+    }
+    return out;
   };
+  const getDocumentBody: StoreReads["getDocumentBody"] = async (id) => (await getDocumentBodies([id])).get(id) ?? null;
   return {
     async listDocuments(o) {
       const { list } = await allDocs(); // sorted by title
@@ -102,6 +120,9 @@ export function storeReads(tables: Tables, allDocs: () => Promise<DocCache>, com
     },
     async getDocumentText(id) {
       return (await getDocumentBody(id))?.text ?? null;
+    },
+    async getDocumentTexts(ids) {
+      return new Map([...(await getDocumentBodies(ids))].map(([id, body]) => [id, body.text]));
     },
     getDocumentBody,
     async getChunks(documentId) {

@@ -74,6 +74,12 @@ describe("store on a real LanceDB", () => {
     });
     expect(doc.chunkCount).toBeGreaterThan(1);
     expect(await store.getDocumentText(doc.id)).toBe(text);
+    // Several bodies read together: the cached one (just read), an uncached one, and one that is not there.
+    const texts = await store.getDocumentTexts([doc.id, a.document.id, "no-such-document", doc.id]);
+    expect([...texts.keys()].sort()).toEqual([doc.id, a.document.id].sort());
+    expect(texts.get(doc.id)).toBe(text);
+    expect(texts.get(a.document.id)).toBe("Aardvarks eat ants.");
+    expect(await store.getDocumentTexts([])).toEqual(new Map());
     const chunks = await store.getChunks(doc.id);
     expect(chunks.map((c) => c.index)).toEqual(chunks.map((_, i) => i));
     for (const c of chunks) expect(c.text).toBe(text.slice(c.start, c.end));
@@ -83,6 +89,7 @@ describe("store on a real LanceDB", () => {
 
     expect(await store.deleteDocument(doc.id)).toBe(true);
     expect(await store.getDocument(doc.id)).toBeNull();
+    expect([...(await store.getDocumentTexts([doc.id, a.document.id])).keys()]).toEqual([a.document.id]);
     expect(await store.getChunks(doc.id)).toEqual([]);
     expect(await store.getDocument(a.document.id)).not.toBeNull();
     const hits = await searchKnowledge(store, { query: "zebras stripes" });
@@ -228,6 +235,39 @@ describe("offline search and the full-text index's lag", () => {
       await store.optimize(); // explicit: folds
       expect((await store.textIndexState()).complete).toBe(true);
       expect((await searchKnowledge(store, { query: "heron fishes dawn" }))[0].document.source).toBe("heron.md");
+    } finally {
+      store.close();
+    }
+  });
+
+  it("on a big store, folds a burst of writes only once a quarter waits or the writes stop", async () => {
+    const dir = await tempDir();
+    const store = await openStore({
+      uri: dir,
+      embedder: createNoEmbedder(),
+      maintenanceDelayMs: 20,
+      foldAlwaysBelowRows: 10,
+      writeQuietMs: 1500,
+    });
+    try {
+      const line = (i: number) =>
+        `Paragraph ${i} lists the tides of harbour ${i}: ${"high at noon, low at dusk, high again at night. ".repeat(8)}`;
+      await ingestDocument(store, { filename: "tides.md", data: enc(Array.from({ length: 80 }, (_, i) => line(i)).join("\n\n")) });
+      await store.optimize();
+      expect((await store.textIndexState()).complete).toBe(true);
+      // Five one-chunk documents in a row: over 2 % of the chunks, under a quarter, while writes continue.
+      for (const bird of ["heron", "egret", "curlew", "plover", "dunlin"]) {
+        await ingestDocument(store, { filename: `${bird}.md`, data: enc(`The ${bird} feeds on the mudflats at low tide.`) });
+      }
+      await new Promise((r) => setTimeout(r, 100));
+      await store.maintenanceIdle();
+      expect((await store.textIndexState()).complete).toBe(false); // a 2 % fold would have run here
+      expect((await searchKnowledge(store, { query: "dunlin mudflats" }))[0].document.source).toBe("dunlin.md");
+      // Once the writes stop, the next background run folds them.
+      const deadline = Date.now() + 20_000;
+      while (!(await store.textIndexState()).complete && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      expect((await store.textIndexState()).complete).toBe(true);
+      expect((await searchKnowledge(store, { query: "dunlin mudflats" }))[0].document.source).toBe("dunlin.md");
     } finally {
       store.close();
     }

@@ -17,6 +17,8 @@ export interface Store {
   getDocument(id: string): Promise<DocumentRecord | null>;
   /** Full parsed text of the document. */
   getDocumentText(id: string): Promise<string | null>;
+  /** Full parsed texts of these documents, read together; a document that is gone is absent. */
+  getDocumentTexts(ids: readonly string[]): Promise<Map<string, string>>;
   /** Ordered by index. */
   getChunks(documentId: string): Promise<ChunkRecord[]>;
   getChunk(chunkId: string): Promise<ChunkRecord | null>;
@@ -119,6 +121,8 @@ export interface OpenStoreOptions {
   versionRetentionMs?: number;
   /** Below this many chunks background maintenance folds every write at once (default 20,000; lib/store/indexes.ts). */
   foldAlwaysBelowRows?: number;
+  /** Writes less than this apart are a bulk ingest, for which index rebuilds and folds wait (default 10 s). */
+  writeQuietMs?: number;
   /** Load the full-text index into memory in the background once open (a server; not a one-off CLI run). */
   prewarm?: boolean;
 }

@@ -1,11 +1,10 @@
-import { getReadyStore } from "@/lib/server/startup";
-import { handleMcpRequest } from "@/mcp/http";
+import { serveMcp } from "@/mcp/endpoint";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 function handler(req: Request): Promise<Response> {
-  return handleMcpRequest(req, { getStore: () => getReadyStore() });
+  return serveMcp(req);
 }
 
 export { handler as GET, handler as POST, handler as DELETE };

@@ -4,6 +4,7 @@ import type { AccessToken } from "@/lib/auth/tokens";
 import type { KbCatalogEntry } from "@/lib/kb";
 import { kbNameSchema } from "@/lib/kb/names";
 import { log } from "@/lib/log";
+import { memoized } from "@/lib/memo";
 import { countError, observeTool } from "@/lib/metrics";
 import type { Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
@@ -55,17 +56,7 @@ export function kbArgument(kbNames: readonly string[] | undefined, describe: str
  * server: building the zod schemas was a third of what making a server cost.
  */
 export function perKbNames<T>(make: (kbNames?: readonly string[]) => T): (kbNames?: readonly string[]) => T {
-  const made = new Map<string, T>();
-  return (kbNames) => {
-    const key = kbNames?.length ? kbNames.join("\u0000") : "";
-    let value = made.get(key);
-    if (value === undefined) {
-      if (made.size >= 64) made.clear();
-      value = make(kbNames);
-      made.set(key, value);
-    }
-    return value;
-  };
+  return memoized(make, (kbNames) => (kbNames?.length ? kbNames.join("\u0000") : ""), 64);
 }
 
 /** The scope of a server: `kb` and `kbs` intersected. */

@@ -10,6 +10,7 @@
  * - Numbers are kept as tokens.
  */
 import porter2 from "wink-porter2-stemmer";
+import { memoized } from "@/lib/memo";
 import { segmentWords } from "./segment";
 
 const CJK = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー々〆`;
@@ -40,21 +41,18 @@ export function tokenize(text: string): string[] {
 /** A word run's term ("" for a stop word) under one stemmer, memoized: ingest and search see the same few
  * thousand words over and over, and folding and stemming them was a third of ingest's CPU time. */
 type TermOf = (run: string) => string;
-function memoTerms(stemWord: (word: string) => string, max = 100_000): TermOf {
-  const memo = new Map<string, string>();
-  return (run) => {
-    let term = memo.get(run);
-    if (term === undefined) {
+function memoTerms(stemWord: (word: string) => string): TermOf {
+  return memoized(
+    (run: string) => {
       const word = run
         .normalize("NFD")
         .replace(/[\u0300-\u036f]/g, "")
         .normalize("NFC");
-      term = !word || STOP_WORDS.has(word) ? "" : stemWord(word);
-      if (memo.size >= max) memo.clear();
-      memo.set(run, term);
-    }
-    return term;
-  };
+      return !word || STOP_WORDS.has(word) ? "" : stemWord(word);
+    },
+    (run) => run,
+    100_000,
+  );
 }
 const lightTerms = memoTerms((w) => stem(w));
 const indexTerms = memoTerms((w) => indexStem(w));
@@ -77,17 +75,10 @@ function tokenizeWith(text: string, termOf: TermOf): string[] {
  * conflates more than stem() ("infection/infected", "prevention/prevent", "economic/economy").
  */
 export function indexStem(word: string): string {
-  if (word.length <= 3 || !/^[a-z]+$/.test(word)) return word;
-  let stemmed = porterMemo.get(word);
-  if (stemmed === undefined) {
-    // Memoized: the reranker stems the words of every candidate of every query (a tenth of a search's CPU).
-    if (porterMemo.size >= 100_000) porterMemo.clear();
-    stemmed = porter2(word);
-    porterMemo.set(word, stemmed);
-  }
-  return stemmed;
+  return word.length > 3 && /^[a-z]+$/.test(word) ? porterStem(word) : word;
 }
-const porterMemo = new Map<string, string>();
+/** Memoized: the reranker stems the words of every candidate of every query (a tenth of a search's CPU). */
+const porterStem = memoized(porter2, (word: string) => word, 100_000);
 
 /** tokenize() with indexStem, plus the dictionary words (2+ characters) of every Han run: the full-text index's tokens. */
 export function indexTokens(text: string): string[] {

@@ -70,21 +70,27 @@ async function serve() {
    * registers at start-up, as a web Request: Next.js's routing cost about 2 ms per request. Anything else,
    * or anything before the app registered it, is Next.js's. Returns null when the request is not taken.
    */
+  const MCP_METHODS = new Set(["GET", "POST", "DELETE"]);
   function serveMcpDirectly(req, res) {
     const serveMcp = globalThis[Symbol.for("kb-mcp-chat.mcp-endpoint")];
     const m = /^\/api\/mcp(?:\/([^/?#]+))?(?:\?|$)/.exec(req.url ?? "");
-    if (!serveMcp || !m) return null;
-    let kb, request;
+    // Only the methods the route handlers export: Next.js answers the others (OPTIONS, HEAD…) as before.
+    if (!serveMcp || !m || !MCP_METHODS.has(req.method ?? "")) return null;
+    // A segment that is not valid percent-encoding is passed on as it is: the name check refuses it (404).
+    let kb = m[1];
     try {
-      kb = m[1] === undefined ? undefined : decodeURIComponent(m[1]);
+      kb = kb === undefined ? undefined : decodeURIComponent(kb);
+    } catch {}
+    let request;
+    try {
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) {
         for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined) headers.append(name, v);
       }
-      const body = req.method === "GET" || req.method === "HEAD" ? undefined : Readable.toWeb(req);
+      const body = req.method === "GET" ? undefined : Readable.toWeb(req);
       request = new Request(`http://${req.headers.host}${req.url}`, { method: req.method, headers, body, duplex: "half" });
     } catch {
-      return null; // a malformed path or Host: Next.js answers it as it would any other
+      return null; // a malformed Host: Next.js answers it as it would any other
     }
     return serveMcp(request, kb).then(async (response) => {
       res.writeHead(response.status, [...response.headers].flat());

@@ -118,6 +118,14 @@ test("each knowledge base gets its own described search tool; /api/mcp/<kb> serv
     await scoped.close();
   }
   expect((await postRaw(mcpUrl(PORTS.offline, "/api/mcp/no-such-kb-here"), LIST)).status).toBe(404);
+  // A segment that is not valid percent-encoding is refused the same way, as JSON-RPC (not an error page).
+  const malformed = await postRaw(mcpUrl(PORTS.offline, "/api/mcp/%ZZ"), LIST);
+  expect(malformed.status).toBe(404);
+  expect(malformed.json?.error?.code).toBe(-32000);
+  // Methods the endpoint does not serve stay Next.js's: a preflight gets 204 and the methods allowed.
+  const preflight = await fetch(mcpUrl(PORTS.offline, "/api/mcp"), { method: "OPTIONS" });
+  expect(preflight.status).toBe(204);
+  expect(preflight.headers.get("allow")).toContain("POST");
 });
 
 test("documents are resources and the prompt tells how to cite", async () => {

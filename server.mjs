@@ -72,6 +72,7 @@ async function serve() {
    */
   const MCP_METHODS = new Set(["GET", "POST", "DELETE"]);
   function serveMcpDirectly(req, res) {
+    // processGlobal(MCP_ENDPOINT_KEY) of mcp/endpoint.ts: this file is plain JS and cannot import it.
     const serveMcp = globalThis[Symbol.for("kb-mcp-chat.mcp-endpoint")];
     const m = /^\/api\/mcp(?:\/([^/?#]+))?(?:\?|$)/.exec(req.url ?? "");
     // Only the methods the route handlers export: Next.js answers the others (OPTIONS, HEAD…) as before.

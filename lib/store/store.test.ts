@@ -11,7 +11,7 @@ import { createOfflineEmbedder } from "@/lib/embed/offline";
 import { ingestDocument } from "@/lib/ingest";
 import { searchKnowledge } from "@/lib/retrieve";
 import { AppError } from "@/lib/types";
-import { configuredEmbedder, openStore, type Store } from "./index";
+import { configuredEmbedder, type OpenStoreOptions, openStore, type Store } from "./index";
 import { sqlIn, sqlString } from "./sql";
 
 const repoRoot = path.resolve(import.meta.dirname, "../..");
@@ -217,16 +217,30 @@ describe("offline search and the full-text index's lag", () => {
     }
   });
 
+  /**
+   * A store that counts as big past 10 chunks, holding 80 chunks all in the full-text index, whose background
+   * maintenance runs 20 ms after a write.
+   */
+  async function bigIndexedStore(opts: Partial<OpenStoreOptions> = {}): Promise<Store> {
+    const store = await openStore({
+      uri: await tempDir(),
+      embedder: createNoEmbedder(),
+      maintenanceDelayMs: 20,
+      foldAlwaysBelowRows: 10,
+      ...opts,
+    });
+    const crane = (i: number) =>
+      `Paragraph ${i} describes harbour crane number ${i}: ${"its boom, cab, cables and hook are inspected. ".repeat(8)}`;
+    const paragraphs = Array.from({ length: 80 }, (_, i) => crane(i)); // about one chunk each
+    await ingestDocument(store, { filename: "cranes.md", data: enc(paragraphs.join("\n\n")) });
+    await store.optimize();
+    expect((await store.textIndexState()).complete).toBe(true);
+    return store;
+  }
+
   it("on a big store, leaves a small write out of the index until enough wait, and still finds it", async () => {
-    const dir = await tempDir();
-    const store = await openStore({ uri: dir, embedder: createNoEmbedder(), maintenanceDelayMs: 20, foldAlwaysBelowRows: 10 });
+    const store = await bigIndexedStore();
     try {
-      const crane = (i: number) =>
-        `Paragraph ${i} describes harbour crane number ${i}: ${"its boom, cab, cables and hook are inspected. ".repeat(8)}`;
-      const paragraphs = Array.from({ length: 80 }, (_, i) => crane(i)); // about one chunk each
-      await ingestDocument(store, { filename: "cranes.md", data: enc(paragraphs.join("\n\n")) });
-      await store.optimize();
-      expect((await store.textIndexState()).complete).toBe(true);
       await ingestDocument(store, { filename: "heron.md", data: enc("The heron fishes at dawn.") }); // 1 chunk: under 2 %
       await new Promise((r) => setTimeout(r, 100));
       await store.maintenanceIdle(); // a background run: the write waits
@@ -241,20 +255,8 @@ describe("offline search and the full-text index's lag", () => {
   });
 
   it("on a big store, folds a burst of writes only once a quarter waits or the writes stop", async () => {
-    const dir = await tempDir();
-    const store = await openStore({
-      uri: dir,
-      embedder: createNoEmbedder(),
-      maintenanceDelayMs: 20,
-      foldAlwaysBelowRows: 10,
-      writeQuietMs: 1500,
-    });
+    const store = await bigIndexedStore({ writeQuietMs: 1500 });
     try {
-      const line = (i: number) =>
-        `Paragraph ${i} lists the tides of harbour ${i}: ${"high at noon, low at dusk, high again at night. ".repeat(8)}`;
-      await ingestDocument(store, { filename: "tides.md", data: enc(Array.from({ length: 80 }, (_, i) => line(i)).join("\n\n")) });
-      await store.optimize();
-      expect((await store.textIndexState()).complete).toBe(true);
       // Five one-chunk documents in a row: over 2 % of the chunks, under a quarter, while writes continue.
       for (const bird of ["heron", "egret", "curlew", "plover", "dunlin"]) {
         await ingestDocument(store, { filename: `${bird}.md`, data: enc(`The ${bird} feeds on the mudflats at low tide.`) });

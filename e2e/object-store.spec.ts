@@ -4,9 +4,12 @@
  * added through one is found through the other, and a delete through the other is seen by the first.
  * LanceDB's object-store client reads the AWS_* variables set here (endpoint, plain HTTP, credentials, region).
  */
+
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdir, rm } from "node:fs/promises";
+import { createHash, randomUUID } from "node:crypto";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { buffer } from "node:stream/consumers";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { expect, test } from "@playwright/test";
 import S3rver from "s3rver";
@@ -26,6 +29,26 @@ const S3_ENV = {
 };
 
 let s3: S3rver;
+
+/**
+ * S3 makes a PUT visible only once it is complete. s3rver writes the object file in place and its metadata
+ * after, so a replica listing versions meanwhile read a 0-byte manifest ("Range started at 0 and ended at 0").
+ * The object is written beside its final name and renamed there once its metadata is stored.
+ */
+function makePutsAtomic(server: S3rver) {
+  const store = server.store;
+  store.putObject = async (object) => {
+    const objectPath = store.getResourcePath(object.bucket, object.key, "object");
+    const content = Buffer.isBuffer(object.content) ? object.content : await buffer(object.content);
+    const md5 = createHash("md5").update(content).digest("hex");
+    const staged = `${objectPath}.${randomUUID()}.staged`;
+    await mkdir(path.dirname(objectPath), { recursive: true });
+    await writeFile(staged, content);
+    await store.putMetadata(object.bucket, object.key, object.metadata, md5);
+    await rename(staged, objectPath);
+    return { size: content.length, md5 };
+  };
+}
 const servers: ChildProcess[] = [];
 const clients: Client[] = [];
 
@@ -55,6 +78,7 @@ test.beforeAll(async () => {
     directory: S3_DIR,
     configureBuckets: [{ name: BUCKET, configs: [] }],
   });
+  makePutsAtomic(s3);
   await s3.run();
   const dataDir = `s3://${BUCKET}/replicas-${Date.now()}`;
   for (const port of APP_PORTS) {

@@ -17,10 +17,10 @@ import { addConcurrently, createBatchIngest, listFiles } from "@/lib/ingest";
 import { createAccessToken, getRegistry } from "@/lib/kb";
 import { isSupported } from "@/lib/parse";
 import { searchKnowledge } from "@/lib/retrieve";
-import { percentile } from "@/lib/retrieve/eval-harness";
 import { openStore, type Store } from "@/lib/store";
 import { toIndexText } from "@/lib/tokenize";
 import { TOOL } from "@/lib/tools/names";
+import { McpHttp, measureMcp, sequential, summarize, type Timing, throughput } from "./bench-load";
 
 export interface ScaleOptions {
   scale: number;
@@ -67,76 +67,6 @@ async function sampleQueries(store: Store, n: number): Promise<string[]> {
     if (q.trim().length >= 4) out.push(q.replace(/\s+/g, " ").trim());
   }
   return out;
-}
-
-interface Timing {
-  p50: number;
-  p95: number;
-  mean: number;
-}
-function summarize(ms: number[]): Timing {
-  const s = [...ms].sort((a, b) => a - b);
-  return { p50: percentile(s, 50), p95: percentile(s, 95), mean: s.reduce((a, b) => a + b, 0) / Math.max(1, s.length) };
-}
-
-async function sequential(queries: string[], run: (q: string) => Promise<unknown>): Promise<Timing> {
-  for (const q of queries.slice(0, 10)) await run(q); // warm-up
-  const ms: number[] = [];
-  for (const q of queries) {
-    const t0 = performance.now();
-    await run(q);
-    ms.push(performance.now() - t0);
-  }
-  return summarize(ms);
-}
-
-/** `concurrency` clients for `seconds`, each sending the next query as soon as its last one answered. */
-async function throughput(queries: string[], concurrency: number, seconds: number, run: (q: string) => Promise<unknown>) {
-  const end = performance.now() + seconds * 1000;
-  let next = 0;
-  let done = 0;
-  let errors = 0;
-  const ms: number[] = [];
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < end) {
-        const q = queries[next++ % queries.length];
-        const s = performance.now();
-        try {
-          await run(q);
-          done++;
-        } catch {
-          errors++;
-        }
-        ms.push(performance.now() - s);
-      }
-    }),
-  );
-  return { rps: done / ((performance.now() - t0) / 1000), errors, ...summarize(ms) };
-}
-
-class McpHttp {
-  private id = 0;
-  constructor(
-    private url: string,
-    private token?: string,
-  ) {}
-  async call(name: string, args: Record<string, unknown>): Promise<unknown> {
-    const res = await fetch(this.url, {
-      method: "POST",
-      headers: {
-        "Content-Type": "application/json",
-        Accept: "application/json, text/event-stream",
-        ...(this.token ? { Authorization: `Bearer ${this.token}` } : {}),
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: ++this.id, method: "tools/call", params: { name, arguments: args } }),
-    });
-    const body = (await res.json()) as { result?: { isError?: boolean; content?: { text: string }[] }; error?: { message: string } };
-    if (!res.ok || body.error || body.result?.isError)
-      throw new Error(`${res.status} ${body.error?.message ?? body.result?.content?.[0]?.text ?? ""}`);
-    return body.result;
-  }
 }
 
 async function startServer(dataDir: string, port: number): Promise<ChildProcess> {
@@ -272,13 +202,14 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
 
     // ---- through /api/mcp ----
     server = await startServer(dir, o.port);
-    const mcp = new McpHttp(`http://127.0.0.1:${o.port}/api/mcp`);
+    const url = `http://127.0.0.1:${o.port}/api/mcp`;
+    const mcp = new McpHttp(url);
     const viaMcp = (q: string) => mcp.call(TOOL.searchKnowledge, { query: q, top_k: 5 });
-    console.log(`\nthrough /api/mcp (server.mjs on port ${o.port}, search_knowledge top_k 5)`);
-    const seqMcp = await sequential(queries, viaMcp);
+    console.log(`\nthrough /api/mcp (server.mjs on port ${o.port}, search_knowledge top_k 5, from a client process of its own)`);
+    const seqMcp = await measureMcp({ url, queries, sequential: true });
     console.log(`  sequential ${row("", seqMcp)}   [target p50 ≤ 20 ms, p95 ≤ 50 ms]   bm25 in process p50 ${f1(seqBm25.p50)} ms`);
     for (const c of [8, 32]) {
-      const t = await throughput(queries, c, o.seconds, viaMcp);
+      const t = await measureMcp({ url, queries, concurrency: c, seconds: o.seconds });
       const ref = await throughput(queries, c, Math.min(o.seconds, 5), bm25);
       console.log(
         `  concurrency ${String(c).padStart(2)}: ${f1(t.rps)} req/s, p50 ${f1(t.p50)} ms, p95 ${f1(t.p95)} ms, ${t.errors} errors` +

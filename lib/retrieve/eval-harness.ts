@@ -7,7 +7,15 @@ import { addConcurrently, createBatchIngest } from "@/lib/ingest";
 import { openStore, type Store } from "@/lib/store";
 import { INDEX_TEXT_VERSION } from "@/lib/tokenize";
 import type { IngestProgress } from "@/lib/types";
-import { type CorpusPassage, type EvalQuestion, parseJsonl, type RecallSummary, scoreQuestion, summarize } from "./eval-metrics";
+import {
+  type CorpusPassage,
+  type EvalQuestion,
+  parseJsonl,
+  percentile,
+  type RecallSummary,
+  scoreQuestion,
+  summarize,
+} from "./eval-metrics";
 import { type SearchTuning, searchKnowledge } from "./index";
 
 /** An eval set directory: corpus.jsonl, questions.jsonl, docs/*.md. */
@@ -63,11 +71,6 @@ export interface EvalRunOptions {
   embedder?: Embedder;
   onIngest?: (done: number, total: number, p?: IngestProgress) => void;
   onQuery?: (done: number, total: number) => void;
-}
-
-export function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
 /** Ingests the documents into a temporary store (removed afterwards) and scores every question's search results. */

@@ -123,3 +123,8 @@ export function parseJsonl<T>(text: string): T[] {
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as T);
 }
+
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}

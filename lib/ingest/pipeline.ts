@@ -178,6 +178,8 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
   let committing: Entry[] = [];
   let commit: Promise<BatchFailure[]> | null = null;
   const rotating = serialQueue();
+  /** Ends this ingest's bulk on the store (see Store.beginBulk): set from the first add() to flush(). */
+  let endBulk: (() => void) | null = null;
   /** kb + name and kb + content hash of the documents being prepared → their preparation. */
   const preparing = new Map<string, Promise<unknown>>();
   const pending: PendingLookup = (kb, source, hash) => {
@@ -270,6 +272,7 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
     /** Prepares one document; throws when it cannot be ingested (nothing written). */
     async add(input: IngestInput): Promise<{ result: IngestResult; failures: BatchFailure[] }> {
       const file = fileNameOf(input.filename);
+      endBulk ??= store.beginBulk();
       let prepared: PreparedDocument;
       try {
         prepared = await prepareAlone(input, file);
@@ -287,13 +290,18 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
     },
     /** Commits what is pending and waits for every commit: the failures not returned yet. */
     async flush(): Promise<BatchFailure[]> {
-      const earlier = await rotate();
-      return rotating(async () => {
-        const last = commit ? await commit : [];
-        commit = null;
-        committing = [];
-        return [...earlier, ...last];
-      });
+      try {
+        const earlier = await rotate();
+        return await rotating(async () => {
+          const last = commit ? await commit : [];
+          commit = null;
+          committing = [];
+          return [...earlier, ...last];
+        });
+      } finally {
+        endBulk?.();
+        endBulk = null;
+      }
     },
   };
 }

@@ -51,6 +51,15 @@ export async function reindexDocument(
 export async function reindexAll(store: Store, onProgress?: (p: IngestProgress) => void): Promise<ReindexResult> {
   const docs = await store.listDocuments();
   await store.resetIndex(); // documents (with their text) stay; only chunks go
+  const endBulk = store.beginBulk();
+  try {
+    return await rebuildAll(store, docs, onProgress);
+  } finally {
+    endBulk();
+  }
+}
+
+async function rebuildAll(store: Store, docs: DocumentRecord[], onProgress?: (p: IngestProgress) => void): Promise<ReindexResult> {
   let chunks = 0;
   // Written many documents per commit (each atomic); the batch is flushed at ~2,000 chunks.
   let batch: (DocumentWrite & { emit: Emit })[] = [];

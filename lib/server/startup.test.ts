@@ -2,7 +2,9 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { Writable } from "node:stream";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { createLogger, getLogger, setLogger } from "@/lib/log";
 import { checkHealth } from "./health";
 import { getStartupState, startStartup, waitForStartup } from "./startup";
 
@@ -62,5 +64,32 @@ describe("start-up indexing", () => {
     const state = await waitForStartup(60_000);
     expect(state).toMatchObject({ status: "ready", summary: null });
     expect((await checkHealth()).body).toMatchObject({ ok: true, documents: 0 });
+  });
+
+  it("is ready once the full-text index is loaded into memory", async () => {
+    await writeFile(path.join(dir, "knowledge", "a.md"), "# Alpha\n\nThe alpha rule.\n");
+    await startStartup(); // builds the store and its full-text index
+    resetProcessState();
+    process.env.KNOWLEDGE_DIR = path.join(dir, "missing"); // nothing to sync: ready would come at once
+    const lines: string[] = [];
+    const saved = getLogger();
+    setLogger(
+      createLogger(
+        new Writable({
+          write(chunk, _encoding, done) {
+            lines.push(String(chunk));
+            done();
+          },
+        }),
+        "info",
+      ),
+    );
+    try {
+      await startStartup();
+      expect(getStartupState().status).toBe("ready");
+      expect(lines.some((l) => l.includes("full-text index loaded into memory"))).toBe(true);
+    } finally {
+      setLogger(saved);
+    }
   });
 });

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { ensureAdminSecret } from "@/lib/auth/admin-secret";
 import { getConfig } from "@/lib/config";
 import { syncKnowledgeDir } from "@/lib/ingest";
-import { getStore } from "@/lib/store";
+import { getStore, type Store } from "@/lib/store";
 
 export type SyncSummary = Awaited<ReturnType<typeof syncKnowledgeDir>>;
 
@@ -50,12 +50,25 @@ async function run(startup: Startup): Promise<void> {
     } else {
       console.log(`[knowledge] no folder at ${config.knowledgeDir}; nothing to index`);
     }
+    await warmedOrLater(store);
     startup.state = { status: "ready", startedAt, finishedAt: new Date().toISOString(), knowledgeDir: config.knowledgeDir, summary };
   } catch (err) {
     const error = err instanceof Error ? err.message : String(err);
     console.error(`[knowledge] start-up indexing failed: ${error}`);
     startup.state = { status: "failed", startedAt, finishedAt: new Date().toISOString(), error };
   }
+}
+
+/**
+ * The full-text index is loaded into memory when the store opens (Store.warmed: 1.6–3 s at 100,000 chunks),
+ * and the server is ready once it is: searches that came meanwhile competed with the load for the CPU and read
+ * the index piece by piece. An index bigger than this wait allows is still loading when the server is ready.
+ */
+const WARM_WAIT_MS = 30_000;
+async function warmedOrLater(store: Store): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([store.warmed(), new Promise<void>((resolve) => (timer = setTimeout(resolve, WARM_WAIT_MS)))]);
+  clearTimeout(timer);
 }
 
 /** Starts the start-up sync once per process (later calls return the same promise). Never rejects. */

@@ -65,9 +65,9 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     recent,
   );
   scheduleMaintenance = indexes.schedule;
-  const allDocs = documentCache(tables);
-  const reads = storeReads(tables, allDocs, compat, indexes);
-  const writes = storeWrites(tables, embedder, allDocs, compat, indexes, recent);
+  const docs = documentCache(tables);
+  const reads = storeReads(tables, docs.get, compat, indexes);
+  const writes = storeWrites(tables, embedder, docs, compat, indexes, recent);
 
   return {
     uri,
@@ -86,6 +86,8 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     textIndexState: indexes.ftsCoverage,
     recentChunks: () => recent.list(),
     scheduleMaintenance: indexes.schedule,
+    beginBulk: indexes.beginBulk,
+    warmed: indexes.warmed,
     maintenanceIdle: indexes.idle,
     async stats() {
       const snapshot: StoreStatsSnapshot = { rows: {}, versions: {}, dataDirBytes: null };

@@ -5,14 +5,17 @@ import path from "node:path";
 import { promisify } from "node:util";
 import * as lancedb from "@lancedb/lancedb";
 import { Field, Schema, Utf8 } from "apache-arrow";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createNoEmbedder } from "@/lib/embed";
 import { createOfflineEmbedder } from "@/lib/embed/offline";
-import { ingestDocument } from "@/lib/ingest";
+import { createBatchIngest, ingestDocument } from "@/lib/ingest";
 import { searchKnowledge } from "@/lib/retrieve";
-import { AppError } from "@/lib/types";
+import { AppError, type DocumentRecord } from "@/lib/types";
 import { configuredEmbedder, type OpenStoreOptions, openStore, type Store } from "./index";
+import { documentCache } from "./reads";
+import { documentToRow } from "./schema";
 import { sqlIn, sqlString } from "./sql";
+import { openTables } from "./tables";
 
 const repoRoot = path.resolve(import.meta.dirname, "../..");
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -161,6 +164,67 @@ describe("store on a real LanceDB", () => {
   });
 });
 
+describe("document cache", () => {
+  const doc = (id: string, title: string, source = `${id}.md`): DocumentRecord => ({
+    id,
+    kb: "k",
+    title,
+    source,
+    contentHash: `hash-${id}`,
+    size: 1,
+    mimeType: "text/markdown",
+    author: null,
+    tags: [],
+    origin: "cli",
+    chunkCount: 0,
+    createdAt: `2026-01-01T00:00:0${id.length}Z`,
+    updatedAt: "2026-01-01T00:00:00Z",
+  });
+
+  it("takes this process's own commit as written, and reads every document again after anyone else's", async () => {
+    const dir = await tempDir();
+    const conn = await lancedb.connect(dir, { readConsistencyInterval: 0 });
+    const tables = await openTables(conn, 0, () => {});
+    const other = await lancedb.connect(dir);
+    try {
+      const cache = documentCache(tables);
+      const reads = vi.spyOn(tables.documents, "query");
+      const otherWrites = async (d: DocumentRecord) => (await other.openTable("documents")).add([documentToRow(d, { text: "y" })]);
+      const write = async (docs: DocumentRecord[], meanwhile?: () => Promise<unknown>) => {
+        const before = await tables.documents.version();
+        await meanwhile?.();
+        await tables.documents
+          .mergeInsert("id")
+          .whenMatchedUpdateAll()
+          .whenNotMatchedInsertAll()
+          .execute(docs.map((d) => documentToRow(d, { text: "x" })));
+        cache.committed(before, await tables.documents.version(), docs);
+      };
+      const ids = async () => (await cache.get()).list.map((d) => d.id);
+
+      expect(await ids()).toEqual([]);
+      await write([doc("b", "Bravo"), doc("a", "alpha"), doc("c", "charlie")]);
+      await write([doc("b", "Zulu")]); // a replacement moves to its new title's place
+      expect(await ids()).toEqual(["a", "c", "b"]);
+      expect((await cache.get()).byId.get("b")?.title).toBe("Zulu");
+      expect(reads).toHaveBeenCalledTimes(1); // only the first, empty read
+
+      // Another connection commits: the cache's version is no longer the one this process's commit started from.
+      await otherWrites(doc("m", "Mike"));
+      await write([doc("d", "delta")]);
+      expect(await ids()).toEqual(["a", "c", "d", "m", "b"]);
+      expect(reads).toHaveBeenCalledTimes(2);
+      // ... or commits while this process's commit is under way.
+      await write([doc("e", "echo")], () => otherWrites(doc("n", "November")));
+      expect(await ids()).toEqual(["a", "c", "d", "e", "m", "n", "b"]);
+      expect(reads).toHaveBeenCalledTimes(3);
+    } finally {
+      other.close();
+      tables.close();
+    }
+  });
+});
+
 describe("approximate vector index", () => {
   it("is built past the row threshold and stays current through adds and deletes", async () => {
     const dir = await tempDir();
@@ -270,6 +334,29 @@ describe("offline search and the full-text index's lag", () => {
       while (!(await store.textIndexState()).complete && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
       expect((await store.textIndexState()).complete).toBe(true);
       expect((await searchKnowledge(store, { query: "dunlin mudflats" }))[0].document.source).toBe("dunlin.md");
+    } finally {
+      store.close();
+    }
+  });
+
+  it("leaves a batch ingest's writes unfolded until it flushes, even on a small store", async () => {
+    const store = await openStore({ uri: await tempDir(), embedder: createNoEmbedder(), maintenanceDelayMs: 20 });
+    try {
+      await ingestDocument(store, { filename: "first.md", data: enc("The avocet sweeps its bill through shallow water.") });
+      await store.optimize();
+      const batch = createBatchIngest(store, { maxChunks: 1 }); // a commit per document
+      for (const bird of ["heron", "egret", "curlew"]) {
+        await batch.add({ filename: `${bird}.md`, data: enc(`The ${bird} feeds on the mudflats at low tide.`) });
+      }
+      await new Promise((r) => setTimeout(r, 100));
+      await store.maintenanceIdle();
+      expect((await store.textIndexState()).complete).toBe(false); // a small store folds every write otherwise
+      expect((await searchKnowledge(store, { query: "egret mudflats" }))[0].document.source).toBe("egret.md");
+      expect(await batch.flush()).toEqual([]);
+      const deadline = Date.now() + 20_000;
+      while (!(await store.textIndexState()).complete && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect((await store.textIndexState()).complete).toBe(true);
+      expect((await searchKnowledge(store, { query: "curlew mudflats" }))[0].document.source).toBe("curlew.md");
     } finally {
       store.close();
     }

@@ -86,6 +86,13 @@ export interface Store {
   optimize(opts?: { retainMs?: number }): Promise<void>;
   /** Asks for a background maintenance run soon; never waits. */
   scheduleMaintenance(): void;
+  /**
+   * A bulk ingest is under way until the returned function is called: background maintenance leaves the
+   * chunks and documents tables unfolded meanwhile (at most FOLD_MAX_WAIT_MS; lib/store/indexes.ts), then runs.
+   */
+  beginBulk(): () => void;
+  /** Resolves once what `prewarm` loads at open is in memory (at once without prewarm). */
+  warmed(): Promise<void>;
   /** Resolves when no background maintenance is running or due. */
   maintenanceIdle(): Promise<void>;
   /** Rows and versions per table, bytes on disk (local stores); also published to /metrics. */

@@ -7,7 +7,7 @@ import type { DocumentRecord } from "@/lib/types";
 import { serialQueue } from "./async";
 import type { EmbedderCheck } from "./compat";
 import type { Indexes } from "./indexes";
-import type { DocCache } from "./reads";
+import type { DocumentCache } from "./reads";
 import type { RecentWrites } from "./recent";
 import { chunkId, chunkToRow, documentToRow, rowToBody, rowToChunk, rowToDocument } from "./schema";
 import { sqlEq, sqlIn } from "./sql";
@@ -23,7 +23,7 @@ const MOVE_BATCH_DOCS = 100;
 export function storeWrites(
   tables: Tables,
   embedder: Embedder,
-  allDocs: () => Promise<DocCache>,
+  docs: DocumentCache,
   compat: EmbedderCheck,
   indexes: Indexes,
   recent: RecentWrites,
@@ -96,7 +96,7 @@ export function storeWrites(
         // Chunks first, then the document rows: until its row exists a document's chunks are invisible to
         // search. A replacement is ONE commit of the chunks table (update matching ids, insert new ones,
         // delete the document's leftovers), so readers see the old chunks or the new, never neither.
-        const known = (await allDocs()).byId;
+        const known = (await docs.get()).byId;
         const orphans = new Set<string>();
         const fresh = ids.filter((id) => !known.has(id));
         for (let i = 0; i < fresh.length; i += 500) {
@@ -130,8 +130,10 @@ export function storeWrites(
           }
         }
         const docRows = ids.map((id) => documentToRow(byId.get(id)!.doc, byId.get(id)!.body));
+        const before = await documents.version();
         if (ids.every((id) => !known.has(id))) await retryConflicts(() => documents.add(docRows));
         else await retryConflicts(() => documents.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(docRows));
+        docs.committed(before, await documents.version(), docRows.map(rowToDocument));
         for (const id of replaced) recent.removeDocument(id);
         recent.add(ids.flatMap((id) => byId.get(id)!.chunks));
         await indexes.afterWrite();

@@ -28,8 +28,11 @@ async function dropFiles(page: Page, files: { name: string; data: Buffer; type?:
     }
     return dt;
   }, payload);
-  await page.dispatchEvent("body", "dragenter", { dataTransfer });
-  await expect(page.getByTestId("drop-overlay")).toBeVisible();
+  // The page is server-rendered: a dragenter that comes before React has attached its listeners is lost.
+  await expect(async () => {
+    await page.dispatchEvent("body", "dragenter", { dataTransfer });
+    await expect(page.getByTestId("drop-overlay")).toBeVisible({ timeout: 500 });
+  }).toPass({ timeout: 20_000 });
   await page.dispatchEvent("body", "dragover", { dataTransfer });
   await page.dispatchEvent("body", "drop", { dataTransfer });
   await expect(page.getByTestId("drop-overlay")).toBeHidden();

@@ -281,6 +281,13 @@ describe("offline search and the full-text index's lag", () => {
     }
   });
 
+  /** Waits (at most 20 s) for background maintenance to fold every chunk into the full-text index. */
+  async function untilIndexed(store: Store) {
+    const deadline = Date.now() + 20_000;
+    while (!(await store.textIndexState()).complete && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect((await store.textIndexState()).complete).toBe(true);
+  }
+
   /**
    * A store that counts as big past 10 chunks, holding 80 chunks all in the full-text index, whose background
    * maintenance runs 20 ms after a write.
@@ -330,9 +337,7 @@ describe("offline search and the full-text index's lag", () => {
       expect((await store.textIndexState()).complete).toBe(false); // a 2 % fold would have run here
       expect((await searchKnowledge(store, { query: "dunlin mudflats" }))[0].document.source).toBe("dunlin.md");
       // Once the writes stop, the next background run folds them.
-      const deadline = Date.now() + 20_000;
-      while (!(await store.textIndexState()).complete && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-      expect((await store.textIndexState()).complete).toBe(true);
+      await untilIndexed(store);
       expect((await searchKnowledge(store, { query: "dunlin mudflats" }))[0].document.source).toBe("dunlin.md");
     } finally {
       store.close();
@@ -353,9 +358,7 @@ describe("offline search and the full-text index's lag", () => {
       expect((await store.textIndexState()).complete).toBe(false); // a small store folds every write otherwise
       expect((await searchKnowledge(store, { query: "egret mudflats" }))[0].document.source).toBe("egret.md");
       expect(await batch.flush()).toEqual([]);
-      const deadline = Date.now() + 20_000;
-      while (!(await store.textIndexState()).complete && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      expect((await store.textIndexState()).complete).toBe(true);
+      await untilIndexed(store);
       expect((await searchKnowledge(store, { query: "curlew mudflats" }))[0].document.source).toBe("curlew.md");
     } finally {
       store.close();

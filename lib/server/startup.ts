@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { ensureAdminSecret } from "@/lib/auth/admin-secret";
 import { getConfig } from "@/lib/config";
 import { syncKnowledgeDir } from "@/lib/ingest";
-import { getStore, type Store } from "@/lib/store";
+import { getStore } from "@/lib/store";
 
 export type SyncSummary = Awaited<ReturnType<typeof syncKnowledgeDir>>;
 
@@ -50,7 +50,7 @@ async function run(startup: Startup): Promise<void> {
     } else {
       console.log(`[knowledge] no folder at ${config.knowledgeDir}; nothing to index`);
     }
-    await warmedOrLater(store);
+    await settledWithin(store.warmed(), WARM_WAIT_MS);
     startup.state = { status: "ready", startedAt, finishedAt: new Date().toISOString(), knowledgeDir: config.knowledgeDir, summary };
   } catch (err) {
     const error = err instanceof Error ? err.message : String(err);
@@ -65,9 +65,11 @@ async function run(startup: Startup): Promise<void> {
  * the index piece by piece. An index bigger than this wait allows is still loading when the server is ready.
  */
 const WARM_WAIT_MS = 30_000;
-async function warmedOrLater(store: Store): Promise<void> {
+
+/** Waits for `work` (which never rejects) at most `ms`. */
+async function settledWithin(work: Promise<void>, ms: number): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([store.warmed(), new Promise<void>((resolve) => (timer = setTimeout(resolve, WARM_WAIT_MS)))]);
+  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
   clearTimeout(timer);
 }
 
@@ -88,10 +90,7 @@ export function getStartupState(): StartupState {
 
 /** Starts the sync if needed and waits for it at most `timeoutMs`; returns the state at that point. */
 export async function waitForStartup(timeoutMs: number): Promise<StartupState> {
-  const done = startStartup();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
-  clearTimeout(timer);
+  await settledWithin(startStartup(), timeoutMs);
   return getStartupState();
 }
 

@@ -55,13 +55,6 @@ const FOLD_MIN_FRACTION = 0.02;
  */
 const FOLD_BULK_FRACTION = 0.25;
 const FOLD_MAX_WAIT_MS = 5 * 60_000;
-/*
- * A batch ingest of this process (CLI, --reindex, the eval harness, the bench) says when it starts and ends
- * (Store.beginBulk): till then the big tables are not folded at all, save after FOLD_MAX_WAIT_MS. Background
- * runs still came every few seconds and each fold rewrote the tables written so far: at 100,000 chunks (four
- * runs each way) the ingest took 18.4 / 21.2 / 16.2 / 21.4 s with them and 16.7 / 16.7 / 14.0 / 14.9 s
- * without, 29–34 against 20–24 CPU-seconds. Its chunks are found through the freshness net meanwhile.
- */
 const BIG_TABLES = new Set(["chunks", "documents"]);
 
 const FTS_RECHECK_MS = 1000;
@@ -117,7 +110,13 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
   let writes = 0;
   let unfoldedSince: number | null = null;
   let foldTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Bulk ingests under way in this process (beginBulk). */
+  /**
+   * Batch ingests of this process under way (CLI, --reindex, the eval harness, the bench: Store.beginBulk).
+   * Meanwhile the big tables are not folded at all, save after FOLD_MAX_WAIT_MS: background runs still came
+   * every few seconds and each fold rewrote the tables written so far (at 100,000 chunks, four runs each way,
+   * the ingest took 18.4 / 21.2 / 16.2 / 21.4 s with them and 16.7 / 16.7 / 14.0 / 14.9 s without, 29–34
+   * against 20–24 CPU-seconds). Its chunks are found through the freshness net meanwhile.
+   */
   let bulks = 0;
   let ftsReady = false;
   let ftsCheckedAt = 0;

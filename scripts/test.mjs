@@ -5,12 +5,16 @@
 // `--gates-only` runs just the gates, with the same summary line and exit status.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import { stripVTControlCharacters } from "node:util";
 
 const DATA = process.env.TEST_DATA_DIR || ".test-data";
 rmSync(DATA, { recursive: true, force: true });
 mkdirSync(DATA, { recursive: true });
 
 const tally = { passed: 0, failed: 0, skipped: 0 };
+/** Names and first error lines of what failed, repeated at the end so a log's tail says what broke. */
+const failures = [];
 
 function run(cmd, args, env = {}) {
   console.log(`\n$ ${cmd} ${args.join(" ")}`);
@@ -33,6 +37,44 @@ function readJson(file) {
   return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : null;
 }
 
+const firstLine = (text) =>
+  stripVTControlCharacters(String(text ?? ""))
+    .split("\n")
+    .find((l) => l.trim()) ?? "";
+
+function vitestFailures(report) {
+  const out = [];
+  for (const file of report?.testResults ?? []) {
+    const name = path.relative(process.cwd(), file.name);
+    const failed = (file.assertionResults ?? []).filter((t) => t.status === "failed");
+    for (const t of failed) out.push(`vitest ${name}: ${t.fullName}: ${firstLine(t.failureMessages?.[0])}`);
+    if (file.status === "failed" && failed.length === 0) out.push(`vitest ${name}: ${firstLine(file.message)}`);
+  }
+  return out;
+}
+
+function playwrightFailures(report) {
+  const out = [];
+  const walk = (suite) => {
+    for (const spec of suite.specs ?? [])
+      for (const t of spec.tests ?? [])
+        if (t.status === "unexpected" || t.status === "flaky") {
+          const error = t.results?.find((r) => r.error)?.error?.message;
+          out.push(`playwright ${spec.file}:${spec.line} ${spec.title} (${t.status}): ${firstLine(error)}`);
+        }
+    for (const child of suite.suites ?? []) walk(child);
+  };
+  for (const suite of report?.suites ?? []) walk(suite);
+  for (const e of report?.errors ?? []) out.push(`playwright: ${firstLine(e.message)}`);
+  return out;
+}
+
+/** A runner that failed without naming a failed test still gets a line (an unhandled error, a crashed worker). */
+function explained(runner, status, found) {
+  if (status === 0 || found.length > 0) return found;
+  return [`${runner} exited with status ${status} without naming a failed test: see its errors above`];
+}
+
 const failedGates = [];
 for (const gate of ["lint", "unused", "cycles", "typecheck"]) {
   if (run("npm", ["run", "--silent", gate]) === 0) tally.passed += 1;
@@ -43,17 +85,21 @@ tally.failed += failedGates.length;
 if (!process.argv.includes("--gates-only")) {
   const vitestStatus = run("npx", ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile=${DATA}/vitest.json`]);
   const v = readJson(`${DATA}/vitest.json`);
+  failures.push(...explained("vitest", vitestStatus, vitestFailures(v)));
   count(vitestStatus, v && { passed: v.numPassedTests, failed: v.numFailedTests, skipped: v.numPendingTests + v.numTodoTests });
 
   if (run("npm", ["run", "build"]) !== 0) {
     tally.failed += 1;
   } else {
     const pwStatus = run("npx", ["playwright", "test"]);
-    const s = readJson(`${DATA}/playwright.json`)?.stats;
+    const report = readJson(`${DATA}/playwright.json`);
+    failures.push(...explained("playwright", pwStatus, playwrightFailures(report)));
+    const s = report?.stats;
     count(pwStatus, s && { passed: s.expected, failed: s.unexpected + s.flaky, skipped: s.skipped });
   }
 }
 
+if (failures.length) console.log(`\nFailed tests:\n${failures.map((f) => `  ${f.slice(0, 400)}`).join("\n")}`);
 if (failedGates.length) console.log(`\nFailed gates: ${failedGates.join(", ")} (run \`npm run <gate>\` to see why)`);
 console.log(`\n${tally.passed} passed, ${tally.failed} failed${tally.skipped ? `, ${tally.skipped} skipped` : ""}`);
 process.exit(tally.failed > 0 ? 1 : 0);

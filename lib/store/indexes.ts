@@ -6,7 +6,7 @@ import * as lancedb from "@lancedb/lancedb";
 import { log } from "@/lib/log";
 import { createMaintainer, type MaintenanceReport } from "./maintenance";
 import type { RecentWrites } from "./recent";
-import type { Tables } from "./tables";
+import { isCommitConflict, type Tables } from "./tables";
 
 export const FTS_COLUMN = "index_text";
 /**
@@ -97,7 +97,8 @@ export interface Indexes {
   warmed(): Promise<void>;
   beginBulk(): () => void;
   idle(): Promise<void>;
-  stop(): void;
+  /** No more maintenance; resolves once the run and the index load under way (if any) have ended. */
+  stop(): Promise<void>;
 }
 
 export async function openIndexes(tables: Tables, opts: IndexOptions, recent: RecentWrites): Promise<Indexes> {
@@ -120,6 +121,9 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
   let bulks = 0;
   let ftsReady = false;
   let ftsCheckedAt = 0;
+  let stopped = false;
+  /** Runs asked for with another retention than the maintainer's, outside its schedule. */
+  const outside = new Set<Promise<void>>();
   /** Rows when this process last built the full-text index in one piece; null: it found the index already there. */
   let ftsBuiltRows: number | null = null;
   /** How many times this process built the full-text index in one piece. */
@@ -130,16 +134,29 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
     ftsBuiltRows = rows;
     ftsBuilds++;
   };
-  const ensureFtsIndex = async () => {
-    if (ftsReady) return;
-    if (await indexOn(FTS_COLUMN)) {
+  /**
+   * Creates the full-text index if no one has. A write and a maintenance run may both ask at once (the first
+   * write came while a run was under way; two of them committing CreateIndex made the write fail with a
+   * commit conflict): they share one build. Another process may win the race: its index is taken.
+   */
+  let ensuring: Promise<void> | null = null;
+  const ensureFtsIndex = (): Promise<void> => {
+    if (ftsReady) return Promise.resolve();
+    ensuring ??= (async () => {
+      if (!(await indexOn(FTS_COLUMN))) {
+        const rows = await tables.chunks.countRows();
+        if (rows === 0) return;
+        try {
+          await buildFtsIndex(rows);
+        } catch (err) {
+          if (!isCommitConflict(err) || !(await indexOn(FTS_COLUMN))) throw err;
+        }
+      }
       ftsReady = true;
-      return;
-    }
-    const rows = await tables.chunks.countRows();
-    if (rows === 0) return;
-    await buildFtsIndex(rows);
-    ftsReady = true;
+    })().finally(() => {
+      ensuring = null;
+    });
+    return ensuring;
   };
   /**
    * Queries load the full-text index piece by piece; loading it whole at start-up makes a query that meets
@@ -222,6 +239,10 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
   const maintain = async (retainMs: number, background = false): Promise<MaintenanceReport> => {
     const report: MaintenanceReport = {};
     const step = async (name: string, fn: () => Promise<unknown>) => {
+      if (stopped) {
+        report[name] = "skipped: the store is closing";
+        return;
+      }
       const t0 = performance.now();
       const detail = await fn();
       report[name] =
@@ -288,7 +309,11 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
       ftsReady = false;
     },
     optimize(retainMs = retention) {
-      return retainMs === retention ? maintainer.runNow() : maintain(retainMs).then(() => undefined);
+      if (retainMs === retention) return maintainer.runNow();
+      const run = maintain(retainMs).then(() => undefined);
+      outside.add(run);
+      void run.catch(() => undefined).finally(() => outside.delete(run));
+      return run;
     },
     schedule: () => maintainer.schedule(),
     warmed: () => warming,
@@ -306,9 +331,11 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
       };
     },
     idle: () => maintainer.idle(),
-    stop: () => {
+    stop() {
+      stopped = true;
       clearTimeout(foldTimer);
       maintainer.stop();
+      return Promise.allSettled([maintainer.idle(), warming, ...outside]).then(() => undefined);
     },
   };
 }

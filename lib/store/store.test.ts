@@ -12,8 +12,10 @@ import { createBatchIngest, ingestDocument } from "@/lib/ingest";
 import { searchKnowledge } from "@/lib/retrieve";
 import { AppError, type DocumentRecord } from "@/lib/types";
 import { configuredEmbedder, type OpenStoreOptions, openStore, type Store } from "./index";
+import { FTS_COLUMN, openIndexes, whitespaceFtsIndex } from "./indexes";
 import { documentCache } from "./reads";
-import { documentToRow } from "./schema";
+import { recentWrites } from "./recent";
+import { chunkToRow, documentToRow } from "./schema";
 import { sqlIn, sqlString } from "./sql";
 import { openTables } from "./tables";
 
@@ -219,6 +221,55 @@ describe("document cache", () => {
       expect(await ids()).toEqual(["a", "c", "d", "e", "m", "n", "b"]);
       expect(reads).toHaveBeenCalledTimes(3);
     } finally {
+      other.close();
+      tables.close();
+    }
+  });
+});
+
+describe("full-text index creation", () => {
+  it("is shared by a write and a maintenance run that both find none, and a concurrent build elsewhere is taken", async () => {
+    const dir = await tempDir();
+    const conn = await lancedb.connect(dir, { readConsistencyInterval: 0 });
+    const tables = await openTables(conn, 0, () => {});
+    const indexes = await openIndexes(tables, { maintenanceDelayMs: 600_000 }, recentWrites());
+    const other = await lancedb.connect(dir, { readConsistencyInterval: 0 });
+    try {
+      const text = "The heron fishes at dawn.";
+      const row = (i: number) =>
+        chunkToRow({
+          id: `d:${i}`,
+          documentId: "d",
+          kb: "k",
+          index: i,
+          heading: "",
+          start: 0,
+          end: text.length,
+          page: null,
+          text,
+          indexText: "heron fish dawn",
+          textHash: "",
+          vector: [],
+        });
+      await tables.chunks.add([row(0)]);
+      // The first write's own check and a maintenance run at once: both found no index and both committed
+      // CreateIndex, and the write failed with Lance's "preempted by concurrent transaction CreateIndex".
+      await Promise.all([indexes.afterWrite(), indexes.optimize(), indexes.afterWrite()]);
+      const fts = async () => (await tables.chunks.listIndices()).filter((i) => i.columns.includes(FTS_COLUMN));
+      expect(await fts()).toHaveLength(1);
+      expect(await indexes.ftsAvailable()).toBe(true);
+
+      // Another process building it at the same moment: whichever commits second gets the conflict and takes
+      // the index the first made.
+      await tables.chunks.dropIndex((await fts())[0].name);
+      indexes.chunksReset();
+      const elsewhere = (await other.openTable("chunks")).createIndex(FTS_COLUMN, { config: whitespaceFtsIndex(), replace: true });
+      const results = await Promise.allSettled([indexes.afterWrite(), elsewhere]);
+      expect(results.filter((r) => r.status === "rejected").length).toBeLessThanOrEqual(1); // `elsewhere` may lose
+      expect(results[0].status).toBe("fulfilled");
+      expect(await fts()).toHaveLength(1);
+    } finally {
+      indexes.stop();
       other.close();
       tables.close();
     }
@@ -550,8 +601,8 @@ describe("side tables", () => {
       await side.recreate(schema);
       expect(await side.table.countRows()).toBe(0);
       const table = side.table;
-      store.close();
       closed = true;
+      await store.close();
       expect(table.isOpen()).toBe(false);
       await expect(store.sideTable("other", schema)).rejects.toThrow(/closed/);
     } finally {

@@ -36,6 +36,11 @@ export interface Tables {
   close(): void;
 }
 
+/** Lance refused a commit because another transaction committed first; nothing of this one was written. */
+export function isCommitConflict(err: unknown): boolean {
+  return /conflict/i.test(err instanceof Error ? err.message : String(err));
+}
+
 /**
  * Background maintenance (compaction, index updates) commits beside the writes; a write that loses that race
  * gets a commit-conflict error and nothing of it was committed, so it is simply tried again.
@@ -45,7 +50,7 @@ export async function retryConflicts<T>(fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } catch (err) {
-      if (attempt >= 5 || !/conflict/i.test(err instanceof Error ? err.message : String(err))) throw err;
+      if (attempt >= 5 || !isCommitConflict(err)) throw err;
       log("store").info(
         { attempt, err: err instanceof Error ? err.message : String(err) },
         "write conflicted with a concurrent commit; retrying",

@@ -103,8 +103,11 @@ export interface Store {
   commitEmbedder(): Promise<void>;
   /** Set when opened with allowMismatch and the index was built with another embedder. */
   readonly mismatch: string | null;
-  /** Stops maintenance and closes every table (side tables included) and the connection. */
-  close(): void;
+  /**
+   * Stops maintenance and closes every table (side tables included) and the connection, once the maintenance
+   * run or index load under way has ended. Callers need not wait for it.
+   */
+  close(): Promise<void>;
 }
 
 export interface DocumentWrite {

@@ -1,9 +1,19 @@
 /** The store's reads and queries: document metadata (cached per table version), bodies, chunks and searches. */
+import type { Table as ArrowTable } from "apache-arrow";
 import { LRUCache } from "lru-cache";
 import type { ChunkRecord, DocumentRecord } from "@/lib/types";
 import type { EmbedderCheck } from "./compat";
 import { FTS_COLUMN, type Indexes } from "./indexes";
-import { CHUNK_COLUMNS, DOCUMENT_COLUMNS, type DocumentBody, rowToBody, rowToChunk, rowToDocument } from "./schema";
+import {
+  CHUNK_COLUMNS,
+  DOCUMENT_COLUMNS,
+  type DocumentBody,
+  parseChunkId,
+  rowToBody,
+  rowToChunk,
+  rowToDocument,
+  SEARCH_COLUMNS,
+} from "./schema";
 import { sqlEq, sqlIn } from "./sql";
 import type { Tables } from "./tables";
 import type { Store } from "./types";
@@ -139,6 +149,36 @@ export function documentCache(tables: Tables): DocumentCache {
   };
 }
 
+/**
+ * A search's candidates (SEARCH_COLUMNS), read column by column (a row object per candidate cost more), with
+ * the document and place from the id and the knowledge base from the document. A chunk whose document is not
+ * there (mid-delete, or a crashed write) is left out: it is not a result.
+ */
+function searchCandidates(rows: ArrowTable, docs: ReadonlyMap<string, DocumentRecord>): ChunkRecord[] {
+  const column = (name: string) => rows.getChild(name)!;
+  const [ids, headings, starts, ends, pages, texts] = SEARCH_COLUMNS.map(column);
+  const out: ChunkRecord[] = [];
+  for (let i = 0; i < rows.numRows; i++) {
+    const id = String(ids.get(i));
+    const at = parseChunkId(id);
+    const doc = at && docs.get(at.documentId);
+    if (!at || !doc) continue;
+    const page = pages.get(i);
+    out.push({
+      id,
+      documentId: at.documentId,
+      kb: doc.kb,
+      index: at.index,
+      heading: String(headings.get(i) ?? ""),
+      start: Number(starts.get(i)),
+      end: Number(ends.get(i)),
+      page: page == null ? null : Number(page),
+      text: String(texts.get(i)),
+    });
+  }
+  return out;
+}
+
 export function storeReads(tables: Tables, allDocs: DocumentCache["get"], compat: EmbedderCheck, indexes: Indexes): StoreReads {
   const kbFilter = (kbs?: readonly string[]) => (kbs && kbs.length > 0 ? sqlIn("kb", kbs) : undefined);
   /**
@@ -249,11 +289,12 @@ export function storeReads(tables: Tables, allDocs: DocumentCache["get"], compat
       let q = tables.chunks
         .vectorSearch(vector)
         .distanceType("cosine")
-        .select([...CHUNK_COLUMNS, "_distance"])
+        .select([...SEARCH_COLUMNS, "_distance"])
         .limit(o.limit);
       const where = kbFilter(o.kbs);
       if (where) q = q.where(where);
-      return (await q.toArray()).map(rowToChunk);
+      const [rows, { byId }] = await Promise.all([q.toArrow(), allDocs()]);
+      return searchCandidates(rows, byId);
     },
     async textSearch(indexText, o): Promise<ChunkRecord[]> {
       await compat.assertCompatible();
@@ -262,11 +303,12 @@ export function storeReads(tables: Tables, allDocs: DocumentCache["get"], compat
       let q = tables.chunks
         .query()
         .fullTextSearch(indexText, { columns: FTS_COLUMN })
-        .select([...CHUNK_COLUMNS, "_score"])
+        .select([...SEARCH_COLUMNS, "_score"])
         .limit(o.limit);
       const where = kbFilter(o.kbs);
       if (where) q = q.where(where);
-      return (await q.toArray()).map(rowToChunk);
+      const [rows, { byId }] = await Promise.all([q.toArrow(), allDocs()]);
+      return searchCandidates(rows, byId);
     },
   };
 }

@@ -24,6 +24,12 @@ export const DOCUMENT_COLUMNS = [
 ];
 /** Columns of `chunks` a reader needs (no vector, no index text). */
 export const CHUNK_COLUMNS = ["id", "document_id", "kb", "chunk_index", "heading", "start_offset", "end_offset", "page", "text"];
+/**
+ * What a search takes of each of its candidates: the document and place are in the id (chunkId) and the
+ * knowledge base is the document's, so they are not read. Each column is read for all 50 candidates of every
+ * query: at 100,000 chunks these three cost 0.8 ms of a BM25 query's 7.7 (p50) and 1.2 ms of its CPU.
+ */
+export const SEARCH_COLUMNS = ["id", "heading", "start_offset", "end_offset", "page", "text"];
 
 const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
 /**
@@ -100,6 +106,13 @@ export interface StoredChunk extends ChunkRecord {
 /** A chunk's id: its document's and its place in it. */
 export function chunkId(documentId: string, index: number): string {
   return `${documentId}:${index}`;
+}
+
+/** The document and place a chunk id names (chunkId reversed), or null when it is not one. */
+export function parseChunkId(id: string): { documentId: string; index: number } | null {
+  const at = id.lastIndexOf(":");
+  const index = Number(id.slice(at + 1));
+  return at > 0 && Number.isInteger(index) && index >= 0 && at + 1 < id.length ? { documentId: id.slice(0, at), index } : null;
 }
 
 export type DocumentRow = Record<string, unknown>;

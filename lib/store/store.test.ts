@@ -15,7 +15,7 @@ import { configuredEmbedder, type OpenStoreOptions, openStore, type Store } from
 import { FTS_COLUMN, openIndexes, whitespaceFtsIndex } from "./indexes";
 import { documentCache } from "./reads";
 import { recentWrites } from "./recent";
-import { chunkToRow, documentToRow } from "./schema";
+import { chunkId, chunkToRow, documentToRow, parseChunkId } from "./schema";
 import { sqlIn, sqlString } from "./sql";
 import { openTables } from "./tables";
 
@@ -29,6 +29,14 @@ async function tempDir(): Promise<string> {
 }
 afterAll(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+describe("chunk ids", () => {
+  it("name their document and place, and parse back", () => {
+    expect(parseChunkId(chunkId("doc-1", 0))).toEqual({ documentId: "doc-1", index: 0 });
+    expect(parseChunkId(chunkId("a:b", 12))).toEqual({ documentId: "a:b", index: 12 });
+    for (const bad of ["doc", "doc:", ":3", "doc:x", "doc:-1", "doc:1.5"]) expect(parseChunkId(bad)).toBeNull();
+  });
 });
 
 describe("sql literals", () => {
@@ -131,6 +139,9 @@ describe("store on a real LanceDB", () => {
     const byText = await store.textSearch("报销", { limit: 5, kbs: ["zh"] });
     expect(byText).toHaveLength(1);
     expect(byText[0].text).toContain("员工先填写报销申请单");
+    // A search reads fewer columns (SEARCH_COLUMNS) and rebuilds the rest: the same chunk as a full read.
+    expect(byText[0]).toEqual(await store.getChunk(byText[0].id));
+    expect(byText[0]).toMatchObject({ kb: "zh", index: 0 });
     const hits = await searchKnowledge(store, { query: "报销怎么办理？", kb: "zh" });
     expect(hits[0].document.source).toBe("报销.md");
   });

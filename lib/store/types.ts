@@ -67,9 +67,12 @@ export interface Store {
    * readers: a document's chunks become visible together with its row. A later entry for the same id wins.
    */
   putDocuments(items: readonly DocumentWrite[]): Promise<void>;
-  /** Nearest chunks by cosine distance, best first. */
+  /** Nearest chunks by cosine distance, best first; chunks of a document that is gone are left out. */
   vectorSearch(vector: number[], opts: { limit: number; kbs?: readonly string[] }): Promise<ChunkRecord[]>;
-  /** BM25 over the chunks' index text (already tokenized, space-separated), best first. */
+  /**
+   * BM25 over the chunks' index text (already tokenized, space-separated), best first; chunks of a document
+   * that is gone are left out.
+   */
   textSearch(indexText: string, opts: { limit: number; kbs?: readonly string[] }): Promise<ChunkRecord[]>;
   /**
    * The chunks table's version and whether the full-text index covers every chunk in it. LanceDB also

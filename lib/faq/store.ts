@@ -86,7 +86,7 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
   // Every search asks both: answered from the table's version instead of a count and an index listing each time.
   let counted = { version: -1, rows: 0 };
   const rowCount = async () => {
-    const version = await table().version();
+    const version = await faqTable.version();
     if (counted.version !== version) counted = { version, rows: await table().countRows() };
     return counted.rows;
   };
@@ -168,7 +168,7 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
   let tokenIndex: { version: number; entries: { faq: FaqRecord; questions: Set<string>[] }[]; postings: Map<string, number[]> } | null =
     null;
   const lexicalIndex = async () => {
-    const version = await table().version();
+    const version = await faqTable.version();
     if (tokenIndex?.version === version) return tokenIndex;
     const entries = (await select(where({ status: "accepted" }))).map((faq) => ({ faq, questions: texts(faq).map(questionTokens) }));
     const postings = new Map<string, number[]>();

@@ -97,11 +97,11 @@ export async function openRegistry(store: Store, opts: { defaultKb?: string } = 
   const touched = new Map<string, number>();
 
   // Every MCP request reads both tables (token check, tool catalog): keep the rows, re-read only when the
-  // table's version moved (a write here or in another process; readConsistencyInterval 0 sees it at once).
+  // table's version moved (a write here at once, another process's within readVersion's 100 ms).
   const cached = <T>(side: SideTable, load: () => Promise<T>) => {
     let entry: { version: number; value: Promise<T> } | null = null;
     return async (): Promise<T> => {
-      const version = await side.table.version();
+      const version = await side.version();
       if (entry?.version !== version) {
         const value = load();
         entry = { version, value };
@@ -120,7 +120,7 @@ export async function openRegistry(store: Store, opts: { defaultKb?: string } = 
     async listKbs() {
       return [...(await allKbs())];
     },
-    kbsVersion: () => kbs.table.version(),
+    kbsVersion: () => kbs.version(),
     async getKb(name) {
       return (await allKbs()).find((k) => k.name === name) ?? null;
     },

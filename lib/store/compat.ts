@@ -6,7 +6,7 @@ import type * as lancedb from "@lancedb/lancedb";
 import type { Embedder } from "@/lib/embed";
 import { AppError } from "@/lib/types";
 import { SCHEMA_VERSION, TABLES, vectorDimension } from "./schema";
-import type { Tables } from "./tables";
+import { readVersion, type Tables, tablesWritten } from "./tables";
 
 const REINDEX_IN_PROGRESS = "(unfinished reindex)";
 
@@ -59,6 +59,7 @@ export async function checkEmbedder(uri: string, tables: Tables, embedder: Embed
       { key: "schema_version", value: SCHEMA_VERSION },
     ];
     await meta.mergeInsert("key").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows);
+    tablesWritten();
   };
   /** null when compatible, else what the index was built with. */
   const checkMeta = async (): Promise<Built | null> => {
@@ -100,7 +101,7 @@ export async function checkEmbedder(uri: string, tables: Tables, embedder: Embed
     },
     async assertCompatible() {
       if (mismatch || reindexing) return; // reindex mode: the caller knows
-      const v = await meta.version();
+      const v = await readVersion(meta);
       if (v === metaVersion) return;
       const b = await checkMeta();
       if (b) throw new AppError("embedder_mismatch", mismatchMessage(uri, b, embedder), 409);

@@ -17,7 +17,7 @@ import { openIndexes } from "./indexes";
 import { LANCE_CACHE_MB } from "./lance-env";
 import { documentCache, storeReads } from "./reads";
 import { recentWrites } from "./recent";
-import { openTables } from "./tables";
+import { openTables, readVersion } from "./tables";
 import type { OpenStoreOptions, Store } from "./types";
 import { storeWrites } from "./writes";
 
@@ -80,7 +80,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     putDocument(doc, body, chunks) {
       return writes.putDocuments([{ doc, body, chunks }]);
     },
-    documentsVersion: () => tables.documents.version(),
+    documentsVersion: () => readVersion(tables.documents),
     sideTable: (name, schema) => tables.side(name, schema),
     optimize: (o) => indexes.optimize(o?.retainMs),
     textIndexState: indexes.ftsCoverage,

@@ -6,7 +6,7 @@ import * as lancedb from "@lancedb/lancedb";
 import { log } from "@/lib/log";
 import { createMaintainer, type MaintenanceReport } from "./maintenance";
 import type { RecentWrites } from "./recent";
-import { isCommitConflict, type Tables } from "./tables";
+import { isCommitConflict, readVersion, type Tables, tablesWritten } from "./tables";
 
 export const FTS_COLUMN = "index_text";
 /**
@@ -150,6 +150,8 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
           await buildFtsIndex(rows);
         } catch (err) {
           if (!isCommitConflict(err) || !(await indexOn(FTS_COLUMN))) throw err;
+        } finally {
+          tablesWritten();
         }
       }
       ftsReady = true;
@@ -244,7 +246,7 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
         return;
       }
       const t0 = performance.now();
-      const detail = await fn();
+      const detail = await fn().finally(tablesWritten);
       report[name] =
         typeof detail === "string" ? `${detail} in ${Math.round(performance.now() - t0)} ms` : Math.round(performance.now() - t0);
     };
@@ -296,7 +298,7 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
       return true;
     },
     async ftsCoverage() {
-      const version = await tables.chunks.version();
+      const version = await readVersion(tables.chunks);
       if (coverage.version !== version) {
         const index = await indexOn(FTS_COLUMN);
         if (index) ftsReady = true;

@@ -15,7 +15,7 @@ import {
   SEARCH_COLUMNS,
 } from "./schema";
 import { sqlEq, sqlIn } from "./sql";
-import type { Tables } from "./tables";
+import { readVersion, type Tables } from "./tables";
 import type { Store } from "./types";
 
 /**
@@ -102,8 +102,8 @@ export interface DocumentCache {
 
 /**
  * Every document's metadata, cached per version of the documents table: every search resolves its chunks'
- * documents and every MCP request lists them. With readConsistencyInterval 0, version() sees another
- * process's commit at once, so the cache is never stale.
+ * documents and every MCP request lists them. Another process's commit is seen within readVersion's 100 ms,
+ * this process's own at once.
  */
 export function documentCache(tables: Tables): DocumentCache {
   const { documents } = tables;
@@ -111,7 +111,7 @@ export function documentCache(tables: Tables): DocumentCache {
   let docLoad: { version: number; promise: Promise<DocCache> } | null = null;
   return {
     async get() {
-      const version = await documents.version();
+      const version = await readVersion(documents);
       if (docCache?.version === version) return docCache;
       if (docLoad?.version !== version) {
         const promise = (async () => {

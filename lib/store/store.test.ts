@@ -17,7 +17,7 @@ import { documentCache } from "./reads";
 import { recentWrites } from "./recent";
 import { chunkId, chunkToRow, documentToRow, parseChunkId } from "./schema";
 import { sqlIn, sqlString } from "./sql";
-import { openTables } from "./tables";
+import { openTables, readVersion, retryConflicts, VERSION_TTL_MS } from "./tables";
 
 const repoRoot = path.resolve(import.meta.dirname, "../..");
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -29,6 +29,23 @@ async function tempDir(): Promise<string> {
 }
 afterAll(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+/** A document row for tests that write the tables directly. */
+const docRecord = (id: string, title = id, source = `${id}.md`): DocumentRecord => ({
+  id,
+  kb: "k",
+  title,
+  source,
+  contentHash: `hash-${id}`,
+  size: 1,
+  mimeType: "text/markdown",
+  author: null,
+  tags: [],
+  origin: "cli",
+  chunkCount: 0,
+  createdAt: `2026-01-01T00:00:0${id.length}Z`,
+  updatedAt: "2026-01-01T00:00:00Z",
 });
 
 describe("chunk ids", () => {
@@ -178,22 +195,6 @@ describe("store on a real LanceDB", () => {
 });
 
 describe("document cache", () => {
-  const doc = (id: string, title: string, source = `${id}.md`): DocumentRecord => ({
-    id,
-    kb: "k",
-    title,
-    source,
-    contentHash: `hash-${id}`,
-    size: 1,
-    mimeType: "text/markdown",
-    author: null,
-    tags: [],
-    origin: "cli",
-    chunkCount: 0,
-    createdAt: `2026-01-01T00:00:0${id.length}Z`,
-    updatedAt: "2026-01-01T00:00:00Z",
-  });
-
   it("takes this process's own commit as written, and reads every document again after anyone else's", async () => {
     const dir = await tempDir();
     const conn = await lancedb.connect(dir, { readConsistencyInterval: 0 });
@@ -206,31 +207,59 @@ describe("document cache", () => {
       const write = async (docs: DocumentRecord[], meanwhile?: () => Promise<unknown>) => {
         const before = await tables.documents.version();
         await meanwhile?.();
-        await tables.documents
-          .mergeInsert("id")
-          .whenMatchedUpdateAll()
-          .whenNotMatchedInsertAll()
-          .execute(docs.map((d) => documentToRow(d, { text: "x" })));
+        await retryConflicts(() =>
+          tables.documents
+            .mergeInsert("id")
+            .whenMatchedUpdateAll()
+            .whenNotMatchedInsertAll()
+            .execute(docs.map((d) => documentToRow(d, { text: "x" }))),
+        );
         cache.committed(before, await tables.documents.version(), docs);
       };
       const ids = async () => (await cache.get()).list.map((d) => d.id);
 
       expect(await ids()).toEqual([]);
-      await write([doc("b", "Bravo"), doc("a", "alpha"), doc("c", "charlie")]);
-      await write([doc("b", "Zulu")]); // a replacement moves to its new title's place
+      await write([docRecord("b", "Bravo"), docRecord("a", "alpha"), docRecord("c", "charlie")]);
+      await write([docRecord("b", "Zulu")]); // a replacement moves to its new title's place
       expect(await ids()).toEqual(["a", "c", "b"]);
       expect((await cache.get()).byId.get("b")?.title).toBe("Zulu");
       expect(reads).toHaveBeenCalledTimes(1); // only the first, empty read
 
       // Another connection commits: the cache's version is no longer the one this process's commit started from.
-      await otherWrites(doc("m", "Mike"));
-      await write([doc("d", "delta")]);
+      await otherWrites(docRecord("m", "Mike"));
+      await new Promise((r) => setTimeout(r, VERSION_TTL_MS)); // another process's commit is seen this late
+      await write([docRecord("d", "delta")]);
       expect(await ids()).toEqual(["a", "c", "d", "m", "b"]);
       expect(reads).toHaveBeenCalledTimes(2);
       // ... or commits while this process's commit is under way.
-      await write([doc("e", "echo")], () => otherWrites(doc("n", "November")));
+      await write([docRecord("e", "echo")], () => otherWrites(docRecord("n", "November")));
       expect(await ids()).toEqual(["a", "c", "d", "e", "m", "n", "b"]);
       expect(reads).toHaveBeenCalledTimes(3);
+    } finally {
+      other.close();
+      tables.close();
+    }
+  });
+});
+
+describe("table versions for reads", () => {
+  it("are asked of Lance once per interval, at once after this process writes, and see another's commit in time", async () => {
+    const dir = await tempDir();
+    const conn = await lancedb.connect(dir, { readConsistencyInterval: 0 });
+    const tables = await openTables(conn, 0, () => {});
+    const other = await lancedb.connect(dir, { readConsistencyInterval: 0 });
+    try {
+      const asked = vi.spyOn(tables.documents, "version");
+      const v0 = await readVersion(tables.documents);
+      expect(await readVersion(tables.documents)).toBe(v0);
+      expect(asked).toHaveBeenCalledTimes(1);
+
+      await retryConflicts(() => tables.documents.add([documentToRow(docRecord("a", "A"), { text: "x" })]));
+      expect(await readVersion(tables.documents)).toBe(v0 + 1); // own write: at once
+
+      await (await other.openTable("documents")).add([documentToRow(docRecord("b"), { text: "y" })]);
+      await new Promise((r) => setTimeout(r, VERSION_TTL_MS));
+      expect(await readVersion(tables.documents)).toBe(v0 + 2); // another's: within the interval
     } finally {
       other.close();
       tables.close();

@@ -13,6 +13,8 @@ import { chunksSchema, documentsSchema, metaSchema, TABLES } from "./schema";
 export interface SideTable {
   /** The table, for reads. The handle changes on recreate(): read it at each use, never keep it. */
   readonly table: lancedb.Table;
+  /** The table's version for a read path (readVersion): what a cache of its rows is keyed by. */
+  version(): Promise<number>;
   /**
    * A write on the table: tried again when it conflicts with a concurrent commit (background maintenance
    * compacts side tables too), then background maintenance is scheduled. `fn` must be safe to run again.
@@ -36,6 +38,34 @@ export interface Tables {
   close(): void;
 }
 
+/**
+ * How long a table version read by readVersion() stands before Lance is asked again. Each read path checks
+ * a version (document metadata, full-text coverage, embedder, FAQs, knowledge bases: 11 calls per MCP search),
+ * and with readConsistencyInterval 0 each call looks for a newer manifest: about 0.1 ms of CPU each.
+ * Another process's commit is seen at most this late; this process's own writes at once (tablesWritten).
+ */
+export const VERSION_TTL_MS = 100;
+let writeGeneration = 0;
+const versions = new WeakMap<lancedb.Table, { at: number; generation: number; version: Promise<number> }>();
+
+/** A table's version for a read path (see VERSION_TTL_MS); writes that compare versions ask the table. */
+export function readVersion(table: lancedb.Table): Promise<number> {
+  const now = Date.now();
+  const seen = versions.get(table);
+  if (seen && seen.generation === writeGeneration && now - seen.at < VERSION_TTL_MS) return seen.version;
+  const entry = { at: now, generation: writeGeneration, version: table.version() };
+  versions.set(table, entry);
+  entry.version.catch(() => {
+    if (versions.get(table) === entry) versions.delete(table);
+  });
+  return entry.version;
+}
+
+/** This process committed to a table (a write, an index, maintenance): the next readVersion() asks Lance. */
+export function tablesWritten(): void {
+  writeGeneration++;
+}
+
 /** Lance refused a commit because another transaction committed first; nothing of this one was written. */
 export function isCommitConflict(err: unknown): boolean {
   return /conflict/i.test(err instanceof Error ? err.message : String(err));
@@ -56,6 +86,8 @@ export async function retryConflicts<T>(fn: () => Promise<T>): Promise<T> {
         "write conflicted with a concurrent commit; retrying",
       );
       await new Promise((r) => setTimeout(r, 20 * attempt));
+    } finally {
+      tablesWritten(); // committed, or lost to someone else's commit
     }
   }
 }
@@ -88,6 +120,7 @@ export async function openTables(conn: lancedb.Connection, dimension: number, af
       get table() {
         return sides.get(name)!;
       },
+      version: () => readVersion(sides.get(name)!),
       async write(fn) {
         const result = await retryConflicts(() => fn(sides.get(name)!));
         afterSideWrite();

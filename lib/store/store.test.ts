@@ -48,6 +48,21 @@ const docRecord = (id: string, title = id, source = `${id}.md`): DocumentRecord 
   updatedAt: "2026-01-01T00:00:00Z",
 });
 
+/** This process's tables on a new store, and a second connection to it standing for another process. */
+async function tablesAndAnother() {
+  const dir = await tempDir();
+  const tables = await openTables(await lancedb.connect(dir, { readConsistencyInterval: 0 }), 0, () => {});
+  const other = await lancedb.connect(dir, { readConsistencyInterval: 0 });
+  return {
+    tables,
+    other,
+    close: () => {
+      other.close();
+      tables.close();
+    },
+  };
+}
+
 describe("chunk ids", () => {
   it("name their document and place, and parse back", () => {
     expect(parseChunkId(chunkId("doc-1", 0))).toEqual({ documentId: "doc-1", index: 0 });
@@ -196,10 +211,7 @@ describe("store on a real LanceDB", () => {
 
 describe("document cache", () => {
   it("takes this process's own commit as written, and reads every document again after anyone else's", async () => {
-    const dir = await tempDir();
-    const conn = await lancedb.connect(dir, { readConsistencyInterval: 0 });
-    const tables = await openTables(conn, 0, () => {});
-    const other = await lancedb.connect(dir);
+    const { tables, other, close } = await tablesAndAnother();
     try {
       const cache = documentCache(tables);
       const reads = vi.spyOn(tables.documents, "query");
@@ -236,18 +248,14 @@ describe("document cache", () => {
       expect(await ids()).toEqual(["a", "c", "d", "e", "m", "n", "b"]);
       expect(reads).toHaveBeenCalledTimes(3);
     } finally {
-      other.close();
-      tables.close();
+      close();
     }
   });
 });
 
 describe("table versions for reads", () => {
   it("are asked of Lance once per interval, at once after this process writes, and see another's commit in time", async () => {
-    const dir = await tempDir();
-    const conn = await lancedb.connect(dir, { readConsistencyInterval: 0 });
-    const tables = await openTables(conn, 0, () => {});
-    const other = await lancedb.connect(dir, { readConsistencyInterval: 0 });
+    const { tables, other, close } = await tablesAndAnother();
     try {
       const asked = vi.spyOn(tables.documents, "version");
       const v0 = await readVersion(tables.documents);
@@ -261,19 +269,15 @@ describe("table versions for reads", () => {
       await new Promise((r) => setTimeout(r, VERSION_TTL_MS));
       expect(await readVersion(tables.documents)).toBe(v0 + 2); // another's: within the interval
     } finally {
-      other.close();
-      tables.close();
+      close();
     }
   });
 });
 
 describe("full-text index creation", () => {
   it("is shared by a write and a maintenance run that both find none, and a concurrent build elsewhere is taken", async () => {
-    const dir = await tempDir();
-    const conn = await lancedb.connect(dir, { readConsistencyInterval: 0 });
-    const tables = await openTables(conn, 0, () => {});
+    const { tables, other, close } = await tablesAndAnother();
     const indexes = await openIndexes(tables, { maintenanceDelayMs: 600_000 }, recentWrites());
-    const other = await lancedb.connect(dir, { readConsistencyInterval: 0 });
     try {
       const text = "The heron fishes at dawn.";
       const row = (i: number) =>
@@ -309,9 +313,8 @@ describe("full-text index creation", () => {
       expect(results[0].status).toBe("fulfilled");
       expect(await fts()).toHaveLength(1);
     } finally {
-      indexes.stop();
-      other.close();
-      tables.close();
+      await indexes.stop();
+      close();
     }
   });
 });

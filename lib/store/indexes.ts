@@ -130,7 +130,7 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
   let ftsBuilds = 0;
   const indexOn = async (column: string) => (await tables.chunks.listIndices()).find((i) => i.columns.includes(column));
   const buildFtsIndex = async (rows: number) => {
-    await tables.chunks.createIndex(FTS_COLUMN, { config: whitespaceFtsIndex(), replace: true });
+    await tables.chunks.createIndex(FTS_COLUMN, { config: whitespaceFtsIndex(), replace: true }).finally(tablesWritten);
     ftsBuiltRows = rows;
     ftsBuilds++;
   };
@@ -150,8 +150,6 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
           await buildFtsIndex(rows);
         } catch (err) {
           if (!isCommitConflict(err) || !(await indexOn(FTS_COLUMN))) throw err;
-        } finally {
-          tablesWritten();
         }
       }
       ftsReady = true;

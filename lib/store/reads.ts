@@ -188,11 +188,10 @@ export function storeReads(tables: Tables, allDocs: DocumentCache["get"], compat
    * read together, not one by one (2.5 ms against 9.4 ms for five). A row id that no longer holds its
    * document (another process compacted the table meanwhile) is noticed by its id and read by the query.
    */
-  const readBodies = async (ids: readonly string[]) => {
+  const readBodies = async (ids: readonly string[], { rowIds }: DocCache) => {
     const out = new Map<string, DocumentBody>();
     if (ids.length === 0) return out;
     const wanted = new Set(ids);
-    const { rowIds } = await allDocs();
     const known = ids.filter((id) => rowIds.has(id));
     if (known.length > 0) {
       const rows = await tables.documents
@@ -211,7 +210,8 @@ export function storeReads(tables: Tables, allDocs: DocumentCache["get"], compat
   // Keyed by id, content hash and update time: a body never changes under the same key.
   const bodies = new LRUCache<string, DocumentBody>({ maxSize: BODY_CACHE_CHARS, sizeCalculation: (b) => Math.max(1, b.text.length) });
   const getDocumentBodies = async (ids: readonly string[]): Promise<Map<string, DocumentBody>> => {
-    const { byId } = await allDocs();
+    const cache = await allDocs();
+    const { byId } = cache;
     const keyOf = (id: string) => {
       const doc = byId.get(id);
       return doc ? `${id}\u0000${doc.contentHash}\u0000${doc.updatedAt}` : null;
@@ -224,7 +224,7 @@ export function storeReads(tables: Tables, allDocs: DocumentCache["get"], compat
       if (cached) out.set(id, cached);
       else missing.push(id);
     }
-    for (const [id, body] of await readBodies(missing)) {
+    for (const [id, body] of await readBodies(missing, cache)) {
       const key = keyOf(id);
       if (key !== null) bodies.set(key, body);
       out.set(id, body);

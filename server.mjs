@@ -106,8 +106,22 @@ async function serve() {
   const handle = app.getRequestHandler();
   await app.prepare();
 
+  /**
+   * A request answered before its body was read to the end (refused for its size or type, say) says
+   * `Connection: close` and the socket closes after the answer: otherwise the unread rest would sit in the
+   * socket and a keep-alive client's next request on it would wait forever.
+   */
+  function closeIfBodyUnread(req, res) {
+    const writeHead = res.writeHead;
+    res.writeHead = function (...args) {
+      if (!req.complete) this.shouldKeepAlive = false;
+      return writeHead.apply(this, args);
+    };
+  }
+
   const server = createServer((req, res) => {
     req.headers["x-kb-peer"] = peerHeader(req); // always overwritten: never what the client sent
+    closeIfBodyUnread(req, res);
     // MCP answers are small JSON made per request: gzipping them cost more than it saved (a search through
     // /api/mcp: p50 19.9 → 16.2 ms, 82 → 99 req/s at concurrency 8 on 2 cores). Pages and assets stay compressed.
     if (req.url?.startsWith("/api/mcp")) delete req.headers["accept-encoding"];

@@ -81,6 +81,8 @@ export function getConfig() {
       maintenanceTimeoutMs: intEnv("STORE_MAINTENANCE_TIMEOUT_S", 600) * 1000,
       /** Table versions older than this are removed by maintenance (readers of an older version would fail). */
       versionRetentionMs: intEnv("STORE_VERSION_RETENTION_S", 60) * 1000,
+      /** Orphan chunks (no document row) seen at start-up are deleted when still orphans this much later. */
+      orphanGraceMs: intEnv("STORE_ORPHAN_GRACE_MS", 30_000),
     },
     maxUploadBytes: intEnv("MAX_UPLOAD_MB", 50) * 1024 * 1024,
     maxUploadFiles: intEnv("MAX_UPLOAD_FILES", 20),

@@ -10,6 +10,7 @@ import { getConfig } from "@/lib/config";
 import { getRegistry, kbCatalog, type Registry } from "@/lib/kb";
 import { KB_FILTER_HEADER } from "@/lib/kb/names";
 import { observeRequest } from "@/lib/metrics";
+import { readBodyBytes } from "@/lib/server/body";
 import { getStore } from "@/lib/store";
 import { createMcpServer, type KnowledgeServerOptions } from "./index";
 
@@ -63,20 +64,8 @@ function readableIssues(issues: { path: PropertyKey[]; message: string }[]): str
  * parsed body, for the transport.
  */
 async function checkParams(req: Request, max: number): Promise<{ parsedBody: unknown } | Response> {
-  const reader = req.body?.getReader();
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  while (reader) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      return jsonRpcError(413, -32600, `The request is larger than ${Math.round(max / 1024 / 1024)} MB.`);
-    }
-    parts.push(value);
-  }
-  const bytes = Buffer.concat(parts);
+  const bytes = await readBodyBytes(req, max);
+  if (!bytes) return jsonRpcError(413, -32600, `The request is larger than ${Math.round(max / 1024 / 1024)} MB.`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(bytes.toString("utf8"));

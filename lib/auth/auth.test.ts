@@ -64,14 +64,18 @@ describe("rate limiter", () => {
 
 describe("origin check", () => {
   const url = "http://127.0.0.1:3000/api/mcp";
-  it("accepts no origin, the same origin, loopback origins on a loopback server, and listed origins", () => {
+  it("accepts no origin, the same origin and listed origins", () => {
     expect(isOriginAllowed(null, url, [])).toBe(true);
     expect(isOriginAllowed("http://127.0.0.1:3000", url, [])).toBe(true);
-    expect(isOriginAllowed("http://localhost:6274", url, [])).toBe(true);
     expect(isOriginAllowed("https://tools.example.com", url, ["https://tools.example.com"])).toBe(true);
+    expect(isOriginAllowed("http://localhost:6274", url, ["http://localhost:6274"])).toBe(true);
   });
-  it("refuses foreign and malformed origins", () => {
+  it("refuses foreign, other loopback, opaque and malformed origins", () => {
     expect(isOriginAllowed("http://evil.example", url, [])).toBe(false);
+    expect(isOriginAllowed("http://localhost:9999", url, [])).toBe(false);
+    expect(isOriginAllowed("http://127.0.0.1:9999", url, [])).toBe(false);
+    expect(isOriginAllowed("http://localhost:3000", url, [])).toBe(false);
+    expect(isOriginAllowed("null", url, [])).toBe(false);
     expect(isOriginAllowed("not a url", url, [])).toBe(false);
     expect(isOriginAllowed("http://localhost:8080", "http://kb.internal:3000/api/mcp", [])).toBe(false);
   });

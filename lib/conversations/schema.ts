@@ -71,6 +71,3 @@ export interface Conversation extends ConversationSummary {
   /** By answer (message) id. */
   feedback: Record<string, Feedback>;
 }
-
-/** A conversation body (its messages carry every retrieved chunk) is refused beyond this many bytes. */
-export const MAX_CONVERSATION_BYTES = 4 * 1024 * 1024;

@@ -73,7 +73,11 @@ export async function receiveUpload(req: Request, limits: UploadLimits): Promise
   const fail = (err: AppError) => {
     failure ??= err;
   };
+  const interrupted = () => new AppError("bad_request", "The upload was interrupted.", 400);
   bb.on("file", (field, stream, info) => {
+    // A file stream errors when the parser is destroyed mid-file (an aborted upload, a limit): without a
+    // listener that error would reach the process as an uncaught exception.
+    stream.on("error", () => fail(interrupted()));
     if (field !== "files") {
       stream.resume();
       return;
@@ -132,7 +136,7 @@ export async function receiveUpload(req: Request, limits: UploadLimits): Promise
   } catch (err) {
     await reader.cancel().catch(() => {});
     bb.destroy();
-    throw err instanceof AppError ? err : new AppError("bad_request", "The upload was interrupted.", 400);
+    throw err instanceof AppError ? err : interrupted();
   }
   if (failure) throw failure;
   if (files.length === 0) throw new AppError("bad_request", 'No files were uploaded (multipart field "files").', 400);

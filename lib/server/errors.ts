@@ -25,12 +25,3 @@ export function errorResponse(err: unknown): Response {
   console.error("[api] request failed:", err);
   return Response.json({ error: { code: "internal", message: "Something went wrong on the server." } }, { status: 500, headers: NO_STORE });
 }
-
-/** The JSON body of a request, or a 400 AppError. */
-export async function readJson(req: Request): Promise<unknown> {
-  try {
-    return await req.json();
-  } catch {
-    throw new AppError("bad_request", "The request body must be JSON.");
-  }
-}

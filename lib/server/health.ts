@@ -34,6 +34,11 @@ export async function checkHealth(): Promise<{ status: number; body: Health }> {
   }
 }
 
+/** What anyone may learn: ready or not, nothing about the documents or the files that failed. */
+export function publicHealth(body: Health): { ok: boolean; status: "ready" | "pending" | "failed" } {
+  return body.ok ? { ok: true, status: "ready" } : { ok: false, status: body.status };
+}
+
 /** The embedder's identifying fields (never credentials). */
 export function describeEmbedder(embedder: unknown): unknown {
   if (!embedder || typeof embedder !== "object") return null;

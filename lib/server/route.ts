@@ -9,7 +9,8 @@ import { getRegistry, type Registry } from "@/lib/kb";
 import { countError, observeRequest } from "@/lib/metrics";
 import type { Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
-import { errorResponse, NO_STORE, readJson } from "./errors";
+import { readJsonBody } from "./body";
+import { errorResponse, NO_STORE } from "./errors";
 import { getReadyStore } from "./startup";
 
 export interface RouteContext<P> {
@@ -18,7 +19,7 @@ export interface RouteContext<P> {
   /** The store once start-up indexing is done (or has waited its time). */
   store(): Promise<Store>;
   registry(): Promise<Registry>;
-  /** The request body parsed as JSON and validated (400 with a readable message otherwise). */
+  /** The request body as JSON (application/json, size-limited, lib/server/body.ts), validated (400 with a readable message otherwise). */
   body<T>(schema: z.ZodType<T>): Promise<T>;
 }
 
@@ -63,7 +64,7 @@ export function route<P = Record<string, never>>(opts: RouteOptions<P>, handler:
         params,
         store: () => (store ??= getReadyStore()),
         registry: async () => getRegistry(await ctx.store()),
-        body: async (schema) => schema.parse(await readJson(req)),
+        body: async (schema) => schema.parse(await readJsonBody(req)),
       };
       const result = await handler(ctx);
       return result instanceof Response ? result : Response.json(result, { status: opts.status ?? 200, headers: NO_STORE });

@@ -3,8 +3,11 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
+import * as lancedb from "@lancedb/lancedb";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { createLogger, getLogger, setLogger } from "@/lib/log";
+import { getStore } from "@/lib/store";
+import { sqlEq } from "@/lib/store/sql";
 import { checkHealth } from "./health";
 import { getStartupState, startStartup, waitForStartup } from "./startup";
 
@@ -91,5 +94,27 @@ describe("start-up indexing", () => {
     } finally {
       setLogger(saved);
     }
+  });
+
+  it("removes orphan chunks (a document row never written) in the background", async () => {
+    await writeFile(path.join(dir, "knowledge", "a.md"), "# Alpha\n\nThe alpha rule.\n\nAnother alpha paragraph.\n");
+    await startStartup();
+    const [doc] = await (await getStore()).listDocuments();
+    expect((await (await getStore()).getChunks(doc.id)).length).toBeGreaterThan(0);
+    const other = await lancedb.connect(process.env.DATA_DIR!, { readConsistencyInterval: 0 });
+    await (await other.openTable("documents")).delete(sqlEq("id", doc.id)); // as a write killed half-way leaves it
+    other.close();
+
+    resetProcessState();
+    process.env.KNOWLEDGE_DIR = path.join(dir, "missing");
+    process.env.STORE_ORPHAN_GRACE_MS = "1";
+    await startStartup();
+    const store = await getStore();
+    let left = -1;
+    for (let i = 0; i < 100 && left !== 0; i++) {
+      left = (await store.getChunks(doc.id)).length;
+      if (left) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(left).toBe(0);
   });
 });

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { ensureAdminSecret } from "@/lib/auth/admin-secret";
 import { getConfig } from "@/lib/config";
 import { syncKnowledgeDir } from "@/lib/ingest";
-import { getStore } from "@/lib/store";
+import { getStore, type Store } from "@/lib/store";
 
 export type SyncSummary = Awaited<ReturnType<typeof syncKnowledgeDir>>;
 
@@ -50,6 +50,7 @@ async function run(startup: Startup): Promise<void> {
     } else {
       console.log(`[knowledge] no folder at ${config.knowledgeDir}; nothing to index`);
     }
+    removeOrphansLater(store, config.store.orphanGraceMs);
     await settledWithin(store.warmed(), WARM_WAIT_MS);
     startup.state = { status: "ready", startedAt, finishedAt: new Date().toISOString(), knowledgeDir: config.knowledgeDir, summary };
   } catch (err) {
@@ -71,6 +72,16 @@ async function settledWithin(work: Promise<void>, ms: number): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
   clearTimeout(timer);
+}
+
+/** Chunks left without their document by a killed write are removed in the background, not before ready. */
+function removeOrphansLater(store: Store, graceMs: number): void {
+  store.removeOrphans(graceMs).then(
+    (removed) => {
+      if (removed > 0) console.log(`[store] removed ${removed} orphan chunks (their document rows were never written)`);
+    },
+    (err) => console.error(`[store] could not remove orphan chunks: ${err instanceof Error ? err.message : String(err)}`),
+  );
 }
 
 /** Starts the start-up sync once per process (later calls return the same promise). Never rejects. */

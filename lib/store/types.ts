@@ -100,6 +100,12 @@ export interface Store {
   maintenanceIdle(): Promise<void>;
   /** Rows and versions per table, bytes on disk (local stores); also published to /metrics. */
   stats(): Promise<StoreStatsSnapshot>;
+  /**
+   * Deletes the chunks whose document row does not exist (a write killed between its chunks and its document
+   * row): those seen twice, `graceMs` apart, so another process's write under way is left alone. Returns how
+   * many chunks went.
+   */
+  removeOrphans(graceMs: number): Promise<number>;
   /** Drops every chunk and re-creates the chunks table for this store's embedder (reindex). */
   resetIndex(): Promise<void>;
   /** Records this store's embedder as the one the index was built with (end of a reindex). */

@@ -15,7 +15,10 @@ import { retryConflicts, type Tables } from "./tables";
 import type { DocumentWrite, Store } from "./types";
 
 /** The write half of Store. */
-export type StoreWrites = Pick<Store, "deleteDocument" | "putDocuments" | "moveKb" | "deleteKb" | "resetIndex" | "commitEmbedder">;
+export type StoreWrites = Pick<
+  Store,
+  "deleteDocument" | "putDocuments" | "moveKb" | "deleteKb" | "removeOrphans" | "resetIndex" | "commitEmbedder"
+>;
 
 /** Knowledge-base moves copy this many documents (and their chunks) per round. */
 const MOVE_BATCH_DOCS = 100;
@@ -66,7 +69,33 @@ export function storeWrites(
     await retryConflicts(() => chunks.delete(sqlIn("document_id", oldIds)));
   };
 
+  /** Ids of documents that have chunks but no document row. */
+  const orphanDocuments = async (): Promise<Set<string>> => {
+    const { byId } = await docs.get();
+    const column = (await tables.chunks.query().select(["document_id"]).toArrow()).getChild("document_id");
+    const missing = new Set<string>();
+    for (const id of column ?? []) if (!byId.has(String(id))) missing.add(String(id));
+    return missing;
+  };
+
   return {
+    async removeOrphans(graceMs) {
+      const first = await orphanDocuments();
+      if (first.size === 0) return 0;
+      await new Promise((resolve) => setTimeout(resolve, graceMs));
+      return serialized(async () => {
+        const still = [...(await orphanDocuments())].filter((id) => first.has(id));
+        let removed = 0;
+        for (let i = 0; i < still.length; i += 500) {
+          const where = sqlIn("document_id", still.slice(i, i + 500));
+          removed += await tables.chunks.countRows(where);
+          await retryConflicts(() => tables.chunks.delete(where));
+        }
+        for (const id of still) recent.removeDocument(id);
+        if (removed > 0) await indexes.afterWrite();
+        return removed;
+      });
+    },
     deleteDocument(id) {
       return serialized(async () => {
         const existed = (await tables.documents.countRows(sqlEq("id", id))) > 0;

@@ -1,4 +1,3 @@
-import { readLimitedJson } from "@/lib/conversations/body";
 import { getConversations } from "@/lib/conversations/store";
 import { route } from "@/lib/server/route";
 import { createConversationSchema, listConversationsSchema } from "./schema";
@@ -14,7 +13,7 @@ export const GET = route({}, async ({ req }) => {
 });
 
 /** POST /api/conversations {id?, title?, kbs?, messages?} — starts a conversation. */
-export const POST = route({ status: 201 }, async ({ req }) => {
-  const input = createConversationSchema.parse(await readLimitedJson(req));
+export const POST = route({ status: 201 }, async ({ body }) => {
+  const input = await body(createConversationSchema);
   return { conversation: await (await getConversations()).create(input) };
 });

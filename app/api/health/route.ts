@@ -1,10 +1,13 @@
-import { checkHealth } from "@/lib/server/health";
+import { checkAppAccess } from "@/lib/auth/admin";
+import { checkHealth, publicHealth } from "@/lib/server/health";
 import { route } from "@/lib/server/route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = route({ access: "public" }, async () => {
+/** GET /api/health: readiness for anyone; the details (documents, embedder, failed files) for whoever may use the app's API. */
+export const GET = route({ access: "public" }, async ({ req }) => {
   const { status, body } = await checkHealth();
-  return Response.json(body, { status, headers: { "Cache-Control": "no-store" } });
+  const detailed = checkAppAccess(req) === null;
+  return Response.json(detailed ? body : publicHealth(body), { status, headers: { "Cache-Control": "no-store" } });
 });

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { readLimitedJson } from "@/lib/conversations/body";
 import { getConversations } from "@/lib/conversations/store";
 import { route } from "@/lib/server/route";
 import { AppError } from "@/lib/types";
@@ -18,8 +17,8 @@ export const GET = route(conversationRoute, async ({ params: { id } }) => {
 });
 
 /** PATCH /api/conversations/<id> {title?, kbs?, messages?} — rename, or save the chat's current state. */
-export const PATCH = route(conversationRoute, async ({ req, params: { id } }) => {
-  const patch = updateConversationSchema.parse(await readLimitedJson(req));
+export const PATCH = route(conversationRoute, async ({ body, params: { id } }) => {
+  const patch = await body(updateConversationSchema);
   return { conversation: await (await getConversations()).update(id, patch) };
 });
 

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { readLimitedJson } from "@/lib/conversations/body";
 import { getConversations } from "@/lib/conversations/store";
 import { route } from "@/lib/server/route";
 import { conversationIdSchema, feedbackSchema } from "../../schema";
@@ -10,8 +9,8 @@ export const dynamic = "force-dynamic";
 /** POST /api/conversations/<id>/feedback {messageId, rating: "up"|"down"|null, note?} — rates one answer. */
 export const POST = route(
   { params: z.object({ id: conversationIdSchema }), notFound: "There is no such conversation." },
-  async ({ req, params: { id } }) => {
-    const input = feedbackSchema.parse(await readLimitedJson(req));
+  async ({ body, params: { id } }) => {
+    const input = await body(feedbackSchema);
     const conversation = await (await getConversations()).setFeedback(id, input);
     return { feedback: conversation.feedback };
   },

@@ -1,0 +1,60 @@
+/** Orphan chunks (a write killed between its chunks and its document row) are removed, on a real store. */
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import * as lancedb from "@lancedb/lancedb";
+import { afterAll, describe, expect, it } from "vitest";
+import { createNoEmbedder } from "@/lib/embed";
+import { ingestDocument } from "@/lib/ingest";
+import { openStore } from "./index";
+import { sqlEq } from "./sql";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const dirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+/** A store with two documents, one of which another connection turns into orphan chunks. */
+async function storeWithOrphan() {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "orphans-test-"));
+  dirs.push(dir);
+  const store = await openStore({ uri: dir, embedder: createNoEmbedder() });
+  const kept = await ingestDocument(store, { filename: "kept.md", data: enc("# Kept\n\nThe kept rule stays.\n\nA second paragraph."), kb: "k" });
+  const lost = await ingestDocument(store, { filename: "lost.md", data: enc("# Lost\n\nThe lost rule.\n\nMore of it."), kb: "k" });
+  const other = await lancedb.connect(dir, { readConsistencyInterval: 0 });
+  const documents = await other.openTable("documents");
+  const row = (await documents.query().where(sqlEq("id", lost.document.id)).toArray())[0];
+  await documents.delete(sqlEq("id", lost.document.id));
+  return { store, other, documents, row, kept: kept.document, lost: lost.document };
+}
+
+describe("removeOrphans", () => {
+  it("deletes the chunks of a missing document and nothing else", async () => {
+    const { store, other, kept, lost } = await storeWithOrphan();
+    try {
+      expect((await store.getChunks(lost.id)).length).toBe(lost.chunkCount);
+      expect(await store.removeOrphans(1)).toBe(lost.chunkCount);
+      expect(await store.getChunks(lost.id)).toEqual([]);
+      expect((await store.getChunks(kept.id)).length).toBe(kept.chunkCount);
+      expect(await store.removeOrphans(1)).toBe(0);
+    } finally {
+      other.close();
+      await store.close();
+    }
+  });
+
+  it("leaves chunks whose document row is written during the grace period (another process's write)", async () => {
+    const { store, other, documents, row, lost } = await storeWithOrphan();
+    try {
+      const removing = store.removeOrphans(1500);
+      await new Promise((r) => setTimeout(r, 300));
+      await documents.add([row]);
+      expect(await removing).toBe(0);
+      expect((await store.getChunks(lost.id)).length).toBe(lost.chunkCount);
+    } finally {
+      other.close();
+      await store.close();
+    }
+  });
+});

@@ -6,9 +6,8 @@
  * from loopback the local flow needs no login; through a same-host reverse proxy that adds X-Forwarded-For
  * a request is remote unless TRUSTED_PROXIES names the proxy.
  *
- * Needs root (`ip netns`). Fallback when namespaces cannot be created (announced in the test's annotations
- * and on stderr, never a silent pass): the app runs on this host bound to 0.0.0.0 and the "remote" client
- * connects to this host's own non-loopback address; the test fails if there is none.
+ * Needs root (`ip netns`): where no namespace can be made the spec fails; it never sends traffic to this
+ * host's own network address.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -24,9 +23,7 @@ const DATA = path.resolve(process.env.TEST_DATA_DIR || ".test-data", `netns-${Da
 const ADMIN_TOKEN = "netns-admin-token-for-the-trusted-app";
 
 type Where = "srv" | "cli";
-let netns = true;
-let remoteHost = ADDR.srv;
-let ports = { app: 3000, trusted: 3001, proxy: 8080, trustedProxy: 8081 };
+const ports = { app: 3000, trusted: 3001, proxy: 8080, trustedProxy: 8081 };
 const children: ChildProcess[] = [];
 let appOutput = "";
 
@@ -35,7 +32,7 @@ function sh(args: string[]) {
   return { ok: r.status === 0, out: `${r.stdout ?? ""}${r.stderr ?? ""}` };
 }
 /** Prefix for running a command where the server (srv) or the remote client (cli) lives. */
-const inNs = (where: Where) => (netns ? ["ip", "netns", "exec", NS[where]] : []);
+const inNs = (where: Where) => ["ip", "netns", "exec", NS[where]];
 
 function teardownNetns() {
   sh(["ip", "netns", "del", NS.srv]);
@@ -112,7 +109,7 @@ function request(
 }
 
 const local = (port: number) => `http://127.0.0.1:${port}`;
-const remote = (port: number) => `http://${remoteHost}:${port}`;
+const remote = (port: number) => `http://${ADDR.srv}:${port}`;
 const bearer = (s: string) => ({ authorization: `Bearer ${s}` });
 const LIST = { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} };
 
@@ -134,19 +131,7 @@ let docFile = "";
 test.beforeAll(async () => {
   test.setTimeout(400_000);
   const why = setupNetns();
-  if (why) {
-    netns = false;
-    const base = Number(process.env.E2E_PORT_BASE || 3100);
-    ports = { app: base + 5, trusted: base + 6, proxy: base + 7, trustedProxy: base + 8 };
-    const ip = Object.values(os.networkInterfaces())
-      .flat()
-      .find((i) => i && i.family === "IPv4" && !i.internal)?.address;
-    const note = `network namespaces unavailable (${why}); fallback: app bound to 0.0.0.0 on this host, remote client = this host's address ${ip ?? "(none)"}`;
-    test.info().annotations.push({ type: "fallback", description: note });
-    console.warn(`[network-access] ${note}`);
-    if (!ip) throw new Error("No network namespaces and no non-loopback address: the remote-client checks cannot run here.");
-    remoteHost = ip;
-  }
+  if (why) throw new Error(`This spec needs network namespaces (run as root with iproute2): ${why}`);
   const tmp = mkdtempSync(path.join(os.tmpdir(), "netns-doc-"));
   docFile = path.join(tmp, "remote.md");
   writeFileSync(docFile, "# Remote upload\n\nThe netns test uploaded this file with a token.\n");
@@ -183,7 +168,7 @@ test.afterAll(() => {
       // already gone
     }
   }
-  if (netns) teardownNetns();
+  teardownNetns();
 });
 
 /** Every route of the web API and MCP, as [method, path, body]. */

@@ -44,6 +44,9 @@ const REQUEST_SCHEMAS = new Map<
   { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }
 >(ClientRequestSchema.options.map((o) => [(o.shape.method as unknown as { value: string }).value, o]));
 
+/** Far above any `kb://<kb>/<document-id>`; the SDK's template matcher fails (-32603) on megabyte URIs. */
+const MAX_RESOURCE_URI_CHARS = 2048;
+
 function readableIssues(issues: { path: PropertyKey[]; message: string }[]): string {
   return issues
     .slice(0, 5)
@@ -77,8 +80,15 @@ async function checkParams(req: Request, max: number): Promise<{ parsedBody: unk
     const { method, params, id } = m as { method: string; params?: unknown; id: unknown };
     const schema = REQUEST_SCHEMAS.get(method);
     const result = schema?.safeParse({ method, params });
-    if (result && !result.success) {
-      const message = `Invalid params for ${method}: ${readableIssues(result.error?.issues ?? [])}`;
+    const uri = method === "resources/read" && result?.success ? String((params as { uri: unknown }).uri) : "";
+    const problem =
+      result && !result.success
+        ? readableIssues(result.error?.issues ?? [])
+        : uri.length > MAX_RESOURCE_URI_CHARS
+          ? `uri: longer than ${MAX_RESOURCE_URI_CHARS} characters`
+          : null;
+    if (problem) {
+      const message = `Invalid params for ${method}: ${problem}`;
       const safeId = typeof id === "string" || typeof id === "number" ? id : null;
       return Response.json({ jsonrpc: "2.0", id: safeId, error: { code: ErrorCode.InvalidParams, message } }, { status: 200 });
     }
@@ -122,7 +132,7 @@ export async function handleMcpRequest(req: Request, options: McpHttpOptions = {
 
 async function handleTimed(req: Request, options: McpHttpOptions): Promise<Response> {
   const auth = options.auth ?? resolveAuthSettings();
-  if (!isOriginAllowed(req.headers.get("origin"), req.url, auth.allowedOrigins)) {
+  if (!isOriginAllowed(req.headers.get("origin"), req.headers.get("host"), auth.allowedOrigins)) {
     return jsonRpcError(403, -32000, "Forbidden: requests from this origin are not allowed (set ALLOWED_ORIGINS to allow it).");
   }
 

@@ -447,6 +447,10 @@ describe("access control", () => {
     expect(res.json?.error?.message).toMatch(/^Invalid params for tools\/call: name: /);
     expect(res.json?.error?.message).not.toContain("[");
     expect(res.json?.id).toBe(9);
+    const longUri = `kb://default/${"a".repeat(1024 * 1024)}`;
+    const read = await post("/api/mcp", { jsonrpc: "2.0", id: 10, method: "resources/read", params: { uri: longUri } });
+    expect(read.json?.error?.code).toBe(-32602);
+    expect(read.json?.error?.message).toMatch(/^Invalid params for resources\/read: uri: longer than/);
   });
 
   it("answers a NUL in a document id as invalid input", async () => {

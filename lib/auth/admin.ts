@@ -8,7 +8,7 @@ import { bearerSecret } from "./tokens";
 
 /** Only the origin check: browser requests from foreign origins are refused (CSRF, DNS rebinding). */
 export function checkOrigin(req: Request, settings: AuthSettings = resolveAuthSettings()): AppError | null {
-  if (!isOriginAllowed(req.headers.get("origin"), req.url, settings.allowedOrigins)) {
+  if (!isOriginAllowed(req.headers.get("origin"), req.headers.get("host"), settings.allowedOrigins)) {
     return new AppError("forbidden", "Requests from this origin are not allowed.", 403);
   }
   return null;

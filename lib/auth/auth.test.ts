@@ -63,21 +63,23 @@ describe("rate limiter", () => {
 });
 
 describe("origin check", () => {
-  const url = "http://127.0.0.1:3000/api/mcp";
+  const host = "127.0.0.1:3000";
   it("accepts no origin, the same origin and listed origins", () => {
-    expect(isOriginAllowed(null, url, [])).toBe(true);
-    expect(isOriginAllowed("http://127.0.0.1:3000", url, [])).toBe(true);
-    expect(isOriginAllowed("https://tools.example.com", url, ["https://tools.example.com"])).toBe(true);
-    expect(isOriginAllowed("http://localhost:6274", url, ["http://localhost:6274"])).toBe(true);
+    expect(isOriginAllowed(null, host, [])).toBe(true);
+    expect(isOriginAllowed("http://127.0.0.1:3000", host, [])).toBe(true);
+    expect(isOriginAllowed("https://kb.example.com", "kb.example.com", [])).toBe(true); // behind a TLS proxy
+    expect(isOriginAllowed("https://tools.example.com", host, ["https://tools.example.com"])).toBe(true);
+    expect(isOriginAllowed("http://localhost:6274", host, ["http://localhost:6274"])).toBe(true);
   });
   it("refuses foreign, other loopback, opaque and malformed origins", () => {
-    expect(isOriginAllowed("http://evil.example", url, [])).toBe(false);
-    expect(isOriginAllowed("http://localhost:9999", url, [])).toBe(false);
-    expect(isOriginAllowed("http://127.0.0.1:9999", url, [])).toBe(false);
-    expect(isOriginAllowed("http://localhost:3000", url, [])).toBe(false);
-    expect(isOriginAllowed("null", url, [])).toBe(false);
-    expect(isOriginAllowed("not a url", url, [])).toBe(false);
-    expect(isOriginAllowed("http://localhost:8080", "http://kb.internal:3000/api/mcp", [])).toBe(false);
+    expect(isOriginAllowed("http://evil.example", host, [])).toBe(false);
+    expect(isOriginAllowed("http://localhost:9999", host, [])).toBe(false);
+    expect(isOriginAllowed("http://127.0.0.1:9999", host, [])).toBe(false);
+    expect(isOriginAllowed("http://localhost:3000", host, [])).toBe(false);
+    expect(isOriginAllowed("http://127.0.0.1:3000", null, [])).toBe(false);
+    expect(isOriginAllowed("null", host, [])).toBe(false);
+    expect(isOriginAllowed("not a url", host, [])).toBe(false);
+    expect(isOriginAllowed("http://localhost:8080", "kb.internal:3000", [])).toBe(false);
   });
 });
 

@@ -95,6 +95,33 @@ describe("receiveUpload (streamed, limits counted on bytes received)", () => {
     await expect(receiveUpload(multipart(many), limits)).rejects.toMatchObject({ status: 413, code: "too_large" });
   });
 
+  it("reports an upload cut off mid-file as interrupted, and nothing escapes as an uncaught exception", async () => {
+    const uncaught: unknown[] = [];
+    const record = (err: unknown) => uncaught.push(err);
+    process.on("uncaughtException", record);
+    try {
+      const whole = await new Response(multipart([{ name: "files", filename: "cut.md", data: "w".repeat(6000) }]).body).arrayBuffer();
+      let sent = false;
+      const cut = new Request("http://127.0.0.1/api/documents", {
+        method: "POST",
+        headers: { "content-type": "multipart/form-data; boundary=----kbtest9" },
+        body: new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (sent) return controller.error(new Error("aborted"));
+            sent = true;
+            controller.enqueue(new Uint8Array(whole.slice(0, 3000)));
+          },
+        }),
+        duplex: "half",
+      } as RequestInit);
+      await expect(receiveUpload(cut, limits)).rejects.toMatchObject({ status: 400, message: "The upload was interrupted." });
+      await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      process.off("uncaughtException", record);
+    }
+    expect(uncaught).toEqual([]);
+  });
+
   it("refuses too many files, non-multipart bodies and uploads without files (400)", async () => {
     const four = Array.from({ length: 4 }, (_, i) => ({ name: "files", filename: `f${i}.md`, data: "z" }));
     await expect(receiveUpload(multipart(four), limits)).rejects.toMatchObject({

@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
 import { AppError } from "@/lib/types";
+import { MAX_JSON_BODY_BYTES } from "./body";
 import { route } from "./route";
 
 const local = (init: RequestInit = {}, url = "http://127.0.0.1:3000/api/x") =>
@@ -10,6 +11,8 @@ const local = (init: RequestInit = {}, url = "http://127.0.0.1:3000/api/x") =>
     ...init,
     headers: { host: "127.0.0.1:3000", [PEER_HEADER]: peerHeaderFor("127.0.0.1"), ...(init.headers as Record<string, string>) },
   });
+const json = (body: string, headers: Record<string, string> = {}) =>
+  local({ method: "POST", body, headers: { "content-type": "application/json", ...headers } });
 const ctx = (params: Record<string, string>) => ({ params: Promise.resolve(params) });
 
 describe("route()", () => {
@@ -27,10 +30,10 @@ describe("route()", () => {
 
   it("validates JSON bodies and path parameters", async () => {
     const create = route({ status: 201 }, async ({ body }) => ({ got: await body(z.object({ name: z.string() })) }));
-    expect((await create(local({ method: "POST", body: "{" }))).status).toBe(400);
-    const bad = await create(local({ method: "POST", body: JSON.stringify({ name: 5 }) }));
+    expect((await create(json("{"))).status).toBe(400);
+    const bad = await create(json(JSON.stringify({ name: 5 })));
     expect(await bad.json()).toEqual({ error: { code: "bad_request", message: expect.stringMatching(/^name: /) } });
-    const good = await create(local({ method: "POST", body: JSON.stringify({ name: "a" }) }));
+    const good = await create(json(JSON.stringify({ name: "a" }), { "content-type": "application/json; charset=utf-8" }));
     expect([good.status, await good.json()]).toEqual([201, { got: { name: "a" } }]);
 
     const byId = route({ params: z.object({ id: z.string().regex(/^[a-z]+$/) }) }, async ({ params }) => params);
@@ -41,6 +44,39 @@ describe("route()", () => {
       async ({ params }) => params,
     );
     expect(await (await named(local(), ctx({ id: "BAD" }))).json()).toEqual({ error: { code: "not_found", message: "No such thing." } });
+  });
+
+  it("takes JSON bodies only as application/json, and only up to the limit (counted while reading)", async () => {
+    const handler = vi.fn(async ({ body }) => ({ got: await body(z.object({ name: z.string() })) }));
+    const create = route({ status: 201 }, handler);
+    for (const type of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", ""]) {
+      const res = await create(
+        local({ method: "POST", body: JSON.stringify({ name: "a" }), headers: type ? { "content-type": type } : {} }),
+      );
+      expect([res.status, (await res.json()).error.code]).toEqual([415, "unsupported_type"]);
+    }
+    const big = JSON.stringify({ name: "x".repeat(MAX_JSON_BODY_BYTES) });
+    const streamed = new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode(big));
+        c.close();
+      },
+    });
+    const res = await create(
+      local({ method: "POST", body: streamed, headers: { "content-type": "application/json" }, duplex: "half" } as RequestInit),
+    );
+    expect([res.status, (await res.json()).error.code]).toEqual([413, "too_large"]);
+  });
+
+  it("refuses a browser request from any origin but the app's own, loopback ports included", async () => {
+    const handler = vi.fn(async () => ({ ok: true }));
+    const change = route({ status: 201 }, handler);
+    for (const origin of ["http://localhost:9999", "http://127.0.0.1:9999", "http://evil.example"]) {
+      const res = await change(json("{}", { origin }));
+      expect([res.status, (await res.json()).error.code]).toEqual([403, "forbidden"]);
+    }
+    expect(handler).not.toHaveBeenCalled();
+    expect((await change(json("{}", { origin: "http://127.0.0.1:3000" }))).status).toBe(201);
   });
 
   it("maps AppErrors to their status and hides anything else behind a 500", async () => {

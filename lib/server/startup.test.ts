@@ -5,6 +5,8 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import * as lancedb from "@lancedb/lancedb";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { GET as healthRoute } from "@/app/api/health/route";
+import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
 import { createLogger, getLogger, setLogger } from "@/lib/log";
 import { getStore } from "@/lib/store";
 import { sqlEq } from "@/lib/store/sql";
@@ -50,6 +52,18 @@ describe("start-up indexing", () => {
     const health = await checkHealth();
     expect(health.status).toBe(200);
     expect(health.body).toMatchObject({ ok: true, documents: 2, embedder: { name: expect.any(String), dimension: expect.any(Number) } });
+  });
+
+  it("tells a remote caller only whether it is ready, and this machine the details", async () => {
+    await writeFile(path.join(dir, "knowledge", "a.md"), "# Alpha\n\nThe alpha rule.\n");
+    await writeFile(path.join(dir, "knowledge", "bad.pdf"), "not a pdf");
+    await startStartup();
+    const ask = (peer: string, host: string) =>
+      healthRoute(new Request(`http://${host}/api/health`, { headers: { host, [PEER_HEADER]: peerHeaderFor(peer) } }));
+    const remote = await ask("10.0.0.9", "10.0.0.1:3000");
+    expect([remote.status, await remote.json()]).toEqual([200, { ok: true, status: "ready" }]);
+    const local = await (await ask("127.0.0.1", "127.0.0.1:3000")).json();
+    expect(local).toMatchObject({ ok: true, documents: 1, knowledge: { failed: [{ file: "bad.pdf" }] } });
   });
 
   it("reports a failed start-up as 503 with the reason", async () => {

@@ -207,10 +207,10 @@ test("add_document needs a read-write token; what it adds is found by search_kno
   const writer = await connectMcp(mcpUrl(PORTS.offline), bearer(await createToken(OPEN, { name: "writer", scope: "read-write" })));
   try {
     for (const c of [anonymous, reader]) {
-      const r = await c.callTool({ name: "add_document", arguments: doc });
-      expect(r.isError).toBe(true);
-      expect(resultText(r)).toContain("requires a read-write access token");
+      expect((await c.listTools()).tools.map((t) => t.name)).not.toContain("add_document");
+      await expect(c.callTool({ name: "add_document", arguments: doc })).rejects.toThrow(/add_document requires a read-write access token/);
     }
+    expect((await writer.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(["add_document", "delete_document"]));
     const added = await writer.callTool({ name: "add_document", arguments: doc });
     expect(added.isError, resultText(added)).toBeFalsy();
     const found = await search(anonymous, { query: `${CODEWORD} shed key compost` });
@@ -218,7 +218,7 @@ test("add_document needs a read-write token; what it adds is found by search_kno
     expect(found.results[0].kb).toBe(OTHER);
 
     const id = (added.structuredContent as { document: { id: string } }).document.id;
-    expect((await reader.callTool({ name: "delete_document", arguments: { document_id: id } })).isError).toBe(true);
+    await expect(reader.callTool({ name: "delete_document", arguments: { document_id: id } })).rejects.toThrow(/read-write/);
     const del = await writer.callTool({ name: "delete_document", arguments: { document_id: id } });
     expect(del.isError).toBeFalsy();
     expect((await search(anonymous, { query: `${CODEWORD} shed key compost`, kb: OTHER })).results).toEqual([]);

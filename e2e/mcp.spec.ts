@@ -39,10 +39,13 @@ test("health reports the indexed knowledge folder", async () => {
 
 test("lists the read tools with annotations and output schemas", async () => {
   const { tools: all } = await client.listTools();
-  // Besides these: add_document/delete_document and one search_<kb> per knowledge base (e2e/kbs-api.spec.ts).
-  const tools = all.filter((t) => ["list_documents", "read_document", "search_knowledge"].includes(t.name));
-  expect(tools.map((t) => t.name).sort()).toEqual(["list_documents", "read_document", "search_knowledge"]);
-  expect(all.map((t) => t.name)).toContain("search_default");
+  // Besides these, one search_<kb> per knowledge base; the write tools only for a read-write token (e2e/kbs-api.spec.ts).
+  const perKb = all.filter((t) => typeof t._meta?.["knowledge-base/kb"] === "string").map((t) => t.name);
+  expect(perKb).toContain("search_default");
+  expect(perKb.every((n) => n.startsWith("search_"))).toBe(true);
+  const generic = all.filter((t) => !perKb.includes(t.name));
+  expect(generic.map((t) => t.name).sort()).toEqual(["list_documents", "read_document", "search_faq", "search_knowledge"]);
+  const tools = generic.filter((t) => t.name !== "search_faq");
   for (const tool of tools) {
     expect(tool.description!.length).toBeGreaterThan(40);
     expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
@@ -114,6 +117,23 @@ test.describe("search_knowledge", () => {
     expect(elsewhere.result.isError).toBe(true);
     expect(elsewhere.text).toMatch(/kb must be one of .*"default"/);
   });
+});
+
+test("ChatGPT's search and fetch: each url opens the document page with the passage highlighted", async ({ page }) => {
+  const found = await client.callTool({ name: "search", arguments: { query: "How many days of annual leave do I get?" } });
+  const { results } = found.structuredContent as { results: { id: string; title: string; url: string }[] };
+  expect(results.length).toBeGreaterThan(0);
+  const fetched = await client.callTool({ name: "fetch", arguments: { id: results[0].id } });
+  const passage = fetched.structuredContent as { id: string; text: string; url: string; metadata: { document_id: string } };
+  expect(passage).toMatchObject({ id: results[0].id, url: results[0].url });
+  expect(passage.text).toMatch(/annual leave/i);
+  // The server listens on BASE and no PUBLIC_URL is set: the links point there.
+  expect(results[0].url).toBe(`${BASE}/documents/${passage.metadata.document_id}?chunk=${encodeURIComponent(passage.id)}`);
+
+  await page.goto(results[0].url);
+  const highlighted = page.locator('[data-testid="doc-block"][data-highlighted="true"]');
+  await expect(highlighted.first()).toBeInViewport();
+  await expect(highlighted.filter({ hasText: /annual leave/i }).first()).toBeVisible();
 });
 
 test("list_documents shows the knowledge documents with chunk counts", async () => {

@@ -12,6 +12,25 @@ export function intEnv(name: string, fallback: number): number {
   return n;
 }
 
+/**
+ * The address people and AI hosts reach the app at: PUBLIC_URL (a reverse proxy or tunnel in front of the
+ * app), else where server.mjs listens. Never derived from a request's Host or forwarded headers.
+ */
+export function publicBaseUrl(): string {
+  const raw = process.env.PUBLIC_URL?.trim();
+  if (raw) {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new Error(`PUBLIC_URL must be an http(s) URL, got "${raw}"`);
+    }
+    if (url.protocol !== "https:" && url.protocol !== "http:") throw new Error(`PUBLIC_URL must be an http(s) URL, got "${raw}"`);
+    return url.href.replace(/\/+$/, "");
+  }
+  return process.env.KB_INTERNAL_ORIGIN || "http://127.0.0.1:3000";
+}
+
 export function getConfig() {
   const dataDir = process.env.DATA_DIR || "./.data";
   return {

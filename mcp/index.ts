@@ -6,17 +6,21 @@ import { searchToolNames } from "@/lib/kb/names";
 import { newRequestId, withRequestId } from "@/lib/log";
 import { countError } from "@/lib/metrics";
 import { getStore } from "@/lib/store";
+import { WRITE_TOOLS } from "@/lib/tools/names";
 import packageJson from "@/package.json";
 import * as addDocument from "./add-document";
 import { type KnowledgeServerOptions, scopeOf, type ToolContext } from "./context";
 import * as deleteDocument from "./delete-document";
 import { registerFaqTools } from "./faq-tools";
+import * as fetchTool from "./fetch";
 import * as listDocuments from "./list-documents";
 import { registerPrompts } from "./prompts";
 import * as readDocument from "./read-document";
 import { registerDocumentResources } from "./resources";
+import * as search from "./search";
 import { registerKbSearchTools } from "./search-kb";
 import * as searchKnowledge from "./search-knowledge";
+import { writeRefusal } from "./write-access";
 
 export type { KnowledgeServerOptions } from "./context";
 
@@ -34,14 +38,29 @@ const jsonSchemaValidator = new AjvJsonSchemaValidator();
  * handling) lists unknown tools as a protocol error. This server answers them with JSON-RPC -32602.
  */
 class KnowledgeMcpServer extends McpServer {
-  /** Every tool registered, recorded as it is registered (see registerTool below). */
+  /** Every tool this caller may call, recorded as it is registered (see registerTool below). */
   readonly toolNames = new Set<string>();
+  /** Write tools this caller may not call (no read-write token): not listed; a call gets the reason. */
+  readonly refused = new Map<string, string>();
   /** One server per HTTP request: its log lines carry this id. */
   readonly reqId = newRequestId();
 
+  constructor(
+    info: ConstructorParameters<typeof McpServer>[0],
+    options: ConstructorParameters<typeof McpServer>[1],
+    private readonly ctx: ToolContext,
+  ) {
+    super(info, options);
+  }
+
   override registerTool: McpServer["registerTool"] = (name, config, cb) => {
-    this.toolNames.add(name);
-    return super.registerTool(name, config, cb);
+    const tool = super.registerTool(name, config, cb);
+    const refusal = WRITE_TOOLS.has(name) ? writeRefusal(this.ctx, name) : null;
+    if (refusal) {
+      tool.disable();
+      this.refused.set(name, refusal);
+    } else this.toolNames.add(name);
+    return tool;
   };
 
   override async connect(transport: Transport): Promise<void> {
@@ -52,10 +71,10 @@ class KnowledgeMcpServer extends McpServer {
         if (isJSONRPCRequest(message) && message.method === "tools/call") {
           const tool = (message.params as { name?: unknown } | undefined)?.name;
           if (typeof tool === "string" && !this.toolNames.has(tool)) {
-            countError("unknown_tool");
+            countError(this.refused.has(tool) ? "forbidden" : "unknown_tool");
             const error = {
               code: ErrorCode.InvalidParams,
-              message: `Unknown tool: ${tool}. Available tools: ${[...this.toolNames].join(", ")}.`,
+              message: this.refused.get(tool) ?? `Unknown tool: ${tool}. Available tools: ${[...this.toolNames].join(", ")}.`,
             };
             void transport.send({ jsonrpc: "2.0", id: message.id, error }).catch((err) => this.server.onerror?.(err));
             return;
@@ -76,8 +95,8 @@ function instructions(ctx: ToolContext, kbTools: string[]): string {
     "Knowledge base of this organisation's documents. Use search_knowledge to find passages that answer a " +
     "question and cite them by their [number]; read_document to read more around a passage; list_documents " +
     `to see what is covered.${perKb}${scope} Documents are also resources (kb://<kb>/<document-id>), and the ` +
-    "prompt answer_with_citations shows how to answer with citations. add_document and delete_document need a " +
-    "read-write access token."
+    "prompt answer_with_citations shows how to answer with citations. The write tools (add_document, " +
+    "delete_document, add_faq, delete_faq) are listed only for a read-write access token."
   );
 }
 
@@ -97,6 +116,7 @@ export function createMcpServer(options: KnowledgeServerOptions = {}): McpServer
       instructions: instructions(ctx, kbToolNames),
       jsonSchemaValidator,
     },
+    ctx,
   );
   searchKnowledge.registerSearchKnowledge(server, ctx);
   registerKbSearchTools(server, ctx);
@@ -107,5 +127,7 @@ export function createMcpServer(options: KnowledgeServerOptions = {}): McpServer
   registerDocumentResources(server, ctx);
   registerPrompts(server, ctx);
   registerFaqTools(server, ctx);
+  search.registerSearch(server, ctx);
+  fetchTool.registerFetch(server, ctx);
   return server;
 }

@@ -126,7 +126,7 @@ describe("tools per knowledge base", () => {
   });
 
   it("lists search_<slug> per knowledge base, described by its description and titles, and a kb enum", async () => {
-    const client = await connect();
+    const client = await connect("/api/mcp", bearer(secrets.rw));
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name).sort();
     expect(names).toEqual([
@@ -134,8 +134,10 @@ describe("tools per knowledge base", () => {
       "add_faq",
       "delete_document",
       "delete_faq",
+      "fetch",
       "list_documents",
       "read_document",
+      "search",
       "search_default",
       "search_eng_docs",
       "search_faq",
@@ -266,22 +268,88 @@ describe("resources and prompts", () => {
   });
 });
 
+describe("ChatGPT connector tools: search and fetch", () => {
+  it("search returns {results:[{id,title,url}]} as one text item and as structured content, within the endpoint's kbs", async () => {
+    process.env.PUBLIC_URL = "https://kb.example.com/";
+    const client = await connect("/api/mcp/hr");
+    try {
+      const r = (await client.callTool({ name: "search", arguments: { query: "per diem overnight travel" } })) as CallToolResult;
+      expect(r.isError).toBeFalsy();
+      expect(r.content).toHaveLength(1);
+      expect(JSON.parse((r.content[0] as { text: string }).text)).toEqual(r.structuredContent);
+      const { results } = r.structuredContent as { results: Record<string, string>[] };
+      expect(results.length).toBeGreaterThan(0);
+      for (const hit of results) expect(Object.keys(hit).sort()).toEqual(["id", "title", "url"]);
+      const [first] = results;
+      const chunk = await store.getChunk(first.id);
+      expect(chunk).toMatchObject({ kb: "hr" });
+      expect(first.title).toBe("Travel policy › Per diem");
+      expect(first.url).toBe(`https://kb.example.com/documents/${chunk!.documentId}?chunk=${encodeURIComponent(first.id)}`);
+      // Nothing of another knowledge base at this endpoint.
+      const other = (await client.callTool({ name: "search", arguments: { query: "quasar rollback deploy" } })) as CallToolResult;
+      const ids = (other.structuredContent as { results: { id: string }[] }).results.map((x) => x.id);
+      for (const id of ids) expect((await store.getChunk(id))?.kb).toBe("hr");
+    } finally {
+      delete process.env.PUBLIC_URL;
+      await client.close();
+    }
+  });
+
+  it("fetch returns {id,title,text,url,metadata} for a passage in scope, and an error for one outside", async () => {
+    const client = await connect("/api/mcp");
+    try {
+      const found = (await client.callTool({ name: "search", arguments: { query: "quasar rollback" } })) as CallToolResult;
+      const { id, url } = (found.structuredContent as { results: { id: string; url: string }[] }).results[0];
+      const r = (await client.callTool({ name: "fetch", arguments: { id } })) as CallToolResult;
+      expect(JSON.parse((r.content[0] as { text: string }).text)).toEqual(r.structuredContent);
+      const out = r.structuredContent as Record<string, unknown>;
+      expect(Object.keys(out).sort()).toEqual(["id", "metadata", "text", "title", "url"]);
+      expect(out).toMatchObject({
+        id,
+        url,
+        title: "Deployment guide › Rollback",
+        metadata: { kb: "eng-docs", document_title: "Deployment guide", source: "deploy.md", heading: expect.stringContaining("Rollback") },
+      });
+      expect(out.text).toContain("quasar rollback command within 10 minutes");
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/documents\/|^http:\/\/127\.0\.0\.1:3000\/documents\//);
+
+      const scoped = await connect("/api/mcp/hr");
+      const outside = (await scoped.callTool({ name: "fetch", arguments: { id } })) as CallToolResult;
+      expect(outside.isError).toBe(true);
+      expect((outside.content[0] as { text: string }).text).toContain(`No passage with id "${id}"`);
+      await scoped.close();
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe("write tools", () => {
   const doc = {
     title: "Parking rules",
     content: "# Parking rules\n\nVisitors park on level minus two, bay 47, near the xylograph mural.\n",
   };
 
-  it("refuses writes without a token and with a read token", async () => {
+  it("neither lists nor runs the write tools without a read-write token", async () => {
     for (const headers of [{}, bearer(secrets.read), { Authorization: `Bearer ${internalMcpSecret()}` }]) {
       const client = await connect("/api/mcp", headers);
-      const r = await client.callTool({ name: "add_document", arguments: doc });
-      expect(r.isError).toBe(true);
-      expect(text(r)).toContain("requires a read-write access token");
-      const d = await client.callTool({ name: "delete_document", arguments: { document_id: "x" } });
-      expect(text(d)).toContain("requires a read-write access token");
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toContain("search_knowledge");
+      for (const write of ["add_document", "delete_document", "add_faq", "delete_faq"]) expect(names).not.toContain(write);
+      for (const [name, args] of [
+        ["add_document", doc],
+        ["delete_document", { document_id: "x" }],
+        ["add_faq", { question: "Q?", answer: "A." }],
+        ["delete_faq", { id: "x" }],
+      ] as const) {
+        const err = await client.callTool({ name, arguments: args }).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(McpError);
+        expect((err as McpError).code).toBe(-32602);
+        expect((err as McpError).message).toContain(`${name} requires a read-write access token`);
+      }
       await client.close();
     }
+    expect(await store.getDocument("x")).toBeNull();
   });
 
   it("adds a document that search then finds, refuses overwriting it, and deletes it", async () => {

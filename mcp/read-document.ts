@@ -8,7 +8,7 @@ import { guarded, inScope, type ToolContext, toolError } from "./context";
 
 export const name = TOOL.readDocument;
 
-const id = (field: string) =>
+export const idField = (field: string) =>
   z
     .string({ error: `${field} must be a string` })
     .trim()
@@ -26,10 +26,12 @@ const neighbours = (field: string) =>
     .default(2);
 
 export const inputSchema = z.strictObject({
-  document_id: id("document_id")
+  document_id: idField("document_id")
     .optional()
     .describe("Read this document's full text (from list_documents or a search result). Give this or chunk_id."),
-  chunk_id: id("chunk_id").optional().describe("Read the passage with this chunk_id (from search_knowledge) together with its neighbours."),
+  chunk_id: idField("chunk_id")
+    .optional()
+    .describe("Read the passage with this chunk_id (from search_knowledge) together with its neighbours."),
   before: neighbours("before").describe("With chunk_id: how many chunks before it to include, 0–10. Default 2."),
   after: neighbours("after").describe("With chunk_id: how many chunks after it to include, 0–10. Default 2."),
   offset: z

@@ -5,6 +5,7 @@
 import { citedNumbers } from "@/lib/agent/citations";
 import type { Citation } from "@/lib/agent/protocol";
 import { titleWithHeading } from "@/lib/chunk/heading";
+import { passagePath } from "@/lib/tools/links";
 
 const MARKER = /\[(\d{1,3})\](?![(:])/g;
 
@@ -59,8 +60,7 @@ export function citationLabel(c: Citation, page: (p: number) => string): string 
 
 /** The document view of the cited chunk; with the claim a chip supports, the view also marks the sentence that backs it. */
 export function documentHref(c: Pick<Citation, "document" | "chunk_id">, claim?: string): string {
-  const q = claim ? `&q=${encodeURIComponent(claim.slice(0, 300))}` : "";
-  return `/documents/${encodeURIComponent(c.document.id)}?chunk=${encodeURIComponent(c.chunk_id)}${q}`;
+  return passagePath(c.document.id, c.chunk_id, claim);
 }
 
 /** The answer as copied: display numbers in the text, then the reference list of the cited sources. */

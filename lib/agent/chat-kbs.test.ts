@@ -109,12 +109,10 @@ describe("chat limited to knowledge bases", () => {
     expect(seen.every((s) => s.filter === "contractors")).toBe(true);
   });
 
-  it("never offers the write tools to the model, and keeps the secret from a foreign MCP_URL", () => {
+  it("never offers the write tools nor the connectors' search/fetch to the model, and keeps the secret from a foreign MCP_URL", () => {
     const noop = { execute: async () => null } as never;
-    expect(Object.keys(readOnlyTools({ search_knowledge: noop, add_document: noop, delete_document: noop, search_hr: noop }))).toEqual([
-      "search_knowledge",
-      "search_hr",
-    ]);
+    const offered = { search_knowledge: noop, add_document: noop, delete_document: noop, search: noop, fetch: noop, search_hr: noop };
+    expect(Object.keys(readOnlyTools(offered))).toEqual(["search_knowledge", "search_hr"]);
     expect(mcpHeaders({ mcpUrl: undefined }).Authorization).toMatch(/^Bearer kbi_/);
     expect(mcpHeaders({ mcpUrl: "https://other.example/api/mcp" }).Authorization).toBeUndefined();
     expect(mcpHeaders({ mcpUrl: undefined }, ["a b", "c"])["x-kb-filter"]).toBe("a%20b,c");

@@ -21,7 +21,7 @@ import {
 import { internalMcpSecret } from "@/lib/auth/internal";
 import type { AppConfig } from "@/lib/config";
 import { KB_FILTER_HEADER } from "@/lib/kb/names";
-import { TOOL, WRITE_TOOLS } from "@/lib/tools/names";
+import { CONNECTOR_TOOLS, TOOL, WRITE_TOOLS } from "@/lib/tools/names";
 import { createCitationStreamSanitizer, shownCitation } from "./citations";
 import { decomposeWithModel } from "./decompose-model";
 import { classifyChatError, type ErrorContext } from "./errors";
@@ -62,9 +62,9 @@ export function mcpHeaders(config: Pick<AppConfig["chat"], "mcpUrl">, kbs?: stri
   return headers;
 }
 
-/** The chat only reads: the MCP write tools are never offered to its model. */
+/** The chat only reads: the MCP write tools are never offered to its model, nor the connectors' copies of the search. */
 export function readOnlyTools(tools: ToolSet): ToolSet {
-  return Object.fromEntries(Object.entries(tools).filter(([name]) => !WRITE_TOOLS.has(name)));
+  return Object.fromEntries(Object.entries(tools).filter(([name]) => !WRITE_TOOLS.has(name) && !CONNECTOR_TOOLS.has(name)));
 }
 
 export function errorResponse(err: ChatError, status: number): Response {

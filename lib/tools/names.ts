@@ -8,9 +8,15 @@ export const TOOL = {
   searchFaq: "search_faq",
   addFaq: "add_faq",
   deleteFaq: "delete_faq",
+  /** The two tools ChatGPT's deep research and company knowledge call, by these exact names and shapes. */
+  search: "search",
+  fetch: "fetch",
 } as const;
 
 export type ToolName = (typeof TOOL)[keyof typeof TOOL];
 
 /** Tools that change the store: they need a read-write token, and the app's own chat never gets them. */
 export const WRITE_TOOLS: ReadonlySet<string> = new Set<ToolName>([TOOL.addDocument, TOOL.deleteDocument, TOOL.addFaq, TOOL.deleteFaq]);
+
+/** search_knowledge and read_document reshaped for ChatGPT's connectors: the app's own chat uses the originals. */
+export const CONNECTOR_TOOLS: ReadonlySet<string> = new Set<ToolName>([TOOL.search, TOOL.fetch]);

@@ -1,0 +1,69 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { titleWithHeading } from "@/lib/chunk/heading";
+import { chunkWindow } from "@/lib/tools/format";
+import { TOOL } from "@/lib/tools/names";
+import { guarded, inScope, type ToolContext, toolError } from "./context";
+import { idField } from "./read-document";
+import { connectorResult, passageUrl } from "./search";
+
+export const name = TOOL.fetch;
+
+export const inputSchema = z.strictObject({ id: idField("id").describe("An id from a search result") });
+
+export const outputSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  text: z.string().describe("The passage with the passages just before and after it"),
+  url: z.string(),
+  metadata: z.object({
+    document_id: z.string(),
+    document_title: z.string(),
+    source: z.string(),
+    kb: z.string(),
+    heading: z.string(),
+    page: z.number().int().optional(),
+  }),
+});
+
+export const config = {
+  title: "Fetch a passage (connector)",
+  description:
+    "Fetch the full text of a search result by its id: the passage with its surrounding context, its title, the URL " +
+    "that opens it in the app, and its document's metadata. Shaped for ChatGPT connectors and deep research.",
+  inputSchema,
+  outputSchema,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+};
+
+export function registerFetch(server: McpServer, ctx: ToolContext) {
+  server.registerTool(
+    name,
+    config,
+    guarded(name, async (args): Promise<CallToolResult> => {
+      const store = await ctx.getStore();
+      const chunk = await store.getChunk(args.id);
+      const doc = chunk ? await store.getDocument(chunk.documentId) : null;
+      if (!chunk || !doc || !inScope(ctx, doc.kb)) return toolError(`No passage with id "${args.id}". Use an id from a search result.`);
+      // The passage with one neighbour on each side, cut from the document's text (chunks overlap).
+      const window = chunkWindow(await store.getChunks(doc.id), chunk.id, 1, 1) ?? [chunk];
+      const full = await store.getDocumentText(doc.id);
+      const text = full?.slice(window[0].start, window.at(-1)!.end).trim() || window.map((c) => c.text).join("\n\n");
+      return connectorResult({
+        id: chunk.id,
+        title: titleWithHeading(doc.title, chunk.heading),
+        text,
+        url: passageUrl(doc.id, chunk.id),
+        metadata: {
+          document_id: doc.id,
+          document_title: doc.title,
+          source: doc.source,
+          kb: doc.kb,
+          heading: chunk.heading,
+          ...(chunk.page ? { page: chunk.page } : {}),
+        },
+      });
+    }),
+  );
+}

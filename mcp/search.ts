@@ -1,0 +1,66 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { titleWithHeading } from "@/lib/chunk/heading";
+import { publicBaseUrl } from "@/lib/config";
+import { searchKnowledge } from "@/lib/retrieve";
+import { passagePath } from "@/lib/tools/links";
+import { TOOL } from "@/lib/tools/names";
+import { effectiveKb, guarded, type ToolContext, toolError } from "./context";
+import { queryField } from "./search-knowledge";
+
+export const name = TOOL.search;
+
+/** How many passages `search` returns: the host reads them with `fetch`. */
+const RESULTS = 10;
+
+export const inputSchema = z.strictObject({ query: queryField });
+
+export const outputSchema = z.object({
+  results: z.array(
+    z.object({
+      id: z.string().describe("Pass to fetch"),
+      title: z.string(),
+      url: z.string().describe("Opens the passage, highlighted, in the app"),
+    }),
+  ),
+});
+
+export const config = {
+  title: "Search (connector)",
+  description:
+    "Search this organisation's knowledge base (handbooks, policies, papers, news; English and Chinese) for passages " +
+    "relevant to a query. Returns ids, titles and URLs; call fetch with an id for the passage's text. Same index as " +
+    "search_knowledge, shaped for ChatGPT connectors and deep research.",
+  inputSchema,
+  outputSchema,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+};
+
+/** The passage's address for a host's citation: the app's document page at that chunk. */
+export function passageUrl(documentId: string, chunkId: string): string {
+  return `${publicBaseUrl()}${passagePath(documentId, chunkId)}`;
+}
+
+/** A result as ChatGPT's connectors read it: one text item holding the JSON, and the same as structured content. */
+export function connectorResult(value: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
+}
+
+export function registerSearch(server: McpServer, ctx: ToolContext) {
+  server.registerTool(
+    name,
+    config,
+    guarded(name, async (args): Promise<CallToolResult> => {
+      const scope = effectiveKb(ctx, undefined);
+      if (scope.error) return toolError(scope.error);
+      const hits = await searchKnowledge(await ctx.getStore(), { query: args.query, topK: RESULTS, kb: scope.kb });
+      const results = hits.map((h) => ({
+        id: h.chunk.id,
+        title: titleWithHeading(h.document.title, h.chunk.heading),
+        url: passageUrl(h.document.id, h.chunk.id),
+      }));
+      return connectorResult({ results });
+    }),
+  );
+}

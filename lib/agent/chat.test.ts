@@ -202,6 +202,17 @@ describe("chat turn", () => {
     expect(cited.document.source).toBe("handbook.md");
   });
 
+  it("a question longer than a search query (5,000 characters) is searched by its end, without a tool error", async () => {
+    const filler = "Some background on why I ask, which goes on for a while without saying much. ".repeat(66);
+    const question = `${filler}How many days of annual leave do full-time employees get?`;
+    expect(question.length).toBeGreaterThan(5000);
+    const res = await runChat({ config, mcpUrl, messages: [{ role: "user", content: question }] });
+    expect(res.status).toBe(200);
+    const { text, errors } = await readTurn(res);
+    expect(errors).toEqual([]);
+    expect(text).toContain("Full-time employees receive 20 days of annual leave per year.");
+  });
+
   it("offline mode: says the knowledge base does not contain an absent topic, citing nothing", async () => {
     const res = await runChat({ config, mcpUrl, messages: [{ role: "user", content: "What is the boiling point of mercury?" }] });
     const { text } = await readTurn(res);

@@ -5,6 +5,7 @@
  * - a failing MCP endpoint is remembered so the turn ends with an actionable error.
  */
 import type { Tool, ToolSet } from "ai";
+import { fitQuery, MAX_QUERY_CHARS } from "@/lib/retrieve/limits";
 import { formatSearchResults } from "@/lib/tools/format";
 import { type SearchResult, searchOutputSchema } from "@/lib/tools/search-result";
 import { type Citation, CitationRegistry, extractRetrieved } from "./citations";
@@ -37,6 +38,12 @@ export function turnSearchResult(citations: readonly Citation[], query: string):
   return { content: [{ type: "text", text: formatSearchResults(results, query) }], structuredContent: { results }, isError: false };
 }
 
+/** A tool input whose `query` is longer than a search takes, with the query fitted (so no question length fails inside a tool). */
+function fittedInput(input: unknown): unknown {
+  const query = (input as { query?: unknown } | null)?.query;
+  return typeof query === "string" && query.length > MAX_QUERY_CHARS ? { ...(input as object), query: fitQuery(query) } : input;
+}
+
 function queryOf(input: unknown): string {
   const query = (input as { query?: unknown } | null)?.query;
   return typeof query === "string" ? query : "";
@@ -50,7 +57,8 @@ export function wrapTools(tools: ToolSet, turn: TurnState, onCitations: () => vo
       out[name] = original;
       continue;
     }
-    const wrapped = async (input: unknown, options: Parameters<NonNullable<Tool["execute"]>>[1]) => {
+    const wrapped = async (raw: unknown, options: Parameters<NonNullable<Tool["execute"]>>[1]) => {
+      const input = fittedInput(raw);
       if (turn.loop.check(name, input)) {
         return { content: [{ type: "text", text: REPEATED_CALL_RESULT }], structuredContent: { repeated: true }, isError: false };
       }

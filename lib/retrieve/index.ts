@@ -5,12 +5,13 @@ import { AppError, type ChunkRecord, type SearchHit } from "@/lib/types";
 import { type CrossEncoder, crossEncoderFromEnv, crossEncoderRerank } from "./cross-encoder";
 import { collapseNearDuplicates } from "./dedupe";
 import { reciprocalRankFusion } from "./fusion";
+import { MAX_QUERY_CHARS } from "./limits";
 import { analyzeQuery } from "./query";
 import { DEFAULT_RERANK_WEIGHTS, lexicalRerank, type RerankWeights } from "./rerank";
 
 export const DEFAULT_TOP_K = 5;
 export const MAX_TOP_K = 20;
-export const MAX_QUERY_CHARS = 1000;
+export { MAX_QUERY_CHARS } from "./limits";
 
 /** Tunables of hybrid search; defaults are what the eval sets were measured with. */
 export interface SearchTuning {

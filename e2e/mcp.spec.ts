@@ -44,8 +44,15 @@ test("lists the read tools with annotations and output schemas", async () => {
   expect(perKb).toContain("search_default");
   expect(perKb.every((n) => n.startsWith("search_"))).toBe(true);
   const generic = all.filter((t) => !perKb.includes(t.name));
-  expect(generic.map((t) => t.name).sort()).toEqual(["list_documents", "read_document", "search_faq", "search_knowledge"]);
-  const tools = generic.filter((t) => t.name !== "search_faq");
+  expect(generic.map((t) => t.name).sort()).toEqual([
+    "fetch",
+    "list_documents",
+    "read_document",
+    "search",
+    "search_faq",
+    "search_knowledge",
+  ]);
+  const tools = generic.filter((t) => ["list_documents", "read_document", "search_knowledge"].includes(t.name));
   for (const tool of tools) {
     expect(tool.description!.length).toBeGreaterThan(40);
     expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });

@@ -8,6 +8,7 @@ import { countError } from "@/lib/metrics";
 import { getStore } from "@/lib/store";
 import packageJson from "@/package.json";
 import * as addDocument from "./add-document";
+import { registerCitationView } from "./citation-view";
 import { type KnowledgeServerOptions, scopeOf, type ToolContext } from "./context";
 import * as deleteDocument from "./delete-document";
 import { registerFaqTools } from "./faq-tools";
@@ -105,6 +106,7 @@ export function createMcpServer(options: KnowledgeServerOptions = {}): McpServer
   addDocument.registerAddDocument(server, ctx);
   deleteDocument.registerDeleteDocument(server, ctx);
   registerDocumentResources(server, ctx);
+  registerCitationView(server);
   registerPrompts(server, ctx);
   registerFaqTools(server, ctx);
   return server;

@@ -69,7 +69,7 @@ body{margin:0;padding:12px;background:var(--bg);color:var(--fg);font-size:14px;l
 .title{font-size:14px;font-weight:600;margin:0;overflow-wrap:anywhere}
 .badge{font-size:11px;border:1px solid var(--border);border-radius:4px;padding:0 4px;color:var(--muted)}
 .path{margin:2px 0 0;font-size:12px;color:var(--muted)}
-.text,.ctx,.ctx-passage{margin:8px 0 0;white-space:pre-wrap;overflow-wrap:anywhere}
+.text,.ctx-passage{margin:8px 0 0;white-space:pre-wrap;overflow-wrap:anywhere}
 mark{background:var(--mark);color:inherit;border-radius:2px;padding:0 2px}
 .context{margin-top:6px;font-size:13px}
 .context summary{cursor:pointer;color:var(--link)}

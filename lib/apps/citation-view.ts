@@ -43,7 +43,7 @@ const fill = (s: string, vars: Record<string, string | number>) => s.replace(/\{
 const BASE = document.querySelector<HTMLMetaElement>('meta[name="kb-app-url"]')?.content.replace(/\/+$/, "") ?? "";
 
 /** The document page that shows this passage (as the chat's citation card links it). */
-export function documentLink(r: Pick<SearchResult, "document" | "chunk_id" | "type" | "faq">): string | null {
+function documentLink(r: Pick<SearchResult, "document" | "chunk_id" | "type" | "faq">): string | null {
   const id = r.type === "faq" ? r.faq?.source.document_id : r.document.id;
   const chunk = r.type === "faq" ? r.faq?.source.chunk_id : r.chunk_id;
   if (!id) return null;
@@ -87,16 +87,18 @@ function card(r: SearchResult, query: string | undefined, t: Strings, app: App):
   if (mark) body.append(el("mark", undefined, mark), after);
   li.append(body);
 
-  const ctxBefore = r.context_before?.trim();
-  const ctxAfter = r.context_after?.trim();
-  if (ctxBefore || ctxAfter) {
+  // The passage again inside the sentences around it, as it reads in the document (the context says where
+  // it joins: a line break, or the rest of a sentence the passage was cut inside).
+  const ctxBefore = r.context_before ?? "";
+  const ctxAfter = r.context_after ?? "";
+  if (ctxBefore.trim() || ctxAfter.trim()) {
     const details = el("details", "context");
     details.append(el("summary", undefined, t.context));
-    if (ctxBefore) details.append(el("p", "ctx", `…${ctxBefore}`));
-    const again = el("p", "ctx-passage");
-    again.append(before, ...(mark ? [el("mark", undefined, mark), after] : []));
-    details.append(again);
-    if (ctxAfter) details.append(el("p", "ctx", `${ctxAfter}…`));
+    const flow = el("p", "ctx-passage");
+    flow.append(el("span", "ctx", ctxBefore.trimStart()), before);
+    if (mark) flow.append(el("mark", undefined, mark), after);
+    flow.append(el("span", "ctx", ctxAfter.trimEnd()));
+    details.append(flow);
     li.append(details);
   }
 

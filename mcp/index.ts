@@ -9,6 +9,7 @@ import { getStore } from "@/lib/store";
 import { WRITE_TOOLS } from "@/lib/tools/names";
 import packageJson from "@/package.json";
 import * as addDocument from "./add-document";
+import { registerCitationView } from "./citation-view";
 import { type KnowledgeServerOptions, scopeOf, type ToolContext } from "./context";
 import * as deleteDocument from "./delete-document";
 import { registerFaqTools } from "./faq-tools";
@@ -125,6 +126,7 @@ export function createMcpServer(options: KnowledgeServerOptions = {}): McpServer
   addDocument.registerAddDocument(server, ctx);
   deleteDocument.registerDeleteDocument(server, ctx);
   registerDocumentResources(server, ctx);
+  registerCitationView(server);
   registerPrompts(server, ctx);
   registerFaqTools(server, ctx);
   search.registerSearch(server, ctx);

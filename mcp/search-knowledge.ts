@@ -7,6 +7,7 @@ import { hitContexts } from "@/lib/retrieve/context";
 import { formatSearchResults, toSearchResults } from "@/lib/tools/format";
 import { TOOL } from "@/lib/tools/names";
 import { searchOutputSchema } from "@/lib/tools/search-result";
+import * as citationView from "./citation-view";
 import { effectiveKb, guarded, kbArgument, perKbNames, type ToolContext, toolError } from "./context";
 
 export const name = TOOL.searchKnowledge;
@@ -49,6 +50,8 @@ export const config = {
   inputSchema,
   outputSchema,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  // MCP Apps: hosts with the extension show the results as source cards; others ignore it.
+  _meta: citationView.toolMeta,
 };
 
 /** Runs a search and shapes the tool result (shared with the per-knowledge-base tools). */

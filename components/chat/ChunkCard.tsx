@@ -1,37 +1,27 @@
 "use client";
 
 import Link from "next/link";
-import { supportingSpan } from "@/lib/agent/extractive";
+import { highlightParts, sectionPath } from "@/lib/agent/highlight";
 import type { Citation } from "@/lib/agent/protocol";
-import { titleWithHeading } from "@/lib/chunk/heading";
 import { documentHref } from "./sources";
 import { type ChatText, fill } from "./strings";
 
 /** Heading path of a chunk without the document title it usually starts with. */
 export function headingPath(c: Citation): string {
-  const full = titleWithHeading(c.document.title, c.heading);
-  return full.startsWith(c.document.title) ? full.slice(c.document.title.length).replace(/^\s*›\s*/, "") : full;
+  return sectionPath(c.document.title, c.heading);
 }
 
-/** Heading lines a chunk starts with ("## Leave"): the card shows the heading path instead. */
-export const LEADING_HEADINGS = /^(?:\s*#{1,6}\s[^\n]*(?:\n|$))+\s*/;
-
-/** Markdown markers a reader should not see ("### Refunds", "**bold**"); lengths change, so applied per segment. */
-const bare = (s: string) => s.replace(/^[ \t]*#{1,6}[ \t]+/gm, "").replace(/\*\*|__/g, "");
-
 /** The chunk text with the passage that supports `claim` highlighted. */
-export function HighlightedText({ text: full, claim }: { text: string; claim?: string }) {
-  const skip = full.match(LEADING_HEADINGS)?.[0].length ?? 0;
-  const text = full.slice(skip);
-  const span = claim ? supportingSpan(text, claim) : null;
-  if (!span) return <>{bare(text)}</>;
+export function HighlightedText({ text, claim }: { text: string; claim?: string }) {
+  const { before, mark, after } = highlightParts(text, claim);
+  if (!mark) return <>{before}</>;
   return (
     <>
-      {bare(text.slice(0, span.start))}
+      {before}
       <mark data-testid="cited-passage" className="rounded-sm bg-amber-200 px-0.5 text-inherit dark:bg-amber-500/40">
-        {bare(text.slice(span.start, span.end))}
+        {mark}
       </mark>
-      {bare(text.slice(span.end))}
+      {after}
     </>
   );
 }

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from "@modelcontextprotocol/ext-apps/server";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { appBaseUrl } from "@/lib/apps/base-url";
+import { publicBaseUrl } from "@/lib/config";
 import { builtViewFile, bundleView } from "@/lib/apps/bundle";
 
 /**
@@ -85,7 +85,7 @@ a:focus-visible,summary:focus-visible{outline:2px solid var(--link);outline-offs
  * The view's HTML. The Content-Security-Policy allows nothing but this page's own script (by hash) and inline
  * style (a host may inject its fonts and style variables); no network, frames, forms or base URL.
  */
-export async function citationViewHtml(baseUrl = appBaseUrl()): Promise<string> {
+export async function citationViewHtml(baseUrl = publicBaseUrl()): Promise<string> {
   const js = await viewScript();
   const hash = createHash("sha256").update(js).digest("base64");
   const csp = [

@@ -20,7 +20,11 @@ async function storeWithOrphan() {
   const dir = await mkdtemp(path.join(os.tmpdir(), "orphans-test-"));
   dirs.push(dir);
   const store = await openStore({ uri: dir, embedder: createNoEmbedder() });
-  const kept = await ingestDocument(store, { filename: "kept.md", data: enc("# Kept\n\nThe kept rule stays.\n\nA second paragraph."), kb: "k" });
+  const kept = await ingestDocument(store, {
+    filename: "kept.md",
+    data: enc("# Kept\n\nThe kept rule stays.\n\nA second paragraph."),
+    kb: "k",
+  });
   const lost = await ingestDocument(store, { filename: "lost.md", data: enc("# Lost\n\nThe lost rule.\n\nMore of it."), kb: "k" });
   const other = await lancedb.connect(dir, { readConsistencyInterval: 0 });
   const documents = await other.openTable("documents");

@@ -1,8 +1,9 @@
 /**
  * Uploads that cannot hurt the server, against a server this spec starts through server.mjs (so it can
  * watch the process's memory): hostile HTML fails alone while /api/health keeps answering, a 1.5 GB
- * chunked body is refused without being held in memory, an over-limit file fails alone, and the `kb`
- * field follows the one knowledge-base name rule everywhere.
+ * chunked body is refused without being held in memory, an over-limit file fails alone, the `kb` field
+ * follows the one knowledge-base name rule everywhere, and a 45 MB text is ingested while /api/health keeps
+ * answering (last: the index maintenance after it would blur the memory test).
  */
 import http from "node:http";
 import path from "node:path";
@@ -30,19 +31,30 @@ interface Result {
   error?: { code: string; message: string };
 }
 
-async function upload(files: { name: string; data: string | Uint8Array }[], fields: Record<string, string> = {}) {
+type Encoded = { body: Buffer; contentType: string };
+
+async function encodeUpload(files: { name: string; data: string | Uint8Array }[], fields: Record<string, string> = {}): Promise<Encoded> {
   const fd = new FormData();
   for (const f of files) fd.append("files", new File([typeof f.data === "string" ? f.data : Buffer.from(f.data)], f.name));
   for (const [k, v] of Object.entries(fields)) fd.append(k, v);
-  // Encoded up front and sent on a connection of its own: a large body on a reused keep-alive socket can
-  // race the server closing that idle socket (EPIPE), which is not what these tests are about.
   const encoded = new Response(fd);
-  const body = Buffer.from(await encoded.arrayBuffer());
+  return { body: Buffer.from(await encoded.arrayBuffer()), contentType: encoded.headers.get("content-type")! };
+}
+
+async function upload(files: { name: string; data: string | Uint8Array }[], fields: Record<string, string> = {}) {
+  return send(await encodeUpload(files, fields));
+}
+
+/**
+ * POSTs an encoded upload. Encoded up front and sent on a connection of its own: a large body on a reused
+ * keep-alive socket can race the server closing that idle socket (EPIPE), which is not what these tests are about.
+ */
+function send({ body, contentType }: Encoded) {
   return new Promise<{ status: number; body: { results?: Result[]; error?: { code: string; message: string } } }>((resolve, reject) => {
     const req = http.request(`${app.base}/api/documents`, {
       method: "POST",
       agent: false,
-      headers: { "content-type": encoded.headers.get("content-type")!, "content-length": body.length },
+      headers: { "content-type": contentType, "content-length": body.length },
     });
     req.on("response", (res) => {
       let text = "";
@@ -54,8 +66,8 @@ async function upload(files: { name: string; data: string | Uint8Array }[], fiel
   });
 }
 
-/** Polls /api/health until stopped; a probe that hangs for 5 s counts as a failure. */
-function watchHealth() {
+/** Polls /api/health every `everyMs` until stopped; a probe that hangs for 5 s counts as a failure. */
+function watchHealth(everyMs = 200) {
   const latencies: number[] = [];
   const failures: string[] = [];
   let running = true;
@@ -70,7 +82,7 @@ function watchHealth() {
         failures.push(String(err));
       }
       latencies.push(performance.now() - t0);
-      await new Promise((r) => setTimeout(r, 200));
+      await new Promise((r) => setTimeout(r, everyMs));
     }
   })();
   return {
@@ -209,4 +221,51 @@ test("the kb field follows the one knowledge-base name rule: no odd knowledge ba
   expect(tools.filter((t) => /secret|or_1/.test(t))).toEqual([]);
   // A valid name still creates its knowledge base on upload.
   expect((await upload([{ name: "k.md", data: "# K\n\nkb field test\n" }], { kb: "team-notes" })).status).toBe(200);
+});
+
+const EN = [
+  "The committee reviewed the annual leave policy and agreed that part-time staff accrue days in proportion to their hours.",
+  "Expenses above five hundred dollars require written approval from a department head before they are reimbursed.",
+  "Remote work is allowed up to three days a week, provided the team lead is informed in advance.",
+];
+const ZH = [
+  "员工每年享有带薪年假，满一年不满五年的每年十天。",
+  "报销金额超过五千元的，须经部门负责人书面审批。",
+  "病假需要提供医院出具的诊断证明。",
+  "远程办公每周最多三天，并需提前告知团队负责人。",
+];
+
+/**
+ * About `mb` MB of UTF-8 text in paragraphs, English and Chinese by turns, of 320–390 characters each: two never
+ * fit in one 500-character chunk (CHUNK_SIZE), so every paragraph is one chunk.
+ */
+function bigText(mb: number): { text: string; paragraphs: number } {
+  const parts: string[] = [];
+  let bytes = 0;
+  for (let i = 0; bytes < mb * 1024 * 1024; i++) {
+    const words =
+      i % 2 === 0 ? [0, 1, 2].map((k) => EN[(i + k) % 3]).join(" ") : Array.from({ length: 12 }, (_, k) => ZH[(i + k) % 4]).join("");
+    parts.push(`${i}. ${words}`);
+    bytes += Buffer.byteLength(parts[i]) + 2;
+  }
+  return { text: parts.join("\n\n"), paragraphs: parts.length };
+}
+
+test("a 45 MB text is ingested while /api/health keeps answering in under a second", async () => {
+  const { text, paragraphs } = bigText(45);
+  const encoded = await encodeUpload([{ name: "big-45mb.txt", data: text }]);
+  const health = watchHealth(50);
+  const started = performance.now();
+  const { status, body } = await send(encoded);
+  const seconds = (performance.now() - started) / 1000;
+  const watched = await health.stop();
+  test.info().annotations.push({
+    type: "health latency",
+    description: `max ${watched.max.toFixed(0)} ms over ${watched.latencies.length} probes during a ${(encoded.body.length / 1048576).toFixed(0)} MB upload of ${paragraphs} chunks that took ${seconds.toFixed(1)} s`,
+  });
+  expect(status).toBe(200);
+  expect(body.results).toEqual([expect.objectContaining({ name: "big-45mb.txt", status: "added", chunkCount: paragraphs })]);
+  expect(watched.failures).toEqual([]);
+  expect(watched.latencies.length).toBeGreaterThan(10);
+  expect(watched.max).toBeLessThan(1000);
 });

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import type { Store } from "@/lib/store";
 import type { ChunkRecord, DocumentRecord } from "@/lib/types";
-import { chunkFor, extractFaqPairs } from "./extract";
+import { chunkFor, type ExtractedPair, extractFaqPairs } from "./extract";
 import { generateAfterIngest } from "./generate";
 import { getFaqStore, type NewFaq } from "./store";
 
@@ -16,12 +16,12 @@ export function extractedFaqId(kb: string, documentId: string, question: string)
 /** The FAQ entries recognised in a document's text, as extracted entries of that document. */
 function extractedEntries(
   doc: Pick<DocumentRecord, "id" | "kb">,
-  text: string,
+  pairs: readonly ExtractedPair[],
   chunks: readonly Pick<ChunkRecord, "id" | "start" | "end">[],
 ): NewFaq[] {
   const seen = new Set<string>();
   const entries: NewFaq[] = [];
-  for (const p of extractFaqPairs(text)) {
+  for (const p of pairs) {
     const id = extractedFaqId(doc.kb, doc.id, p.question);
     if (seen.has(id)) continue;
     seen.add(id);
@@ -41,6 +41,8 @@ export interface StoredDocument {
   doc: DocumentRecord;
   text: string;
   chunks: readonly ChunkRecord[];
+  /** The text's FAQ pairs when already recognised (by the parse worker); else they are recognised here. */
+  faqPairs?: readonly ExtractedPair[];
 }
 
 /**
@@ -49,7 +51,10 @@ export interface StoredDocument {
  */
 export async function afterDocumentsStored(store: Store, stored: readonly StoredDocument[]): Promise<void> {
   try {
-    const docs = stored.map((s) => ({ documentId: s.doc.id, entries: extractedEntries(s.doc, s.text, s.chunks) }));
+    const docs = stored.map((s) => ({
+      documentId: s.doc.id,
+      entries: extractedEntries(s.doc, s.faqPairs ?? extractFaqPairs(s.text), s.chunks),
+    }));
     await (await getFaqStore(store)).replaceForDocuments("extracted", docs);
   } catch (err) {
     console.error(`[faq] extraction from ${stored.map((s) => `"${s.doc.source}"`).join(", ")} failed:`, err);

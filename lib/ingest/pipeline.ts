@@ -1,12 +1,15 @@
 import { createHash } from "node:crypto";
 import { HEADING_SEPARATOR } from "@/lib/chunk";
 import { type ChunkSettings, type IndexedChunk, indexedChunks } from "@/lib/chunk/indexed";
+import { readLazily } from "@/lib/chunk/packed";
 import { getConfig } from "@/lib/config";
 import { makesVectors } from "@/lib/embed";
+import type { ExtractedPair } from "@/lib/faq/extract";
 import { afterDocumentsStored } from "@/lib/faq/ingest";
 import { checkKbName } from "@/lib/kb/names";
 import { countEmbeddingCache, ingestQueue, recordIngest } from "@/lib/metrics";
 import { type ParsedAndChunked, parseDocument } from "@/lib/parse";
+import { mapInSlices, nextTurn } from "@/lib/slices";
 import type { DocumentBody, DocumentWrite, Store, StoredChunk } from "@/lib/store";
 import { serialQueue } from "@/lib/store/async";
 import { chunkId } from "@/lib/store/schema";
@@ -37,6 +40,18 @@ export function sha256(data: Uint8Array | string): string {
   return createHash("sha256").update(data).digest("hex");
 }
 
+const HASH_SLICE_BYTES = 4 * 1024 * 1024;
+
+/** sha256 of a file's bytes, hashed a few megabytes at a time with the event loop served in between. */
+async function contentSha256(data: Uint8Array): Promise<string> {
+  const hash = createHash("sha256");
+  for (let at = 0; at < data.byteLength; at += HASH_SLICE_BYTES) {
+    if (at > 0) await nextTurn();
+    hash.update(data.subarray(at, at + HASH_SLICE_BYTES));
+  }
+  return hash.digest("hex");
+}
+
 export function normalizeKb(kb: string | undefined): string {
   const checked = checkKbName(kb ?? getConfig().defaultKb);
   if (!checked.ok) throw new AppError("bad_request", checked.message);
@@ -53,6 +68,8 @@ export interface PreparedDocument {
   result: IngestResult;
   /** What to write; absent when the document is unchanged. */
   write?: DocumentWrite;
+  /** The FAQ pairs the parse worker recognised in the text (see afterDocumentsStored). */
+  faqPairs?: ExtractedPair[];
   bytes: number;
 }
 
@@ -70,7 +87,8 @@ export async function ingestDocument(store: Store, input: IngestInput, opts: Ing
     if (prepared.write) {
       opts.signal?.throwIfAborted();
       await store.putDocument(prepared.write.doc, prepared.write.body, prepared.write.chunks);
-      await afterDocumentsStored(store, [{ doc: prepared.write.doc, text: prepared.write.body.text, chunks: prepared.write.chunks }]);
+      const { doc, body, chunks } = prepared.write;
+      await afterDocumentsStored(store, [{ doc, text: body.text, chunks, faqPairs: prepared.faqPairs }]);
       emit({ stage: "done", documentId: prepared.result.document.id, chunkCount: prepared.write.chunks.length });
     }
     recordIngest(prepared.result.status, prepared.write?.chunks.length ?? 0, prepared.write ? prepared.bytes : 0);
@@ -99,7 +117,7 @@ export async function prepareDocument(
   const kb = normalizeKb(input.kb);
   if (!(input.data instanceof Uint8Array)) throw new AppError("bad_request", "The file has no content.");
   const tags = parseTags(input.tags);
-  const contentHash = sha256(input.data);
+  const contentHash = await contentSha256(input.data);
   const bytes = input.data.byteLength;
 
   const stored = await store.matchDocument(kb, file, contentHash);
@@ -114,7 +132,7 @@ export async function prepareDocument(
   const parsed = await parse(file, input.data, chunkSettings());
 
   const id = existing?.id ?? documentId(kb, file);
-  const body: DocumentBody = { text: parsed.text, pages: parsed.pages };
+  const body: DocumentBody = { text: parsed.text, pages: parsed.pages, utf8: parsed.utf8 };
   const chunks = await buildChunks(store, { id, kb }, body, { ...opts, emit, chunked: parsed.chunks });
 
   emit({ stage: "indexing", total: chunks.length });
@@ -134,7 +152,12 @@ export async function prepareDocument(
     createdAt: existing?.createdAt ?? now,
     updatedAt: now,
   };
-  return { result: { document, status: existing ? "updated" : "added" }, write: { doc: document, body, chunks }, bytes };
+  return {
+    result: { document, status: existing ? "updated" : "added" },
+    write: { doc: document, body, chunks },
+    faqPairs: parsed.faqPairs,
+    bytes,
+  };
 }
 
 /** Documents prepared but not yet written, looked up like store.matchDocument (for batches). */
@@ -171,7 +194,7 @@ export interface BatchFailure {
 export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
   const maxChunks = opts.maxChunks ?? 2000;
   const maxDocuments = opts.maxDocuments ?? 200;
-  type Entry = { filename: string; write: DocumentWrite; bytes: number; status: IngestResult["status"] };
+  type Entry = { filename: string; write: DocumentWrite; faqPairs?: ExtractedPair[]; bytes: number; status: IngestResult["status"] };
   let batch: Entry[] = [];
   let chunkCount = 0;
   /** The batch being committed: its documents are not in the store yet, but a duplicate must still find them. */
@@ -196,7 +219,7 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
   const done = async (entries: Entry[]) => {
     await afterDocumentsStored(
       store,
-      entries.map((e) => ({ doc: e.write.doc, text: e.write.body.text, chunks: e.write.chunks })),
+      entries.map((e) => ({ doc: e.write.doc, text: e.write.body.text, chunks: e.write.chunks, faqPairs: e.faqPairs })),
     );
     for (const e of entries) {
       opts.onProgress?.({ file: e.filename, stage: "done", documentId: e.write.doc.id, chunkCount: e.write.chunks.length });
@@ -243,7 +266,7 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
     let keys: string[] = [];
     try {
       const kb = normalizeKb(input.kb);
-      if (input.data instanceof Uint8Array) keys = [`${kb}\u0000${file}`, `${kb}\u0000#${sha256(input.data)}`];
+      if (input.data instanceof Uint8Array) keys = [`${kb}\u0000${file}`, `${kb}\u0000#${await contentSha256(input.data)}`];
     } catch {
       /* prepareDocument reports the bad input */
     }
@@ -255,7 +278,13 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
     const work = prepareDocument(store, input, { onProgress: opts.onProgress, pending }).then((prepared) => {
       if (prepared.write) {
         ingestQueue(1);
-        batch.push({ filename: file, write: prepared.write, bytes: prepared.bytes, status: prepared.result.status });
+        batch.push({
+          filename: file,
+          write: prepared.write,
+          faqPairs: prepared.faqPairs,
+          bytes: prepared.bytes,
+          status: prepared.result.status,
+        });
         chunkCount += prepared.write.chunks.length;
       }
       return prepared;
@@ -342,24 +371,28 @@ export async function buildChunks(
   const pieces = opts.chunked ?? indexedChunks(body.text, { ...chunkSettings(), pages: body.pages });
   if (pieces.length === 0) throw new AppError("parse_failed", "The document contains no text.", 422);
 
-  const texts = pieces.map((c) => c.embedText);
   const withVectors = makesVectors(store.embedder);
-  const hashes = withVectors ? texts.map((t) => sha256(t)) : [];
+  const texts = withVectors ? pieces.map((c) => c.embedText) : [];
+  const hashes = withVectors ? await mapInSlices(texts, (t) => sha256(t)) : [];
   const vectors = withVectors ? await embedChunks(store, doc.id, texts, hashes, opts, emit) : null;
-  return pieces.map((c, i) => ({
-    id: chunkId(doc.id, c.index),
-    documentId: doc.id,
-    kb: doc.kb,
-    index: c.index,
-    heading: c.headingPath.join(HEADING_SEPARATOR),
-    start: c.start,
-    end: c.end,
-    page: c.page ?? null,
-    text: c.text,
-    indexText: c.indexText,
-    textHash: hashes[i] ?? "",
-    vector: vectors?.get(hashes[i]) ?? [],
-  }));
+  // text and indexText are read from the piece when needed: a packed piece (from the parse worker) keeps them encoded.
+  return mapInSlices(pieces, (c, i) =>
+    readLazily(
+      {
+        id: chunkId(doc.id, c.index),
+        documentId: doc.id,
+        kb: doc.kb,
+        index: c.index,
+        heading: c.headingPath.join(HEADING_SEPARATOR),
+        start: c.start,
+        end: c.end,
+        page: c.page ?? null,
+        textHash: hashes[i] ?? "",
+        vector: vectors?.get(hashes[i]) ?? [],
+      },
+      { text: () => c.text, indexText: () => c.indexText },
+    ),
+  );
 }
 
 /** Vectors by text hash: the document's unchanged chunks keep theirs, the rest are embedded. */

@@ -8,24 +8,34 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { ChunkSettings, IndexedChunk } from "@/lib/chunk/indexed";
+import { type PackedChunks, unpackChunks } from "@/lib/chunk/packed";
 import { getConfig } from "@/lib/config";
+import type { ExtractedPair } from "@/lib/faq/extract";
+import { nextTurn } from "@/lib/slices";
 import { AppError, type ParsedDocument } from "@/lib/types";
 import { createWorkerPool, TaskStopped, type WorkerPool } from "@/lib/worker/pool";
 import { type ParseOptions, resolveLimits } from "./limits";
 
 const KEY = Symbol.for("kb-mcp-chat.parse-pool");
+const COPY_SLICE_BYTES = 4 * 1024 * 1024;
 type G = typeof globalThis & { [KEY]?: WorkerPool };
 
 export interface ParseTask {
   filename: string;
   data: Uint8Array;
   limits: ReturnType<typeof resolveLimits>;
-  /** Also chunk the text and tokenize the chunks, in the worker (lib/chunk/indexed.ts). */
+  /** Also chunk the text and tokenize the chunks (lib/chunk/indexed.ts), and recognise its FAQ pairs, in the worker. */
   chunking?: ChunkSettings;
 }
 
-/** A parsed document, with its chunks when the task asked for them. */
-export type ParsedAndChunked = ParsedDocument & { chunks?: IndexedChunk[] };
+/**
+ * A parsed document; when the task asked for chunks, also its chunks, its FAQ pairs (lib/faq/extract.ts) and
+ * its text as UTF-8 (what the store writes).
+ */
+export type ParsedAndChunked = ParsedDocument & { chunks?: IndexedChunk[]; faqPairs?: ExtractedPair[]; utf8?: Uint8Array };
+
+/** What the worker answers: the chunks packed (lib/chunk/packed.ts). */
+export type ParseResult = Omit<ParsedAndChunked, "chunks"> & { packed?: PackedChunks };
 
 function appDir(): string {
   return process.env.KB_APP_DIR || process.cwd();
@@ -61,11 +71,12 @@ export async function parseInWorker(
   opts?: ParseOptions & { chunking?: ChunkSettings },
 ): Promise<ParsedAndChunked> {
   const cfg = getConfig().parse;
-  const copy = new Uint8Array(data); // a fresh buffer of its own, moved to the worker
+  const copy = await copyInSlices(data); // a fresh buffer of its own, moved to the worker
   const limits = resolveLimits({ limits: { timeBudgetMs: cfg.timeoutMs, ...opts?.limits } });
   const task: ParseTask = { filename, data: copy, limits, chunking: opts?.chunking };
+  let result: ParseResult;
   try {
-    return await pool().run<ParsedAndChunked>(task, { transfer: [copy.buffer], signal: opts?.signal });
+    result = await pool().run<ParseResult>(task, { transfer: [copy.buffer], signal: opts?.signal });
   } catch (err) {
     if (err instanceof TaskStopped) {
       if (err.reason === "aborted") throw Object.assign(new Error("The upload was cancelled."), { name: "AbortError" });
@@ -85,6 +96,18 @@ export async function parseInWorker(
     if (e.name === "AppError" && e.code) throw new AppError(e.code as AppError["code"], e.message, e.status ?? 422);
     throw new AppError("parse_failed", `"${filename}" could not be parsed.`, 422);
   }
+  const { packed, ...parsed } = result;
+  return packed ? { ...parsed, chunks: await unpackChunks(packed) } : parsed;
+}
+
+/** A copy of `data`, made a few megabytes at a time with the event loop served in between. */
+async function copyInSlices(data: Uint8Array): Promise<Uint8Array<ArrayBuffer>> {
+  const copy = new Uint8Array(data.byteLength);
+  for (let at = 0; at < data.byteLength; at += COPY_SLICE_BYTES) {
+    if (at > 0) await nextTurn();
+    copy.set(data.subarray(at, at + COPY_SLICE_BYTES), at);
+  }
+  return copy;
 }
 
 /** Ends the pool's workers (tests, shutdown). */

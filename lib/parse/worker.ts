@@ -1,11 +1,18 @@
 /** Worker-thread entry for parsing (see lib/parse/pool.ts). */
 import { indexedChunks } from "@/lib/chunk/indexed";
+import { packChunks, packedBuffers } from "@/lib/chunk/packed";
+import { extractFaqPairs } from "@/lib/faq/extract";
 import { serveTasks } from "@/lib/worker/serve";
 import { parseDocumentHere } from "./index";
-import type { ParseTask } from "./pool";
+import type { ParseResult, ParseTask } from "./pool";
 
-serveTasks(async (task: ParseTask) => {
-  const parsed = await parseDocumentHere(task.filename, task.data, { limits: task.limits });
-  if (!task.chunking || !parsed.text.trim()) return parsed;
-  return { ...parsed, chunks: indexedChunks(parsed.text, { ...task.chunking, pages: parsed.pages }) };
-});
+serveTasks(
+  async (task: ParseTask): Promise<ParseResult> => {
+    const parsed = await parseDocumentHere(task.filename, task.data, { limits: task.limits });
+    if (!task.chunking || !parsed.text.trim()) return parsed;
+    const chunks = indexedChunks(parsed.text, { ...task.chunking, pages: parsed.pages });
+    const utf8 = new TextEncoder().encode(parsed.text);
+    return { ...parsed, packed: packChunks(chunks), faqPairs: extractFaqPairs(parsed.text), utf8 };
+  },
+  (result) => [...(result.packed ? packedBuffers(result.packed) : []), ...(result.utf8 ? [result.utf8.buffer as ArrayBuffer] : [])],
+);

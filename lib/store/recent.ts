@@ -42,7 +42,8 @@ export function recentWrites(max = MAX_RECENT_CHUNKS): RecentWrites {
   return {
     add(chunks) {
       gen++;
-      for (const { indexText, vector: _vector, textHash: _hash, ...chunk } of chunks) {
+      // Only the newest `max` can stay: a big document's earlier chunks would be evicted again at once.
+      for (const { indexText, vector: _vector, textHash: _hash, ...chunk } of chunks.slice(-max)) {
         byId.delete(chunk.id);
         byId.set(chunk.id, lazyTerms({ chunk, gen }, indexText));
       }

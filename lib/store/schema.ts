@@ -121,6 +121,8 @@ export type DocumentRow = Record<string, unknown>;
 export interface DocumentBody {
   text: string;
   pages?: { page: number; start: number }[];
+  /** `text` as UTF-8, when the parse worker encoded it already: a write then stores these bytes as they are. */
+  utf8?: Uint8Array;
 }
 
 export function documentToRow(doc: DocumentRecord, body: DocumentBody): DocumentRow {

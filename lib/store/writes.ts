@@ -2,14 +2,28 @@
  * The store's writes to the document tables, serialized within this process (LanceDB resolves conflicts
  * between processes), retried on conflicts with background maintenance, each followed by maintenance.
  */
+import { createRequire } from "node:module";
+import { makeArrowTable } from "@lancedb/lancedb";
+import type { Table as ArrowTable, Schema } from "apache-arrow";
 import type { Embedder } from "@/lib/embed";
+import { nextTurn } from "@/lib/slices";
 import type { DocumentRecord } from "@/lib/types";
 import { serialQueue } from "./async";
 import type { EmbedderCheck } from "./compat";
 import type { Indexes } from "./indexes";
 import type { DocumentCache } from "./reads";
 import type { RecentWrites } from "./recent";
-import { chunkId, chunkToRow, documentToRow, rowToBody, rowToChunk, rowToDocument } from "./schema";
+import {
+  chunkId,
+  chunkToRow,
+  type DocumentBody,
+  type DocumentRow,
+  documentToRow,
+  rowToBody,
+  rowToChunk,
+  rowToDocument,
+  type StoredChunk,
+} from "./schema";
 import { sqlEq, sqlIn } from "./sql";
 import { retryConflicts, type Tables } from "./tables";
 import type { DocumentWrite, Store } from "./types";
@@ -22,6 +36,57 @@ export type StoreWrites = Pick<
 
 /** Knowledge-base moves copy this many documents (and their chunks) per round. */
 const MOVE_BATCH_DOCS = 100;
+
+/** Chunk rows turned into Arrow between two turns of the event loop… */
+const ROWS_PER_SLICE = 500;
+/** …and appended per commit, so that LanceDB's encoding of one commit's rows never holds up requests long. */
+const ROWS_PER_APPEND = 10_000;
+
+/**
+ * Chunks as Arrow tables of at most `perTable` rows, each built a slice at a time with the event loop served
+ * in between: LanceDB converts plain rows in one synchronous go, seconds for a document of 100,000 chunks.
+ */
+async function* chunkTables(list: readonly StoredChunk[], schema: Schema, perTable = Number.POSITIVE_INFINITY): AsyncGenerator<ArrowTable> {
+  for (let from = 0; from < list.length; from += perTable) {
+    const to = Math.min(list.length, from + perTable);
+    const slices: ArrowTable[] = [];
+    for (let i = from; i < to; i += ROWS_PER_SLICE) {
+      await nextTurn();
+      slices.push(makeArrowTable(list.slice(i, Math.min(to, i + ROWS_PER_SLICE)).map(chunkToRow), { schema }));
+    }
+    yield slices[0].concat(...slices.slice(1));
+  }
+}
+
+/** apache-arrow as LanceDB loads it (CommonJS): the Arrow tables LanceDB takes must be made by this copy. */
+const arrow = createRequire(import.meta.url)("apache-arrow") as typeof import("apache-arrow");
+
+/**
+ * Document rows as an Arrow table whose `text` column is made of the bodies' UTF-8 bytes (as the parse worker
+ * encoded them, else encoded here): from plain rows LanceDB would encode a 45 MB text on this thread in one go.
+ */
+function documentsTable(schema: Schema, rows: readonly DocumentRow[], bodies: readonly DocumentBody[]): ArrowTable {
+  const { makeData, RecordBatch, Struct, Table, Utf8, vectorFromArray } = arrow;
+  const encoder = new TextEncoder();
+  const texts = bodies.map((b) => b.utf8 ?? encoder.encode(b.text));
+  const offsets = new Int32Array(texts.length + 1);
+  for (const [i, t] of texts.entries()) offsets[i + 1] = offsets[i] + t.byteLength;
+  const text = makeData({
+    type: new Utf8(),
+    length: rows.length,
+    nullCount: 0,
+    valueOffsets: offsets,
+    data: texts.length === 1 ? texts[0] : Buffer.concat(texts),
+  });
+  const column = (f: Schema["fields"][number]) =>
+    vectorFromArray(
+      rows.map((r) => r[f.name] ?? null),
+      f.type,
+    ).data[0];
+  const children = schema.fields.map((f) => (f.name === "text" ? text : column(f)));
+  const data = makeData({ type: new Struct(schema.fields), length: rows.length, nullCount: 0, children });
+  return new Table(schema, [new RecordBatch(schema, data)]);
+}
 
 export function storeWrites(
   tables: Tables,
@@ -139,13 +204,15 @@ export function storeWrites(
         }
         const appended = fresh.filter((id) => !orphans.has(id));
         const replaced = ids.filter((id) => known.has(id) || orphans.has(id));
-        const chunkRows = (list: string[]) => list.flatMap((id) => byId.get(id)!.chunks.map(chunkToRow));
-        const toAppend = chunkRows(appended);
-        if (toAppend.length > 0) await retryConflicts(() => chunks.add(toAppend)); // plain append: much cheaper than a merge
+        const chunksOf = (list: string[]) => list.flatMap((id) => byId.get(id)!.chunks);
+        const schema = await chunks.schema();
+        // New documents' chunks are invisible until their document rows are written, so they may come in several
+        // plain appends (much cheaper than a merge); a replacement is one commit.
+        for await (const rows of chunkTables(chunksOf(appended), schema, ROWS_PER_APPEND)) await retryConflicts(() => chunks.add(rows));
         if (replaced.length > 0) {
-          const rows = chunkRows(replaced);
           const where = sqlIn("document_id", replaced);
-          if (rows.length > 0) {
+          const [rows] = await Array.fromAsync(chunkTables(chunksOf(replaced), schema));
+          if (rows) {
             await retryConflicts(() =>
               chunks
                 .mergeInsert("id")
@@ -159,9 +226,14 @@ export function storeWrites(
           }
         }
         const docRows = ids.map((id) => documentToRow(byId.get(id)!.doc, byId.get(id)!.body));
+        const docTable = documentsTable(
+          await documents.schema(),
+          docRows,
+          ids.map((id) => byId.get(id)!.body),
+        );
         const before = await documents.version();
-        if (ids.every((id) => !known.has(id))) await retryConflicts(() => documents.add(docRows));
-        else await retryConflicts(() => documents.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(docRows));
+        if (ids.every((id) => !known.has(id))) await retryConflicts(() => documents.add(docTable));
+        else await retryConflicts(() => documents.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(docTable));
         docs.committed(before, await documents.version(), docRows.map(rowToDocument));
         for (const id of replaced) recent.removeDocument(id);
         recent.add(ids.flatMap((id) => byId.get(id)!.chunks));

@@ -3,8 +3,8 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from "@modelcontextprotocol/ext-apps/server";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { publicBaseUrl } from "@/lib/config";
 import { builtViewFile, bundleView } from "@/lib/apps/bundle";
+import { publicBaseUrl } from "@/lib/config";
 
 /**
  * The MCP Apps citation view (`ui://`): a host with the Apps extension renders the search tools' results in it

@@ -103,7 +103,7 @@ export async function receiveUpload(req: Request, limits: UploadLimits): Promise
                 message: `"${sanitizeFileName(name)}" is larger than the ${mb(limits.maxFileBytes)} limit per file (MAX_UPLOAD_MB).`,
               },
             }
-          : { name, data: new Uint8Array(Buffer.concat(parts)) },
+          : { name, data: Buffer.concat(parts) }, // a Buffer is a Uint8Array: no second copy
       );
     });
   });

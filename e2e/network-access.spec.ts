@@ -14,55 +14,17 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { makeNetnsPair, type NetnsPair, type Where } from "./helpers/netns";
 
-const SUFFIX = (process.pid % 10000).toString(36);
-const NS = { srv: `kb9srv-${SUFFIX}`, cli: `kb9cli-${SUFFIX}` };
-const VETH = { srv: `kb9s${SUFFIX}`, cli: `kb9c${SUFFIX}` };
-const ADDR = { srv: "10.213.9.1", cli: "10.213.9.2" };
 const DATA = path.resolve(process.env.TEST_DATA_DIR || ".test-data", `netns-${Date.now().toString(36)}`);
 const ADMIN_TOKEN = "netns-admin-token-for-the-trusted-app";
 
-type Where = "srv" | "cli";
 const ports = { app: 3000, trusted: 3001, proxy: 8080, trustedProxy: 8081 };
 const children: ChildProcess[] = [];
 let appOutput = "";
-
-function sh(args: string[]) {
-  const r = spawnSync(args[0], args.slice(1), { encoding: "utf8" });
-  return { ok: r.status === 0, out: `${r.stdout ?? ""}${r.stderr ?? ""}` };
-}
+let net: NetnsPair;
 /** Prefix for running a command where the server (srv) or the remote client (cli) lives. */
-const inNs = (where: Where) => ["ip", "netns", "exec", NS[where]];
-
-function teardownNetns() {
-  sh(["ip", "netns", "del", NS.srv]);
-  sh(["ip", "netns", "del", NS.cli]);
-}
-
-function setupNetns(): string | null {
-  teardownNetns();
-  const steps = [
-    ["ip", "netns", "add", NS.srv],
-    ["ip", "netns", "add", NS.cli],
-    ["ip", "link", "add", VETH.srv, "type", "veth", "peer", "name", VETH.cli],
-    ["ip", "link", "set", VETH.srv, "netns", NS.srv],
-    ["ip", "link", "set", VETH.cli, "netns", NS.cli],
-    ["ip", "-n", NS.srv, "addr", "add", `${ADDR.srv}/30`, "dev", VETH.srv],
-    ["ip", "-n", NS.cli, "addr", "add", `${ADDR.cli}/30`, "dev", VETH.cli],
-    ["ip", "-n", NS.srv, "link", "set", VETH.srv, "up"],
-    ["ip", "-n", NS.cli, "link", "set", VETH.cli, "up"],
-    ["ip", "-n", NS.srv, "link", "set", "lo", "up"],
-    ["ip", "-n", NS.cli, "link", "set", "lo", "up"],
-  ];
-  for (const step of steps) {
-    const r = sh(step);
-    if (!r.ok) {
-      teardownNetns();
-      return `${step.join(" ")}: ${r.out.trim()}`;
-    }
-  }
-  return null;
-}
+const inNs = (where: Where) => net.inNs(where);
 
 function start(cmd: string[], env: Record<string, string>, onOutput?: (s: string) => void): ChildProcess {
   const child = spawn(cmd[0], cmd.slice(1), {
@@ -109,7 +71,7 @@ function request(
 }
 
 const local = (port: number) => `http://127.0.0.1:${port}`;
-const remote = (port: number) => `http://${ADDR.srv}:${port}`;
+const remote = (port: number) => `http://${net.addr.srv}:${port}`;
 const bearer = (s: string) => ({ authorization: `Bearer ${s}` });
 const LIST = { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} };
 
@@ -130,8 +92,7 @@ let docFile = "";
 
 test.beforeAll(async () => {
   test.setTimeout(400_000);
-  const why = setupNetns();
-  if (why) throw new Error(`This spec needs network namespaces (run as root with iproute2): ${why}`);
+  net = makeNetnsPair("kb9", 9);
   const tmp = mkdtempSync(path.join(os.tmpdir(), "netns-doc-"));
   docFile = path.join(tmp, "remote.md");
   writeFileSync(docFile, "# Remote upload\n\nThe netns test uploaded this file with a token.\n");
@@ -168,7 +129,7 @@ test.afterAll(() => {
       // already gone
     }
   }
-  teardownNetns();
+  net?.teardown();
 });
 
 /** Every route of the web API and MCP, as [method, path, body]. */

@@ -2,10 +2,10 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { ClientRequestSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { type AuthSettings, resolveAuthSettings } from "@/lib/auth/config";
 import { isInternalSecret } from "@/lib/auth/internal";
+import { authenticateOAuthToken, bearerChallenge, isOAuthAccessToken } from "@/lib/auth/oauth/access";
 import { isOriginAllowed } from "@/lib/auth/origin";
 import { callerOf } from "@/lib/auth/peer";
 import { authFailures, getRateLimiter } from "@/lib/auth/request";
-import { authenticateOAuthToken, bearerChallenge, isOAuthAccessToken } from "@/lib/auth/oauth/access";
 import { type AccessToken, bearerSecret } from "@/lib/auth/tokens";
 import { getConfig } from "@/lib/config";
 import { getRegistry, kbCatalog, type Registry } from "@/lib/kb";

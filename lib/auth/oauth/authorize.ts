@@ -68,7 +68,10 @@ export interface ConsentView {
   wantsWrite: boolean;
 }
 
-export type BeginResult = { kind: "consent"; view: ConsentView } | { kind: "redirect"; location: string } | { kind: "error"; message: string };
+export type BeginResult =
+  | { kind: "consent"; view: ConsentView }
+  | { kind: "redirect"; location: string }
+  | { kind: "error"; message: string };
 
 const pendingMap = () => processGlobal("oauth-pending", () => new Map<string, Pending>());
 
@@ -130,7 +133,8 @@ export async function beginAuthorization(query: URLSearchParams, deps: OAuthDeps
   const target = parseResource(resource);
   if (!target) return fail("invalid_target", `resource must be this server's MCP endpoint, ${resourceUrl()} or ${resourceUrl("<kb>")}`);
   const scopes = (query.get("scope") ?? "").split(" ").filter(Boolean);
-  if (scopes.some((s) => s !== "kb:read" && s !== "kb:write")) return fail("invalid_scope", 'scope may only contain "kb:read" and "kb:write"');
+  if (scopes.some((s) => s !== "kb:read" && s !== "kb:write"))
+    return fail("invalid_scope", 'scope may only contain "kb:read" and "kb:write"');
 
   const pending: Pending = {
     id: randomBytes(16).toString("base64url"),
@@ -173,13 +177,16 @@ export async function decideConsent(req: Request, deps: OAuthDeps): Promise<Resp
   const id = form.get("request_id") ?? "";
   const p = pendingMap().get(id);
   if (!p || p.expiresAt <= Date.now()) return page(400, "This authorization request has expired. Start again from the application.");
-  if (!safeEqual(form.get("csrf") ?? "", p.csrf)) return page(403, "The form is not valid for this authorization request (CSRF check failed).");
+  if (!safeEqual(form.get("csrf") ?? "", p.csrf))
+    return page(403, "The form is not valid for this authorization request (CSRF check failed).");
 
-  const back = (reason: string) => redirect(`${issuer()}/oauth/authorize?request_id=${encodeURIComponent(id)}&failed=${reason}`);
+  const back = (reason: string) => redirect(`/oauth/authorize?request_id=${encodeURIComponent(id)}&failed=${reason}`);
   const iss = issuer();
   if (form.get("action") === "deny") {
     pendingMap().delete(id);
-    return redirect(withParams(p.redirectUri, { error: "access_denied", error_description: "The request was denied.", state: p.state, iss }));
+    return redirect(
+      withParams(p.redirectUri, { error: "access_denied", error_description: "The request was denied.", state: p.state, iss }),
+    );
   }
   if (form.get("action") !== "allow") return page(400, "Choose Allow or Deny.");
 

@@ -121,10 +121,15 @@ function get(url: URL): Promise<Buffer> {
         res.on("error", reject);
       },
     );
-    const deadline = setTimeout(() => req.destroy(new ClientMetadataError("the client metadata document took longer than 5 s")), TIMEOUT_MS);
+    const deadline = setTimeout(
+      () => req.destroy(new ClientMetadataError("the client metadata document took longer than 5 s")),
+      TIMEOUT_MS,
+    );
     req.on("close", () => clearTimeout(deadline));
     req.on("timeout", () => req.destroy(new ClientMetadataError("the client metadata document took longer than 5 s")));
-    req.on("error", (err) => reject(err instanceof ClientMetadataError ? err : new ClientMetadataError(`could not fetch it: ${err.message}`)));
+    req.on("error", (err) =>
+      reject(err instanceof ClientMetadataError ? err : new ClientMetadataError(`could not fetch it: ${err.message}`)),
+    );
   });
 }
 

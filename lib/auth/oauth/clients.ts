@@ -4,13 +4,13 @@
  * clients side table (a client secret only for client_secret_post, and only its hash).
  */
 import { randomBytes } from "node:crypto";
+import { InvalidClientError, InvalidClientMetadataError, InvalidRequestError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import {
   type OAuthClientInformationFull,
   OAuthClientInformationFullSchema,
   type OAuthClientMetadata,
   OAuthClientMetadataSchema,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { InvalidClientError, InvalidClientMetadataError, InvalidRequestError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { safeEqual } from "@/lib/auth/internal";
 import { hashTokenSecret } from "@/lib/auth/tokens";
 import { ClientMetadataError, fetchClientMetadata, isClientIdUrl } from "./client-metadata";

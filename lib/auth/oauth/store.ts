@@ -143,7 +143,10 @@ async function openOAuthStore(store: Store): Promise<OAuthStore> {
     return new Map(rows.map(rowToGrant).map((g) => [g.id, g]));
   });
   const accessTokens = cached(secrets, async () => {
-    const rows = await secrets.table.query().where(`${sqlEq("kind", "access")} AND used = false`).toArray();
+    const rows = await secrets.table
+      .query()
+      .where(`${sqlEq("kind", "access")} AND used = false`)
+      .toArray();
     return new Map(rows.map(rowToSecret).map((s) => [s.hash, s]));
   });
 

@@ -6,7 +6,6 @@
  * grant (every access and refresh token it issued) — one of the two presenters is not the client.
  */
 import { createHash, randomBytes } from "node:crypto";
-import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import {
   InvalidGrantError,
   InvalidRequestError,
@@ -14,6 +13,7 @@ import {
   MethodNotAllowedError,
   UnsupportedGrantTypeError,
 } from "@modelcontextprotocol/sdk/server/auth/errors.js";
+import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { readJsonBody } from "@/lib/server/body";
 import type { OAuthDeps } from "./authorize";
 import { authenticateClient, registerClient, resolveClient } from "./clients";
@@ -48,8 +48,14 @@ function checkResource(form: URLSearchParams, grant: OAuthGrant) {
 async function issueTokens(store: OAuthStore, grant: OAuthGrant, now = new Date()): Promise<OAuthTokens> {
   const access = `kboa_${randomBytes(32).toString("base64url")}`;
   const refresh = `kbor_${randomBytes(32).toString("base64url")}`;
-  await store.addSecret({ kind: "access", grantId: grant.id, expiresAt: new Date(now.getTime() + ACCESS_TOKEN_TTL_S * 1000).toISOString(), data: null }, access);
-  await store.addSecret({ kind: "refresh", grantId: grant.id, expiresAt: new Date(now.getTime() + REFRESH_TOKEN_TTL_MS).toISOString(), data: null }, refresh);
+  await store.addSecret(
+    { kind: "access", grantId: grant.id, expiresAt: new Date(now.getTime() + ACCESS_TOKEN_TTL_S * 1000).toISOString(), data: null },
+    access,
+  );
+  await store.addSecret(
+    { kind: "refresh", grantId: grant.id, expiresAt: new Date(now.getTime() + REFRESH_TOKEN_TTL_MS).toISOString(), data: null },
+    refresh,
+  );
   return { access_token: access, token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_S, refresh_token: refresh, scope: scopeString(grant) };
 }
 
@@ -66,7 +72,8 @@ async function exchangeCode(store: OAuthStore, form: URLSearchParams, clientId: 
   }
   if (stored.expiresAt <= new Date().toISOString()) throw new InvalidGrantError("the authorization code has expired");
   if (form.get("redirect_uri") !== data.redirectUri) throw new InvalidGrantError("redirect_uri does not match the authorization request");
-  if (!pkceMatches(form.get("code_verifier"), data.codeChallenge ?? "")) throw new InvalidGrantError("code_verifier does not match the code challenge");
+  if (!pkceMatches(form.get("code_verifier"), data.codeChallenge ?? ""))
+    throw new InvalidGrantError("code_verifier does not match the code challenge");
   const grant = await store.getGrant(stored.grantId);
   if (!grant || grant.revoked) throw new InvalidGrantError("the grant has been revoked");
   checkResource(form, grant);

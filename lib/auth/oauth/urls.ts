@@ -29,7 +29,9 @@ export function resourceUrl(kb?: string, base = issuer()): string {
 
 /** RFC 9728 §3.1: the well-known path inserted before the resource's path. */
 export function resourceMetadataUrl(kb?: string, base = issuer()): string {
-  return kb === undefined ? `${base}/.well-known/oauth-protected-resource/api/mcp` : `${base}/.well-known/oauth-protected-resource/api/mcp/${kb}`;
+  return kb === undefined
+    ? `${base}/.well-known/oauth-protected-resource/api/mcp`
+    : `${base}/.well-known/oauth-protected-resource/api/mcp/${kb}`;
 }
 
 /**

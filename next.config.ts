@@ -6,6 +6,19 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   // Lets several builds of one checkout coexist (parallel test runs); default .next.
   distDir: process.env.NEXT_DIST_DIR || ".next",
+  // The OAuth consent page must not be framed by another site (clickjacking an Allow click).
+  async headers() {
+    return [
+      {
+        source: "/oauth/:path*",
+        headers: [
+          { key: "X-Frame-Options", value: "DENY" },
+          { key: "Content-Security-Policy", value: "frame-ancestors 'none'" },
+          { key: "Referrer-Policy", value: "no-referrer" },
+        ],
+      },
+    ];
+  },
 };
 
 export default nextConfig;

@@ -7,7 +7,7 @@ import { beginAuthorization, type ConsentView, pendingConsent } from "@/lib/auth
 import { resourceUrl } from "@/lib/auth/oauth/urls";
 import { getReadyStore } from "@/lib/server/startup";
 
-export const metadata: Metadata = { title: "Authorize · Knowledge Chat", referrer: "no-referrer" };
+export const metadata: Metadata = { title: "Authorize · Knowledge Chat", referrer: "same-origin" };
 
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 

@@ -492,6 +492,24 @@ describe("OAuth with dynamic client registration", () => {
     expect((await mcpPost("/api/mcp", tokens.access_token)).status).toBe(401);
   });
 
+  it("validates registrations with the SDK's schema and limits them per client address", async () => {
+    const register = (body: unknown, peer = "10.213.9.50") =>
+      fetch(`${base}/oauth/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-test-peer": peer },
+        body: JSON.stringify(body),
+      });
+    const bad = await register({ client_name: "x", redirect_uris: ["not a url"] }, "10.213.9.51");
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toBe("invalid_client_metadata");
+    expect((await register({ redirect_uris: ["http://evil.example/cb"] }, "10.213.9.51")).status).toBe(400);
+    const ok = { client_name: "many", redirect_uris: [REDIRECT] };
+    for (let i = 0; i < 20; i++) expect((await register(ok)).status).toBe(201);
+    const limited = await register(ok);
+    expect(limited.status).toBe(429);
+    expect(((await limited.json()) as { error: string }).error).toBe("too_many_requests");
+  });
+
   it("refuses a resource that is not one of the MCP endpoints", async () => {
     const flow = await dcrFlow("/api/mcp");
     const { authorizationUrl } = await startAuthorization(base, {

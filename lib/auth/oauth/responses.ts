@@ -7,7 +7,8 @@ export const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
 export function oauthErrorResponse(err: unknown): Response {
   const e = err instanceof OAuthError ? err : new ServerError("internal error");
   if (!(err instanceof OAuthError)) console.error("[oauth]", err);
-  const status = e.errorCode === "invalid_client" ? 401 : e.errorCode === "server_error" ? 500 : 400;
+  const status =
+    e.errorCode === "invalid_client" ? 401 : e.errorCode === "too_many_requests" ? 429 : e.errorCode === "server_error" ? 500 : 400;
   return Response.json(e.toResponseObject(), { status, headers: NO_STORE });
 }
 

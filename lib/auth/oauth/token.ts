@@ -11,9 +11,13 @@ import {
   InvalidRequestError,
   InvalidTargetError,
   MethodNotAllowedError,
+  TooManyRequestsError,
   UnsupportedGrantTypeError,
 } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { resolveAuthSettings } from "@/lib/auth/config";
+import { callerOf } from "@/lib/auth/peer";
+import { getRateLimiter } from "@/lib/auth/request";
 import { readJsonBody } from "@/lib/server/body";
 import type { OAuthDeps } from "./authorize";
 import { authenticateClient, registerClient, resolveClient } from "./clients";
@@ -144,9 +148,16 @@ export async function handleRevoke(req: Request, deps: OAuthDeps): Promise<Respo
   }
 }
 
+/** Registrations a minute per client address: each one is a stored row, and anyone may register. */
+const REGISTRATIONS_PER_MINUTE = 20;
+
 /** POST /oauth/register (RFC 7591): JSON in, the client information out (201). */
 export async function handleRegister(req: Request, deps: OAuthDeps): Promise<Response> {
   try {
+    const caller = callerOf(req, (deps.auth ?? resolveAuthSettings()).trustedProxies);
+    if (!getRateLimiter(REGISTRATIONS_PER_MINUTE, "oauth-register").take(`ip:${caller.address}`).allowed) {
+      throw new TooManyRequestsError("too many registrations from this address; try again in a minute");
+    }
     let body: unknown;
     try {
       body = await readJsonBody(req, 64 * 1024);

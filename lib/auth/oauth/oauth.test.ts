@@ -14,13 +14,15 @@ import {
   discoverOAuthProtectedResourceMetadata,
   exchangeAuthorization,
   extractWWWAuthenticateParams,
+  type OAuthClientProvider,
   refreshAuthorization,
   registerClient,
+  auth as sdkAuth,
   startAuthorization,
 } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { AuthorizationServerMetadata, OAuthClientInformationMixed } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { AuthorizationServerMetadata, OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type AuthSettings, testAuthSettings } from "@/lib/auth/config";
@@ -524,6 +526,56 @@ describe("OAuth with dynamic client registration", () => {
     const back = new URL(res.headers.get("location") ?? "");
     expect(back.searchParams.get("error")).toBe("invalid_target");
     expect(back.searchParams.get("iss")).toBe(base);
+  });
+});
+
+describe("the SDK's auth() driver", () => {
+  it("goes from the 401 through discovery, registration and consent to an MCP client with an authProvider", async () => {
+    const saved: { client?: OAuthClientInformationMixed; tokens?: OAuthTokens; verifier?: string; url?: URL } = {};
+    const provider: OAuthClientProvider = {
+      redirectUrl: REDIRECT,
+      clientMetadata: { client_name: "Driver Client", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" },
+      clientInformation: () => saved.client,
+      saveClientInformation: (c) => {
+        saved.client = c;
+      },
+      tokens: () => saved.tokens,
+      saveTokens: (t) => {
+        saved.tokens = t;
+      },
+      redirectToAuthorization: (url) => {
+        saved.url = url;
+      },
+      saveCodeVerifier: (v) => {
+        saved.verifier = v;
+      },
+      codeVerifier: () => saved.verifier ?? "",
+    };
+    const serverUrl = `${base}/api/mcp/hr`;
+    const fetchFn = (url: string | URL, init?: RequestInit) =>
+      fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...remote } });
+    expect(await sdkAuth(provider, { serverUrl, fetchFn })).toBe("REDIRECT");
+    expect(saved.client?.client_id).toMatch(/^kbc_/);
+    expect(saved.url?.searchParams.get("resource")).toBe(serverUrl);
+    const view = await openConsent(saved.url as URL);
+    const decision = await postConsent({
+      request_id: view.requestId,
+      csrf: view.csrf,
+      admin_secret: ADMIN,
+      action: "allow",
+      access: "read",
+    });
+    const code = new URL(decision.location ?? "").searchParams.get("code") ?? "";
+    expect(await sdkAuth(provider, { serverUrl, authorizationCode: code, fetchFn })).toBe("AUTHORIZED");
+
+    const client = new Client({ name: "driver", version: "0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(serverUrl), { authProvider: provider, requestInit: { headers: remote } }),
+    );
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain("search_hr");
+    expect(names).not.toContain("add_document");
+    await client.close();
   });
 });
 

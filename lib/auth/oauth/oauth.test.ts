@@ -430,6 +430,37 @@ describe("OAuth with dynamic client registration", () => {
     ).rejects.toThrow(/revoked/);
   });
 
+  it("a confidential client (client_secret_post) must present its secret", async () => {
+    const { metadata, resource } = await discover("/api/mcp");
+    const client = await registerClient(base, {
+      metadata,
+      clientMetadata: { client_name: "Confidential", redirect_uris: [REDIRECT], token_endpoint_auth_method: "client_secret_post" },
+    });
+    expect(client.client_secret).toMatch(/^kbcs_/);
+    const flow: Flow = { metadata, resource, client };
+    const first = await authorize(flow, { kb: ["hr"], access: "read" });
+    await expect(
+      exchangeAuthorization(base, {
+        metadata,
+        clientInformation: { ...client, client_secret: "wrong" },
+        authorizationCode: first.code,
+        codeVerifier: first.codeVerifier,
+        redirectUri: REDIRECT,
+        resource,
+      }),
+    ).rejects.toThrow(/client authentication failed/);
+    const second = await authorize(flow, { kb: ["hr"], access: "read" });
+    const tokens = await exchangeAuthorization(base, {
+      metadata,
+      clientInformation: client,
+      authorizationCode: second.code,
+      codeVerifier: second.codeVerifier,
+      redirectUri: REDIRECT,
+      resource,
+    });
+    expect((await mcpPost("/api/mcp", tokens.access_token)).status).toBe(200);
+  });
+
   it("refuses a missing or wrong PKCE verifier", async () => {
     const flow = await dcrFlow("/api/mcp");
     for (const verifier of ["", "w".repeat(64)]) {

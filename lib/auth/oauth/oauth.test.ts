@@ -29,7 +29,7 @@ import { type AuthSettings, testAuthSettings } from "@/lib/auth/config";
 import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
-import { createKnowledgeBase } from "@/lib/kb";
+import { createKnowledgeBase, deleteKnowledgeBase, updateKnowledgeBase } from "@/lib/kb";
 import { openRegistry, type Registry } from "@/lib/kb/registry";
 import { openStore, type Store } from "@/lib/store";
 import { handleMcpRequest } from "@/mcp/http";
@@ -459,6 +459,39 @@ describe("OAuth with dynamic client registration", () => {
       resource,
     });
     expect((await mcpPost("/api/mcp", tokens.access_token)).status).toBe(200);
+  });
+
+  it("grants follow a knowledge base's rename; deleting all of a grant's knowledge bases revokes it", async () => {
+    await createKnowledgeBase(store, registry, { name: "tmp-a", title: "A" });
+    await createKnowledgeBase(store, registry, { name: "tmp-b", title: "B" });
+    const flow = await dcrFlow("/api/mcp");
+    const { code, codeVerifier } = await authorize(flow, { kb: ["tmp-a", "tmp-b"], access: "read" });
+    const tokens = await exchangeAuthorization(base, {
+      metadata: flow.metadata,
+      clientInformation: flow.client,
+      authorizationCode: code,
+      codeVerifier,
+      redirectUri: REDIRECT,
+      resource: flow.resource,
+    });
+    const toolNames = async () => {
+      const res = await mcpPost("/api/mcp", tokens.access_token);
+      if (res.status !== 200) return res.status;
+      return ((await res.json()) as { result: { tools: { name: string }[] } }).result.tools
+        .map((t) => t.name)
+        .filter((n) => n.startsWith("search_tmp"));
+    };
+    expect(await toolNames()).toEqual(["search_tmp_a", "search_tmp_b"]);
+    await updateKnowledgeBase(store, registry, "tmp-a", { name: "tmp-c" });
+    expect(await toolNames()).toEqual(["search_tmp_b", "search_tmp_c"]);
+    await deleteKnowledgeBase(store, registry, "tmp-b");
+    expect(await toolNames()).toEqual(["search_tmp_c"]);
+    await deleteKnowledgeBase(store, registry, "tmp-c");
+    expect(await toolNames()).toBe(401);
+    // A new knowledge base under an old name is not reachable with the old grant.
+    await createKnowledgeBase(store, registry, { name: "tmp-b", title: "B again" });
+    expect(await toolNames()).toBe(401);
+    await deleteKnowledgeBase(store, registry, "tmp-b");
   });
 
   it("refuses a missing or wrong PKCE verifier", async () => {

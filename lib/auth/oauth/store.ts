@@ -65,6 +65,13 @@ export interface OAuthStore {
   revokeGrant(id: string): Promise<boolean>;
   /** Records a use; written at most once a minute per grant. */
   touchGrant(id: string, now?: Date): Promise<void>;
+  /** Grants that chose `from` follow a rename to `to` (a grant bound to /api/mcp/<from> keeps that URL, where `from` then is refused). */
+  renameKb(from: string, to: string): Promise<void>;
+  /**
+   * A deleted knowledge base leaves every grant; a grant left with none is revoked. A knowledge base made
+   * later under the same name is not reachable with an old grant.
+   */
+  removeKb(kb: string): Promise<void>;
   addSecret(secret: Omit<StoredSecret, "hash" | "used">, plain: string): Promise<void>;
   /** The stored secret with this plain value (read fresh), or null. */
   findSecret(plain: string, kind: SecretKind): Promise<StoredSecret | null>;
@@ -157,6 +164,18 @@ async function openOAuthStore(store: Store): Promise<OAuthStore> {
     await secrets.write((t) => t.delete(`expires_at < '${before}'`));
   };
 
+  /** Rewrites the knowledge-base list of every live grant `edit` changes (null: unchanged); an empty list revokes. */
+  const editKbs = (edit: (kbs: string[]) => string[] | null) =>
+    serialized(async () => {
+      const rows = (await grants.table.query().where("revoked = false").toArray()).map(rowToGrant);
+      for (const g of rows) {
+        const kbs = edit(g.kbs);
+        if (!kbs) continue;
+        const values: Record<string, string | boolean> = kbs.length ? { kbs: JSON.stringify(kbs) } : { revoked: true };
+        await grants.write((t) => t.update({ where: sqlEq("id", g.id), values }));
+      }
+    });
+
   return {
     addClient(client) {
       return serialized(async () => {
@@ -202,6 +221,12 @@ async function openOAuthStore(store: Store): Promise<OAuthStore> {
       touched.set(id, now.getTime());
       if (touched.size > 10_000) touched.clear();
       await serialized(() => grants.write((t) => t.update({ where: sqlEq("id", id), values: { last_used_at: now.toISOString() } })));
+    },
+    renameKb(from, to) {
+      return editKbs((kbs) => (kbs.includes(from) ? [...new Set(kbs.map((k) => (k === from ? to : k)))].sort() : null));
+    },
+    removeKb(kb) {
+      return editKbs((kbs) => (kbs.includes(kb) ? kbs.filter((k) => k !== kb) : null));
     },
     addSecret(secret, plain) {
       return serialized(async () => {

@@ -163,7 +163,7 @@ async function handleTimed(req: Request, options: McpHttpOptions): Promise<Respo
       else if (isOAuthAccessToken(secret)) {
         const found = await authenticateOAuthToken(store, secret, options.kb);
         if ("invalid" in found) {
-          failures.record();
+          if (found.guess) failures.record();
           return unauthorized(found.invalid, true, options.kb);
         }
         token = found.token;

@@ -15,14 +15,20 @@ export function isOAuthAccessToken(secret: string): boolean {
   return secret.startsWith(PREFIX);
 }
 
-export type OAuthAccess = { token: AccessToken; kbs: string[]; touch: () => Promise<void> } | { invalid: string };
+/**
+ * `guess`: the token was never issued (counts against the failed-authentication budget). An expired or
+ * revoked one does not: hosted AI apps call from a few shared addresses, and every user's token expires hourly.
+ */
+export type OAuthAccess = { token: AccessToken; kbs: string[]; touch: () => Promise<void> } | { invalid: string; guess: boolean };
 
 /** The grant behind an OAuth access token presented at `/api/mcp` (kb undefined) or `/api/mcp/<kb>`. */
 export async function authenticateOAuthToken(store: Store, secret: string, kb: string | undefined): Promise<OAuthAccess> {
   const oauth = await getOAuthStore(store);
   const grant = await oauth.authenticate(secret);
-  if (!grant) return { invalid: "The access token is invalid, expired or revoked." };
-  if (grant.resource !== resourceUrl(kb)) return { invalid: `This access token is for ${grant.resource}, not this endpoint.` };
+  if (grant === "unknown") return { invalid: "The access token is invalid.", guess: true };
+  if (grant === "stale") return { invalid: "The access token has expired or been revoked.", guess: false };
+  if (grant.resource !== resourceUrl(kb))
+    return { invalid: `This access token is for ${grant.resource}, not this endpoint.`, guess: false };
   const token: AccessToken = {
     id: grant.id,
     name: grant.clientName,

@@ -33,6 +33,7 @@ import { createKnowledgeBase, deleteKnowledgeBase, updateKnowledgeBase } from "@
 import { openRegistry, type Registry } from "@/lib/kb/registry";
 import { openStore, type Store } from "@/lib/store";
 import { handleMcpRequest } from "@/mcp/http";
+import { authenticateOAuthToken } from "./access";
 import { beginAuthorization, decideConsent } from "./authorize";
 import { isPrivateAddress } from "./client-metadata";
 import { authorizationServerMetadataResponse, protectedResourceMetadataResponse } from "./metadata";
@@ -342,6 +343,9 @@ describe("OAuth with a client ID metadata document", () => {
       vi.setSystemTime(Date.now() + 3601_000);
       // Another address: the failure it records is dated an hour ahead, which would block REMOTE for an hour.
       expect((await mcpPost("/api/mcp/hr", tokens.access_token, "10.213.9.99")).status).toBe(401);
+      // Expired is not a guess: it does not count against the address's failed-authentication budget.
+      expect(await authenticateOAuthToken(store, tokens.access_token, "hr")).toMatchObject({ guess: false });
+      expect(await authenticateOAuthToken(store, "kboa_never-issued", "hr")).toMatchObject({ guess: true });
     } finally {
       vi.useRealTimers();
     }

@@ -77,8 +77,11 @@ export interface OAuthStore {
   findSecret(plain: string, kind: SecretKind): Promise<StoredSecret | null>;
   /** Marks a code or refresh token used; false when it already was (a replay). */
   consume(hash: string): Promise<boolean>;
-  /** The live grant of a live access token (cached per table version: every MCP request asks), or null. */
-  authenticate(plain: string, now?: Date): Promise<OAuthGrant | null>;
+  /**
+   * The live grant of a live access token (cached per table version: every MCP request asks); otherwise
+   * whether the token was never issued ("unknown": a guess) or has expired or been revoked ("stale").
+   */
+  authenticate(plain: string, now?: Date): Promise<OAuthGrant | "unknown" | "stale">;
 }
 
 function rowToGrant(r: Record<string, unknown>): OAuthGrant {
@@ -257,8 +260,9 @@ async function openOAuthStore(store: Store): Promise<OAuthStore> {
     },
     async authenticate(plain, now = new Date()) {
       const found = (await accessTokens()).get(hashTokenSecret(plain));
-      if (!found || found.expiresAt <= now.toISOString()) return null;
-      return (await liveGrants()).get(found.grantId) ?? null;
+      if (!found) return "unknown";
+      if (found.expiresAt <= now.toISOString()) return "stale";
+      return (await liveGrants()).get(found.grantId) ?? "stale";
     },
   };
 }

@@ -116,9 +116,11 @@ function kbFilter(req: Request): string[] | undefined {
  * Serves one Streamable HTTP request with a fresh, stateless MCP server (no sessions, JSON responses),
  * so any number of app instances can answer any request. Always answers JSON-RPC, never an HTML error page.
  *
- * In order: Origin (DNS rebinding) → who is asking (lib/auth/peer.ts) → bearer token (401; wrong ones count
- * against the failed-authentication budget, 429) → rate limit per token or client address (429; not for a
- * local run) → knowledge-base scope (path, token limit, X-KB-Filter; 403/404) → params check (-32602) → the
+ * In order: Origin (DNS rebinding) → who is asking (lib/auth/peer.ts) → bearer token: an access token of the
+ * Connect dialog (`kbt_`) or an OAuth access token (`kboa_`, lib/auth/oauth/access.ts: only at the endpoint it
+ * was issued for, with the knowledge bases chosen at consent) — 401 with the resource metadata URL; wrong ones
+ * count against the failed-authentication budget, 429 → rate limit per token or client address (429; not for
+ * a local run) → knowledge-base scope (path, token limit, X-KB-Filter; 403/404) → params check (-32602) → the
  * MCP exchange.
  *
  * Stateless means there is no session to push `notifications/tools/list_changed` on: the server declares

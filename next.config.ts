@@ -7,6 +7,21 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   // Lets several builds of one checkout coexist (parallel test runs); default .next.
   distDir: process.env.NEXT_DIST_DIR || ".next",
+  // The OAuth consent page must not be framed by another site (clickjacking an Allow click), and sends no
+  // Referer elsewhere. Not "no-referrer": the consent form's POST would then carry `Origin: null`, which the
+  // origin rule (lib/auth/origin.ts) refuses.
+  async headers() {
+    return [
+      {
+        source: "/oauth/:path*",
+        headers: [
+          { key: "X-Frame-Options", value: "DENY" },
+          { key: "Content-Security-Policy", value: "frame-ancestors 'none'" },
+          { key: "Referrer-Policy", value: "same-origin" },
+        ],
+      },
+    ];
+  },
 };
 
 export default nextConfig;

@@ -269,7 +269,9 @@ test.describe("with REQUIRE_TOKEN on", () => {
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
       body: LIST,
     });
-    expect(raw.headers.get("www-authenticate")).toBe('Bearer realm="mcp"');
+    expect(raw.headers.get("www-authenticate")).toMatch(
+      /^Bearer realm="mcp", resource_metadata="http:\/\/[^"]+\/\.well-known\/oauth-protected-resource\/api\/mcp", scope="kb:read kb:write"$/,
+    );
     expect((await api(SECURED, "GET", "/api/tokens")).status).toBe(401);
     expect((await api(SECURED, "POST", "/api/kbs", { name: "nope" })).status).toBe(401);
     expect((await api(SECURED, "GET", "/api/tokens", undefined, admin)).status).toBe(200);

@@ -2,6 +2,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { ClientRequestSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { type AuthSettings, resolveAuthSettings } from "@/lib/auth/config";
 import { isInternalSecret } from "@/lib/auth/internal";
+import { authenticateOAuthToken, bearerChallenge, isOAuthAccessToken } from "@/lib/auth/oauth/access";
 import { isOriginAllowed } from "@/lib/auth/origin";
 import { callerOf } from "@/lib/auth/peer";
 import { authFailures, getRateLimiter } from "@/lib/auth/request";
@@ -30,12 +31,12 @@ export function jsonRpcError(status: number, code: number, message: string, head
   });
 }
 
-function unauthorized(message: string, invalid: boolean) {
-  // RFC 6750 §3: no error code when the request carried no credentials.
-  const challenge = invalid
-    ? `Bearer realm="mcp", error="invalid_token", error_description="${message.replace(/"/g, "'")}"`
-    : 'Bearer realm="mcp"';
-  return jsonRpcError(401, -32001, message, { "WWW-Authenticate": challenge });
+/**
+ * 401 with the challenge that starts OAuth discovery (RFC 9728 §5.1: resource_metadata, and the scopes); RFC
+ * 6750 §3: no error code when the request carried no credentials.
+ */
+function unauthorized(message: string, invalid: boolean, kb: string | undefined) {
+  return jsonRpcError(401, -32001, message, { "WWW-Authenticate": bearerChallenge(kb, invalid ? message : undefined) });
 }
 
 /** Request schemas of the MCP methods a client may call, by method name. */
@@ -115,9 +116,11 @@ function kbFilter(req: Request): string[] | undefined {
  * Serves one Streamable HTTP request with a fresh, stateless MCP server (no sessions, JSON responses),
  * so any number of app instances can answer any request. Always answers JSON-RPC, never an HTML error page.
  *
- * In order: Origin (DNS rebinding) → who is asking (lib/auth/peer.ts) → bearer token (401; wrong ones count
- * against the failed-authentication budget, 429) → rate limit per token or client address (429; not for a
- * local run) → knowledge-base scope (path, token limit, X-KB-Filter; 403/404) → params check (-32602) → the
+ * In order: Origin (DNS rebinding) → who is asking (lib/auth/peer.ts) → bearer token: an access token of the
+ * Connect dialog (`kbt_`) or an OAuth access token (`kboa_`, lib/auth/oauth/access.ts: only at the endpoint it
+ * was issued for, with the knowledge bases chosen at consent) — 401 with the resource metadata URL; wrong ones
+ * count against the failed-authentication budget, 429 → rate limit per token or client address (429; not for
+ * a local run) → knowledge-base scope (path, token limit, X-KB-Filter; 403/404) → params check (-32602) → the
  * MCP exchange.
  *
  * Stateless means there is no session to push `notifications/tools/list_changed` on: the server declares
@@ -143,6 +146,8 @@ async function handleTimed(req: Request, options: McpHttpOptions): Promise<Respo
 
   let getStoreFn = options.getStore ?? getStore;
   let token: AccessToken | null = null;
+  /** An OAuth grant's knowledge bases (chosen at consent) and its use recorder. */
+  let oauth: { kbs: string[]; touch: () => Promise<void> } | null = null;
   let internal = false;
   let registry: Registry;
   try {
@@ -157,19 +162,27 @@ async function handleTimed(req: Request, options: McpHttpOptions): Promise<Respo
     registry = options.registry ?? (await getRegistry(store));
     if (secret) {
       if (isInternalSecret(secret)) internal = true;
-      else {
+      else if (isOAuthAccessToken(secret)) {
+        const found = await authenticateOAuthToken(store, secret, options.kb);
+        if ("invalid" in found) {
+          if (found.guess) failures.record();
+          return unauthorized(found.invalid, true, options.kb);
+        }
+        token = found.token;
+        oauth = found;
+      } else {
         token = await registry.authenticate(secret);
         // Even when tokens are optional, a presented one must be valid: a client should learn it is wrong.
         if (!token) {
           failures.record();
-          return unauthorized("The access token is invalid or has been revoked.", true);
+          return unauthorized("The access token is invalid or has been revoked.", true, options.kb);
         }
       }
     } else if (req.headers.get("authorization")) {
       failures.record();
-      return unauthorized("Send the access token as: Authorization: Bearer <token>.", true);
+      return unauthorized("Send the access token as: Authorization: Bearer <token>.", true, options.kb);
     } else if (!localOpen) {
-      return unauthorized("This MCP server requires an access token: send Authorization: Bearer <token>.", false);
+      return unauthorized("This MCP server requires an access token: send Authorization: Bearer <token>.", false, options.kb);
     }
   } catch (err) {
     console.error("[mcp] authentication failed:", err);
@@ -208,13 +221,19 @@ async function handleTimed(req: Request, options: McpHttpOptions): Promise<Respo
     if (options.kb !== undefined && !known.has(options.kb)) {
       return jsonRpcError(404, -32000, `There is no knowledge base named "${options.kb}".`);
     }
-    let kbs: string[] | undefined = token?.kb ? [token.kb] : undefined;
+    if (oauth && options.kb !== undefined && !oauth.kbs.includes(options.kb)) {
+      return jsonRpcError(403, -32000, `Forbidden: this access token does not give access to the knowledge base "${options.kb}".`);
+    }
+    let kbs: string[] | undefined = token?.kb ? [token.kb] : oauth ? oauth.kbs.filter((k) => known.has(k)) : undefined;
+    if (kbs?.length === 0) return jsonRpcError(403, -32000, "Forbidden: none of the knowledge bases of this access token exists any more.");
     const filter = kbFilter(req);
     if (filter) {
       kbs = (kbs ?? [...known]).filter((k) => filter.includes(k));
       if (kbs.length === 0) return jsonRpcError(403, -32000, "Forbidden: none of the requested knowledge bases is available.");
     }
-    if (token) registry.touchToken(token.id).catch((err) => console.error("[mcp] could not record token use:", err));
+    if (token) {
+      (oauth ? oauth.touch() : registry.touchToken(token.id)).catch((err) => console.error("[mcp] could not record token use:", err));
+    }
     return createMcpServer({ kb: options.kb, kbs, token, catalog, getStore: getStoreFn });
   })().catch((err: unknown) => {
     console.error("[mcp] could not build the server:", err);

@@ -406,7 +406,10 @@ describe("access control", () => {
     try {
       const res = await post("/api/mcp", LIST);
       expect(res.status).toBe(401);
-      expect(res.headers.get("www-authenticate")).toBe('Bearer realm="mcp"');
+      // No error code without credentials (RFC 6750 §3); where the OAuth discovery starts (RFC 9728 §5.1).
+      expect(res.headers.get("www-authenticate")).toMatch(
+        /^Bearer realm="mcp", resource_metadata="http:\/\/[^"]+\/\.well-known\/oauth-protected-resource\/api\/mcp", scope="kb:read kb:write"$/,
+      );
       const client = await connect("/api/mcp", bearer(secrets.read));
       expect((await client.listTools()).tools.length).toBeGreaterThan(0);
       await client.close();

@@ -12,6 +12,7 @@ import { buttonClass, ErrorLine, navLinkClass } from "@/components/ui";
 import type { KnowledgeBase } from "@/lib/kb/types";
 import { AdminTokenPrompt } from "./AdminTokenPrompt";
 import { kbApi } from "./api";
+import { ConnectedApps } from "./ConnectedApps";
 import { CreateKbForm } from "./CreateKbForm";
 import { KbCard } from "./KbCard";
 import { T } from "./messages";
@@ -100,6 +101,7 @@ export function KbManager({ share }: { share?: ShareInfo } = {}) {
       <CreateKbForm t={t} onCreated={refresh} onError={onError} />
 
       <TokenList t={t} version={tokensVersion} onError={onError} />
+      <ConnectedApps t={t} version={tokensVersion} onError={onError} />
 
       {connect && (
         <ConnectDialog

@@ -1,5 +1,6 @@
 /** Browser calls to /api/kbs and /api/tokens (the shared client is components/api.ts). */
 import { apiFetch } from "@/components/api";
+import type { OAuthGrant } from "@/lib/auth/oauth/types";
 import type { PublicToken, TokenScope } from "@/lib/auth/token-types";
 import type { KnowledgeBase } from "@/lib/kb/types";
 
@@ -22,4 +23,9 @@ export const tokenApi = {
   create: (body: { name: string; scope: TokenScope; kb?: string | null }) =>
     apiFetch<{ token: PublicToken; secret: string }>("/api/tokens", { method: "POST", body }),
   revoke: (id: string) => apiFetch<{ revoked: string }>(`/api/tokens/${encodeURIComponent(id)}`, { method: "DELETE" }),
+};
+
+export const grantApi = {
+  list: () => apiFetch<{ grants: OAuthGrant[] }>("/api/oauth/grants"),
+  revoke: (id: string) => apiFetch<{ revoked: string }>(`/api/oauth/grants/${encodeURIComponent(id)}`, { method: "DELETE" }),
 };

@@ -56,6 +56,10 @@ export const T = {
     allKbsShort: "All knowledge bases",
     nKbs: "{count} knowledge bases",
     filterHint: "The chat only searches the knowledge bases checked here.",
+    appsTitle: "Connected apps",
+    appsIntro: "Apps you allowed on the consent page (OAuth, e.g. claude.ai or ChatGPT connectors). Revoking one stops its tokens at once.",
+    noApps: "No connected apps yet.",
+    confirmRevokeApp: "Revoke “{name}”? It loses access at once and must ask again.",
   },
   zh: {
     pageTitle: "知识库",
@@ -111,6 +115,10 @@ export const T = {
     allKbsShort: "全部知识库",
     nKbs: "{count} 个知识库",
     filterHint: "对话只搜索这里勾选的知识库。",
+    appsTitle: "已连接的应用",
+    appsIntro: "在授权页面上允许过的应用（OAuth，例如 claude.ai 或 ChatGPT 连接器）。吊销后其令牌立即失效。",
+    noApps: "还没有已连接的应用。",
+    confirmRevokeApp: "吊销“{name}”？它将立即失去访问权限，需要重新授权。",
   },
 } satisfies Messages;
 

@@ -4,6 +4,7 @@
  * by the CLI with `--kb`) are listed too.
  */
 import { randomBytes } from "node:crypto";
+import { getOAuthStore } from "@/lib/auth/oauth/store";
 import { type AccessToken, generateTokenSecret, hashTokenSecret, type PublicToken, publicToken, type TokenScope } from "@/lib/auth/tokens";
 import { getConfig } from "@/lib/config";
 import { getFaqStore } from "@/lib/faq/store";
@@ -151,6 +152,7 @@ export async function updateKnowledgeBase(store: Store, registry: Registry, name
   await store.moveKb(name, to, (doc) => documentId(to, doc.source));
   await (await getFaqStore(store)).moveKb(name, to);
   await registry.moveTokens(name, to);
+  await (await getOAuthStore(store)).renameKb(name, to);
   await registry.deleteKb(name);
   return (await getKnowledgeBase(store, registry, to))!;
 }
@@ -161,6 +163,7 @@ export async function deleteKnowledgeBase(store: Store, registry: Registry, name
   const documents = await store.deleteKb(name);
   await (await getFaqStore(store)).deleteKb(name);
   await registry.revokeTokensOf(name);
+  await (await getOAuthStore(store)).removeKb(name);
   await registry.deleteKb(name);
   return { documents };
 }

@@ -1,0 +1,232 @@
+/**
+ * The authorization endpoint (authorization code + PKCE S256 only) and the consent decision.
+ *
+ * GET /oauth/authorize (the consent page, app/oauth/authorize/page.tsx) calls beginAuthorization: a request
+ * whose client or redirect URI cannot be trusted gets an error page and is never redirected; any other
+ * problem goes back to the client's redirect URI with `error`, `state` and `iss` (RFC 9207). A valid request
+ * becomes a pending request (ten minutes, in this process) with a CSRF token the consent form carries.
+ *
+ * POST /oauth/consent (decideConsent) grants nothing without the admin secret typed into that form, the
+ * pending request's CSRF token and the app's origin rule (lib/auth/origin.ts). Allow creates the grant (the
+ * endpoint, the knowledge bases and read or read-write chosen there) and a single-use code living 60 s.
+ */
+import { randomBytes } from "node:crypto";
+import { isAdminSecret } from "@/lib/auth/admin-secret";
+import { type AuthSettings, resolveAuthSettings } from "@/lib/auth/config";
+import { safeEqual } from "@/lib/auth/internal";
+import { isOriginAllowed } from "@/lib/auth/origin";
+import { callerOf } from "@/lib/auth/peer";
+import { authFailures } from "@/lib/auth/request";
+import { getRegistry, kbCatalog } from "@/lib/kb";
+import { processGlobal } from "@/lib/server/process-global";
+import type { Store } from "@/lib/store";
+import { resolveClient } from "./clients";
+import { readForm } from "./form";
+import { redirect, withParams } from "./responses";
+import { getOAuthStore } from "./store";
+import type { GrantScope } from "./types";
+import { issuer, parseResource, resourceUrl } from "./urls";
+
+export interface OAuthDeps {
+  getStore: () => Promise<Store>;
+  /** Default: from the environment. */
+  auth?: AuthSettings;
+}
+
+const PENDING_MS = 10 * 60_000;
+const PENDING_MAX = 1000;
+export const CODE_TTL_MS = 60_000;
+
+interface Pending {
+  id: string;
+  csrf: string;
+  expiresAt: number;
+  clientId: string;
+  clientName: string;
+  logoUri: string | null;
+  redirectUri: string;
+  state: string | undefined;
+  codeChallenge: string;
+  /** The MCP endpoint (resource) the grant will be bound to; `kb` set for /api/mcp/<kb>. */
+  resource: string;
+  kb: string | undefined;
+  wantsWrite: boolean;
+}
+
+/** What the consent page shows. */
+export interface ConsentView {
+  requestId: string;
+  csrf: string;
+  clientName: string;
+  clientId: string;
+  /** Only an https logo. */
+  logoUri: string | null;
+  redirectHost: string;
+  /** Set when the endpoint is /api/mcp/<kb>: the grant is for that one. */
+  kb: string | undefined;
+  kbs: { name: string; title: string }[];
+  wantsWrite: boolean;
+}
+
+export type BeginResult =
+  | { kind: "consent"; view: ConsentView }
+  | { kind: "redirect"; location: string }
+  | { kind: "error"; message: string };
+
+const pendingMap = () => processGlobal("oauth-pending", () => new Map<string, Pending>());
+
+function sweep(now: number) {
+  const map = pendingMap();
+  for (const [id, p] of map) if (p.expiresAt <= now) map.delete(id);
+  while (map.size >= PENDING_MAX) map.delete(map.keys().next().value as string);
+}
+
+async function view(p: Pending, deps: OAuthDeps): Promise<ConsentView> {
+  const store = await deps.getStore();
+  const catalog = await kbCatalog(store, await getRegistry(store));
+  return {
+    requestId: p.id,
+    csrf: p.csrf,
+    clientName: p.clientName,
+    clientId: p.clientId,
+    logoUri: p.logoUri,
+    redirectHost: new URL(p.redirectUri).host,
+    kb: p.kb,
+    kbs: catalog.map((e) => ({ name: e.kb.name, title: e.kb.title })).filter((k) => p.kb === undefined || k.name === p.kb),
+    wantsWrite: p.wantsWrite,
+  };
+}
+
+/** The consent page of a pending request (after a failed sign-in), or null once it expired. */
+export async function pendingConsent(requestId: string, deps: OAuthDeps): Promise<ConsentView | null> {
+  const p = pendingMap().get(requestId);
+  if (!p || p.expiresAt <= Date.now()) return null;
+  return view(p, deps);
+}
+
+/** Validates an authorization request (the consent page's query). */
+export async function beginAuthorization(query: URLSearchParams, deps: OAuthDeps): Promise<BeginResult> {
+  for (const key of new Set(query.keys())) {
+    if (query.getAll(key).length > 1) return { kind: "error", message: `The parameter ${key} is given more than once.` };
+  }
+  const store = await getOAuthStore(await deps.getStore());
+  let client: Awaited<ReturnType<typeof resolveClient>>;
+  try {
+    client = await resolveClient(store, query.get("client_id"));
+  } catch (err) {
+    return { kind: "error", message: `This application cannot be identified: ${err instanceof Error ? err.message : String(err)}.` };
+  }
+  const redirectUri = query.get("redirect_uri");
+  if (!redirectUri || !client.metadata.redirect_uris.includes(redirectUri)) {
+    return { kind: "error", message: "The redirect URI is not one this application registered." };
+  }
+  const state = query.get("state") ?? undefined;
+  const fail = (error: string, description: string): BeginResult => ({
+    kind: "redirect",
+    location: withParams(redirectUri, { error, error_description: description, state, iss: issuer() }),
+  });
+  if (query.get("response_type") !== "code") return fail("unsupported_response_type", 'response_type must be "code"');
+  const challenge = query.get("code_challenge");
+  if (!challenge || !/^[A-Za-z0-9_-]{43}$/.test(challenge)) return fail("invalid_request", "code_challenge (PKCE S256) is required");
+  if (query.get("code_challenge_method") !== "S256") return fail("invalid_request", 'code_challenge_method must be "S256"');
+  const resource = query.get("resource");
+  const target = parseResource(resource);
+  if (!target) return fail("invalid_target", `resource must be this server's MCP endpoint, ${resourceUrl()} or ${resourceUrl("<kb>")}`);
+  const scopes = (query.get("scope") ?? "").split(" ").filter(Boolean);
+  if (scopes.some((s) => s !== "kb:read" && s !== "kb:write"))
+    return fail("invalid_scope", 'scope may only contain "kb:read" and "kb:write"');
+
+  const pending: Pending = {
+    id: randomBytes(16).toString("base64url"),
+    csrf: randomBytes(24).toString("base64url"),
+    expiresAt: Date.now() + PENDING_MS,
+    clientId: client.clientId,
+    clientName: client.metadata.client_name?.trim() || new URL(redirectUri).host,
+    logoUri: client.metadata.logo_uri?.startsWith("https://") ? client.metadata.logo_uri : null,
+    redirectUri,
+    state,
+    codeChallenge: challenge,
+    resource: resourceUrl(target.kb),
+    kb: target.kb,
+    wantsWrite: scopes.includes("kb:write"),
+  };
+  const v = await view(pending, deps);
+  if (target.kb !== undefined && v.kbs.length === 0) return fail("invalid_target", `there is no knowledge base named "${target.kb}"`);
+  sweep(Date.now());
+  pendingMap().set(pending.id, pending);
+  return { kind: "consent", view: v };
+}
+
+function page(status: number, message: string): Response {
+  const html = `<!doctype html><meta charset="utf-8"><title>Authorization</title><p>${message.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`)}</p>`;
+  return new Response(html, { status, headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" } });
+}
+
+/** POST /oauth/consent: the consent form's decision. */
+export async function decideConsent(req: Request, deps: OAuthDeps): Promise<Response> {
+  const settings = deps.auth ?? resolveAuthSettings();
+  if (!isOriginAllowed(req.headers.get("origin"), req.headers.get("host"), settings.allowedOrigins)) {
+    return page(403, "Requests from this origin are not allowed.");
+  }
+  let form: URLSearchParams;
+  try {
+    form = await readForm(req, ["kb"]);
+  } catch (err) {
+    return page(400, err instanceof Error ? err.message : "Bad request.");
+  }
+  const id = form.get("request_id") ?? "";
+  const p = pendingMap().get(id);
+  if (!p || p.expiresAt <= Date.now()) return page(400, "This authorization request has expired. Start again from the application.");
+  if (!safeEqual(form.get("csrf") ?? "", p.csrf))
+    return page(403, "The form is not valid for this authorization request (CSRF check failed).");
+
+  const back = (reason: string) => redirect(`/oauth/authorize?request_id=${encodeURIComponent(id)}&failed=${reason}`);
+  const iss = issuer();
+  if (form.get("action") === "deny") {
+    pendingMap().delete(id);
+    return redirect(
+      withParams(p.redirectUri, { error: "access_denied", error_description: "The request was denied.", state: p.state, iss }),
+    );
+  }
+  if (form.get("action") !== "allow") return page(400, "Choose Allow or Deny.");
+
+  const failures = authFailures(settings, callerOf(req, settings.trustedProxies));
+  if (failures.blocked()) return page(429, "Too many failed sign-ins from this address; try again in a minute.");
+  if (!isAdminSecret(form.get("admin_secret") ?? "", settings.adminToken)) {
+    failures.record();
+    return back("secret");
+  }
+  const store = await deps.getStore();
+  const known = new Set((await kbCatalog(store, await getRegistry(store))).map((e) => e.kb.name));
+  const chosen = p.kb !== undefined ? [p.kb] : [...new Set(form.getAll("kb"))];
+  if (chosen.length === 0 || !chosen.every((k) => known.has(k))) return back("kbs");
+  const access = form.get("access");
+  if (access !== "read" && access !== "read-write") return back("access");
+
+  pendingMap().delete(id);
+  const oauth = await getOAuthStore(store);
+  const now = new Date();
+  const grantId = `oag_${randomBytes(8).toString("hex")}`;
+  await oauth.addGrant({
+    id: grantId,
+    clientId: p.clientId,
+    clientName: p.clientName,
+    resource: p.resource,
+    kbs: chosen.sort(),
+    scope: access as GrantScope,
+    createdAt: now.toISOString(),
+    lastUsedAt: null,
+    revoked: false,
+  });
+  const code = `kboc_${randomBytes(32).toString("base64url")}`;
+  await oauth.addSecret(
+    {
+      kind: "code",
+      grantId,
+      expiresAt: new Date(now.getTime() + CODE_TTL_MS).toISOString(),
+      data: JSON.stringify({ clientId: p.clientId, redirectUri: p.redirectUri, codeChallenge: p.codeChallenge }),
+    },
+    code,
+  );
+  return redirect(withParams(p.redirectUri, { code, state: p.state, iss }));
+}

@@ -1,0 +1,174 @@
+/**
+ * Client ID metadata documents (MCP authorization 2025-11-25, draft-ietf-oauth-client-id-metadata-document):
+ * a client_id that is an HTTPS URL names a JSON document the server fetches. The fetch is a request to a
+ * URL an anonymous caller chose, so: https only, every address the name resolves to must be public (not
+ * private, loopback, link-local, CGNAT, multicast or reserved) and the connection goes to the address that
+ * was checked (no second lookup to rebind), no redirects, at most 5 KB within 5 s, cached five minutes.
+ * OAUTH_ALLOW_PRIVATE_CLIENT_URLS=1 (tests) lifts the address rule and allows http.
+ */
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import http from "node:http";
+import https from "node:https";
+import { BlockList, isIP, type LookupFunction } from "node:net";
+import { type OAuthClientMetadata, OAuthClientMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth.js";
+
+export const MAX_CLIENT_METADATA_BYTES = 5 * 1024;
+const TIMEOUT_MS = 5000;
+const CACHE_MS = 5 * 60_000;
+const CACHE_MAX = 500;
+
+const blocked = (() => {
+  const list = new BlockList();
+  for (const [net, bits] of [
+    ["0.0.0.0", 8],
+    ["10.0.0.0", 8],
+    ["100.64.0.0", 10],
+    ["127.0.0.0", 8],
+    ["169.254.0.0", 16],
+    ["172.16.0.0", 12],
+    ["192.0.0.0", 24],
+    ["192.0.2.0", 24],
+    ["192.168.0.0", 16],
+    ["198.18.0.0", 15],
+    ["198.51.100.0", 24],
+    ["203.0.113.0", 24],
+    ["224.0.0.0", 4],
+    ["240.0.0.0", 4],
+  ] as const)
+    list.addSubnet(net, bits, "ipv4");
+  for (const [net, bits] of [
+    ["::", 128],
+    ["::1", 128],
+    ["64:ff9b::", 96],
+    ["100::", 64],
+    ["2001:db8::", 32],
+    ["fc00::", 7],
+    ["fe80::", 10],
+    ["ff00::", 8],
+  ] as const)
+    list.addSubnet(net, bits, "ipv6");
+  return list;
+})();
+
+/** Whether an address may not be fetched: private, loopback, link-local, reserved (IPv4-mapped IPv6 as IPv4). */
+export function isPrivateAddress(address: string): boolean {
+  const a = address.replace(/^\[|\]$/g, "");
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(a);
+  if (mapped) return isPrivateAddress(mapped[1]);
+  const v = isIP(a);
+  if (v === 4) return blocked.check(a, "ipv4");
+  if (v === 6) return blocked.check(a, "ipv6");
+  return true;
+}
+
+function allowPrivate(): boolean {
+  return process.env.OAUTH_ALLOW_PRIVATE_CLIENT_URLS === "1";
+}
+
+/** Whether a client_id names a metadata document (an https URL; http too under the test flag). */
+export function isClientIdUrl(clientId: string): boolean {
+  return clientId.startsWith("https://") || (allowPrivate() && clientId.startsWith("http://"));
+}
+
+/** A lookup that refuses names resolving to any non-public address; the socket connects to what it returned. */
+const guardedLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return callback(err, "", 0);
+    const list = addresses as unknown as LookupAddress[];
+    const bad = list.find((a) => isPrivateAddress(a.address));
+    if (bad || list.length === 0) {
+      const e = Object.assign(new Error(`${hostname} resolves to a non-public address`), { code: "EPRIVATE" });
+      return callback(e, "", 0);
+    }
+    if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+    callback(null, list[0].address, list[0].family);
+  });
+};
+
+export class ClientMetadataError extends Error {}
+
+function get(url: URL): Promise<Buffer> {
+  const literal = url.hostname.replace(/^\[|\]$/g, "");
+  if (isIP(literal) && !allowPrivate() && isPrivateAddress(literal)) {
+    return Promise.reject(new ClientMetadataError(`${url.hostname} is not a public address`));
+  }
+  const lib = url.protocol === "https:" ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = lib.get(
+      url,
+      {
+        headers: { accept: "application/json" },
+        timeout: TIMEOUT_MS,
+        ...(allowPrivate() ? {} : { lookup: guardedLookup }),
+      },
+      (res) => {
+        if (res.statusCode !== 200) {
+          res.resume();
+          reject(new ClientMetadataError(`the client metadata document answered HTTP ${res.statusCode}`));
+          return;
+        }
+        const parts: Buffer[] = [];
+        let size = 0;
+        res.on("data", (c: Buffer) => {
+          size += c.length;
+          if (size > MAX_CLIENT_METADATA_BYTES) {
+            req.destroy(new ClientMetadataError(`the client metadata document is larger than ${MAX_CLIENT_METADATA_BYTES} bytes`));
+            return;
+          }
+          parts.push(c);
+        });
+        res.on("end", () => resolve(Buffer.concat(parts)));
+        res.on("error", reject);
+      },
+    );
+    const deadline = setTimeout(
+      () => req.destroy(new ClientMetadataError("the client metadata document took longer than 5 s")),
+      TIMEOUT_MS,
+    );
+    req.on("close", () => clearTimeout(deadline));
+    req.on("timeout", () => req.destroy(new ClientMetadataError("the client metadata document took longer than 5 s")));
+    req.on("error", (err) =>
+      reject(err instanceof ClientMetadataError ? err : new ClientMetadataError(`could not fetch it: ${err.message}`)),
+    );
+  });
+}
+
+const cache = new Map<string, { at: number; value: Promise<OAuthClientMetadata> }>();
+
+/** The validated metadata document of a URL client_id (its client_id must be that URL); throws ClientMetadataError. */
+export function fetchClientMetadata(clientId: string, now = Date.now()): Promise<OAuthClientMetadata> {
+  const hit = cache.get(clientId);
+  if (hit && now - hit.at < CACHE_MS) return hit.value;
+  const value = load(clientId);
+  if (cache.size >= CACHE_MAX) cache.clear();
+  cache.set(clientId, { at: now, value });
+  value.catch(() => {
+    if (cache.get(clientId)?.value === value) cache.delete(clientId);
+  });
+  return value;
+}
+
+async function load(clientId: string): Promise<OAuthClientMetadata> {
+  let url: URL;
+  try {
+    url = new URL(clientId);
+  } catch {
+    throw new ClientMetadataError("client_id is not a URL");
+  }
+  if (!isClientIdUrl(clientId) || url.username || url.password || url.hash || url.pathname === "/") {
+    throw new ClientMetadataError("a client_id URL must be https, with a path, without credentials or a fragment");
+  }
+  const body = await get(url);
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString("utf8"));
+  } catch {
+    throw new ClientMetadataError("the client metadata document is not JSON");
+  }
+  const parsed = OAuthClientMetadataSchema.safeParse(json);
+  if (!parsed.success) throw new ClientMetadataError(`the client metadata document is invalid: ${parsed.error.issues[0]?.message}`);
+  if ((json as { client_id?: unknown }).client_id !== clientId) {
+    throw new ClientMetadataError("the client metadata document's client_id is not its URL");
+  }
+  return parsed.data;
+}

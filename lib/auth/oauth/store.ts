@@ -1,0 +1,271 @@
+/**
+ * OAuth state in three side tables of the document store (like the registry's tokens, so every replica sees
+ * the same data): registered clients, grants (what the admin allowed one client: endpoint, knowledge bases,
+ * read or read-write) and the grant's secrets — authorization codes, access and refresh tokens — kept only as
+ * SHA-256 hashes.
+ */
+import { Bool, Field, Schema, Utf8 } from "apache-arrow";
+import { hashTokenSecret } from "@/lib/auth/tokens";
+import { perStore, type SideTable, type Store, serialQueue } from "@/lib/store";
+import { sqlEq } from "@/lib/store/sql";
+import type { GrantScope, OAuthGrant } from "./types";
+
+export const OAUTH_TABLES = { clients: "oauth_clients", grants: "oauth_grants", secrets: "oauth_secrets" } as const;
+
+const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
+
+const clientsSchema = new Schema([str("client_id"), str("metadata"), str("secret_hash", true), str("created_at")]);
+const grantsSchema = new Schema([
+  str("id"),
+  str("client_id"),
+  str("client_name"),
+  str("resource"),
+  str("kbs"),
+  str("scope"),
+  str("created_at"),
+  str("last_used_at", true),
+  new Field("revoked", new Bool(), false),
+]);
+const secretsSchema = new Schema([
+  str("hash"),
+  str("kind"),
+  str("grant_id"),
+  str("expires_at"),
+  new Field("used", new Bool(), false),
+  str("data", true),
+]);
+
+export type SecretKind = "code" | "access" | "refresh";
+
+export interface StoredClient {
+  clientId: string;
+  /** The registration (RFC 7591 client information) as JSON. */
+  metadata: string;
+  secretHash: string | null;
+  createdAt: string;
+}
+
+export interface StoredSecret {
+  hash: string;
+  kind: SecretKind;
+  grantId: string;
+  expiresAt: string;
+  used: boolean;
+  /** A code's PKCE challenge, redirect URI and client. */
+  data: string | null;
+}
+
+export interface OAuthStore {
+  addClient(client: StoredClient): Promise<void>;
+  getClient(clientId: string): Promise<StoredClient | null>;
+  addGrant(grant: OAuthGrant): Promise<void>;
+  getGrant(id: string): Promise<OAuthGrant | null>;
+  listGrants(): Promise<OAuthGrant[]>;
+  /** Revokes the grant: none of its tokens is accepted any more. False when there was no live grant. */
+  revokeGrant(id: string): Promise<boolean>;
+  /** Records a use; written at most once a minute per grant. */
+  touchGrant(id: string, now?: Date): Promise<void>;
+  /** Grants that chose `from` follow a rename to `to` (a grant bound to /api/mcp/<from> keeps that URL, where `from` then is refused). */
+  renameKb(from: string, to: string): Promise<void>;
+  /**
+   * A deleted knowledge base leaves every grant; a grant left with none is revoked. A knowledge base made
+   * later under the same name is not reachable with an old grant.
+   */
+  removeKb(kb: string): Promise<void>;
+  addSecret(secret: Omit<StoredSecret, "hash" | "used">, plain: string): Promise<void>;
+  /** The stored secret with this plain value (read fresh), or null. */
+  findSecret(plain: string, kind: SecretKind): Promise<StoredSecret | null>;
+  /** Marks a code or refresh token used; false when it already was (a replay). */
+  consume(hash: string): Promise<boolean>;
+  /**
+   * The live grant of a live access token (cached per table version: every MCP request asks); otherwise
+   * whether the token was never issued ("unknown": a guess) or has expired or been revoked ("stale").
+   */
+  authenticate(plain: string, now?: Date): Promise<OAuthGrant | "unknown" | "stale">;
+}
+
+function rowToGrant(r: Record<string, unknown>): OAuthGrant {
+  return {
+    id: String(r.id),
+    clientId: String(r.client_id),
+    clientName: String(r.client_name),
+    resource: String(r.resource),
+    kbs: JSON.parse(String(r.kbs)) as string[],
+    scope: String(r.scope) as GrantScope,
+    createdAt: String(r.created_at),
+    lastUsedAt: r.last_used_at == null ? null : String(r.last_used_at),
+    revoked: Boolean(r.revoked),
+  };
+}
+function grantToRow(g: OAuthGrant) {
+  return {
+    id: g.id,
+    client_id: g.clientId,
+    client_name: g.clientName,
+    resource: g.resource,
+    kbs: JSON.stringify(g.kbs),
+    scope: g.scope,
+    created_at: g.createdAt,
+    last_used_at: g.lastUsedAt,
+    revoked: g.revoked,
+  };
+}
+function rowToSecret(r: Record<string, unknown>): StoredSecret {
+  return {
+    hash: String(r.hash),
+    kind: String(r.kind) as SecretKind,
+    grantId: String(r.grant_id),
+    expiresAt: String(r.expires_at),
+    used: Boolean(r.used),
+    data: r.data == null ? null : String(r.data),
+  };
+}
+
+const TOUCH_EVERY_MS = 60_000;
+/** Expired secrets are deleted a day after they expire (a replayed code or refresh token is still recognised until then). */
+const PURGE_AFTER_MS = 24 * 3600_000;
+const PURGE_EVERY_MS = 3600_000;
+
+async function openOAuthStore(store: Store): Promise<OAuthStore> {
+  const clients = await store.sideTable(OAUTH_TABLES.clients, clientsSchema);
+  const grants = await store.sideTable(OAUTH_TABLES.grants, grantsSchema);
+  const secrets = await store.sideTable(OAUTH_TABLES.secrets, secretsSchema);
+  const serialized = serialQueue();
+  const touched = new Map<string, number>();
+  let purgedAt = 0;
+
+  const cached = <T>(side: SideTable, load: () => Promise<T>) => {
+    let entry: { version: number; value: Promise<T> } | null = null;
+    return async (): Promise<T> => {
+      const version = await side.version();
+      if (entry?.version !== version) {
+        const value = load();
+        entry = { version, value };
+        value.catch(() => {
+          if (entry?.value === value) entry = null;
+        });
+      }
+      return entry.value;
+    };
+  };
+  const liveGrants = cached(grants, async () => {
+    const rows = await grants.table.query().where("revoked = false").toArray();
+    return new Map(rows.map(rowToGrant).map((g) => [g.id, g]));
+  });
+  const accessTokens = cached(secrets, async () => {
+    const rows = await secrets.table
+      .query()
+      .where(`${sqlEq("kind", "access")} AND used = false`)
+      .toArray();
+    return new Map(rows.map(rowToSecret).map((s) => [s.hash, s]));
+  });
+
+  const purge = async (now: Date) => {
+    if (now.getTime() - purgedAt < PURGE_EVERY_MS) return;
+    purgedAt = now.getTime();
+    const before = new Date(now.getTime() - PURGE_AFTER_MS).toISOString();
+    await secrets.write((t) => t.delete(`expires_at < '${before}'`));
+  };
+
+  /** Rewrites the knowledge-base list of every live grant `edit` changes (null: unchanged); an empty list revokes. */
+  const editKbs = (edit: (kbs: string[]) => string[] | null) =>
+    serialized(async () => {
+      const rows = (await grants.table.query().where("revoked = false").toArray()).map(rowToGrant);
+      for (const g of rows) {
+        const kbs = edit(g.kbs);
+        if (!kbs) continue;
+        const values: Record<string, string | boolean> = kbs.length ? { kbs: JSON.stringify(kbs) } : { revoked: true };
+        await grants.write((t) => t.update({ where: sqlEq("id", g.id), values }));
+      }
+    });
+
+  return {
+    addClient(client) {
+      return serialized(async () => {
+        const row = { client_id: client.clientId, metadata: client.metadata, secret_hash: client.secretHash, created_at: client.createdAt };
+        await clients.write((t) => t.add([row]));
+      });
+    },
+    async getClient(clientId) {
+      const rows = await clients.table.query().where(sqlEq("client_id", clientId)).limit(1).toArray();
+      if (!rows.length) return null;
+      const r = rows[0];
+      return {
+        clientId: String(r.client_id),
+        metadata: String(r.metadata),
+        secretHash: r.secret_hash == null ? null : String(r.secret_hash),
+        createdAt: String(r.created_at),
+      };
+    },
+    addGrant(grant) {
+      return serialized(async () => {
+        await grants.write((t) => t.add([grantToRow(grant)]));
+      });
+    },
+    async getGrant(id) {
+      const rows = await grants.table.query().where(sqlEq("id", id)).limit(1).toArray();
+      return rows.length ? rowToGrant(rows[0]) : null;
+    },
+    async listGrants() {
+      const rows = await grants.table.query().toArray();
+      return rows.map(rowToGrant).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    },
+    revokeGrant(id) {
+      return serialized(async () => {
+        const n = await grants.table.countRows(`${sqlEq("id", id)} AND revoked = false`);
+        if (n === 0) return false;
+        await grants.write((t) => t.update({ where: sqlEq("id", id), values: { revoked: true } }));
+        return true;
+      });
+    },
+    async touchGrant(id, now = new Date()) {
+      const last = touched.get(id) ?? 0;
+      if (now.getTime() - last < TOUCH_EVERY_MS) return;
+      touched.set(id, now.getTime());
+      if (touched.size > 10_000) touched.clear();
+      await serialized(() => grants.write((t) => t.update({ where: sqlEq("id", id), values: { last_used_at: now.toISOString() } })));
+    },
+    renameKb(from, to) {
+      return editKbs((kbs) => (kbs.includes(from) ? [...new Set(kbs.map((k) => (k === from ? to : k)))].sort() : null));
+    },
+    removeKb(kb) {
+      return editKbs((kbs) => (kbs.includes(kb) ? kbs.filter((k) => k !== kb) : null));
+    },
+    addSecret(secret, plain) {
+      return serialized(async () => {
+        const row = {
+          hash: hashTokenSecret(plain),
+          kind: secret.kind,
+          grant_id: secret.grantId,
+          expires_at: secret.expiresAt,
+          used: false,
+          data: secret.data,
+        };
+        await secrets.write((t) => t.add([row]));
+        await purge(new Date()).catch((err) => console.error("[oauth] could not purge expired secrets:", err));
+      });
+    },
+    async findSecret(plain, kind) {
+      const where = `${sqlEq("hash", hashTokenSecret(plain))} AND ${sqlEq("kind", kind)}`;
+      const rows = await secrets.table.query().where(where).limit(1).toArray();
+      return rows.length ? rowToSecret(rows[0]) : null;
+    },
+    consume(hash) {
+      return serialized(async () => {
+        const n = await secrets.table.countRows(`${sqlEq("hash", hash)} AND used = false`);
+        if (n === 0) return false;
+        await secrets.write((t) => t.update({ where: sqlEq("hash", hash), values: { used: true } }));
+        return true;
+      });
+    },
+    async authenticate(plain, now = new Date()) {
+      const found = (await accessTokens()).get(hashTokenSecret(plain));
+      if (!found) return "unknown";
+      if (found.expiresAt <= now.toISOString()) return "stale";
+      return (await liveGrants()).get(found.grantId) ?? "stale";
+    },
+  };
+}
+
+/** The process-wide OAuth store in the side tables of `store`. */
+export const getOAuthStore: (store: Store) => Promise<OAuthStore> = perStore("oauth-stores", openOAuthStore);

@@ -1,0 +1,172 @@
+/**
+ * The token endpoint (authorization_code with PKCE, refresh_token with rotation), the revocation endpoint
+ * (RFC 7009) and dynamic client registration (RFC 7591). Every error is one of the SDK's OAuth error classes.
+ *
+ * Replays revoke: a code presented a second time, or a refresh token after it was rotated, revokes its whole
+ * grant (every access and refresh token it issued) — one of the two presenters is not the client.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import {
+  InvalidGrantError,
+  InvalidRequestError,
+  InvalidTargetError,
+  MethodNotAllowedError,
+  TooManyRequestsError,
+  UnsupportedGrantTypeError,
+} from "@modelcontextprotocol/sdk/server/auth/errors.js";
+import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { resolveAuthSettings } from "@/lib/auth/config";
+import { callerOf } from "@/lib/auth/peer";
+import { getRateLimiter } from "@/lib/auth/request";
+import { readJsonBody } from "@/lib/server/body";
+import type { OAuthDeps } from "./authorize";
+import { authenticateClient, registerClient, resolveClient } from "./clients";
+import { readForm } from "./form";
+import { NO_STORE, oauthErrorResponse } from "./responses";
+import { getOAuthStore, type OAuthStore } from "./store";
+import type { OAuthGrant } from "./types";
+import { parseResource } from "./urls";
+
+export const ACCESS_TOKEN_TTL_S = 3600;
+const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600_000;
+
+/** base64url(SHA-256(verifier)) = challenge, with a verifier of 43–128 unreserved characters (RFC 7636). */
+function pkceMatches(verifier: string | null, challenge: string): boolean {
+  if (!verifier || !/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) return false;
+  return createHash("sha256").update(verifier).digest("base64url") === challenge;
+}
+
+function scopeString(grant: OAuthGrant): string {
+  return grant.scope === "read-write" ? "kb:read kb:write" : "kb:read";
+}
+
+/** A `resource` parameter at the token endpoint, when given, must name the grant's endpoint. */
+function checkResource(form: URLSearchParams, grant: OAuthGrant) {
+  const raw = form.get("resource");
+  if (raw === null) return;
+  const target = parseResource(raw);
+  const bound = parseResource(grant.resource);
+  if (!target || !bound || target.kb !== bound.kb) throw new InvalidTargetError("resource is not the endpoint this grant is for");
+}
+
+async function issueTokens(store: OAuthStore, grant: OAuthGrant, now = new Date()): Promise<OAuthTokens> {
+  const access = `kboa_${randomBytes(32).toString("base64url")}`;
+  const refresh = `kbor_${randomBytes(32).toString("base64url")}`;
+  await store.addSecret(
+    { kind: "access", grantId: grant.id, expiresAt: new Date(now.getTime() + ACCESS_TOKEN_TTL_S * 1000).toISOString(), data: null },
+    access,
+  );
+  await store.addSecret(
+    { kind: "refresh", grantId: grant.id, expiresAt: new Date(now.getTime() + REFRESH_TOKEN_TTL_MS).toISOString(), data: null },
+    refresh,
+  );
+  return { access_token: access, token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_S, refresh_token: refresh, scope: scopeString(grant) };
+}
+
+async function exchangeCode(store: OAuthStore, form: URLSearchParams, clientId: string): Promise<OAuthTokens> {
+  const code = form.get("code");
+  if (!code) throw new InvalidRequestError("code is required");
+  const stored = await store.findSecret(code, "code");
+  if (!stored) throw new InvalidGrantError("the authorization code is invalid");
+  const data = JSON.parse(stored.data ?? "{}") as { clientId?: string; redirectUri?: string; codeChallenge?: string };
+  if (data.clientId !== clientId) throw new InvalidGrantError("the authorization code was issued to another client");
+  if (!(await store.consume(stored.hash))) {
+    await store.revokeGrant(stored.grantId);
+    throw new InvalidGrantError("the authorization code was already used; every token it issued is revoked");
+  }
+  if (stored.expiresAt <= new Date().toISOString()) throw new InvalidGrantError("the authorization code has expired");
+  if (form.get("redirect_uri") !== data.redirectUri) throw new InvalidGrantError("redirect_uri does not match the authorization request");
+  if (!pkceMatches(form.get("code_verifier"), data.codeChallenge ?? ""))
+    throw new InvalidGrantError("code_verifier does not match the code challenge");
+  const grant = await store.getGrant(stored.grantId);
+  if (!grant || grant.revoked) throw new InvalidGrantError("the grant has been revoked");
+  checkResource(form, grant);
+  return issueTokens(store, grant);
+}
+
+async function refresh(store: OAuthStore, form: URLSearchParams, clientId: string): Promise<OAuthTokens> {
+  const token = form.get("refresh_token");
+  if (!token) throw new InvalidRequestError("refresh_token is required");
+  const stored = await store.findSecret(token, "refresh");
+  if (!stored) throw new InvalidGrantError("the refresh token is invalid");
+  const grant = await store.getGrant(stored.grantId);
+  if (!grant || grant.clientId !== clientId) throw new InvalidGrantError("the refresh token was issued to another client");
+  if (!(await store.consume(stored.hash))) {
+    await store.revokeGrant(grant.id);
+    throw new InvalidGrantError("the refresh token was already used; the grant is revoked");
+  }
+  if (grant.revoked) throw new InvalidGrantError("the grant has been revoked");
+  if (stored.expiresAt <= new Date().toISOString()) throw new InvalidGrantError("the refresh token has expired");
+  checkResource(form, grant);
+  return issueTokens(store, grant);
+}
+
+/** POST /oauth/token */
+export async function handleToken(req: Request, deps: OAuthDeps): Promise<Response> {
+  try {
+    if (req.method !== "POST") throw new MethodNotAllowedError("use POST");
+    const form = await readForm(req);
+    const store = await getOAuthStore(await deps.getStore());
+    const client = await resolveClient(store, form.get("client_id"));
+    authenticateClient(client, form.get("client_secret"));
+    const grantType = form.get("grant_type");
+    const tokens =
+      grantType === "authorization_code"
+        ? await exchangeCode(store, form, client.clientId)
+        : grantType === "refresh_token"
+          ? await refresh(store, form, client.clientId)
+          : (() => {
+              throw new UnsupportedGrantTypeError('grant_type must be "authorization_code" or "refresh_token"');
+            })();
+    return Response.json(tokens, { headers: NO_STORE });
+  } catch (err) {
+    return oauthErrorResponse(err);
+  }
+}
+
+/** POST /oauth/revoke (RFC 7009): revokes the grant of an access or refresh token of this client; 200 whatever the token. */
+export async function handleRevoke(req: Request, deps: OAuthDeps): Promise<Response> {
+  try {
+    const form = await readForm(req);
+    const token = form.get("token");
+    if (!token) throw new InvalidRequestError("token is required");
+    const store = await getOAuthStore(await deps.getStore());
+    const client = await resolveClient(store, form.get("client_id"));
+    authenticateClient(client, form.get("client_secret"));
+    const hint = form.get("token_type_hint");
+    const order = hint === "refresh_token" ? (["refresh", "access"] as const) : (["access", "refresh"] as const);
+    for (const kind of order) {
+      const stored = await store.findSecret(token, kind);
+      if (!stored) continue;
+      const grant = await store.getGrant(stored.grantId);
+      if (grant && grant.clientId === client.clientId) await store.revokeGrant(grant.id);
+      break;
+    }
+    return new Response(null, { status: 200, headers: NO_STORE });
+  } catch (err) {
+    return oauthErrorResponse(err);
+  }
+}
+
+/** Registrations a minute per client address: each one is a stored row, and anyone may register. */
+const REGISTRATIONS_PER_MINUTE = 20;
+
+/** POST /oauth/register (RFC 7591): JSON in, the client information out (201). */
+export async function handleRegister(req: Request, deps: OAuthDeps): Promise<Response> {
+  try {
+    const caller = callerOf(req, (deps.auth ?? resolveAuthSettings()).trustedProxies);
+    if (!getRateLimiter(REGISTRATIONS_PER_MINUTE, "oauth-register").take(`ip:${caller.address}`).allowed) {
+      throw new TooManyRequestsError("too many registrations from this address; try again in a minute");
+    }
+    let body: unknown;
+    try {
+      body = await readJsonBody(req, 64 * 1024);
+    } catch (err) {
+      throw new InvalidRequestError(err instanceof Error ? err.message : "the body must be JSON");
+    }
+    const info = await registerClient(await getOAuthStore(await deps.getStore()), body);
+    return Response.json(info, { status: 201, headers: NO_STORE });
+  } catch (err) {
+    return oauthErrorResponse(err);
+  }
+}

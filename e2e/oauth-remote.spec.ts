@@ -43,7 +43,21 @@ function start(cmd: string[], env: Record<string, string> = {}): ChildProcess {
 function local(method: string, pathname: string, extra: string[] = []) {
   const r = spawnSync(
     "ip",
-    ["netns", "exec", net.ns.srv, "curl", "-sS", "-m", "60", "-X", method, ...extra, "-w", "\n%{http_code}", `http://127.0.0.1:${APP_PORT}${pathname}`],
+    [
+      "netns",
+      "exec",
+      net.ns.srv,
+      "curl",
+      "-sS",
+      "-m",
+      "60",
+      "-X",
+      method,
+      ...extra,
+      "-w",
+      "\n%{http_code}",
+      `http://127.0.0.1:${APP_PORT}${pathname}`,
+    ],
     { encoding: "utf8" },
   );
   const out = r.stdout ?? "";
@@ -60,10 +74,29 @@ test.beforeAll(async () => {
   // A certificate for the client metadata document's HTTPS server, trusted by the app through NODE_EXTRA_CA_CERTS.
   const cert = path.join(DATA, "cert.pem");
   const key = path.join(DATA, "key.pem");
-  const made = spawnSync("openssl", [
-    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1",
-    "-addext", "subjectAltName=IP:127.0.0.1", "-addext", "basicConstraints=critical,CA:TRUE",
-  ], { encoding: "utf8" });
+  const made = spawnSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      key,
+      "-out",
+      cert,
+      "-days",
+      "1",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+      "-addext",
+      "basicConstraints=critical,CA:TRUE",
+    ],
+    { encoding: "utf8" },
+  );
   expect(made.status, made.stderr).toBe(0);
   const doc = path.join(DATA, "client.json");
   writeFileSync(
@@ -131,7 +164,9 @@ function host(clientMetadataUrl?: string) {
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   return {
     async next(): Promise<Record<string, unknown>> {
-      const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer from the host:\n${appOutput}`)), 60_000));
+      const timeout = new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error(`no answer from the host:\n${appOutput}`)), 60_000),
+      );
       const line = await Promise.race([lines.next(), timeout]);
       if (line.done) throw new Error(`the host exited:\n${appOutput}`);
       const event = JSON.parse(line.value) as Record<string, unknown>;

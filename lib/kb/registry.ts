@@ -4,7 +4,7 @@
  */
 import { Bool, Field, Schema, Utf8 } from "apache-arrow";
 import { type AccessToken, findToken, type TokenScope } from "@/lib/auth/tokens";
-import { type SideTable, type Store, serialQueue } from "@/lib/store";
+import { type Store, serialQueue, versionCached } from "@/lib/store";
 import { sqlEq } from "@/lib/store/sql";
 import type { KbRecord } from "./types";
 
@@ -96,24 +96,11 @@ export async function openRegistry(store: Store, opts: { defaultKb?: string } = 
   const serialized = serialQueue();
   const touched = new Map<string, number>();
 
-  // Every MCP request reads both tables (token check, tool catalog): keep the rows, re-read only when the
-  // table's version moved (a write here at once, another process's within readVersion's 100 ms).
-  const cached = <T>(side: SideTable, load: () => Promise<T>) => {
-    let entry: { version: number; value: Promise<T> } | null = null;
-    return async (): Promise<T> => {
-      const version = await side.version();
-      if (entry?.version !== version) {
-        const value = load();
-        entry = { version, value };
-        value.catch(() => {
-          if (entry?.value === value) entry = null;
-        });
-      }
-      return entry.value;
-    };
-  };
-  const allKbs = cached(kbs, async () => (await kbs.table.query().toArray()).map(rowToKb).sort((a, b) => a.name.localeCompare(b.name)));
-  const liveTokens = cached(tokens, async () => (await tokens.table.query().where("revoked = false").toArray()).map(rowToToken));
+  // Every MCP request reads both tables (token check, tool catalog).
+  const allKbs = versionCached(kbs, async () =>
+    (await kbs.table.query().toArray()).map(rowToKb).sort((a, b) => a.name.localeCompare(b.name)),
+  );
+  const liveTokens = versionCached(tokens, async () => (await tokens.table.query().where("revoked = false").toArray()).map(rowToToken));
 
   const registry: Registry = {
     uri: store.uri,

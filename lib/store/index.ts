@@ -27,6 +27,7 @@ export { perStore } from "./per-store";
 export type { DocumentBody, StoredChunk } from "./schema";
 export type { SideTable } from "./tables";
 export type { DocumentWrite, OpenStoreOptions, Store } from "./types";
+export { versionCached } from "./versioned";
 
 async function dirBytes(dir: string): Promise<number> {
   let total = 0;

@@ -6,7 +6,7 @@
  */
 import { Bool, Field, Schema, Utf8 } from "apache-arrow";
 import { hashTokenSecret } from "@/lib/auth/tokens";
-import { perStore, type SideTable, type Store, serialQueue } from "@/lib/store";
+import { perStore, type Store, serialQueue, versionCached } from "@/lib/store";
 import { sqlEq } from "@/lib/store/sql";
 import type { GrantScope, OAuthGrant } from "./types";
 
@@ -134,25 +134,11 @@ async function openOAuthStore(store: Store): Promise<OAuthStore> {
   const touched = new Map<string, number>();
   let purgedAt = 0;
 
-  const cached = <T>(side: SideTable, load: () => Promise<T>) => {
-    let entry: { version: number; value: Promise<T> } | null = null;
-    return async (): Promise<T> => {
-      const version = await side.version();
-      if (entry?.version !== version) {
-        const value = load();
-        entry = { version, value };
-        value.catch(() => {
-          if (entry?.value === value) entry = null;
-        });
-      }
-      return entry.value;
-    };
-  };
-  const liveGrants = cached(grants, async () => {
+  const liveGrants = versionCached(grants, async () => {
     const rows = await grants.table.query().where("revoked = false").toArray();
     return new Map(rows.map(rowToGrant).map((g) => [g.id, g]));
   });
-  const accessTokens = cached(secrets, async () => {
+  const accessTokens = versionCached(secrets, async () => {
     const rows = await secrets.table
       .query()
       .where(`${sqlEq("kind", "access")} AND used = false`)

@@ -79,13 +79,42 @@ export class McpHttp {
   }
 }
 
-type McpJob = { url: string; queries: string[] } & ({ sequential: true } | { concurrency: number; seconds: number });
+/** Writes beside the searches: an upload (add_document) of the next content every uploadMs, a delete of the oldest upload every deleteMs. */
+export interface MixedWrites {
+  token: string;
+  contents: string[];
+  uploadMs: number;
+  deleteMs: number;
+}
+type McpJob = { url: string; queries: string[] } & (
+  | { sequential: true }
+  | { concurrency: number; seconds: number }
+  | { concurrency: number; seconds: number; writes: MixedWrites }
+);
 type Throughput = Awaited<ReturnType<typeof throughput>>;
+export interface MinuteStats {
+  seconds: number;
+  searches: number;
+  rps: number;
+  p50: number;
+  p95: number;
+  errors: number;
+}
+export interface MixedResult {
+  minutes: MinuteStats[];
+  uploads: number;
+  deletes: number;
+  writeErrors: number;
+  firstWriteError?: string;
+  uploadMs: Timing;
+  deleteMs: Timing;
+}
 
 /** Runs search_knowledge over `queries` in a child process (this file as its entry) and returns its timings. */
 export function measureMcp(job: McpJob & { sequential: true }): Promise<Timing>;
+export function measureMcp(job: McpJob & { writes: MixedWrites }): Promise<MixedResult>;
 export function measureMcp(job: McpJob & { concurrency: number }): Promise<Throughput>;
-export function measureMcp(job: McpJob): Promise<Timing | Throughput> {
+export function measureMcp(job: McpJob): Promise<Timing | Throughput | MixedResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...process.execArgv, import.meta.filename], { stdio: ["pipe", "pipe", "inherit"] });
     let out = "";
@@ -98,6 +127,76 @@ export function measureMcp(job: McpJob): Promise<Timing | Throughput> {
   });
 }
 
+/**
+ * `concurrency` closed-loop searchers for `seconds` beside the writes; searches are counted in the minute
+ * they end in.
+ */
+async function mixed(url: string, queries: string[], concurrency: number, seconds: number, w: MixedWrites): Promise<MixedResult> {
+  const search = new McpHttp(url);
+  const writer = new McpHttp(url, w.token);
+  const t0 = performance.now();
+  const end = t0 + seconds * 1000;
+  const buckets: { ms: number[]; errors: number }[] = [];
+  const bucket = () => {
+    const m = Math.min(Math.floor((performance.now() - t0) / 60_000), Math.ceil(seconds / 60) - 1);
+    buckets[m] ??= { ms: [], errors: 0 };
+    return buckets[m];
+  };
+  let next = 0;
+  const searchers = Array.from({ length: concurrency }, async () => {
+    while (performance.now() < end) {
+      const s = performance.now();
+      try {
+        await search.call(TOOL.searchKnowledge, { query: queries[next++ % queries.length], top_k: 5 });
+        bucket().ms.push(performance.now() - s);
+      } catch {
+        bucket().errors++;
+      }
+    }
+  });
+  const r: MixedResult = { minutes: [], uploads: 0, deletes: 0, writeErrors: 0, uploadMs: summarize([]), deleteMs: summarize([]) };
+  const uploadMs: number[] = [];
+  const deleteMs: number[] = [];
+  const uploaded: string[] = [];
+  const failed = (err: unknown) => {
+    r.writeErrors++;
+    r.firstWriteError ??= err instanceof Error ? err.message : String(err);
+  };
+  /** Runs `fn` every `ms` until the end, one at a time (a late one starts the next at once). */
+  const every = async (ms: number, fn: (n: number) => Promise<void>) => {
+    for (let n = 1; t0 + n * ms < end; n++) {
+      await new Promise((res) => setTimeout(res, Math.max(0, t0 + n * ms - performance.now())));
+      await fn(n).catch(failed);
+    }
+  };
+  const uploads = every(w.uploadMs, async (n) => {
+    const s = performance.now();
+    const out = (await writer.call(TOOL.addDocument, {
+      title: `Mixed load upload ${n}`,
+      content: `${w.contents[n % w.contents.length]}\n\nUpload ${n}.\n`,
+    })) as { structuredContent: { document: { id: string } } };
+    uploadMs.push(performance.now() - s);
+    uploaded.push(out.structuredContent.document.id);
+    r.uploads++;
+  });
+  const deletes = every(w.deleteMs, async () => {
+    const id = uploaded.shift();
+    if (!id) return;
+    const s = performance.now();
+    await writer.call(TOOL.deleteDocument, { document_id: id });
+    deleteMs.push(performance.now() - s);
+    r.deletes++;
+  });
+  await Promise.all([...searchers, uploads, deletes]);
+  r.minutes = buckets.map((b, m) => {
+    const secs = Math.min(60, seconds - m * 60);
+    return { seconds: secs, searches: b.ms.length, rps: b.ms.length / secs, errors: b.errors, ...summarize(b.ms) };
+  });
+  r.uploadMs = summarize(uploadMs);
+  r.deleteMs = summarize(deleteMs);
+  return r;
+}
+
 async function clientMain() {
   let input = "";
   for await (const chunk of process.stdin) input += chunk;
@@ -105,7 +204,11 @@ async function clientMain() {
   const mcp = new McpHttp(job.url);
   const search = (q: string) => mcp.call(TOOL.searchKnowledge, { query: q, top_k: 5 });
   const result =
-    "sequential" in job ? await sequential(job.queries, search) : await throughput(job.queries, job.concurrency, job.seconds, search);
+    "sequential" in job
+      ? await sequential(job.queries, search)
+      : "writes" in job
+        ? await mixed(job.url, job.queries, job.concurrency, job.seconds, job.writes)
+        : await throughput(job.queries, job.concurrency, job.seconds, search);
   process.stdout.write(JSON.stringify(result));
 }
 

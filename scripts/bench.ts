@@ -1,6 +1,7 @@
 /**
  * Throughput and latency: `npm run bench [-- --questions 200 --docs 300]`.
  * At scale: `npm run bench -- --scale N [--corpus DIR] [--port 4800] [--seconds 10] [--mixed SECONDS]` (scripts/bench-scale.ts).
+ * Mixed load: `npm run bench -- --mixed SECONDS [--docs 600] [--port 4800]` (scripts/bench-mixed.ts).
  * For a subset of each shared eval set: ingest throughput (docs/s, chunks/s) into a temporary store, then
  * query latency (mean/p50/p95) and passage recall@5 for the default retrieval versus the previous default
  * (fusion with a 0.1 vector vote, no query analysis, no reranker), plain BM25 and plain vector search, with
@@ -14,6 +15,7 @@ import { createOfflineEmbedder, getEmbedder, makesVectors } from "@/lib/embed";
 import { ABLATIONS, type SearchTuning } from "@/lib/retrieve";
 import { askAll, ingestSet, loadEvalSet, subsetOf } from "@/lib/retrieve/eval-harness";
 import { openStore } from "@/lib/store";
+import { runMixedBench } from "./bench-mixed";
 import { runScaleBench } from "./bench-scale";
 
 const SETS = ["cmrc2018-dev-zh", "squad1.1-dev-en", "covidqa-en"];
@@ -22,7 +24,7 @@ async function main() {
   const { values } = parseArgs({
     options: {
       questions: { type: "string", default: "200" },
-      docs: { type: "string", default: "300" },
+      docs: { type: "string" },
       dir: { type: "string", default: path.resolve(import.meta.dirname, "../../shared/eval") },
       scale: { type: "string" },
       corpus: { type: "string" },
@@ -46,8 +48,19 @@ async function main() {
     });
     return;
   }
+  if (Number(values.mixed) > 0) {
+    await runMixedBench({
+      docs: Number.parseInt(values.docs ?? "600", 10),
+      evalDir: values.dir!,
+      corpus: values.corpus ? path.resolve(values.corpus) : undefined,
+      port: Number.parseInt(values.port!, 10),
+      seconds: Number(values.mixed),
+      keep: values.keep!,
+    });
+    return;
+  }
   const nQuestions = Number.parseInt(values.questions!, 10);
-  const maxDocs = Number.parseInt(values.docs!, 10);
+  const maxDocs = Number.parseInt(values.docs ?? "300", 10);
   // The "vector" and "previous" rows need vectors: with none configured, the offline hashing ones (unused by "default").
   const configured = getEmbedder();
   const embedder = makesVectors(configured) ? configured : createOfflineEmbedder();

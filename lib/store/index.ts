@@ -25,7 +25,6 @@ export { serialQueue } from "./async";
 export { whitespaceFtsIndex } from "./indexes";
 export { perStore } from "./per-store";
 export type { DocumentBody, StoredChunk } from "./schema";
-export type { SideTable } from "./tables";
 export type { DocumentWrite, OpenStoreOptions, Store } from "./types";
 export { versionCached } from "./versioned";
 

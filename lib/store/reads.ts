@@ -305,6 +305,7 @@ export function storeReads(tables: Tables, allDocs: DocumentCache["get"], compat
         .fullTextSearch(indexText, { columns: FTS_COLUMN })
         .select([...SEARCH_COLUMNS, "_score"])
         .limit(o.limit);
+      if (o.withRecent && (await indexes.ftsCoverage()).inRecent) q = q.fastSearch();
       const where = kbFilter(o.kbs);
       if (where) q = q.where(where);
       const [rows, { byId }] = await Promise.all([q.toArrow(), allDocs()]);

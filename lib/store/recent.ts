@@ -23,6 +23,8 @@ export interface RecentWrites {
   /** The generation of the latest write; pass it to foldedUpTo once maintenance covered everything written by then. */
   generation(): number;
   foldedUpTo(generation: number): void;
+  /** Whether a chunk not yet folded into the index was dropped (over the cap): then the net misses it. */
+  overflowed(): boolean;
   list(): RecentChunk[];
 }
 
@@ -37,29 +39,39 @@ function lazyTerms<T extends { chunk: ChunkRecord }>(entry: T, indexText: string
 
 export function recentWrites(max = MAX_RECENT_CHUNKS): RecentWrites {
   let gen = 0;
+  let folded = 0;
+  let dropped = 0;
   // Insertion order is write order: the first entries are the oldest.
   const byId = new Map<string, RecentChunk & { gen: number }>();
   return {
     add(chunks) {
       gen++;
       // Only the newest `max` can stay: a big document's earlier chunks would be evicted again at once.
+      if (chunks.length > max) dropped = gen;
       for (const { indexText, vector: _vector, textHash: _hash, ...chunk } of chunks.slice(-max)) {
         byId.delete(chunk.id);
         byId.set(chunk.id, lazyTerms({ chunk, gen }, indexText));
       }
       for (const id of byId.keys()) {
         if (byId.size <= max) break;
+        dropped = Math.max(dropped, byId.get(id)!.gen);
         byId.delete(id);
       }
     },
     removeDocument(id) {
       for (const [key, r] of byId) if (r.chunk.documentId === id) byId.delete(key);
     },
-    clear: () => byId.clear(),
+    clear() {
+      // What was not folded yet is no longer in the net: a search must not rely on it until the next fold.
+      if (byId.size > 0) dropped = gen;
+      byId.clear();
+    },
     generation: () => gen,
     foldedUpTo(g) {
+      folded = Math.max(folded, g);
       for (const [key, r] of byId) if (r.gen <= g) byId.delete(key);
     },
+    overflowed: () => dropped > folded,
     list: () => [...byId.values()],
   };
 }

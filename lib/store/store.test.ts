@@ -10,6 +10,7 @@ import { createNoEmbedder } from "@/lib/embed";
 import { createOfflineEmbedder } from "@/lib/embed/offline";
 import { createBatchIngest, ingestDocument } from "@/lib/ingest";
 import { searchKnowledge } from "@/lib/retrieve";
+import { toIndexText } from "@/lib/tokenize";
 import { AppError, type DocumentRecord } from "@/lib/types";
 import { configuredEmbedder, type OpenStoreOptions, openStore, type Store } from "./index";
 import { FTS_COLUMN, openIndexes, whitespaceFtsIndex } from "./indexes";
@@ -375,6 +376,92 @@ describe("offline search and the full-text index's lag", () => {
     }
   });
 
+  it("leaves the rows the index lacks out of a search that also looks in the freshness net, while this process wrote them all", async () => {
+    const dir = await tempDir();
+    const opts = { uri: dir, embedder: createNoEmbedder(), maintenanceDelayMs: 600_000 };
+    const store = await openStore(opts);
+    const other = await openStore(opts); // another process, as far as the first store can tell
+    const ids = async (q: string, withRecent: boolean) =>
+      (await store.textSearch(toIndexText(q), { limit: 5, withRecent })).map((c) => c.documentId);
+    try {
+      const birds = ["heron", "egret", "curlew", "plover"].map((b) => `The ${b} wades in the shallow water of the bay.`);
+      for (const [i, text] of birds.entries()) await ingestDocument(store, { filename: `${i}.md`, data: enc(text) });
+      await store.optimize();
+      const dunlin = await ingestDocument(store, { filename: "dunlin.md", data: enc("The dunlin wades in the bay at dusk.") });
+      const heron = await store.findDocument("default", { source: "0.md" });
+      await store.deleteDocument(heron!.id); // a delete of this process keeps the rule
+      expect(await store.textIndexState()).toMatchObject({ complete: false, inRecent: true });
+      expect(await ids("dunlin wades", false)).toContain(dunlin.document.id); // Lance scans the unindexed rows
+      expect(await ids("dunlin wades", true)).not.toContain(dunlin.document.id); // the net has them: no scan
+      expect((await searchKnowledge(store, { query: "dunlin wades" }))[0].document.source).toBe("dunlin.md");
+
+      // Another process's write: the unindexed rows are no longer all in this process's net.
+      const sanderling = await ingestDocument(other, { filename: "s.md", data: enc("The sanderling wades in the bay at noon.") });
+      await new Promise((r) => setTimeout(r, VERSION_TTL_MS + 20));
+      expect((await store.textIndexState()).inRecent).toBe(false);
+      expect(await ids("sanderling wades", true)).toContain(sanderling.document.id);
+
+      // Once the index covers every row again, this process's writes are left to the net again.
+      await store.optimize();
+      const knot = await ingestDocument(store, { filename: "knot.md", data: enc("The knot wades in the bay at dawn.") });
+      expect(await ids("knot wades", true)).not.toContain(knot.document.id);
+      expect(await ids("knot wades", false)).toContain(knot.document.id);
+    } finally {
+      other.close();
+      store.close();
+    }
+  });
+
+  it("knows when the freshness net dropped a chunk the index does not cover", () => {
+    const recent = recentWrites(2);
+    const chunk = (id: string) => {
+      const [documentId, index] = id.split(":");
+      return {
+        id,
+        documentId,
+        kb: "k",
+        index: Number(index),
+        heading: "",
+        start: 0,
+        end: 5,
+        page: null,
+        text: "heron",
+        indexText: "heron",
+      };
+    };
+    recent.add([chunk("a:0")]);
+    const g = recent.generation();
+    recent.add([chunk("b:0"), chunk("b:1")]); // a:0 dropped
+    expect(recent.overflowed()).toBe(true);
+    recent.foldedUpTo(g); // a:0 is in the index now
+    expect(recent.overflowed()).toBe(false);
+    recent.add([chunk("c:0")]); // b:0 dropped, not folded
+    expect(recent.overflowed()).toBe(true);
+
+    const big = recentWrites(2);
+    big.add([chunk("d:0"), chunk("d:1"), chunk("d:2")]); // one document over the cap: d:0 never got in
+    expect(big.overflowed()).toBe(true);
+    const cleared = recentWrites(2);
+    cleared.add([chunk("e:0")]);
+    cleared.clear(); // a knowledge base deleted or moved: e:0 is not folded and no longer in the net
+    expect(cleared.overflowed()).toBe(true);
+  });
+
+  it("still finds unindexed chunks after the freshness net was cleared without a write to them", async () => {
+    const dir = await tempDir();
+    const store = await openStore({ uri: dir, embedder: createNoEmbedder(), maintenanceDelayMs: 600_000 });
+    try {
+      await ingestDocument(store, { filename: "a.md", data: enc("The avocet sweeps its bill through the mud.") });
+      await store.optimize();
+      const godwit = await ingestDocument(store, { filename: "g.md", data: enc("The godwit probes deep mud for worms.") });
+      await store.deleteKb("nothing-here"); // clears the net, commits nothing to the chunks
+      expect((await store.textIndexState()).inRecent).toBe(false);
+      expect((await searchKnowledge(store, { query: "godwit probes mud" }))[0]?.document.id).toBe(godwit.document.id);
+    } finally {
+      store.close();
+    }
+  });
+
   /** Waits (at most 20 s) for background maintenance to fold every chunk into the full-text index. */
   async function untilIndexed(store: Store) {
     const deadline = Date.now() + 20_000;
@@ -433,6 +520,29 @@ describe("offline search and the full-text index's lag", () => {
       // Once the writes stop, the next background run folds them.
       await untilIndexed(store);
       expect((await searchKnowledge(store, { query: "dunlin mudflats" }))[0].document.source).toBe("dunlin.md");
+    } finally {
+      store.close();
+    }
+  });
+
+  it("leaves an upload to a store of a few thousand chunks out of the index until enough wait (each fold costs memory)", async () => {
+    const store = await openStore({ uri: await tempDir(), embedder: createNoEmbedder(), maintenanceDelayMs: 20 });
+    try {
+      const batch = createBatchIngest(store);
+      const para = (d: number, p: number) =>
+        `Section ${p} of report ${d}: ${Array.from({ length: 60 }, (_, w) => `w${(d * 131 + p * 17 + w * 7) % 4999}`).join(" ")}.`;
+      for (let d = 0; d < 55; d++) {
+        const text = Array.from({ length: 40 }, (_, p) => para(d, p)).join("\n\n");
+        await batch.add({ filename: `report-${d}.md`, data: enc(text) });
+      }
+      expect(await batch.flush()).toEqual([]);
+      await store.optimize();
+      expect((await store.stats()).rows.chunks).toBeGreaterThan(2000);
+      await ingestDocument(store, { filename: "heron.md", data: enc("The heron fishes at dawn.") });
+      await new Promise((r) => setTimeout(r, 100));
+      await store.maintenanceIdle();
+      expect((await store.textIndexState()).complete).toBe(false);
+      expect((await searchKnowledge(store, { query: "heron fishes dawn" }))[0].document.source).toBe("heron.md");
     } finally {
       store.close();
     }

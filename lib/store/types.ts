@@ -71,15 +71,17 @@ export interface Store {
   vectorSearch(vector: number[], opts: { limit: number; kbs?: readonly string[] }): Promise<ChunkRecord[]>;
   /**
    * BM25 over the chunks' index text (already tokenized, space-separated), best first; chunks of a document
-   * that is gone are left out.
+   * that is gone are left out. `withRecent`: the caller also searches recentChunks(), so rows the index does
+   * not cover may be left out when this process wrote them all (they are all there).
    */
-  textSearch(indexText: string, opts: { limit: number; kbs?: readonly string[] }): Promise<ChunkRecord[]>;
+  textSearch(indexText: string, opts: { limit: number; kbs?: readonly string[]; withRecent?: boolean }): Promise<ChunkRecord[]>;
   /**
    * The chunks table's version and whether the full-text index covers every chunk in it. LanceDB also
    * searches rows it does not cover yet, but scores them low (and not at all against an index of a few rows)
-   * until maintenance folds them in.
+   * until maintenance folds them in. `inRecent`: every chunk it does not cover is in recentChunks(), and a
+   * textSearch `withRecent` leaves them out.
    */
-  textIndexState(): Promise<{ version: number; complete: boolean }>;
+  textIndexState(): Promise<{ version: number; complete: boolean; inRecent: boolean }>;
   /** Chunks this process wrote that the full-text index may not cover yet (lib/store/recent.ts). */
   recentChunks(): RecentChunk[];
   /**
@@ -138,7 +140,7 @@ export interface OpenStoreOptions {
   maintenanceTimeoutMs?: number;
   /** Maintenance removes table versions older than this (default 60 s). */
   versionRetentionMs?: number;
-  /** Below this many chunks background maintenance folds every write at once (default 20,000; lib/store/indexes.ts). */
+  /** Below this many chunks background maintenance folds every write at once (default 2,000; lib/store/indexes.ts). */
   foldAlwaysBelowRows?: number;
   /** Writes less than this apart are a bulk ingest, for which index rebuilds and folds wait (default 10 s). */
   writeQuietMs?: number;

@@ -166,8 +166,10 @@ export function storeWrites(
         const existed = (await tables.documents.countRows(sqlEq("id", id))) > 0;
         // Document first: a crash in between leaves orphan chunks, which search ignores (no document).
         await retryConflicts(() => tables.documents.delete(sqlEq("id", id)));
+        const before = await indexes.chunksBeforeCommit();
         await retryConflicts(() => tables.chunks.delete(sqlEq("document_id", id)));
         recent.removeDocument(id);
+        indexes.chunksCommitted(before, await tables.chunks.version(), 1);
         await indexes.afterWrite();
         return existed;
       });
@@ -206,9 +208,14 @@ export function storeWrites(
         const replaced = ids.filter((id) => known.has(id) || orphans.has(id));
         const chunksOf = (list: string[]) => list.flatMap((id) => byId.get(id)!.chunks);
         const schema = await chunks.schema();
+        const chunksBefore = await indexes.chunksBeforeCommit();
+        let commits = replaced.length > 0 ? 1 : 0;
         // New documents' chunks are invisible until their document rows are written, so they may come in several
         // plain appends (much cheaper than a merge); a replacement is one commit.
-        for await (const rows of chunkTables(chunksOf(appended), schema, ROWS_PER_APPEND)) await retryConflicts(() => chunks.add(rows));
+        for await (const rows of chunkTables(chunksOf(appended), schema, ROWS_PER_APPEND)) {
+          await retryConflicts(() => chunks.add(rows));
+          commits++;
+        }
         if (replaced.length > 0) {
           const where = sqlIn("document_id", replaced);
           const [rows] = await Array.fromAsync(chunkTables(chunksOf(replaced), schema));
@@ -237,6 +244,7 @@ export function storeWrites(
         docs.committed(before, await documents.version(), docRows.map(rowToDocument));
         for (const id of replaced) recent.removeDocument(id);
         recent.add(ids.flatMap((id) => byId.get(id)!.chunks));
+        indexes.chunksCommitted(chunksBefore, await chunks.version(), commits);
         await indexes.afterWrite();
       });
     },

@@ -107,21 +107,31 @@ async function serve() {
   await app.prepare();
 
   /**
-   * A request answered before its body was read to the end (refused for its size or type, say) says
-   * `Connection: close` and the socket closes after the answer: otherwise the unread rest would sit in the
-   * socket and a keep-alive client's next request on it would wait forever.
+   * A request answered before its body was read to the end (refused for its size or type, say): the rest is
+   * read and dropped after the answer, so a keep-alive client's next request on the socket is answered (left
+   * unread, it would wait forever), and a body still coming after DRAIN_MS closes the socket. Closing at once
+   * instead would reset the connection while the client still sends, and a reset can lose the refusal.
    */
-  function closeIfBodyUnread(req, res) {
-    const writeHead = res.writeHead;
-    res.writeHead = function (...args) {
-      if (!req.complete) this.shouldKeepAlive = false;
-      return writeHead.apply(this, args);
-    };
+  const DRAIN_MS = 5_000;
+  function drainUnreadBody(req, res) {
+    res.once("finish", () => {
+      if (req.complete) return;
+      // Whatever read part of the body (a web stream over it) reads no more; a 'readable' listener would keep
+      // the stream paused whatever resume() says.
+      req.removeAllListeners("data");
+      req.removeAllListeners("readable");
+      req.on("data", () => {});
+      req.resume();
+      process.nextTick(() => req.resume());
+      const timer = setTimeout(() => req.socket?.destroy(), DRAIN_MS);
+      req.once("end", () => clearTimeout(timer));
+      req.once("close", () => clearTimeout(timer));
+    });
   }
 
   const server = createServer((req, res) => {
     req.headers["x-kb-peer"] = peerHeader(req); // always overwritten: never what the client sent
-    closeIfBodyUnread(req, res);
+    drainUnreadBody(req, res);
     // MCP answers are small JSON made per request: gzipping them cost more than it saved (a search through
     // /api/mcp: p50 19.9 → 16.2 ms, 82 → 99 req/s at concurrency 8 on 2 cores). Pages and assets stay compressed.
     if (req.url?.startsWith("/api/mcp")) delete req.headers["accept-encoding"];

@@ -134,7 +134,7 @@ export async function receiveUpload(req: Request, limits: UploadLimits): Promise
     bb.end();
     await finished;
   } catch (err) {
-    await reader.cancel().catch(() => {});
+    reader.releaseLock(); // not cancel(): that would close the socket before the refusal is written (server.mjs drains the rest)
     bb.destroy();
     throw err instanceof AppError ? err : interrupted();
   }

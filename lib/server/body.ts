@@ -4,8 +4,9 @@ import { AppError } from "@/lib/types";
 export const MAX_JSON_BODY_BYTES = 4 * 1024 * 1024;
 
 /**
- * A request body's bytes, counted while reading: null once it passes `max` (reading stops there, and the
- * server entry closes the connection after the answer, so the rest is never read).
+ * A request body's bytes, counted while reading: null once it passes `max`. Reading stops there without
+ * cancelling the body: a cancel would close the socket before the refusal is written; server.mjs drains what
+ * is left after the answer.
  */
 export async function readBodyBytes(req: Request, max: number): Promise<Buffer | null> {
   const length = Number(req.headers.get("content-length") ?? 0);
@@ -18,7 +19,7 @@ export async function readBodyBytes(req: Request, max: number): Promise<Buffer |
     if (done) break;
     size += value.byteLength;
     if (size > max) {
-      await reader.cancel().catch(() => {});
+      reader.releaseLock();
       return null;
     }
     parts.push(value);

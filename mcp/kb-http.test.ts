@@ -5,8 +5,6 @@
  */
 
 import { mkdtemp, rm } from "node:fs/promises";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -14,9 +12,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { type CallToolResult, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postRaw } from "@/e2e/helpers/mcp";
+import { serveWeb } from "@/e2e/helpers/web-server";
 import { type AuthSettings, testAuthSettings } from "@/lib/auth/config";
 import { internalMcpSecret } from "@/lib/auth/internal";
-import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
 import { createAccessToken, createKnowledgeBase, deleteKnowledgeBase, listKnowledgeBases } from "@/lib/kb";
@@ -30,7 +28,7 @@ const enc = new TextEncoder();
 let dir: string;
 let store: Store;
 let registry: Registry;
-let server: http.Server;
+let server: Awaited<ReturnType<typeof serveWeb>>;
 let base: string;
 const OPEN: AuthSettings = testAuthSettings();
 let auth: AuthSettings = OPEN;
@@ -60,38 +58,17 @@ beforeAll(async () => {
   secrets.read = (await createAccessToken(store, registry, { name: "read", scope: "read" })).secret;
   secrets.hr = (await createAccessToken(store, registry, { name: "hr only", scope: "read-write", kb: "hr" })).secret;
 
-  server = http.createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const url = new URL(req.url!, `http://${req.headers.host}`);
+  server = await serveWeb(async (request, url) => {
     const m = /^\/api\/mcp(?:\/([^/]+))?$/.exec(url.pathname);
-    if (!m) {
-      res.writeHead(404).end();
-      return;
-    }
-    const request = new Request(url, {
-      method: req.method,
-      // What server.mjs does: the socket's peer, in the header only the server sets.
-      headers: {
-        ...(req.headers as Record<string, string>),
-        [PEER_HEADER]: peerHeaderFor(
-          (req.headers["x-test-peer"] as string) ?? req.socket.remoteAddress ?? "",
-          req.headers as Record<string, string>,
-        ),
-      },
-      body: req.method === "POST" ? Buffer.concat(chunks) : undefined,
-    });
+    if (!m) return new Response(null, { status: 404 });
     const kb = m[1] ? decodeURIComponent(m[1]) : undefined;
-    const response = await handleMcpRequest(request, { kb, getStore: async () => store, registry, auth });
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    res.end(Buffer.from(await response.arrayBuffer()));
+    return handleMcpRequest(request, { kb, getStore: async () => store, registry, auth });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = server.base;
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
+  await server?.close();
   store?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });

@@ -5,8 +5,6 @@
  * revocation, and a negative test for each check.
  */
 import { mkdtemp, rm } from "node:fs/promises";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import {
@@ -25,8 +23,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { AuthorizationServerMetadata, OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { serveWeb } from "@/e2e/helpers/web-server";
 import { type AuthSettings, testAuthSettings } from "@/lib/auth/config";
-import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
 import { createKnowledgeBase, deleteKnowledgeBase, updateKnowledgeBase } from "@/lib/kb";
@@ -46,12 +44,31 @@ const enc = new TextEncoder();
 let dir: string;
 let store: Store;
 let registry: Registry;
-let server: http.Server;
+let server: Awaited<ReturnType<typeof serveWeb>>;
 let base: string;
 const auth: AuthSettings = testAuthSettings({ adminToken: ADMIN, authFailuresPerMinute: 100_000 });
 const saved = { PUBLIC_URL: process.env.PUBLIC_URL, FLAG: process.env.OAUTH_ALLOW_PRIVATE_CLIENT_URLS };
 const REDIRECT = "http://127.0.0.1:9/callback";
 const OTHER_REDIRECT = "http://127.0.0.1:9/other";
+
+/** The token request of a flow's client for `code`, as the SDK's client sends it. */
+const exchange = (
+  flow: {
+    metadata: Parameters<typeof exchangeAuthorization>[1]["metadata"];
+    client: Parameters<typeof exchangeAuthorization>[1]["clientInformation"];
+    resource: URL;
+  },
+  code: string,
+  codeVerifier: string,
+) =>
+  exchangeAuthorization(base, {
+    metadata: flow.metadata,
+    clientInformation: flow.client,
+    authorizationCode: code,
+    codeVerifier,
+    redirectUri: REDIRECT,
+    resource: flow.resource,
+  });
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "oauth-"));
@@ -73,22 +90,7 @@ beforeAll(async () => {
   });
 
   const deps = { getStore: async () => store, auth };
-  server = http.createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
-    // What server.mjs does: the socket's peer (here: x-test-peer when given) in the header only the server sets.
-    const request = new Request(url, {
-      method: req.method,
-      headers: {
-        ...(req.headers as Record<string, string>),
-        [PEER_HEADER]: peerHeaderFor(
-          (req.headers["x-test-peer"] as string) ?? req.socket.remoteAddress ?? "",
-          req.headers as Record<string, string>,
-        ),
-      },
-      body: req.method === "POST" ? Buffer.concat(chunks) : undefined,
-    });
+  server = await serveWeb(async (request, url) => {
     const p = url.pathname;
     let response: Response;
     const mcp = /^\/api\/mcp(?:\/([^/]+))?$/.exec(p);
@@ -116,17 +118,15 @@ beforeAll(async () => {
         token_endpoint_auth_method: "none",
       });
     } else response = new Response("not found", { status: 404 });
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    res.end(Buffer.from(await response.arrayBuffer()));
+    return response;
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = server.base;
   process.env.PUBLIC_URL = base;
   process.env.OAUTH_ALLOW_PRIVATE_CLIENT_URLS = "1";
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
+  await server?.close();
   store?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
   for (const [k, v] of [
@@ -271,14 +271,7 @@ describe("OAuth with a client ID metadata document", () => {
 
     const { code, codeVerifier } = await authorize(flow, { kb: ["hr"], access: "read" });
     expect(code).toMatch(/^kboc_/);
-    const tokens = await exchangeAuthorization(base, {
-      metadata: flow.metadata,
-      clientInformation: flow.client,
-      authorizationCode: code,
-      codeVerifier,
-      redirectUri: REDIRECT,
-      resource: flow.resource,
-    });
+    const tokens = await exchange(flow, code, codeVerifier);
     expect(tokens.access_token).toMatch(/^kboa_/);
     expect(tokens.refresh_token).toMatch(/^kbor_/);
     expect(tokens.scope).toBe("kb:read");
@@ -324,14 +317,7 @@ describe("OAuth with a client ID metadata document", () => {
     const flow = await cimdFlow("/api/mcp/hr");
     expect(flow.resource.href).toBe(`${base}/api/mcp/hr`);
     const { code, codeVerifier } = await authorize(flow, { access: "read" });
-    const tokens = await exchangeAuthorization(base, {
-      metadata: flow.metadata,
-      clientInformation: flow.client,
-      authorizationCode: code,
-      codeVerifier,
-      redirectUri: REDIRECT,
-      resource: flow.resource,
-    });
+    const tokens = await exchange(flow, code, codeVerifier);
     expect((await mcpPost("/api/mcp/hr", tokens.access_token)).status).toBe(200);
     const elsewhere = await mcpPost("/api/mcp/finance", tokens.access_token);
     expect(elsewhere.status).toBe(401);
@@ -404,14 +390,7 @@ describe("OAuth with dynamic client registration", () => {
   it("registers, consents (read-write on /api/mcp/hr), writes, and revoking stops the token", async () => {
     const flow = await dcrFlow("/api/mcp/hr");
     const { code, codeVerifier } = await authorize(flow, { access: "read-write" });
-    const tokens = await exchangeAuthorization(base, {
-      metadata: flow.metadata,
-      clientInformation: flow.client,
-      authorizationCode: code,
-      codeVerifier,
-      redirectUri: REDIRECT,
-      resource: flow.resource,
-    });
+    const tokens = await exchange(flow, code, codeVerifier);
     expect(tokens.scope).toBe("kb:read kb:write");
     const client = await connect("/api/mcp/hr", tokens.access_token);
     const names = (await client.listTools()).tools.map((t) => t.name);
@@ -470,14 +449,7 @@ describe("OAuth with dynamic client registration", () => {
     await createKnowledgeBase(store, registry, { name: "tmp-b", title: "B" });
     const flow = await dcrFlow("/api/mcp");
     const { code, codeVerifier } = await authorize(flow, { kb: ["tmp-a", "tmp-b"], access: "read" });
-    const tokens = await exchangeAuthorization(base, {
-      metadata: flow.metadata,
-      clientInformation: flow.client,
-      authorizationCode: code,
-      codeVerifier,
-      redirectUri: REDIRECT,
-      resource: flow.resource,
-    });
+    const tokens = await exchange(flow, code, codeVerifier);
     const toolNames = async () => {
       const res = await mcpPost("/api/mcp", tokens.access_token);
       if (res.status !== 200) return res.status;
@@ -547,18 +519,10 @@ describe("OAuth with dynamic client registration", () => {
   it("refuses a reused code and revokes the tokens it issued", async () => {
     const flow = await dcrFlow("/api/mcp");
     const { code, codeVerifier } = await authorize(flow, { kb: ["hr"], access: "read" });
-    const exchange = () =>
-      exchangeAuthorization(base, {
-        metadata: flow.metadata,
-        clientInformation: flow.client,
-        authorizationCode: code,
-        codeVerifier,
-        redirectUri: REDIRECT,
-        resource: flow.resource,
-      });
-    const tokens = await exchange();
+    const redeem = () => exchange(flow, code, codeVerifier);
+    const tokens = await redeem();
     expect((await mcpPost("/api/mcp", tokens.access_token)).status).toBe(200);
-    await expect(exchange()).rejects.toThrow(/already used/);
+    await expect(redeem()).rejects.toThrow(/already used/);
     expect((await mcpPost("/api/mcp", tokens.access_token)).status).toBe(401);
   });
 

@@ -43,7 +43,7 @@ export function registerAddFaq(server: McpServer, ctx: ToolContext) {
       annotations,
     },
     guarded(name, async (args): Promise<CallToolResult> => {
-      const target = writeTarget(ctx, name, args.kb);
+      const target = writeTarget(ctx, args.kb);
       if ("refused" in target) return target.refused;
       const { kb } = target;
       const store = await ctx.getStore();

@@ -3,7 +3,6 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { TOOL } from "@/lib/tools/names";
 import { guarded, inScope, type ToolContext, toolError } from "./context";
-import { writeRefusal } from "./write-access";
 
 export const name = TOOL.deleteDocument;
 
@@ -36,8 +35,6 @@ export function registerDeleteDocument(server: McpServer, ctx: ToolContext) {
       annotations,
     },
     guarded(name, async (args): Promise<CallToolResult> => {
-      const refusal = writeRefusal(ctx, name);
-      if (refusal) return toolError(refusal);
       const store = await ctx.getStore();
       const doc = await store.getDocument(args.document_id);
       if (!doc || !inScope(ctx, doc.kb)) {

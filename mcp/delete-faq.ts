@@ -5,7 +5,6 @@ import { getFaqStore } from "@/lib/faq/store";
 import { faqIdSchema } from "@/lib/faq/types";
 import { TOOL } from "@/lib/tools/names";
 import { guarded, inScope, type ToolContext, toolError } from "./context";
-import { writeRefusal } from "./write-access";
 
 export const name = TOOL.deleteFaq;
 
@@ -28,8 +27,6 @@ export function registerDeleteFaq(server: McpServer, ctx: ToolContext) {
       annotations,
     },
     guarded(name, async ({ id }): Promise<CallToolResult> => {
-      const refusal = writeRefusal(ctx, name);
-      if (refusal) return toolError(refusal);
       const faqs = await getFaqStore(await ctx.getStore());
       const faq = await faqs.get(id);
       if (!faq || !inScope(ctx, faq.kb)) return toolError(`There is no FAQ entry with id ${id}.`);

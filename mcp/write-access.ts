@@ -3,7 +3,10 @@ import { canWrite } from "@/lib/auth/tokens";
 import { getConfig } from "@/lib/config";
 import { inScope, type ToolContext, toolError } from "./context";
 
-/** The refusal a write tool answers without a read-write token, or null when the call may write. */
+/**
+ * Why a caller may not call a write tool (no read-write token), or null when it may. The MCP server checks it
+ * once, as it registers the tools (mcp/index.ts): a refused tool is neither listed nor run.
+ */
 export function writeRefusal(ctx: ToolContext, tool: string): string | null {
   if (canWrite(ctx.token)) return null;
   return (
@@ -14,11 +17,9 @@ export function writeRefusal(ctx: ToolContext, tool: string): string | null {
 
 /**
  * The knowledge base an adding tool writes to (its `kb` argument, the server's only kb, or the default), or
- * the tool error that refuses the call (no read-write token, or a kb this server does not serve).
+ * the tool error that refuses a kb this server does not serve.
  */
-export function writeTarget(ctx: ToolContext, tool: string, kbArg: string | undefined): { kb: string } | { refused: CallToolResult } {
-  const refusal = writeRefusal(ctx, tool);
-  if (refusal) return { refused: toolError(refusal) };
+export function writeTarget(ctx: ToolContext, kbArg: string | undefined): { kb: string } | { refused: CallToolResult } {
   const kb = kbArg ?? (ctx.kbs?.length === 1 ? ctx.kbs[0] : getConfig().defaultKb);
   if (!inScope(ctx, kb)) return { refused: toolError(`This server does not serve the knowledge base "${kb}"; pass kb.`) };
   return { kb };

@@ -23,6 +23,17 @@ export async function inSlices(count: number, each: (i: number) => void): Promis
   }
 }
 
+/** Bytes handled per slice by inByteSlices. */
+const SLICE_BYTES = 4 * 1024 * 1024;
+
+/** Calls `each(from, to)` over `length` bytes a few megabytes at a time, yielding to the event loop in between. */
+export async function inByteSlices(length: number, each: (from: number, to: number) => void): Promise<void> {
+  for (let at = 0; at < length; at += SLICE_BYTES) {
+    if (at > 0) await nextTurn();
+    each(at, Math.min(length, at + SLICE_BYTES));
+  }
+}
+
 /** `items.map(fn)`, in slices (see inSlices). */
 export async function mapInSlices<T, U>(items: readonly T[], fn: (item: T, i: number) => U): Promise<U[]> {
   const out = new Array<U>(items.length);

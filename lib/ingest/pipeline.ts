@@ -9,7 +9,7 @@ import { afterDocumentsStored } from "@/lib/faq/ingest";
 import { checkKbName } from "@/lib/kb/names";
 import { countEmbeddingCache, ingestQueue, recordIngest } from "@/lib/metrics";
 import { type ParsedAndChunked, parseDocument } from "@/lib/parse";
-import { mapInSlices, nextTurn } from "@/lib/slices";
+import { inByteSlices, mapInSlices } from "@/lib/slices";
 import type { DocumentBody, DocumentWrite, Store, StoredChunk } from "@/lib/store";
 import { serialQueue } from "@/lib/store/async";
 import { chunkId } from "@/lib/store/schema";
@@ -40,15 +40,10 @@ export function sha256(data: Uint8Array | string): string {
   return createHash("sha256").update(data).digest("hex");
 }
 
-const HASH_SLICE_BYTES = 4 * 1024 * 1024;
-
 /** sha256 of a file's bytes, hashed a few megabytes at a time with the event loop served in between. */
 async function contentSha256(data: Uint8Array): Promise<string> {
   const hash = createHash("sha256");
-  for (let at = 0; at < data.byteLength; at += HASH_SLICE_BYTES) {
-    if (at > 0) await nextTurn();
-    hash.update(data.subarray(at, at + HASH_SLICE_BYTES));
-  }
+  await inByteSlices(data.byteLength, (from, to) => hash.update(data.subarray(from, to)));
   return hash.digest("hex");
 }
 
@@ -109,7 +104,7 @@ export async function ingestDocument(store: Store, input: IngestInput, opts: Ing
 export async function prepareDocument(
   store: Store,
   input: IngestInput,
-  opts: IngestOptions & { pending?: PendingLookup } = {},
+  opts: IngestOptions & { pending?: PendingLookup; contentHash?: string } = {},
 ): Promise<PreparedDocument> {
   const file = fileNameOf(input.filename);
   const emit = (p: Omit<IngestProgress, "file">) => opts.onProgress?.({ file, ...p });
@@ -117,7 +112,7 @@ export async function prepareDocument(
   const kb = normalizeKb(input.kb);
   if (!(input.data instanceof Uint8Array)) throw new AppError("bad_request", "The file has no content.");
   const tags = parseTags(input.tags);
-  const contentHash = await contentSha256(input.data);
+  const contentHash = opts.contentHash ?? (await contentSha256(input.data));
   const bytes = input.data.byteLength;
 
   const stored = await store.matchDocument(kb, file, contentHash);
@@ -264,9 +259,13 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
    */
   const prepareAlone = async (input: IngestInput, file: string): Promise<PreparedDocument> => {
     let keys: string[] = [];
+    let contentHash: string | undefined;
     try {
       const kb = normalizeKb(input.kb);
-      if (input.data instanceof Uint8Array) keys = [`${kb}\u0000${file}`, `${kb}\u0000#${await contentSha256(input.data)}`];
+      if (input.data instanceof Uint8Array) {
+        contentHash = await contentSha256(input.data);
+        keys = [`${kb}\u0000${file}`, `${kb}\u0000#${contentHash}`];
+      }
     } catch {
       /* prepareDocument reports the bad input */
     }
@@ -275,7 +274,7 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
       if (busy.length === 0) break;
       await Promise.allSettled(busy);
     }
-    const work = prepareDocument(store, input, { onProgress: opts.onProgress, pending }).then((prepared) => {
+    const work = prepareDocument(store, input, { onProgress: opts.onProgress, pending, contentHash }).then((prepared) => {
       if (prepared.write) {
         ingestQueue(1);
         batch.push({

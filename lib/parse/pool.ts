@@ -11,13 +11,12 @@ import type { ChunkSettings, IndexedChunk } from "@/lib/chunk/indexed";
 import { type PackedChunks, unpackChunks } from "@/lib/chunk/packed";
 import { getConfig } from "@/lib/config";
 import type { ExtractedPair } from "@/lib/faq/extract";
-import { nextTurn } from "@/lib/slices";
+import { inByteSlices } from "@/lib/slices";
 import { AppError, type ParsedDocument } from "@/lib/types";
 import { createWorkerPool, TaskStopped, type WorkerPool } from "@/lib/worker/pool";
 import { type ParseOptions, resolveLimits } from "./limits";
 
 const KEY = Symbol.for("kb-mcp-chat.parse-pool");
-const COPY_SLICE_BYTES = 4 * 1024 * 1024;
 type G = typeof globalThis & { [KEY]?: WorkerPool };
 
 export interface ParseTask {
@@ -103,10 +102,7 @@ export async function parseInWorker(
 /** A copy of `data`, made a few megabytes at a time with the event loop served in between. */
 async function copyInSlices(data: Uint8Array): Promise<Uint8Array<ArrayBuffer>> {
   const copy = new Uint8Array(data.byteLength);
-  for (let at = 0; at < data.byteLength; at += COPY_SLICE_BYTES) {
-    if (at > 0) await nextTurn();
-    copy.set(data.subarray(at, at + COPY_SLICE_BYTES), at);
-  }
+  await inByteSlices(data.byteLength, (from, to) => copy.set(data.subarray(from, to), from));
   return copy;
 }
 

@@ -27,13 +27,17 @@ export async function readBodyBytes(req: Request, max: number): Promise<Buffer |
   return Buffer.concat(parts);
 }
 
+/** A request's media type ("application/json" for "application/json; charset=utf-8"), lower case; "" without one. */
+export function mediaType(req: Request): string {
+  return (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+}
+
 /**
  * The JSON body of a web API request: `application/json` only (415 otherwise: a browser sends `text/plain`
  * cross-origin without a preflight), at most `max` bytes (413), and valid JSON (400).
  */
 export async function readJsonBody(req: Request, max = MAX_JSON_BODY_BYTES): Promise<unknown> {
-  const type = (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
-  if (type !== "application/json") {
+  if (mediaType(req) !== "application/json") {
     throw new AppError("unsupported_type", "Send the request body as JSON (Content-Type: application/json).", 415);
   }
   const bytes = await readBodyBytes(req, max);

@@ -25,7 +25,7 @@ import { readForm } from "./form";
 import { redirect, withParams } from "./responses";
 import { getOAuthStore } from "./store";
 import type { GrantScope } from "./types";
-import { issuer, parseResource, resourceUrl } from "./urls";
+import { issuer, parseResource, resourceUrl, SCOPES, WRITE_SCOPE } from "./urls";
 
 export interface OAuthDeps {
   getStore: () => Promise<Store>;
@@ -133,8 +133,8 @@ export async function beginAuthorization(query: URLSearchParams, deps: OAuthDeps
   const target = parseResource(resource);
   if (!target) return fail("invalid_target", `resource must be this server's MCP endpoint, ${resourceUrl()} or ${resourceUrl("<kb>")}`);
   const scopes = (query.get("scope") ?? "").split(" ").filter(Boolean);
-  if (scopes.some((s) => s !== "kb:read" && s !== "kb:write"))
-    return fail("invalid_scope", 'scope may only contain "kb:read" and "kb:write"');
+  if (scopes.some((s) => !(SCOPES as readonly string[]).includes(s)))
+    return fail("invalid_scope", `scope may only contain ${SCOPES.map((s) => `"${s}"`).join(" and ")}`);
 
   const pending: Pending = {
     id: randomBytes(16).toString("base64url"),
@@ -148,7 +148,7 @@ export async function beginAuthorization(query: URLSearchParams, deps: OAuthDeps
     codeChallenge: challenge,
     resource: resourceUrl(target.kb),
     kb: target.kb,
-    wantsWrite: scopes.includes("kb:write"),
+    wantsWrite: scopes.includes(WRITE_SCOPE),
   };
   const v = await view(pending, deps);
   if (target.kb !== undefined && v.kbs.length === 0) return fail("invalid_target", `there is no knowledge base named "${target.kb}"`);

@@ -1,5 +1,5 @@
 import { InvalidRequestError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
-import { readBodyBytes } from "@/lib/server/body";
+import { mediaType, readBodyBytes } from "@/lib/server/body";
 
 /** The most an OAuth form body (token, revocation, consent) may hold. */
 const MAX_FORM_BYTES = 64 * 1024;
@@ -9,8 +9,7 @@ const MAX_FORM_BYTES = 64 * 1024;
  * 64 KB counted while reading. `single`: a parameter sent twice is an error (RFC 6749 §3.1), except those in `repeatable`.
  */
 export async function readForm(req: Request, repeatable: readonly string[] = []): Promise<URLSearchParams> {
-  const type = (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
-  if (type !== "application/x-www-form-urlencoded") {
+  if (mediaType(req) !== "application/x-www-form-urlencoded") {
     throw new InvalidRequestError("send the parameters as application/x-www-form-urlencoded");
   }
   const bytes = await readBodyBytes(req, MAX_FORM_BYTES);

@@ -25,7 +25,7 @@ import { readForm } from "./form";
 import { NO_STORE, oauthErrorResponse } from "./responses";
 import { getOAuthStore, type OAuthStore } from "./store";
 import type { OAuthGrant } from "./types";
-import { parseResource } from "./urls";
+import { parseResource, scopeOf } from "./urls";
 
 export const ACCESS_TOKEN_TTL_S = 3600;
 const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600_000;
@@ -34,10 +34,6 @@ const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600_000;
 function pkceMatches(verifier: string | null, challenge: string): boolean {
   if (!verifier || !/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) return false;
   return createHash("sha256").update(verifier).digest("base64url") === challenge;
-}
-
-function scopeString(grant: OAuthGrant): string {
-  return grant.scope === "read-write" ? "kb:read kb:write" : "kb:read";
 }
 
 /** A `resource` parameter at the token endpoint, when given, must name the grant's endpoint. */
@@ -60,7 +56,13 @@ async function issueTokens(store: OAuthStore, grant: OAuthGrant, now = new Date(
     { kind: "refresh", grantId: grant.id, expiresAt: new Date(now.getTime() + REFRESH_TOKEN_TTL_MS).toISOString(), data: null },
     refresh,
   );
-  return { access_token: access, token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_S, refresh_token: refresh, scope: scopeString(grant) };
+  return {
+    access_token: access,
+    token_type: "Bearer",
+    expires_in: ACCESS_TOKEN_TTL_S,
+    refresh_token: refresh,
+    scope: scopeOf(grant.scope),
+  };
 }
 
 async function exchangeCode(store: OAuthStore, form: URLSearchParams, clientId: string): Promise<OAuthTokens> {

@@ -8,6 +8,12 @@ import { KB_NAME_PATTERN } from "@/lib/kb/names";
 
 /** "kb:read" may search and read; "kb:write" may also add and delete (the admin decides at consent). */
 export const SCOPES = ["kb:read", "kb:write"] as const;
+export const [READ_SCOPE, WRITE_SCOPE] = SCOPES;
+
+/** The scope string of a grant's access. */
+export function scopeOf(access: "read" | "read-write"): string {
+  return access === "read-write" ? SCOPES.join(" ") : READ_SCOPE;
+}
 
 export function issuer(): string {
   return publicBaseUrl();

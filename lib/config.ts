@@ -31,6 +31,11 @@ export function publicBaseUrl(): string {
   return process.env.KB_INTERNAL_ORIGIN || "http://127.0.0.1:3000";
 }
 
+/** The app's own directory (server.mjs sets KB_APP_DIR): where its build outputs (dist/workers, dist/views) live. */
+export function appDir(): string {
+  return process.env.KB_APP_DIR || process.cwd();
+}
+
 export function getConfig() {
   const dataDir = process.env.DATA_DIR || "./.data";
   return {

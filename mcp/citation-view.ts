@@ -4,7 +4,7 @@ import { readFile } from "node:fs/promises";
 import { RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from "@modelcontextprotocol/ext-apps/server";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { builtViewFile, bundleView } from "@/lib/apps/bundle";
-import { publicBaseUrl } from "@/lib/config";
+import { appDir, publicBaseUrl } from "@/lib/config";
 
 /**
  * The MCP Apps citation view (`ui://`): a host with the Apps extension renders the search tools' results in it
@@ -27,24 +27,26 @@ export const config = {
 /** What a tool declares to be shown in this view (the legacy flat key too, as ext-apps' registerAppTool does). */
 export const toolMeta = { ui: { resourceUri: uri }, [RESOURCE_URI_META_KEY]: uri };
 
-function appDir(): string {
-  return process.env.KB_APP_DIR || process.cwd();
-}
+let script: Promise<{ js: string; hash: string }> | undefined;
 
-let script: Promise<string> | undefined;
-
-/** The view's script: the bundle `npm run build` wrote, else bundled now (tests, `next dev`); once per process. */
-function viewScript(): Promise<string> {
+/**
+ * The view's script and its CSP hash: the bundle `npm run build` wrote, else bundled now (tests, `next dev`);
+ * once per process.
+ */
+function viewScript(): Promise<{ js: string; hash: string }> {
   if (!script) {
     const built = builtViewFile(appDir(), "citation-view");
     script = (
       !process.env.VITEST && existsSync(/*turbopackIgnore: true*/ built)
         ? readFile(/*turbopackIgnore: true*/ built, "utf8")
         : bundleView(appDir(), "citation-view")
-    ).catch((err) => {
-      script = undefined;
-      throw err;
-    });
+    ).then(
+      (js) => ({ js, hash: createHash("sha256").update(js).digest("base64") }),
+      (err) => {
+        script = undefined;
+        throw err;
+      },
+    );
   }
   return script;
 }
@@ -86,8 +88,7 @@ a:focus-visible,summary:focus-visible{outline:2px solid var(--link);outline-offs
  * style (a host may inject its fonts and style variables); no network, frames, forms or base URL.
  */
 export async function citationViewHtml(baseUrl = publicBaseUrl()): Promise<string> {
-  const js = await viewScript();
-  const hash = createHash("sha256").update(js).digest("base64");
+  const { js, hash } = await viewScript();
   const csp = [
     "default-src 'none'",
     `script-src 'sha256-${hash}'`,

@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import type { ChunkSettings, IndexedChunk } from "@/lib/chunk/indexed";
 import { type PackedChunks, unpackChunks } from "@/lib/chunk/packed";
-import { getConfig } from "@/lib/config";
+import { appDir, getConfig } from "@/lib/config";
 import type { ExtractedPair } from "@/lib/faq/extract";
 import { inByteSlices } from "@/lib/slices";
 import { AppError, type ParsedDocument } from "@/lib/types";
@@ -35,10 +35,6 @@ export type ParsedAndChunked = ParsedDocument & { chunks?: IndexedChunk[]; faqPa
 
 /** What the worker answers: the chunks packed (lib/chunk/packed.ts). */
 export type ParseResult = Omit<ParsedAndChunked, "chunks"> & { packed?: PackedChunks };
-
-function appDir(): string {
-  return process.env.KB_APP_DIR || process.cwd();
-}
 
 /** The worker script and how to run it. */
 export function parseWorkerScript(): { file: string; execArgv: string[] } {

@@ -23,7 +23,7 @@ import type { Store } from "@/lib/store";
 import { resolveClient } from "./clients";
 import { readForm } from "./form";
 import { redirect, withParams } from "./responses";
-import { getOAuthStore } from "./store";
+import { getOAuthStore, newGrantId } from "./store";
 import type { GrantScope } from "./types";
 import { issuer, parseResource, resourceUrl, SCOPES, WRITE_SCOPE } from "./urls";
 
@@ -206,7 +206,7 @@ export async function decideConsent(req: Request, deps: OAuthDeps): Promise<Resp
   pendingMap().delete(id);
   const oauth = await getOAuthStore(store);
   const now = new Date();
-  const grantId = `oag_${randomBytes(8).toString("hex")}`;
+  const grantId = newGrantId();
   await oauth.addGrant({
     id: grantId,
     clientId: p.clientId,

@@ -4,7 +4,9 @@
  * read or read-write) and the grant's secrets — authorization codes, access and refresh tokens — kept only as
  * SHA-256 hashes.
  */
+import { randomBytes } from "node:crypto";
 import { Bool, Field, Schema, Utf8 } from "apache-arrow";
+import { z } from "zod";
 import { hashTokenSecret } from "@/lib/auth/tokens";
 import { perStore, type Store, serialQueue, versionCached } from "@/lib/store";
 import { sqlEq } from "@/lib/store/sql";
@@ -36,6 +38,10 @@ const secretsSchema = new Schema([
 ]);
 
 export type SecretKind = "code" | "access" | "refresh";
+
+/** A grant's id: made here, and the only shape the grants API takes. */
+export const grantIdSchema = z.string().regex(/^oag_[a-f0-9]{16}$/);
+export const newGrantId = (): string => `oag_${randomBytes(8).toString("hex")}`;
 
 export interface StoredClient {
   clientId: string;

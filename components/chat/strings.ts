@@ -164,6 +164,4 @@ export const T = {
 
 export type ChatText = (typeof T)["en"];
 
-export function fill(template: string, values: Record<string, string | number | undefined>): string {
-  return template.replace(/\{(\w+)\}/g, (_, k: string) => String(values[k] ?? ""));
-}
+export { fill } from "@/components/fill";

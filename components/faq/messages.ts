@@ -69,6 +69,4 @@ export const T = {
   },
 } satisfies Messages;
 
-export function fill(s: string, vars: Record<string, string | number>): string {
-  return s.replace(/\{(\w+)\}/g, (_, k: string) => String(vars[k] ?? ""));
-}
+export { fill } from "@/components/fill";

@@ -124,6 +124,4 @@ export const T = {
 
 export type KbMessages = (typeof T)["en"];
 
-export function fill(template: string, values: Record<string, string | number>): string {
-  return template.replace(/\{(\w+)\}/g, (_, k: string) => String(values[k] ?? ""));
-}
+export { fill } from "@/components/fill";

@@ -54,6 +54,4 @@ export function localeFromAcceptLanguage(header: string | null): "en" | "zh" {
     : "en";
 }
 
-export function fillIn(template: string, values: Record<string, string>): string {
-  return template.replace(/\{(\w+)\}/g, (_, k: string) => values[k] ?? "");
-}
+export { fill } from "@/components/fill";

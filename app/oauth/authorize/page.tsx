@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { CONSENT_MESSAGES, fillIn, localeFromAcceptLanguage } from "@/components/oauth/consent-messages";
+import { CONSENT_MESSAGES, fill, localeFromAcceptLanguage } from "@/components/oauth/consent-messages";
 import { buttonClass, ErrorLine, inputClass, primaryButtonClass } from "@/components/ui";
 import { beginAuthorization, type ConsentView, pendingConsent } from "@/lib/auth/oauth/authorize";
 import { resourceUrl } from "@/lib/auth/oauth/urls";
@@ -47,9 +47,9 @@ export default async function AuthorizePage({ searchParams }: Props) {
         )}
         <h1 className="text-xl font-semibold">{t.title}</h1>
       </div>
-      <p className="mb-1 text-sm">{fillIn(t.wants, { name: view.clientName })}</p>
+      <p className="mb-1 text-sm">{fill(t.wants, { name: view.clientName })}</p>
       <p className="mb-1 text-sm text-zinc-600 dark:text-zinc-400" data-testid="consent-redirect-host">
-        {fillIn(t.redirect, { host: view.redirectHost })}
+        {fill(t.redirect, { host: view.redirectHost })}
       </p>
       <p className="mb-4 break-all text-xs text-zinc-600 dark:text-zinc-400">
         {t.endpoint}: {resourceUrl(view.kb)} · client_id: {view.clientId}
@@ -74,7 +74,7 @@ export default async function AuthorizePage({ searchParams }: Props) {
         <fieldset className="text-sm">
           <legend className="mb-1 font-medium">{t.kbs}</legend>
           {view.kb !== undefined ? (
-            <p>{fillIn(t.oneKb, { kb: view.kb })}</p>
+            <p>{fill(t.oneKb, { kb: view.kb })}</p>
           ) : (
             view.kbs.map((kb) => (
               <label key={kb.name} className="flex items-center gap-2">

@@ -36,6 +36,13 @@ export function appDir(): string {
   return process.env.KB_APP_DIR || process.cwd();
 }
 
+function listEnv(name: string): string[] {
+  return (process.env[name] || "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
 export function getConfig() {
   const dataDir = process.env.DATA_DIR || "./.data";
   return {
@@ -79,16 +86,38 @@ export function getConfig() {
       /** Failed authentications (wrong admin secret or access token) per minute per client address. */
       authFailuresPerMinute: intEnv("AUTH_FAILURE_LIMIT", 10),
       /** Extra browser origins allowed to call the MCP endpoint (comma-separated, or "*"). */
-      allowedOrigins: (process.env.ALLOWED_ORIGINS || "")
-        .split(",")
-        .map((s) => s.trim().replace(/\/+$/, ""))
-        .filter(Boolean),
+      allowedOrigins: listEnv("ALLOWED_ORIGINS").map((s) => s.replace(/\/+$/, "")),
       /** Bearer secret for remote administration; without it, a secret generated at first start (printed once). */
       adminToken: process.env.ADMIN_TOKEN || undefined,
       /** Reverse proxies whose X-Forwarded-For / Forwarded headers are believed (addresses or CIDR ranges). */
       trustedProxies: process.env.TRUSTED_PROXIES || undefined,
       /** Where the hash of the first-run admin secret is kept; default: <DATA_DIR>/admin-secret.sha256. */
       adminSecretFile: process.env.ADMIN_SECRET_FILE || undefined,
+      /** REQUIRE_LOGIN=1: the web app asks for sign-in from this machine too (remote browsers always sign in). */
+      requireLogin: process.env.REQUIRE_LOGIN || undefined,
+      /** How long a sign-in lasts. */
+      sessionHours: intEnv("SESSION_HOURS", 168),
+      /** How long an invite link stays valid. */
+      inviteHours: intEnv("INVITE_HOURS", 72),
+    },
+    /**
+     * Single sign-on through OpenID Connect (lib/auth/oidc.ts): on when OIDC_ISSUER and OIDC_CLIENT_ID are set.
+     * Who may join: OIDC_ALLOWED_DOMAINS (e-mail domains) or a group in OIDC_GROUP_ROLES; with which role and
+     * knowledge bases: OIDC_GROUP_ROLES ("group=role,…"), else OIDC_DEFAULT_ROLE over OIDC_DEFAULT_KBS.
+     */
+    oidc: {
+      issuer: process.env.OIDC_ISSUER || undefined,
+      clientId: process.env.OIDC_CLIENT_ID || undefined,
+      clientSecret: process.env.OIDC_CLIENT_SECRET || undefined,
+      /** Shown on the sign-in button, e.g. "Google" or "Okta". */
+      name: process.env.OIDC_NAME || "SSO",
+      allowedDomains: listEnv("OIDC_ALLOWED_DOMAINS").map((d) => d.toLowerCase().replace(/^@/, "")),
+      groupsClaim: process.env.OIDC_GROUPS_CLAIM || "groups",
+      groupRoles: listEnv("OIDC_GROUP_ROLES"),
+      defaultRole: process.env.OIDC_DEFAULT_ROLE || "reader",
+      defaultKbs: listEnv("OIDC_DEFAULT_KBS"),
+      /** Test only: lets the issuer be a plain-http loopback or private address. */
+      allowInsecureIssuer: process.env.OIDC_ALLOW_INSECURE_ISSUER === "1",
     },
     /** Hard budgets for parsing one file in a worker thread (it is terminated when one runs out). */
     parse: {

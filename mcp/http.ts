@@ -1,11 +1,13 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { ClientRequestSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { getAccountStore } from "@/lib/auth/accounts/store";
 import { type AuthSettings, resolveAuthSettings } from "@/lib/auth/config";
 import { isInternalSecret } from "@/lib/auth/internal";
 import { authenticateOAuthToken, bearerChallenge, isOAuthAccessToken } from "@/lib/auth/oauth/access";
 import { isOriginAllowed } from "@/lib/auth/origin";
 import { callerOf } from "@/lib/auth/peer";
 import { authFailures, getRateLimiter } from "@/lib/auth/request";
+import { type AccessLimit, limitOf, mayRead, readableOf } from "@/lib/auth/roles";
 import { type AccessToken, bearerSecret } from "@/lib/auth/tokens";
 import { getConfig } from "@/lib/config";
 import { getRegistry, kbCatalog, type Registry } from "@/lib/kb";
@@ -149,6 +151,8 @@ async function handleTimed(req: Request, options: McpHttpOptions): Promise<Respo
   /** An OAuth grant's knowledge bases (chosen at consent) and its use recorder. */
   let oauth: { kbs: string[]; touch: () => Promise<void> } | null = null;
   let internal = false;
+  /** The grants of the person who made the token or OAuth grant (null: made with the admin secret). */
+  let ownerLimit: AccessLimit | null = null;
   let registry: Registry;
   try {
     const secret = bearerSecret(req.headers.get("authorization"));
@@ -183,6 +187,17 @@ async function handleTimed(req: Request, options: McpHttpOptions): Promise<Respo
       return unauthorized("Send the access token as: Authorization: Bearer <token>.", true, options.kb);
     } else if (!localOpen) {
       return unauthorized("This MCP server requires an access token: send Authorization: Bearer <token>.", false, options.kb);
+    }
+    if (token) {
+      // A person's token or OAuth grant reaches no further than that person's grants, as they are now.
+      const accounts = await getAccountStore(await getStoreFn());
+      const ownerId = (await accounts.owners(oauth ? "oauth_grant" : "token")).get(token.id);
+      if (ownerId) {
+        const owner = (await accounts.users()).get(ownerId);
+        if (!owner) return unauthorized("The account this access token belongs to has been removed.", true, options.kb);
+        ownerLimit = limitOf(owner);
+        if (token.scope === "read-write" && !ownerLimit.write) token = { ...token, scope: "read" };
+      }
     }
   } catch (err) {
     console.error("[mcp] authentication failed:", err);
@@ -224,7 +239,11 @@ async function handleTimed(req: Request, options: McpHttpOptions): Promise<Respo
     if (oauth && options.kb !== undefined && !oauth.kbs.includes(options.kb)) {
       return jsonRpcError(403, -32000, `Forbidden: this access token does not give access to the knowledge base "${options.kb}".`);
     }
+    if (ownerLimit && options.kb !== undefined && !mayRead(ownerLimit, options.kb)) {
+      return jsonRpcError(403, -32000, `Forbidden: your account has no access to the knowledge base "${options.kb}".`);
+    }
     let kbs: string[] | undefined = token?.kb ? [token.kb] : oauth ? oauth.kbs.filter((k) => known.has(k)) : undefined;
+    if (ownerLimit) kbs = readableOf(ownerLimit, kbs ?? [...known]);
     if (kbs?.length === 0) return jsonRpcError(403, -32000, "Forbidden: none of the knowledge bases of this access token exists any more.");
     const filter = kbFilter(req);
     if (filter) {

@@ -20,6 +20,8 @@ export const CONSENT_MESSAGES = {
     errorTitle: "This authorization request cannot be handled",
     expired: "This authorization request has expired. Start again from the application.",
     wantsWrite: "It asks for write access.",
+    signedInAs: "You are signed in as {email}: you can allow access to your own knowledge bases.",
+    signInInstead: "Or sign in with your account.",
   },
   zh: {
     title: "允许访问你的知识库？",
@@ -41,6 +43,8 @@ export const CONSENT_MESSAGES = {
     errorTitle: "无法处理此授权请求",
     expired: "此授权请求已过期，请从应用重新开始。",
     wantsWrite: "它请求写入权限。",
+    signedInAs: "你已登录为 {email}：可以授权访问你有权使用的知识库。",
+    signInInstead: "或用你的账号登录。",
   },
 } as const;
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { checkAppAccess } from "./admin";
+import { AppError } from "@/lib/types";
 import { type AuthSettings, isLoopbackHost, resolveAuthSettings, testAuthSettings } from "./config";
 import { isOriginAllowed } from "./origin";
 import { callerOf, forwardedChain, PEER_HEADER, parseTrustedProxies, peerHeaderFor } from "./peer";
+import { authenticateApp } from "./principal";
 import { createRateLimiter } from "./rate-limit";
 import { clientAddress } from "./request";
 import { type AccessToken, bearerSecret, canUseKb, canWrite, findToken, generateTokenSecret, hashTokenSecret } from "./tokens";
@@ -101,55 +102,69 @@ describe("auth settings", () => {
   });
 });
 
-describe("web API access (checkAppAccess)", () => {
+describe("web API access (authenticateApp)", () => {
+  /** The refusal of `authenticateApp`, or null when it lets the request through. */
+  const checkAppAccess = async (r: Request, s: AuthSettings): Promise<AppError | null> => {
+    const accounts = async () => {
+      throw new Error("no session cookie was sent");
+    };
+    return authenticateApp(r, { accounts, settings: s }).then(
+      () => null,
+      (err: unknown) => (err instanceof AppError ? err : Promise.reject(err)),
+    );
+  };
   const settings = (over: Partial<AuthSettings> = {}): AuthSettings => ({ ...testAuthSettings(), adminToken: "s3cret", ...over });
   const req = (peer: string | null, headers: Record<string, string> = {}, host = "127.0.0.1:3000") =>
     new Request(`http://${host}/api/tokens`, {
       method: "POST",
       headers: { host, ...headers, ...(peer ? { [PEER_HEADER]: peerHeaderFor(peer, headers) } : {}) },
     });
-  it("is open to this machine, but refuses foreign origins", () => {
-    expect(checkAppAccess(req("127.0.0.1"), settings())).toBeNull();
-    expect(checkAppAccess(req("::1"), settings())).toBeNull();
-    expect(checkAppAccess(req("127.0.0.1", { origin: "http://127.0.0.1:3000" }), settings())).toBeNull();
-    expect(checkAppAccess(req("127.0.0.1", { origin: "http://evil.example" }), settings())?.status).toBe(403);
+  it("is open to this machine, but refuses foreign origins", async () => {
+    expect(await checkAppAccess(req("127.0.0.1"), settings())).toBeNull();
+    expect(await checkAppAccess(req("::1"), settings())).toBeNull();
+    expect(await checkAppAccess(req("127.0.0.1", { origin: "http://127.0.0.1:3000" }), settings())).toBeNull();
+    expect((await checkAppAccess(req("127.0.0.1", { origin: "http://evil.example" }), settings()))?.status).toBe(403);
   });
-  it("asks any other request for the admin secret, whatever the bind address", () => {
+  it("asks any other request for the admin secret, whatever the bind address", async () => {
     const remote = req("10.213.9.2", {}, "10.213.9.1:3000");
-    const denied = checkAppAccess(remote, settings());
+    const denied = await checkAppAccess(remote, settings());
     expect(denied?.status).toBe(401);
-    expect(denied?.message).toMatch(/admin token/);
-    expect(checkAppAccess(req("10.213.9.2", { authorization: "Bearer s3cret" }, "10.213.9.1:3000"), settings())).toBeNull();
+    expect(denied?.message).toMatch(/Sign in|admin secret/);
+    expect(await checkAppAccess(req("10.213.9.2", { authorization: "Bearer s3cret" }, "10.213.9.1:3000"), settings())).toBeNull();
     // No header from the server entry (e.g. `next start` run directly): remote.
-    expect(checkAppAccess(req(null), settings())?.status).toBe(401);
+    expect((await checkAppAccess(req(null), settings()))?.status).toBe(401);
     // A forged peer header does not carry the process secret.
     expect(
-      checkAppAccess(
-        new Request("http://127.0.0.1:3000/api/kbs", { headers: { [PEER_HEADER]: "guess.eyJhIjoiMTI3LjAuMC4xIiwicCI6ZmFsc2V9" } }),
-        settings(),
+      (
+        await checkAppAccess(
+          new Request("http://127.0.0.1:3000/api/kbs", { headers: { [PEER_HEADER]: "guess.eyJhIjoiMTI3LjAuMC4xIiwicCI6ZmFsc2V9" } }),
+          settings(),
+        )
       )?.status,
     ).toBe(401);
   });
-  it("treats loopback peers with proxy headers or a foreign Host as remote unless the proxy is trusted", () => {
-    expect(checkAppAccess(req("127.0.0.1", { "x-forwarded-for": "127.0.0.1" }), settings())?.status).toBe(401);
-    expect(checkAppAccess(req("127.0.0.1", { forwarded: "for=127.0.0.1" }), settings())?.status).toBe(401);
-    expect(checkAppAccess(req("127.0.0.1", {}, "kb.example.com"), settings())?.status).toBe(401);
+  it("treats loopback peers with proxy headers or a foreign Host as remote unless the proxy is trusted", async () => {
+    expect((await checkAppAccess(req("127.0.0.1", { "x-forwarded-for": "127.0.0.1" }), settings()))?.status).toBe(401);
+    expect((await checkAppAccess(req("127.0.0.1", { forwarded: "for=127.0.0.1" }), settings()))?.status).toBe(401);
+    expect((await checkAppAccess(req("127.0.0.1", {}, "kb.example.com"), settings()))?.status).toBe(401);
     const trusted = settings({ trustedProxies: parseTrustedProxies("127.0.0.1") });
-    expect(checkAppAccess(req("127.0.0.1", { "x-forwarded-for": "127.0.0.1" }, "kb.example.com"), trusted)).toBeNull();
-    expect(checkAppAccess(req("127.0.0.1", { "x-forwarded-for": "127.0.0.1, 10.0.0.7" }), trusted)?.status).toBe(401);
+    expect(await checkAppAccess(req("127.0.0.1", { "x-forwarded-for": "127.0.0.1" }, "kb.example.com"), trusted)).toBeNull();
+    expect((await checkAppAccess(req("127.0.0.1", { "x-forwarded-for": "127.0.0.1, 10.0.0.7" }), trusted))?.status).toBe(401);
   });
-  it("with REQUIRE_TOKEN, local requests need the admin secret too", () => {
-    expect(checkAppAccess(req("127.0.0.1"), settings({ requireToken: true }))?.status).toBe(401);
-    expect(checkAppAccess(req("127.0.0.1", { authorization: "Bearer s3cret" }), settings({ requireToken: true }))).toBeNull();
+  it("with REQUIRE_TOKEN, local requests need the admin secret too", async () => {
+    expect((await checkAppAccess(req("127.0.0.1"), settings({ requireToken: true, requireLogin: true })))?.status).toBe(401);
+    expect(
+      await checkAppAccess(req("127.0.0.1", { authorization: "Bearer s3cret" }), settings({ requireToken: true, requireLogin: true })),
+    ).toBeNull();
   });
-  it("rate-limits failed authentications per client address", () => {
+  it("rate-limits failed authentications per client address", async () => {
     const s = settings({ authFailuresPerMinute: 3 });
-    const wrong = () => checkAppAccess(req("10.213.9.77", { authorization: "Bearer wrong" }, "x:1"), s)?.status;
-    expect([wrong(), wrong(), wrong()]).toEqual([401, 401, 401]);
-    expect(wrong()).toBe(429);
+    const wrong = async () => (await checkAppAccess(req("10.213.9.77", { authorization: "Bearer wrong" }, "x:1"), s))?.status;
+    expect([await wrong(), await wrong(), await wrong()]).toEqual([401, 401, 401]);
+    expect(await wrong()).toBe(429);
     // …even the right secret, until the budget refills; other addresses are unaffected.
-    expect(checkAppAccess(req("10.213.9.77", { authorization: "Bearer s3cret" }, "x:1"), s)?.status).toBe(429);
-    expect(checkAppAccess(req("10.213.9.78", { authorization: "Bearer s3cret" }, "x:1"), s)).toBeNull();
+    expect((await checkAppAccess(req("10.213.9.77", { authorization: "Bearer s3cret" }, "x:1"), s))?.status).toBe(429);
+    expect(await checkAppAccess(req("10.213.9.78", { authorization: "Bearer s3cret" }, "x:1"), s)).toBeNull();
   });
 });
 

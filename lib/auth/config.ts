@@ -13,6 +13,12 @@ export interface AuthSettings {
   adminToken?: string;
   /** Default: none. */
   trustedProxies?: BlockList;
+  /** REQUIRE_LOGIN=1 (or REQUIRE_TOKEN=1): the web app asks this machine to sign in too. */
+  requireLogin?: boolean;
+  /** Default 168 (SESSION_HOURS). */
+  sessionHours?: number;
+  /** Default 72 (INVITE_HOURS). */
+  inviteHours?: number;
   /** @deprecated Ignored: where the app listens no longer decides access (lib/auth/peer.ts does). */
   loopbackOnly?: boolean;
 }
@@ -34,12 +40,20 @@ export interface RawAuthConfig {
   allowedOrigins: string[];
   adminToken?: string;
   trustedProxies?: string;
+  requireLogin?: string;
+  sessionHours?: number;
+  inviteHours?: number;
 }
 
 export function resolveAuthSettings(cfg: RawAuthConfig = getConfig().auth): AuthSettings {
+  // An unrecognised value errs on the safe side.
+  const on = (raw: string | undefined) => (raw !== undefined ? (flag(raw) ?? true) : false);
+  const requireToken = on(cfg.requireToken);
   return {
-    // An unrecognised REQUIRE_TOKEN value errs on the safe side.
-    requireToken: cfg.requireToken !== undefined ? (flag(cfg.requireToken) ?? true) : false,
+    requireToken,
+    requireLogin: requireToken || on(cfg.requireLogin),
+    sessionHours: cfg.sessionHours ?? 168,
+    inviteHours: cfg.inviteHours ?? 72,
     rateLimitPerMinute: cfg.rateLimitPerMinute,
     authFailuresPerMinute: cfg.authFailuresPerMinute ?? 10,
     allowedOrigins: cfg.allowedOrigins,

@@ -4,6 +4,7 @@
  * by the CLI with `--kb`) are listed too.
  */
 import { randomBytes } from "node:crypto";
+import { getAccountStore } from "@/lib/auth/accounts/store";
 import { getOAuthStore } from "@/lib/auth/oauth/store";
 import { type AccessToken, generateTokenSecret, hashTokenSecret, type PublicToken, publicToken, type TokenScope } from "@/lib/auth/tokens";
 import { getConfig } from "@/lib/config";
@@ -153,6 +154,7 @@ export async function updateKnowledgeBase(store: Store, registry: Registry, name
   await (await getFaqStore(store)).moveKb(name, to);
   await registry.moveTokens(name, to);
   await (await getOAuthStore(store)).renameKb(name, to);
+  await (await getAccountStore(store)).renameKb(name, to);
   await registry.deleteKb(name);
   return (await getKnowledgeBase(store, registry, to))!;
 }
@@ -164,6 +166,7 @@ export async function deleteKnowledgeBase(store: Store, registry: Registry, name
   await (await getFaqStore(store)).deleteKb(name);
   await registry.revokeTokensOf(name);
   await (await getOAuthStore(store)).removeKb(name);
+  await (await getAccountStore(store)).removeKb(name);
   await registry.deleteKb(name);
   return { documents };
 }
@@ -181,6 +184,8 @@ export async function createAccessToken(
   store: Store,
   registry: Registry,
   input: TokenInput,
+  /** Runs before the token exists (records its owner, so it is never usable without its limits). */
+  beforeAdd?: (id: string) => Promise<void>,
 ): Promise<{ token: PublicToken; secret: string }> {
   const name = input.name.trim();
   if (!name) throw new AppError("bad_request", "Give the token a name.");
@@ -196,6 +201,7 @@ export async function createAccessToken(
     lastUsedAt: null,
     revoked: false,
   };
+  await beforeAdd?.(token.id);
   await registry.addToken(token);
   return { token: publicToken(token), secret };
 }

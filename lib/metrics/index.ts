@@ -63,6 +63,12 @@ function create() {
       help: "Bytes on disk under the data directory (local stores only)",
       registers: r,
     }),
+    auditEvents: new Counter({
+      name: "kb_audit_events_total",
+      help: "Audit log events by action and outcome",
+      labelNames: ["action", "outcome"] as const,
+      registers: r,
+    }),
     maintenanceRuns: new Counter({
       name: "kb_maintenance_runs_total",
       help: "Background store maintenance runs by outcome",
@@ -118,6 +124,10 @@ export function countEmbeddingCache(hits: number, misses: number): void {
   const m = getMetrics();
   if (hits) m.embeddingCache.inc({ result: "hit" }, hits);
   if (misses) m.embeddingCache.inc({ result: "miss" }, misses);
+}
+
+export function countAuditEvent(action: string, outcome: string): void {
+  getMetrics().auditEvents.inc({ action, outcome });
 }
 
 export function recordMaintenance(outcome: "ok" | "failed" | "timeout", ms: number): void {

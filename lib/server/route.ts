@@ -4,10 +4,13 @@
  * A handler only does its own work and returns a Response or a JSON-able value.
  */
 import type { z } from "zod";
-import { checkAppAccess } from "@/lib/auth/admin";
+import { type AuditFields, audit } from "@/lib/audit/record";
+import type { AuditEvent } from "@/lib/audit/types";
+import { getAccountStore } from "@/lib/auth/accounts/store";
+import { authenticateApp, checkOrigin, type Principal, requireAdmin } from "@/lib/auth/principal";
 import { getRegistry, type Registry } from "@/lib/kb";
 import { countError, observeRequest } from "@/lib/metrics";
-import type { Store } from "@/lib/store";
+import { getStore, type Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
 import { readJsonBody } from "./body";
 import { errorResponse, NO_STORE } from "./errors";
@@ -16,6 +19,10 @@ import { getReadyStore } from "./startup";
 export interface RouteContext<P> {
   req: Request;
   params: P;
+  /** Who is asking (lib/auth/principal.ts); a "public" route gets none (see optionalPrincipal). */
+  principal: Principal;
+  /** Records an action in the audit log with this request's actor and address. */
+  audit(action: AuditEvent["action"], fields?: AuditFields): Promise<void>;
   /** The store once start-up indexing is done (or has waited its time). */
   store(): Promise<Store>;
   registry(): Promise<Registry>;
@@ -24,8 +31,11 @@ export interface RouteContext<P> {
 }
 
 export interface RouteOptions<P> {
-  /** "app": the web app's API (local, or the admin secret); "public": no check (health). */
-  access?: "app" | "public";
+  /**
+   * "app": anyone who passes the access check (lib/auth/principal.ts); "admin": admins only; "open": only the
+   * origin rule (signing in, joining); "public": no check (health). Open and public handlers have no `principal`.
+   */
+  access?: "app" | "admin" | "open" | "public";
   /** Path parameters; a failure answers 404 with `notFound` when given, else 400 with the schema's message. */
   params?: z.ZodType<P>;
   notFound?: string;
@@ -48,10 +58,13 @@ export function route<P = Record<string, never>>(opts: RouteOptions<P>, handler:
 
   async function run(req: Request, raw: Record<string, string | string[]>): Promise<Response> {
     try {
-      if (opts.access !== "public") {
-        const denied = checkAppAccess(req);
+      const signedIn = opts.access !== "public" && opts.access !== "open";
+      if (opts.access === "open") {
+        const denied = checkOrigin(req);
         if (denied) throw denied;
       }
+      const principal = signedIn ? await authenticateApp(req, accessDeps) : null;
+      if (opts.access === "admin") requireAdmin(principal!);
       let params = {} as P;
       if (opts.params) {
         const parsed = opts.params.safeParse(raw);
@@ -62,6 +75,11 @@ export function route<P = Record<string, never>>(opts: RouteOptions<P>, handler:
       const ctx: RouteContext<P> = {
         req,
         params,
+        get principal(): Principal {
+          if (!principal) throw new Error("An open or public route has no principal: use optionalPrincipal(req).");
+          return principal;
+        },
+        audit: (action, fields = {}) => audit(principal, action, fields),
         store: () => (store ??= getReadyStore()),
         registry: async () => getRegistry(await ctx.store()),
         body: async (schema) => schema.parse(await readJsonBody(req)),
@@ -72,6 +90,13 @@ export function route<P = Record<string, never>>(opts: RouteOptions<P>, handler:
       return errorResponse(err);
     }
   }
+}
+
+const accessDeps = { accounts: async () => getAccountStore(await getStore()) };
+
+/** The principal of `req` for a public route: null instead of an error. */
+export function optionalPrincipal(req: Request): Promise<Principal | null> {
+  return authenticateApp(req, accessDeps).catch(() => null);
 }
 
 /** "/api/documents/abc" with params {id: "abc"} → "/api/documents/[id]": a bounded label set for metrics. */

@@ -1,5 +1,6 @@
 import { runChat } from "@/lib/agent/chat";
 import { messageText, selectHistory, toPlainMessages } from "@/lib/agent/memory";
+import { scopeKbs } from "@/lib/auth/scope";
 import { getConfig } from "@/lib/config";
 import { route } from "@/lib/server/route";
 import { AppError } from "@/lib/types";
@@ -14,7 +15,7 @@ function ownMcpUrl(req: Request): string {
 }
 
 // The chat searches with the internal MCP secret, so it needs the web app's own access check (route()).
-export const POST = route({}, async ({ req, body }) => {
+export const POST = route({}, async ({ req, body, store, registry, principal }) => {
   const data = await body(chatRequestSchema);
   const last = data.messages.at(-1)!;
   const question = messageText(last);
@@ -27,5 +28,7 @@ export const POST = route({}, async ({ req, body }) => {
   const config = getConfig().chat;
   const messages = selectHistory(toPlainMessages(data.messages), { maxTurns: config.historyTurns, maxChars: config.historyChars });
   const mcpUrl = config.mcpUrl ?? ownMcpUrl(req);
-  return runChat({ config, messages, mcpUrl, kbs: data.kbs, signal: req.signal });
+  // A person's chat searches only what they may read: the MCP calls carry that scope (X-KB-Filter).
+  const kbs = await scopeKbs(principal, await store(), await registry(), data.kbs);
+  return runChat({ config, messages, mcpUrl, kbs, signal: req.signal });
 });

@@ -1,3 +1,4 @@
+import { isOwn, ownersOf, recordOwner } from "@/lib/auth/scope";
 import { getConversations } from "@/lib/conversations/store";
 import { route } from "@/lib/server/route";
 import { createConversationSchema, listConversationsSchema } from "./schema";
@@ -6,14 +7,17 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 /** GET /api/conversations?q=&kb= — saved conversations, newest first (summaries, no messages). */
-export const GET = route({}, async ({ req }) => {
+export const GET = route({}, async ({ req, store, principal }) => {
   const params = new URL(req.url).searchParams;
   const opts = listConversationsSchema.parse({ q: params.get("q") ?? undefined, kb: params.get("kb") ?? undefined });
-  return { conversations: await (await getConversations()).list(opts) };
+  const owners = await ownersOf(await store(), "conversation");
+  return { conversations: (await (await getConversations()).list(opts)).filter((c) => isOwn(principal, owners, c.id)) };
 });
 
 /** POST /api/conversations {id?, title?, kbs?, messages?} — starts a conversation. */
-export const POST = route({ status: 201 }, async ({ body }) => {
+export const POST = route({ status: 201 }, async ({ body, store, principal }) => {
   const input = await body(createConversationSchema);
-  return { conversation: await (await getConversations()).create(input) };
+  const conversation = await (await getConversations()).create(input);
+  await recordOwner(principal, await store(), "conversation", conversation.id);
+  return { conversation };
 });

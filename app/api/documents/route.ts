@@ -1,3 +1,6 @@
+import { limitOfPrincipal, requireKbAccess } from "@/lib/auth/principal";
+import { mayRead } from "@/lib/auth/roles";
+import { getConfig } from "@/lib/config";
 import { ingestUploads, receiveUpload, toErrorBody, type UploadEvent, type UploadFileResult, uploadLimits } from "@/lib/ingest/upload";
 import { route } from "@/lib/server/route";
 import { AppError } from "@/lib/types";
@@ -7,10 +10,12 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 /** GET /api/documents?kb=&q= — the library, newest first. */
-export const GET = route({}, async ({ req, store }) => {
+export const GET = route({}, async ({ req, store, principal }) => {
   const params = new URL(req.url).searchParams;
   const { kb, q } = listQuerySchema.parse({ kb: params.get("kb") ?? undefined, q: params.get("q") ?? undefined });
-  let documents = await (await store()).listDocuments(kb ? { kb } : undefined);
+  if (kb) requireKbAccess(principal, kb, false);
+  const limit = limitOfPrincipal(principal);
+  let documents = (await (await store()).listDocuments(kb ? { kb } : undefined)).filter((d) => mayRead(limit, d.kb));
   if (q) {
     const needle = q.toLowerCase();
     documents = documents.filter((d) => d.title.toLowerCase().includes(needle) || d.source.toLowerCase().includes(needle));
@@ -24,12 +29,24 @@ export const GET = route({}, async ({ req, store }) => {
  * with the limits enforced while reading. With `Accept: application/x-ndjson` it streams one JSON event per
  * line (progress per file, a result per file, then a summary); otherwise it answers with the summary.
  */
-export const POST = route({}, async ({ req, store }) => {
+export const POST = route({}, async ({ req, store, principal, audit }) => {
+  // A reader is refused before a byte of the files is read.
+  if (!limitOfPrincipal(principal).write) throw new AppError("forbidden", "You may not upload documents.", 403);
   const { files, fields: form } = await receiveUpload(req, uploadLimits());
   const fields = uploadFieldsSchema.parse({ kb: form.kb?.[0], title: form.title?.[0], author: form.author?.[0], tags: form.tags ?? [] });
+  const kb = fields.kb ?? getConfig().defaultKb;
+  requireKbAccess(principal, kb, true);
   if (fields.title && files.length > 1) throw new AppError("bad_request", "A title can only be given when uploading a single file.", 400);
   const ready = await store();
-  const run = (onEvent?: (e: UploadEvent) => void) => ingestUploads(ready, files, fields, { onEvent, signal: req.signal });
+  const run = async (onEvent?: (e: UploadEvent) => void) => {
+    const results = await ingestUploads(ready, files, fields, { onEvent, signal: req.signal });
+    for (const r of results) {
+      const outcome = r.status === "failed" ? "failed" : "ok";
+      if (r.status !== "unchanged")
+        await audit("document_upload", { kb, target: r.documentId ?? null, detail: `${r.name}: ${r.status}`, outcome });
+    }
+    return results;
+  };
 
   if (!(req.headers.get("accept") ?? "").includes("application/x-ndjson")) {
     const results = await run();

@@ -27,11 +27,11 @@ export default async function AuthorizePage({ searchParams }: Props) {
   let view: ConsentView | null;
   let failed: string | null = null;
   if (query.has("request_id")) {
-    view = await pendingConsent(query.get("request_id") ?? "", deps);
+    view = await pendingConsent(query.get("request_id") ?? "", deps, h.get("cookie"));
     failed = query.get("failed");
     if (!view) return <Problem title={t.errorTitle} message={t.expired} />;
   } else {
-    const result = await beginAuthorization(query, deps);
+    const result = await beginAuthorization(query, deps, h.get("cookie"));
     if (result.kind === "redirect") redirect(result.location);
     if (result.kind === "error") return <Problem title={t.errorTitle} message={result.message} />;
     view = result.view;
@@ -59,18 +59,29 @@ export default async function AuthorizePage({ searchParams }: Props) {
       <form method="post" action="/oauth/consent" className="flex flex-col gap-4" data-testid="consent-form">
         <input type="hidden" name="request_id" value={view.requestId} />
         <input type="hidden" name="csrf" value={view.csrf} />
-        <label className="text-sm">
-          <span className="mb-1 block font-medium">{t.secret}</span>
-          <input
-            type="password"
-            name="admin_secret"
-            autoComplete="current-password"
-            required
-            className={inputClass}
-            data-testid="consent-secret"
-          />
-          <span className="mt-1 block text-xs text-zinc-600 dark:text-zinc-400">{t.secretHelp}</span>
-        </label>
+        {view.signedInAs ? (
+          <p className="text-sm" data-testid="consent-signed-in">
+            {fill(t.signedInAs, { email: view.signedInAs })}
+          </p>
+        ) : (
+          <label className="text-sm">
+            <span className="mb-1 block font-medium">{t.secret}</span>
+            <input
+              type="password"
+              name="admin_secret"
+              autoComplete="current-password"
+              required
+              className={inputClass}
+              data-testid="consent-secret"
+            />
+            <span className="mt-1 block text-xs text-zinc-600 dark:text-zinc-400">
+              {t.secretHelp}{" "}
+              <a className="underline" href={`/signin?next=${encodeURIComponent(`/oauth/authorize?request_id=${view.requestId}`)}`}>
+                {t.signInInstead}
+              </a>
+            </span>
+          </label>
+        )}
         <fieldset className="text-sm">
           <legend className="mb-1 font-medium">{t.kbs}</legend>
           {view.kb !== undefined ? (
@@ -90,10 +101,12 @@ export default async function AuthorizePage({ searchParams }: Props) {
             <input type="radio" name="access" value="read" defaultChecked data-testid="consent-read" />
             {t.read}
           </label>
-          <label className="flex items-center gap-2">
-            <input type="radio" name="access" value="read-write" data-testid="consent-read-write" />
-            {t.readWrite}
-          </label>
+          {view.mayWrite && (
+            <label className="flex items-center gap-2">
+              <input type="radio" name="access" value="read-write" data-testid="consent-read-write" />
+              {t.readWrite}
+            </label>
+          )}
         </fieldset>
         <div className="flex gap-3">
           <button type="submit" name="action" value="allow" className={primaryButtonClass} data-testid="consent-allow">

@@ -11,12 +11,16 @@
  * endpoint, the knowledge bases and read or read-write chosen there) and a single-use code living 60 s.
  */
 import { randomBytes } from "node:crypto";
+import { audit } from "@/lib/audit/record";
+import { sessionUser } from "@/lib/auth/accounts/sessions";
+import { getAccountStore } from "@/lib/auth/accounts/store";
 import { isAdminSecret } from "@/lib/auth/admin-secret";
 import { type AuthSettings, resolveAuthSettings } from "@/lib/auth/config";
 import { safeEqual } from "@/lib/auth/internal";
 import { isOriginAllowed } from "@/lib/auth/origin";
 import { callerOf } from "@/lib/auth/peer";
 import { authFailures } from "@/lib/auth/request";
+import { limitOf, mayRead } from "@/lib/auth/roles";
 import { getRegistry, kbCatalog } from "@/lib/kb";
 import { processGlobal } from "@/lib/server/process-global";
 import type { Store } from "@/lib/store";
@@ -66,6 +70,10 @@ export interface ConsentView {
   kb: string | undefined;
   kbs: { name: string; title: string }[];
   wantsWrite: boolean;
+  /** The signed-in person who consents (within their grants); null: the admin secret is asked for. */
+  signedInAs: string | null;
+  /** Whether read-write may be chosen. */
+  mayWrite: boolean;
 }
 
 export type BeginResult =
@@ -81,9 +89,16 @@ function sweep(now: number) {
   while (map.size >= PENDING_MAX) map.delete(map.keys().next().value as string);
 }
 
-async function view(p: Pending, deps: OAuthDeps): Promise<ConsentView> {
+/** The signed-in person of a consent request, if any. */
+async function consenter(store: Store, cookieHeader: string | null) {
+  return (await sessionUser(await getAccountStore(store), cookieHeader))?.user ?? null;
+}
+
+async function view(p: Pending, deps: OAuthDeps, cookieHeader: string | null): Promise<ConsentView> {
   const store = await deps.getStore();
   const catalog = await kbCatalog(store, await getRegistry(store));
+  const user = await consenter(store, cookieHeader);
+  const limit = user ? limitOf(user) : null;
   return {
     requestId: p.id,
     csrf: p.csrf,
@@ -92,20 +107,24 @@ async function view(p: Pending, deps: OAuthDeps): Promise<ConsentView> {
     logoUri: p.logoUri,
     redirectHost: new URL(p.redirectUri).host,
     kb: p.kb,
-    kbs: catalog.map((e) => ({ name: e.kb.name, title: e.kb.title })).filter((k) => p.kb === undefined || k.name === p.kb),
+    kbs: catalog
+      .map((e) => ({ name: e.kb.name, title: e.kb.title }))
+      .filter((k) => (p.kb === undefined || k.name === p.kb) && (!limit || mayRead(limit, k.name))),
     wantsWrite: p.wantsWrite,
+    signedInAs: user?.email ?? null,
+    mayWrite: !limit || limit.write,
   };
 }
 
 /** The consent page of a pending request (after a failed sign-in), or null once it expired. */
-export async function pendingConsent(requestId: string, deps: OAuthDeps): Promise<ConsentView | null> {
+export async function pendingConsent(requestId: string, deps: OAuthDeps, cookieHeader: string | null = null): Promise<ConsentView | null> {
   const p = pendingMap().get(requestId);
   if (!p || p.expiresAt <= Date.now()) return null;
-  return view(p, deps);
+  return view(p, deps, cookieHeader);
 }
 
 /** Validates an authorization request (the consent page's query). */
-export async function beginAuthorization(query: URLSearchParams, deps: OAuthDeps): Promise<BeginResult> {
+export async function beginAuthorization(query: URLSearchParams, deps: OAuthDeps, cookieHeader: string | null = null): Promise<BeginResult> {
   for (const key of new Set(query.keys())) {
     if (query.getAll(key).length > 1) return { kind: "error", message: `The parameter ${key} is given more than once.` };
   }
@@ -150,8 +169,10 @@ export async function beginAuthorization(query: URLSearchParams, deps: OAuthDeps
     kb: target.kb,
     wantsWrite: scopes.includes(WRITE_SCOPE),
   };
-  const v = await view(pending, deps);
-  if (target.kb !== undefined && v.kbs.length === 0) return fail("invalid_target", `there is no knowledge base named "${target.kb}"`);
+  const v = await view(pending, deps, cookieHeader);
+  if (target.kb !== undefined && v.kbs.length === 0) {
+    return fail("invalid_target", `there is no knowledge base named "${target.kb}" that you may use`);
+  }
   sweep(Date.now());
   pendingMap().set(pending.id, pending);
   return { kind: "consent", view: v };
@@ -190,23 +211,32 @@ export async function decideConsent(req: Request, deps: OAuthDeps): Promise<Resp
   }
   if (form.get("action") !== "allow") return page(400, "Choose Allow or Deny.");
 
-  const failures = authFailures(settings, callerOf(req, settings.trustedProxies));
-  if (failures.blocked()) return page(429, "Too many failed sign-ins from this address; try again in a minute.");
-  if (!isAdminSecret(form.get("admin_secret") ?? "", settings.adminToken)) {
-    failures.record();
-    return back("secret");
-  }
   const store = await deps.getStore();
+  const caller = callerOf(req, settings.trustedProxies);
+  // A signed-in person consents within their own grants; otherwise the admin secret (the recovery path).
+  const user = await consenter(store, req.headers.get("cookie"));
+  const limit = user ? limitOf(user) : { kbs: null, write: true };
+  if (!user) {
+    const failures = authFailures(settings, caller);
+    if (failures.blocked()) return page(429, "Too many failed sign-ins from this address; try again in a minute.");
+    if (!isAdminSecret(form.get("admin_secret") ?? "", settings.adminToken)) {
+      failures.record();
+      return back("secret");
+    }
+  }
   const known = new Set((await kbCatalog(store, await getRegistry(store))).map((e) => e.kb.name));
   const chosen = p.kb !== undefined ? [p.kb] : [...new Set(form.getAll("kb"))];
-  if (chosen.length === 0 || !chosen.every((k) => known.has(k))) return back("kbs");
+  if (chosen.length === 0 || !chosen.every((k) => known.has(k) && mayRead(limit, k))) return back("kbs");
   const access = form.get("access");
   if (access !== "read" && access !== "read-write") return back("access");
+  if (access === "read-write" && !limit.write) return back("access");
 
   pendingMap().delete(id);
   const oauth = await getOAuthStore(store);
   const now = new Date();
   const grantId = newGrantId();
+  // The owner first: the grant is never usable beyond its owner's grants.
+  if (user) await (await getAccountStore(store)).setOwner("oauth_grant", grantId, user.id);
   await oauth.addGrant({
     id: grantId,
     clientId: p.clientId,
@@ -217,6 +247,13 @@ export async function decideConsent(req: Request, deps: OAuthDeps): Promise<Resp
     createdAt: now.toISOString(),
     lastUsedAt: null,
     revoked: false,
+  });
+  await audit(null, "oauth_grant", {
+    actor: user?.email ?? "admin secret",
+    actorId: user?.id,
+    address: caller.address,
+    target: grantId,
+    detail: `${p.clientName}: ${chosen.join(", ")} (${access})`,
   });
   const code = `kboc_${randomBytes(32).toString("base64url")}`;
   await oauth.addSecret(

@@ -1,4 +1,6 @@
 import { exampleQuestions } from "@/lib/agent/examples";
+import { limitOfPrincipal } from "@/lib/auth/principal";
+import { mayRead } from "@/lib/auth/roles";
 import { getConfig } from "@/lib/config";
 import { route } from "@/lib/server/route";
 import { getReadyStore } from "@/lib/server/startup";
@@ -7,12 +9,13 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 /** Example questions for the empty chat, from the headings of the indexed documents. */
-export const GET = route({}, async ({ req }) => {
+export const GET = route({}, async ({ req, principal }) => {
   const offline = !getConfig().chat.apiKey;
   try {
     // Waits (briefly) for the start-up indexing of knowledge/, so a fresh start still offers examples.
     const store = await getReadyStore(15_000);
-    const docs = (await store.listDocuments()).slice(0, 20);
+    const limit = limitOfPrincipal(principal);
+    const docs = (await store.listDocuments()).filter((d) => mayRead(limit, d.kb)).slice(0, 20);
     const outlines = await Promise.all(
       docs.map(async (d) => ({ title: d.title, headings: (await store.getChunks(d.id)).map((c) => c.heading) })),
     );

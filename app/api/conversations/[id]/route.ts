@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { requireOwn } from "@/lib/auth/scope";
 import { getConversations } from "@/lib/conversations/store";
 import { route } from "@/lib/server/route";
 import { AppError } from "@/lib/types";
@@ -10,20 +11,23 @@ export const dynamic = "force-dynamic";
 const conversationRoute = { params: z.object({ id: conversationIdSchema }), notFound: "There is no such conversation." };
 
 /** GET /api/conversations/<id> — the conversation with its messages and feedback. */
-export const GET = route(conversationRoute, async ({ params: { id } }) => {
+export const GET = route(conversationRoute, async ({ params: { id }, store, principal }) => {
+  await requireOwn(principal, await store(), "conversation", id);
   const conversation = await (await getConversations()).get(id);
   if (!conversation) throw new AppError("not_found", `No conversation with id "${id}".`, 404);
   return { conversation };
 });
 
 /** PATCH /api/conversations/<id> {title?, kbs?, messages?} — rename, or save the chat's current state. */
-export const PATCH = route(conversationRoute, async ({ body, params: { id } }) => {
+export const PATCH = route(conversationRoute, async ({ body, params: { id }, store, principal }) => {
+  await requireOwn(principal, await store(), "conversation", id);
   const patch = await body(updateConversationSchema);
   return { conversation: await (await getConversations()).update(id, patch) };
 });
 
 /** DELETE /api/conversations/<id> */
-export const DELETE = route(conversationRoute, async ({ params: { id } }) => {
+export const DELETE = route(conversationRoute, async ({ params: { id }, store, principal }) => {
+  await requireOwn(principal, await store(), "conversation", id);
   if (!(await (await getConversations()).delete(id))) throw new AppError("not_found", `No conversation with id "${id}".`, 404);
   return { deleted: id };
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { documentFor } from "@/lib/auth/scope";
 import { route } from "@/lib/server/route";
 import { AppError } from "@/lib/types";
 import { documentIdSchema } from "../schema";
@@ -9,10 +10,9 @@ export const dynamic = "force-dynamic";
 const docRoute = { params: z.object({ id: documentIdSchema }) };
 
 /** GET /api/documents/<id> — the document, its chunks in order, and its parsed text. */
-export const GET = route(docRoute, async ({ params: { id }, store: ready }) => {
+export const GET = route(docRoute, async ({ params: { id }, store: ready, principal }) => {
   const store = await ready();
-  const document = await store.getDocument(id);
-  if (!document) throw new AppError("not_found", `No document with id "${id}".`, 404);
+  const document = await documentFor(principal, store, id, false);
   const chunks = (await store.getChunks(id)).sort((a, b) => a.index - b.index);
   // The parsed text (and PDF page starts) lets the document view render the document, not just its chunks.
   const body = await store.getDocumentBody(id);
@@ -20,7 +20,10 @@ export const GET = route(docRoute, async ({ params: { id }, store: ready }) => {
 });
 
 /** DELETE /api/documents/<id> — removes the document and all its chunks. */
-export const DELETE = route(docRoute, async ({ params: { id }, store }) => {
-  if (!(await (await store()).deleteDocument(id))) throw new AppError("not_found", `No document with id "${id}".`, 404);
+export const DELETE = route(docRoute, async ({ params: { id }, store: ready, principal, audit }) => {
+  const store = await ready();
+  const doc = await documentFor(principal, store, id, true);
+  if (!(await store.deleteDocument(id))) throw new AppError("not_found", `No document with id "${id}".`, 404);
+  await audit("document_delete", { kb: doc.kb, target: id, detail: doc.source });
   return { deleted: id };
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { requireKbAccess } from "@/lib/auth/principal";
 import { deleteFaq, getFaq, updateFaq } from "@/lib/faq/service";
 import { route } from "@/lib/server/route";
 import { faqIdSchema, faqPatchSchema } from "../schema";
@@ -8,15 +9,26 @@ export const dynamic = "force-dynamic";
 
 const faqRoute = { params: z.object({ id: faqIdSchema }) };
 
-export const GET = route(faqRoute, async ({ params: { id }, store }) => ({ faq: await getFaq(await store(), id) }));
+export const GET = route(faqRoute, async ({ params: { id }, store, principal }) => {
+  const faq = await getFaq(await store(), id);
+  requireKbAccess(principal, faq.kb, false);
+  return { faq };
+});
 
 /** PATCH /api/faqs/<id> — edit fields, or accept a generated pair ({status: "accepted"}). */
-export const PATCH = route(faqRoute, async ({ params: { id }, body, store }) => ({
-  faq: await updateFaq(await store(), id, await body(faqPatchSchema)),
-}));
+export const PATCH = route(faqRoute, async ({ params: { id }, body, store, principal, audit }) => {
+  const patch = await body(faqPatchSchema);
+  requireKbAccess(principal, (await getFaq(await store(), id)).kb, true);
+  const faq = await updateFaq(await store(), id, patch);
+  await audit("faq_update", { kb: faq.kb, target: id, detail: Object.keys(patch).join(", ") });
+  return { faq };
+});
 
 /** DELETE /api/faqs/<id> — delete an entry, or reject a generated pair. */
-export const DELETE = route(faqRoute, async ({ params: { id }, store }) => {
+export const DELETE = route(faqRoute, async ({ params: { id }, store, principal, audit }) => {
+  const faq = await getFaq(await store(), id);
+  requireKbAccess(principal, faq.kb, true);
   await deleteFaq(await store(), id);
+  await audit("faq_delete", { kb: faq.kb, target: id, detail: faq.question.slice(0, 200) });
   return { deleted: true };
 });

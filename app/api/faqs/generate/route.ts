@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { documentFor } from "@/lib/auth/scope";
 import { cancelGeneration, generationProgress, startGeneration } from "@/lib/faq/generate";
 import { route } from "@/lib/server/route";
 import { AppError } from "@/lib/types";
@@ -17,21 +18,25 @@ function documentIdOf(request: Request): string {
 }
 
 /** POST /api/faqs/generate {document_id, pairs?} — starts generating FAQ pairs for a document in the background. */
-export const POST = route({ status: 202 }, async ({ body, store: ready }) => {
+export const POST = route({ status: 202 }, async ({ body, store: ready, principal }) => {
   const { document_id, pairs } = await body(bodySchema);
   const store = await ready();
-  const doc = await store.getDocument(document_id);
-  if (!doc) throw new AppError("not_found", "There is no such document.", 404);
+  const doc = await documentFor(principal, store, document_id, true);
   const progress = startGeneration(store, doc, await store.getChunks(doc.id), { pairs });
   if (!progress) throw new AppError("bad_request", "Generating FAQ pairs needs a model: set OPENAI_API_KEY.", 409);
   return { progress };
 });
 
 /** GET /api/faqs/generate?document_id= — progress of the document's generation. */
-export const GET = route({}, async ({ req }) => ({ progress: generationProgress(documentIdOf(req)) }));
+export const GET = route({}, async ({ req, store, principal }) => {
+  const id = documentIdOf(req);
+  await documentFor(principal, await store(), id, false);
+  return { progress: generationProgress(id) };
+});
 
 /** DELETE /api/faqs/generate?document_id= — cancels it. */
-export const DELETE = route({}, async ({ req }) => {
+export const DELETE = route({}, async ({ req, store, principal }) => {
   const id = documentIdOf(req);
+  await documentFor(principal, await store(), id, true);
   return { cancelled: cancelGeneration(id), progress: generationProgress(id) };
 });

@@ -1,6 +1,8 @@
 import { z } from "zod";
+import { mayManage, ownersOf } from "@/lib/auth/scope";
 import { revokeAccessToken } from "@/lib/kb";
 import { route } from "@/lib/server/route";
+import { AppError } from "@/lib/types";
 import { tokenIdSchema } from "../schema";
 
 export const runtime = "nodejs";
@@ -9,8 +11,10 @@ export const dynamic = "force-dynamic";
 /** DELETE /api/tokens/<id> — revokes the token at once (it stays listed as revoked). */
 export const DELETE = route(
   { params: z.object({ id: tokenIdSchema }), notFound: "There is no such token." },
-  async ({ params: { id }, registry }) => {
+  async ({ params: { id }, registry, store, principal, audit }) => {
+    if (!mayManage(principal, await ownersOf(await store(), "token"), id)) throw new AppError("not_found", "There is no such token.", 404);
     await revokeAccessToken(await registry(), id);
+    await audit("token_revoke", { target: id });
     return { revoked: id };
   },
 );

@@ -1,0 +1,13 @@
+import { beginSso, oidcEnabled } from "@/lib/auth/oidc";
+import { route } from "@/lib/server/route";
+import { AppError } from "@/lib/types";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** GET /api/auth/oidc/login — sends the browser to the identity provider. */
+export const GET = route({ access: "open" }, async () => {
+  if (!oidcEnabled()) throw new AppError("not_found", "Single sign-on is not set up (OIDC_ISSUER, OIDC_CLIENT_ID).", 404);
+  const { location, cookie } = await beginSso();
+  return new Response(null, { status: 303, headers: { Location: location, "Set-Cookie": cookie, "Cache-Control": "no-store" } });
+});

@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { updateUserSchema, userIdSchema } from "@/lib/auth/accounts/schema";
+import { deleteUser, updateUser } from "@/lib/auth/accounts/service";
+import { getAccountStore } from "@/lib/auth/accounts/store";
+import { knownKbs } from "@/lib/kb/known";
+import { route } from "@/lib/server/route";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+const userRoute = { access: "admin" as const, params: z.object({ id: userIdSchema }), notFound: "There is no such user." };
+
+/** PATCH /api/users/<id> {role?, kbs?, name?, password?} — takes effect on the person's next request. */
+export const PATCH = route(userRoute, async ({ params: { id }, body, store, registry, audit }) => {
+  const patch = await body(updateUserSchema);
+  const ready = await store();
+  const user = await updateUser(await getAccountStore(ready), id, patch, await knownKbs(ready, await registry()));
+  const changed = [
+    patch.role ? `role ${user.role}` : null,
+    patch.kbs ? `kbs ${user.kbs.join(", ") || "none"}` : null,
+    patch.password ? "password" : null,
+  ];
+  await audit("user_update", { target: user.email, detail: changed.filter(Boolean).join("; ") || null });
+  return { user };
+});
+
+/** DELETE /api/users/<id> — removes the account: its sessions, tokens and OAuth grants stop working at once. */
+export const DELETE = route(userRoute, async ({ params: { id }, store, audit }) => {
+  const accounts = await getAccountStore(await store());
+  const email = (await accounts.users()).get(id)?.email ?? id;
+  await deleteUser(accounts, id);
+  await audit("user_delete", { target: email });
+  return { deleted: id };
+});

@@ -1,0 +1,169 @@
+/**
+ * What people do with accounts: sign in, invite, join, change a role or grants, leave. Routes and the OIDC
+ * callback call these; every rule about accounts is here, once.
+ */
+import { randomBytes } from "node:crypto";
+import type { Role } from "@/lib/auth/roles";
+import { publicBaseUrl } from "@/lib/config";
+import { AppError } from "@/lib/types";
+import { checkPassword, hashPassword } from "./passwords";
+import { startSession } from "./sessions";
+import { type AccountStore, newUserId } from "./store";
+import { type Invite, type PublicUser, publicUser, type User } from "./types";
+
+export interface Grants {
+  role: Role;
+  kbs: string[];
+}
+
+/** Only grants of knowledge bases that exist; an admin's list is kept empty (an admin has them all). */
+function normalizeGrants(g: Grants, known: readonly string[]): Grants {
+  if (g.role === "admin") return { role: "admin", kbs: [] };
+  const unknown = g.kbs.filter((k) => !known.includes(k));
+  if (unknown.length) throw new AppError("bad_request", `There is no knowledge base named "${unknown[0]}".`);
+  return { role: g.role, kbs: [...new Set(g.kbs)].sort() };
+}
+
+/** The user with this e-mail and password and a new session cookie; null when either is wrong. */
+export async function signIn(
+  accounts: AccountStore,
+  email: string,
+  password: string,
+  sessionHours: number | undefined,
+): Promise<{ user: User; cookie: string } | null> {
+  const user = await accounts.findByEmail(email);
+  if (!(await checkPassword(user?.passwordHash ?? null, password)) || !user) return null;
+  return { user, cookie: await startSession(accounts, user, sessionHours) };
+}
+
+/** A single-use invite link, valid `hours`. */
+export async function invite(
+  accounts: AccountStore,
+  input: Grants & { email?: string | null },
+  by: string,
+  known: readonly string[],
+  hours = 72,
+): Promise<{ link: string; expiresAt: string }> {
+  const grants = normalizeGrants(input, known);
+  const email = input.email?.trim().toLowerCase() || null;
+  if (email && (await accounts.findByEmail(email))) throw new AppError("conflict", `There is already an account for ${email}.`, 409);
+  const plain = `kbi_${randomBytes(24).toString("base64url")}`;
+  const now = new Date();
+  const expiresAt = new Date(now.getTime() + hours * 3600_000).toISOString();
+  await accounts.addInvite({ email, ...grants, createdBy: by, createdAt: now.toISOString(), expiresAt }, plain);
+  // In the fragment: never sent to a server, so it stays out of logs and Referer headers.
+  return { link: `${publicBaseUrl()}/invite#${plain}`, expiresAt };
+}
+
+/** Who an invite is for, without using it (the join page shows it). */
+export async function describeInvite(accounts: AccountStore, plain: string): Promise<Pick<Invite, "email" | "role" | "kbs" | "expiresAt">> {
+  const found = await accounts.findInvite(plain);
+  if (!found) throw new AppError("not_found", "This invite link is invalid, used or expired. Ask your admin for a new one.", 404);
+  return { email: found.email, role: found.role, kbs: found.kbs, expiresAt: found.expiresAt };
+}
+
+/** Uses an invite: a new account with the invite's grants, signed in. */
+export async function acceptInvite(
+  accounts: AccountStore,
+  input: { invite: string; email: string; name: string; password: string },
+  sessionHours: number | undefined,
+): Promise<{ user: User; cookie: string }> {
+  const found = await accounts.findInvite(input.invite);
+  if (!found) throw new AppError("not_found", "This invite link is invalid, used or expired. Ask your admin for a new one.", 404);
+  const email = input.email.trim().toLowerCase();
+  if (found.email && found.email !== email) throw new AppError("bad_request", `This invite is for ${found.email}.`);
+  if (await accounts.findByEmail(email)) throw new AppError("conflict", `There is already an account for ${email}.`, 409);
+  if (!(await accounts.consumeInvite(found.hash))) {
+    throw new AppError("not_found", "This invite link is invalid, used or expired. Ask your admin for a new one.", 404);
+  }
+  const user: User = {
+    id: newUserId(),
+    email,
+    name: input.name.trim() || email,
+    role: found.role,
+    kbs: found.kbs,
+    passwordHash: await hashPassword(input.password),
+    origin: "local",
+    createdAt: new Date().toISOString(),
+  };
+  await accounts.addUser(user);
+  return { user, cookie: await startSession(accounts, user, sessionHours) };
+}
+
+/** The first admin, made with the admin secret (the bootstrap; the secret stays the recovery path). */
+export async function createUser(
+  accounts: AccountStore,
+  input: Grants & { email: string; name: string; password: string },
+  known: readonly string[],
+): Promise<PublicUser> {
+  const grants = normalizeGrants(input, known);
+  const user: User = {
+    id: newUserId(),
+    email: input.email.trim().toLowerCase(),
+    name: input.name.trim() || input.email,
+    ...grants,
+    passwordHash: await hashPassword(input.password),
+    origin: "local",
+    createdAt: new Date().toISOString(),
+  };
+  await accounts.addUser(user);
+  return publicUser(user);
+}
+
+/** A single-sign-on user: found by e-mail, or made with the grants the provider's rules give. */
+export async function joinWithSso(
+  accounts: AccountStore,
+  claims: { email: string; name: string; issuer: string },
+  grants: Grants,
+  sessionHours: number | undefined,
+): Promise<{ user: User; cookie: string; created: boolean }> {
+  const email = claims.email.trim().toLowerCase();
+  let user = await accounts.findByEmail(email);
+  const created = !user;
+  if (!user) {
+    user = {
+      id: newUserId(),
+      email,
+      name: claims.name || email,
+      ...grants,
+      passwordHash: null,
+      origin: claims.issuer,
+      createdAt: new Date().toISOString(),
+    };
+    await accounts.addUser(user);
+  }
+  return { user, cookie: await startSession(accounts, user, sessionHours), created };
+}
+
+/** Changes a user's role or grants (effective on their next request). The admin secret stays an admin whatever happens here. */
+export async function updateUser(
+  accounts: AccountStore,
+  id: string,
+  patch: Partial<Grants> & { name?: string; password?: string },
+  known: readonly string[],
+): Promise<PublicUser> {
+  const current = (await accounts.users()).get(id);
+  if (!current) throw new AppError("not_found", "There is no such user.", 404);
+  const grants = normalizeGrants({ role: patch.role ?? current.role, kbs: patch.kbs ?? current.kbs }, known);
+  const updated = await accounts.updateUser(id, {
+    ...grants,
+    ...(patch.name !== undefined ? { name: patch.name.trim() || current.email } : {}),
+    ...(patch.password !== undefined ? { passwordHash: await hashPassword(patch.password) } : {}),
+  });
+  return publicUser(updated);
+}
+
+/** Removes an account: its sessions end, its tokens and OAuth grants stop working, its conversations are kept but unreachable. */
+export async function deleteUser(accounts: AccountStore, id: string): Promise<void> {
+  const current = (await accounts.users()).get(id);
+  if (!current) throw new AppError("not_found", "There is no such user.", 404);
+  await accounts.deleteUser(id);
+}
+
+export async function listPeople(accounts: AccountStore, now = new Date()) {
+  const users = [...(await accounts.users()).values()].map(publicUser).sort((a, b) => a.email.localeCompare(b.email));
+  const invites = (await accounts.listInvites())
+    .filter((i) => !i.used && i.expiresAt > now.toISOString())
+    .map(({ email, role, kbs, createdBy, createdAt, expiresAt }) => ({ email, role, kbs, createdBy, createdAt, expiresAt }));
+  return { users, invites };
+}

@@ -1,0 +1,279 @@
+/**
+ * Accounts in four side tables of the document store (so every replica sees the same people): users, their
+ * sessions and pending invites — session and invite secrets kept only as SHA-256 hashes — and the owner of each
+ * token, OAuth grant and conversation a user made (things without an owner row belong to the admin secret).
+ */
+import { randomBytes } from "node:crypto";
+import { Bool, Field, Schema, Utf8 } from "apache-arrow";
+import { hashTokenSecret } from "@/lib/auth/tokens";
+import { perStore, type Store, serialQueue, versionCached } from "@/lib/store";
+import { sqlEq } from "@/lib/store/sql";
+import { AppError } from "@/lib/types";
+import type { Invite, OwnedKind, Session, User } from "./types";
+
+export const ACCOUNT_TABLES = { users: "users", sessions: "sessions", invites: "invites", owners: "owners" } as const;
+
+const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
+const usersSchema = new Schema([
+  str("id"),
+  str("email"),
+  str("name"),
+  str("role"),
+  str("kbs"),
+  str("password_hash", true),
+  str("origin"),
+  str("created_at"),
+]);
+const sessionsSchema = new Schema([str("hash"), str("user_id"), str("csrf"), str("created_at"), str("expires_at")]);
+const invitesSchema = new Schema([
+  str("hash"),
+  str("email", true),
+  str("role"),
+  str("kbs"),
+  str("created_by"),
+  str("created_at"),
+  str("expires_at"),
+  new Field("used", new Bool(), false),
+]);
+const ownersSchema = new Schema([str("kind"), str("id"), str("user_id")]);
+
+export const newUserId = (): string => `usr_${randomBytes(8).toString("hex")}`;
+
+function rowToUser(r: Record<string, unknown>): User {
+  return {
+    id: String(r.id),
+    email: String(r.email),
+    name: String(r.name),
+    role: String(r.role) as User["role"],
+    kbs: JSON.parse(String(r.kbs)) as string[],
+    passwordHash: r.password_hash == null ? null : String(r.password_hash),
+    origin: String(r.origin),
+    createdAt: String(r.created_at),
+  };
+}
+const userToRow = (u: User) => ({
+  id: u.id,
+  email: u.email,
+  name: u.name,
+  role: u.role,
+  kbs: JSON.stringify(u.kbs),
+  password_hash: u.passwordHash,
+  origin: u.origin,
+  created_at: u.createdAt,
+});
+const rowToSession = (r: Record<string, unknown>): Session => ({
+  hash: String(r.hash),
+  userId: String(r.user_id),
+  csrf: String(r.csrf),
+  createdAt: String(r.created_at),
+  expiresAt: String(r.expires_at),
+});
+const rowToInvite = (r: Record<string, unknown>): Invite => ({
+  hash: String(r.hash),
+  email: r.email == null ? null : String(r.email),
+  role: String(r.role) as Invite["role"],
+  kbs: JSON.parse(String(r.kbs)) as string[],
+  createdBy: String(r.created_by),
+  createdAt: String(r.created_at),
+  expiresAt: String(r.expires_at),
+  used: Boolean(r.used),
+});
+
+export interface UserPatch {
+  name?: string;
+  role?: User["role"];
+  kbs?: string[];
+  passwordHash?: string;
+}
+
+export interface AccountStore {
+  /** Every user by id (cached per table version: every signed-in request asks). */
+  users(): Promise<ReadonlyMap<string, User>>;
+  findByEmail(email: string): Promise<User | null>;
+  /** Adds a user; 409 when the address already has an account. */
+  addUser(user: User): Promise<void>;
+  updateUser(id: string, patch: UserPatch): Promise<User>;
+  /** Removes the user, their sessions and owner rows' subjects stay (they no longer resolve to anyone). */
+  deleteUser(id: string): Promise<boolean>;
+  addSession(session: Omit<Session, "hash">, plain: string): Promise<void>;
+  /** The live session with this cookie value, or null. */
+  findSession(plain: string, now?: Date): Promise<Session | null>;
+  deleteSession(plain: string): Promise<void>;
+  addInvite(invite: Omit<Invite, "hash" | "used">, plain: string): Promise<void>;
+  /** The unused, unexpired invite with this secret, or null. */
+  findInvite(plain: string, now?: Date): Promise<Invite | null>;
+  /** Marks an invite used; false when it already was (single use). */
+  consumeInvite(hash: string): Promise<boolean>;
+  listInvites(): Promise<Invite[]>;
+  /** Ties `id` to the user who made it; 409 when it already has an owner. */
+  setOwner(kind: OwnedKind, id: string, userId: string): Promise<void>;
+  /** Owner user ids by subject id, for one kind (cached per table version). */
+  owners(kind: OwnedKind): Promise<ReadonlyMap<string, string>>;
+  /** A deleted knowledge base leaves every user's and invite's grants. */
+  removeKb(kb: string): Promise<void>;
+  renameKb(from: string, to: string): Promise<void>;
+}
+
+const PURGE_EVERY_MS = 3600_000;
+
+async function openAccountStore(store: Store): Promise<AccountStore> {
+  const users = await store.sideTable(ACCOUNT_TABLES.users, usersSchema);
+  const sessions = await store.sideTable(ACCOUNT_TABLES.sessions, sessionsSchema);
+  const invites = await store.sideTable(ACCOUNT_TABLES.invites, invitesSchema);
+  const owners = await store.sideTable(ACCOUNT_TABLES.owners, ownersSchema);
+  const serialized = serialQueue();
+  let purgedAt = 0;
+
+  const allUsers = versionCached(users, async () => {
+    const rows = (await users.table.query().toArray()).map(rowToUser);
+    return new Map(rows.map((u) => [u.id, u]));
+  });
+  const liveSessions = versionCached(sessions, async () => {
+    const rows = (await sessions.table.query().toArray()).map(rowToSession);
+    return new Map(rows.map((s) => [s.hash, s]));
+  });
+  const ownerRows = versionCached(owners, async () => {
+    const byKind = new Map<string, Map<string, string>>();
+    for (const r of await owners.table.query().toArray()) {
+      const kind = String(r.kind);
+      if (!byKind.has(kind)) byKind.set(kind, new Map());
+      byKind.get(kind)!.set(String(r.id), String(r.user_id));
+    }
+    return byKind;
+  });
+
+  const purge = async (now: Date) => {
+    if (now.getTime() - purgedAt < PURGE_EVERY_MS) return;
+    purgedAt = now.getTime();
+    await sessions.write((t) => t.delete(`expires_at < '${now.toISOString()}'`));
+  };
+
+  const editGrants = (edit: (kbs: string[]) => string[] | null) =>
+    serialized(async () => {
+      for (const u of (await users.table.query().toArray()).map(rowToUser)) {
+        const kbs = edit(u.kbs);
+        if (kbs) await users.write((t) => t.update({ where: sqlEq("id", u.id), values: { kbs: JSON.stringify(kbs) } }));
+      }
+      for (const i of (await invites.table.query().where("used = false").toArray()).map(rowToInvite)) {
+        const kbs = edit(i.kbs);
+        if (kbs) await invites.write((t) => t.update({ where: sqlEq("hash", i.hash), values: { kbs: JSON.stringify(kbs) } }));
+      }
+    });
+
+  return {
+    users: allUsers,
+    async findByEmail(email) {
+      const wanted = email.trim().toLowerCase();
+      for (const u of (await allUsers()).values()) if (u.email === wanted) return u;
+      return null;
+    },
+    addUser(user) {
+      return serialized(async () => {
+        if ((await users.table.countRows(sqlEq("email", user.email))) > 0) {
+          throw new AppError("conflict", `There is already an account for ${user.email}.`, 409);
+        }
+        await users.write((t) => t.add([userToRow(user)]));
+      });
+    },
+    updateUser(id, patch) {
+      return serialized(async () => {
+        const rows = await users.table.query().where(sqlEq("id", id)).limit(1).toArray();
+        if (!rows.length) throw new AppError("not_found", "There is no such user.", 404);
+        const next: User = { ...rowToUser(rows[0]), ...patch };
+        const values: Record<string, string> = {};
+        if (patch.name !== undefined) values.name = next.name;
+        if (patch.role !== undefined) values.role = next.role;
+        if (patch.kbs !== undefined) values.kbs = JSON.stringify(next.kbs);
+        if (patch.passwordHash !== undefined) values.password_hash = patch.passwordHash;
+        if (Object.keys(values).length) await users.write((t) => t.update({ where: sqlEq("id", id), values }));
+        return next;
+      });
+    },
+    deleteUser(id) {
+      return serialized(async () => {
+        if ((await users.table.countRows(sqlEq("id", id))) === 0) return false;
+        await users.write((t) => t.delete(sqlEq("id", id)));
+        await sessions.write((t) => t.delete(sqlEq("user_id", id)));
+        return true;
+      });
+    },
+    addSession(session, plain) {
+      return serialized(async () => {
+        const row = {
+          hash: hashTokenSecret(plain),
+          user_id: session.userId,
+          csrf: session.csrf,
+          created_at: session.createdAt,
+          expires_at: session.expiresAt,
+        };
+        await sessions.write((t) => t.add([row]));
+        await purge(new Date()).catch((err) => console.error("[accounts] could not purge expired sessions:", err));
+      });
+    },
+    async findSession(plain, now = new Date()) {
+      const found = (await liveSessions()).get(hashTokenSecret(plain));
+      return found && found.expiresAt > now.toISOString() ? found : null;
+    },
+    deleteSession(plain) {
+      return serialized(async () => {
+        await sessions.write((t) => t.delete(sqlEq("hash", hashTokenSecret(plain))));
+      });
+    },
+    addInvite(invite, plain) {
+      return serialized(async () => {
+        const row = {
+          hash: hashTokenSecret(plain),
+          email: invite.email,
+          role: invite.role,
+          kbs: JSON.stringify(invite.kbs),
+          created_by: invite.createdBy,
+          created_at: invite.createdAt,
+          expires_at: invite.expiresAt,
+          used: false,
+        };
+        await invites.write((t) => t.add([row]));
+      });
+    },
+    async findInvite(plain, now = new Date()) {
+      const rows = await invites.table
+        .query()
+        .where(sqlEq("hash", hashTokenSecret(plain)))
+        .limit(1)
+        .toArray();
+      const invite = rows.length ? rowToInvite(rows[0]) : null;
+      return invite && !invite.used && invite.expiresAt > now.toISOString() ? invite : null;
+    },
+    consumeInvite(hash) {
+      return serialized(async () => {
+        if ((await invites.table.countRows(`${sqlEq("hash", hash)} AND used = false`)) === 0) return false;
+        await invites.write((t) => t.update({ where: sqlEq("hash", hash), values: { used: true } }));
+        return true;
+      });
+    },
+    async listInvites() {
+      const rows = (await invites.table.query().toArray()).map(rowToInvite);
+      return rows.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+    },
+    setOwner(kind, id, userId) {
+      return serialized(async () => {
+        // An owner is set once: nobody can claim what another made.
+        if ((await owners.table.countRows(`${sqlEq("kind", kind)} AND ${sqlEq("id", id)}`)) > 0) {
+          throw new AppError("conflict", "That already belongs to someone.", 409);
+        }
+        await owners.write((t) => t.add([{ kind, id, user_id: userId }]));
+      });
+    },
+    async owners(kind) {
+      return (await ownerRows()).get(kind) ?? new Map();
+    },
+    removeKb(kb) {
+      return editGrants((kbs) => (kbs.includes(kb) ? kbs.filter((k) => k !== kb) : null));
+    },
+    renameKb(from, to) {
+      return editGrants((kbs) => (kbs.includes(from) ? [...new Set(kbs.map((k) => (k === from ? to : k)))].sort() : null));
+    },
+  };
+}
+
+/** The process-wide account store in the side tables of `store`. */
+export const getAccountStore: (store: Store) => Promise<AccountStore> = perStore("account-stores", openAccountStore);

@@ -1,0 +1,137 @@
+/**
+ * Single sign-on through OpenID Connect (openid-client): authorization code with PKCE, state and nonce kept in
+ * a short-lived HttpOnly cookie of the browser that started it. Who may join and with which role is decided
+ * by ssoGrants from the configured rules; a person who already has an account signs in to it.
+ */
+import * as client from "openid-client";
+import { ROLES, type Role } from "@/lib/auth/roles";
+import { getConfig, publicBaseUrl } from "@/lib/config";
+import type { Grants } from "./accounts/service";
+
+export const OIDC_COOKIE = "kb_oidc";
+const FLOW_SECONDS = 600;
+export const OIDC_CALLBACK_PATH = "/api/auth/oidc/callback";
+
+type OidcConfig = ReturnType<typeof getConfig>["oidc"];
+
+export function oidcEnabled(cfg: OidcConfig = getConfig().oidc): boolean {
+  return Boolean(cfg.issuer && cfg.clientId);
+}
+
+let discovered: { key: string; config: Promise<client.Configuration> } | null = null;
+
+function configuration(cfg: OidcConfig): Promise<client.Configuration> {
+  const key = `${cfg.issuer}\u0000${cfg.clientId}`;
+  if (discovered?.key !== key) {
+    const config = client.discovery(
+      new URL(cfg.issuer!),
+      cfg.clientId!,
+      cfg.clientSecret,
+      undefined,
+      cfg.allowInsecureIssuer ? { execute: [client.allowInsecureRequests] } : undefined,
+    );
+    discovered = { key, config };
+    config.catch(() => {
+      if (discovered?.config === config) discovered = null;
+    });
+  }
+  return discovered.config;
+}
+
+const redirectUri = () => `${publicBaseUrl()}${OIDC_CALLBACK_PATH}`;
+
+function flowCookie(value: string, maxAge: number): string {
+  const secure = /^https:/i.test(process.env.PUBLIC_URL?.trim() ?? "") ? "; Secure" : "";
+  return `${OIDC_COOKIE}=${value}; Path=/api/auth/oidc; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure}`;
+}
+
+/** Where to send the browser to sign in at the provider, and the cookie that remembers this attempt. */
+export async function beginSso(): Promise<{ location: string; cookie: string }> {
+  const cfg = getConfig().oidc;
+  const config = await configuration(cfg);
+  const verifier = client.randomPKCECodeVerifier();
+  const state = client.randomState();
+  const nonce = client.randomNonce();
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: redirectUri(),
+    scope: "openid email profile",
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: "S256",
+    state,
+    nonce,
+  });
+  const value = Buffer.from(JSON.stringify({ verifier, state, nonce })).toString("base64url");
+  return { location: url.href, cookie: flowCookie(value, FLOW_SECONDS) };
+}
+
+export const clearedFlowCookie = (): string => flowCookie("", 0);
+
+export interface SsoClaims {
+  email: string;
+  emailVerified: boolean | undefined;
+  name: string;
+  groups: string[];
+  issuer: string;
+}
+
+/** Completes the code exchange of a callback (`callbackUrl` as the browser reached it) with the attempt's cookie value. */
+export async function finishSso(callbackUrl: URL, cookieValue: string | null): Promise<SsoClaims> {
+  if (!cookieValue) throw new Error("The sign-in attempt has expired; start again.");
+  const { verifier, state, nonce } = JSON.parse(Buffer.from(cookieValue, "base64url").toString("utf8")) as Record<string, string>;
+  const cfg = getConfig().oidc;
+  const config = await configuration(cfg);
+  // The provider sends the browser back to the public URL; match it whatever address served this request.
+  const current = new URL(redirectUri());
+  current.search = callbackUrl.search;
+  const tokens = await client.authorizationCodeGrant(config, current, {
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+    expectedNonce: nonce,
+    idTokenExpected: true,
+  });
+  let claims: Record<string, unknown> = { ...tokens.claims() };
+  if (!claims.email && tokens.access_token) {
+    claims = { ...claims, ...(await client.fetchUserInfo(config, tokens.access_token, String(claims.sub))) };
+  }
+  const raw = claims[cfg.groupsClaim];
+  return {
+    email: typeof claims.email === "string" ? claims.email : "",
+    emailVerified: typeof claims.email_verified === "boolean" ? claims.email_verified : undefined,
+    name: typeof claims.name === "string" ? claims.name : "",
+    groups: Array.isArray(raw) ? raw.map(String) : typeof raw === "string" ? [raw] : [],
+    issuer: config.serverMetadata().issuer,
+  };
+}
+
+/** The flow cookie's value in a Cookie header. */
+export function flowCookieValue(cookieHeader: string | null): string | null {
+  for (const part of (cookieHeader ?? "").split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === OIDC_COOKIE) return part.slice(eq + 1).trim() || null;
+  }
+  return null;
+}
+
+const RANK: Record<Role, number> = { admin: 3, editor: 2, reader: 1 };
+
+/**
+ * Who may join through single sign-on, and as what: a group listed in OIDC_GROUP_ROLES gives its role (the
+ * highest of several); otherwise an address in OIDC_ALLOWED_DOMAINS gets OIDC_DEFAULT_ROLE; anyone else is
+ * refused. New non-admins get OIDC_DEFAULT_KBS. An unverified address is never trusted.
+ */
+export function ssoGrants(claims: Pick<SsoClaims, "email" | "emailVerified" | "groups">, cfg: OidcConfig): Grants | { refused: string } {
+  const email = claims.email.trim().toLowerCase();
+  if (!email.includes("@")) return { refused: "The identity provider did not give an e-mail address." };
+  if (claims.emailVerified === false) return { refused: `The identity provider has not verified ${email}.` };
+  let role: Role | null = null;
+  for (const rule of cfg.groupRoles) {
+    const eq = rule.lastIndexOf("=");
+    const group = rule.slice(0, eq).trim();
+    const r = rule.slice(eq + 1).trim() as Role;
+    if (eq > 0 && ROLES.includes(r) && claims.groups.includes(group) && (!role || RANK[r] > RANK[role])) role = r;
+  }
+  const domain = email.slice(email.lastIndexOf("@") + 1);
+  if (!role && cfg.allowedDomains.includes(domain)) role = ROLES.includes(cfg.defaultRole as Role) ? (cfg.defaultRole as Role) : "reader";
+  if (!role) return { refused: `${email} may not join this knowledge base; ask an admin for an invite.` };
+  return { role, kbs: role === "admin" ? [] : [...cfg.defaultKbs] };
+}

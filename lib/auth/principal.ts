@@ -1,0 +1,98 @@
+/**
+ * The web app's one access check: who is asking, from facts the server made itself.
+ *
+ * In order: the origin rule (lib/auth/origin.ts) → a session cookie of a signed-in account (a state-changing
+ * request must also carry the session's CSRF token) → this machine without sign-in (unless REQUIRE_LOGIN=1 or
+ * REQUIRE_TOKEN=1) → the admin secret as a bearer token (the recovery path; wrong secrets count against the
+ * address's failed-authentication budget, 429 once spent) → 401.
+ */
+
+import { CSRF_HEADER, sessionSecret, sessionUser } from "@/lib/auth/accounts/sessions";
+import type { AccountStore } from "@/lib/auth/accounts/store";
+import type { Session, User } from "@/lib/auth/accounts/types";
+import { type AccessLimit, limitOf, mayRead, mayWrite, type Viewer } from "@/lib/auth/roles";
+import { AppError } from "@/lib/types";
+import { isAdminSecret } from "./admin-secret";
+import { type AuthSettings, resolveAuthSettings } from "./config";
+import { safeEqual } from "./internal";
+import { isOriginAllowed } from "./origin";
+import { type Caller, callerOf } from "./peer";
+import { authFailures } from "./request";
+import { bearerSecret } from "./tokens";
+
+export type Principal =
+  /** This machine without sign-in, or the admin secret: everything, like an admin. */
+  { kind: "owner"; via: "local" | "admin-secret"; caller: Caller } | { kind: "user"; user: User; session: Session; caller: Caller };
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+export function limitOfPrincipal(p: Principal): AccessLimit {
+  return p.kind === "owner" ? { kbs: null, write: true } : limitOf(p.user);
+}
+
+export const isAdmin = (p: Principal): boolean => p.kind === "owner" || p.user.role === "admin";
+
+/** The owner id of what this principal makes (tokens, grants, conversations); null for the admin secret's. */
+export const ownerIdOf = (p: Principal): string | null => (p.kind === "user" ? p.user.id : null);
+
+/** Who did it, for the audit log. */
+export const actorOf = (p: Principal): string => (p.kind === "user" ? p.user.email : p.via === "local" ? "local" : "admin secret");
+
+export function viewerOf(p: Principal): Viewer {
+  if (p.kind === "owner") return { kind: "owner", id: null, email: null, name: null, role: "admin", kbs: [] };
+  const { id, email, name, role, kbs } = p.user;
+  return { kind: "user", id, email, name, role, kbs };
+}
+
+/** Only the origin check: browser requests from foreign origins are refused (CSRF, DNS rebinding). */
+export function checkOrigin(req: Request, settings: AuthSettings = resolveAuthSettings()): AppError | null {
+  if (!isOriginAllowed(req.headers.get("origin"), req.headers.get("host"), settings.allowedOrigins)) {
+    return new AppError("forbidden", "Requests from this origin are not allowed.", 403);
+  }
+  return null;
+}
+
+export interface AppAccessDeps {
+  accounts: () => Promise<AccountStore>;
+  settings?: AuthSettings;
+}
+
+/** Who sent `req` (see the module comment); throws the AppError to answer otherwise. */
+export async function authenticateApp(req: Request, deps: AppAccessDeps): Promise<Principal> {
+  const settings = deps.settings ?? resolveAuthSettings();
+  const denied = checkOrigin(req, settings);
+  if (denied) throw denied;
+  const caller = callerOf(req, settings.trustedProxies);
+
+  if (sessionSecret(req.headers.get("cookie"))) {
+    const signedIn = await sessionUser(await deps.accounts(), req.headers.get("cookie"));
+    if (signedIn) {
+      if (!SAFE_METHODS.has(req.method) && !safeEqual(req.headers.get(CSRF_HEADER) ?? "", signedIn.session.csrf)) {
+        throw new AppError("forbidden", "The request is missing this session's CSRF token; reload the page and try again.", 403);
+      }
+      return { kind: "user", ...signedIn, caller };
+    }
+  }
+  if (caller.local && !settings.requireLogin) return { kind: "owner", via: "local", caller };
+
+  const failures = authFailures(settings, caller);
+  if (failures.blocked()) {
+    throw new AppError("rate_limited", "Too many failed authentications from this address; try again in a minute.", 429);
+  }
+  const presented = bearerSecret(req.headers.get("authorization"));
+  if (presented && isAdminSecret(presented, settings.adminToken)) return { kind: "owner", via: "admin-secret", caller };
+  if (presented || req.headers.get("authorization")) failures.record();
+  throw new AppError("unauthorized", "Sign in first (or send the admin secret as a bearer token).", 401);
+}
+
+/** 403 unless the principal may administer (manage people, knowledge bases, the audit log). */
+export function requireAdmin(p: Principal): void {
+  if (!isAdmin(p)) throw new AppError("forbidden", "Only an admin may do this.", 403);
+}
+
+/** 403 unless the principal may read (`write` false) or change (`write` true) knowledge base `kb`. */
+export function requireKbAccess(p: Principal, kb: string, write: boolean): void {
+  const limit = limitOfPrincipal(p);
+  if (!mayRead(limit, kb)) throw new AppError("forbidden", `You have no access to the knowledge base "${kb}".`, 403);
+  if (write && !mayWrite(limit, kb)) throw new AppError("forbidden", `You may not change the knowledge base "${kb}".`, 403);
+}

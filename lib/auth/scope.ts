@@ -1,0 +1,63 @@
+/**
+ * What a principal may reach, for the routes: the knowledge bases it may read, and who owns what it made
+ * (tokens, OAuth grants, conversations). One place, so every route asks the same way.
+ */
+import { readableOf } from "@/lib/auth/roles";
+import { knownKbs } from "@/lib/kb/known";
+import type { Registry } from "@/lib/kb/registry";
+import type { Store } from "@/lib/store";
+import { AppError, type DocumentRecord } from "@/lib/types";
+import { getAccountStore } from "./accounts/store";
+import type { OwnedKind } from "./accounts/types";
+import { isAdmin, limitOfPrincipal, ownerIdOf, type Principal, requireKbAccess } from "./principal";
+
+/** The existing knowledge bases the principal may read. */
+export async function readableKbs(p: Principal, store: Store, registry: Registry): Promise<string[]> {
+  return readableOf(limitOfPrincipal(p), await knownKbs(store, registry));
+}
+
+/**
+ * The knowledge bases a request that names `asked` (or none: all it may read) reaches; 403 when it names one
+ * it may not read, or may read none.
+ */
+export async function scopeKbs(p: Principal, store: Store, registry: Registry, asked?: readonly string[]): Promise<string[] | undefined> {
+  if (limitOfPrincipal(p).kbs === null) return asked?.length ? [...asked] : undefined;
+  for (const kb of asked ?? []) requireKbAccess(p, kb, false);
+  const kbs = asked?.length ? [...asked] : await readableKbs(p, store, registry);
+  if (!kbs.length) throw new AppError("forbidden", "You have no knowledge bases yet; ask an admin to grant you one.", 403);
+  return kbs;
+}
+
+/** The owner of each subject of `kind` (user ids; absent: made with the admin secret or on this machine). */
+export async function ownersOf(store: Store, kind: OwnedKind): Promise<ReadonlyMap<string, string>> {
+  return (await getAccountStore(store)).owners(kind);
+}
+
+/** Records that the principal made `id` (nothing for the admin secret's). */
+export async function recordOwner(p: Principal, store: Store, kind: OwnedKind, id: string): Promise<void> {
+  const owner = ownerIdOf(p);
+  if (owner) await (await getAccountStore(store)).setOwner(kind, id, owner);
+}
+
+/** Whether the principal made it (its own conversation, token, grant). */
+export function isOwn(p: Principal, owners: ReadonlyMap<string, string>, id: string): boolean {
+  return (owners.get(id) ?? null) === ownerIdOf(p);
+}
+
+/** 404 (as if it did not exist) unless the principal made it. */
+export async function requireOwn(p: Principal, store: Store, kind: OwnedKind, id: string): Promise<void> {
+  if (!isOwn(p, await ownersOf(store, kind), id)) throw new AppError("not_found", "There is no such item.", 404);
+}
+
+/** Whether the principal may see or revoke it: its own, or any for an admin. */
+export function mayManage(p: Principal, owners: ReadonlyMap<string, string>, id: string): boolean {
+  return isAdmin(p) || isOwn(p, owners, id);
+}
+
+/** The document `id` if the principal may read it (`write`: change it); 404 when there is none, 403 when not allowed. */
+export async function documentFor(p: Principal, store: Store, id: string, write: boolean): Promise<DocumentRecord> {
+  const doc = await store.getDocument(id);
+  if (!doc) throw new AppError("not_found", `No document with id "${id}".`, 404);
+  requireKbAccess(p, doc.kb, write);
+  return doc;
+}

@@ -1,4 +1,5 @@
 import type { Metadata, Viewport } from "next";
+import { ViewerProvider } from "@/components/account/viewer";
 import { HtmlLang } from "@/components/HtmlLang";
 import "./globals.css";
 
@@ -21,7 +22,7 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
     <html lang="en" suppressHydrationWarning>
       <body className="min-h-screen bg-white font-sans text-zinc-900 antialiased dark:bg-zinc-950 dark:text-zinc-100">
         <HtmlLang />
-        {children}
+        <ViewerProvider>{children}</ViewerProvider>
       </body>
     </html>
   );

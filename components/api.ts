@@ -3,6 +3,8 @@
  * Authorization header it gives, JSON calls with their errors, and copying text.
  */
 
+import { CSRF_COOKIE, CSRF_HEADER } from "@/lib/auth/accounts/csrf";
+
 export class ApiError extends Error {
   constructor(
     public readonly status: number,
@@ -32,10 +34,18 @@ export function setAdminToken(token: string) {
   }
 }
 
-/** The Authorization header every call to the app's own API sends when an admin token is stored. */
+/** The signed-in session's CSRF token, from the cookie only this site's pages can read (lib/auth/accounts/csrf.ts). */
+function csrfToken(): string | null {
+  if (typeof document === "undefined") return null;
+  const m = new RegExp(`(?:^|;\\s*)${CSRF_COOKIE}=([^;]+)`).exec(document.cookie);
+  return m ? m[1] : null;
+}
+
+/** The headers every call to the app's own API sends: the stored admin token, and a signed-in session's CSRF token. */
 export function authHeaders(): Record<string, string> {
   const admin = getAdminToken();
-  return admin ? { authorization: `Bearer ${admin}` } : {};
+  const csrf = csrfToken();
+  return { ...(admin ? { authorization: `Bearer ${admin}` } : {}), ...(csrf ? { [CSRF_HEADER]: csrf } : {}) };
 }
 
 export async function apiFetch<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {

@@ -89,6 +89,7 @@ export function registerAddDocument(server: McpServer, ctx: ToolContext) {
         tags: args.tags,
         origin: "mcp",
       });
+      if (status !== "unchanged") ctx.audit?.("document_upload", { kb, target: document.id, detail: `${source}: ${status} (MCP)` });
       const out = {
         status: status === "unchanged" ? ("unchanged" as const) : ("added" as const),
         document: { id: document.id, title: document.title, source: document.source, kb: document.kb, chunk_count: document.chunkCount },

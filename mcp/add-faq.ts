@@ -58,6 +58,7 @@ export function registerAddFaq(server: McpServer, ctx: ToolContext) {
           origin: "manual",
         },
       ]);
+      ctx.audit?.("faq_create", { kb: faq.kb, target: faq.id, detail: `${faq.question.slice(0, 200)} (MCP)` });
       const uri = faqUri(faq.kb, faq.id);
       return {
         content: [{ type: "text", text: `Added FAQ entry "${faq.question}" to knowledge base "${faq.kb}" — faq_id: ${faq.id} (${uri}).` }],

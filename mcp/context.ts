@@ -1,5 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import type { AuditAction } from "@/lib/audit/types";
 import type { AccessToken } from "@/lib/auth/tokens";
 import type { KbCatalogEntry } from "@/lib/kb";
 import { kbNameSchema } from "@/lib/kb/names";
@@ -24,7 +25,11 @@ export interface KnowledgeServerOptions {
    * the `kb` enum of search_knowledge and the prompt. Without it only the generic tools are served.
    */
   catalog?: readonly KbCatalogEntry[];
+  /** Records a change in the audit log with this request's actor (the HTTP route sets it). */
+  audit?: ToolAudit;
 }
+
+export type ToolAudit = (action: AuditAction, fields: { kb: string; target: string; detail: string }) => void;
 
 /** What every tool handler receives besides its arguments. */
 export interface ToolContext {
@@ -34,6 +39,7 @@ export interface ToolContext {
   token: AccessToken | null;
   /** Catalog entries in scope (already filtered by `kbs`). */
   catalog?: readonly KbCatalogEntry[];
+  audit?: ToolAudit;
 }
 
 /**

@@ -41,6 +41,7 @@ export function registerDeleteDocument(server: McpServer, ctx: ToolContext) {
         return toolError(`No document with document_id "${args.document_id}". Call list_documents to see the ids.`);
       }
       const deleted = await store.deleteDocument(doc.id);
+      if (deleted) ctx.audit?.("document_delete", { kb: doc.kb, target: doc.id, detail: `${doc.source} (MCP)` });
       return {
         content: [{ type: "text", text: `Deleted "${doc.title}" (${doc.source}) from knowledge base "${doc.kb}".` }],
         structuredContent: { deleted, document: { id: doc.id, title: doc.title, source: doc.source, kb: doc.kb } },

@@ -31,6 +31,7 @@ export function registerDeleteFaq(server: McpServer, ctx: ToolContext) {
       const faq = await faqs.get(id);
       if (!faq || !inScope(ctx, faq.kb)) return toolError(`There is no FAQ entry with id ${id}.`);
       await faqs.delete(id);
+      ctx.audit?.("faq_delete", { kb: faq.kb, target: id, detail: `${faq.question.slice(0, 200)} (MCP)` });
       return {
         content: [{ type: "text", text: `Deleted FAQ entry "${faq.question}" (faq_id: ${id}).` }],
         structuredContent: { deleted: true, id },

@@ -1,5 +1,6 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { ClientRequestSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { audit as recordAudit } from "@/lib/audit/record";
 import { getAccountStore } from "@/lib/auth/accounts/store";
 import { type AuthSettings, resolveAuthSettings } from "@/lib/auth/config";
 import { isInternalSecret } from "@/lib/auth/internal";
@@ -15,6 +16,7 @@ import { KB_FILTER_HEADER } from "@/lib/kb/names";
 import { observeRequest } from "@/lib/metrics";
 import { readBodyBytes } from "@/lib/server/body";
 import { getStore } from "@/lib/store";
+import type { ToolAudit } from "./context";
 import { createMcpServer, type KnowledgeServerOptions } from "./index";
 
 export { KB_FILTER_HEADER };
@@ -153,6 +155,8 @@ async function handleTimed(req: Request, options: McpHttpOptions): Promise<Respo
   let internal = false;
   /** The grants of the person who made the token or OAuth grant (null: made with the admin secret). */
   let ownerLimit: AccessLimit | null = null;
+  let ownerId: string | undefined;
+  let ownerEmail: string | undefined;
   let registry: Registry;
   try {
     const secret = bearerSecret(req.headers.get("authorization"));
@@ -191,11 +195,12 @@ async function handleTimed(req: Request, options: McpHttpOptions): Promise<Respo
     if (token) {
       // A person's token or OAuth grant reaches no further than that person's grants, as they are now.
       const accounts = await getAccountStore(await getStoreFn());
-      const ownerId = (await accounts.owners(oauth ? "oauth_grant" : "token")).get(token.id);
+      ownerId = (await accounts.owners(oauth ? "oauth_grant" : "token")).get(token.id);
       if (ownerId) {
         const owner = (await accounts.users()).get(ownerId);
         if (!owner) return unauthorized("The account this access token belongs to has been removed.", true, options.kb);
         ownerLimit = limitOf(owner);
+        ownerEmail = owner.email;
         if (token.scope === "read-write" && !ownerLimit.write) token = { ...token, scope: "read" };
       }
     }
@@ -253,7 +258,12 @@ async function handleTimed(req: Request, options: McpHttpOptions): Promise<Respo
     if (token) {
       (oauth ? oauth.touch() : registry.touchToken(token.id)).catch((err) => console.error("[mcp] could not record token use:", err));
     }
-    return createMcpServer({ kb: options.kb, kbs, token, catalog, getStore: getStoreFn });
+    const actor = token ? `${ownerEmail ? `${ownerEmail}, ` : ""}token "${token.name}"` : internal ? "app chat" : "local";
+    const audit: ToolAudit = (action, fields) =>
+      void recordAudit(null, action, { ...fields, actor, actorId: ownerId, address: caller.address }, store).catch((err) =>
+        console.error("[mcp] could not record an audit event:", err),
+      );
+    return createMcpServer({ kb: options.kb, kbs, token, catalog, getStore: getStoreFn, audit });
   })().catch((err: unknown) => {
     console.error("[mcp] could not build the server:", err);
     return jsonRpcError(500, ErrorCode.InternalError, "Internal error");

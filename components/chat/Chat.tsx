@@ -4,6 +4,8 @@ import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport } from "ai";
 import Link from "next/link";
 import { useCallback, useEffect, useRef, useState } from "react";
+import { AccountMenu } from "@/components/account/AccountMenu";
+import { useAccess, useViewer } from "@/components/account/viewer";
 import { authHeaders } from "@/components/api";
 import { ConnectButton } from "@/components/connect/ConnectButton";
 import type { ShareInfo } from "@/components/connect/share-info";
@@ -44,6 +46,10 @@ export function Chat({ offline, model, share }: { offline: boolean; model?: stri
   const { messages, sendMessage, status, stop, error, regenerate, setMessages, clearError } = useChat<ChatUIMessage>({ transport });
   // Knowledge bases the chat searches (empty = all), sent with every request and saved with the conversation.
   const [kbs, setKbs] = useState<string[]>([]);
+  const viewer = useViewer();
+  const { canWrite } = useAccess();
+  // Uploads from the chat go to the first chosen knowledge base the person may write to (a non-admin's own first one).
+  const uploadKb = kbs.find(canWrite) ?? (viewer && viewer.role !== "admin" ? viewer.kbs[0] : undefined);
   const [conversationId, setConversationId] = useState<string | null>(null);
   const [feedback, setFeedback] = useState<Record<string, Feedback>>({});
   const [listVersion, setListVersion] = useState(0);
@@ -181,7 +187,7 @@ export function Chat({ offline, model, share }: { offline: boolean; model?: stri
   );
 
   return (
-    <DocumentDropZone>
+    <DocumentDropZone kb={uploadKb}>
       <div className="flex h-dvh flex-col">
         <a
           href="#chat-input"
@@ -236,6 +242,7 @@ export function Chat({ offline, model, share }: { offline: boolean; model?: stri
             <Link href="/documents" data-testid="documents-link" className={NAV}>
               {t.documents}
             </Link>
+            <AccountMenu compact />
           </nav>
         </header>
         {offline && (

@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useRef, useState } from "react";
+import { useAccess } from "@/components/account/viewer";
 import { useMessages } from "@/components/i18n";
 import { ACCEPT_ATTRIBUTE } from "@/lib/parse/formats";
 import { T } from "./messages";
@@ -15,8 +16,10 @@ function DropTarget() {
   const { addFiles } = useDocumentUploads();
   const [dragging, setDragging] = useState(false);
   const depth = useRef(0);
+  const { write } = useAccess();
 
   useEffect(() => {
+    if (!write) return;
     const onEnter = (e: DragEvent) => {
       if (!hasFiles(e)) return;
       e.preventDefault();
@@ -51,7 +54,7 @@ function DropTarget() {
       document.removeEventListener("dragleave", onLeave);
       document.removeEventListener("drop", onDrop);
     };
-  }, [addFiles]);
+  }, [addFiles, write]);
 
   if (!dragging) return null;
   return (
@@ -95,11 +98,13 @@ export function DocumentDropZone({ children, kb }: { children: React.ReactNode; 
   );
 }
 
-/** The "Add documents" button with a file picker (several files at once). */
-export function AddDocumentsButton({ className }: { className?: string }) {
+/** The "Add documents" button with a file picker (several files at once); only for people who may upload (into `kb`). */
+export function AddDocumentsButton({ className, kb }: { className?: string; kb?: string }) {
   const t = useMessages(T);
   const { addFiles } = useDocumentUploads();
   const input = useRef<HTMLInputElement>(null);
+  const access = useAccess();
+  if (kb ? !access.canWrite(kb) : !access.write) return null;
   return (
     <>
       <button

@@ -2,6 +2,8 @@
 
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useState } from "react";
+import { AccountMenu } from "@/components/account/AccountMenu";
+import { useAccess } from "@/components/account/viewer";
 import { apiErrorText } from "@/components/api";
 import { useLocale, useMessages } from "@/components/i18n";
 import { KbsLink } from "@/components/kbs/KbsLink";
@@ -22,6 +24,7 @@ function DocumentRow({ doc, t, locale, onDeleted }: { doc: DocumentRecord; t: Do
   const [busy, setBusy] = useState<"delete" | "reindex" | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [chunkCount, setChunkCount] = useState(doc.chunkCount);
+  const writable = useAccess().canWrite(doc.kb);
 
   const remove = async () => {
     setBusy("delete");
@@ -76,40 +79,44 @@ function DocumentRow({ doc, t, locale, onDeleted }: { doc: DocumentRecord; t: Do
           <Link href={`/documents/${encodeURIComponent(doc.id)}`} className="text-sky-700 hover:underline dark:text-sky-300">
             {t.view}
           </Link>
-          <button
-            type="button"
-            disabled={busy !== null}
-            onClick={reindex}
-            className="text-zinc-700 hover:underline disabled:opacity-50 dark:text-zinc-300"
-          >
-            {t.reindex}
-          </button>
-          {confirming ? (
-            <span className="flex gap-1">
-              <span>{t.confirmDelete}</span>
+          {writable && (
+            <>
               <button
                 type="button"
-                data-testid="document-delete-confirm"
                 disabled={busy !== null}
-                onClick={remove}
-                className="font-medium text-red-700 hover:underline disabled:opacity-50 dark:text-red-400"
+                onClick={reindex}
+                className="text-zinc-700 hover:underline disabled:opacity-50 dark:text-zinc-300"
               >
-                {t.yes}
+                {t.reindex}
               </button>
-              <button type="button" onClick={() => setConfirming(false)} className="hover:underline">
-                {t.no}
-              </button>
-            </span>
-          ) : (
-            <button
-              type="button"
-              data-testid="document-delete"
-              disabled={busy !== null}
-              onClick={() => setConfirming(true)}
-              className="text-red-700 hover:underline disabled:opacity-50 dark:text-red-400"
-            >
-              {t.delete}
-            </button>
+              {confirming ? (
+                <span className="flex gap-1">
+                  <span>{t.confirmDelete}</span>
+                  <button
+                    type="button"
+                    data-testid="document-delete-confirm"
+                    disabled={busy !== null}
+                    onClick={remove}
+                    className="font-medium text-red-700 hover:underline disabled:opacity-50 dark:text-red-400"
+                  >
+                    {t.yes}
+                  </button>
+                  <button type="button" onClick={() => setConfirming(false)} className="hover:underline">
+                    {t.no}
+                  </button>
+                </span>
+              ) : (
+                <button
+                  type="button"
+                  data-testid="document-delete"
+                  disabled={busy !== null}
+                  onClick={() => setConfirming(true)}
+                  className="text-red-700 hover:underline disabled:opacity-50 dark:text-red-400"
+                >
+                  {t.delete}
+                </button>
+              )}
+            </>
           )}
         </div>
       </td>
@@ -155,6 +162,7 @@ export function DocumentLibrary() {
           ← {t.backToChat}
         </Link>
         <KbsLink />
+        <AccountMenu />
         <h1 className="flex-1 text-2xl font-semibold">{t.libraryTitle}</h1>
         <UploadKbPicker />
         <AddDocumentsButton />

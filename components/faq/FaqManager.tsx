@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { useCallback, useEffect, useState } from "react";
+import { useAccess } from "@/components/account/viewer";
 import { useMessages } from "@/components/i18n";
 import { kbApi, kbLabel } from "@/components/kbs/api";
 import type { FaqStatus } from "@/lib/faq/types";
@@ -102,6 +103,7 @@ function FaqForm({
 function FaqItem({ faq, onChanged, onError }: { faq: FaqRecord; onChanged: () => void; onError: (e: unknown) => void }) {
   const t = useMessages(T);
   const [editing, setEditing] = useState(false);
+  const writable = useAccess().canWrite(faq.kb);
   const act = (fn: () => Promise<unknown>) => fn().then(onChanged, onError);
   if (editing) {
     return (
@@ -136,44 +138,46 @@ function FaqItem({ faq, onChanged, onError }: { faq: FaqRecord; onChanged: () =>
             {t.openSource}
           </Link>
         )}
-        <span className="ml-auto flex gap-1">
-          {faq.status === "pending" ? (
-            <>
-              <button
-                type="button"
-                data-testid="faq-accept"
-                onClick={() => act(() => faqApi.update(faq.id, { status: "accepted" }))}
-                className={`${button} bg-green-600 text-white`}
-              >
-                {t.accept}
-              </button>
-              <button
-                type="button"
-                data-testid="faq-reject"
-                onClick={() => act(() => faqApi.remove(faq.id))}
-                className={`${button} text-red-700 hover:bg-red-50`}
-              >
-                {t.reject}
-              </button>
-            </>
-          ) : null}
-          <button
-            type="button"
-            data-testid="faq-edit"
-            onClick={() => setEditing(true)}
-            className={`${button} hover:bg-zinc-100 dark:hover:bg-zinc-800`}
-          >
-            {t.edit}
-          </button>
-          <button
-            type="button"
-            data-testid="faq-delete"
-            onClick={() => act(() => faqApi.remove(faq.id))}
-            className={`${button} text-red-700 hover:bg-red-50 dark:text-red-300`}
-          >
-            {t.delete}
-          </button>
-        </span>
+        {writable && (
+          <span className="ml-auto flex gap-1">
+            {faq.status === "pending" ? (
+              <>
+                <button
+                  type="button"
+                  data-testid="faq-accept"
+                  onClick={() => act(() => faqApi.update(faq.id, { status: "accepted" }))}
+                  className={`${button} bg-green-600 text-white`}
+                >
+                  {t.accept}
+                </button>
+                <button
+                  type="button"
+                  data-testid="faq-reject"
+                  onClick={() => act(() => faqApi.remove(faq.id))}
+                  className={`${button} text-red-700 hover:bg-red-50`}
+                >
+                  {t.reject}
+                </button>
+              </>
+            ) : null}
+            <button
+              type="button"
+              data-testid="faq-edit"
+              onClick={() => setEditing(true)}
+              className={`${button} hover:bg-zinc-100 dark:hover:bg-zinc-800`}
+            >
+              {t.edit}
+            </button>
+            <button
+              type="button"
+              data-testid="faq-delete"
+              onClick={() => act(() => faqApi.remove(faq.id))}
+              className={`${button} text-red-700 hover:bg-red-50 dark:text-red-300`}
+            >
+              {t.delete}
+            </button>
+          </span>
+        )}
       </div>
     </li>
   );
@@ -184,6 +188,7 @@ export function FaqManager({ initialKb }: { initialKb?: string }) {
   const t = useMessages(T);
   const [kbs, setKbs] = useState<KnowledgeBase[]>([]);
   const [kb, setKb] = useState<string | undefined>(initialKb);
+  const { canWrite } = useAccess();
   const [status, setStatus] = useState<FaqStatus>("accepted");
   const [q, setQ] = useState("");
   const [faqs, setFaqs] = useState<FaqRecord[] | null>(null);
@@ -263,7 +268,7 @@ export function FaqManager({ initialKb }: { initialKb?: string }) {
           ))}
         </div>
       </div>
-      {status === "pending" && kb && <GeneratePanel kb={kb} onProgress={reload} />}
+      {status === "pending" && kb && canWrite(kb) && <GeneratePanel kb={kb} onProgress={reload} />}
       {error && (
         <p
           role="alert"
@@ -273,22 +278,24 @@ export function FaqManager({ initialKb }: { initialKb?: string }) {
           {fill(t.failed, { message: error })}
         </p>
       )}
-      <details className="rounded-lg border border-zinc-200 p-3 dark:border-zinc-800" open={faqs?.length === 0 && !q}>
-        <summary data-testid="faq-add-toggle" className="cursor-pointer text-sm font-medium">
-          {t.add}
-        </summary>
-        <div className="mt-3">
-          <FaqForm
-            testid="faq-add-form"
-            onSave={async (v) => {
-              await faqApi.add({ ...v, kb, from: "ui" }).then(() => {
-                setStatus("accepted");
-                reload();
-              }, onError);
-            }}
-          />
-        </div>
-      </details>
+      {kb && canWrite(kb) && (
+        <details className="rounded-lg border border-zinc-200 p-3 dark:border-zinc-800" open={faqs?.length === 0 && !q}>
+          <summary data-testid="faq-add-toggle" className="cursor-pointer text-sm font-medium">
+            {t.add}
+          </summary>
+          <div className="mt-3">
+            <FaqForm
+              testid="faq-add-form"
+              onSave={async (v) => {
+                await faqApi.add({ ...v, kb, from: "ui" }).then(() => {
+                  setStatus("accepted");
+                  reload();
+                }, onError);
+              }}
+            />
+          </div>
+        </details>
+      )}
       {faqs === null ? (
         <p className="text-sm text-zinc-500">{t.loading}</p>
       ) : faqs.length === 0 ? (

@@ -1,6 +1,7 @@
 "use client";
 
 import { useState } from "react";
+import { useAccess } from "@/components/account/viewer";
 import { AddDocumentsButton } from "@/components/documents/DocumentDropZone";
 import { UploadProvider } from "@/components/documents/UploadContext";
 import { buttonClass, ErrorLine, primaryButtonClass } from "@/components/ui";
@@ -24,6 +25,7 @@ export function KbCard({
   onConnect: () => void;
   onError: (e: unknown) => void;
 }) {
+  const { admin } = useAccess();
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const action = useKbAction(t, onError);
@@ -72,12 +74,15 @@ export function KbCard({
               {t.connect}
             </button>
             <UploadProvider kb={kb.name}>
-              <AddDocumentsButton className={buttonClass} />
+              <AddDocumentsButton className={buttonClass} kb={kb.name} />
             </UploadProvider>
-            <button type="button" data-testid="kb-edit" onClick={() => setEditing(true)} className={buttonClass}>
-              {t.edit}
-            </button>
-            {!kb.isDefault &&
+            {admin && (
+              <button type="button" data-testid="kb-edit" onClick={() => setEditing(true)} className={buttonClass}>
+                {t.edit}
+              </button>
+            )}
+            {admin &&
+              !kb.isDefault &&
               (confirming ? (
                 <span className="flex flex-wrap items-center gap-2 text-sm">
                   <span>{fill(t.confirmDelete, { name: kb.name, count: kb.documentCount })}</span>

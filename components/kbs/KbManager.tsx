@@ -2,6 +2,8 @@
 
 import Link from "next/link";
 import { useCallback, useEffect, useState } from "react";
+import { AccountMenu } from "@/components/account/AccountMenu";
+import { useAccess } from "@/components/account/viewer";
 import { ApiError, apiErrorText } from "@/components/api";
 import { ConnectDialog } from "@/components/connect/ConnectDialog";
 import type { ShareInfo } from "@/components/connect/share-info";
@@ -28,6 +30,7 @@ export function KbManager({ share }: { share?: ShareInfo } = {}) {
   const [needAdmin, setNeedAdmin] = useState(false);
   const [connect, setConnect] = useState<{ kb: string | null } | null>(null);
   const [tokensVersion, setTokensVersion] = useState(0);
+  const { admin } = useAccess();
 
   const onError = useCallback((err: unknown) => {
     if (err instanceof ApiError && (err.status === 401 || err.status === 403) && err.code !== "forbidden") setNeedAdmin(true);
@@ -65,6 +68,7 @@ export function KbManager({ share }: { share?: ShareInfo } = {}) {
         <button type="button" data-testid="connect-library" onClick={() => setConnect({ kb: null })} className={buttonClass}>
           {t.connectLibrary}
         </button>
+        <AccountMenu />
       </header>
       <p className="mb-6 text-sm text-zinc-600 dark:text-zinc-400">{t.intro}</p>
 
@@ -98,7 +102,7 @@ export function KbManager({ share }: { share?: ShareInfo } = {}) {
         ))}
       </ul>
 
-      <CreateKbForm t={t} onCreated={refresh} onError={onError} />
+      {admin && <CreateKbForm t={t} onCreated={refresh} onError={onError} />}
 
       <TokenList t={t} version={tokensVersion} onError={onError} />
       <ConnectedApps t={t} version={tokensVersion} onError={onError} />

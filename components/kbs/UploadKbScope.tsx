@@ -1,6 +1,7 @@
 "use client";
 
 import { createContext, useContext, useEffect, useState } from "react";
+import { useAccess } from "@/components/account/viewer";
 import { DocumentDropZone } from "@/components/documents/DocumentDropZone";
 import { useDocumentUploads } from "@/components/documents/UploadContext";
 import { useMessages } from "@/components/i18n";
@@ -45,7 +46,9 @@ export function UploadKbPicker() {
   const t = useMessages(T);
   const ctx = useContext(Ctx);
   const { version } = useDocumentUploads();
-  const [kbs, setKbs] = useState<KnowledgeBase[]>([]);
+  const [all, setKbs] = useState<KnowledgeBase[]>([]);
+  const { canWrite } = useAccess();
+  const kbs = all.filter((k) => canWrite(k.name));
   // biome-ignore lint/correctness/useExhaustiveDependencies: reload when an upload finishes (version)
   useEffect(() => {
     kbApi
@@ -53,14 +56,17 @@ export function UploadKbPicker() {
       .then((r) => setKbs(r.kbs))
       .catch(() => {});
   }, [version]);
-  const stale = !!ctx?.kb && kbs.length > 0 && !kbs.some((k) => k.name === ctx.kb);
+  const defaultKb = kbs.find((k) => k.isDefault)?.name;
+  // A remembered knowledge base deleted meanwhile (never re-created by an upload), or one this person may not
+  // write to ("" is the default one): the default one if they may write to it, else the first they may.
+  const stale = kbs.length > 0 && (ctx?.kb ? !kbs.some((k) => k.name === ctx.kb) : !defaultKb);
+  const fallback = defaultKb ? "" : (kbs[0]?.name ?? "");
   useEffect(() => {
-    // A remembered knowledge base that was deleted meanwhile: back to the default, never re-created by an upload.
-    if (stale) ctx?.setKb("");
-  }, [stale, ctx]);
+    if (stale) ctx?.setKb(fallback);
+  }, [stale, ctx, fallback]);
   if (!ctx || kbs.length === 0) return null;
   const { kb, setKb } = ctx;
-  const selected = kb && !stale ? kb : (kbs.find((k) => k.isDefault)?.name ?? "");
+  const selected = (stale ? fallback : kb) || defaultKb || "";
   return (
     <label className="flex items-center gap-2 text-sm">
       <span className="text-zinc-600 dark:text-zinc-400">{t.uploadInto}</span>

@@ -1,6 +1,6 @@
 import type { Principal } from "@/lib/auth/principal";
 import { actorOf } from "@/lib/auth/principal";
-import { getStore } from "@/lib/store";
+import { getStore, type Store } from "@/lib/store";
 import { getAuditLog } from "./log";
 import type { AuditEvent } from "./types";
 
@@ -11,9 +11,9 @@ export type AuditFields = Partial<Pick<AuditEvent, "outcome" | "target" | "kb" |
   address?: string;
 };
 
-/** Records an audit event for `principal` (anonymous for a failed sign-in). */
-export async function audit(principal: Principal | null, action: AuditEvent["action"], fields: AuditFields = {}) {
-  const log = await getAuditLog(await getStore());
+/** Records an audit event for `principal` (anonymous for a failed sign-in) in the log of `store` (default: the app's). */
+export async function audit(principal: Principal | null, action: AuditEvent["action"], fields: AuditFields = {}, store?: Store) {
+  const log = await getAuditLog(store ?? (await getStore()));
   log.record({
     actor: fields.actor ?? (principal ? actorOf(principal) : "anonymous"),
     actorId: fields.actorId ?? (principal?.kind === "user" ? principal.user.id : null),

@@ -30,8 +30,6 @@ export function limitOf(grants: { role: Role; kbs: readonly string[] }): AccessL
   return { kbs: grants.kbs, write: grants.role === "editor" };
 }
 
-export const isAdminRole = (role: Role): boolean => role === "admin";
-
 export function mayRead(limit: AccessLimit, kb: string): boolean {
   return limit.kbs === null || limit.kbs.includes(kb);
 }
@@ -43,10 +41,4 @@ export function mayWrite(limit: AccessLimit, kb: string): boolean {
 /** The knowledge bases of `all` this limit reaches. */
 export function readableOf(limit: AccessLimit, all: readonly string[]): string[] {
   return limit.kbs === null ? [...all] : all.filter((k) => limit.kbs!.includes(k));
-}
-
-/** Both limits at once (a token or OAuth grant never exceeds its owner's grants). */
-export function intersect(a: AccessLimit, b: AccessLimit): AccessLimit {
-  const kbs = a.kbs === null ? b.kbs : b.kbs === null ? a.kbs : a.kbs.filter((k) => b.kbs!.includes(k));
-  return { kbs, write: a.write && b.write };
 }

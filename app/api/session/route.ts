@@ -1,7 +1,7 @@
 import { audit } from "@/lib/audit/record";
 import { signInSchema } from "@/lib/auth/accounts/schema";
 import { signIn } from "@/lib/auth/accounts/service";
-import { clearedSessionCookie, sessionSecret } from "@/lib/auth/accounts/sessions";
+import { clearedSessionCookies, sessionSecret, withCookies } from "@/lib/auth/accounts/sessions";
 import { getAccountStore } from "@/lib/auth/accounts/store";
 import { resolveAuthSettings } from "@/lib/auth/config";
 import { oidcEnabled } from "@/lib/auth/oidc";
@@ -9,7 +9,6 @@ import { callerOf } from "@/lib/auth/peer";
 import { viewerOf } from "@/lib/auth/principal";
 import { authFailures } from "@/lib/auth/request";
 import { getConfig } from "@/lib/config";
-import { NO_STORE } from "@/lib/server/errors";
 import { optionalPrincipal, route } from "@/lib/server/route";
 import { AppError } from "@/lib/types";
 
@@ -42,10 +41,7 @@ export const POST = route({ access: "open" }, async ({ req, body, store }) => {
   }
   await audit(null, "sign_in", { actor: done.user.email, actorId: done.user.id, address: caller.address, detail: "password" });
   const { id, name, role, kbs } = done.user;
-  return Response.json(
-    { viewer: { kind: "user", id, email: done.user.email, name, role, kbs } },
-    { headers: { ...NO_STORE, "Set-Cookie": done.cookie } },
-  );
+  return withCookies({ viewer: { kind: "user", id, email: done.user.email, name, role, kbs } }, done.cookies);
 });
 
 /** DELETE /api/session — signs out (the session ends on the server too). */
@@ -53,5 +49,5 @@ export const DELETE = route({}, async ({ req, store, audit: record }) => {
   const secret = sessionSecret(req.headers.get("cookie"));
   if (secret) await (await getAccountStore(await store())).deleteSession(secret);
   await record("sign_out");
-  return Response.json({ signedOut: true }, { headers: { ...NO_STORE, "Set-Cookie": clearedSessionCookie() } });
+  return withCookies({ signedOut: true }, clearedSessionCookies());
 });

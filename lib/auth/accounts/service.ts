@@ -30,10 +30,10 @@ export async function signIn(
   email: string,
   password: string,
   sessionHours: number | undefined,
-): Promise<{ user: User; cookie: string } | null> {
+): Promise<{ user: User; cookies: string[] } | null> {
   const user = await accounts.findByEmail(email);
   if (!(await checkPassword(user?.passwordHash ?? null, password)) || !user) return null;
-  return { user, cookie: await startSession(accounts, user, sessionHours) };
+  return { user, cookies: await startSession(accounts, user, sessionHours) };
 }
 
 /** A single-use invite link, valid `hours`. */
@@ -67,7 +67,7 @@ export async function acceptInvite(
   accounts: AccountStore,
   input: { invite: string; email: string; name: string; password: string },
   sessionHours: number | undefined,
-): Promise<{ user: User; cookie: string }> {
+): Promise<{ user: User; cookies: string[] }> {
   const found = await accounts.findInvite(input.invite);
   if (!found) throw new AppError("not_found", "This invite link is invalid, used or expired. Ask your admin for a new one.", 404);
   const email = input.email.trim().toLowerCase();
@@ -87,7 +87,7 @@ export async function acceptInvite(
     createdAt: new Date().toISOString(),
   };
   await accounts.addUser(user);
-  return { user, cookie: await startSession(accounts, user, sessionHours) };
+  return { user, cookies: await startSession(accounts, user, sessionHours) };
 }
 
 /** The first admin, made with the admin secret (the bootstrap; the secret stays the recovery path). */
@@ -116,7 +116,7 @@ export async function joinWithSso(
   claims: { email: string; name: string; issuer: string },
   grants: Grants,
   sessionHours: number | undefined,
-): Promise<{ user: User; cookie: string; created: boolean }> {
+): Promise<{ user: User; cookies: string[]; created: boolean }> {
   const email = claims.email.trim().toLowerCase();
   let user = await accounts.findByEmail(email);
   const created = !user;
@@ -132,7 +132,7 @@ export async function joinWithSso(
     };
     await accounts.addUser(user);
   }
-  return { user, cookie: await startSession(accounts, user, sessionHours), created };
+  return { user, cookies: await startSession(accounts, user, sessionHours), created };
 }
 
 /** Changes a user's role or grants (effective on their next request). The admin secret stays an admin whatever happens here. */

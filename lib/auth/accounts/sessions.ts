@@ -3,27 +3,42 @@ import { randomBytes } from "node:crypto";
 import type { AccountStore } from "./store";
 import type { Session, User } from "./types";
 
+export { CSRF_HEADER } from "./csrf";
+
+import { CSRF_COOKIE } from "./csrf";
+
 export const SESSION_COOKIE = "kb_session";
-/** The header that carries a session's CSRF token on every state-changing request made with its cookie. */
-export const CSRF_HEADER = "x-csrf-token";
 
 /** Behind HTTPS (PUBLIC_URL https://…) the cookie is only ever sent over TLS. */
 function secure(): boolean {
   return /^https:/i.test(process.env.PUBLIC_URL?.trim() ?? "");
 }
 
-function cookie(value: string, maxAgeSeconds: number): string {
+function cookie(value: string, maxAgeSeconds: number, name = SESSION_COOKIE, httpOnly = true): string {
   return [
-    `${SESSION_COOKIE}=${value}`,
+    `${name}=${value}`,
     "Path=/",
-    "HttpOnly",
+    ...(httpOnly ? ["HttpOnly"] : []),
     "SameSite=Lax",
     `Max-Age=${maxAgeSeconds}`,
     ...(secure() ? ["Secure"] : []),
   ].join("; ");
 }
 
-export const clearedSessionCookie = (): string => cookie("", 0);
+/** Set-Cookie values that end the session in the browser. */
+export const clearedSessionCookies = (): string[] => [cookie("", 0), cookie("", 0, CSRF_COOKIE, false)];
+
+/** A JSON (or redirect, with `location`) answer that sets these cookies; never cached. */
+export function withCookies(body: unknown, cookies: readonly string[], init: { status?: number; location?: string } = {}): Response {
+  const headers = new Headers({ "Cache-Control": "no-store" });
+  for (const c of cookies) headers.append("Set-Cookie", c);
+  if (init.location) {
+    headers.set("Location", init.location);
+    return new Response(null, { status: init.status ?? 303, headers });
+  }
+  headers.set("Content-Type", "application/json");
+  return new Response(JSON.stringify(body), { status: init.status ?? 200, headers });
+}
 
 /** The session cookie's value in a Cookie header, or null. */
 export function sessionSecret(cookieHeader: string | null): string | null {
@@ -42,18 +57,23 @@ export async function sessionUser(accounts: AccountStore, cookieHeader: string |
   return session && user ? { user, session } : null;
 }
 
-/** A new session for `user`: its Set-Cookie header value. */
-export async function startSession(accounts: AccountStore, user: User, hours = 168): Promise<string> {
+/**
+ * A new session for `user`: its Set-Cookie header values. The session cookie is HttpOnly; the CSRF token comes
+ * in a second cookie the page's script reads and sends back in X-CSRF-Token (a page of another site can
+ * neither read it nor set the header).
+ */
+export async function startSession(accounts: AccountStore, user: User, hours = 168): Promise<string[]> {
   const plain = `kbs_${randomBytes(32).toString("base64url")}`;
+  const csrf = randomBytes(24).toString("base64url");
   const now = new Date();
   await accounts.addSession(
     {
       userId: user.id,
-      csrf: randomBytes(24).toString("base64url"),
+      csrf,
       createdAt: now.toISOString(),
       expiresAt: new Date(now.getTime() + hours * 3600_000).toISOString(),
     },
     plain,
   );
-  return cookie(plain, hours * 3600);
+  return [cookie(plain, hours * 3600), cookie(csrf, hours * 3600, CSRF_COOKIE, false)];
 }

@@ -124,7 +124,11 @@ export async function pendingConsent(requestId: string, deps: OAuthDeps, cookieH
 }
 
 /** Validates an authorization request (the consent page's query). */
-export async function beginAuthorization(query: URLSearchParams, deps: OAuthDeps, cookieHeader: string | null = null): Promise<BeginResult> {
+export async function beginAuthorization(
+  query: URLSearchParams,
+  deps: OAuthDeps,
+  cookieHeader: string | null = null,
+): Promise<BeginResult> {
   for (const key of new Set(query.keys())) {
     if (query.getAll(key).length > 1) return { kind: "error", message: `The parameter ${key} is given more than once.` };
   }

@@ -2,10 +2,10 @@ import { z } from "zod";
 import { audit } from "@/lib/audit/record";
 import { acceptInviteSchema } from "@/lib/auth/accounts/schema";
 import { acceptInvite, describeInvite } from "@/lib/auth/accounts/service";
+import { withCookies } from "@/lib/auth/accounts/sessions";
 import { getAccountStore } from "@/lib/auth/accounts/store";
 import { resolveAuthSettings } from "@/lib/auth/config";
 import { callerOf } from "@/lib/auth/peer";
-import { NO_STORE } from "@/lib/server/errors";
 import { route } from "@/lib/server/route";
 
 export const runtime = "nodejs";
@@ -23,12 +23,9 @@ export const PUT = route({ access: "open" }, async ({ body, store }) => {
 export const POST = route({ access: "open", status: 201 }, async ({ req, body, store }) => {
   const input = await body(acceptInviteSchema);
   const settings = resolveAuthSettings();
-  const { user, cookie } = await acceptInvite(await getAccountStore(await store()), input, settings.sessionHours);
+  const { user, cookies } = await acceptInvite(await getAccountStore(await store()), input, settings.sessionHours);
   const address = callerOf(req, settings.trustedProxies).address;
   await audit(null, "user_join", { actor: user.email, actorId: user.id, address, target: user.email, detail: `role ${user.role}` });
   const { id, email, name, role, kbs } = user;
-  return Response.json(
-    { viewer: { kind: "user", id, email, name, role, kbs } },
-    { status: 201, headers: { ...NO_STORE, "Set-Cookie": cookie } },
-  );
+  return withCookies({ viewer: { kind: "user", id, email, name, role, kbs } }, cookies, { status: 201 });
 });

@@ -1,5 +1,6 @@
 import { audit } from "@/lib/audit/record";
 import { joinWithSso } from "@/lib/auth/accounts/service";
+import { withCookies } from "@/lib/auth/accounts/sessions";
 import { getAccountStore } from "@/lib/auth/accounts/store";
 import { resolveAuthSettings } from "@/lib/auth/config";
 import { clearedFlowCookie, finishSso, flowCookieValue, oidcEnabled, ssoGrants } from "@/lib/auth/oidc";
@@ -12,9 +13,7 @@ export const dynamic = "force-dynamic";
 
 /** Back on the sign-in page with a message (never an exception page). */
 function toSignIn(error: string): Response {
-  const headers = new Headers({ Location: `/signin?error=${encodeURIComponent(error)}`, "Cache-Control": "no-store" });
-  headers.append("Set-Cookie", clearedFlowCookie());
-  return new Response(null, { status: 303, headers });
+  return withCookies(null, [clearedFlowCookie()], { location: `/signin?error=${encodeURIComponent(error)}` });
 }
 
 /**
@@ -47,7 +46,7 @@ export async function GET(req: Request): Promise<Response> {
     await audit(null, "sign_in_failed", { actor: claims.email || "sso", address, outcome: "denied", detail: grants.refused });
     return toSignIn(grants.refused);
   }
-  const { user, cookie, created } = await joinWithSso(
+  const { user, cookies, created } = await joinWithSso(
     accounts,
     { email: claims.email, name: claims.name, issuer: claims.issuer },
     grants,
@@ -56,8 +55,5 @@ export async function GET(req: Request): Promise<Response> {
   if (created)
     await audit(null, "user_join", { actor: user.email, actorId: user.id, address, target: user.email, detail: `sso, role ${user.role}` });
   await audit(null, "sign_in", { actor: user.email, actorId: user.id, address, detail: "sso" });
-  const headers = new Headers({ Location: "/", "Cache-Control": "no-store" });
-  headers.append("Set-Cookie", cookie);
-  headers.append("Set-Cookie", clearedFlowCookie());
-  return new Response(null, { status: 303, headers });
+  return withCookies(null, [...cookies, clearedFlowCookie()], { location: "/" });
 }

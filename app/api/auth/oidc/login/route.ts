@@ -1,3 +1,4 @@
+import { withCookies } from "@/lib/auth/accounts/sessions";
 import { beginSso, oidcEnabled } from "@/lib/auth/oidc";
 import { route } from "@/lib/server/route";
 import { AppError } from "@/lib/types";
@@ -9,5 +10,5 @@ export const dynamic = "force-dynamic";
 export const GET = route({ access: "open" }, async () => {
   if (!oidcEnabled()) throw new AppError("not_found", "Single sign-on is not set up (OIDC_ISSUER, OIDC_CLIENT_ID).", 404);
   const { location, cookie } = await beginSso();
-  return new Response(null, { status: 303, headers: { Location: location, "Set-Cookie": cookie, "Cache-Control": "no-store" } });
+  return withCookies(null, [cookie], { location });
 });

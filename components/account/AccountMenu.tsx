@@ -1,0 +1,52 @@
+"use client";
+
+import Link from "next/link";
+import { apiFetch, setAdminToken } from "@/components/api";
+import { fill } from "@/components/fill";
+import { useMessages } from "@/components/i18n";
+import { navLinkClass } from "@/components/ui";
+import { T } from "./messages";
+import { useViewer } from "./viewer";
+
+/** For page headers: who is signed in, sign out, and the admin pages for admins (`compact`: only a signed-in person's sign-out). */
+export function AccountMenu({ compact = false }: { compact?: boolean }) {
+  const t = useMessages(T);
+  const viewer = useViewer();
+  if (!viewer || (compact && viewer.kind !== "user")) return null;
+  const admin = viewer.role === "admin" && !compact;
+  const signOut = async () => {
+    setAdminToken("");
+    await apiFetch("/api/session", { method: "DELETE" }).catch(() => {});
+    window.location.assign("/signin");
+  };
+  return (
+    <nav className="flex flex-wrap items-center gap-3 text-sm" aria-label={t.people} data-testid="account-menu">
+      {admin && (
+        <Link href="/people" className={navLinkClass} data-testid="people-link">
+          {t.people}
+        </Link>
+      )}
+      {admin && (
+        <Link href="/audit" className={navLinkClass} data-testid="audit-link">
+          {t.audit}
+        </Link>
+      )}
+      {viewer.kind === "user" && (
+        <>
+          <span className={`text-zinc-600 dark:text-zinc-400 ${compact ? "sr-only" : ""}`} data-testid="signed-in-as">
+            {fill(t.signedInAs, { email: viewer.email ?? "" })}
+          </span>
+          <button
+            type="button"
+            onClick={() => void signOut()}
+            title={viewer.email ?? undefined}
+            className={navLinkClass}
+            data-testid="sign-out"
+          >
+            {t.signOut}
+          </button>
+        </>
+      )}
+    </nav>
+  );
+}

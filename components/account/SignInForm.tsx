@@ -1,0 +1,123 @@
+"use client";
+
+import { useSearchParams } from "next/navigation";
+import { useEffect, useState } from "react";
+import { ApiError, apiErrorText, apiFetch, setAdminToken } from "@/components/api";
+import { fill } from "@/components/fill";
+import { useMessages } from "@/components/i18n";
+import { buttonClass, ErrorLine, inputClass, primaryButtonClass } from "@/components/ui";
+import { T } from "./messages";
+import type { SessionInfo } from "./viewer";
+
+/** Only a path of this site (never "//host" or a full URL): where to go after signing in. */
+function safeNext(raw: string | null): string {
+  return raw?.startsWith("/") && !raw.startsWith("//") && !raw.startsWith("/\\") ? raw : "/";
+}
+
+/** The /signin page: e-mail and password, single sign-on when set up, and the admin secret as the recovery path. */
+export function SignInForm() {
+  const t = useMessages(T);
+  const params = useSearchParams();
+  const next = safeNext(params.get("next"));
+  const [sso, setSso] = useState<SessionInfo["sso"]>(null);
+  const [error, setError] = useState<string | null>(params.get("error"));
+  const [busy, setBusy] = useState(false);
+  const [secret, setSecret] = useState("");
+
+  useEffect(() => {
+    apiFetch<SessionInfo>("/api/session")
+      .then((s) => setSso(s.sso))
+      .catch(() => {});
+  }, []);
+
+  const go = () => window.location.assign(next);
+
+  async function signIn(form: FormData) {
+    setBusy(true);
+    setError(null);
+    try {
+      await apiFetch("/api/session", {
+        method: "POST",
+        body: { email: String(form.get("email")), password: String(form.get("password")) },
+      });
+      go();
+    } catch (err) {
+      setError(apiErrorText(err, t.networkError, t.failed));
+      setBusy(false);
+    }
+  }
+
+  async function signInWithSecret() {
+    setAdminToken(secret.trim());
+    try {
+      const s = await apiFetch<SessionInfo>("/api/session");
+      if (s.viewer) return go();
+    } catch (err) {
+      if (!(err instanceof ApiError)) return setError(t.networkError);
+    }
+    setAdminToken("");
+    setError(t.wrongSecret);
+  }
+
+  return (
+    <main className="mx-auto max-w-sm p-6">
+      <h1 className="mb-4 text-2xl font-semibold">{t.signInTitle}</h1>
+      {error && <ErrorLine className="mb-3 text-sm">{error}</ErrorLine>}
+      <form
+        className="flex flex-col gap-3"
+        data-testid="signin-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void signIn(new FormData(e.currentTarget));
+        }}
+      >
+        <label className="text-sm">
+          <span className="mb-1 block font-medium">{t.email}</span>
+          <input name="email" type="email" autoComplete="username" required className={inputClass} data-testid="signin-email" />
+        </label>
+        <label className="text-sm">
+          <span className="mb-1 block font-medium">{t.password}</span>
+          <input
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            className={inputClass}
+            data-testid="signin-password"
+          />
+        </label>
+        <button type="submit" disabled={busy} className={primaryButtonClass} data-testid="signin-submit">
+          {busy ? t.signingIn : t.signIn}
+        </button>
+      </form>
+      {sso && (
+        <a href="/api/auth/oidc/login" className={`${buttonClass} mt-3 block text-center`} data-testid="signin-sso">
+          {fill(t.sso, { name: sso.name })}
+        </a>
+      )}
+      <details className="mt-6 text-sm">
+        <summary className="cursor-pointer text-zinc-600 dark:text-zinc-400">{t.useSecret}</summary>
+        <form
+          className="mt-2 flex flex-col gap-2"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void signInWithSecret();
+          }}
+        >
+          <p className="text-xs text-zinc-600 dark:text-zinc-400">{t.useSecretHelp}</p>
+          <input
+            type="password"
+            value={secret}
+            onChange={(e) => setSecret(e.target.value)}
+            aria-label={t.useSecret}
+            className={inputClass}
+            data-testid="admin-token"
+          />
+          <button type="submit" className={buttonClass}>
+            {t.useSecretButton}
+          </button>
+        </form>
+      </details>
+    </main>
+  );
+}

@@ -48,7 +48,7 @@ export const T = {
     err_mcp_unavailable:
       "The knowledge-base search (MCP endpoint{at}) is not responding. Check that the app started cleanly (GET /api/health) or fix MCP_URL, then retry.",
     err_bad_request: "The question could not be sent: {message}",
-    err_unauthorized: "This server needs its admin token: enter it on the Knowledge bases page, then retry.",
+    err_unauthorized: "Your sign-in has ended: sign in again (or enter the admin secret on the sign-in page), then retry.",
     err_forbidden: "The server refused the question: {message}",
     err_internal: "Something went wrong while answering. Retry; if it keeps failing, check the server logs.",
     err_network: "The app's server did not answer. Check that it is still running, then retry.",
@@ -126,7 +126,7 @@ export const T = {
     err_model_error: "语言模型返回了错误。请重试，或查看模型服务的日志。",
     err_mcp_unavailable: "知识库检索（MCP 端点{at}）没有响应。请确认应用已正常启动（GET /api/health）或修正 MCP_URL，然后重试。",
     err_bad_request: "问题无法发送：{message}",
-    err_unauthorized: "此服务器需要管理员令牌：请在“知识库”页面输入后重试。",
+    err_unauthorized: "登录已失效：请重新登录（或在登录页输入管理员密钥）后重试。",
     err_forbidden: "服务器拒绝了这个问题：{message}",
     err_internal: "回答时出错了。请重试；如果一直失败，请查看服务器日志。",
     err_network: "应用服务器没有响应。请确认它仍在运行，然后重试。",

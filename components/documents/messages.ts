@@ -144,7 +144,7 @@ export const T = {
     err_too_large: "{name} 超出了大小限制（文件或其中的文字过多）。",
     err_parse_failed: "无法读取 {name}：文件可能已损坏、被加密，或没有可提取的文字。",
     err_bad_request: "上传 {name} 的请求无效。",
-    err_unauthorized: "上传需要管理员令牌：请在“知识库”页面输入后重试。",
+    err_unauthorized: "上传需要登录：请重新登录（或在登录页输入管理员密钥）后重试。",
     err_forbidden: "服务器拒绝了上传（{name}）。",
     err_internal: "处理 {name} 时服务器出错，请重试。",
     err_other: "{name} 上传失败。",

@@ -1,0 +1,470 @@
+/**
+ * A team, not one admin: accounts, roles and per-knowledge-base access, from a remote peer. The app and a real
+ * OpenID provider (node-oidc-provider, e2e/fixtures/oidc-provider.mjs) run in a network namespace this spec
+ * makes; Debian Chromium and curl run in another one (a remote address), so every request is remote and needs
+ * a sign-in. Knowledge bases `hr` (annual leave: 25 days) and `finance` (travel budget code FIN-7731) beside the
+ * sample knowledge in `default` (annual leave: 20 days).
+ *
+ * An invited reader of hr joins and chats over hr only, sees no upload control and gets 403 from the upload
+ * API; an editor of hr uploads to hr and not to finance; conversations are private; the reader's token and
+ * OAuth grant reach hr only, and lose it with the reader's grant on the next request; single sign-on joins
+ * people of the allowed domain as readers, an admin group as admins, and refuses another domain; cookies,
+ * cross-origin posts, CSRF and the lockout; the audit log records each action with its actor, and its page
+ * filters it.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { type Browser, type BrowserContext, chromium, expect, type Page, test } from "@playwright/test";
+import { makeNetnsPair, type NetnsPair, type Where } from "./helpers/netns";
+
+const DATA = path.resolve(process.env.TEST_DATA_DIR || ".test-data", `accounts-${Date.now().toString(36)}`);
+const ADMIN = "accounts-admin-secret";
+const PASSWORD = "a long team password";
+const APP_PORT = 3000; // inside the server's namespace
+const OIDC_PORT = 4000;
+const REDIRECT = "http://127.0.0.1:3999/callback"; // never loaded: the browser hands the code over
+const children: ChildProcess[] = [];
+let output = "";
+let net: NetnsPair;
+let browser: Browser;
+const app = () => `http://${net.addr.srv}:${APP_PORT}`;
+const links: Record<string, string> = {};
+const pages: Record<string, Page> = {};
+
+function start(cmd: string[], env: Record<string, string> = {}): ChildProcess {
+  const child = spawn(cmd[0], cmd.slice(1), {
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", OPENAI_API_KEY: "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  child.stdout!.on("data", (d) => (output += d));
+  child.stderr!.on("data", (d) => (output += d));
+  children.push(child);
+  return child;
+}
+
+interface Reply {
+  status: number;
+  headers: string;
+  body: string;
+  // biome-ignore lint/suspicious/noExplicitAny: JSON bodies of many routes, read loosely by the assertions
+  json: () => any;
+}
+
+/** curl in a namespace: "srv" on the app's loopback (this machine: no sign-in), "cli" from the remote peer. */
+function curl(
+  where: Where,
+  method: string,
+  pathname: string,
+  opts: { headers?: Record<string, string>; json?: unknown; form?: string } = {},
+): Reply {
+  const base = where === "srv" ? `http://127.0.0.1:${APP_PORT}` : app();
+  const headerFile = path.join(DATA, "last-headers.txt");
+  const args = [...net.inNs(where), "curl", "-sS", "-m", "60", "-D", headerFile, "-X", method, "-o", "-", "-w", "\n%{http_code}"];
+  for (const [k, v] of Object.entries(opts.headers ?? {})) args.push("-H", `${k}: ${v}`);
+  let input: string | undefined;
+  if (opts.json !== undefined) {
+    args.push("-H", "content-type: application/json", "-H", "accept: application/json, text/event-stream", "--data-binary", "@-");
+    input = JSON.stringify(opts.json);
+  }
+  if (opts.form !== undefined) {
+    args.push("-H", "content-type: application/x-www-form-urlencoded", "--data-binary", "@-");
+    input = opts.form;
+  }
+  args.push(`${base}${pathname}`);
+  const r = spawnSync(args[0], args.slice(1), { input, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  const out = r.stdout ?? "";
+  const cut = out.lastIndexOf("\n");
+  const body = out.slice(0, cut);
+  const headers = existsSync(headerFile) ? readFileSync(headerFile, "utf8") : "";
+  return { status: Number(out.slice(cut + 1)), headers, body, json: () => JSON.parse(body) };
+}
+
+/** One MCP JSON-RPC call from the remote peer with a bearer token. */
+function mcp(token: string, method: string, params: unknown, endpoint = "/api/mcp"): Reply {
+  return curl("cli", "POST", endpoint, { headers: { authorization: `Bearer ${token}` }, json: { jsonrpc: "2.0", id: 1, method, params } });
+}
+const searchText = (r: Reply) => JSON.stringify(r.json());
+
+/** A fetch made by the page itself (in the client namespace, with its cookies and CSRF token). */
+function pageFetch(
+  page: Page,
+  url: string,
+  init: { method?: string; json?: unknown; upload?: { kb: string; name: string; text: string } } = {},
+) {
+  return page.evaluate(
+    async ({ url, init }) => {
+      const csrf = /(?:^|;\s*)kb_csrf=([^;]+)/.exec(document.cookie)?.[1] ?? "";
+      const headers: Record<string, string> = { "x-csrf-token": csrf };
+      let body: BodyInit | undefined;
+      if (init.json !== undefined) {
+        headers["content-type"] = "application/json";
+        body = JSON.stringify(init.json);
+      }
+      if (init.upload) {
+        const fd = new FormData();
+        fd.append("kb", init.upload.kb);
+        fd.append("files", new File([init.upload.text], init.upload.name, { type: "text/markdown" }));
+        body = fd;
+      }
+      const res = await fetch(url, { method: init.method ?? "GET", headers, body });
+      return { status: res.status, body: await res.text() };
+    },
+    { url, init },
+  );
+}
+
+async function ask(page: Page, question: string) {
+  const input = page.getByTestId("chat-input");
+  await input.fill(question);
+  await input.press("Enter");
+  const answer = page.getByTestId("assistant-message").last();
+  await expect(answer.getByTestId("copy-answer")).toBeVisible({ timeout: 60_000 });
+  return answer.getByTestId("answer").innerText();
+}
+
+async function join(context: BrowserContext, link: string): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(link);
+  await expect(page.getByTestId("join-intro")).toBeVisible();
+  await page.getByTestId("join-password").fill(PASSWORD);
+  await page.getByTestId("join-submit").click();
+  await page.waitForURL(`${app()}/`);
+  return page;
+}
+
+async function ssoSignIn(login: string): Promise<Page> {
+  const page = await (await browser.newContext()).newPage();
+  await page.goto(`${app()}/signin`);
+  await page.getByTestId("signin-sso").click();
+  await page.locator('input[name="login"]').fill(login);
+  await page.locator('input[name="password"]').fill("anything");
+  await page.locator('button[type="submit"]').click();
+  // The provider asks this new browser for consent to the app.
+  await page.getByRole("button", { name: "Continue" }).click();
+  return page;
+}
+
+test.describe.configure({ mode: "serial" });
+test.setTimeout(240_000);
+
+test.beforeAll(async () => {
+  test.setTimeout(400_000);
+  net = makeNetnsPair("kba", 11);
+  mkdirSync(DATA, { recursive: true });
+  const issuer = `http://${net.addr.srv}:${OIDC_PORT}`;
+  start([
+    ...net.inNs("srv"),
+    process.execPath,
+    "e2e/fixtures/oidc-provider.mjs",
+    String(OIDC_PORT),
+    issuer,
+    "kb-app",
+    "kb-app-secret",
+    `${app()}/api/auth/oidc/callback`,
+  ]);
+  start([...net.inNs("srv"), process.execPath, "server.mjs", "-p", String(APP_PORT), "-H", "0.0.0.0"], {
+    DATA_DIR: path.join(DATA, "app"),
+    KNOWLEDGE_DIR: "knowledge",
+    ADMIN_TOKEN: ADMIN,
+    PUBLIC_URL: app(),
+    OIDC_ISSUER: issuer,
+    OIDC_CLIENT_ID: "kb-app",
+    OIDC_CLIENT_SECRET: "kb-app-secret",
+    OIDC_NAME: "Team ID",
+    OIDC_ALLOW_INSECURE_ISSUER: "1",
+    OIDC_ALLOWED_DOMAINS: "example.com",
+    OIDC_GROUP_ROLES: "kb-admins=admin",
+    OIDC_DEFAULT_KBS: "hr",
+  });
+  for (let i = 0; ; i++) {
+    if (curl("srv", "GET", "/api/health").status === 200) break;
+    if (i > 240) throw new Error(`the app did not become healthy:\n${output}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  expect(curl("srv", "POST", "/api/kbs", { json: { name: "hr", title: "Human Resources" } }).status).toBe(201);
+  expect(curl("srv", "POST", "/api/kbs", { json: { name: "finance", title: "Finance" } }).status).toBe(201);
+  const docs = {
+    hr: "# Leave policy\n\n## Annual leave\n\nEvery employee of the team gets 25 days of annual leave per year.\n",
+    finance: "# Travel budget\n\n## Budget code\n\nThe travel budget code is FIN-7731 for every trip.\n",
+  };
+  for (const [kb, text] of Object.entries(docs)) {
+    const file = path.join(DATA, `${kb}.md`);
+    writeFileSync(file, text);
+    const r = spawnSync(
+      "ip",
+      [
+        "netns",
+        "exec",
+        net.ns.srv,
+        "curl",
+        "-sS",
+        "-o",
+        "/dev/null",
+        "-w",
+        "%{http_code}",
+        "-F",
+        `files=@${file}`,
+        "-F",
+        `kb=${kb}`,
+        `http://127.0.0.1:${APP_PORT}/api/documents`,
+      ],
+      { encoding: "utf8" },
+    );
+    expect(r.stdout).toBe("200");
+  }
+  for (const [who, role] of [
+    ["reader", "reader"],
+    ["editor", "editor"],
+  ] as const) {
+    const r = curl("srv", "POST", "/api/invites", { json: { email: `${who}@team.test`, role, kbs: ["hr"] } });
+    expect(r.status, r.body).toBe(201);
+    links[who] = r.json().link;
+    expect(links[who]).toMatch(new RegExp(`^${app()}/invite#kbi_`));
+  }
+  // Chromium in the client namespace (Playwright talks to it over a pipe): a remote peer of the app.
+  const wrapper = path.join(DATA, "chromium-in-netns.sh");
+  writeFileSync(wrapper, `#!/bin/sh\nexec ip netns exec ${net.ns.cli} ${process.env.CHROMIUM_PATH || "/usr/bin/chromium"} "$@"\n`);
+  chmodSync(wrapper, 0o755);
+  browser = await chromium.launch({ executablePath: wrapper, args: ["--no-sandbox", "--disable-gpu", "--no-first-run"] });
+});
+
+test.afterAll(async () => {
+  await browser?.close();
+  for (const c of children) {
+    try {
+      process.kill(-c.pid!, "SIGTERM");
+    } catch {
+      // already gone
+    }
+  }
+  net?.teardown();
+});
+
+test("a remote browser must sign in; an invited reader chats over hr only, with no upload control and 403 on the upload API", async () => {
+  const anonymous = await (await browser.newContext()).newPage();
+  await anonymous.goto(`${app()}/documents`);
+  await anonymous.waitForURL(/\/signin\?next=%2Fdocuments/);
+  await anonymous.context().close();
+
+  const page = await join(await browser.newContext(), links.reader);
+  pages.reader = page;
+  const leave = await ask(page, "How many days of annual leave do I get?");
+  expect(leave).toContain("25 days");
+  expect(leave).not.toContain("20 days"); // the sample knowledge in `default` is not the reader's
+  expect(await ask(page, "What is the travel budget code?")).not.toContain("FIN-7731");
+
+  await page.goto(`${app()}/documents`);
+  await expect(page.getByTestId("document-row")).toHaveCount(1);
+  await expect(page.getByTestId("document-row")).toContainText("Leave policy");
+  await expect(page.getByTestId("add-documents")).toHaveCount(0);
+  await expect(page.getByTestId("document-delete")).toHaveCount(0);
+  await page.goto(`${app()}/kbs`);
+  await expect(page.getByTestId("kb-card")).toHaveCount(1);
+  await expect(page.getByTestId("create-kb-form")).toHaveCount(0);
+  await expect(page.getByTestId("people-link")).toHaveCount(0);
+
+  const upload = await pageFetch(page, "/api/documents", { method: "POST", upload: { kb: "hr", name: "x.md", text: "# X\n\nhello" } });
+  expect(upload.status).toBe(403);
+  expect((await pageFetch(page, "/api/users")).status).toBe(403);
+  expect((await pageFetch(page, "/api/audit")).status).toBe(403);
+  expect((await pageFetch(page, "/api/documents?kb=finance")).status).toBe(403);
+});
+
+test("an editor of hr uploads to hr, and not to finance", async () => {
+  const page = await join(await browser.newContext(), links.editor);
+  pages.editor = page;
+  await page.goto(`${app()}/documents`);
+  await expect(page.getByTestId("upload-kb")).toHaveValue("hr");
+  await page.getByTestId("add-documents-input").setInputFiles({
+    name: "holidays.md",
+    mimeType: "text/markdown",
+    buffer: Buffer.from("# Public holidays\n\nThe office is closed on the first Monday of May.\n"),
+  });
+  await expect(page.getByTestId("upload-item").filter({ hasText: "holidays.md" })).toHaveAttribute("data-status", "done");
+  await expect(page.getByTestId("document-row").filter({ hasText: "Public holidays" })).toBeVisible();
+  const denied = await pageFetch(page, "/api/documents", { method: "POST", upload: { kb: "finance", name: "f.md", text: "# F\n\nno" } });
+  expect(denied.status).toBe(403);
+  expect(curl("srv", "GET", "/api/documents?kb=finance").json().documents).toHaveLength(1);
+});
+
+test("one person never sees another's conversations", async () => {
+  const mine = JSON.parse((await pageFetch(pages.reader, "/api/conversations")).body).conversations as { id: string }[];
+  expect(mine.length).toBeGreaterThan(0);
+  const theirs = JSON.parse((await pageFetch(pages.editor, "/api/conversations")).body).conversations as { id: string }[];
+  expect(theirs.map((c) => c.id)).not.toContain(mine[0].id);
+  expect((await pageFetch(pages.editor, `/api/conversations/${mine[0].id}`)).status).toBe(404);
+  expect((await pageFetch(pages.editor, `/api/conversations/${mine[0].id}`, { method: "DELETE" })).status).toBe(404);
+  expect((await pageFetch(pages.reader, `/api/conversations/${mine[0].id}`)).status).toBe(200);
+});
+
+let readerToken = "";
+let oauthToken = "";
+
+test("the reader's token and OAuth grant reach hr only", async () => {
+  const page = pages.reader;
+  expect((await pageFetch(page, "/api/tokens", { method: "POST", json: { name: "too much", scope: "read-write" } })).status).toBe(403);
+  expect((await pageFetch(page, "/api/tokens", { method: "POST", json: { name: "finance", scope: "read", kb: "finance" } })).status).toBe(
+    403,
+  );
+  const made = await pageFetch(page, "/api/tokens", { method: "POST", json: { name: "cli", scope: "read" } });
+  expect(made.status).toBe(201);
+  readerToken = JSON.parse(made.body).secret;
+
+  expect(searchText(mcp(readerToken, "tools/call", { name: "search_knowledge", arguments: { query: "annual leave days" } }))).toContain(
+    "25 days",
+  );
+  const finance = mcp(readerToken, "tools/call", { name: "search_knowledge", arguments: { query: "travel budget code", kb: "finance" } });
+  expect(searchText(finance)).not.toContain("FIN-7731");
+  expect(mcp(readerToken, "tools/list", {}, "/api/mcp/finance").status).toBe(403);
+
+  // OAuth: the reader consents in the browser, within their own grants.
+  const reg = curl("cli", "POST", "/oauth/register", {
+    json: {
+      client_name: "Remote host",
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code"],
+      response_types: ["code"],
+    },
+  });
+  expect(reg.status, reg.body).toBe(201);
+  const clientId = reg.json().client_id as string;
+  const verifier = randomBytes(32).toString("base64url");
+  const challenge = createHash("sha256").update(verifier).digest("base64url");
+  const query = new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    state: "s1",
+    resource: `${app()}/api/mcp`,
+    scope: "kb:read kb:write",
+  });
+  await page.goto(`${app()}/oauth/authorize?${query}`);
+  await expect(page.getByTestId("consent-signed-in")).toContainText("reader@team.test");
+  await expect(page.getByTestId("consent-kb-finance")).toHaveCount(0);
+  await expect(page.getByTestId("consent-read-write")).toHaveCount(0);
+  await page.getByTestId("consent-kb-hr").check();
+  const redirected = page.waitForRequest((r) => r.url().startsWith(REDIRECT));
+  await page.getByTestId("consent-allow").click();
+  const code = new URL((await redirected).url()).searchParams.get("code")!;
+  const token = curl("cli", "POST", "/oauth/token", {
+    form: new URLSearchParams({
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      code_verifier: verifier,
+      resource: `${app()}/api/mcp`,
+    }).toString(),
+  });
+  expect(token.status, token.body).toBe(200);
+  oauthToken = token.json().access_token;
+  expect(searchText(mcp(oauthToken, "tools/call", { name: "search_knowledge", arguments: { query: "annual leave days" } }))).toContain(
+    "25 days",
+  );
+});
+
+test("removing a grant holds on the next request: chat, token and OAuth grant", async () => {
+  const reader = (curl("srv", "GET", "/api/users").json().users as { id: string; email: string }[]).find(
+    (u) => u.email === "reader@team.test",
+  )!;
+  expect(curl("srv", "PATCH", `/api/users/${reader.id}`, { json: { kbs: [] } }).status).toBe(200);
+  await pages.reader.goto(`${app()}/`); // back from the OAuth redirect
+
+  const chat = await pageFetch(pages.reader, "/api/chat", {
+    method: "POST",
+    json: { messages: [{ id: "m1", role: "user", parts: [{ type: "text", text: "How many days of annual leave do I get?" }] }] },
+  });
+  expect(chat.status).toBe(403);
+  expect(chat.body).not.toContain("25 days");
+  for (const token of [readerToken, oauthToken]) {
+    const r = mcp(token, "tools/call", { name: "search_knowledge", arguments: { query: "annual leave days" } });
+    expect(r.body).not.toContain("25 days");
+    expect(r.status).toBe(403);
+  }
+  // Given back, it works again; the account removed, its token dies with it.
+  expect(curl("srv", "PATCH", `/api/users/${reader.id}`, { json: { kbs: ["hr"] } }).status).toBe(200);
+  expect(searchText(mcp(readerToken, "tools/call", { name: "search_knowledge", arguments: { query: "annual leave days" } }))).toContain(
+    "25 days",
+  );
+});
+
+test("single sign-on: the allowed domain joins as a reader of hr, an admin group as admin, another domain is refused", async () => {
+  const ann = await ssoSignIn("ann@example.com");
+  await ann.waitForURL(`${app()}/`);
+  const session = JSON.parse((await pageFetch(ann, "/api/session")).body);
+  expect(session.viewer).toMatchObject({ kind: "user", email: "ann@example.com", role: "reader", kbs: ["hr"] });
+
+  const eve = await ssoSignIn("eve@other.test");
+  await eve.waitForURL(/\/signin\?error=/);
+  await expect(eve.getByRole("alert").filter({ hasText: "may not join" })).toBeVisible();
+  expect((curl("srv", "GET", "/api/users").json().users as { email: string }[]).map((u) => u.email)).not.toContain("eve@other.test");
+
+  const boss = await ssoSignIn("boss@other.test");
+  await boss.waitForURL(`${app()}/`);
+  pages.boss = boss;
+  expect(JSON.parse((await pageFetch(boss, "/api/session")).body).viewer.role).toBe("admin");
+});
+
+test("cookies are HttpOnly and SameSite=Lax; cross-origin and CSRF-less posts are refused; ten wrong passwords lock the address", async () => {
+  const ok = curl("cli", "POST", "/api/session", { json: { email: "editor@team.test", password: PASSWORD } });
+  expect(ok.status).toBe(200);
+  const session = ok.headers.split("\n").find((h) => /^set-cookie: kb_session=/i.test(h))!;
+  expect(session).toMatch(/HttpOnly/);
+  expect(session).toMatch(/SameSite=Lax/);
+  const cookie = session.slice(session.indexOf(":") + 1, session.indexOf(";")).trim();
+
+  const evil = { origin: "http://evil.test" };
+  expect(curl("cli", "POST", "/api/session", { headers: evil, form: "email=editor%40team.test&password=x" }).status).toBe(403);
+  expect(curl("cli", "POST", "/api/tokens", { headers: { ...evil, cookie }, json: { name: "x", scope: "read" } }).status).toBe(403);
+  // A form post from a page of this origin without the session's CSRF token (what a cross-site form could send).
+  expect(curl("cli", "POST", "/api/tokens", { headers: { cookie }, json: { name: "x", scope: "read" } }).status).toBe(403);
+  expect(curl("cli", "POST", "/api/session", { form: "email=editor%40team.test&password=x" }).status).toBe(415);
+
+  const wrong = Array.from(
+    { length: 10 },
+    () => curl("cli", "POST", "/api/session", { json: { email: "editor@team.test", password: "not the password" } }).status,
+  );
+  expect(wrong).toEqual(Array(10).fill(401));
+  expect(curl("cli", "POST", "/api/session", { json: { email: "editor@team.test", password: PASSWORD } }).status).toBe(429);
+});
+
+test("the audit log records each action with its actor, and its page filters it", async () => {
+  const events = curl("srv", "GET", "/api/audit?limit=500").json().events as {
+    actor: string;
+    action: string;
+    kb: string | null;
+    outcome: string;
+  }[];
+  const has = (actor: string | RegExp, action: string) =>
+    events.some((e) => (typeof actor === "string" ? e.actor === actor : actor.test(e.actor)) && e.action === action);
+  expect(has("reader@team.test", "user_join")).toBe(true);
+  expect(has("editor@team.test", "document_upload")).toBe(true);
+  expect(has("reader@team.test", "token_create")).toBe(true);
+  expect(has("reader@team.test", "oauth_grant")).toBe(true);
+  expect(has("local", "user_update")).toBe(true);
+  expect(has("local", "user_invite")).toBe(true);
+  expect(has("ann@example.com", "sign_in")).toBe(true);
+  expect(has("editor@team.test", "sign_in_failed")).toBe(true);
+  expect(has(/^eve@other.test$/, "sign_in_failed")).toBe(true);
+  expect(has("local", "document_upload")).toBe(true);
+
+  const page = pages.boss;
+  await page.goto(`${app()}/audit`);
+  await expect(page.getByTestId("audit-row").first()).toBeVisible();
+  await page.getByTestId("audit-action").selectOption("document_upload");
+  await page.getByTestId("audit-actor").fill("editor@");
+  await page.getByTestId("audit-apply").click();
+  await expect(page.getByTestId("audit-row")).toHaveCount(1);
+  await expect(page.getByTestId("audit-row")).toContainText("holidays.md");
+  const csv = await pageFetch(page, "/api/audit?format=csv&action=document_upload");
+  expect(csv.body.split("\r\n")[0]).toBe("at,actor,action,outcome,kb,target,detail,address");
+  expect(csv.body).toContain("editor@team.test,document_upload,ok,hr");
+  const metrics = curl("srv", "GET", "/metrics").body;
+  expect(metrics).toMatch(/kb_audit_events_total\{action="document_upload",outcome="ok"\} [1-9]/);
+});

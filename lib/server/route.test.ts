@@ -24,7 +24,7 @@ describe("route()", () => {
     )(new Request("http://10.0.0.1:3000/api/x", { headers: { [PEER_HEADER]: peerHeaderFor("10.0.0.9") } }));
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toBe('Bearer realm="admin"');
-    expect(await res.json()).toEqual({ error: { code: "unauthorized", message: expect.stringContaining("admin token") } });
+    expect(await res.json()).toEqual({ error: { code: "unauthorized", message: expect.stringContaining("admin secret") } });
     expect(handler).not.toHaveBeenCalled();
   });
 

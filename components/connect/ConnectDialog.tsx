@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useId, useMemo, useRef, useState } from "react";
+import { useAccess } from "@/components/account/viewer";
 import { apiErrorText } from "@/components/api";
 import { useMessages } from "@/components/i18n";
 import { kbApi, tokenApi } from "@/components/kbs/api";
@@ -49,6 +50,7 @@ export function ConnectDialog({
   const [localOnly, setLocalOnly] = useState(false);
   const [tokenName, setTokenName] = useState(t.tokenNameDefault);
   const [scope, setScope] = useState<"read" | "read-write">("read");
+  const access = useAccess();
   const [limit, setLimit] = useState(true);
   const [secret, setSecret] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -232,18 +234,20 @@ export function ConnectDialog({
               </Field>
               <fieldset className="text-sm">
                 <legend className="mb-1">{t.scopeLabel}</legend>
-                {(["read", "read-write"] as const).map((s) => (
-                  <label key={s} className="flex items-center gap-2">
-                    <input
-                      type="radio"
-                      name="token-scope"
-                      data-testid={`token-scope-${s}`}
-                      checked={scope === s}
-                      onChange={() => setScope(s)}
-                    />
-                    {s === "read" ? t.scopeRead : t.scopeReadWrite}
-                  </label>
-                ))}
+                {(["read", "read-write"] as const)
+                  .filter((s) => s === "read" || (kb && limit ? access.canWrite(kb) : access.write))
+                  .map((s) => (
+                    <label key={s} className="flex items-center gap-2">
+                      <input
+                        type="radio"
+                        name="token-scope"
+                        data-testid={`token-scope-${s}`}
+                        checked={scope === s}
+                        onChange={() => setScope(s)}
+                      />
+                      {s === "read" ? t.scopeRead : t.scopeReadWrite}
+                    </label>
+                  ))}
               </fieldset>
               {kb && (
                 <label className="flex items-center gap-2 text-sm sm:col-span-2">

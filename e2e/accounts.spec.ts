@@ -14,10 +14,10 @@
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { type Browser, type BrowserContext, chromium, expect, type Page, test } from "@playwright/test";
-import { makeNetnsPair, type NetnsPair, type Where } from "./helpers/netns";
+import { type Browser, type BrowserContext, expect, type Page, test } from "@playwright/test";
+import { launchChromiumIn, makeNetnsPair, type NetnsPair, stopAll, type Where } from "./helpers/netns";
 
 const DATA = path.resolve(process.env.TEST_DATA_DIR || ".test-data", `accounts-${Date.now().toString(36)}`);
 const ADMIN = "accounts-admin-secret";
@@ -58,7 +58,7 @@ function curl(
   where: Where,
   method: string,
   pathname: string,
-  opts: { headers?: Record<string, string>; json?: unknown; form?: string } = {},
+  opts: { headers?: Record<string, string>; json?: unknown; form?: string; multipart?: Record<string, string> } = {},
 ): Reply {
   const base = where === "srv" ? `http://127.0.0.1:${APP_PORT}` : app();
   const headerFile = path.join(DATA, "last-headers.txt");
@@ -69,6 +69,7 @@ function curl(
     args.push("-H", "content-type: application/json", "-H", "accept: application/json, text/event-stream", "--data-binary", "@-");
     input = JSON.stringify(opts.json);
   }
+  for (const [k, v] of Object.entries(opts.multipart ?? {})) args.push("-F", `${k}=${v}`);
   if (opts.form !== undefined) {
     args.push("-H", "content-type: application/x-www-form-urlencoded", "--data-binary", "@-");
     input = opts.form;
@@ -193,27 +194,7 @@ test.beforeAll(async () => {
   for (const [kb, text] of Object.entries(docs)) {
     const file = path.join(DATA, `${kb}.md`);
     writeFileSync(file, text);
-    const r = spawnSync(
-      "ip",
-      [
-        "netns",
-        "exec",
-        net.ns.srv,
-        "curl",
-        "-sS",
-        "-o",
-        "/dev/null",
-        "-w",
-        "%{http_code}",
-        "-F",
-        `files=@${file}`,
-        "-F",
-        `kb=${kb}`,
-        `http://127.0.0.1:${APP_PORT}/api/documents`,
-      ],
-      { encoding: "utf8" },
-    );
-    expect(r.stdout).toBe("200");
+    expect(curl("srv", "POST", "/api/documents", { multipart: { files: `@${file}`, kb } }).status).toBe(200);
   }
   for (const [who, role] of [
     ["reader", "reader"],
@@ -225,22 +206,12 @@ test.beforeAll(async () => {
     expect(links[who]).toMatch(new RegExp(`^${app()}/invite#kbi_`));
   }
   // Chromium in the client namespace (Playwright talks to it over a pipe): a remote peer of the app.
-  const wrapper = path.join(DATA, "chromium-in-netns.sh");
-  writeFileSync(wrapper, `#!/bin/sh\nexec ip netns exec ${net.ns.cli} ${process.env.CHROMIUM_PATH || "/usr/bin/chromium"} "$@"\n`);
-  chmodSync(wrapper, 0o755);
-  browser = await chromium.launch({ executablePath: wrapper, args: ["--no-sandbox", "--disable-gpu", "--no-first-run"] });
+  browser = await launchChromiumIn(net, "cli", DATA);
 });
 
 test.afterAll(async () => {
   await browser?.close();
-  for (const c of children) {
-    try {
-      process.kill(-c.pid!, "SIGTERM");
-    } catch {
-      // already gone
-    }
-  }
-  net?.teardown();
+  stopAll(children, net);
 });
 
 test("a remote browser must sign in; an invited reader chats over hr only, with no upload control and 403 on the upload API", async () => {

@@ -9,11 +9,11 @@
  * revokes the grant → 401.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { type Browser, chromium, expect, test } from "@playwright/test";
-import { makeNetnsPair, type NetnsPair } from "./helpers/netns";
+import { type Browser, expect, test } from "@playwright/test";
+import { launchChromiumIn, makeNetnsPair, type NetnsPair, stopAll } from "./helpers/netns";
 
 const DATA = path.resolve(process.env.TEST_DATA_DIR || ".test-data", `oauth-remote-${Date.now().toString(36)}`);
 const ADMIN = "oauth-remote-admin-secret";
@@ -133,22 +133,12 @@ test.beforeAll(async () => {
 
   // The browser lives in the server's namespace too (Playwright talks to it over a pipe), so it reaches the app
   // at its address there, as a remote peer.
-  const wrapper = path.join(DATA, "chromium-in-netns.sh");
-  writeFileSync(wrapper, `#!/bin/sh\nexec ip netns exec ${net.ns.srv} ${process.env.CHROMIUM_PATH || "/usr/bin/chromium"} "$@"\n`);
-  chmodSync(wrapper, 0o755);
-  browser = await chromium.launch({ executablePath: wrapper, args: ["--no-sandbox", "--disable-gpu", "--no-first-run"] });
+  browser = await launchChromiumIn(net, "srv", DATA);
 });
 
 test.afterAll(async () => {
   await browser?.close();
-  for (const c of children) {
-    try {
-      process.kill(-c.pid!, "SIGTERM");
-    } catch {
-      // already gone
-    }
-  }
-  net?.teardown();
+  stopAll(children, net);
 });
 
 /** The host, in the client namespace: its JSON lines in order, and a way to answer it. */

@@ -1,12 +1,11 @@
 "use client";
 
-import Link from "next/link";
 import { useCallback, useEffect, useState } from "react";
 import { apiErrorText, apiFetch, authHeaders } from "@/components/api";
 import { useMessages } from "@/components/i18n";
-import { buttonClass, ErrorLine, inputClass, navLinkClass } from "@/components/ui";
+import { buttonClass, inputClass } from "@/components/ui";
 import { AUDIT_ACTIONS, type AuditEvent } from "@/lib/audit/types";
-import { AccountMenu } from "./AccountMenu";
+import { AdminPage } from "./AdminPage";
 import { T } from "./messages";
 
 type Filter = { actor: string; action: string; kb: string; since: string; until: string };
@@ -65,15 +64,7 @@ export function AuditLog() {
   });
 
   return (
-    <main className="mx-auto max-w-6xl p-4 sm:p-8">
-      <header className="mb-2 flex flex-wrap items-center gap-3">
-        <Link href="/" className={navLinkClass}>
-          ← {t.back}
-        </Link>
-        <h1 className="w-full text-2xl font-semibold sm:order-first sm:w-auto sm:flex-1">{t.auditTitle}</h1>
-        <AccountMenu />
-      </header>
-      <p className="mb-4 text-sm text-zinc-600 dark:text-zinc-400">{t.auditIntro}</p>
+    <AdminPage title={t.auditTitle} intro={t.auditIntro} back={t.back} error={error} wide>
       <form
         className="mb-4 flex flex-wrap items-end gap-2 text-sm"
         data-testid="audit-filter"
@@ -116,7 +107,6 @@ export function AuditLog() {
           {t.exportCsv}
         </button>
       </form>
-      {error && <ErrorLine className="mb-4">{error}</ErrorLine>}
       {events && events.length === 0 && <p className="text-sm text-zinc-600 dark:text-zinc-400">{t.noEvents}</p>}
       {events && events.length > 0 && (
         <div className="overflow-x-auto">
@@ -155,6 +145,6 @@ export function AuditLog() {
           </table>
         </div>
       )}
-    </main>
+    </AdminPage>
   );
 }

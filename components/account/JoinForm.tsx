@@ -4,7 +4,7 @@ import { useEffect, useState } from "react";
 import { apiErrorText, apiFetch } from "@/components/api";
 import { fill } from "@/components/fill";
 import { useMessages } from "@/components/i18n";
-import { ErrorLine, inputClass, primaryButtonClass } from "@/components/ui";
+import { ErrorLine, Field, inputClass, primaryButtonClass } from "@/components/ui";
 import { MIN_PASSWORD_CHARS } from "@/lib/auth/accounts/password-rules";
 import type { Role } from "@/lib/auth/roles";
 import { T } from "./messages";
@@ -67,8 +67,7 @@ export function JoinForm() {
             void join(new FormData(e.currentTarget));
           }}
         >
-          <label className="text-sm">
-            <span className="mb-1 block font-medium">{t.email}</span>
+          <Field label={t.email}>
             <input
               name="email"
               type="email"
@@ -79,13 +78,11 @@ export function JoinForm() {
               className={inputClass}
               data-testid="join-email"
             />
-          </label>
-          <label className="text-sm">
-            <span className="mb-1 block font-medium">{t.name}</span>
+          </Field>
+          <Field label={t.name}>
             <input name="name" autoComplete="name" className={inputClass} data-testid="join-name" />
-          </label>
-          <label className="text-sm">
-            <span className="mb-1 block font-medium">{t.password}</span>
+          </Field>
+          <Field label={t.password}>
             <input
               name="password"
               type="password"
@@ -98,7 +95,7 @@ export function JoinForm() {
             <span className="mt-1 block text-xs text-zinc-600 dark:text-zinc-400">
               {fill(t.passwordHint, { min: String(MIN_PASSWORD_CHARS) })}
             </span>
-          </label>
+          </Field>
           <button type="submit" disabled={busy} className={primaryButtonClass} data-testid="join-submit">
             {busy ? t.joining : t.join}
           </button>

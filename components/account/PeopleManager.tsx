@@ -1,15 +1,14 @@
 "use client";
 
-import Link from "next/link";
 import { useCallback, useEffect, useState } from "react";
 import { apiErrorText, apiFetch, copyText } from "@/components/api";
 import { fill } from "@/components/fill";
 import { useMessages } from "@/components/i18n";
-import { buttonClass, ErrorLine, inputClass, navLinkClass, primaryButtonClass } from "@/components/ui";
+import { buttonClass, Field, inputClass, primaryButtonClass } from "@/components/ui";
 import type { PublicUser } from "@/lib/auth/accounts/types";
 import { ROLES, type Role } from "@/lib/auth/roles";
 import type { KnowledgeBase } from "@/lib/kb/types";
-import { AccountMenu } from "./AccountMenu";
+import { AdminPage } from "./AdminPage";
 import { type AccountMessages, T } from "./messages";
 
 type PendingInvite = { email: string | null; role: Role; kbs: string[]; createdBy: string; expiresAt: string };
@@ -186,17 +185,7 @@ export function PeopleManager() {
   };
 
   return (
-    <main className="mx-auto max-w-4xl p-4 sm:p-8">
-      <header className="mb-2 flex flex-wrap items-center gap-3">
-        <Link href="/" className={navLinkClass}>
-          ← {t.back}
-        </Link>
-        <h1 className="w-full text-2xl font-semibold sm:order-first sm:w-auto sm:flex-1">{t.peopleTitle}</h1>
-        <AccountMenu />
-      </header>
-      <p className="mb-6 text-sm text-zinc-600 dark:text-zinc-400">{t.peopleIntro}</p>
-      {error && <ErrorLine className="mb-4">{error}</ErrorLine>}
-
+    <AdminPage title={t.peopleTitle} intro={t.peopleIntro} back={t.back} error={error}>
       <form
         className="mb-8 flex flex-col gap-3 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800"
         data-testid="invite-form"
@@ -205,10 +194,9 @@ export function PeopleManager() {
           void invite();
         }}
       >
-        <label className="text-sm">
-          <span className="mb-1 block font-medium">{t.inviteEmail}</span>
+        <Field label={t.inviteEmail}>
           <input type="email" value={email} onChange={(e) => setEmail(e.target.value)} className={inputClass} data-testid="invite-email" />
-        </label>
+        </Field>
         <GrantFields t={t} kbs={kbs} role={role} chosen={chosen} onRole={setRole} onKbs={setChosen} testId="invite" />
         <button type="submit" className={`${primaryButtonClass} self-start`} data-testid="invite-submit">
           {t.invite}
@@ -254,6 +242,6 @@ export function PeopleManager() {
           </ul>
         </>
       )}
-    </main>
+    </AdminPage>
   );
 }

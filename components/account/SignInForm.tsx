@@ -5,7 +5,7 @@ import { useEffect, useState } from "react";
 import { ApiError, apiErrorText, apiFetch, setAdminToken } from "@/components/api";
 import { fill } from "@/components/fill";
 import { useMessages } from "@/components/i18n";
-import { buttonClass, ErrorLine, inputClass, primaryButtonClass } from "@/components/ui";
+import { buttonClass, ErrorLine, Field, inputClass, primaryButtonClass } from "@/components/ui";
 import { T } from "./messages";
 import type { SessionInfo } from "./viewer";
 
@@ -71,12 +71,10 @@ export function SignInForm() {
           void signIn(new FormData(e.currentTarget));
         }}
       >
-        <label className="text-sm">
-          <span className="mb-1 block font-medium">{t.email}</span>
+        <Field label={t.email}>
           <input name="email" type="email" autoComplete="username" required className={inputClass} data-testid="signin-email" />
-        </label>
-        <label className="text-sm">
-          <span className="mb-1 block font-medium">{t.password}</span>
+        </Field>
+        <Field label={t.password}>
           <input
             name="password"
             type="password"
@@ -85,7 +83,7 @@ export function SignInForm() {
             className={inputClass}
             data-testid="signin-password"
           />
-        </label>
+        </Field>
         <button type="submit" disabled={busy} className={primaryButtonClass} data-testid="signin-submit">
           {busy ? t.signingIn : t.signIn}
         </button>

@@ -3,7 +3,10 @@
  * `cli` (a remote client). All traffic stays inside them; nothing reaches this host's own addresses. Needs
  * root (`ip netns`): where no namespace can be made the spec fails.
  */
-import { spawnSync } from "node:child_process";
+import { type ChildProcess, spawnSync } from "node:child_process";
+import { chmodSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { type Browser, chromium } from "@playwright/test";
 
 export type Where = "srv" | "cli";
 
@@ -52,4 +55,27 @@ export function makeNetnsPair(tag: string, subnet: number): NetnsPair {
     }
   }
   return { ns, addr, inNs: (where) => ["ip", "netns", "exec", ns[where]], teardown };
+}
+
+/**
+ * Debian Chromium started inside a namespace (Playwright talks to it over a pipe): its requests come from that
+ * namespace's address. `dir` holds the small wrapper script.
+ */
+export async function launchChromiumIn(pair: NetnsPair, where: Where, dir: string): Promise<Browser> {
+  const wrapper = path.join(dir, `chromium-in-${where}.sh`);
+  writeFileSync(wrapper, `#!/bin/sh\nexec ip netns exec ${pair.ns[where]} ${process.env.CHROMIUM_PATH || "/usr/bin/chromium"} "$@"\n`);
+  chmodSync(wrapper, 0o755);
+  return chromium.launch({ executablePath: wrapper, args: ["--no-sandbox", "--disable-gpu", "--no-first-run"] });
+}
+
+/** Stops every process group a spec started (they were spawned detached), then removes the namespaces. */
+export function stopAll(children: readonly ChildProcess[], pair: NetnsPair | undefined): void {
+  for (const c of children) {
+    try {
+      process.kill(-c.pid!, "SIGTERM");
+    } catch {
+      // already gone
+    }
+  }
+  pair?.teardown();
 }

@@ -291,7 +291,7 @@ test("a document ingested by the CLI becomes searchable without restarting the s
     expect(before.results.some((r) => r.text.includes(phrase))).toBe(false);
 
     // Its own kb keeps it out of the default kb that other specs look at.
-    const cli = await runCli(["run", "ingest", "--", file, "--kb", CLI_KB]);
+    const cli = await runCli(["run", "ingest", "--", file, "--kb", CLI_KB, "--no-wait"]);
     expect(cli.code, cli.output).toBe(0);
 
     const after = await search(client, { query: `${codeword} lighthouse tour` });

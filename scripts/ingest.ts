@@ -16,8 +16,10 @@ import { configuredEmbedder, openStore } from "@/lib/store";
 import type { IngestProgress } from "@/lib/types";
 
 const USAGE = `Usage:
-  npm run ingest -- <files or folders…> [--kb NAME] [--title T] [--author A] [--tags a,b]
-  npm run ingest -- --reindex`;
+  npm run ingest -- <files or folders…> [--kb NAME] [--title T] [--author A] [--tags a,b] [--no-wait]
+  npm run ingest -- --reindex
+--no-wait: exit at once instead of waiting out STORE_VERSION_RETENTION_S (60) to remove the old versions the
+ingest made (they then stay until the next write).`;
 
 /** Files named, plus supported files found in folders named (unsupported ones there are only counted). */
 async function expand(inputs: string[]): Promise<{ files: string[]; missing: string[]; unsupported: number }> {
@@ -63,6 +65,7 @@ async function main(): Promise<number> {
       author: { type: "string" },
       tags: { type: "string" },
       reindex: { type: "boolean", default: false },
+      "no-wait": { type: "boolean", default: false },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -140,10 +143,18 @@ async function main(): Promise<number> {
   });
   noteFailures(await batch.flush());
   bar.stop();
-  if (counts.added + counts.updated > 0) await store.optimize();
+  const seconds = (performance.now() - t0) / 1000;
+  if (counts.added + counts.updated > 0) {
+    if (values["no-wait"]) await store.optimize();
+    else {
+      // Versions are kept STORE_VERSION_RETENTION_S for readers in other processes; then dropped, so the data
+      // dir is back to its size before this process exits.
+      console.log(`removing old versions within ${cfg.store.versionRetentionMs / 1000} s (--no-wait skips this)…`);
+      await store.settle();
+    }
+  }
   store.close();
 
-  const seconds = (performance.now() - t0) / 1000;
   console.log(
     `added ${counts.added}, updated ${counts.updated}, unchanged ${counts.unchanged}, failed ${failed.length}; ` +
       `${chunks} chunks in ${seconds.toFixed(1)} s (kb "${values.kb ?? cfg.defaultKb}", ${cfg.dataDir})`,

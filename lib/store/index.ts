@@ -83,6 +83,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     documentsVersion: () => readVersion(tables.documents),
     sideTable: (name, schema) => tables.side(name, schema),
     optimize: (o) => indexes.optimize(o?.retainMs),
+    settle: () => indexes.settle(),
     textIndexState: indexes.ftsCoverage,
     recentChunks: () => recent.list(),
     scheduleMaintenance: indexes.schedule,

@@ -15,6 +15,8 @@ export const FTS_COLUMN = "index_text";
  * recall@5 0.90 vs 0.89). Background maintenance builds it; rows added since are searched flat.
  */
 const VECTOR_INDEX_MIN_ROWS = 5000;
+/** A run armed to drop versions comes this long after they are past the retention. */
+const CLEANUP_SLACK_MS = 1000;
 /**
  * Each maintenance folds new rows into the vector index as a new segment, and every segment is searched
  * separately: rebuild the index in one piece when it has more segments than this, or when the rows it does
@@ -105,6 +107,8 @@ export interface Indexes {
   chunksReset(): void;
   optimize(retainMs?: number): Promise<void>;
   schedule(): void;
+  /** Runs maintenance, waits until this process's last versions are past the retention, and drops them (the CLI's end). */
+  settle(): Promise<void>;
   /** Resolves once the full-text index asked to be loaded at open (prewarm) is in memory, or failed to load. */
   warmed(): Promise<void>;
   beginBulk(): () => void;
@@ -119,6 +123,9 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
   const retention = opts.versionRetentionMs ?? 60_000;
   const quietMs = opts.writeQuietMs ?? REBUILD_QUIET_MS;
   let lastWriteAt = 0;
+  /** The last commit of this process, a write's or a maintenance run's: its predecessors may go a retention later. */
+  let lastCommitAt = 0;
+  let cleanupTimer: ReturnType<typeof setTimeout> | undefined;
   /** Writes to the chunks and documents tables, and when the first one not yet folded (optimized) came. */
   let writes = 0;
   let unfoldedSince: number | null = null;
@@ -248,8 +255,10 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
     foldTimer.unref?.();
     return `deferred: ${unindexed} of ${rows} chunks unindexed, first unfolded write ${Math.round(waited / 1000)} s ago${bulk ? ", writes continue" : ""}`;
   };
+  const versionsOf = () => Promise.all(tables.all().map(([, t]) => t.version()));
   const maintain = async (retainMs: number, background = false): Promise<MaintenanceReport> => {
     const report: MaintenanceReport = {};
+    const versionsBefore = await versionsOf();
     const step = async (name: string, fn: () => Promise<unknown>) => {
       if (stopped) {
         report[name] = "skipped: the store is closing";
@@ -278,7 +287,24 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
       unfoldedSince = writes === writesBefore ? null : Date.now();
     }
     await step("vector_index", () => maintainVectorIndex(background));
+    // Lance updates the indices after its cleanup: a run that committed anything leaves a version of its own.
+    const versionsAfter = await versionsOf();
+    if (versionsAfter.some((v, i) => v !== versionsBefore[i])) lastCommitAt = Date.now();
+    armCleanup();
     return report;
+  };
+  /**
+   * Versions younger than the retention survive a run; without another write no run would come to drop them
+   * (a data dir stayed 4–5× the raw text after an ingest). One more run is armed for when the last write's
+   * versions are past the retention.
+   */
+  const cleanupDue = () => lastCommitAt + retention + CLEANUP_SLACK_MS;
+  const armCleanup = () => {
+    clearTimeout(cleanupTimer);
+    const wait = cleanupDue() - Date.now();
+    if (stopped || lastCommitAt === 0 || wait <= 0) return;
+    cleanupTimer = setTimeout(() => maintainer.schedule(), wait);
+    cleanupTimer.unref?.();
   };
   const maintainer = createMaintainer((_deadline, explicit) => maintain(retention, !explicit), {
     delayMs: opts.maintenanceDelayMs ?? 3000,
@@ -313,6 +339,7 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
   return {
     async afterWrite() {
       lastWriteAt = Date.now();
+      lastCommitAt = lastWriteAt;
       writes++;
       unfoldedSince ??= lastWriteAt;
       if (!ftsReady) await ensureFtsIndex();
@@ -363,9 +390,18 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
       };
     },
     idle: () => maintainer.idle(),
+    async settle() {
+      await maintainer.runNow();
+      // A run that commits (an index update after its cleanup) leaves one version more: a few rounds at most.
+      for (let round = 0; round < 3 && lastCommitAt > 0 && cleanupDue() > Date.now(); round++) {
+        await new Promise((r) => setTimeout(r, cleanupDue() - Date.now()));
+        await maintainer.runNow();
+      }
+    },
     stop() {
       stopped = true;
       clearTimeout(foldTimer);
+      clearTimeout(cleanupTimer);
       maintainer.stop();
       return Promise.allSettled([maintainer.idle(), warming, ...outside]).then(() => undefined);
     },

@@ -722,7 +722,14 @@ describe("cross-process visibility", () => {
         [path.join(repoRoot, "node_modules/tsx/dist/cli.mjs"), "scripts/ingest.ts", file, "--kb", "cli", "--tags", "x,y"],
         {
           cwd: repoRoot,
-          env: { ...process.env, DATA_DIR: dir, EMBEDDING_PROVIDER: "offline", EMBEDDING_DIMENSION: "512", EMBEDDING_MODEL: "" },
+          env: {
+            ...process.env,
+            DATA_DIR: dir,
+            EMBEDDING_PROVIDER: "offline",
+            EMBEDDING_DIMENSION: "512",
+            EMBEDDING_MODEL: "",
+            STORE_VERSION_RETENTION_S: "1",
+          },
         },
       );
       expect(stdout).toMatch(/added 1, updated 0, unchanged 0, failed 0/);

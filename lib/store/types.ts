@@ -89,6 +89,11 @@ export interface Store {
    * cleanup of versions older than `retainMs` (default: the configured retention). Writes only schedule it.
    */
   optimize(opts?: { retainMs?: number }): Promise<void>;
+  /**
+   * Maintenance now, then again once this process's last versions are past the retention (waits up to
+   * STORE_VERSION_RETENTION_S): what a batch ingest that exits calls last, so it leaves no old versions behind.
+   */
+  settle(): Promise<void>;
   /** Asks for a background maintenance run soon; never waits. */
   scheduleMaintenance(): void;
   /**

@@ -16,6 +16,7 @@ import { addConcurrently, createBatchIngest } from "@/lib/ingest";
 import { searchKnowledge } from "@/lib/retrieve";
 import { openStore } from "@/lib/store";
 import { toIndexText } from "@/lib/tokenize";
+import { fts5Reference } from "./bench-fts5";
 import { measureMcp, sequential, type Timing, throughput } from "./bench-load";
 import { mixedLoad } from "./bench-mixed";
 import { corpusFiles, sampleQueries, startServer } from "./bench-server";
@@ -161,14 +162,25 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
     console.log(`\nthrough /api/mcp (server.mjs on port ${o.port}, search_knowledge top_k 5, from a client process of its own)`);
     const seqMcp = await measureMcp({ url, queries, sequential: true });
     console.log(`  sequential ${row("", seqMcp)}   [target p50 ≤ 20 ms, p95 ≤ 50 ms]   bm25 in process p50 ${f1(seqBm25.p50)} ms`);
+    let rps8 = 0;
     for (const c of [8, 32]) {
       const t = await measureMcp({ url, queries, concurrency: c, seconds: o.seconds });
+      if (c === 8) rps8 = t.rps;
       const ref = await throughput(queries, c, Math.min(o.seconds, 5), bm25);
       console.log(
         `  concurrency ${String(c).padStart(2)}: ${f1(t.rps)} req/s, p50 ${f1(t.p50)} ms, p95 ${f1(t.p95)} ms, ${t.errors} errors` +
           `${c === 8 ? "   [target ≥ 100 req/s]" : ""}   bm25 in process ${f1(ref.rps)} req/s`,
       );
     }
+
+    await fts5Reference({
+      store,
+      dir,
+      port: o.port + 1,
+      queries,
+      seconds: o.seconds,
+      ours: { seq: seqHybrid, rps8, dataDirBytes: stats.dataDirBytes ?? 0, ingestSeconds: ingestS },
+    });
 
     if (o.mixed > 0) {
       const contents = queries.map((_, n) => `# Note ${n}\n\n${queries.slice(n % 50, (n % 50) + 40).join(". ")}.`);

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ingestDocument, sha256 } from "@/lib/ingest";
 import { sanitizeFileName, tagsSchema } from "@/lib/ingest/fields";
 import { TOOL } from "@/lib/tools/names";
+import { ADDS_IDEMPOTENT } from "./annotations";
 import { guarded, kbArgument, perKbNames, type ToolContext, toolError } from "./context";
 import { writeTarget } from "./write-access";
 
@@ -37,7 +38,7 @@ export const outputSchema = z.object({
   uri: z.string().describe("Resource URI of the document"),
 });
 
-export const annotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+export const annotations = ADDS_IDEMPOTENT;
 
 /** The stored file name for a title: path separators become spaces, then the file-name rule. */
 function sourceName(title: string, format: "markdown" | "text"): string {

@@ -5,6 +5,7 @@ import { getFaqStore } from "@/lib/faq/store";
 import { answerField, faqUri, phrasingsField, questionField } from "@/lib/faq/types";
 import { tagsSchema } from "@/lib/ingest/fields";
 import { TOOL } from "@/lib/tools/names";
+import { ADDS } from "./annotations";
 import { guarded, kbArgument, perKbNames, type ToolContext } from "./context";
 import { writeTarget } from "./write-access";
 
@@ -28,7 +29,7 @@ export const outputSchema = z.object({
   uri: z.string().describe("Resource URI of the FAQ entry"),
 });
 
-export const annotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+export const annotations = ADDS;
 
 export function registerAddFaq(server: McpServer, ctx: ToolContext) {
   server.registerTool(

@@ -2,6 +2,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { TOOL } from "@/lib/tools/names";
+import { DELETES } from "./annotations";
 import { guarded, inScope, type ToolContext, toolError } from "./context";
 
 export const name = TOOL.deleteDocument;
@@ -20,7 +21,7 @@ export const outputSchema = z.object({
   document: z.object({ id: z.string(), title: z.string(), source: z.string(), kb: z.string() }),
 });
 
-export const annotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
+export const annotations = DELETES;
 
 export function registerDeleteDocument(server: McpServer, ctx: ToolContext) {
   server.registerTool(

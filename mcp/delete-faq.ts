@@ -4,6 +4,7 @@ import { z } from "zod";
 import { getFaqStore } from "@/lib/faq/store";
 import { faqIdSchema } from "@/lib/faq/types";
 import { TOOL } from "@/lib/tools/names";
+import { DELETES } from "./annotations";
 import { guarded, inScope, type ToolContext, toolError } from "./context";
 
 export const name = TOOL.deleteFaq;
@@ -14,7 +15,7 @@ export const inputSchema = z.strictObject({
 
 export const outputSchema = z.object({ deleted: z.boolean(), id: z.string() });
 
-export const annotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
+export const annotations = DELETES;
 
 export function registerDeleteFaq(server: McpServer, ctx: ToolContext) {
   server.registerTool(

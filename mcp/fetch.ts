@@ -4,6 +4,7 @@ import { z } from "zod";
 import { titleWithHeading } from "@/lib/chunk/heading";
 import { chunkWindow } from "@/lib/tools/format";
 import { TOOL } from "@/lib/tools/names";
+import { READ_ONLY } from "./annotations";
 import { guarded, inScope, type ToolContext, toolError } from "./context";
 import { idField } from "./read-document";
 import { connectorResult, passageUrl } from "./search";
@@ -34,7 +35,7 @@ export const config = {
     "that opens it in the app, and its document's metadata. Shaped for ChatGPT connectors and deep research.",
   inputSchema,
   outputSchema,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
 };
 
 export function registerFetch(server: McpServer, ctx: ToolContext) {

@@ -3,6 +3,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { formatDocumentList, toDocumentSummary } from "@/lib/tools/format";
 import { TOOL } from "@/lib/tools/names";
+import { READ_ONLY } from "./annotations";
 import { effectiveKb, guarded, kbArgument, type ToolContext, toolError } from "./context";
 
 export const name = TOOL.listDocuments;
@@ -33,7 +34,7 @@ export const config = {
     "to answer a question, prefer search_knowledge.",
   inputSchema,
   outputSchema,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
 };
 
 export function registerListDocuments(server: McpServer, ctx: ToolContext) {

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { chunkWindow, formatChunkWindow, formatDocumentText, MAX_READ_CHARS, sliceText, toWindowChunks } from "@/lib/tools/format";
 import { TOOL } from "@/lib/tools/names";
 import type { DocumentRecord } from "@/lib/types";
+import { READ_ONLY } from "./annotations";
 import { guarded, inScope, type ToolContext, toolError } from "./context";
 
 export const name = TOOL.readDocument;
@@ -76,7 +77,7 @@ export const config = {
     "(use offset to read on). Give exactly one of document_id or chunk_id.",
   inputSchema,
   outputSchema,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
 };
 
 function docRefOf(d: Pick<DocumentRecord, "id" | "title" | "source" | "kb">) {

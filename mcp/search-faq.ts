@@ -5,6 +5,7 @@ import { faqHitsToResults } from "@/lib/faq/results";
 import { getFaqStore } from "@/lib/faq/store";
 import { TOOL } from "@/lib/tools/names";
 import { searchResultSchema } from "@/lib/tools/search-result";
+import { READ_ONLY } from "./annotations";
 import { effectiveKb, guarded, perKbNames, type ToolContext, toolError } from "./context";
 import { inputSchemaFor as searchInputSchemaFor } from "./search-knowledge";
 
@@ -39,7 +40,7 @@ export const outputSchema = z.object({
   ),
 });
 
-export const annotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+export const annotations = READ_ONLY;
 
 export function registerSearchFaq(server: McpServer, ctx: ToolContext) {
   server.registerTool(

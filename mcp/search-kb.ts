@@ -2,6 +2,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { searchToolDescription, searchToolNames } from "@/lib/kb/names";
+import { READ_ONLY } from "./annotations";
 import * as citationView from "./citation-view";
 import { guarded, type ToolContext } from "./context";
 import { outputSchema, queryField, runSearch, topKField } from "./search-knowledge";
@@ -25,7 +26,7 @@ export function registerKbSearchTools(server: McpServer, ctx: ToolContext): stri
         description: searchToolDescription(kb, titles),
         inputSchema,
         outputSchema,
-        annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+        annotations: READ_ONLY,
         _meta: { "knowledge-base/kb": kb.name, ...citationView.toolMeta },
       },
       guarded(name, async (args): Promise<CallToolResult> => runSearch(ctx, args, kb.name)),

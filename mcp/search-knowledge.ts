@@ -7,6 +7,7 @@ import { hitContexts } from "@/lib/retrieve/context";
 import { formatSearchResults, toSearchResults } from "@/lib/tools/format";
 import { TOOL } from "@/lib/tools/names";
 import { searchOutputSchema } from "@/lib/tools/search-result";
+import { READ_ONLY } from "./annotations";
 import * as citationView from "./citation-view";
 import { effectiveKb, guarded, kbArgument, perKbNames, type ToolContext, toolError } from "./context";
 
@@ -49,7 +50,7 @@ export const config = {
     "If nothing relevant comes back, rephrase with other keywords once, then say the knowledge base does not cover it.",
   inputSchema,
   outputSchema,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   // MCP Apps: hosts with the extension show the results as source cards; others ignore it.
   _meta: citationView.toolMeta,
 };

@@ -6,6 +6,7 @@ import { publicBaseUrl } from "@/lib/config";
 import { searchKnowledge } from "@/lib/retrieve";
 import { passagePath } from "@/lib/tools/links";
 import { TOOL } from "@/lib/tools/names";
+import { READ_ONLY } from "./annotations";
 import { effectiveKb, guarded, type ToolContext, toolError } from "./context";
 import { queryField } from "./search-knowledge";
 
@@ -34,7 +35,7 @@ export const config = {
     "search_knowledge, shaped for ChatGPT connectors and deep research.",
   inputSchema,
   outputSchema,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
 };
 
 /** The passage's address for a host's citation: the app's document page at that chunk. */

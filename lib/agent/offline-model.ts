@@ -52,7 +52,7 @@ export function isRefusal(text: string): boolean {
   return t === "" || t === OFFLINE_TEXT.en.notFound || t === OFFLINE_TEXT.zh.notFound;
 }
 
-type Plan = { kind: "search"; queries: string[] } | { kind: "answer"; text: string };
+export type Plan = { kind: "search"; queries: string[] } | { kind: "answer"; text: string };
 
 function textOf(parts: readonly { type: string; text?: string }[] | string): string {
   if (typeof parts === "string") return parts.trim();
@@ -196,17 +196,28 @@ export function sentenceDeltas(text: string): string[] {
 const SENTENCE_PAUSE_MS = 20;
 
 export function createOfflineModel(): LanguageModelV4 {
+  return createPlannedModel(OFFLINE_MODEL_ID, planOfflineStep);
+}
+
+/**
+ * A model whose every step is planned by rules: search (one tool call per query, in parallel) or answer
+ * (streamed sentence by sentence). The offline answerer is one; the eval's fake miscite model another.
+ */
+export function createPlannedModel(
+  modelId: string,
+  plan: (options: Pick<LanguageModelV4CallOptions, "prompt" | "tools" | "toolChoice">) => Plan,
+): LanguageModelV4 {
   return {
     specificationVersion: "v4",
     provider: "offline",
-    modelId: OFFLINE_MODEL_ID,
+    modelId,
     supportedUrls: {},
     async doGenerate(options) {
-      const { content, finishReason } = toContent(planOfflineStep(options));
+      const { content, finishReason } = toContent(plan(options));
       return { content, finishReason, usage: USAGE, warnings: [] };
     },
     async doStream(options) {
-      const { content, finishReason } = toContent(planOfflineStep(options));
+      const { content, finishReason } = toContent(plan(options));
       const parts: LanguageModelV4StreamPart[] = [{ type: "stream-start", warnings: [] }];
       for (const c of content) {
         if (c.type === "text") {

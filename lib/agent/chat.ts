@@ -28,8 +28,8 @@ import { decomposeWithModel } from "./decompose-model";
 import { classifyChatError, type ErrorContext } from "./errors";
 import { createOfflineModel, OFFLINE_MODEL_ID, SEARCH_TOP_K } from "./offline-model";
 import { SYSTEM_PROMPT } from "./prompt";
-import { checkCitations } from "./support";
 import type { ChatError, ChatMetadata, ChatUIMessage } from "./protocol";
+import { checkCitations } from "./support";
 import { modelOutputOf, newTurn, type TurnState, wrapTools } from "./tools";
 
 export interface ChatOptions {

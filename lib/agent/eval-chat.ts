@@ -100,12 +100,13 @@ export function answerContained(answer: string, references: readonly string[]): 
 
 /**
  * An answer's sentences as a reader meets them: markers removed, lines that only introduce what follows
- * ("From the knowledge base:") and part headings ("**question**") left out.
+ * ("From the knowledge base:", ending in a colon and citing nothing) and part headings ("**question**") left out.
  */
 export function answerSentences(text: string): string[] {
-  const body = stripCitations(text)
+  const body = text
     .split("\n")
-    .filter((l) => !/[:：]\s*$/.test(l.trim()) && !/^\s*\*\*.*\*\*\s*$/.test(l))
+    .filter((l) => !(/[:：]\s*$/.test(l) && !/\[\d+\]/.test(l)) && !/^\s*\*\*.*\*\*\s*$/.test(l))
+    .map(stripCitations)
     .join("\n");
   return splitSentences(body).map((s) => s.text);
 }

@@ -19,7 +19,8 @@ import type {
 import { wholeSentences } from "@/lib/retrieve/context";
 import { TOOL } from "@/lib/tools/names";
 import type { SearchResult } from "@/lib/tools/search-result";
-import { answerPart, type Quote, questionTerms } from "./answer";
+import { ANSWER_TUNING, answerPart, type Expected, type Quote, questionTerms } from "./answer";
+import { answerType } from "./answer-type";
 import { passagePlace } from "./citations";
 import { followUpQuery, isFollowUp, splitQuestion } from "./decompose";
 import { hasCjk, type Passage } from "./extractive";
@@ -119,6 +120,11 @@ export function toPassage(r: SearchResult): Passage {
   return { n: r.ref, context: passagePlace(r), text: wholeSentences(r.text, r.context_before, r.context_after) };
 }
 
+function expectation(question: string): Expected | undefined {
+  const type = answerType(question);
+  return type ? { type, question } : undefined;
+}
+
 function bullets(quotes: readonly Quote[]): string {
   return quotes.map((q) => `- ${q.text} [${q.n}]`).join("\n");
 }
@@ -131,7 +137,10 @@ function bullets(quotes: readonly Quote[]): string {
 export function writeAnswer(question: string, list: readonly TurnSearch[], previous?: string): string {
   const t = hasCjk(question) ? OFFLINE_TEXT.zh : OFFLINE_TEXT.en;
   if (list.length > 1 && new Set(list.map((s) => s.query)).size > 1) {
-    const sections = list.map((s) => ({ query: s.query, answer: answerPart(questionTerms(s.query), s.passages) }));
+    const sections = list.map((s) => ({
+      query: s.query,
+      answer: answerPart(questionTerms(s.query), s.passages, ANSWER_TUNING, expectation(s.query)),
+    }));
     if (sections.every((s) => s.answer.kind === "none")) return t.notFound;
     return sections
       .map(
@@ -148,6 +157,8 @@ export function writeAnswer(question: string, list: readonly TurnSearch[], previ
   const answer = answerPart(
     terms,
     list.flatMap((s) => s.passages),
+    ANSWER_TUNING,
+    expectation(question),
   );
   if (answer.kind === "none") return t.notFound;
   return `${answer.kind === "closest" ? t.closest : t.intro}\n\n${bullets(answer.quotes)}`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkCitations, checkChanged, SUPPORTED, supportOf } from "./support";
+import { checkChanged, checkCitations, SUPPORTED, supportOf } from "./support";
 
 const LEAVE = { n: 1, text: "Full-time employees receive 20 days of annual leave per year. Part-time staff get a pro-rata share." };
 const REFUND = { n: 2, text: "Annual plans can be refunded in full within 14 days of purchase." };
@@ -22,7 +22,9 @@ describe("citation check", () => {
   it("moves a wrong citation to the retrieved chunk that supports the sentence", () => {
     const text = "- Full-time employees receive 20 days of annual leave per year. [2]\n- Remote access requires the company VPN. [3]";
     const check = checkCitations(text, CHUNKS);
-    expect(check.text).toBe("- Full-time employees receive 20 days of annual leave per year. [1]\n- Remote access requires the company VPN. [3]");
+    expect(check.text).toBe(
+      "- Full-time employees receive 20 days of annual leave per year. [1]\n- Remote access requires the company VPN. [3]",
+    );
     expect(check.sentences[0].citations).toEqual([{ n: 1, support: expect.any(Number), from: 2 }]);
     expect(check.sentences[1].citations[0].from).toBeUndefined();
     expect(checkChanged(check)).toBe(true);
@@ -55,10 +57,13 @@ describe("citation check", () => {
   });
 
   it("treats the sentences of a bullet that ends in one marker as one claim (the highlighter's rule)", () => {
-    const text = "From the knowledge base:\n\n- Full-time employees receive 20 days of annual leave per year. Part-time staff get a pro-rata share. [1]";
+    const text =
+      "From the knowledge base:\n\n- Full-time employees receive 20 days of annual leave per year. Part-time staff get a pro-rata share. [1]";
     const check = checkCitations(text, CHUNKS);
     expect(check.sentences).toHaveLength(1);
-    expect(check.sentences[0].text).toBe("Full-time employees receive 20 days of annual leave per year. Part-time staff get a pro-rata share.");
+    expect(check.sentences[0].text).toBe(
+      "Full-time employees receive 20 days of annual leave per year. Part-time staff get a pro-rata share.",
+    );
     expect(check.sentences[0].end).toBe(text.length);
   });
 

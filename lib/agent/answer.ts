@@ -119,6 +119,15 @@ function has(m: Matchable, t: Term): boolean {
   return t.cjk ? m.folded.includes(t.key) : m.tokens.has(t.key);
 }
 
+/** Share (0..1) of `terms`, weighted by specificity, that a passage (its text, title and heading) contains. */
+export function termShare(terms: readonly Term[], p: Passage): number {
+  const total = terms.reduce((s, t) => s + t.weight, 0);
+  if (!total) return 0;
+  const body = matchable(p.text);
+  const ctx = matchable(p.context);
+  return terms.reduce((s, t) => s + (has(body, t) || has(ctx, t) ? t.weight : 0), 0) / total;
+}
+
 export interface Candidate {
   n: number;
   /** Rank of the chunk among the retrieved ones (0 = first). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { followUpQuery, isFollowUp, mayHaveParts, splitQuestion } from "./decompose";
+import { followUpQuery, isEllipsis, isFollowUp, mayHaveParts, splitQuestion } from "./decompose";
 
 describe("splitQuestion", () => {
   it("splits two questions joined by 'and who/what…'", () => {
@@ -45,6 +45,14 @@ describe("follow-ups", () => {
     expect(isFollowUp("那兼职员工呢？")).toBe(true);
     expect(isFollowUp("Who manages the Lisbon office?")).toBe(false);
     expect(isFollowUp("报销需要在多少天内提交？")).toBe(false);
+  });
+
+  it("tells follow-ups without a subject of their own (ellipsis, pronouns) from those that may name a new one", () => {
+    expect(isEllipsis("and for part-time staff?")).toBe(true);
+    expect(isEllipsis("who approves it?")).toBe(true);
+    expect(isEllipsis("那需要提前多久申请？")).toBe(true);
+    expect(isEllipsis("What about the VPN policy?")).toBe(false);
+    expect(isEllipsis("那年假呢？")).toBe(false);
   });
 
   it("searches a follow-up together with the previous question", () => {

@@ -17,12 +17,13 @@ import type {
   LanguageModelV4Usage,
 } from "@ai-sdk/provider";
 import { wholeSentences } from "@/lib/retrieve/context";
+import { fitQuery } from "@/lib/retrieve/limits";
 import { TOOL } from "@/lib/tools/names";
 import type { SearchResult } from "@/lib/tools/search-result";
-import { ANSWER_TUNING, answerPart, type Expected, type Quote, questionTerms } from "./answer";
+import { ANSWER_TUNING, answerPart, type Expected, type PartAnswer, type Quote, questionTerms, termShare } from "./answer";
 import { answerType } from "./answer-type";
 import { passagePlace } from "./citations";
-import { followUpQuery, isFollowUp, splitQuestion } from "./decompose";
+import { followUpQuery, isEllipsis, isFollowUp, splitQuestion } from "./decompose";
 import { hasCjk, type Passage } from "./extractive";
 import { resultsOf } from "./tools";
 
@@ -112,7 +113,27 @@ export function planOfflineStep(options: Pick<LanguageModelV4CallOptions, "promp
     const parts = splitQuestion(question);
     return { kind: "search", queries: parts.length > 1 ? parts : [followUpQuery(question, previous)] };
   }
+  // A follow-up that turned out to name a subject of its own: searched again alone, and answered from that search.
+  const followUp = previous !== undefined && searches.length === 1 && searches[0].query !== question && isFollowUp(question);
+  if (followUp && topicShift(question, previous, searches[0].passages)) {
+    if (canSearch) return { kind: "search", queries: [fitQuery(question)] };
+  }
+  const own = searches.length === 2 && searches[1].query === fitQuery(question) && previous !== undefined && isFollowUp(question);
+  if (own) return { kind: "answer", text: writeAnswer(question, [searches[1]]) };
   return { kind: "answer", text: writeAnswer(question, searches, previous) };
+}
+
+/**
+ * Whether a follow-up ("What about the VPN policy?") leaves the previous question's subject: it is not an
+ * ellipsis, and nothing found for it (searched with the previous question) is about its own words together
+ * with the previous question's.
+ */
+export function topicShift(question: string, previous: string, passages: readonly Passage[]): boolean {
+  if (isEllipsis(question)) return false;
+  const own = questionTerms(question);
+  if (own.length === 0) return false;
+  const before = questionTerms(previous).filter((t) => !own.some((o) => o.key === t.key));
+  return !passages.some((p) => termShare(own, p) >= 0.5 && termShare(before, p) >= 0.5);
 }
 
 /** A search result as a passage to quote: its citation number, where it is, and its text. */
@@ -150,16 +171,27 @@ export function writeAnswer(question: string, list: readonly TurnSearch[], previ
       .join("\n\n");
   }
   const terms = questionTerms(question);
+  let passages = list.flatMap((s) => s.passages);
   if (previous && isFollowUp(question)) {
-    const own = new Set(terms.map((x) => x.key));
-    terms.push(...questionTerms(previous, 0.5).filter((x) => !own.has(x.key)));
+    const keys = new Set(terms.map((x) => x.key));
+    const before = questionTerms(previous, 0.5).filter((x) => !keys.has(x.key));
+    const about = passages.filter((p) => termShare(before, p) >= 0.5);
+    if (isEllipsis(question) && about.length > 0) {
+      // No subject of its own: the previous question's. Only passages about it answer: with the follow-up's
+      // words where they have them, else with the previous question's (what the documents say of the subject).
+      passages = about;
+      const answer = answerPart(terms, passages, ANSWER_TUNING, expectation(question));
+      if (answer.kind !== "none") return reply(answer, t);
+      const subject = before.map((x) => ({ ...x, boost: 1 }));
+      return reply(answerPart(subject, passages, ANSWER_TUNING), t);
+    } else {
+      terms.push(...before);
+    }
   }
-  const answer = answerPart(
-    terms,
-    list.flatMap((s) => s.passages),
-    ANSWER_TUNING,
-    expectation(question),
-  );
+  return reply(answerPart(terms, passages, ANSWER_TUNING, expectation(question)), t);
+}
+
+function reply(answer: PartAnswer, t: (typeof OFFLINE_TEXT)["en"]): string {
   if (answer.kind === "none") return t.notFound;
   return `${answer.kind === "closest" ? t.closest : t.intro}\n\n${bullets(answer.quotes)}`;
 }

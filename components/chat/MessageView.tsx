@@ -10,7 +10,7 @@ import { MAX_NOTE_CHARS } from "@/lib/conversations/schema";
 import { Answer } from "./Answer";
 import type { Feedback } from "./conversations-api";
 import { SourcesPanel } from "./SourcesPanel";
-import { answerWithReferences, displayCitations } from "./sources";
+import { answerWithReferences, displayCitations, supportByChunk } from "./sources";
 import { type ChatText, fill } from "./strings";
 import { ToolActivity } from "./ToolActivity";
 
@@ -245,6 +245,7 @@ function AssistantMessage({
   const shown = useMemo(() => (check ? withCheckNotes(check) : text), [check, text]);
   const all = citationsOf(m);
   const { byN, cited, others } = useMemo(() => displayCitations(text, all), [text, all]);
+  const support = useMemo(() => check && supportByChunk(check, byN), [check, byN]);
   const tools = m.parts.filter((p): p is DynamicToolUIPart => p.type === "dynamic-tool");
   const page = (p: number) => fill(t.page, { page: p });
 
@@ -264,7 +265,7 @@ function AssistantMessage({
       ) : streaming ? (
         <p className="animate-pulse text-sm text-zinc-600 dark:text-zinc-400">{t.thinking}</p>
       ) : null}
-      {!streaming && <SourcesPanel cited={cited} others={others} t={t} />}
+      {!streaming && <SourcesPanel cited={cited} others={others} support={support} t={t} />}
       {!streaming && text && (
         <div className="mt-2 flex flex-wrap items-center gap-2 text-xs text-zinc-600 dark:text-zinc-400">
           <button type="button" data-testid="copy-answer" onClick={copy} className={ACTION}>

@@ -214,6 +214,23 @@ describe("chat turn", () => {
     expect(text).toContain("Full-time employees receive 20 days of annual leave per year.");
   });
 
+  it("a model's search query of 5,000 characters is fitted to the one query limit (MAX_QUERY_CHARS), not refused by the tool", async () => {
+    const question = `${"Context that says little. ".repeat(200)}How many days of annual leave do full-time employees get?`;
+    expect(question.length).toBeGreaterThan(5000);
+    mcpLog.length = 0;
+    const model = scriptedModel(
+      [() => ({ search: { query: question } }), (_o, results) => ({ text: `Twenty days [${refOf(results[0], "20 days")}].` })],
+      [],
+    );
+    const { chunks, text, errors } = await readTurn(
+      await runChat({ config, mcpUrl, model, messages: [{ role: "user", content: question }] }),
+    );
+    expect(errors).toEqual([]);
+    expect(chunks.filter((c) => c.type === "tool-output-error")).toEqual([]);
+    expect(mcpLog).toContain("tools/call:search_knowledge");
+    expect(text).toMatch(/^Twenty days \[\d+\]\.$/);
+  });
+
   it("offline mode: says the knowledge base does not contain an absent topic, citing nothing", async () => {
     const res = await runChat({ config, mcpUrl, messages: [{ role: "user", content: "What is the boiling point of mercury?" }] });
     const { text } = await readTurn(res);

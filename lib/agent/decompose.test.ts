@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { followUpQuery, isEllipsis, isFollowUp, mayHaveParts, splitQuestion } from "./decompose";
+import { askedPart, followUpQuery, isEllipsis, isFollowUp, mayHaveParts, splitQuestion } from "./decompose";
 
 describe("splitQuestion", () => {
   it("splits two questions joined by 'and who/what…'", () => {
@@ -61,5 +61,14 @@ describe("follow-ups", () => {
     );
     expect(followUpQuery("Who manages the Lisbon office?", "How much annual leave do I get?")).toBe("Who manages the Lisbon office?");
     expect(followUpQuery("and for part-time staff?", undefined)).toBe("and for part-time staff?");
+  });
+});
+
+describe("askedPart", () => {
+  it("asks a message longer than a search query by its last question, and a short one whole", () => {
+    const long = `${"Some background that goes on. ".repeat(200)}How many days of annual leave do I get? Thanks.`;
+    expect(askedPart(long)).toBe("How many days of annual leave do I get? Thanks.");
+    expect(askedPart("Some background. How many days?")).toBe("Some background. How many days?");
+    expect(askedPart("很长的背景。".repeat(300)).length).toBeLessThanOrEqual(300);
   });
 });

@@ -4,7 +4,8 @@
  * with the previous turn ("and for part-time staff?", "那兼职员工呢？"). Rules only; pure and shared by the
  * offline answerer and the model path's gate.
  */
-import { hasCjk } from "./extractive";
+import { MAX_QUERY_CHARS } from "@/lib/retrieve/limits";
+import { hasCjk, splitSentences } from "./extractive";
 
 export const MAX_PARTS = 4;
 
@@ -100,4 +101,28 @@ export function isEllipsis(question: string): boolean {
 export function followUpQuery(question: string, previous: string | undefined): string {
   if (!previous || !isFollowUp(question)) return question;
   return `${question.trim()} ${previous.trim()}`;
+}
+
+/** How much of a long message's end the offline answerer asks: its last sentences, up to this many characters. */
+const ASKED_CHARS = 300;
+
+/**
+ * What a message longer than a search query asks: its last question and what follows it (where the question
+ * stands after a long preamble), else its last sentences, up to ASKED_CHARS; a message within the limit is
+ * asked whole. The offline answerer
+ * searches and reads with this; a model writes its own queries, fitted to the limit by the tool wrapper.
+ */
+export function askedPart(message: string): string {
+  const q = message.trim();
+  if (q.length <= MAX_QUERY_CHARS) return q;
+  const sentences = splitSentences(q);
+  let out = "";
+  for (let i = sentences.length - 1; i >= 0; i--) {
+    const next = out ? `${sentences[i].text} ${out}` : sentences[i].text;
+    if (out && next.length > ASKED_CHARS) break;
+    out = next;
+    // The last question and what follows it.
+    if (/[?？]\s*$/.test(sentences[i].text)) break;
+  }
+  return out.length > MAX_QUERY_CHARS ? out.slice(-MAX_QUERY_CHARS) : out;
 }

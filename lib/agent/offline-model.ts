@@ -23,7 +23,7 @@ import type { SearchResult } from "@/lib/tools/search-result";
 import { ANSWER_TUNING, answerPart, type Expected, type PartAnswer, type Quote, questionTerms, termShare } from "./answer";
 import { answerType } from "./answer-type";
 import { passagePlace } from "./citations";
-import { followUpQuery, isEllipsis, isFollowUp, splitQuestion } from "./decompose";
+import { askedPart, followUpQuery, isEllipsis, isFollowUp, splitQuestion } from "./decompose";
 import { hasCjk, type Passage } from "./extractive";
 import { resultsOf } from "./tools";
 
@@ -106,7 +106,11 @@ function safeJson(s: string): unknown {
 }
 
 export function planOfflineStep(options: Pick<LanguageModelV4CallOptions, "prompt" | "tools" | "toolChoice">): Plan {
-  const { question, previous, searches } = readTurn(options.prompt);
+  const turn = readTurn(options.prompt);
+  // A message longer than a search query is asked by its end (where the question stands).
+  const question = askedPart(turn.question);
+  const previous = turn.previous === undefined ? undefined : askedPart(turn.previous);
+  const searches = turn.searches;
   const canSearch =
     options.toolChoice?.type !== "none" && (options.tools ?? []).some((t) => t.type === "function" && t.name === SEARCH_TOOL);
   if (searches.length === 0 && canSearch && question) {

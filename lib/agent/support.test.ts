@@ -3,7 +3,11 @@ import { checkChanged, checkCitations, SUPPORTED, supportOf } from "./support";
 
 const LEAVE = { n: 1, text: "Full-time employees receive 20 days of annual leave per year. Part-time staff get a pro-rata share." };
 const REFUND = { n: 2, text: "Annual plans can be refunded in full within 14 days of purchase." };
-const VPN = { n: 3, title: "Security policy", text: "Remote access requires the company VPN with two-factor authentication." };
+const VPN = {
+  n: 3,
+  document: { title: "Security policy" },
+  text: "Remote access requires the company VPN with two-factor authentication.",
+};
 const SICK = { n: 4, text: "病假需要提供二级以上医院出具的诊断证明，3天以内由部门经理审批。" };
 const CHUNKS = [LEAVE, REFUND, VPN, SICK];
 

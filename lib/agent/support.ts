@@ -11,10 +11,11 @@
  * that supports the claim best, when one does; else the sentence is marked "not supported by the sources".
  * A number or date that no retrieved chunk contains is marked the same way.
  */
+import { wholeSentences } from "@/lib/retrieve/context";
 import { contentUnits, coverage, passageTokens, splitSentences } from "./extractive";
 
 /** A claim is supported by a chunk holding at least this share of its content. */
-export const SUPPORTED = 0.6;
+export const SUPPORTED = 0.8;
 
 export interface CheckedCitation {
   /** The number the answer cites after the check (the chunk that supports the claim). */
@@ -47,7 +48,7 @@ export interface SourceChunk {
   n: number;
   text: string;
   heading?: string;
-  title?: string;
+  document?: { title: string };
   context_before?: string;
   context_after?: string;
 }
@@ -69,8 +70,13 @@ interface Prepared {
   numbers: string;
 }
 
+/**
+ * What a chunk says: its text, with the sentences it was cut inside made whole from its context (as the
+ * offline answerer quotes them), and its title and heading; not the rest of its context, which the reader
+ * opening [n] does not see as the chunk (a neighbouring chunk's sentence there is not this chunk's support).
+ */
 function prepare(c: SourceChunk): Prepared {
-  const all = [c.title, c.heading, c.context_before, c.text, c.context_after].filter(Boolean).join("\n");
+  const all = [c.document?.title, c.heading, wholeSentences(c.text, c.context_before, c.context_after)].filter(Boolean).join("\n");
   return { n: c.n, tokens: passageTokens(all), numbers: bareNumber(fold(all)) };
 }
 

@@ -78,6 +78,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
       console.log(`\n${path.basename(set.dir)}: citation check on a fake model's answers (${questions.length} questions)`);
       console.log(`  wrong citations moved or flagged ${pct(m.caught, m.wrong)}`);
       console.log(`  right citations moved or flagged ${pct(m.flagged, m.right)}`);
+      for (const x of m.misses.slice(0, Number.parseInt(values.misses!, 10) || 0)) console.log(`  ${x.slice(0, 600)}`);
       return 0;
     }
     const t0 = Date.now();

@@ -35,7 +35,7 @@ function miscitingModel(references: readonly string[], written: Written[][], cou
     const chosen = gold ? [gold] : [];
     for (const s of sentences) {
       if (chosen.length >= 3) break;
-      if (s.index === 0 && !chosen.some((c) => c.n === s.n)) chosen.push(s);
+      if (s.index === 0 && !chosen.some((c) => c.n === s.n || fold(c.text) === fold(s.text))) chosen.push(s);
     }
     const out: Written[] = [];
     const lines = chosen.map((s) => {
@@ -61,11 +61,13 @@ export interface MisciteSummary {
   caught: number;
   right: number;
   flagged: number;
+  /** Wrong citations the check let through, and right ones it moved or flagged: the sentence and what the check said. */
+  misses: string[];
 }
 
 /** Asks each question of the fake model through runChat and counts what the citation check moved or flagged. */
 export async function evalMiscite(mcpUrl: string, questions: readonly EvalQuestion[]): Promise<MisciteSummary> {
-  const sum: MisciteSummary = { wrong: 0, caught: 0, right: 0, flagged: 0 };
+  const sum: MisciteSummary = { wrong: 0, caught: 0, right: 0, flagged: 0, misses: [] };
   const counter = { i: 0 };
   for (const q of questions) {
     const written: Written[][] = [];
@@ -83,6 +85,7 @@ export async function evalMiscite(mcpUrl: string, questions: readonly EvalQuesti
         sum.right++;
         if (changed) sum.flagged++;
       }
+      if (w.wrong !== changed) sum.misses.push(`${w.wrong ? "wrong, kept" : "right, changed"}: ${w.text} → ${JSON.stringify(s ?? null)}`);
     });
   }
   return sum;

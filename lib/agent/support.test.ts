@@ -75,5 +75,11 @@ describe("citation check", () => {
     expect(supportOf("Annual plans can be refunded within 14 days", REFUND)).toBe(1);
     expect(supportOf("Annual plans can be refunded within 30 days", REFUND)).toBeCloseTo(5 / 7);
     expect(supportOf("Remote access requires the company VPN", LEAVE)).toBe(0);
+    // The claim's words must stand together (in neighbouring sentences), not anywhere in the chunk.
+    const scattered = {
+      n: 5,
+      text: "Proteins fold in the cytoplasm. Many cells divide daily. Membranes are thin. Sugars are made in light. The polypeptide is long. Imports are checked at the border.",
+    };
+    expect(supportOf("Proteins help the polypeptide get imported", scattered)).toBeLessThan(SUPPORTED);
   });
 });

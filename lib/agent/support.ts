@@ -66,7 +66,8 @@ function numbersOf(text: string): string[] {
 
 interface Prepared {
   n: number;
-  tokens: Set<string>;
+  /** Tokens of each run of consecutive sentences of the chunk (see windows), with its title and heading. */
+  windows: (width: number) => Set<string>[];
   numbers: string;
 }
 
@@ -74,10 +75,25 @@ interface Prepared {
  * What a chunk says: its text, with the sentences it was cut inside made whole from its context (as the
  * offline answerer quotes them), and its title and heading; not the rest of its context, which the reader
  * opening [n] does not see as the chunk (a neighbouring chunk's sentence there is not this chunk's support).
+ * A claim is matched against runs of consecutive sentences (the highlighter's sentences), not the chunk's
+ * words wherever they stand.
  */
 function prepare(c: SourceChunk): Prepared {
-  const all = [c.document?.title, c.heading, wholeSentences(c.text, c.context_before, c.context_after)].filter(Boolean).join("\n");
-  return { n: c.n, tokens: passageTokens(all), numbers: bareNumber(fold(all)) };
+  const text = wholeSentences(c.text, c.context_before, c.context_after);
+  const label = passageTokens([c.document?.title, c.heading].filter(Boolean).join("\n"));
+  const sentences = splitSentences(text).map((x) => passageTokens(x.text));
+  const cache = new Map<number, Set<string>[]>();
+  const windows = (width: number) => {
+    if (!cache.has(width)) {
+      const out: Set<string>[] = [];
+      for (let i = 0; i < Math.max(1, sentences.length - width + 1); i++) {
+        out.push(new Set([...label, ...sentences.slice(i, i + width).flatMap((t) => [...t])]));
+      }
+      cache.set(width, out);
+    }
+    return cache.get(width)!;
+  };
+  return { n: c.n, windows, numbers: bareNumber(fold([c.document?.title, c.heading, text].filter(Boolean).join("\n"))) };
 }
 
 /** Whether `numbers` (a chunk's folded text) has the number `x` standing alone (not inside a longer one). */
@@ -94,13 +110,15 @@ function hasNumber(numbers: string, x: string): boolean {
 
 /** Support (0..1) of `claim` by a chunk: the share of its content the chunk contains, numbers counting double. */
 export function supportOf(claim: string, chunk: SourceChunk | Prepared): number {
-  const p = "tokens" in chunk ? chunk : prepare(chunk);
+  const p = "windows" in chunk ? chunk : prepare(chunk);
   const units = contentUnits(claim.replace(NUMBER, " "));
   const nums = numbersOf(claim);
   const weightOf = units.words.length + units.cjkRuns.reduce((s, r) => s + Array.from(r).length, 0);
   const total = weightOf + 2 * nums.length;
   if (total === 0) return 1;
-  const words = weightOf ? coverage(units, p.tokens).score * weightOf : 0;
+  // A claim of k sentences is looked for in runs of k + 1 sentences of the chunk.
+  const width = splitSentences(claim).length + 1;
+  const words = weightOf ? Math.max(0, ...p.windows(width).map((w) => coverage(units, w).score)) * weightOf : 0;
   const numbers = nums.filter((x) => hasNumber(p.numbers, x)).length * 2;
   return (words + numbers) / total;
 }

@@ -160,7 +160,7 @@ export const ANSWER_TUNING = {
   /** A sentence with at least this score answers the question on its own. */
   sentenceAt: 0.6,
   /** Other sentences of the best one's chunk are quoted too (up to maxQuotes) when they reach this share of its score. */
-  alsoAt: 0.4,
+  alsoAt: 0.6,
   /** Sentences of other chunks only when they match the question about as well as the best: this share of its score. */
   closeAt: 0.9,
   /** At most this many quotes (runs of adjacent sentences of one chunk) per question. */

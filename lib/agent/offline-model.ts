@@ -119,9 +119,8 @@ export function planOfflineStep(options: Pick<LanguageModelV4CallOptions, "promp
   }
   // A follow-up that turned out to name a subject of its own: searched again alone, and answered from that search.
   const followUp = previous !== undefined && searches.length === 1 && searches[0].query !== question && isFollowUp(question);
-  if (followUp && topicShift(question, previous, searches[0].passages)) {
-    if (canSearch) return { kind: "search", queries: [fitQuery(question)] };
-  }
+  if (canSearch && followUp && topicShift(question, previous, searches[0].passages))
+    return { kind: "search", queries: [fitQuery(question)] };
   const own = searches.length === 2 && searches[1].query === fitQuery(question) && previous !== undefined && isFollowUp(question);
   if (own) return { kind: "answer", text: writeAnswer(question, [searches[1]]) };
   return { kind: "answer", text: writeAnswer(question, searches, previous) };
@@ -188,9 +187,8 @@ export function writeAnswer(question: string, list: readonly TurnSearch[], previ
       if (answer.kind !== "none") return reply(answer, t);
       const subject = before.map((x) => ({ ...x, boost: 1 }));
       return reply(answerPart(subject, passages, ANSWER_TUNING), t);
-    } else {
-      terms.push(...before);
     }
+    terms.push(...before);
   }
   return reply(answerPart(terms, passages, ANSWER_TUNING, expectation(question)), t);
 }

@@ -173,6 +173,8 @@ export const ANSWER_TUNING = {
   phraseBonus: 0.1,
   /** Weight of the heading and title when scoring a sentence (the sentence itself weighs 1). */
   contextWeight: 0.5,
+  /** Weight of a question word found only in the sentence before (what "it" or "the network" refers to). */
+  neighbourWeight: 0.35,
   /** Length caps in characters for one answer part (CJK text counts double). */
   maxChars: 700,
   maxSentenceChars: 420,
@@ -211,8 +213,10 @@ export function readPassages(terms: readonly Term[], passages: readonly Passage[
     const chunkScore = plainTotal ? terms.reduce((s, term, i) => s + (inCtx[i] || has(body, term) ? plain[i] : 0), 0) / plainTotal : 0;
     const sentences = splitSentences(p.text);
     chunks.push({ passage: p, rank, sentences, score: chunkScore });
+    const read = sentences.map((x) => matchable(x.text));
     sentences.forEach((span, index) => {
-      const m = matchable(span.text);
+      const m = read[index];
+      const prev = index > 0 ? read[index - 1] : undefined;
       let s = 0;
       let own = 0;
       terms.forEach((term, i) => {
@@ -220,6 +224,7 @@ export function readPassages(terms: readonly Term[], passages: readonly Passage[
           s += idf[i];
           own++;
         } else if (inCtx[i]) s += t.contextWeight * idf[i];
+        else if (prev && has(prev, term)) s += t.neighbourWeight * idf[i];
       });
       // A chunk that starts mid-sentence ("back into the chloroplast…"): its first piece is not quoted.
       if (own === 0 || !total || (index === 0 && /^[\p{Ll},;)]/u.test(span.text))) return;

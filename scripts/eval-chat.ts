@@ -1,13 +1,15 @@
 /**
  * Answer quality of the chat: `npm run eval -- --chat <eval set dir> [--limit N] [--max-answer 30]
- * [--store DIR] [--unanswerable <other set dir>] [--misses N]`.
+ * [--store DIR] [--unanswerable <other set dir>] [--fake-miscite] [--misses N]`.
  *
  * Ingests the set's docs/ into a store (a temporary one, or --store DIR: ingested once and reused on later
  * runs), serves the app's MCP endpoint for it on loopback, and asks each question whose reference answer has
  * at most --max-answer characters (the first --limit of them) through runChat, the code behind /api/chat,
  * with the configured model (offline by default). Prints how often the answer text contains the reference
- * answer, cites, and refuses; with --unanswerable, also how often questions of another set (which this
- * set's documents cannot answer) are refused.
+ * answer, and in its first sentence, the median sentences per answer, how often it cites and refuses; with
+ * --unanswerable, also how often questions of another set (which this set's documents cannot answer) are
+ * refused; with --fake-miscite, the share of deliberately wrong citations of a fake model that the citation
+ * check moves or flags, and of right ones that it does (lib/agent/miscite.ts).
  */
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -15,12 +17,13 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { type ChatEvalSummary, evalChat, serveMcp, shortAnswerQuestions } from "@/lib/agent/eval-chat";
+import { evalMiscite } from "@/lib/agent/miscite";
 import { getEmbedder } from "@/lib/embed";
 import { ingestSet, loadEvalSet } from "@/lib/retrieve/eval-harness";
 import { openStore } from "@/lib/store";
 
 const USAGE =
-  "Usage: npm run eval -- --chat <eval set dir> [--limit N] [--max-answer 30] [--store DIR] [--unanswerable <set dir>] [--misses N]";
+  "Usage: npm run eval -- --chat <eval set dir> [--limit N] [--max-answer 30] [--store DIR] [--unanswerable <set dir>] [--fake-miscite] [--misses N]";
 
 const pct = (n: number, d: number) => `${n}/${d} (${d ? ((100 * n) / d).toFixed(1) : "0.0"} %)`;
 
@@ -33,6 +36,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
       "max-answer": { type: "string", default: "30" },
       store: { type: "string" },
       unanswerable: { type: "string" },
+      "fake-miscite": { type: "boolean" },
       misses: { type: "string", default: "0" },
       help: { type: "boolean", short: "h" },
     },
@@ -51,7 +55,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
   const set = await loadEvalSet(path.resolve(positionals[0]));
   const questions = shortAnswerQuestions(set.questions, maxAnswer).slice(0, limit);
   const other = values.unanswerable ? await loadEvalSet(path.resolve(values.unanswerable)) : null;
-  const unanswerable = other ? other.questions.slice(0, limit ?? 100) : [];
+  const unanswerable = other ? other.questions.slice(0, limit) : [];
 
   const dir = values.store ? path.resolve(values.store) : await mkdtemp(path.join(os.tmpdir(), "kb-eval-chat-"));
   const marker = path.join(dir, ".ingested");
@@ -69,12 +73,22 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     const progress = (label: string) => (done: number, total: number) => {
       if (done % 10 === 0 || done === total) process.stdout.write(`  ${label} ${done}/${total}\r`);
     };
+    if (values["fake-miscite"]) {
+      const m = await evalMiscite(mcp.url, questions);
+      console.log(`\n${path.basename(set.dir)}: citation check on a fake model's answers (${questions.length} questions)`);
+      console.log(`  wrong citations moved or flagged ${pct(m.caught, m.wrong)}`);
+      console.log(`  right citations moved or flagged ${pct(m.flagged, m.right)}`);
+      for (const x of m.misses.slice(0, Number.parseInt(values.misses!, 10) || 0)) console.log(`  ${x.slice(0, 600)}`);
+      return 0;
+    }
     const t0 = Date.now();
     const s = await evalChat(mcp.url, questions, { onQuestion: progress("ask") });
     console.log(
       `\n${path.basename(set.dir)}: ${s.questions} questions with answers ≤ ${maxAnswer} characters (${((Date.now() - t0) / 1000).toFixed(1)} s)`,
     );
     console.log(`  answer contained ${pct(s.contained, s.questions)}`);
+    console.log(`  in first sentence ${pct(s.first, s.contained)} of those contained`);
+    console.log(`  sentences per answer, median ${s.medianSentences}`);
     console.log(`  cited            ${pct(s.cited, s.questions)}`);
     console.log(`  refused          ${pct(s.refused, s.questions)}`);
     printMisses(s, Number.parseInt(values.misses!, 10) || 0);

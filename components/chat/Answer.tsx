@@ -2,14 +2,15 @@
 
 import { createContext, memo, useContext, useMemo } from "react";
 import Markdown, { type Components } from "react-markdown";
-import { CITE_HREF, linkCitations } from "@/lib/agent/answer-links";
-import type { Citation } from "@/lib/agent/protocol";
+import { CHECK_HREF, CITE_HREF, linkCitations } from "@/lib/agent/answer-links";
+import type { Citation, CitationCheck } from "@/lib/agent/protocol";
 import { CitationChip } from "./CitationChip";
-import type { ChatText } from "./strings";
+import { type ChatText, fill } from "./strings";
 
 interface AnswerContext {
   citations: Map<number, Citation>;
   claims: string[];
+  check?: CitationCheck;
   t: ChatText;
 }
 
@@ -17,8 +18,37 @@ interface AnswerContext {
 // the answer streams; what they need comes through this context.
 const Ctx = createContext<AnswerContext | null>(null);
 
+/** What the citation check says after a sentence: its citation was corrected, or no source supports it. */
+function CheckNote({ k }: { k: number }) {
+  const ctx = useContext(Ctx)!;
+  const s = ctx.check?.sentences[k];
+  if (!s) return null;
+  if (s.unsupported) {
+    const text =
+      s.unsupported === "number" ? fill(ctx.t.numberNotInSources, { numbers: (s.numbers ?? []).join(", ") }) : ctx.t.notSupported;
+    return (
+      <span
+        data-testid="unsupported-mark"
+        data-reason={s.unsupported}
+        className="ml-1 rounded bg-amber-100 px-1 py-0.5 text-[11px] font-medium text-amber-900 dark:bg-amber-900/40 dark:text-amber-100"
+      >
+        {text}
+      </span>
+    );
+  }
+  const moved = s.citations.filter((c) => c.from !== undefined);
+  const was = moved.map((c) => ctx.citations.get(c.from!)?.n ?? c.from).join(", ");
+  return (
+    <span data-testid="citation-moved" className="ml-1 text-[11px] text-zinc-600 dark:text-zinc-400">
+      {fill(ctx.t.citationMoved, { was })}
+    </span>
+  );
+}
+
 function MarkdownLink({ href, children }: { href?: string; children?: React.ReactNode }) {
   const ctx = useContext(Ctx)!;
+  const note = href?.match(CHECK_HREF);
+  if (note) return <CheckNote k={Number(note[1])} />;
   const m = href?.match(CITE_HREF);
   const c = m ? ctx.citations.get(Number(m[1])) : undefined;
   if (m && c) return <CitationChip n={c.n} citation={c} claim={ctx.claims[Number(m[2])]} t={ctx.t} />;
@@ -47,10 +77,23 @@ const components: Components = {
   code: ({ children }) => <code className="rounded bg-zinc-100 px-1 py-0.5 text-[13px] dark:bg-zinc-800">{children}</code>,
 };
 
-/** Streaming Markdown answer whose `[n]` markers are citation chips. */
-export const Answer = memo(function Answer({ text, citations, t }: { text: string; citations: Map<number, Citation>; t: ChatText }) {
+/**
+ * Streaming Markdown answer whose `[n]` markers are citation chips; with the citation check (`check`, once the
+ * answer is complete, `text` carrying its notes: see withCheckNotes), a note after each corrected or unsupported sentence.
+ */
+export const Answer = memo(function Answer({
+  text,
+  citations,
+  check,
+  t,
+}: {
+  text: string;
+  citations: Map<number, Citation>;
+  check?: CitationCheck;
+  t: ChatText;
+}) {
   const { markdown, claims } = useMemo(() => linkCitations(text, (n) => citations.has(n)), [text, citations]);
-  const ctx = useMemo(() => ({ citations, claims, t }), [citations, claims, t]);
+  const ctx = useMemo(() => ({ citations, claims, check, t }), [citations, claims, check, t]);
   return (
     <div data-testid="answer" className="break-words">
       <Ctx.Provider value={ctx}>

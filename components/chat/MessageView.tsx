@@ -4,17 +4,24 @@ import type { DynamicToolUIPart } from "ai";
 import { useId, useMemo, useState } from "react";
 import { copyText } from "@/components/api";
 import { FaqAnswerCard, PromoteToFaq } from "@/components/faq/ChatFaq";
-import type { ChatUIMessage, Citation } from "@/lib/agent/protocol";
+import { withCheckNotes } from "@/lib/agent/answer-links";
+import type { ChatUIMessage, Citation, CitationCheck } from "@/lib/agent/protocol";
 import { MAX_NOTE_CHARS } from "@/lib/conversations/schema";
 import { Answer } from "./Answer";
 import type { Feedback } from "./conversations-api";
 import { SourcesPanel } from "./SourcesPanel";
-import { answerWithReferences, displayCitations } from "./sources";
+import { answerWithReferences, displayCitations, supportByChunk } from "./sources";
 import { type ChatText, fill } from "./strings";
 import { ToolActivity } from "./ToolActivity";
 
 export function messageAnswerText(m: ChatUIMessage): string {
   return m.parts.map((p) => (p.type === "text" ? p.text : "")).join("");
+}
+
+/** The citation check of a finished answer (`data-check`), if the server sent one. */
+function checkOf(m: ChatUIMessage): CitationCheck | undefined {
+  for (const p of m.parts) if (p.type === "data-check") return p.data;
+  return undefined;
 }
 
 function citationsOf(m: ChatUIMessage): Citation[] {
@@ -231,9 +238,14 @@ function AssistantMessage({
   question?: string;
 }) {
   const [copied, setCopied] = useState(false);
-  const text = messageAnswerText(m);
+  const written = messageAnswerText(m);
+  const check = streaming ? undefined : checkOf(m);
+  // Once checked, the answer is shown with its citations as the check left them (moved where another chunk supports the sentence).
+  const text = check?.text ?? written;
+  const shown = useMemo(() => (check ? withCheckNotes(check) : text), [check, text]);
   const all = citationsOf(m);
   const { byN, cited, others } = useMemo(() => displayCitations(text, all), [text, all]);
+  const support = useMemo(() => check && supportByChunk(check, byN), [check, byN]);
   const tools = m.parts.filter((p): p is DynamicToolUIPart => p.type === "dynamic-tool");
   const page = (p: number) => fill(t.page, { page: p });
 
@@ -249,11 +261,11 @@ function AssistantMessage({
       <ToolActivity parts={tools} t={t} />
       {!streaming && <FaqAnswerCard citations={all} />}
       {text ? (
-        <Answer text={text} citations={byN} t={t} />
+        <Answer text={shown} citations={byN} check={check} t={t} />
       ) : streaming ? (
         <p className="animate-pulse text-sm text-zinc-600 dark:text-zinc-400">{t.thinking}</p>
       ) : null}
-      {!streaming && <SourcesPanel cited={cited} others={others} t={t} />}
+      {!streaming && <SourcesPanel cited={cited} others={others} support={support} t={t} />}
       {!streaming && text && (
         <div className="mt-2 flex flex-wrap items-center gap-2 text-xs text-zinc-600 dark:text-zinc-400">
           <button type="button" data-testid="copy-answer" onClick={copy} className={ACTION}>

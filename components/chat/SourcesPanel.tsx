@@ -6,9 +6,9 @@ import { headingPath } from "./ChunkCard";
 import { documentHref, relevance, snippet } from "./sources";
 import { type ChatText, fill } from "./strings";
 
-function SourceItem({ c, best, t }: { c: Citation; best: number; t: ChatText }) {
+function SourceItem({ c, best, support, t }: { c: Citation; best: number; support?: number; t: ChatText }) {
   const path = headingPath(c);
-  const rel = relevance(c.score, best);
+  const rel = relevance(c.score, best, support);
   return (
     <li
       data-testid="source-item"
@@ -50,8 +50,21 @@ function SourceItem({ c, best, t }: { c: Citation; best: number; t: ChatText }) 
   );
 }
 
-/** Sources of one answer: the chunks it cites (1..k, in citation order), the rest collapsed. */
-export function SourcesPanel({ cited, others, t }: { cited: Citation[]; others: Citation[]; t: ChatText }) {
+/**
+ * Sources of one answer: the chunks it cites (1..k, in citation order), the rest collapsed. `support`: the
+ * citation check's support of each cited chunk (by chunk id), which caps its relevance word.
+ */
+export function SourcesPanel({
+  cited,
+  others,
+  support,
+  t,
+}: {
+  cited: Citation[];
+  others: Citation[];
+  support?: Map<string, number>;
+  t: ChatText;
+}) {
   if (cited.length === 0 && others.length === 0) return null;
   const best = Math.max(...[...cited, ...others].map((c) => c.score).filter(Number.isFinite), 0);
   return (
@@ -61,7 +74,7 @@ export function SourcesPanel({ cited, others, t }: { cited: Citation[]; others: 
           <h3 className="text-xs font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-400">{t.sources}</h3>
           <ol className="space-y-1.5">
             {cited.map((c) => (
-              <SourceItem key={c.chunk_id} c={c} best={best} t={t} />
+              <SourceItem key={c.chunk_id} c={c} best={best} support={support?.get(c.chunk_id)} t={t} />
             ))}
           </ol>
         </>

@@ -43,6 +43,10 @@ describe("sources as shown", () => {
     expect(relevance(0.012, 0.02)).toBe("medium");
     expect(relevance(0.002, 0.02)).toBe("low");
     expect(relevance(Number.NaN, 0.02)).toBe("low");
+    // A cited chunk is a strong match only when it supports the sentence citing it (the citation check).
+    expect(relevance(0.02, 0.02, 0.95)).toBe("high");
+    expect(relevance(0.02, 0.02, 0.6)).toBe("medium");
+    expect(relevance(0.02, 0.02, 0.2)).toBe("low");
   });
 
   it("links a citation to its document view at the chunk", () => {

@@ -3,7 +3,7 @@
  * and a relevance word instead of raw fusion scores, and how a copied answer carries its references.
  */
 import { citedNumbers } from "@/lib/agent/citations";
-import type { Citation } from "@/lib/agent/protocol";
+import type { Citation, CitationCheck } from "@/lib/agent/protocol";
 import { titleWithHeading } from "@/lib/chunk/heading";
 import { passagePath } from "@/lib/tools/links";
 
@@ -25,10 +25,14 @@ export function displayCitations(
   return { byN, cited: order.map((n) => byN.get(n)!), others: rest.map((n) => byN.get(n)!) };
 }
 
-/** Relevance in words, relative to the best chunk of the turn (fused scores have no absolute meaning). */
-export function relevance(score: number, best: number): "high" | "medium" | "low" {
+/**
+ * Relevance in words, relative to the best chunk of the turn (fused scores have no absolute meaning); for a
+ * cited chunk, no higher than the citation check's support of the sentence citing it (0..1, lib/agent/support.ts):
+ * "Strong match" only for a chunk that says what its sentence claims.
+ */
+export function relevance(score: number, best: number, support?: number): "high" | "medium" | "low" {
   if (!(best > 0) || !Number.isFinite(score)) return "low";
-  const r = score / best;
+  const r = support === undefined ? score / best : Math.min(score / best, support);
   return r >= 0.8 ? "high" : r >= 0.5 ? "medium" : "low";
 }
 
@@ -72,4 +76,16 @@ export function answerWithReferences(text: string, byN: Map<number, Citation>, h
   const cited = [...byN.values()].filter((c) => citedNumbers(body).includes(c.n)).sort((a, b) => a.n - b.n);
   if (cited.length === 0) return body;
   return `${body.trimEnd()}\n\n${heading}\n${cited.map((c) => `[${c.n}] ${citationLabel(c, page)}`).join("\n")}\n`;
+}
+
+/** The citation check's support of each cited chunk, by chunk id: the weakest sentence citing it. */
+export function supportByChunk(check: CitationCheck, byN: ReadonlyMap<number, Citation>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const s of check.sentences) {
+    for (const c of s.citations) {
+      const id = byN.get(c.n)?.chunk_id;
+      if (id) out.set(id, Math.min(out.get(id) ?? 1, c.support));
+    }
+  }
+  return out;
 }

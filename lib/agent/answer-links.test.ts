@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CITE_HREF, claimBefore, linkCitations } from "./answer-links";
+import { CHECK_HREF, CITE_HREF, claimBefore, linkCitations, withCheckNotes } from "./answer-links";
+import { checkCitations } from "./support";
 
 describe("linkCitations", () => {
   it("turns valid markers into chip links and records the claim each supports", () => {
@@ -29,5 +30,25 @@ describe("linkCitations", () => {
   it("stops at the previous sentence", () => {
     const text = "First point. Second point, e.g. this one [4]";
     expect(claimBefore(text, text.indexOf("[4]"))).toBe("Second point, e.g. this one");
+  });
+});
+
+describe("withCheckNotes", () => {
+  it("puts a note after each sentence whose citation moved or that no source supports, and nowhere else", () => {
+    const chunks = [
+      { n: 1, text: "Full-time employees receive 20 days of annual leave per year." },
+      { n: 2, text: "Annual plans can be refunded in full within 14 days of purchase." },
+    ];
+    const check = checkCitations(
+      "- Full-time employees receive 20 days of annual leave per year. [2]\n- Annual plans can be refunded within 14 days. [2]\n- Interns work on Mars. [1]",
+      chunks,
+    );
+    const text = withCheckNotes(check);
+    expect(text).toBe(
+      "- Full-time employees receive 20 days of annual leave per year. [1] [!](#check-0)\n- Annual plans can be refunded within 14 days. [2]\n- Interns work on Mars. [1] [!](#check-2)",
+    );
+    expect("#check-2".match(CHECK_HREF)?.[1]).toBe("2");
+    // The claims the chips highlight are unchanged by the notes.
+    expect(linkCitations(text, () => true).claims[0]).toBe("Full-time employees receive 20 days of annual leave per year");
   });
 });

@@ -3,7 +3,11 @@
  * UI renders as a citation chip, where k indexes `claims`, the sentence the marker supports (used to
  * highlight the matching passage in the chunk). Markers of unknown numbers stay plain text.
  */
+import type { CitationCheck } from "./support";
+
 export const CITE_HREF = /^#cite-(\d+)-(\d+)$/;
+/** A note of the citation check after a sentence: `[!](#check-k)`, k indexing the check's sentences. */
+export const CHECK_HREF = /^#check-(\d+)$/;
 
 const MARKER = /\[(\d{1,3})\](?![(:])/g;
 const BOUNDARY = /\n|[。！？；\]]|[.!?;](?=\s)/g;
@@ -41,4 +45,18 @@ export function linkCitations(text: string, isValid: (n: number) => boolean): { 
     return `[${n}](#cite-${n}-${claims.length - 1})`;
   });
   return { markdown, claims };
+}
+
+/**
+ * The answer as the citation check left it (moved citations in place), with a note link `[!](#check-k)` after
+ * each sentence whose citation was moved or that was marked not supported; the UI renders the notes.
+ */
+export function withCheckNotes(check: CitationCheck): string {
+  let text = check.text;
+  const notes = check.sentences
+    .map((s, k) => ({ s, k }))
+    .filter(({ s }) => s.unsupported || s.citations.some((c) => c.from !== undefined))
+    .sort((a, b) => b.s.end - a.s.end);
+  for (const { s, k } of notes) text = `${text.slice(0, s.end)} [!](#check-${k})${text.slice(s.end)}`;
+  return text;
 }

@@ -11,6 +11,7 @@
  */
 import { STOP_WORDS, stem, tokenize } from "@/lib/tokenize";
 import { segmentWords } from "@/lib/tokenize/segment";
+import { type AnswerType, hasAnswerOfType } from "./answer-type";
 import { cleanSentence, hasCjk, type Passage, type SentenceSpan, splitSentences } from "./extractive";
 
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
@@ -38,21 +39,42 @@ export interface Term {
   cjk: boolean;
   /** Emphasis of the term within the question (1; follow-ups give the previous turn's terms less). */
   boost: number;
+  /** How specific the term is (see specificity): weighs it when judging whether a chunk is about the question. */
+  weight: number;
+}
+
+/**
+ * How specific a term is, without corpus statistics: names and numbers (capitalized past the first word,
+ * digits) and long words say more than short common ones; a Chinese word of three or more characters more
+ * than one of two, a single character least. Weighs the question's terms when judging whether retrieval
+ * found its subject at all (a chunk sharing only "year", "first", "中国" with it did not).
+ */
+function specificity(key: string, cjk: boolean, names: ReadonlySet<string>): number {
+  if (cjk) {
+    const n = Array.from(key).length;
+    return n === 1 ? 0.5 : n === 2 ? 1 : 2;
+  }
+  const long = key.length >= 7 ? 2 : key.length >= 5 ? 1.3 : 1;
+  return names.has(key) ? 2 * long : long;
 }
 
 export function questionTerms(question: string, boost = 1): Term[] {
   const terms = new Map<string, Term>();
   const latin = question.replace(CJK_RUN, " ");
-  for (const t of tokenize(latin)) if (!EN_QUESTION.has(t) && !STOP_WORDS.has(t)) terms.set(t, { key: t, cjk: false, boost });
+  const names = new Set((latin.match(/(?<!^\s*)\b\p{Lu}\p{L}+|\d+/gu) ?? []).flatMap((w) => tokenize(w)));
+  for (const t of tokenize(latin))
+    if (!EN_QUESTION.has(t) && !STOP_WORDS.has(t)) terms.set(t, { key: t, cjk: false, boost, weight: specificity(t, false, names) });
   for (const [run] of question.normalize("NFKC").matchAll(CJK_RUN)) {
     // Without a dictionary entry jieba splits a word into characters ("年假" → 年 假): adjacent single
     // characters are joined back into one term.
     let singles = "";
     const flush = () => {
-      if (singles) terms.set(singles, { key: singles, cjk: true, boost });
+      if (singles) terms.set(singles, { key: singles, cjk: true, boost, weight: specificity(singles, true, names) });
       singles = "";
     };
-    for (const w of segmentWords(run)) {
+    for (const word of segmentWords(run)) {
+      // "几天", "多少年": the question word asks, the unit after it is content.
+      const w = word.replace(/^(?:几|多少)(?=\p{Script=Han})/u, "");
       if (ZH_QUESTION.has(w) || !/\p{Script=Han}/u.test(w)) {
         flush();
         continue;
@@ -62,7 +84,7 @@ export function questionTerms(question: string, boost = 1): Term[] {
         continue;
       }
       flush();
-      terms.set(w, { key: w, cjk: true, boost });
+      terms.set(w, { key: w, cjk: true, boost, weight: specificity(w, true, names) });
     }
     flush();
   }
@@ -72,15 +94,38 @@ export function questionTerms(question: string, boost = 1): Term[] {
 /** A piece of text prepared for matching: its tokens (English) and its folded text (Chinese substrings). */
 interface Matchable {
   tokens: Set<string>;
+  /** Adjacent token pairs ("annual leav"). */
+  pairs: Set<string>;
   folded: string;
 }
 
 function matchable(text: string): Matchable {
-  return { tokens: new Set(tokenize(text)), folded: text.normalize("NFKC").toLowerCase() };
+  const tokens = tokenize(text.replace(CJK_RUN, " "));
+  return {
+    tokens: new Set(tokenize(text)),
+    pairs: new Set(tokens.slice(1).map((b, i) => `${tokens[i]} ${b}`)),
+    folded: text.normalize("NFKC").toLowerCase(),
+  };
+}
+
+/** Whether two terms stand next to each other in the text (English: adjacent tokens; Chinese: one after the other). */
+function phrased(m: Matchable, [a, b]: readonly [Term, Term]): boolean {
+  if (a.cjk && b.cjk) return m.folded.includes(a.key + b.key);
+  if (a.cjk || b.cjk) return false;
+  return m.pairs.has(`${a.key} ${b.key}`);
 }
 
 function has(m: Matchable, t: Term): boolean {
   return t.cjk ? m.folded.includes(t.key) : m.tokens.has(t.key);
+}
+
+/** Share (0..1) of `terms`, weighted by specificity, that a passage (its text, title and heading) contains. */
+export function termShare(terms: readonly Term[], p: Passage): number {
+  const total = terms.reduce((s, t) => s + t.weight, 0);
+  if (!total) return 0;
+  const body = matchable(p.text);
+  const ctx = matchable(p.context);
+  return terms.reduce((s, t) => s + (has(body, t) || has(ctx, t) ? t.weight : 0), 0) / total;
 }
 
 export interface Candidate {
@@ -97,7 +142,7 @@ export interface ChunkReading {
   passage: Passage;
   rank: number;
   sentences: SentenceSpan[];
-  /** Share of the question's terms (not IDF-weighted) in the chunk's text and heading. */
+  /** Share of the question's terms (weighted by specificity, not IDF) in the chunk's text and heading. */
   score: number;
 }
 
@@ -111,13 +156,25 @@ export interface Reading {
 /** Tunables of the answerer; one configuration for every language and document set. */
 export const ANSWER_TUNING = {
   /** Below this chunk score, retrieval found nothing about the question: refuse. */
-  refuseBelow: 0.5,
+  refuseBelow: 0.55,
   /** A sentence with at least this score answers the question on its own. */
   sentenceAt: 0.6,
-  /** Other sentences are quoted too (up to maxQuotes) when they reach this share of the best one's score. */
-  alsoAt: 0.4,
+  /** Other sentences of the best one's chunk are quoted too (up to maxQuotes) when they reach this share of its score. */
+  alsoAt: 0.6,
+  /** Sentences of other chunks only when they match the question about as well as the best: this share of its score. */
+  closeAt: 0.9,
   /** At most this many quotes (runs of adjacent sentences of one chunk) per question. */
   maxQuotes: 3,
+  /** At most this many sentences in all (a list quoted whole counts its items). */
+  maxSentences: 2,
+  /** Added to a sentence's score when it holds the kind of answer the question asks for (a year, a number, a name). */
+  typeBonus: 0.15,
+  /** Added in proportion to the share of the question's adjacent word pairs that a sentence has together. */
+  phraseBonus: 0.1,
+  /** Weight of the heading and title when scoring a sentence (the sentence itself weighs 1). */
+  contextWeight: 0.5,
+  /** Weight of a question word found only in the sentence before (what "it" or "the network" refers to). */
+  neighbourWeight: 0.35,
   /** Length caps in characters for one answer part (CJK text counts double). */
   maxChars: 700,
   maxSentenceChars: 420,
@@ -127,10 +184,13 @@ export const ANSWER_TUNING = {
   absentDf: 0,
 };
 
-/** Weight of the heading and title when scoring a sentence (the sentence itself weighs 1). */
-const CONTEXT_WEIGHT = 0.5;
+/** What the question asks for, when its question word says (answer-type.ts), with the question to tell new from repeated. */
+export interface Expected {
+  type: AnswerType;
+  question: string;
+}
 
-export function readPassages(terms: readonly Term[], passages: readonly Passage[], t = ANSWER_TUNING): Reading {
+export function readPassages(terms: readonly Term[], passages: readonly Passage[], t = ANSWER_TUNING, expected?: Expected): Reading {
   const prepared = passages.map((p) => ({ p, ctx: matchable(p.context), body: matchable(p.text) }));
   const n = prepared.length;
   const idf = terms.map((term) => {
@@ -142,28 +202,35 @@ export function readPassages(terms: readonly Term[], passages: readonly Passage[
   const total = idf.reduce((s, w) => s + w, 0);
   // Whether retrieval found the question's subject is judged without IDF: a term every retrieved chunk
   // shares (the topic) is then evidence, not noise.
-  const plain = terms.map((term) => term.boost * (term.cjk && Array.from(term.key).length === 1 ? 0.5 : 1));
+  const plain = terms.map((term) => term.boost * term.weight);
   const plainTotal = plain.reduce((s, w) => s + w, 0);
   const chunks: ChunkReading[] = [];
   const candidates: Candidate[] = [];
+  // Pairs of question words next to each other: a sentence that has them together says what the question says.
+  const pairs = terms.slice(1).map((b, i) => [terms[i], b] as const);
   prepared.forEach(({ p, ctx, body }, rank) => {
     const inCtx = terms.map((t) => has(ctx, t));
     const chunkScore = plainTotal ? terms.reduce((s, term, i) => s + (inCtx[i] || has(body, term) ? plain[i] : 0), 0) / plainTotal : 0;
     const sentences = splitSentences(p.text);
     chunks.push({ passage: p, rank, sentences, score: chunkScore });
+    const read = sentences.map((x) => matchable(x.text));
     sentences.forEach((span, index) => {
-      const m = matchable(span.text);
+      const m = read[index];
+      const prev = index > 0 ? read[index - 1] : undefined;
       let s = 0;
       let own = 0;
-      terms.forEach((t, i) => {
-        if (has(m, t)) {
+      terms.forEach((term, i) => {
+        if (has(m, term)) {
           s += idf[i];
           own++;
-        } else if (inCtx[i]) s += CONTEXT_WEIGHT * idf[i];
+        } else if (inCtx[i]) s += t.contextWeight * idf[i];
+        else if (prev && has(prev, term)) s += t.neighbourWeight * idf[i];
       });
       // A chunk that starts mid-sentence ("back into the chloroplast…"): its first piece is not quoted.
       if (own === 0 || !total || (index === 0 && /^[\p{Ll},;)]/u.test(span.text))) return;
-      candidates.push({ n: p.n, rank, index, span, score: s / total - t.rankPenalty * rank });
+      const typed = expected && hasAnswerOfType(expected.type, span.text, expected.question) ? t.typeBonus : 0;
+      const phrase = pairs.length ? (t.phraseBonus * pairs.filter((x) => phrased(m, x)).length) / pairs.length : 0;
+      candidates.push({ n: p.n, rank, index, span, score: s / total - t.rankPenalty * rank + typed + phrase });
     });
   });
   candidates.sort((a, b) => b.score - a.score || a.rank - b.rank || a.index - b.index);
@@ -178,9 +245,6 @@ export interface Quote {
 }
 
 export type PartAnswer = { kind: "sentences"; quotes: Quote[] } | { kind: "closest"; quotes: Quote[] } | { kind: "none" };
-
-const ANAPHORA =
-  /^(?:it|its|this|these|that|those|they|their|them|he|his|she|her|such|both|the latter|the former)\b|^(?:他|她|它|其|该|此|这|这些|上述)/i;
 
 /** Display length: CJK characters count double (they carry about two letters' worth each). */
 function width(s: string): number {
@@ -238,14 +302,14 @@ function trimSentence(text: string, terms: readonly Term[], limit: number): stri
 }
 
 /**
- * Extends a chosen sentence to a readable unit: the sentence before it when it opens with a pronoun
- * ("It was…"), and the rest of its list when it is a list item or introduces one ("…as follows:").
+ * Extends a chosen sentence to a readable unit: the rest of its list when it is a list item or introduces
+ * one ("…as follows:"). A sentence opening with a pronoun ("It was…") is quoted alone, the answer first:
+ * its chunk, one click away, has the sentence before.
  */
 function unitAround(chunk: ChunkReading, index: number): number[] {
   const ss = chunk.sentences;
   const out = [index];
   const s = ss[index];
-  if (index > 0 && ANAPHORA.test(s.text) && ss[index - 1].line === s.line) out.unshift(index - 1);
   const listFrom = s.item ? index : /[:：]$/.test(s.text) && ss[index + 1]?.item ? index + 1 : -1;
   if (listFrom >= 0) {
     // Items before the chosen one (the same list), then after it; at most 8 in all.
@@ -257,9 +321,9 @@ function unitAround(chunk: ChunkReading, index: number): number[] {
 }
 
 /** Decides how to answer one question (or part of one) from what was retrieved for it. */
-export function answerPart(terms: readonly Term[], passages: readonly Passage[], t = ANSWER_TUNING): PartAnswer {
+export function answerPart(terms: readonly Term[], passages: readonly Passage[], t = ANSWER_TUNING, expected?: Expected): PartAnswer {
   if (terms.length === 0 || passages.length === 0) return { kind: "none" };
-  const reading = readPassages(terms, passages, t);
+  const reading = readPassages(terms, passages, t, expected);
   const bestChunk = reading.chunks.reduce((a, b) => (b.score > a.score ? b : a));
   if (bestChunk.score < t.refuseBelow) return { kind: "none" };
   const best = reading.candidates[0];
@@ -269,25 +333,31 @@ export function answerPart(terms: readonly Term[], passages: readonly Passage[],
     if (bestChunk.sentences.length === 0) return { kind: "none" };
     return { kind, quotes: quotesFrom(bestChunk, [0], terms, t) };
   }
-  const chosen = new Map<number, Set<number>>();
+  // The answer first: the best sentence (with its list: see unitAround), then only sentences
+  // that add to the same answer: from the same chunk (its section), or matching the question about as well.
+  const units: { rank: number; indices: number[] }[] = [];
   const picked: string[] = [];
   let used = 0;
+  let sentences = 0;
   for (const c of reading.candidates) {
-    if (c.score < best.score * t.alsoAt) break;
+    if (c.score < best.score * t.alsoAt || units.length >= t.maxQuotes) break;
     if (picked.some((p) => similar(p, c.span.text))) continue;
+    if (units.length > 0 && c.rank !== best.rank && c.score < best.score * t.closeAt) continue;
+    if (units.some((u) => u.rank === c.rank && u.indices.includes(c.index))) continue;
     const chunk = reading.chunks[c.rank];
     const unit = unitAround(chunk, c.index);
+    if (units.length > 0 && sentences + unit.length > t.maxSentences) continue;
     const w = unit.reduce((s, i) => s + Math.min(width(chunk.sentences[i].text), t.maxSentenceChars), 0);
-    if (picked.length > 0 && (used + w > t.maxChars || chosen.size >= t.maxQuotes)) continue;
+    if (units.length > 0 && used + w > t.maxChars) continue;
     used += w;
+    sentences += unit.length;
     picked.push(c.span.text);
-    const set = chosen.get(c.rank) ?? new Set<number>();
-    for (const i of unit) set.add(i);
-    chosen.set(c.rank, set);
+    // A sentence right after a unit of its chunk continues that quote; anything else is a quote of its own, after the answer.
+    const before = units.find((u) => u.rank === c.rank && u.indices.at(-1)! + 1 >= unit[0] && u.indices[0] <= unit[0]);
+    if (before) before.indices = [...new Set([...before.indices, ...unit])].sort((a, b) => a - b);
+    else units.push({ rank: c.rank, indices: unit });
   }
-  const quotes: Quote[] = [];
-  for (const [rank, set] of chosen) quotes.push(...quotesFrom(reading.chunks[rank], [...set], terms, t));
-  return { kind, quotes };
+  return { kind, quotes: units.flatMap((u) => quotesFrom(reading.chunks[u.rank], u.indices, terms, t)) };
 }
 
 /** The chosen sentences of one chunk as quotes: adjacent ones merged, in reading order. */

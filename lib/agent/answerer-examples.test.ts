@@ -99,6 +99,36 @@ describe("follow-up questions", () => {
     expect(text).toMatch(/兼职员工的年假按实际工作时间折算[^\n]*\[\d+\]/);
   });
 
+  it("'What about the VPN policy?' after an expenses question leaves the expenses behind (issue #27)", async () => {
+    const previous = "How do I submit a business expense?";
+    const first = await ask(previous);
+    expect(first.text).toMatch(/Ledgerly/);
+    const { text, queries, errors } = await ask([
+      { role: "user", content: previous },
+      { role: "assistant", content: first.text },
+      { role: "user", content: "What about the VPN policy?" },
+    ]);
+    expect(errors).toEqual([]);
+    expect(queries.at(-1)).toBe("What about the VPN policy?");
+    expect(text).toMatch(/VPN[^\n]*\[\d+\]/);
+    expect(text).not.toMatch(/expense|Ledgerly|receipt/i);
+  });
+
+  it("'那需要提前多久申请？' after a sick-leave question answers about sick leave, not personal leave (issue #27)", async () => {
+    const previous = "病假需要什么证明？";
+    const first = await ask(previous);
+    expect(first.text).toContain("诊断证明");
+    const { text, queries } = await ask([
+      { role: "user", content: previous },
+      { role: "assistant", content: first.text },
+      { role: "user", content: "那需要提前多久申请？" },
+    ]);
+    expect(queries).toHaveLength(1);
+    expect(queries[0]).toContain("病假");
+    expect(text).toMatch(/病假|所有假期/);
+    expect(text).not.toContain("事假");
+  });
+
   it("a question that stands alone is searched as asked", async () => {
     const { queries } = await ask([
       { role: "user", content: "How many days of annual leave do full-time employees get?" },
@@ -129,6 +159,25 @@ describe("multi-part questions", () => {
     expect(expenses).toContain("直属主管审批");
     expect(markers(sick).length).toBeGreaterThan(0);
     expect(markers(expenses).length).toBeGreaterThan(0);
+  });
+});
+
+describe("the answer first, nothing padded (issue #27)", () => {
+  it("'How many days of annual leave do I get?' answers with the leave rule and nothing from the product FAQ", async () => {
+    const { text, events } = await ask("How many days of annual leave do I get?");
+    const first = text.split("\n").find((l) => /\[\d+\]/.test(l))!;
+    expect(first).toMatch(/20 days of paid annual leave/);
+    expect(text).not.toMatch(/refund|plan|purchase/i);
+    const last = events.filter((e) => e.type === "data-citations").at(-1);
+    const { citations } = last!.data as { citations: { n: number; document: { source: string } }[] };
+    const sources = markers(text).map((n) => citations.find((c) => c.n === n)!.document.source);
+    expect(new Set(sources)).toEqual(new Set(["employee-handbook.md"]));
+  });
+
+  it("'病假需要什么证明？' quotes the sick-leave rule and nothing about maternity leave", async () => {
+    const { text } = await ask("病假需要什么证明？");
+    expect(text).toContain("诊断证明");
+    expect(text).not.toMatch(/产假|婚假/);
   });
 });
 

@@ -22,6 +22,7 @@ import { runChat } from "./chat";
 import type { Citation } from "./citations";
 import { OFFLINE_CHAT } from "./eval-chat";
 import { REPEATED_CALL_RESULT } from "./loop";
+import type { CitationCheck } from "./support";
 
 let dir: string;
 let store: Store;
@@ -213,6 +214,23 @@ describe("chat turn", () => {
     expect(text).toContain("Full-time employees receive 20 days of annual leave per year.");
   });
 
+  it("a model's search query of 5,000 characters is fitted to the one query limit (MAX_QUERY_CHARS), not refused by the tool", async () => {
+    const question = `${"Context that says little. ".repeat(200)}How many days of annual leave do full-time employees get?`;
+    expect(question.length).toBeGreaterThan(5000);
+    mcpLog.length = 0;
+    const model = scriptedModel(
+      [() => ({ search: { query: question } }), (_o, results) => ({ text: `Twenty days [${refOf(results[0], "20 days")}].` })],
+      [],
+    );
+    const { chunks, text, errors } = await readTurn(
+      await runChat({ config, mcpUrl, model, messages: [{ role: "user", content: question }] }),
+    );
+    expect(errors).toEqual([]);
+    expect(chunks.filter((c) => c.type === "tool-output-error")).toEqual([]);
+    expect(mcpLog).toContain("tools/call:search_knowledge");
+    expect(text).toMatch(/^Twenty days \[\d+\]\.$/);
+  });
+
   it("offline mode: says the knowledge base does not contain an absent topic, citing nothing", async () => {
     const res = await runChat({ config, mcpUrl, messages: [{ role: "user", content: "What is the boiling point of mercury?" }] });
     const { text } = await readTurn(res);
@@ -260,6 +278,37 @@ describe("chat turn", () => {
     expect(leave.text).toContain("20 days of annual leave");
     expect(claims.text).toContain("original receipts");
     expect(leave.chunk_id).not.toBe(claims.chunk_id);
+  });
+
+  it("checks the model's citations: a wrong [n] is moved to the chunk that says it, an unsupported sentence is marked", async () => {
+    const model = scriptedModel(
+      [
+        () => ({ search: { query: "annual leave days expense claim receipts" } }),
+        (_o, results) => {
+          const leave = refOf(results[0], "20 days");
+          const claims = refOf(results[0], "original receipts");
+          return {
+            text:
+              `Full-time employees receive 20 days of annual leave per year [${claims}]. ` +
+              `Submit an expense claim form with the original receipts within 30 days [${claims}]. ` +
+              `Interns get 45 days of paid leave on Mars [${leave}].`,
+          };
+        },
+      ],
+      [],
+    );
+    const { chunks, text, citations } = await readTurn(
+      await runChat({ config, mcpUrl, model, messages: [{ role: "user", content: "leave and expenses?" }] }),
+    );
+    const check = chunks.filter((c) => c.type === "data-check").at(-1) as unknown as { data: CitationCheck } | undefined;
+    expect(check).toBeDefined();
+    const [leave, claims, mars] = check!.data.sentences;
+    const leaveChunk = citations.find((c) => c.text.includes("20 days"))!;
+    const claimsChunk = citations.find((c) => c.text.includes("original receipts"))!;
+    expect(leave.citations).toEqual([{ n: leaveChunk.n, from: claimsChunk.n, support: expect.any(Number) }]);
+    expect(claims.citations).toEqual([{ n: claimsChunk.n, support: expect.any(Number) }]);
+    expect(mars).toMatchObject({ unsupported: "citation", numbers: ["45"] });
+    expect(check!.data.text).toBe(text.replace(`year [${claimsChunk.n}]`, `year [${leaveChunk.n}]`));
   });
 
   it("ends the loop on a repeated identical call and answers from what was found", async () => {

@@ -1,7 +1,8 @@
 /**
  * One chat turn: connect an MCP client to the knowledge-base endpoint (our own /api/mcp by default),
  * run the streamText tool loop with its tools, and stream the answer as a UI message stream with the
- * turn's citations as a `data-citations` part.
+ * turn's citations as a `data-citations` part and, once it is complete, the citation check of the answer as
+ * `data-check` (lib/agent/support.ts).
  */
 import { createMCPClient, type MCPClient } from "@ai-sdk/mcp";
 import { createOpenAI } from "@ai-sdk/openai";
@@ -28,6 +29,7 @@ import { classifyChatError, type ErrorContext } from "./errors";
 import { createOfflineModel, OFFLINE_MODEL_ID, SEARCH_TOP_K } from "./offline-model";
 import { SYSTEM_PROMPT } from "./prompt";
 import type { ChatError, ChatMetadata, ChatUIMessage } from "./protocol";
+import { checkCitations } from "./support";
 import { modelOutputOf, newTurn, type TurnState, wrapTools } from "./tools";
 
 export interface ChatOptions {
@@ -71,8 +73,12 @@ export function errorResponse(err: ChatError, status: number): Response {
   return Response.json({ error: err }, { status });
 }
 
-/** Rewrites streamed answer text so every `[n]` points at a chunk retrieved in this turn. */
-function citationTransform(turn: TurnState) {
+/**
+ * Rewrites streamed answer text so every `[n]` points at a chunk retrieved in this turn; once the answer is
+ * complete (the stream's finish), hands its text to `onAnswer` (the citation check).
+ */
+function citationTransform(turn: TurnState, onAnswer: (text: string) => void) {
+  let answer = "";
   const sanitizers = new Map<string, ReturnType<typeof createCitationStreamSanitizer>>();
   const isValid = (n: number) => turn.registry.has(n);
   return new TransformStream<TextStreamPart<ToolSet>, TextStreamPart<ToolSet>>({
@@ -83,14 +89,17 @@ function citationTransform(turn: TurnState) {
         const s = sanitizers.get(part.id) ?? createCitationStreamSanitizer(isValid);
         sanitizers.set(part.id, s);
         const text = s.push(part.text);
+        answer += text;
         if (text) controller.enqueue({ ...part, text });
         return;
       } else if (part.type === "text-end") {
         const rest = sanitizers.get(part.id)?.flush();
         sanitizers.delete(part.id);
+        answer += rest;
         if (rest) controller.enqueue({ type: "text-delta", id: part.id, text: rest });
-      } else if (part.type === "finish" && turn.mcpFailure) {
-        controller.enqueue({ type: "error", error: turn.mcpFailure });
+      } else if (part.type === "finish") {
+        if (turn.mcpFailure) controller.enqueue({ type: "error", error: turn.mcpFailure });
+        else if (answer.trim()) onAnswer(answer);
       }
       controller.enqueue(part);
     },
@@ -206,9 +215,10 @@ export async function runChat(opts: ChatOptions): Promise<Response> {
         writer.write({ type: "data-citations", id: "citations", data: { citations: turn.registry.list().map(shownCitation) } });
       });
       let messages = opts.messages;
+      const question = lastQuestion(messages);
       // A model decomposes a multi-part question first (the offline answerer does it by rules in its own first step).
       if (metadata.mode === "llm" && tools[TOOL.searchKnowledge]) {
-        const parts = await decomposeWithModel(model, lastQuestion(messages), opts.signal);
+        const parts = await decomposeWithModel(model, question, opts.signal);
         if (parts.length > 1) messages = await searchParts(parts, tools, messages, writer, opts.signal);
       }
       const result = streamText({
@@ -226,7 +236,12 @@ export async function runChat(opts: ChatOptions): Promise<Response> {
       });
       writer.merge(
         toUIMessageStream<ToolSet, ChatUIMessage>({
-          stream: result.stream.pipeThrough(citationTransform(turn)),
+          stream: result.stream.pipeThrough(
+            citationTransform(turn, (text) => {
+              // Every answer's citations checked against the chunks they cite (lib/agent/support.ts).
+              writer.write({ type: "data-check", id: "check", data: checkCitations(text, turn.registry.list(), question) });
+            }),
+          ),
           sendStart: false,
           onError: classify,
         }),

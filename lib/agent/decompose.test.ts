@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { followUpQuery, isFollowUp, mayHaveParts, splitQuestion } from "./decompose";
+import { askedPart, followUpQuery, isEllipsis, isFollowUp, mayHaveParts, splitQuestion } from "./decompose";
 
 describe("splitQuestion", () => {
   it("splits two questions joined by 'and who/what…'", () => {
@@ -47,11 +47,28 @@ describe("follow-ups", () => {
     expect(isFollowUp("报销需要在多少天内提交？")).toBe(false);
   });
 
+  it("tells follow-ups without a subject of their own (ellipsis, pronouns) from those that may name a new one", () => {
+    expect(isEllipsis("and for part-time staff?")).toBe(true);
+    expect(isEllipsis("who approves it?")).toBe(true);
+    expect(isEllipsis("那需要提前多久申请？")).toBe(true);
+    expect(isEllipsis("What about the VPN policy?")).toBe(false);
+    expect(isEllipsis("那年假呢？")).toBe(false);
+  });
+
   it("searches a follow-up together with the previous question", () => {
     expect(followUpQuery("and for part-time staff?", "How much annual leave do I get?")).toBe(
       "and for part-time staff? How much annual leave do I get?",
     );
     expect(followUpQuery("Who manages the Lisbon office?", "How much annual leave do I get?")).toBe("Who manages the Lisbon office?");
     expect(followUpQuery("and for part-time staff?", undefined)).toBe("and for part-time staff?");
+  });
+});
+
+describe("askedPart", () => {
+  it("asks a message longer than a search query by its last question, and a short one whole", () => {
+    const long = `${"Some background that goes on. ".repeat(200)}How many days of annual leave do I get? Thanks.`;
+    expect(askedPart(long)).toBe("How many days of annual leave do I get? Thanks.");
+    expect(askedPart("Some background. How many days?")).toBe("Some background. How many days?");
+    expect(askedPart("很长的背景。".repeat(300)).length).toBeLessThanOrEqual(300);
   });
 });

@@ -4,7 +4,8 @@
  * with the previous turn ("and for part-time staff?", "那兼职员工呢？"). Rules only; pure and shared by the
  * offline answerer and the model path's gate.
  */
-import { hasCjk } from "./extractive";
+import { MAX_QUERY_CHARS } from "@/lib/retrieve/limits";
+import { hasCjk, splitSentences } from "./extractive";
 
 export const MAX_PARTS = 4;
 
@@ -80,8 +81,48 @@ export function isFollowUp(question: string): boolean {
   return EN_FOLLOW.test(q) || (EN_ANAPHORA.test(q) && size <= 5) || size <= 2;
 }
 
+const EN_ELLIPSIS =
+  /^(?:and|but|so|also|or)?\s*(?:for|in|on|if|when|during|after|before|without|with|what if|how long|how much|how many|how often|who|whom|when|where|can|could|should|must|do|does|is|are)\b/i;
+const ZH_ELLIPSIS =
+  /^(?:那么?|还有|另外|而|如果是|要是)?(?:需要|要|得|可以|能|应该|该|怎么|如何|多久|多少|什么时候|何时|是否|还|也|会|有没有|谁)/u;
+
+/**
+ * A follow-up with no subject of its own ("and for part-time staff?", "那需要提前多久申请？", "who approves
+ * it?"): it continues the previous question's subject whatever the documents say. Other follow-ups ("What
+ * about the VPN policy?", "那年假呢？") may name a new subject (see topicShift in offline-model.ts).
+ */
+export function isEllipsis(question: string): boolean {
+  const q = question.trim();
+  if (hasCjk(q)) return ZH_ELLIPSIS.test(q) || (ZH_ANAPHORA.test(q) && contentSize(q) <= 6);
+  return EN_ELLIPSIS.test(q) || (EN_ANAPHORA.test(q) && contentSize(q) <= 5) || contentSize(q) <= 1;
+}
+
 /** The search query for a follow-up: the question and the previous question, whose subject it continues. */
 export function followUpQuery(question: string, previous: string | undefined): string {
   if (!previous || !isFollowUp(question)) return question;
   return `${question.trim()} ${previous.trim()}`;
+}
+
+/** How much of a long message's end the offline answerer asks: its last sentences, up to this many characters. */
+const ASKED_CHARS = 300;
+
+/**
+ * What a message longer than a search query asks: its last question and what follows it (where the question
+ * stands after a long preamble), else its last sentences, up to ASKED_CHARS; a message within the limit is
+ * asked whole. The offline answerer
+ * searches and reads with this; a model writes its own queries, fitted to the limit by the tool wrapper.
+ */
+export function askedPart(message: string): string {
+  const q = message.trim();
+  if (q.length <= MAX_QUERY_CHARS) return q;
+  const sentences = splitSentences(q);
+  let out = "";
+  for (let i = sentences.length - 1; i >= 0; i--) {
+    const next = out ? `${sentences[i].text} ${out}` : sentences[i].text;
+    if (out && next.length > ASKED_CHARS) break;
+    out = next;
+    // The last question and what follows it.
+    if (/[?？]\s*$/.test(sentences[i].text)) break;
+  }
+  return out.length > MAX_QUERY_CHARS ? out.slice(-MAX_QUERY_CHARS) : out;
 }

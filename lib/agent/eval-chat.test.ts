@@ -37,10 +37,15 @@ describe("offline answer quality (vendored SQuAD subset)", () => {
   it("contains the answer, cites, and rarely refuses answerable questions", async () => {
     const questions = shortAnswerQuestions(squad.questions).slice(0, 60);
     const s = await evalChat(mcp.url, questions);
-    console.log(`squad subset: ${s.questions} questions, contained ${s.contained}, cited ${s.cited}, refused ${s.refused}`);
+    console.log(
+      `squad subset: ${s.questions} questions, contained ${s.contained} (${s.first} in the first sentence), median sentences ${s.medianSentences}, cited ${s.cited}, refused ${s.refused}`,
+    );
     expect(s.questions).toBe(60);
-    // Measured on the first 80: contained 69, cited 79, refused 1.
-    expect(s.contained / s.questions).toBeGreaterThanOrEqual(0.8);
+    // Measured: contained 50 (49 in the first sentence), median 1 sentence, cited 57, refused 3.
+    expect(s.contained / s.questions).toBeGreaterThanOrEqual(0.75);
+    // The answer first (issue #27): where the answer is in the reply, it is in its first sentence.
+    expect(s.first / s.contained).toBeGreaterThanOrEqual(0.9);
+    expect(s.medianSentences).toBeLessThanOrEqual(2);
     expect(s.cited / s.questions).toBeGreaterThanOrEqual(0.9);
     expect(s.refused / s.questions).toBeLessThanOrEqual(0.08);
     // Bounded quotes, not whole chunks.
@@ -51,9 +56,9 @@ describe("offline answer quality (vendored SQuAD subset)", () => {
     const covid = await loadEvalSet(evalDir("covidqa-en-subset"));
     const s = await evalChat(mcp.url, covid.questions.slice(0, 40), { answerable: false });
     console.log(`unanswerable: ${s.questions} questions, refused ${s.refused}`);
-    // Measured: refused 31/40 (the full-set figure in the other direction, SQuAD questions against
-    // COVID-QA papers, is 91/100).
-    expect(s.refused / s.questions).toBeGreaterThanOrEqual(0.7);
+    // Measured: refused 36/40 (the full-set figure in the other direction, SQuAD questions against
+    // COVID-QA papers, is 90.8 %).
+    expect(s.refused / s.questions).toBeGreaterThanOrEqual(0.8);
   }, 300_000);
 });
 

@@ -5,6 +5,8 @@
  *
  * Metrics per question, on the answer text only (never the tool output):
  * - contained: one of the reference answers occurs in the answer (case and spacing folded, markers removed);
+ * - first: it occurs in the answer's first sentence (after a preamble line such as "From the knowledge base:");
+ * - sentences: how many sentences the answer has (the highlighter's splitter, preamble and headings left out);
  * - cited: the answer has at least one [n] marker;
  * - refused: the answer is the "not in the knowledge base" reply.
  */
@@ -18,6 +20,7 @@ import type { Store } from "@/lib/store";
 import { handleMcpRequest } from "@/mcp/http";
 import { runChat } from "./chat";
 import { stripCitations } from "./citations";
+import { splitSentences } from "./extractive";
 import { isRefusal } from "./offline-model";
 
 /** The app's MCP endpoint for `store` on a loopback port (0: any free port). */
@@ -95,6 +98,26 @@ export function answerContained(answer: string, references: readonly string[]): 
   return references.some((r) => fold(r).length > 0 && a.includes(fold(r)));
 }
 
+/**
+ * An answer's sentences as a reader meets them: markers removed, lines that only introduce what follows
+ * ("From the knowledge base:", ending in a colon and citing nothing) and part headings ("**question**") left out.
+ */
+export function answerSentences(text: string): string[] {
+  const body = text
+    .split("\n")
+    .filter((l) => !(/[:：]\s*$/.test(l) && !/\[\d+\]/.test(l)) && !/^\s*\*\*.*\*\*\s*$/.test(l))
+    .map(stripCitations)
+    .join("\n");
+  return splitSentences(body).map((s) => s.text);
+}
+
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
 export function referencesOf(q: EvalQuestion): string[] {
   return [...new Set([q.answer, ...(q.answers ?? [])].filter((s) => typeof s === "string" && s.trim()))];
 }
@@ -110,6 +133,9 @@ export interface ChatEvalItem {
   answer: string;
   text: string;
   contained: boolean;
+  /** The answer's first sentence contains the reference answer. */
+  first: boolean;
+  sentences: number;
   cited: boolean;
   refused: boolean;
 }
@@ -117,6 +143,10 @@ export interface ChatEvalItem {
 export interface ChatEvalSummary {
   questions: number;
   contained: number;
+  /** Answers whose first sentence contains the reference answer. */
+  first: number;
+  /** Median sentences per answer (refusals left out). */
+  medianSentences: number;
   cited: number;
   refused: number;
   items: ChatEvalItem[];
@@ -131,12 +161,16 @@ export async function evalChat(
   for (const [i, q] of questions.entries()) {
     const turn = await askChat(mcpUrl, [{ role: "user", content: q.question }]);
     if (turn.errors.length) throw new Error(`chat failed on ${q.id}: ${turn.errors.join("; ")}`);
+    const sentences = answerSentences(turn.text);
+    const answerable = opts.answerable !== false;
     items.push({
       id: q.id,
       question: q.question,
       answer: q.answer,
       text: turn.text,
-      contained: opts.answerable === false ? false : answerContained(turn.text, referencesOf(q)),
+      contained: answerable && answerContained(turn.text, referencesOf(q)),
+      first: answerable && sentences.length > 0 && answerContained(sentences[0], referencesOf(q)),
+      sentences: sentences.length,
       cited: /\[\d+\]/.test(turn.text),
       refused: isRefusal(turn.text),
     });
@@ -146,6 +180,8 @@ export async function evalChat(
   return {
     questions: items.length,
     contained: count((x) => x.contained),
+    first: count((x) => x.first),
+    medianSentences: median(items.filter((x) => !x.refused).map((x) => x.sentences)),
     cited: count((x) => x.cited),
     refused: count((x) => x.refused),
     items,

@@ -17,11 +17,13 @@ import type {
   LanguageModelV4Usage,
 } from "@ai-sdk/provider";
 import { wholeSentences } from "@/lib/retrieve/context";
+import { fitQuery } from "@/lib/retrieve/limits";
 import { TOOL } from "@/lib/tools/names";
 import type { SearchResult } from "@/lib/tools/search-result";
-import { answerPart, type Quote, questionTerms } from "./answer";
+import { ANSWER_TUNING, answerPart, type Expected, type PartAnswer, type Quote, questionTerms, termShare } from "./answer";
+import { answerType } from "./answer-type";
 import { passagePlace } from "./citations";
-import { followUpQuery, isFollowUp, splitQuestion } from "./decompose";
+import { askedPart, followUpQuery, isEllipsis, isFollowUp, splitQuestion } from "./decompose";
 import { hasCjk, type Passage } from "./extractive";
 import { resultsOf } from "./tools";
 
@@ -52,7 +54,7 @@ export function isRefusal(text: string): boolean {
   return t === "" || t === OFFLINE_TEXT.en.notFound || t === OFFLINE_TEXT.zh.notFound;
 }
 
-type Plan = { kind: "search"; queries: string[] } | { kind: "answer"; text: string };
+export type Plan = { kind: "search"; queries: string[] } | { kind: "answer"; text: string };
 
 function textOf(parts: readonly { type: string; text?: string }[] | string): string {
   if (typeof parts === "string") return parts.trim();
@@ -104,19 +106,47 @@ function safeJson(s: string): unknown {
 }
 
 export function planOfflineStep(options: Pick<LanguageModelV4CallOptions, "prompt" | "tools" | "toolChoice">): Plan {
-  const { question, previous, searches } = readTurn(options.prompt);
+  const turn = readTurn(options.prompt);
+  // A message longer than a search query is asked by its end (where the question stands).
+  const question = askedPart(turn.question);
+  const previous = turn.previous === undefined ? undefined : askedPart(turn.previous);
+  const searches = turn.searches;
   const canSearch =
     options.toolChoice?.type !== "none" && (options.tools ?? []).some((t) => t.type === "function" && t.name === SEARCH_TOOL);
   if (searches.length === 0 && canSearch && question) {
     const parts = splitQuestion(question);
     return { kind: "search", queries: parts.length > 1 ? parts : [followUpQuery(question, previous)] };
   }
+  // A follow-up that turned out to name a subject of its own: searched again alone, and answered from that search.
+  const followUp = previous !== undefined && searches.length === 1 && searches[0].query !== question && isFollowUp(question);
+  if (canSearch && followUp && topicShift(question, previous, searches[0].passages))
+    return { kind: "search", queries: [fitQuery(question)] };
+  const own = searches.length === 2 && searches[1].query === fitQuery(question) && previous !== undefined && isFollowUp(question);
+  if (own) return { kind: "answer", text: writeAnswer(question, [searches[1]]) };
   return { kind: "answer", text: writeAnswer(question, searches, previous) };
+}
+
+/**
+ * Whether a follow-up ("What about the VPN policy?") leaves the previous question's subject: it is not an
+ * ellipsis, and nothing found for it (searched with the previous question) is about its own words together
+ * with the previous question's.
+ */
+export function topicShift(question: string, previous: string, passages: readonly Passage[]): boolean {
+  if (isEllipsis(question)) return false;
+  const own = questionTerms(question);
+  if (own.length === 0) return false;
+  const before = questionTerms(previous).filter((t) => !own.some((o) => o.key === t.key));
+  return !passages.some((p) => termShare(own, p) >= 0.5 && termShare(before, p) >= 0.5);
 }
 
 /** A search result as a passage to quote: its citation number, where it is, and its text. */
 export function toPassage(r: SearchResult): Passage {
   return { n: r.ref, context: passagePlace(r), text: wholeSentences(r.text, r.context_before, r.context_after) };
+}
+
+function expectation(question: string): Expected | undefined {
+  const type = answerType(question);
+  return type ? { type, question } : undefined;
 }
 
 function bullets(quotes: readonly Quote[]): string {
@@ -131,7 +161,10 @@ function bullets(quotes: readonly Quote[]): string {
 export function writeAnswer(question: string, list: readonly TurnSearch[], previous?: string): string {
   const t = hasCjk(question) ? OFFLINE_TEXT.zh : OFFLINE_TEXT.en;
   if (list.length > 1 && new Set(list.map((s) => s.query)).size > 1) {
-    const sections = list.map((s) => ({ query: s.query, answer: answerPart(questionTerms(s.query), s.passages) }));
+    const sections = list.map((s) => ({
+      query: s.query,
+      answer: answerPart(questionTerms(s.query), s.passages, ANSWER_TUNING, expectation(s.query)),
+    }));
     if (sections.every((s) => s.answer.kind === "none")) return t.notFound;
     return sections
       .map(
@@ -141,14 +174,26 @@ export function writeAnswer(question: string, list: readonly TurnSearch[], previ
       .join("\n\n");
   }
   const terms = questionTerms(question);
+  let passages = list.flatMap((s) => s.passages);
   if (previous && isFollowUp(question)) {
-    const own = new Set(terms.map((x) => x.key));
-    terms.push(...questionTerms(previous, 0.5).filter((x) => !own.has(x.key)));
+    const keys = new Set(terms.map((x) => x.key));
+    const before = questionTerms(previous, 0.5).filter((x) => !keys.has(x.key));
+    const about = passages.filter((p) => termShare(before, p) >= 0.5);
+    if (isEllipsis(question) && about.length > 0) {
+      // No subject of its own: the previous question's. Only passages about it answer: with the follow-up's
+      // words where they have them, else with the previous question's (what the documents say of the subject).
+      passages = about;
+      const answer = answerPart(terms, passages, ANSWER_TUNING, expectation(question));
+      if (answer.kind !== "none") return reply(answer, t);
+      const subject = before.map((x) => ({ ...x, boost: 1 }));
+      return reply(answerPart(subject, passages, ANSWER_TUNING), t);
+    }
+    terms.push(...before);
   }
-  const answer = answerPart(
-    terms,
-    list.flatMap((s) => s.passages),
-  );
+  return reply(answerPart(terms, passages, ANSWER_TUNING, expectation(question)), t);
+}
+
+function reply(answer: PartAnswer, t: (typeof OFFLINE_TEXT)["en"]): string {
   if (answer.kind === "none") return t.notFound;
   return `${answer.kind === "closest" ? t.closest : t.intro}\n\n${bullets(answer.quotes)}`;
 }
@@ -196,17 +241,28 @@ export function sentenceDeltas(text: string): string[] {
 const SENTENCE_PAUSE_MS = 20;
 
 export function createOfflineModel(): LanguageModelV4 {
+  return createPlannedModel(OFFLINE_MODEL_ID, planOfflineStep);
+}
+
+/**
+ * A model whose every step is planned by rules: search (one tool call per query, in parallel) or answer
+ * (streamed sentence by sentence). The offline answerer is one; the eval's fake miscite model another.
+ */
+export function createPlannedModel(
+  modelId: string,
+  plan: (options: Pick<LanguageModelV4CallOptions, "prompt" | "tools" | "toolChoice">) => Plan,
+): LanguageModelV4 {
   return {
     specificationVersion: "v4",
     provider: "offline",
-    modelId: OFFLINE_MODEL_ID,
+    modelId,
     supportedUrls: {},
     async doGenerate(options) {
-      const { content, finishReason } = toContent(planOfflineStep(options));
+      const { content, finishReason } = toContent(plan(options));
       return { content, finishReason, usage: USAGE, warnings: [] };
     },
     async doStream(options) {
-      const { content, finishReason } = toContent(planOfflineStep(options));
+      const { content, finishReason } = toContent(plan(options));
       const parts: LanguageModelV4StreamPart[] = [{ type: "stream-start", warnings: [] }];
       for (const c of content) {
         if (c.type === "text") {

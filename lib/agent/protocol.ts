@@ -4,6 +4,7 @@
  */
 import type { UIMessage } from "ai";
 import type { Citation } from "./citations";
+import type { CitationCheck } from "./support";
 
 export type { Citation } from "./citations";
 
@@ -19,7 +20,10 @@ export interface ChatMetadata {
   model?: string;
 }
 
-export type ChatUIMessage = UIMessage<ChatMetadata, { citations: CitationsData }>;
+/** `data-check`: the citation check of the finished answer (lib/agent/support.ts): moved citations, unsupported sentences. */
+export type { CitationCheck } from "./support";
+
+export type ChatUIMessage = UIMessage<ChatMetadata, { citations: CitationsData; check: CitationCheck }>;
 
 export type ChatErrorCode =
   | "model_unreachable"

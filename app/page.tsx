@@ -1,7 +1,7 @@
 import { connection } from "next/server";
 import { Chat } from "@/components/chat/Chat";
-import { shareInfo } from "@/components/connect/share-info";
 import { getConfig } from "@/lib/config";
+import { shareInfo } from "@/lib/server/share-info";
 
 export default async function Home() {
   // Rendered per request: whether a model key is configured is read at run time, not at build time.

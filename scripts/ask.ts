@@ -6,9 +6,9 @@
  */
 import { parseArgs } from "node:util";
 import { AskError, ask, formatAnswer } from "@/lib/ask/ask";
-import { type LocalMcp, startLocalMcp } from "@/lib/ask/local-mcp";
 import { getConfig } from "@/lib/config";
 import { getStore } from "@/lib/store";
+import { type LocalMcp, startLocalMcp } from "./local-mcp";
 
 const USAGE = 'Usage: npm run ask -- "question" [--kb NAME] [--json]';
 

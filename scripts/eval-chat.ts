@@ -16,11 +16,11 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { type ChatEvalSummary, evalChat, serveMcp, shortAnswerQuestions } from "@/lib/agent/eval-chat";
-import { evalMiscite } from "@/lib/agent/miscite";
 import { getEmbedder } from "@/lib/embed";
 import { ingestSet, loadEvalSet } from "@/lib/retrieve/eval-harness";
 import { openStore } from "@/lib/store";
+import { type ChatEvalSummary, evalChat, serveMcp, shortAnswerQuestions } from "./eval-chat/harness";
+import { evalMiscite } from "./eval-chat/miscite";
 
 const USAGE =
   "Usage: npm run eval -- --chat <eval set dir> [--limit N] [--max-answer 30] [--store DIR] [--unanswerable <set dir>] [--fake-miscite] [--misses N]";

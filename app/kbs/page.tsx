@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { connection } from "next/server";
-import { shareInfo } from "@/components/connect/share-info";
 import { KbManager } from "@/components/kbs/KbManager";
+import { shareInfo } from "@/lib/server/share-info";
 
 export const metadata: Metadata = { title: "Knowledge bases · Knowledge Chat" };
 

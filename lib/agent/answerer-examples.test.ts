@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
 import { openStore, type Store } from "@/lib/store";
-import { askChat, serveMcp } from "./eval-chat";
+import { askChat, serveMcp } from "@/scripts/eval-chat/harness";
 import { OFFLINE_TEXT } from "./offline-model";
 
 const repoRoot = path.resolve(import.meta.dirname, "../..");

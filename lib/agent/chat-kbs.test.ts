@@ -16,9 +16,9 @@ import { ingestDocument } from "@/lib/ingest";
 import { openRegistry, type Registry } from "@/lib/kb/registry";
 import { openStore, type Store } from "@/lib/store";
 import { handleMcpRequest } from "@/mcp/http";
+import { OFFLINE_CHAT } from "@/scripts/eval-chat/harness";
 import { mcpHeaders, readOnlyTools, runChat } from "./chat";
 import type { Citation } from "./citations";
-import { OFFLINE_CHAT } from "./eval-chat";
 
 const enc = new TextEncoder();
 let dir: string;

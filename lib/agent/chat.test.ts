@@ -18,9 +18,9 @@ import { createOfflineEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
 import { openStore, type Store } from "@/lib/store";
 import { handleMcpRequest } from "@/mcp/http";
+import { OFFLINE_CHAT } from "@/scripts/eval-chat/harness";
 import { runChat } from "./chat";
 import type { Citation } from "./citations";
-import { OFFLINE_CHAT } from "./eval-chat";
 import { REPEATED_CALL_RESULT } from "./loop";
 import type { CitationCheck } from "./support";
 

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
 import { openStore, type Store } from "@/lib/store";
+import { askChat, OFFLINE_CHAT, serveMcp } from "@/scripts/eval-chat/harness";
 import { DECOMPOSE_INSTRUCTIONS, parseParts } from "./decompose-model";
-import { askChat, OFFLINE_CHAT, serveMcp } from "./eval-chat";
 import { resultsOf } from "./tools";
 
 const HANDBOOK = `# Handbook

@@ -11,13 +11,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LocalMcp, startLocalMcp } from "@/lib/ask/local-mcp";
 import type { AuthSettings } from "@/lib/auth/config";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { createBatchIngest, ingestDocument } from "@/lib/ingest";
 import { createAccessToken, createKnowledgeBase, deleteKnowledgeBase, updateKnowledgeBase } from "@/lib/kb";
 import { openRegistry, type Registry } from "@/lib/kb/registry";
 import { openStore, type Store } from "@/lib/store";
+import { type LocalMcp, startLocalMcp } from "@/scripts/local-mcp";
 import { extractFaqPairs } from "./extract";
 import { getFaqStore } from "./store";
 

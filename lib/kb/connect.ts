@@ -3,6 +3,15 @@
  * client configurations. Pure, so it runs in the browser and in tests.
  */
 
+/** Whether the app can be reached from other machines, and at which LAN addresses (lib/server/share-info.ts). */
+export interface ShareInfo {
+  /** Addresses other machines can use (empty when the app listens on loopback only). */
+  lanHosts: string[];
+  loopbackOnly: boolean;
+  requireToken: boolean;
+  adminTokenSet: boolean;
+}
+
 export const TOKEN_PLACEHOLDER = "<your-access-token>";
 
 export function mcpEndpoint(origin: string, kb?: string | null): string {

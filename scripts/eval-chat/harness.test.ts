@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOfflineEmbedder } from "@/lib/embed/offline";
 import { type EvalSet, ingestSet, loadEvalSet } from "@/lib/retrieve/eval-harness";
 import { openStore, type Store } from "@/lib/store";
-import { answerContained, evalChat, serveMcp, shortAnswerQuestions } from "./eval-chat";
+import { answerContained, evalChat, serveMcp, shortAnswerQuestions } from "./harness";
 
 const evalDir = (name: string) => path.resolve(import.meta.dirname, "../../fixtures/eval", name);
 

@@ -1,51 +1,17 @@
-/**
- * Answer quality of the chat on an eval set, through the same code path as /api/chat: the app's MCP
- * endpoint handler served over loopback HTTP from a store, the AI SDK MCP client, runChat and its UI message
- * stream. Used by scripts/eval-chat.ts (`npm run eval -- --chat <set>`) and the regression test.
- *
- * Metrics per question, on the answer text only (never the tool output):
- * - contained: one of the reference answers occurs in the answer (case and spacing folded, markers removed);
- * - first: it occurs in the answer's first sentence (after a preamble line such as "From the knowledge base:");
- * - sentences: how many sentences the answer has (the highlighter's splitter, preamble and headings left out);
- * - cited: the answer has at least one [n] marker;
- * - refused: the answer is the "not in the knowledge base" reply.
- */
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { ModelMessage } from "ai";
+import { runChat } from "@/lib/agent/chat";
+import { stripCitations } from "@/lib/agent/citations";
+import { splitSentences } from "@/lib/agent/extractive";
+import { isRefusal } from "@/lib/agent/offline-model";
 import type { AppConfig } from "@/lib/config";
 import type { EvalQuestion } from "@/lib/retrieve/eval-metrics";
 import type { Store } from "@/lib/store";
-import { handleMcpRequest } from "@/mcp/http";
-import { runChat } from "./chat";
-import { stripCitations } from "./citations";
-import { splitSentences } from "./extractive";
-import { isRefusal } from "./offline-model";
+import { type LocalMcp, startLocalMcp } from "../local-mcp";
 
 /** The app's MCP endpoint for `store` on a loopback port (0: any free port). */
-export async function serveMcp(store: Store, port = 0): Promise<{ url: string; close: () => Promise<void> }> {
-  const srv = http.createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const request = new Request(`http://127.0.0.1${req.url}`, {
-      method: req.method,
-      headers: req.headers as Record<string, string>,
-      body: req.method === "POST" ? Buffer.concat(chunks).toString("utf8") : undefined,
-    });
-    const response = await handleMcpRequest(request, {
-      getStore: async () => store,
-      auth: { requireToken: false, loopbackOnly: false, rateLimitPerMinute: 0, allowedOrigins: [] },
-    });
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    res.end(Buffer.from(await response.arrayBuffer()));
-  });
-  // Keep idle connections open longer than the client may wait between questions (a closed keep-alive
-  // socket that the client reuses reads as ECONNRESET).
-  srv.keepAliveTimeout = 120_000;
-  await new Promise<void>((resolve) => srv.listen(port, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/api/mcp`;
-  return { url, close: () => new Promise<void>((resolve) => srv.close(() => resolve())) };
+export async function serveMcp(store: Store): Promise<LocalMcp> {
+  return startLocalMcp({ store, auth: { requireToken: false, rateLimitPerMinute: 0, allowedOrigins: [] } });
 }
 
 export const OFFLINE_CHAT: AppConfig["chat"] = {

@@ -42,6 +42,9 @@ export async function startLocalMcp(opts: { store: Store; registry?: Registry; a
       res.end();
     }
   });
+  // Keep idle connections open longer than a client may wait between questions (a closed keep-alive socket the
+  // client reuses reads as ECONNRESET).
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", resolve);

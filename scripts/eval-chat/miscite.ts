@@ -6,11 +6,12 @@
  * contain it. The answer goes through runChat like any model's; its `data-check` says which citations were
  * moved or flagged.
  */
+
+import { cleanSentence, splitSentences } from "@/lib/agent/extractive";
+import { createPlannedModel, readTurn } from "@/lib/agent/offline-model";
+import type { CitationCheck } from "@/lib/agent/support";
 import type { EvalQuestion } from "@/lib/retrieve/eval-metrics";
-import { askChat, OFFLINE_CHAT, referencesOf } from "./eval-chat";
-import { cleanSentence, splitSentences } from "./extractive";
-import { createPlannedModel, readTurn } from "./offline-model";
-import type { CitationCheck } from "./support";
+import { askChat, OFFLINE_CHAT, referencesOf } from "./harness";
 
 interface Written {
   text: string;

@@ -79,25 +79,46 @@ export interface IngestProgress {
   error?: string;
 }
 
-/** Typed error with a stable code and a message safe to show a user. */
+/**
+ * The error codes of the API and the HTTP status each answers with: the one table (the browser reads the
+ * codes to pick its messages). `upstream` is a model or embedding service that failed or refused.
+ */
+export const ERROR_STATUS = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  embedder_mismatch: 409,
+  too_large: 413,
+  unsupported_type: 415,
+  parse_failed: 422,
+  rate_limited: 429,
+  cancelled: 499,
+  internal: 500,
+  upstream: 502,
+} as const;
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** The code of an HTTP status (metrics of answers that were not AppErrors). */
+export function errorCodeOfStatus(status: number): ErrorCode {
+  const found = (Object.entries(ERROR_STATUS) as [ErrorCode, number][]).find(([, s]) => s === status);
+  return found ? found[0] : status >= 500 ? "internal" : "bad_request";
+}
+
+/**
+ * Typed error with a stable code and a message safe to show a user; its status comes from ERROR_STATUS. An
+ * upstream service's refusal keeps its cause as the code (unauthorized, rate_limited…) with 502 or 503 as status.
+ */
 export class AppError extends Error {
+  public readonly status: number;
   constructor(
-    public readonly code:
-      | "bad_request"
-      | "not_found"
-      | "unsupported_type"
-      | "too_large"
-      | "parse_failed"
-      | "embedder_mismatch"
-      | "unauthorized"
-      | "forbidden"
-      | "rate_limited"
-      | "conflict"
-      | "internal",
+    public readonly code: ErrorCode,
     message: string,
-    public readonly status: number = 400,
+    status?: number,
   ) {
     super(message);
     this.name = "AppError";
+    this.status = status ?? ERROR_STATUS[code];
   }
 }

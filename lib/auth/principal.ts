@@ -47,7 +47,7 @@ export function viewerOf(p: Principal): Viewer {
 /** Only the origin check: browser requests from foreign origins are refused (CSRF, DNS rebinding). */
 export function checkOrigin(req: Request, settings: AuthSettings = resolveAuthSettings()): AppError | null {
   if (!isOriginAllowed(req.headers.get("origin"), req.headers.get("host"), settings.allowedOrigins)) {
-    return new AppError("forbidden", "Requests from this origin are not allowed.", 403);
+    return new AppError("forbidden", "Requests from this origin are not allowed.");
   }
   return null;
 }
@@ -68,7 +68,7 @@ export async function authenticateApp(req: Request, deps: AppAccessDeps): Promis
     const signedIn = await sessionUser(await deps.accounts(), req.headers.get("cookie"));
     if (signedIn) {
       if (!SAFE_METHODS.has(req.method) && !safeEqual(req.headers.get(CSRF_HEADER) ?? "", signedIn.session.csrf)) {
-        throw new AppError("forbidden", "The request is missing this session's CSRF token; reload the page and try again.", 403);
+        throw new AppError("forbidden", "The request is missing this session's CSRF token; reload the page and try again.");
       }
       return { kind: "user", ...signedIn, caller };
     }
@@ -77,22 +77,22 @@ export async function authenticateApp(req: Request, deps: AppAccessDeps): Promis
 
   const failures = authFailures(settings, caller);
   if (failures.blocked()) {
-    throw new AppError("rate_limited", "Too many failed authentications from this address; try again in a minute.", 429);
+    throw new AppError("rate_limited", "Too many failed authentications from this address; try again in a minute.");
   }
   const presented = bearerSecret(req.headers.get("authorization"));
   if (presented && isAdminSecret(presented, settings.adminToken)) return { kind: "owner", via: "admin-secret", caller };
   if (presented || req.headers.get("authorization")) failures.record();
-  throw new AppError("unauthorized", "Sign in first (or send the admin secret as a bearer token).", 401);
+  throw new AppError("unauthorized", "Sign in first (or send the admin secret as a bearer token).");
 }
 
 /** 403 unless the principal may administer (manage people, knowledge bases, the audit log). */
 export function requireAdmin(p: Principal): void {
-  if (!isAdmin(p)) throw new AppError("forbidden", "Only an admin may do this.", 403);
+  if (!isAdmin(p)) throw new AppError("forbidden", "Only an admin may do this.");
 }
 
 /** 403 unless the principal may read (`write` false) or change (`write` true) knowledge base `kb`. */
 export function requireKbAccess(p: Principal, kb: string, write: boolean): void {
   const limit = limitOfPrincipal(p);
-  if (!mayRead(limit, kb)) throw new AppError("forbidden", `You have no access to the knowledge base "${kb}".`, 403);
-  if (write && !mayWrite(limit, kb)) throw new AppError("forbidden", `You may not change the knowledge base "${kb}".`, 403);
+  if (!mayRead(limit, kb)) throw new AppError("forbidden", `You have no access to the knowledge base "${kb}".`);
+  if (write && !mayWrite(limit, kb)) throw new AppError("forbidden", `You may not change the knowledge base "${kb}".`);
 }

@@ -24,7 +24,7 @@ export async function scopeKbs(p: Principal, store: Store, registry: Registry, a
   if (limitOfPrincipal(p).kbs === null) return asked?.length ? [...asked] : undefined;
   for (const kb of asked ?? []) requireKbAccess(p, kb, false);
   const kbs = asked?.length ? [...asked] : await readableKbs(p, store, registry);
-  if (!kbs.length) throw new AppError("forbidden", "You have no knowledge bases yet; ask an admin to grant you one.", 403);
+  if (!kbs.length) throw new AppError("forbidden", "You have no knowledge bases yet; ask an admin to grant you one.");
   return kbs;
 }
 
@@ -46,7 +46,7 @@ export function isOwn(p: Principal, owners: ReadonlyMap<string, string>, id: str
 
 /** 404 (as if it did not exist) unless the principal made it. */
 export async function requireOwn(p: Principal, store: Store, kind: OwnedKind, id: string): Promise<void> {
-  if (!isOwn(p, await ownersOf(store, kind), id)) throw new AppError("not_found", "There is no such item.", 404);
+  if (!isOwn(p, await ownersOf(store, kind), id)) throw new AppError("not_found", "There is no such item.");
 }
 
 /** Whether the principal may see or revoke it: its own, or any for an admin. */
@@ -57,7 +57,7 @@ export function mayManage(p: Principal, owners: ReadonlyMap<string, string>, id:
 /** The document `id` if the principal may read it (`write`: change it); 404 when there is none, 403 when not allowed. */
 export async function documentFor(p: Principal, store: Store, id: string, write: boolean): Promise<DocumentRecord> {
   const doc = await store.getDocument(id);
-  if (!doc) throw new AppError("not_found", `No document with id "${id}".`, 404);
+  if (!doc) throw new AppError("not_found", `No document with id "${id}".`);
   requireKbAccess(p, doc.kb, write);
   return doc;
 }

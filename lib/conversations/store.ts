@@ -123,7 +123,7 @@ export async function openConversations(store: Store): Promise<ConversationStore
   };
   const mustRead = async (id: string) => {
     const c = await read(id);
-    if (!c) throw new AppError("not_found", `No conversation with id "${id}".`, 404);
+    if (!c) throw new AppError("not_found", `No conversation with id "${id}".`);
     return c;
   };
 
@@ -146,7 +146,7 @@ export async function openConversations(store: Store): Promise<ConversationStore
       const parsed = createConversationSchema.parse(input);
       return serialized(async () => {
         const id = parsed.id ?? randomUUID();
-        if (await read(id)) throw new AppError("conflict", `A conversation with id "${id}" already exists.`, 409);
+        if (await read(id)) throw new AppError("conflict", `A conversation with id "${id}" already exists.`);
         const now = new Date().toISOString();
         const c: Conversation = {
           id,
@@ -191,7 +191,7 @@ export async function openConversations(store: Store): Promise<ConversationStore
       return serialized(async () => {
         const c = await mustRead(id);
         const m = c.messages.find((x) => x.id === input.messageId);
-        if (m?.role !== "assistant") throw new AppError("not_found", `No answer with id "${input.messageId}" in this conversation.`, 404);
+        if (m?.role !== "assistant") throw new AppError("not_found", `No answer with id "${input.messageId}" in this conversation.`);
         if (input.rating === null) delete c.feedback[input.messageId];
         else
           c.feedback[input.messageId] = { rating: input.rating, ...(input.note ? { note: input.note } : {}), at: new Date().toISOString() };

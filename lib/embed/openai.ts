@@ -86,7 +86,7 @@ export function createOpenAIEmbedder(opts: OpenAIEmbedderOptions): Embedder {
       throw toAppError(err, endpoint, signal);
     }
     if (embeddings.length !== values.length) {
-      throw new AppError("internal", `The embedding service returned ${embeddings.length} vectors for ${values.length} texts.`, 502);
+      throw new AppError("upstream", `The embedding service returned ${embeddings.length} vectors for ${values.length} texts.`);
     }
     const expected = discovered ?? opts.dimension;
     for (const v of embeddings) {
@@ -134,11 +134,7 @@ function toAppError(err: unknown, endpoint: string, signal?: AbortSignal): unkno
         `The embedding service at ${endpoint} is rate limiting requests (HTTP 429). Try again later.`,
         503,
       );
-    return new AppError(
-      "internal",
-      `The embedding service at ${endpoint} failed${status ? ` (HTTP ${status})` : ""}: ${cause.message}`,
-      502,
-    );
+    return new AppError("upstream", `The embedding service at ${endpoint} failed${status ? ` (HTTP ${status})` : ""}: ${cause.message}`);
   }
-  return new AppError("internal", `Embedding failed: ${cause instanceof Error ? cause.message : String(cause)}`, 502);
+  return new AppError("upstream", `Embedding failed: ${cause instanceof Error ? cause.message : String(cause)}`);
 }

@@ -32,16 +32,16 @@ export async function addFaq(store: Store, input: FaqInput & { from?: "ui" | "ch
 
 export async function getFaq(store: Store, id: string): Promise<FaqRecord> {
   const faq = await (await getFaqStore(store)).get(id);
-  if (!faq) throw new AppError("not_found", "There is no such FAQ entry.", 404);
+  if (!faq) throw new AppError("not_found", "There is no such FAQ entry.");
   return faq;
 }
 
 export async function updateFaq(store: Store, id: string, patch: FaqPatch): Promise<FaqRecord> {
   const faq = await (await getFaqStore(store)).update(id, patch);
-  if (!faq) throw new AppError("not_found", "There is no such FAQ entry.", 404);
+  if (!faq) throw new AppError("not_found", "There is no such FAQ entry.");
   return faq;
 }
 
 export async function deleteFaq(store: Store, id: string): Promise<void> {
-  if (!(await (await getFaqStore(store)).delete(id))) throw new AppError("not_found", "There is no such FAQ entry.", 404);
+  if (!(await (await getFaqStore(store)).delete(id))) throw new AppError("not_found", "There is no such FAQ entry.");
 }

@@ -368,7 +368,7 @@ export async function buildChunks(
   const emit = opts.emit ?? (() => {});
   emit({ stage: "chunking" });
   const pieces = opts.chunked ?? indexedChunks(body.text, { ...chunkSettings(), pages: body.pages });
-  if (pieces.length === 0) throw new AppError("parse_failed", "The document contains no text.", 422);
+  if (pieces.length === 0) throw new AppError("parse_failed", "The document contains no text.");
 
   const withVectors = makesVectors(store.embedder);
   const texts = withVectors ? pieces.map((c) => c.embedText) : [];
@@ -416,7 +416,7 @@ async function embedChunks(
       todo.map((h) => textOf.get(h)!),
       { signal: opts.signal, onProgress: (done) => emit({ stage: "embedding", done: Math.min(total, reused + done), total }) },
     );
-    if (vectors.length !== todo.length) throw new AppError("internal", "The embedder returned the wrong number of vectors.", 502);
+    if (vectors.length !== todo.length) throw new AppError("upstream", "The embedder returned the wrong number of vectors.");
     for (const [i, h] of todo.entries()) cached.set(h, vectors[i]);
     emit({ stage: "embedding", done: total, total });
   }
@@ -434,9 +434,9 @@ async function parse(file: string, data: Uint8Array, chunking: ChunkSettings): P
     parsed = await parseDocument(file, data, { chunking });
   } catch (err) {
     if (err instanceof AppError) throw err;
-    throw new AppError("parse_failed", `Could not read "${file}": ${errorMessage(err)}`, 422);
+    throw new AppError("parse_failed", `Could not read "${file}": ${errorMessage(err)}`);
   }
-  if (!parsed.text.trim()) throw new AppError("parse_failed", `"${file}" contains no text.`, 422);
+  if (!parsed.text.trim()) throw new AppError("parse_failed", `"${file}" contains no text.`);
   return parsed;
 }
 

@@ -35,7 +35,7 @@ export async function reindexDocument(
 ): Promise<DocumentRecord> {
   const doc = await store.getDocument(id);
   const rebuilt = doc && (await rebuild(store, doc, opts));
-  if (!rebuilt) throw new AppError("not_found", `No document with id "${id}".`, 404);
+  if (!rebuilt) throw new AppError("not_found", `No document with id "${id}".`);
   opts.signal?.throwIfAborted();
   const updated: DocumentRecord = { ...rebuilt.doc, updatedAt: new Date().toISOString() };
   await store.putDocument(updated, rebuilt.body, rebuilt.chunks);

@@ -44,10 +44,10 @@ export interface ReceivedUpload {
 export async function receiveUpload(req: Request, limits: UploadLimits): Promise<ReceivedUpload> {
   const contentType = req.headers.get("content-type") ?? "";
   if (!/^multipart\/form-data/i.test(contentType)) {
-    throw new AppError("bad_request", 'Send the files as multipart/form-data in the field "files".', 400);
+    throw new AppError("bad_request", 'Send the files as multipart/form-data in the field "files".');
   }
   const tooMuch = () =>
-    new AppError("too_large", `The upload is larger than ${mb(limits.maxTotalBytes)} in all; send fewer or smaller files.`, 413);
+    new AppError("too_large", `The upload is larger than ${mb(limits.maxTotalBytes)} in all; send fewer or smaller files.`);
   const length = Number(req.headers.get("content-length"));
   if (req.headers.get("content-length") && Number.isFinite(length) && length > limits.maxTotalBytes + 1024 * 1024) throw tooMuch();
 
@@ -65,7 +65,7 @@ export async function receiveUpload(req: Request, limits: UploadLimits): Promise
       },
     });
   } catch {
-    throw new AppError("bad_request", "The request body is not valid multipart/form-data.", 400);
+    throw new AppError("bad_request", "The request body is not valid multipart/form-data.");
   }
   const files: UploadFile[] = [];
   const fields: Record<string, string[]> = {};
@@ -73,7 +73,7 @@ export async function receiveUpload(req: Request, limits: UploadLimits): Promise
   const fail = (err: AppError) => {
     failure ??= err;
   };
-  const interrupted = () => new AppError("bad_request", "The upload was interrupted.", 400);
+  const interrupted = () => new AppError("bad_request", "The upload was interrupted.");
   bb.on("file", (field, stream, info) => {
     // A file stream errors when the parser is destroyed mid-file (an aborted upload, a limit): without a
     // listener that error would reach the process as an uncaught exception.
@@ -108,20 +108,20 @@ export async function receiveUpload(req: Request, limits: UploadLimits): Promise
     });
   });
   bb.on("field", (name, value, info) => {
-    if (info.valueTruncated) fail(new AppError("bad_request", `The field "${name}" is longer than ${MAX_FIELD_BYTES / 1024} KB.`, 400));
+    if (info.valueTruncated) fail(new AppError("bad_request", `The field "${name}" is longer than ${MAX_FIELD_BYTES / 1024} KB.`));
     fields[name] ??= [];
     fields[name].push(value);
   });
-  bb.on("filesLimit", () => fail(new AppError("bad_request", `Too many files: at most ${limits.maxFiles} per upload.`, 400)));
-  bb.on("partsLimit", () => fail(new AppError("bad_request", "The upload has too many parts.", 400)));
+  bb.on("filesLimit", () => fail(new AppError("bad_request", `Too many files: at most ${limits.maxFiles} per upload.`)));
+  bb.on("partsLimit", () => fail(new AppError("bad_request", "The upload has too many parts.")));
   const finished = new Promise<void>((resolve, reject) => {
     bb.on("close", resolve);
-    bb.on("error", () => reject(new AppError("bad_request", "The request body is not valid multipart/form-data.", 400)));
+    bb.on("error", () => reject(new AppError("bad_request", "The request body is not valid multipart/form-data.")));
   });
   finished.catch(() => {});
 
   const reader = req.body?.getReader();
-  if (!reader) throw new AppError("bad_request", 'No files were uploaded (multipart field "files").', 400);
+  if (!reader) throw new AppError("bad_request", 'No files were uploaded (multipart field "files").');
   let total = 0;
   try {
     for (;;) {
@@ -139,7 +139,7 @@ export async function receiveUpload(req: Request, limits: UploadLimits): Promise
     throw err instanceof AppError ? err : interrupted();
   }
   if (failure) throw failure;
-  if (files.length === 0) throw new AppError("bad_request", 'No files were uploaded (multipart field "files").', 400);
+  if (files.length === 0) throw new AppError("bad_request", 'No files were uploaded (multipart field "files").');
   return { files, fields };
 }
 

@@ -81,7 +81,7 @@ export async function getKnowledgeBase(store: Store, registry: Registry, name: s
 
 async function requireKb(store: Store, registry: Registry, name: string): Promise<KnowledgeBase> {
   const kb = await getKnowledgeBase(store, registry, name);
-  if (!kb) throw new AppError("not_found", `There is no knowledge base named "${name}".`, 404);
+  if (!kb) throw new AppError("not_found", `There is no knowledge base named "${name}".`);
   return kb;
 }
 
@@ -103,7 +103,7 @@ export interface KbInput {
 export async function createKnowledgeBase(store: Store, registry: Registry, input: KbInput): Promise<KnowledgeBase> {
   checkNewName(input.name);
   if (await getKnowledgeBase(store, registry, input.name)) {
-    throw new AppError("conflict", `A knowledge base named "${input.name}" already exists.`, 409);
+    throw new AppError("conflict", `A knowledge base named "${input.name}" already exists.`);
   }
   const now = new Date().toISOString();
   const record: KbRecord = {
@@ -144,7 +144,7 @@ export async function updateKnowledgeBase(store: Store, registry: Registry, name
   checkNewName(to);
   if (current.isDefault) throw new AppError("bad_request", "The default knowledge base cannot be renamed.");
   if (await getKnowledgeBase(store, registry, to)) {
-    throw new AppError("conflict", `A knowledge base named "${to}" already exists.`, 409);
+    throw new AppError("conflict", `A knowledge base named "${to}" already exists.`);
   }
   // Register the new name first, so a failure part-way leaves both names listed (and the rename retryable).
   await registry.putKb({ ...next, name: to, title: next.title === current.name ? to : next.title });
@@ -211,6 +211,6 @@ export async function listAccessTokens(registry: Registry): Promise<PublicToken[
 }
 
 export async function revokeAccessToken(registry: Registry, id: string): Promise<void> {
-  if (!(await registry.getToken(id))) throw new AppError("not_found", "There is no such token.", 404);
+  if (!(await registry.getToken(id))) throw new AppError("not_found", "There is no such token.");
   await registry.revokeToken(id);
 }

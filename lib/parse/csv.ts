@@ -16,7 +16,7 @@ export function parseCsv(data: Uint8Array, filename: string, opts?: ParseOptions
   const source = decodeText(data).replace(/^\uFEFF/, "");
   const result = Papa.parse<string[]>(source, { skipEmptyLines: "greedy" });
   const rows = result.data.filter((r) => Array.isArray(r) && r.some((c) => String(c).trim() !== ""));
-  if (rows.length === 0) throw new AppError("parse_failed", `"${filename}": this CSV file has no rows.`, 422);
+  if (rows.length === 0) throw new AppError("parse_failed", `"${filename}": this CSV file has no rows.`);
   const [headerRow, ...records] = rows;
   const width = Math.max(...rows.map((r) => r.length));
   const header = Array.from({ length: width }, (_, i) => String(headerRow[i] ?? "").trim() || `column ${i + 1}`);
@@ -47,7 +47,7 @@ export function parseCsv(data: Uint8Array, filename: string, opts?: ParseOptions
       const record = lines.join("\n");
       size += record.length;
       if (size > limits.maxTextChars) {
-        throw new AppError("too_large", `"${filename}" holds more text than the ${limits.maxTextChars}-character limit.`, 413);
+        throw new AppError("too_large", `"${filename}" holds more text than the ${limits.maxTextChars}-character limit.`);
       }
       parts.push(record);
     }

@@ -18,13 +18,12 @@ async function checkDocxArchive(data: Uint8Array, filename: string, limits: Pars
   try {
     zip = await JSZip.loadAsync(data, { checkCRC32: false });
   } catch {
-    throw new AppError("parse_failed", `"${filename}" could not be read: the DOCX file is corrupt.`, 422);
+    throw new AppError("parse_failed", `"${filename}" could not be read: the DOCX file is corrupt.`);
   }
   if (!zip.file("word/document.xml")) {
-    throw new AppError("parse_failed", `"${filename}" is a ZIP archive but not a Word document (no word/document.xml).`, 422);
+    throw new AppError("parse_failed", `"${filename}" is a ZIP archive but not a Word document (no word/document.xml).`);
   }
-  const bomb = () =>
-    new AppError("too_large", `"${filename}" expands to too much data when decompressed (possible decompression bomb).`, 413);
+  const bomb = () => new AppError("too_large", `"${filename}" expands to too much data when decompressed (possible decompression bomb).`);
   const entries = Object.values(zip.files).filter((f) => !f.dir) as ZipEntry[];
   let declared = 0;
   for (const e of entries) {
@@ -45,10 +44,10 @@ async function checkDocxArchive(data: Uint8Array, filename: string, limits: Pars
         if (inflated > limits.maxDocxUncompressedBytes || signal?.aborted) {
           stream.pause();
           stream.removeAllListeners("data");
-          reject(signal?.aborted ? new AppError("bad_request", "Parsing was cancelled.", 499) : bomb());
+          reject(signal?.aborted ? new AppError("cancelled", "Parsing was cancelled.") : bomb());
         }
       });
-      stream.on("error", () => reject(new AppError("parse_failed", `"${filename}" could not be read: the DOCX file is corrupt.`, 422)));
+      stream.on("error", () => reject(new AppError("parse_failed", `"${filename}" could not be read: the DOCX file is corrupt.`)));
       stream.on("end", () => resolve());
     });
   }
@@ -70,13 +69,13 @@ export async function parseDocx(data: Uint8Array, filename: string, opts?: Parse
     );
     html = result.value;
   } catch {
-    throw new AppError("parse_failed", `"${filename}" could not be read: the Word document is corrupt.`, 422);
+    throw new AppError("parse_failed", `"${filename}" could not be read: the Word document is corrupt.`);
   }
   const text = htmlToMarkdown(html);
   if (text.length > limits.maxTextChars) {
-    throw new AppError("too_large", `"${filename}" holds more text than the ${limits.maxTextChars}-character limit.`, 413);
+    throw new AppError("too_large", `"${filename}" holds more text than the ${limits.maxTextChars}-character limit.`);
   }
-  if (!text.trim()) throw new AppError("parse_failed", `"${filename}": this Word document has no text.`, 422);
+  if (!text.trim()) throw new AppError("parse_failed", `"${filename}": this Word document has no text.`);
   return {
     text,
     title: markdownTitle(text),

@@ -38,7 +38,6 @@ export function parseHtml(data: Uint8Array, filename: string, opts?: ParseOption
     throw new AppError(
       "parse_failed",
       `"${filename}" nests HTML elements more than ${limits.maxHtmlDepth} levels deep; such a page cannot be read safely.`,
-      422,
     );
   }
   const { document } = parseHTML(html);
@@ -62,11 +61,11 @@ export function parseHtml(data: Uint8Array, filename: string, opts?: ParseOption
     body = htmlToMarkdown(doc.body?.innerHTML ?? doc.toString());
   }
   title ||= pageTitle;
-  if (!body.trim()) throw new AppError("parse_failed", `"${filename}": this HTML page has no readable text.`, 422);
+  if (!body.trim()) throw new AppError("parse_failed", `"${filename}": this HTML page has no readable text.`);
   // Readability drops the H1 that repeats the title; put it back so it heads the heading path.
   const text = title && !/^#\s/.test(body) ? `# ${title}\n\n${body}` : body;
   if (text.length > limits.maxTextChars) {
-    throw new AppError("too_large", `"${filename}" holds more text than the ${limits.maxTextChars}-character limit.`, 413);
+    throw new AppError("too_large", `"${filename}" holds more text than the ${limits.maxTextChars}-character limit.`);
   }
   return { text, title, mimeType: "text/html" };
 }

@@ -70,7 +70,6 @@ export function detectFormat(filename: string, data: Uint8Array): FormatName {
       throw new AppError(
         "unsupported_type",
         `"${filename}" has the extension ${ext} but its content is ${describeKind(kind)}, not ${FORMATS[byExt].label}.`,
-        415,
       );
     }
     return byExt;
@@ -80,7 +79,6 @@ export function detectFormat(filename: string, data: Uint8Array): FormatName {
     throw new AppError(
       "unsupported_type",
       `Unsupported file type "${ext || describeKind(kind)}" for "${filename}". Supported: ${supportedList()}`,
-      415,
     );
   }
   return byContent;
@@ -97,7 +95,7 @@ export async function parseDocumentHere(filename: string, data: Uint8Array, opts
     return await FORMATS[format].parse(data, filename, opts);
   } catch (err) {
     if (err instanceof AppError) throw err;
-    throw new AppError("parse_failed", `"${filename}" could not be parsed as ${FORMATS[format].label}.`, 422);
+    throw new AppError("parse_failed", `"${filename}" could not be parsed as ${FORMATS[format].label}.`);
   }
 }
 

@@ -8,7 +8,7 @@ export function parseJson(data: Uint8Array, filename: string): ParsedDocument {
   try {
     value = JSON.parse(source);
   } catch (err) {
-    throw new AppError("parse_failed", `"${filename}" is not valid JSON: ${(err as Error).message}`, 422);
+    throw new AppError("parse_failed", `"${filename}" is not valid JSON: ${(err as Error).message}`);
   }
   const text = typeof value === "string" ? value : JSON.stringify(value, null, 2);
   return { text, mimeType: "application/json" };

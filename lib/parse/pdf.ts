@@ -34,20 +34,20 @@ export async function parsePdf(data: Uint8Array, filename: string, opts?: ParseO
   } catch (err) {
     const name = (err as Error)?.name;
     if (name === "PasswordException") {
-      throw new AppError("parse_failed", `"${filename}" is password-protected; remove the password and upload it again.`, 422);
+      throw new AppError("parse_failed", `"${filename}" is password-protected; remove the password and upload it again.`);
     }
-    throw new AppError("parse_failed", `"${filename}" could not be read: the PDF is corrupt or invalid.`, 422);
+    throw new AppError("parse_failed", `"${filename}" could not be read: the PDF is corrupt or invalid.`);
   }
   try {
     if (pdf.numPages > limits.maxPdfPages) {
-      throw new AppError("too_large", `"${filename}" has ${pdf.numPages} pages; at most ${limits.maxPdfPages} pages are accepted.`, 413);
+      throw new AppError("too_large", `"${filename}" has ${pdf.numPages} pages; at most ${limits.maxPdfPages} pages are accepted.`);
     }
     let text = "";
     const pages: { page: number; start: number }[] = [];
     for (let n = 1; n <= pdf.numPages; n++) {
-      if (opts?.signal?.aborted) throw new AppError("bad_request", "Parsing was cancelled.", 499);
+      if (opts?.signal?.aborted) throw new AppError("cancelled", "Parsing was cancelled.");
       if (Date.now() > deadline) {
-        throw new AppError("parse_failed", `"${filename}" took too long to parse (stopped at page ${n}).`, 422);
+        throw new AppError("parse_failed", `"${filename}" took too long to parse (stopped at page ${n}).`);
       }
       let pageText: string;
       try {
@@ -56,18 +56,18 @@ export async function parsePdf(data: Uint8Array, filename: string, opts?: ParseO
         pageText = cleanPageText(content.items.map((item) => ("str" in item ? item.str + (item.hasEOL ? "\n" : "") : "")).join(""));
         page.cleanup();
       } catch {
-        throw new AppError("parse_failed", `"${filename}" could not be read: page ${n} of the PDF is corrupt.`, 422);
+        throw new AppError("parse_failed", `"${filename}" could not be read: page ${n} of the PDF is corrupt.`);
       }
       if (!pageText) continue;
       if (text) text += "\n\n";
       pages.push({ page: n, start: text.length });
       text += pageText;
       if (text.length > limits.maxTextChars) {
-        throw new AppError("too_large", `"${filename}" holds more text than the ${limits.maxTextChars}-character limit.`, 413);
+        throw new AppError("too_large", `"${filename}" holds more text than the ${limits.maxTextChars}-character limit.`);
       }
     }
     if (!text.trim()) {
-      throw new AppError("parse_failed", `"${filename}": this PDF has no extractable text (scanned?).`, 422);
+      throw new AppError("parse_failed", `"${filename}": this PDF has no extractable text (scanned?).`);
     }
     let title: string | undefined;
     try {

@@ -79,17 +79,16 @@ export async function parseInWorker(
         throw new AppError(
           "parse_failed",
           `"${filename}" took longer than the ${cfg.timeoutMs / 1000}-second parse budget and was stopped.`,
-          422,
         );
       }
       if (err.reason === "memory") {
-        throw new AppError("too_large", `"${filename}" needed more than the ${cfg.memoryMb} MB parse memory budget and was stopped.`, 413);
+        throw new AppError("too_large", `"${filename}" needed more than the ${cfg.memoryMb} MB parse memory budget and was stopped.`);
       }
-      throw new AppError("parse_failed", `"${filename}" could not be parsed: the parser crashed.`, 422);
+      throw new AppError("parse_failed", `"${filename}" could not be parsed: the parser crashed.`);
     }
     const e = err as Error & { code?: string; status?: number };
     if (e.name === "AppError" && e.code) throw new AppError(e.code as AppError["code"], e.message, e.status ?? 422);
-    throw new AppError("parse_failed", `"${filename}" could not be parsed.`, 422);
+    throw new AppError("parse_failed", `"${filename}" could not be parsed.`);
   }
   const { packed, ...parsed } = result;
   return packed ? { ...parsed, chunks: await unpackChunks(packed) } : parsed;

@@ -38,10 +38,10 @@ export function mediaType(req: Request): string {
  */
 export async function readJsonBody(req: Request, max = MAX_JSON_BODY_BYTES): Promise<unknown> {
   if (mediaType(req) !== "application/json") {
-    throw new AppError("unsupported_type", "Send the request body as JSON (Content-Type: application/json).", 415);
+    throw new AppError("unsupported_type", "Send the request body as JSON (Content-Type: application/json).");
   }
   const bytes = await readBodyBytes(req, max);
-  if (!bytes) throw new AppError("too_large", `The request body is larger than ${Math.round(max / 1024 / 1024)} MB.`, 413);
+  if (!bytes) throw new AppError("too_large", `The request body is larger than ${Math.round(max / 1024 / 1024)} MB.`);
   try {
     return JSON.parse(bytes.toString("utf8"));
   } catch {

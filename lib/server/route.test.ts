@@ -81,7 +81,7 @@ describe("route()", () => {
 
   it("maps AppErrors to their status and hides anything else behind a 500", async () => {
     const conflict = await route({}, async () => {
-      throw new AppError("conflict", "Already there.", 409);
+      throw new AppError("conflict", "Already there.");
     })(local());
     expect([conflict.status, await conflict.json()]).toEqual([409, { error: { code: "conflict", message: "Already there." } }]);
     const spy = vi.spyOn(console, "error").mockImplementation(() => {});

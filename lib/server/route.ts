@@ -11,7 +11,7 @@ import { authenticateApp, checkOrigin, type Principal, requireAdmin } from "@/li
 import { getRegistry, type Registry } from "@/lib/kb";
 import { countError, observeRequest } from "@/lib/metrics";
 import { getStore, type Store } from "@/lib/store";
-import { AppError } from "@/lib/types";
+import { AppError, errorCodeOfStatus } from "@/lib/types";
 import { readJsonBody } from "./body";
 import { errorResponse, NO_STORE } from "./errors";
 import { getReadyStore } from "./startup";
@@ -52,7 +52,7 @@ export function route<P = Record<string, never>>(opts: RouteOptions<P>, handler:
     const raw = (await next?.params) ?? {};
     const response = await run(req, raw);
     observeRequest(routePattern(new URL(req.url).pathname, raw), response.status, performance.now() - t0, req.method);
-    if (response.status >= 400) countError(errorCodeOf(response.status));
+    if (response.status >= 400) countError(errorCodeOfStatus(response.status));
     return response;
   };
 
@@ -68,7 +68,7 @@ export function route<P = Record<string, never>>(opts: RouteOptions<P>, handler:
       let params = {} as P;
       if (opts.params) {
         const parsed = opts.params.safeParse(raw);
-        if (!parsed.success) throw opts.notFound ? new AppError("not_found", opts.notFound, 404) : parsed.error;
+        if (!parsed.success) throw opts.notFound ? new AppError("not_found", opts.notFound) : parsed.error;
         params = parsed.data;
       }
       let store: Promise<Store> | undefined;
@@ -115,18 +115,4 @@ function safeDecode(seg: string): string {
   } catch {
     return seg;
   }
-}
-
-function errorCodeOf(status: number): string {
-  return status === 401
-    ? "unauthorized"
-    : status === 403
-      ? "forbidden"
-      : status === 404
-        ? "not_found"
-        : status === 429
-          ? "rate_limited"
-          : status >= 500
-            ? "internal"
-            : "bad_request";
 }

@@ -82,7 +82,7 @@ export async function checkEmbedder(uri: string, tables: Tables, embedder: Embed
       await writeMeta();
     } else {
       const message = mismatchMessage(uri, built ?? { name: "unknown", dimension: await chunksDimension() }, embedder);
-      if (!allowMismatch) throw new AppError("embedder_mismatch", message, 409);
+      if (!allowMismatch) throw new AppError("embedder_mismatch", message);
       mismatch = message;
     }
   } else if ((await readMeta()).size === 0) {
@@ -104,7 +104,7 @@ export async function checkEmbedder(uri: string, tables: Tables, embedder: Embed
       const v = await readVersion(meta);
       if (v === metaVersion) return;
       const b = await checkMeta();
-      if (b) throw new AppError("embedder_mismatch", mismatchMessage(uri, b, embedder), 409);
+      if (b) throw new AppError("embedder_mismatch", mismatchMessage(uri, b, embedder));
       metaVersion = v;
     },
     async beginReindex() {

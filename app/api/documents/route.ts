@@ -3,7 +3,7 @@ import { mayRead } from "@/lib/auth/roles";
 import { getConfig } from "@/lib/config";
 import { ingestUploads, receiveUpload, toErrorBody, type UploadEvent, type UploadFileResult, uploadLimits } from "@/lib/ingest/upload";
 import { route } from "@/lib/server/route";
-import { AppError } from "@/lib/types";
+import { AppError, ERROR_STATUS, type ErrorCode } from "@/lib/types";
 import { listQuerySchema, uploadFieldsSchema } from "./schema";
 
 export const runtime = "nodejs";
@@ -31,12 +31,12 @@ export const GET = route({}, async ({ req, store, principal }) => {
  */
 export const POST = route({}, async ({ req, store, principal, audit }) => {
   // A reader is refused before a byte of the files is read.
-  if (!limitOfPrincipal(principal).write) throw new AppError("forbidden", "You may not upload documents.", 403);
+  if (!limitOfPrincipal(principal).write) throw new AppError("forbidden", "You may not upload documents.");
   const { files, fields: form } = await receiveUpload(req, uploadLimits());
   const fields = uploadFieldsSchema.parse({ kb: form.kb?.[0], title: form.title?.[0], author: form.author?.[0], tags: form.tags ?? [] });
   const kb = fields.kb ?? getConfig().defaultKb;
   requireKbAccess(principal, kb, true);
-  if (fields.title && files.length > 1) throw new AppError("bad_request", "A title can only be given when uploading a single file.", 400);
+  if (fields.title && files.length > 1) throw new AppError("bad_request", "A title can only be given when uploading a single file.");
   const ready = await store();
   const run = async (onEvent?: (e: UploadEvent) => void) => {
     const results = await ingestUploads(ready, files, fields, { onEvent, signal: req.signal });
@@ -88,6 +88,6 @@ export const POST = route({}, async ({ req, store, principal, audit }) => {
 /** 200 when any file got in (or was already there); otherwise the first failure's status. */
 function summaryStatus(results: UploadFileResult[]): number {
   if (results.some((r) => r.status !== "failed" && r.status !== "cancelled")) return 200;
-  const code = results[0]?.error?.code;
-  return { unsupported_type: 415, too_large: 413, parse_failed: 422, bad_request: 400, cancelled: 499 }[code ?? ""] ?? 500;
+  const code = results[0]?.error?.code ?? "internal";
+  return code in ERROR_STATUS ? ERROR_STATUS[code as ErrorCode] : 500;
 }

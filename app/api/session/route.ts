@@ -30,14 +30,14 @@ export const POST = route({ access: "open" }, async ({ req, body, store }) => {
   const settings = resolveAuthSettings();
   const caller = callerOf(req, settings.trustedProxies);
   const failures = authFailures(settings, caller);
-  if (failures.blocked()) throw new AppError("rate_limited", "Too many failed sign-ins from this address; try again in a minute.", 429);
+  if (failures.blocked()) throw new AppError("rate_limited", "Too many failed sign-ins from this address; try again in a minute.");
   const { email, password } = await body(signInSchema);
   const accounts = await getAccountStore(await store());
   const done = await signIn(accounts, email, password, settings.sessionHours);
   if (!done) {
     failures.record();
     await audit(null, "sign_in_failed", { actor: email.toLowerCase(), address: caller.address, outcome: "failed" });
-    throw new AppError("unauthorized", "Wrong e-mail address or password.", 401);
+    throw new AppError("unauthorized", "Wrong e-mail address or password.");
   }
   await audit(null, "sign_in", { actor: done.user.email, actorId: done.user.id, address: caller.address, detail: "password" });
   const { id, name, role, kbs } = done.user;

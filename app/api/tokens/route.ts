@@ -22,7 +22,7 @@ export const GET = route({}, async ({ registry, store, principal }) => {
 export const POST = route({ status: 201 }, async ({ body, store, registry, principal, audit }) => {
   const input = await body(createTokenSchema);
   const write = input.scope === "read-write";
-  if (write && !limitOfPrincipal(principal).write) throw new AppError("forbidden", "You may not make read-write tokens.", 403);
+  if (write && !limitOfPrincipal(principal).write) throw new AppError("forbidden", "You may not make read-write tokens.");
   if (input.kb) requireKbAccess(principal, input.kb, write);
   const ready = await store();
   const made = await createAccessToken(ready, await registry(), input, (id) => recordOwner(principal, ready, "token", id));

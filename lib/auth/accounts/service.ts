@@ -46,7 +46,7 @@ export async function invite(
 ): Promise<{ link: string; expiresAt: string }> {
   const grants = normalizeGrants(input, known);
   const email = input.email?.trim().toLowerCase() || null;
-  if (email && (await accounts.findByEmail(email))) throw new AppError("conflict", `There is already an account for ${email}.`, 409);
+  if (email && (await accounts.findByEmail(email))) throw new AppError("conflict", `There is already an account for ${email}.`);
   const plain = `kbi_${randomBytes(24).toString("base64url")}`;
   const now = new Date();
   const expiresAt = new Date(now.getTime() + hours * 3600_000).toISOString();
@@ -58,7 +58,7 @@ export async function invite(
 /** Who an invite is for, without using it (the join page shows it). */
 export async function describeInvite(accounts: AccountStore, plain: string): Promise<Pick<Invite, "email" | "role" | "kbs" | "expiresAt">> {
   const found = await accounts.findInvite(plain);
-  if (!found) throw new AppError("not_found", "This invite link is invalid, used or expired. Ask your admin for a new one.", 404);
+  if (!found) throw new AppError("not_found", "This invite link is invalid, used or expired. Ask your admin for a new one.");
   return { email: found.email, role: found.role, kbs: found.kbs, expiresAt: found.expiresAt };
 }
 
@@ -69,12 +69,12 @@ export async function acceptInvite(
   sessionHours: number | undefined,
 ): Promise<{ user: User; cookies: string[] }> {
   const found = await accounts.findInvite(input.invite);
-  if (!found) throw new AppError("not_found", "This invite link is invalid, used or expired. Ask your admin for a new one.", 404);
+  if (!found) throw new AppError("not_found", "This invite link is invalid, used or expired. Ask your admin for a new one.");
   const email = input.email.trim().toLowerCase();
   if (found.email && found.email !== email) throw new AppError("bad_request", `This invite is for ${found.email}.`);
-  if (await accounts.findByEmail(email)) throw new AppError("conflict", `There is already an account for ${email}.`, 409);
+  if (await accounts.findByEmail(email)) throw new AppError("conflict", `There is already an account for ${email}.`);
   if (!(await accounts.consumeInvite(found.hash))) {
-    throw new AppError("not_found", "This invite link is invalid, used or expired. Ask your admin for a new one.", 404);
+    throw new AppError("not_found", "This invite link is invalid, used or expired. Ask your admin for a new one.");
   }
   const user: User = {
     id: newUserId(),
@@ -143,7 +143,7 @@ export async function updateUser(
   known: readonly string[],
 ): Promise<PublicUser> {
   const current = (await accounts.users()).get(id);
-  if (!current) throw new AppError("not_found", "There is no such user.", 404);
+  if (!current) throw new AppError("not_found", "There is no such user.");
   const grants = normalizeGrants({ role: patch.role ?? current.role, kbs: patch.kbs ?? current.kbs }, known);
   const updated = await accounts.updateUser(id, {
     ...grants,
@@ -156,7 +156,7 @@ export async function updateUser(
 /** Removes an account: its sessions end, its tokens and OAuth grants stop working, its conversations are kept but unreachable. */
 export async function deleteUser(accounts: AccountStore, id: string): Promise<void> {
   const current = (await accounts.users()).get(id);
-  if (!current) throw new AppError("not_found", "There is no such user.", 404);
+  if (!current) throw new AppError("not_found", "There is no such user.");
   await accounts.deleteUser(id);
 }
 

@@ -170,7 +170,7 @@ async function openAccountStore(store: Store): Promise<AccountStore> {
     addUser(user) {
       return serialized(async () => {
         if ((await users.table.countRows(sqlEq("email", user.email))) > 0) {
-          throw new AppError("conflict", `There is already an account for ${user.email}.`, 409);
+          throw new AppError("conflict", `There is already an account for ${user.email}.`);
         }
         await users.write((t) => t.add([userToRow(user)]));
       });
@@ -178,7 +178,7 @@ async function openAccountStore(store: Store): Promise<AccountStore> {
     updateUser(id, patch) {
       return serialized(async () => {
         const rows = await users.table.query().where(sqlEq("id", id)).limit(1).toArray();
-        if (!rows.length) throw new AppError("not_found", "There is no such user.", 404);
+        if (!rows.length) throw new AppError("not_found", "There is no such user.");
         const next: User = { ...rowToUser(rows[0]), ...patch };
         const values: Record<string, string> = {};
         if (patch.name !== undefined) values.name = next.name;
@@ -258,7 +258,7 @@ async function openAccountStore(store: Store): Promise<AccountStore> {
       return serialized(async () => {
         // An owner is set once: nobody can claim what another made.
         if ((await owners.table.countRows(`${sqlEq("kind", kind)} AND ${sqlEq("id", id)}`)) > 0) {
-          throw new AppError("conflict", "That already belongs to someone.", 409);
+          throw new AppError("conflict", "That already belongs to someone.");
         }
         await owners.write((t) => t.add([{ kind, id, user_id: userId }]));
       });

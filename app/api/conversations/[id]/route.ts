@@ -14,7 +14,7 @@ const conversationRoute = { params: z.object({ id: conversationIdSchema }), notF
 export const GET = route(conversationRoute, async ({ params: { id }, store, principal }) => {
   await requireOwn(principal, await store(), "conversation", id);
   const conversation = await (await getConversations()).get(id);
-  if (!conversation) throw new AppError("not_found", `No conversation with id "${id}".`, 404);
+  if (!conversation) throw new AppError("not_found", `No conversation with id "${id}".`);
   return { conversation };
 });
 
@@ -28,6 +28,6 @@ export const PATCH = route(conversationRoute, async ({ body, params: { id }, sto
 /** DELETE /api/conversations/<id> */
 export const DELETE = route(conversationRoute, async ({ params: { id }, store, principal }) => {
   await requireOwn(principal, await store(), "conversation", id);
-  if (!(await (await getConversations()).delete(id))) throw new AppError("not_found", `No conversation with id "${id}".`, 404);
+  if (!(await (await getConversations()).delete(id))) throw new AppError("not_found", `No conversation with id "${id}".`);
   return { deleted: id };
 });

@@ -23,7 +23,7 @@ export const GET = route(docRoute, async ({ params: { id }, store: ready, princi
 export const DELETE = route(docRoute, async ({ params: { id }, store: ready, principal, audit }) => {
   const store = await ready();
   const doc = await documentFor(principal, store, id, true);
-  if (!(await store.deleteDocument(id))) throw new AppError("not_found", `No document with id "${id}".`, 404);
+  if (!(await store.deleteDocument(id))) throw new AppError("not_found", `No document with id "${id}".`);
   await audit("document_delete", { kb: doc.kb, target: id, detail: doc.source });
   return { deleted: id };
 });

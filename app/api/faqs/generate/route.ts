@@ -23,7 +23,7 @@ export const POST = route({ status: 202 }, async ({ body, store: ready, principa
   const store = await ready();
   const doc = await documentFor(principal, store, document_id, true);
   const progress = startGeneration(store, doc, await store.getChunks(doc.id), { pairs });
-  if (!progress) throw new AppError("bad_request", "Generating FAQ pairs needs a model: set OPENAI_API_KEY.", 409);
+  if (!progress) throw new AppError("conflict", "Generating FAQ pairs needs a model: set OPENAI_API_KEY.");
   return { progress };
 });
 

@@ -14,7 +14,7 @@ const kbRoute = { params: z.object({ name: kbParamSchema }), notFound: "There is
 export const GET = route(kbRoute, async ({ params: { name }, store, registry, principal }) => {
   requireKbAccess(principal, name, false);
   const kb = await getKnowledgeBase(await store(), await registry(), name);
-  if (!kb) throw new AppError("not_found", `There is no knowledge base named "${name}".`, 404);
+  if (!kb) throw new AppError("not_found", `There is no knowledge base named "${name}".`);
   return { kb };
 });
 

@@ -12,7 +12,7 @@ export const dynamic = "force-dynamic";
 export const DELETE = route(
   { params: z.object({ id: tokenIdSchema }), notFound: "There is no such token." },
   async ({ params: { id }, registry, store, principal, audit }) => {
-    if (!mayManage(principal, await ownersOf(await store(), "token"), id)) throw new AppError("not_found", "There is no such token.", 404);
+    if (!mayManage(principal, await ownersOf(await store(), "token"), id)) throw new AppError("not_found", "There is no such token.");
     await revokeAccessToken(await registry(), id);
     await audit("token_revoke", { target: id });
     return { revoked: id };

@@ -8,7 +8,7 @@ export const dynamic = "force-dynamic";
 
 /** GET /api/auth/oidc/login — sends the browser to the identity provider. */
 export const GET = route({ access: "open" }, async () => {
-  if (!oidcEnabled()) throw new AppError("not_found", "Single sign-on is not set up (OIDC_ISSUER, OIDC_CLIENT_ID).", 404);
+  if (!oidcEnabled()) throw new AppError("not_found", "Single sign-on is not set up (OIDC_ISSUER, OIDC_CLIENT_ID).");
   const { location, cookie } = await beginSso();
   return withCookies(null, [cookie], { location });
 });

@@ -15,7 +15,7 @@ export const DELETE = route(
     const oauth = await getOAuthStore(ready);
     const grant = await oauth.getGrant(id);
     if (!grant || !mayManage(principal, await ownersOf(ready, "oauth_grant"), id)) {
-      throw new AppError("not_found", "There is no such connected app.", 404);
+      throw new AppError("not_found", "There is no such connected app.");
     }
     await oauth.revokeGrant(id);
     await audit("oauth_revoke", { target: id, detail: grant.clientName });

@@ -1,12 +1,7 @@
 import { processGlobal } from "@/lib/server/process-global";
 import type { AuthSettings } from "./config";
-import { type Caller, callerOf } from "./peer";
+import type { Caller } from "./peer";
 import { createRateLimiter, type RateLimiter } from "./rate-limit";
-
-/** The client address for rate limiting: the socket peer (or a trusted proxy's client), never a raw header. */
-export function clientAddress(req: Request, settings?: Pick<AuthSettings, "trustedProxies">): string {
-  return callerOf(req, settings?.trustedProxies).address;
-}
 
 /** The process-wide limiter named `name` for `perMinute` requests a minute (burst = the same number). */
 export function getRateLimiter(perMinute: number, name = "mcp"): RateLimiter {

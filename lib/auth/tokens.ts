@@ -44,7 +44,3 @@ export function bearerSecret(authorization: string | null): string | null {
 export function canWrite(token: Pick<AccessToken, "scope"> | null): boolean {
   return token?.scope === "read-write";
 }
-
-export function canUseKb(token: Pick<AccessToken, "kb"> | null, kb: string): boolean {
-  return !token || token.kb === null || token.kb === kb;
-}

@@ -150,7 +150,7 @@ export async function searchKnowledge(store: Store, opts: SearchOptions, tuning:
       text: item.text,
       fields: `${item.heading}\n${docs.get(item.documentId)!.title}`,
       score,
-    }));
+    }), t.rerank);
     ranked = [...pool.map((r) => ({ item: r.item.item, score: r.score })), ...ranked.slice(depth)];
   }
   if (t.crossEncoder) ranked = await crossEncoderRerank(t.crossEncoder, query, ranked, (r) => r.item.text);

@@ -17,6 +17,11 @@ export const ZH_STOP_WORDS = new Set(
 
 /** English question words beyond the index's stop list (which already has what/which/who/how/…). */
 const EN_QUESTION_WORDS = new Set("many much kind type name named called does did during whether among via".split(" "));
+/**
+ * Words the index keeps because they also name something ("May", "US"), dropped from a question only where it
+ * writes them in lower case ("may cause", "tell us").
+ */
+const CASED_WORDS: Record<string, RegExp> = { may: /\bMay\b/, us: /\bU\.?S\b/ };
 
 const CJK = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー々〆`;
 const RUN_RE = new RegExp(`[${CJK}]+|(?:(?![${CJK}])[\\p{L}\\p{N}\\p{M}])+`, "gu");
@@ -55,6 +60,7 @@ const DECOMPOSABLE = /[\u00c0-\u024f\u0370-\u04ff\u1e00-\u1fff]|\p{M}/u;
 export function analyzeQuery(query: string, opts: { stopWords?: boolean } = {}): AnalyzedQuery {
   const useStop = opts.stopWords ?? true;
   const norm = normalizeForMatch(query);
+  const questionWord = (w: string) => EN_QUESTION_WORDS.has(w) || (Object.hasOwn(CASED_WORDS, w) && !CASED_WORDS[w].test(query));
   const kept: string[] = [];
   const terms: QueryTerm[] = [];
   const seen = new Set<string>();
@@ -81,7 +87,7 @@ export function analyzeQuery(query: string, opts: { stopWords?: boolean } = {}):
       addTerm(run, "cjk");
     } else {
       kept.push(" ", run, " ");
-      if (STOP_WORDS.has(run) || (useStop && EN_QUESTION_WORDS.has(run))) continue;
+      if (STOP_WORDS.has(run) || (useStop && questionWord(run))) continue;
       addTerm(/^\p{N}+$/u.test(run) ? run : indexStem(run), /^\p{N}+$/u.test(run) ? "number" : "word");
     }
   }
@@ -90,7 +96,7 @@ export function analyzeQuery(query: string, opts: { stopWords?: boolean } = {}):
   const dropped = useStop
     ? content
         .split(" ")
-        .filter((w) => !EN_QUESTION_WORDS.has(w))
+        .filter((w) => !questionWord(w))
         .join(" ")
     : content;
   return { indexText: toIndexText(dropped) || toIndexText(norm), terms };

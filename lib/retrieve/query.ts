@@ -15,6 +15,9 @@ export const ZH_STOP_WORDS = new Set(
   ).split(" "),
 );
 
+/** Chinese particles: never the start of a name. */
+const PARTICLES = new Set("的 地 得 了 着 过 吗 呢 吧 啊 呀 之 所 和 与 及 或 并".split(" "));
+
 /** English question words beyond the index's stop list (which already has what/which/who/how/…). */
 const EN_QUESTION_WORDS = new Set("many much kind type name named called does did during whether among via".split(" "));
 /**
@@ -73,14 +76,29 @@ export function analyzeQuery(query: string, opts: { stopWords?: boolean } = {}):
   for (const [run] of norm.matchAll(RUN_RE)) {
     if (HAN_RE.test(run)) {
       // Drop stop words; what remains is kept as separate pieces so no bigram straddles a dropped word.
-      for (const w of segmentWords(run)) {
-        if (useStop && ZH_STOP_WORDS.has(w)) {
+      const words = segmentWords(run);
+      const single = (k: number) => words[k]?.length === 1 && HAN_RE.test(words[k]) && !ZH_STOP_WORDS.has(words[k]);
+      let name = "";
+      words.forEach((w, k) => {
+        // A one-character stop word (not a particle) before another lone character starts a word the
+        // dictionary lacks (a name: 于乐 segments as 于 / 乐): it stays, and the lone characters are one term.
+        const partOfName = w.length === 1 && single(k + 1) && !PARTICLES.has(w);
+        if (useStop && ZH_STOP_WORDS.has(w) && !partOfName) {
           kept.push(" ");
-          continue;
+          if (name) addTerm(name, "cjk");
+          name = "";
+          return;
         }
         kept.push(w);
+        if (w.length === 1 && (partOfName || single(k))) {
+          name += w;
+          return;
+        }
+        if (name) addTerm(name, "cjk");
+        name = "";
         addTerm(w, "cjk");
-      }
+      });
+      if (name) addTerm(name, "cjk");
       kept.push(" ");
     } else if (/^[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー々〆]/u.test(run)) {
       kept.push(run, " ");

@@ -110,8 +110,13 @@ export interface Reading {
 
 /** Tunables of the answerer; one configuration for every language and document set. */
 export const ANSWER_TUNING = {
-  /** Below this chunk score, retrieval found nothing about the question: refuse. */
-  refuseBelow: 0.5,
+  /**
+   * Below this chunk score, retrieval found nothing about the question: refuse. 0.55 since chunks are whole
+   * sections of up to 1,500 characters (a longer chunk holds more of any question's words): on the vendored
+   * subsets, 60 SQuAD questions contained 55 / cited 58 / refused 2 and 40 off-subject questions refused 33,
+   * against 54 / 59 / 1 and 32 with 500-character chunks at 0.5.
+   */
+  refuseBelow: 0.55,
   /** A sentence with at least this score answers the question on its own. */
   sentenceAt: 0.6,
   /** Other sentences are quoted too (up to maxQuotes) when they reach this share of the best one's score. */

@@ -98,8 +98,9 @@ export const ABLATIONS: Record<string, Partial<SearchTuning>> = {
   "no rerank: coverage": { rerank: { ...DEFAULT_RERANK_WEIGHTS, coverage: 0 } },
   "no rerank: proximity": { rerank: { ...DEFAULT_RERANK_WEIGHTS, proximity: 0 } },
   "no rerank: fields": { rerank: { ...DEFAULT_RERANK_WEIGHTS, field: 0 } },
-  "no rerank: numbers": { rerank: { ...DEFAULT_RERANK_WEIGHTS, number: 0 } },
-  "no rerank: doc evidence": { rerank: { ...DEFAULT_RERANK_WEIGHTS, document: 0 } },
+  "with number matches": { rerank: { ...DEFAULT_RERANK_WEIGHTS, number: 0.3 } },
+  "with doc evidence": { rerank: { ...DEFAULT_RERANK_WEIGHTS, document: 0.5 } },
+  "doc evidence, all chunks": { rerank: { ...DEFAULT_RERANK_WEIGHTS, document: 0.5, documentDepth: Number.POSITIVE_INFINITY } },
   "vector channel, weight 0.1": { vectorWeight: NET_WEIGHT },
   "vector channel, weight 1": { vectorWeight: 1 },
 };

@@ -78,7 +78,9 @@ async function main(): Promise<number> {
       for (const line of table(report)) console.log(line);
       console.log(row("SQLite FTS5 passage", fts5.passage));
       console.log(row("SQLite FTS5 document", fts5.document));
-      console.log(`SQLite FTS5 (reference: the set's own passages, porter unicode61, CJK pairs, title ×2, BM25) p50 ${fts5.queryMs.p50.toFixed(1)} ms`);
+      console.log(
+        `SQLite FTS5 (reference: the set's own passages, porter unicode61, CJK pairs, title ×2, BM25) p50 ${fts5.queryMs.p50.toFixed(1)} ms`,
+      );
       if (ingest) console.log(`ingest ${ingest.seconds.toFixed(1)} s (${ingest.documents} docs, ${ingest.chunks} chunks)`);
       console.log(
         `query mean ${report.queryMs.mean.toFixed(1)} ms, p50 ${report.queryMs.p50.toFixed(1)} ms, p95 ${report.queryMs.p95.toFixed(1)} ms`,

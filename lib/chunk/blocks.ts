@@ -71,7 +71,14 @@ export function findBlocks(text: string, from: number, to: number): Block[] {
         if (t.trim()) last = j;
         j++;
       }
-      blocks.push({ kind: "list", start: lines[i].start, end: lines[last].end, bodyStart: lines[i].start, lead: intro(text, from, lines[i].start), rows });
+      blocks.push({
+        kind: "list",
+        start: lines[i].start,
+        end: lines[last].end,
+        bodyStart: lines[i].start,
+        lead: intro(text, from, lines[i].start),
+        rows,
+      });
       i = j;
       continue;
     }

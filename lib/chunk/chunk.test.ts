@@ -64,7 +64,9 @@ function randomDocument(rand: () => number): string {
         `\n| ${word()} | ${han()} |\n| --- | --- |\n${Array.from({ length: Math.floor(rand() * 30) }, () => `| ${word()} ${word()}. ${word()} | ${han()} |`).join("\n")}\n`,
       );
     else if (r < 0.93)
-      parts.push(`${word()} ${word()}:\n${Array.from({ length: Math.floor(rand() * 20) }, () => `${pick(["-", "*", "1."])} ${word()} ${han()}`).join("\n")}\n`);
+      parts.push(
+        `${word()} ${word()}:\n${Array.from({ length: Math.floor(rand() * 20) }, () => `${pick(["-", "*", "1."])} ${word()} ${han()}`).join("\n")}\n`,
+      );
     else parts.push(`${word()} ${han()} `);
   }
   return parts.join("");

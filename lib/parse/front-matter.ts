@@ -11,16 +11,15 @@ export interface FrontMatter {
 
 const BLOCK_RE = /^\uFEFF?---[ \t]*\n([\s\S]*?)\n(?:---|\.\.\.)[ \t]*(?:\n|$)/;
 
-const unquote = (v: string) => v.trim().replace(/^(["'])(.*)\1$/, "$2").trim();
+const unquote = (v: string) =>
+  v
+    .trim()
+    .replace(/^(["'])(.*)\1$/, "$2")
+    .trim();
 
 function list(value: string, items: string[]): string[] {
   const v = value.trim();
-  if (v.startsWith("[") && v.endsWith("]"))
-    return v
-      .slice(1, -1)
-      .split(",")
-      .map(unquote)
-      .filter(Boolean);
+  if (v.startsWith("[") && v.endsWith("]")) return v.slice(1, -1).split(",").map(unquote).filter(Boolean);
   if (v) return v.split(",").map(unquote).filter(Boolean);
   return items.map(unquote).filter(Boolean);
 }

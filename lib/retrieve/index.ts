@@ -156,12 +156,17 @@ export async function searchKnowledge(store: Store, opts: SearchOptions, tuning:
   let ranked: { item: ChunkRecord; score: number; ranks?: (number | null)[] }[] = fused.filter((f) => docs.has(f.item.documentId));
   if (t.rerank) {
     const depth = Math.max(t.rerankDepth, topK);
-    const pool = lexicalRerank(analyzed.terms, ranked.slice(0, depth), ({ item, score, ranks }) => ({
-      documentId: item.documentId,
-      text: item.text,
-      fields: `${item.heading}\n${docs.get(item.documentId)!.title}`,
-      score: firstStage ? firstStage(item.id, ranks) : score,
-    }), t.rerank);
+    const pool = lexicalRerank(
+      analyzed.terms,
+      ranked.slice(0, depth),
+      ({ item, score, ranks }) => ({
+        documentId: item.documentId,
+        text: item.text,
+        fields: `${item.heading}\n${docs.get(item.documentId)!.title}`,
+        score: firstStage ? firstStage(item.id, ranks) : score,
+      }),
+      t.rerank,
+    );
     ranked = [...pool.map((r) => ({ item: r.item.item, score: r.score })), ...ranked.slice(depth)];
   }
   if (t.crossEncoder) ranked = await crossEncoderRerank(t.crossEncoder, query, ranked, (r) => r.item.text);

@@ -96,11 +96,32 @@ describe("lexicalRerank", () => {
       }
       return out;
     };
-    const words = ["running", "runs", "runner", "us", "use", "used", "may", "café", "cafés", "2024", "20245", "病假", "x", "re-run", "Über"];
+    const words = [
+      "running",
+      "runs",
+      "runner",
+      "us",
+      "use",
+      "used",
+      "may",
+      "café",
+      "cafés",
+      "2024",
+      "20245",
+      "病假",
+      "x",
+      "re-run",
+      "Über",
+    ];
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
     for (let run = 0; run < 200; run++) {
-      const text = normalizeForMatch(Array.from({ length: 40 }, () => words[Math.floor(rand() * words.length)] + (rand() < 0.3 ? "病" : " ")).join(""));
+      const text = normalizeForMatch(
+        Array.from({ length: 40 }, () => words[Math.floor(rand() * words.length)] + (rand() < 0.3 ? "病" : " ")).join(""),
+      );
       const { terms } = analyzeQuery("running use cafés 2024 may über us");
       const got = latinPositions(text, terms);
       const want = scan(text, new Set(terms.map((t) => t.key)));

@@ -32,7 +32,12 @@ afterAll(async () => {
 });
 
 const top = async (store: Store, query: string) =>
-  (await searchKnowledge(store, { query, topK: 5 })).map((h) => ({ source: h.document.source, title: h.document.title, heading: h.chunk.heading, text: h.chunk.text }));
+  (await searchKnowledge(store, { query, topK: 5 })).map((h) => ({
+    source: h.document.source,
+    title: h.document.title,
+    heading: h.chunk.heading,
+    text: h.chunk.text,
+  }));
 
 describe("section repros", () => {
   it("r1: the table row answering the question is in the top 2, with its section's lead-in and header", async () => {

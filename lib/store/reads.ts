@@ -1,7 +1,7 @@
 /** The store's reads and queries: document metadata (cached per table version), bodies, chunks and searches. */
 import type { Table as ArrowTable } from "apache-arrow";
 import { LRUCache } from "lru-cache";
-import type { ChunkRecord, DocumentRecord } from "@/lib/types";
+import type { DocumentRecord } from "@/lib/types";
 import type { EmbedderCheck } from "./compat";
 import { FTS_COLUMN, type Indexes } from "./indexes";
 import {

@@ -111,12 +111,8 @@ export interface Reading {
 /** Tunables of the answerer; one configuration for every language and document set. */
 export const ANSWER_TUNING = {
   /**
-   * Below this chunk score, retrieval found nothing about the question: refuse. 0.55 since chunks are whole
-   * sections of up to 1,500 characters (a longer chunk holds more of any question's words): on the vendored
-   * subsets, 60 SQuAD questions contained 55 / cited 58 / refused 2 and 40 off-subject questions refused 33,
-   * against 54 / 59 / 1 and 32 with 500-character chunks at 0.5.
-   */
-  refuseBelow: 0.55,
+  /** Below this chunk score (over its best SCORE_WINDOW), retrieval found nothing about the question: refuse. */
+  refuseBelow: 0.5,
   /** A sentence with at least this score answers the question on its own. */
   sentenceAt: 0.6,
   /** Other sentences are quoted too (up to maxQuotes) when they reach this share of the best one's score. */
@@ -134,6 +130,37 @@ export const ANSWER_TUNING = {
 
 /** Weight of the heading and title when scoring a sentence (the sentence itself weighs 1). */
 const CONTEXT_WEIGHT = 0.5;
+
+/**
+ * Characters of consecutive sentences a chunk's score is read over (its heading counting throughout): a
+ * chunk of a whole section (up to 1,500 characters) holds more of any question's words than the passage that
+ * answers it, so the share is taken over its best window, about the size of the 500-character chunks the
+ * refusal threshold was measured with.
+ */
+const SCORE_WINDOW = 500;
+
+function bestWindowShare(
+  sentences: readonly SentenceSpan[],
+  readings: readonly Matchable[],
+  terms: readonly Term[],
+  inCtx: readonly boolean[],
+  weights: readonly number[],
+): number {
+  const hits = readings.map((m) => terms.map((t) => has(m, t)));
+  let best = 0;
+  for (let i = 0; i < sentences.length; i++) {
+    const covered = [...inCtx];
+    for (let j = i; j < sentences.length && (j === i || sentences[j].end - sentences[i].start <= SCORE_WINDOW); j++)
+      hits[j].forEach((h, k) => {
+        if (h) covered[k] = true;
+      });
+    best = Math.max(
+      best,
+      covered.reduce((s, c, k) => s + (c ? weights[k] : 0), 0),
+    );
+  }
+  return best;
+}
 
 export function readPassages(terms: readonly Term[], passages: readonly Passage[], t = ANSWER_TUNING): Reading {
   const prepared = passages.map((p) => ({ p, ctx: matchable(p.context), body: matchable(p.text) }));
@@ -153,11 +180,16 @@ export function readPassages(terms: readonly Term[], passages: readonly Passage[
   const candidates: Candidate[] = [];
   prepared.forEach(({ p, ctx, body }, rank) => {
     const inCtx = terms.map((t) => has(ctx, t));
-    const chunkScore = plainTotal ? terms.reduce((s, term, i) => s + (inCtx[i] || has(body, term) ? plain[i] : 0), 0) / plainTotal : 0;
     const sentences = splitSentences(p.text);
-    chunks.push({ passage: p, rank, sentences, score: chunkScore });
+    const readings = sentences.map((span) => matchable(span.text));
+    const chunkScore = plainTotal ? bestWindowShare(sentences, readings, terms, inCtx, plain) / plainTotal : 0;
+    // A chunk whose sentences cannot be told apart (none found) is judged as a whole.
+    const score = sentences.length
+      ? chunkScore
+      : terms.reduce((s, term, i) => s + (inCtx[i] || has(body, term) ? plain[i] : 0), 0) / (plainTotal || 1);
+    chunks.push({ passage: p, rank, sentences, score });
     sentences.forEach((span, index) => {
-      const m = matchable(span.text);
+      const m = readings[index];
       let s = 0;
       let own = 0;
       terms.forEach((t, i) => {

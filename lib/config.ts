@@ -1,4 +1,5 @@
 import path from "node:path";
+import { DEFAULT_CHUNK_SIZE } from "@/lib/chunk";
 
 /** The offline embedder's vector size unless EMBEDDING_DIMENSION says otherwise (= OFFLINE_DIMENSION, lib/embed/offline.ts). */
 export const OFFLINE_DEFAULT_DIMENSION = 512;
@@ -50,7 +51,7 @@ export function getConfig() {
     dataDir: /^[a-z][a-z0-9+.-]*:\/\//i.test(dataDir) ? dataDir : path.resolve(dataDir),
     knowledgeDir: path.resolve(process.env.KNOWLEDGE_DIR || "./knowledge"),
     defaultKb: process.env.DEFAULT_KB || "default",
-    chunkSize: intEnv("CHUNK_SIZE", 500),
+    chunkSize: intEnv("CHUNK_SIZE", DEFAULT_CHUNK_SIZE),
     chunkOverlap: intEnv("CHUNK_OVERLAP", 60),
     embedding: {
       /** "none" (default offline: no vectors, lexical retrieval), "offline" (hashed n-gram vectors) or "openai" (any OpenAI-compatible /embeddings endpoint). */

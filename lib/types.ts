@@ -13,6 +13,9 @@ export interface ParsedDocument {
   mimeType: string;
   /** For paginated formats: character offset in `text` where each page begins, ascending. */
   pages?: { page: number; start: number }[];
+  /** Tags and author the document declares itself (Markdown front matter). */
+  tags?: string[];
+  author?: string;
 }
 
 /** One chunk as produced by the chunker. Offsets are into ParsedDocument.text: text === source.slice(start, end). */
@@ -25,6 +28,11 @@ export interface Chunk {
   end: number;
   /** 1-based page number of the chunk's start, for paginated documents. */
   page?: number;
+  /**
+   * Indexed with the chunk but not part of its text: the header row of the table it starts inside, or the
+   * sentence introducing the list it starts inside.
+   */
+  lead?: string;
 }
 
 export interface DocumentRecord {

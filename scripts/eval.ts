@@ -5,7 +5,8 @@
  * embedder, index-text version and document list are unchanged), asks every question through searchKnowledge
  * (the code the MCP search tool uses), and prints recall@1/5/10 and MRR@10 at passage and document level,
  * per question type where the set has types. --ablate adds one row per retrieval component switched off
- * (and plain BM25). Metric definitions: lib/retrieve/eval-metrics.ts.
+ * (and plain BM25). Each run adds a SQLite FTS5 reference row over the set's own passages
+ * (lib/retrieve/fts5-reference.ts), scored the same way. Metric definitions: lib/retrieve/eval-metrics.ts.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
@@ -14,7 +15,7 @@ import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
 import { createOfflineEmbedder, getEmbedder, makesVectors } from "@/lib/embed";
 import { ABLATIONS, type SearchTuning } from "@/lib/retrieve";
-import { askAll, type EvalReport, loadEvalSet, openCachedSet, subsetOf } from "@/lib/retrieve/eval-harness";
+import { askAll, askFts5, type EvalReport, loadEvalSet, openCachedSet, subsetOf } from "@/lib/retrieve/eval-harness";
 import { type RecallSummary, summarize } from "@/lib/retrieve/eval-metrics";
 
 const USAGE = "Usage: npm run eval -- <eval set dir> [--limit N] [--top-k 10] [--misses N] [--cache DIR] [--ablate]";
@@ -70,8 +71,16 @@ async function main(): Promise<number> {
         return r;
       };
       const report = await ask("query", {});
+      bar.start(questions.length, 0, { phase: "fts5  " });
+      const fts5 = await askFts5(set, { questions, topK, onQuery: (done) => bar.update(done) });
+      bar.stop();
       console.log();
       for (const line of table(report)) console.log(line);
+      console.log(row("SQLite FTS5 passage", fts5.passage));
+      console.log(row("SQLite FTS5 document", fts5.document));
+      console.log(
+        `SQLite FTS5 (reference: the set's own passages, porter unicode61, CJK pairs, title ×2, BM25) p50 ${fts5.queryMs.p50.toFixed(1)} ms`,
+      );
       if (ingest) console.log(`ingest ${ingest.seconds.toFixed(1)} s (${ingest.documents} docs, ${ingest.chunks} chunks)`);
       console.log(
         `query mean ${report.queryMs.mean.toFixed(1)} ms, p50 ${report.queryMs.p50.toFixed(1)} ms, p95 ${report.queryMs.p95.toFixed(1)} ms`,

@@ -155,14 +155,14 @@ export interface Reading {
 
 /** Tunables of the answerer; one configuration for every language and document set. */
 export const ANSWER_TUNING = {
-  /** Below this chunk score, retrieval found nothing about the question: refuse. */
+  /** Below this chunk score (over its best SCORE_WINDOW), retrieval found nothing about the question: refuse. */
   refuseBelow: 0.55,
   /** A sentence with at least this score answers the question on its own. */
   sentenceAt: 0.6,
   /** Other sentences of the best one's chunk are quoted too (up to maxQuotes) when they reach this share of its score. */
   alsoAt: 0.6,
   /** Sentences of other chunks only when they match the question about as well as the best: this share of its score. */
-  closeAt: 0.9,
+  closeAt: 0.85,
   /** At most this many quotes (runs of adjacent sentences of one chunk) per question. */
   maxQuotes: 3,
   /** At most this many sentences in all (a list quoted whole counts its items). */
@@ -190,6 +190,37 @@ export interface Expected {
   question: string;
 }
 
+/**
+ * Characters of consecutive sentences a chunk's score is read over (its heading counting throughout): a
+ * chunk of a whole section (up to 1,500 characters) holds more of any question's words than the passage that
+ * answers it, so the share is taken over its best window, about the size of the 500-character chunks the
+ * refusal threshold was measured with.
+ */
+const SCORE_WINDOW = 500;
+
+function bestWindowShare(
+  sentences: readonly SentenceSpan[],
+  readings: readonly Matchable[],
+  terms: readonly Term[],
+  inCtx: readonly boolean[],
+  weights: readonly number[],
+): number {
+  const hits = readings.map((m) => terms.map((t) => has(m, t)));
+  let best = 0;
+  for (let i = 0; i < sentences.length; i++) {
+    const covered = [...inCtx];
+    for (let j = i; j < sentences.length && (j === i || sentences[j].end - sentences[i].start <= SCORE_WINDOW); j++)
+      hits[j].forEach((h, k) => {
+        if (h) covered[k] = true;
+      });
+    best = Math.max(
+      best,
+      covered.reduce((s, c, k) => s + (c ? weights[k] : 0), 0),
+    );
+  }
+  return best;
+}
+
 export function readPassages(terms: readonly Term[], passages: readonly Passage[], t = ANSWER_TUNING, expected?: Expected): Reading {
   const prepared = passages.map((p) => ({ p, ctx: matchable(p.context), body: matchable(p.text) }));
   const n = prepared.length;
@@ -210,10 +241,14 @@ export function readPassages(terms: readonly Term[], passages: readonly Passage[
   const pairs = terms.slice(1).map((b, i) => [terms[i], b] as const);
   prepared.forEach(({ p, ctx, body }, rank) => {
     const inCtx = terms.map((t) => has(ctx, t));
-    const chunkScore = plainTotal ? terms.reduce((s, term, i) => s + (inCtx[i] || has(body, term) ? plain[i] : 0), 0) / plainTotal : 0;
     const sentences = splitSentences(p.text);
-    chunks.push({ passage: p, rank, sentences, score: chunkScore });
     const read = sentences.map((x) => matchable(x.text));
+    const chunkScore = plainTotal ? bestWindowShare(sentences, read, terms, inCtx, plain) / plainTotal : 0;
+    // A chunk whose sentences cannot be told apart (none found) is judged as a whole.
+    const score = sentences.length
+      ? chunkScore
+      : terms.reduce((s, term, i) => s + (inCtx[i] || has(body, term) ? plain[i] : 0), 0) / (plainTotal || 1);
+    chunks.push({ passage: p, rank, sentences, score });
     sentences.forEach((span, index) => {
       const m = read[index];
       const prev = index > 0 ? read[index - 1] : undefined;

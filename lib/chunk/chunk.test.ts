@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Chunk } from "@/lib/types";
-import { chunkText, embeddingText, HEADING_SEPARATOR } from "./index";
+import { chunkText, DEFAULT_CHUNK_SIZE, embeddingText, HEADING_SEPARATOR } from "./index";
 
 const repoRoot = path.resolve(import.meta.dirname, "../..");
 const evalDir = path.resolve(repoRoot, "fixtures/eval");
@@ -59,6 +59,14 @@ function randomDocument(rand: () => number): string {
     else if (r < 0.75) parts.push(pick(["\n\n", "\n \n\t\n", "   ", "\n"]));
     else if (r < 0.8) parts.push(han().repeat(50 + Math.floor(rand() * 300)));
     else if (r < 0.85) parts.push(pick(["#hashtag ", "#\n", "####### seven\n", "    # indented code\n", "## Closed ##\n"]));
+    else if (r < 0.9)
+      parts.push(
+        `\n| ${word()} | ${han()} |\n| --- | --- |\n${Array.from({ length: Math.floor(rand() * 30) }, () => `| ${word()} ${word()}. ${word()} | ${han()} |`).join("\n")}\n`,
+      );
+    else if (r < 0.93)
+      parts.push(
+        `${word()} ${word()}:\n${Array.from({ length: Math.floor(rand() * 20) }, () => `${pick(["-", "*", "1."])} ${word()} ${han()}`).join("\n")}\n`,
+      );
     else parts.push(`${word()} ${han()} `);
   }
   return parts.join("");
@@ -102,7 +110,7 @@ describe("chunkText invariants", () => {
     const dir = path.join(repoRoot, "knowledge");
     for (const file of fs.readdirSync(dir)) {
       const text = fs.readFileSync(path.join(dir, file), "utf8");
-      checkInvariants(text, chunkText(text), 500);
+      checkInvariants(text, chunkText(text), DEFAULT_CHUNK_SIZE);
     }
   });
 });
@@ -226,6 +234,63 @@ describe("chunkText rules", () => {
     });
     const chunks = chunkText(doc, { size: 500, pages: starts });
     expect(chunks.map((c) => [c.page, c.text])).toEqual(pages.map((p, i) => [i + 1, p]));
+  });
+
+  it("keeps a section whole up to the default size, heading and all", () => {
+    const body = Array.from({ length: 20 }, (_, i) => `Sentence ${i} of the leave section is here.`).join(" ");
+    const chunks = chunkText(`# Handbook\n\n## Leave\n\n${body}\n\n## Expenses\n\nKeep receipts.`);
+    expect(body.length).toBeGreaterThan(500);
+    expect(chunks.map((c) => c.headingPath.at(-1))).toEqual(["Leave", "Expenses"]);
+  });
+
+  it("keeps a table with its lead-in and header; a split table's rows carry the header as lead", () => {
+    const lead = "Use the channels in the table below to reach a leader.";
+    const rows = Array.from({ length: 30 }, (_, i) => `| Leader number ${i} | #channel-${i} |`);
+    const table = ["| Leader | Channel |", "| --- | --- |", ...rows].join("\n");
+    const filler = "Filler sentence about something else entirely. ".repeat(6).trim();
+    const doc = `## Contacts\n\n${filler}\n\n${lead}\n\n${table}\n\nAfter the table.`;
+    const size = 600;
+    const chunks = chunkText(doc, { size, overlap: 0 });
+    checkInvariants(doc, chunks, size);
+    // The lead-in goes with the table's head, not with the filler before it.
+    const head = chunks.find((c) => c.text.includes("| Leader | Channel |"))!;
+    expect(head.text).toContain(lead);
+    expect(head.text).toContain("| Leader number 0 |");
+    // Cut only between rows; every later piece of the table carries the header row.
+    for (const c of chunks.filter((x) => x !== head && x.text.includes("| Leader number"))) {
+      expect(c.text).toMatch(/^\| Leader number \d+ \| #channel-\d+ \|/);
+      expect(c.lead).toBe("| Leader | Channel |\n| --- | --- |");
+      expect(embeddingText(c)).toBe(`Contacts\n${c.lead}\n${c.text}`);
+    }
+    expect(chunks.filter((c) => c.text.includes("| Leader number")).length).toBeGreaterThan(1);
+  });
+
+  it("keeps a list with the sentence that introduces it", () => {
+    const filler = "Some earlier paragraph with words that fill the chunk. ".repeat(5).trim();
+    const intro = "To request leave, do the following:";
+    const items = ["- open the HR system", "- choose the dates", "- ask your manager to approve"].join("\n");
+    const doc = `${filler}\n\n${intro}\n${items}`;
+    const chunks = chunkText(doc, { size: 300, overlap: 0 });
+    checkInvariants(doc, chunks, 300);
+    const withList = chunks.find((c) => c.text.includes("- open the HR system"))!;
+    expect(withList.text).toContain(intro);
+    // A list cut between items carries its intro sentence as the later piece's lead.
+    const long = `${intro}\n${Array.from({ length: 20 }, (_, i) => `- item number ${i} of the list`).join("\n")}`;
+    const pieces = chunkText(long, { size: 200, overlap: 0 });
+    expect(pieces.length).toBeGreaterThan(1);
+    for (const p of pieces.slice(1)) {
+      expect(p.text).toMatch(/^- item number/);
+      expect(p.lead).toBe(intro);
+    }
+  });
+
+  it("reads attribute headings and keeps HTML and attribute blocks out of heading paths", () => {
+    const doc =
+      '# Handbook {#top}\n\n## <i class="fa fa-plane"></i> Travel {#travel .wide}\n\nBook early.\n\nExpenses {.h2}\n\nKeep receipts.';
+    expect(chunkText(doc).map((c) => c.headingPath)).toEqual([
+      ["Handbook", "Travel"],
+      ["Handbook", "Expenses"],
+    ]);
   });
 
   it("rejects a nonsensical size", () => {

@@ -10,7 +10,7 @@ import type { IndexedChunk } from "./indexed";
 
 export interface PackedChunks {
   count: number;
-  /** Per chunk: its text, its index text, then its heading path's parts, UTF-8. */
+  /** Per chunk: its text, its index text, its lead ("" for none), then its heading path's parts, UTF-8. */
   bytes: Uint8Array;
   /** Where each of those strings ends in `bytes`. */
   ends: Uint32Array;
@@ -25,7 +25,7 @@ export function packChunks(chunks: readonly IndexedChunk[]): PackedChunks {
   const strings: string[] = [];
   for (const [i, c] of chunks.entries()) {
     numbers.set([c.index, c.start, c.end, c.page ?? -1, c.headingPath.length], i * NUMBERS);
-    strings.push(c.text, c.indexText, ...c.headingPath);
+    strings.push(c.text, c.indexText, c.lead ?? "", ...c.headingPath);
   }
   let size = 0;
   for (const s of strings) size += Buffer.byteLength(s);
@@ -58,14 +58,16 @@ export async function unpackChunks(p: PackedChunks): Promise<IndexedChunk[]> {
   await inSlices(p.count, (i) => {
     const [index, start, end, page, headings] = p.numbers.subarray(i * NUMBERS, (i + 1) * NUMBERS);
     const at = next;
-    next += 2 + headings;
-    const headingPath = Array.from({ length: headings }, (_, h) => string(at + 2 + h));
+    next += 3 + headings;
+    const headingPath = Array.from({ length: headings }, (_, h) => string(at + 3 + h));
+    const lead = string(at + 2);
     const chunk = readLazily({ index, headingPath, start, end } as Omit<IndexedChunk, "text" | "indexText" | "embedText">, {
       text: () => string(at),
       indexText: () => string(at + 1),
-      embedText: () => embeddingText({ headingPath, text: string(at) }),
+      embedText: () => embeddingText({ headingPath, lead, text: string(at) }),
     });
     if (page >= 0) chunk.page = page;
+    if (lead) chunk.lead = lead;
     chunks[i] = chunk;
   });
   return chunks;

@@ -7,6 +7,21 @@ export interface Section {
 
 const FENCE_RE = /^ {0,3}(`{3,}|~{3,})/;
 const ATX_RE = /^ {0,3}(#{1,6})(?:[ \t]+(.*))?$/;
+/** A line styled as a heading by an attribute class instead of #s (`Leave policy {.h2}`). */
+const CLASS_HEADING_RE = /^ {0,3}(\S.*?)[ \t]*\{[ \t]*\.h([1-6])[ \t]*\}[ \t]*$/;
+
+/**
+ * A heading's title as it goes into heading paths: no closing #s, no attribute block (`{#id .class}`),
+ * no HTML (icons, anchors), whitespace collapsed.
+ */
+export function headingTitle(raw: string): string {
+  return raw
+    .replace(/(?:^|[ \t]+)#+[ \t]*$/, "")
+    .replace(/[ \t]*\{[ \t]*[#.:][^{}]*\}[ \t]*$/, "")
+    .replace(/<\/?[a-zA-Z][^<>]*>/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
 
 interface Heading {
   start: number;
@@ -17,7 +32,8 @@ interface Heading {
 }
 
 /**
- * Splits Markdown-ish text at ATX headings (`#` … `######`), ignoring lines inside fenced code.
+ * Splits Markdown-ish text at ATX headings (`#` … `######`, and lines styled `{.h2}`), ignoring lines inside
+ * fenced code.
  * A heading with nothing under it but a deeper heading ("# Handbook" then "## Leave") is merged
  * into that child section, so no chunk holds a lone heading line.
  */
@@ -63,9 +79,10 @@ function findHeadings(text: string): Heading[] {
       continue;
     }
     const atx = ATX_RE.exec(line);
-    if (!atx) continue;
-    const level = atx[1].length;
-    const title = (atx[2] ?? "").replace(/(?:^|[ \t]+)#+[ \t]*$/, "").trim();
+    const styled = atx ? null : CLASS_HEADING_RE.exec(line);
+    if (!atx && !styled) continue;
+    const level = atx ? atx[1].length : Number(styled![2]);
+    const title = headingTitle(atx ? (atx[2] ?? "") : styled![1]);
     while (stack.length && stack[stack.length - 1].level >= level) stack.pop();
     stack.push({ level, title });
     headings.push({ start, lineEnd: start + rawLine.length, level, path: stack.map((s) => s.title).filter(Boolean) });

@@ -140,8 +140,8 @@ export async function prepareDocument(
     contentHash,
     size: bytes,
     mimeType: parsed.mimeType,
-    author: clean(input.author) ?? null,
-    tags,
+    author: clean(input.author) ?? clean(parsed.author) ?? null,
+    tags: tags.length ? tags : documentTags(parsed.tags),
     origin: input.origin ?? "upload",
     chunkCount: chunks.length,
     createdAt: existing?.createdAt ?? now,
@@ -449,6 +449,13 @@ function skipped(document: DocumentRecord, emit: (p: Omit<IngestProgress, "file"
 function fileNameOf(raw: string): string {
   if (!String(raw ?? "").trim()) throw new AppError("bad_request", "The file has no name.");
   return sanitizeFileName(raw);
+}
+
+/** Tags a document declares itself (front matter), where they pass the same checks as given ones; else none. */
+function documentTags(tags: string[] | undefined): string[] {
+  if (!tags?.length) return [];
+  const parsed = tagsSchema.safeParse(tags);
+  return parsed.success ? parsed.data : [];
 }
 
 function parseTags(tags: unknown): string[] {

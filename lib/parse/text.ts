@@ -1,4 +1,6 @@
+import { headingTitle } from "@/lib/chunk/sections";
 import type { ParsedDocument } from "@/lib/types";
+import { frontMatter } from "./front-matter";
 
 /**
  * Decodes a text file: UTF-16 when it starts with a UTF-16 BOM, UTF-8 (with or without BOM) when
@@ -35,15 +37,22 @@ export function detectUtf16(data: Uint8Array): "utf-16le" | "utf-16be" | null {
   return null;
 }
 
-/** First Markdown H1 (`# Title`), or undefined. */
+/** First Markdown H1 (`# Title`), without attribute block or HTML, or undefined. */
 export function markdownTitle(text: string): string | undefined {
   const m = /^#[ \t]+(.+?)[ \t#]*$/m.exec(text);
-  return m?.[1]?.trim() || undefined;
+  return (m && headingTitle(m[1])) || undefined;
 }
 
+/**
+ * Markdown with YAML front matter: the metadata block is read (title, tags, author) and left out of the text,
+ * so it is neither indexed nor shown as body; the title is the front matter's, else the first H1.
+ */
 export function parseMarkdown(data: Uint8Array): ParsedDocument {
-  const text = normalizeNewlines(decodeText(data));
-  return { text, title: markdownTitle(text), mimeType: "text/markdown" };
+  const { meta, body } = frontMatter(normalizeNewlines(decodeText(data)));
+  const doc: ParsedDocument = { text: body, title: meta.title || markdownTitle(body), mimeType: "text/markdown" };
+  if (meta.tags?.length) doc.tags = meta.tags;
+  if (meta.author) doc.author = meta.author;
+  return doc;
 }
 
 export function parsePlainText(data: Uint8Array): ParsedDocument {

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { getConfig } from "@/lib/config";
 import { type Embedder, getEmbedder } from "@/lib/embed";
 import { addConcurrently, createBatchIngest } from "@/lib/ingest";
 import { openStore, type Store } from "@/lib/store";
@@ -13,9 +14,11 @@ import {
   parseJsonl,
   percentile,
   type RecallSummary,
+  type RetrievedChunk,
   scoreQuestion,
   summarize,
 } from "./eval-metrics";
+import { openFts5Reference } from "./fts5-reference";
 import { type SearchTuning, searchKnowledge } from "./index";
 
 /** An eval set directory: corpus.jsonl, questions.jsonl, docs/*.md. */
@@ -91,7 +94,8 @@ export async function runEval(set: EvalSet, opts: EvalRunOptions = {}): Promise<
 
 /**
  * A store holding the set's documents, kept in `cacheDir` between runs so query-side changes are measured
- * without re-ingesting. The cache is keyed by the embedder, the index-text version and the document list;
+ * without re-ingesting. The cache is keyed by the embedder, the index-text version, the chunk settings
+ * (CHUNK_SIZE, CHUNK_OVERLAP) and the document list;
  * a stale one is rebuilt.
  */
 export async function openCachedSet(
@@ -101,7 +105,8 @@ export async function openCachedSet(
 ): Promise<{ store: Store; ingest: { seconds: number; chunks: number; documents: number } | null }> {
   const embedder = opts.embedder ?? getEmbedder();
   const docs = opts.docs ?? set.docs;
-  const key = JSON.stringify({ embedder: embedder.name, index: INDEX_TEXT_VERSION, docs });
+  const { chunkSize, chunkOverlap } = getConfig();
+  const key = JSON.stringify({ embedder: embedder.name, index: INDEX_TEXT_VERSION, chunkSize, chunkOverlap, docs });
   const marker = path.join(cacheDir, "eval-cache.json");
   const current = await readFile(marker, "utf8").catch(() => null);
   if (current === key) return { store: await openStore({ uri: cacheDir, embedder }), ingest: null };
@@ -141,9 +146,36 @@ export async function askAll(
   store: Store,
   set: EvalSet,
   opts: Pick<EvalRunOptions, "questions" | "topK" | "tuning" | "onQuery">,
-): Promise<Pick<EvalReport, "passage" | "document" | "queryMs" | "misses" | "ranks">> {
-  const questions = opts.questions ?? set.questions;
+): Promise<EvalScores> {
   const topK = opts.topK ?? 10;
+  return scoreAll(set, opts, async (q) =>
+    (await searchKnowledge(store, { query: q, topK }, opts.tuning)).map((h) => ({ source: h.document.source, text: h.chunk.text })),
+  );
+}
+
+/**
+ * The reference row: a SQLite FTS5 index (lib/retrieve/fts5-reference.ts) over the set's own passages, asked
+ * the same questions and scored by the same metrics.
+ */
+export async function askFts5(set: EvalSet, opts: Pick<EvalRunOptions, "questions" | "topK" | "onQuery">): Promise<EvalScores> {
+  const fts = openFts5Reference();
+  try {
+    fts.add([...set.corpus.values()].map((p) => ({ id: p.id, doc: p.doc, title: p.title, text: p.text })));
+    const topK = opts.topK ?? 10;
+    return await scoreAll(set, opts, async (q) => fts.search(q, topK).map((h) => ({ source: h.doc, text: h.text })));
+  } finally {
+    fts.close();
+  }
+}
+
+export type EvalScores = Pick<EvalReport, "passage" | "document" | "queryMs" | "misses" | "ranks">;
+
+async function scoreAll(
+  set: EvalSet,
+  opts: Pick<EvalRunOptions, "questions" | "onQuery">,
+  search: (question: string) => Promise<RetrievedChunk[]>,
+): Promise<EvalScores> {
+  const questions = opts.questions ?? set.questions;
   const passageRanks: (number | null)[] = [];
   const documentRanks: (number | null)[] = [];
   const times: number[] = [];
@@ -151,9 +183,8 @@ export async function askAll(
   const ranks: EvalReport["ranks"] = [];
   for (const [i, q] of questions.entries()) {
     const t0 = performance.now();
-    const hits = await searchKnowledge(store, { query: q.question, topK }, opts.tuning);
+    const results = await search(q.question);
     times.push(performance.now() - t0);
-    const results = hits.map((h) => ({ source: h.document.source, text: h.chunk.text }));
     const { passageRank, documentRank } = scoreQuestion(q, results, set.corpus);
     passageRanks.push(passageRank);
     documentRanks.push(documentRank);

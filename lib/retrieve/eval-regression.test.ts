@@ -31,12 +31,13 @@ describe("retrieval quality on eval subsets", () => {
     expect(questions).toHaveLength(150);
     const r = await runEval(set, { questions, docs, topK: 10, embedder: embedder() });
     log("cmrc subset", r);
-    // Measured: passage R@1 0.973, R@5 0.993, R@10 1.000, MRR@10 0.982 (one passage per document, so
-    // document level is the same). Before the reranker: R@1 0.947, MRR@10 0.969.
+    // Measured: passage R@1 0.973, R@5 1.000, R@10 1.000, MRR@10 0.984 (one passage per document, so
+    // document level is the same). 500-character chunks, rank-based reranker: R@5 0.993, MRR@10 0.982;
+    // before the reranker: R@1 0.947, MRR@10 0.969.
     expect(r.passage.recallAt1).toBeGreaterThanOrEqual(0.95);
-    expect(r.passage.recallAt5).toBeGreaterThanOrEqual(0.97);
+    expect(r.passage.recallAt5).toBeGreaterThanOrEqual(0.98);
     expect(r.passage.recallAt10).toBeGreaterThanOrEqual(0.98);
-    expect(r.passage.mrrAt10).toBeGreaterThanOrEqual(0.96);
+    expect(r.passage.mrrAt10).toBeGreaterThanOrEqual(0.97);
   }, 300_000);
 
   it("SQuAD 1.1 (English): the questions on 10 articles, over those articles", async () => {
@@ -45,12 +46,13 @@ describe("retrieval quality on eval subsets", () => {
     const questions = set.questions.filter((q) => docs.includes(q.gold_doc));
     const r = await runEval(set, { questions, docs, topK: 10, embedder: embedder() });
     log("squad subset", r);
-    // Measured (238 questions): passage R@1 0.845, R@5 0.979, R@10 0.983, MRR@10 0.902; document R@1 0.983.
+    // Measured (238 questions): passage R@1 0.878, R@5 0.979, R@10 0.992, MRR@10 0.924; document R@1 0.987
+    // (500-character chunks, rank-based reranker: 0.845, 0.979, 0.983, 0.902; 0.983).
     expect(r.passage.questions).toBe(238);
-    expect(r.passage.recallAt1).toBeGreaterThanOrEqual(0.82);
-    expect(r.passage.recallAt5).toBeGreaterThanOrEqual(0.95);
-    expect(r.passage.recallAt10).toBeGreaterThanOrEqual(0.96);
-    expect(r.passage.mrrAt10).toBeGreaterThanOrEqual(0.88);
+    expect(r.passage.recallAt1).toBeGreaterThanOrEqual(0.85);
+    expect(r.passage.recallAt5).toBeGreaterThanOrEqual(0.96);
+    expect(r.passage.recallAt10).toBeGreaterThanOrEqual(0.97);
+    expect(r.passage.mrrAt10).toBeGreaterThanOrEqual(0.9);
     expect(r.document.recallAt1).toBeGreaterThanOrEqual(0.97);
   }, 300_000);
 
@@ -58,11 +60,13 @@ describe("retrieval quality on eval subsets", () => {
     const set = await loadEvalSet(evalDir("covidqa-en-subset"));
     const r = await runEval(set, { topK: 10, embedder: embedder() });
     log("covidqa subset", r);
-    // Measured: passage R@1 0.537, R@5 0.741, R@10 0.852, MRR@10 0.628; document R@5 0.926 (one question is 0.019).
+    // Measured: passage R@1 0.593, R@5 0.852, R@10 0.907, MRR@10 0.705; document R@5 0.926 (one question is
+    // 0.019). 500-character chunks, rank-based reranker: 0.537, 0.741, 0.852, 0.628.
     expect(r.passage.questions).toBe(54);
-    expect(r.passage.recallAt5).toBeGreaterThanOrEqual(0.72);
-    expect(r.passage.recallAt10).toBeGreaterThanOrEqual(0.79);
-    expect(r.passage.mrrAt10).toBeGreaterThanOrEqual(0.6);
+    expect(r.passage.recallAt1).toBeGreaterThanOrEqual(0.55);
+    expect(r.passage.recallAt5).toBeGreaterThanOrEqual(0.81);
+    expect(r.passage.recallAt10).toBeGreaterThanOrEqual(0.87);
+    expect(r.passage.mrrAt10).toBeGreaterThanOrEqual(0.67);
     expect(r.document.recallAt5).toBeGreaterThanOrEqual(0.9);
   }, 300_000);
 });

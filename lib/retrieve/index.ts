@@ -1,10 +1,11 @@
 import { isOfflineEmbedder, makesVectors } from "@/lib/embed";
 import type { Store } from "@/lib/store";
+import type { TextHit } from "@/lib/store/types";
 import { toIndexText } from "@/lib/tokenize";
 import { AppError, type ChunkRecord, type SearchHit } from "@/lib/types";
 import { type CrossEncoder, crossEncoderFromEnv, crossEncoderRerank } from "./cross-encoder";
 import { collapseNearDuplicates } from "./dedupe";
-import { reciprocalRankFusion } from "./fusion";
+import { RRF_K, reciprocalRankFusion } from "./fusion";
 import { MAX_QUERY_CHARS } from "./limits";
 import { analyzeQuery } from "./query";
 import { DEFAULT_RERANK_WEIGHTS, lexicalRerank, type RerankWeights } from "./rerank";
@@ -25,6 +26,12 @@ export interface SearchTuning {
   queryAnalysis: boolean;
   /** Second-stage lexical reranker over the fused top `rerankDepth`; null = fused order. */
   rerank: RerankWeights | null;
+  /**
+   * What the reranker's first-stage feature reads: "score" = each channel's own score scaled to its best
+   * (BM25 for full-text, the reciprocal-rank vote for vectors), weighted by the channels' votes, so BM25's
+   * margins survive; "rank" = the fused reciprocal-rank score (rank 1 = 1.00, rank 5 = 0.94).
+   */
+  firstStage: "score" | "rank";
   rerankDepth: number;
   /** Optional cross-encoder (RERANK_BASE_URL); null = none. */
   crossEncoder: CrossEncoder | null;
@@ -36,6 +43,7 @@ export const DEFAULT_TUNING: Omit<SearchTuning, "vectorWeight" | "crossEncoder">
   mode: "hybrid",
   queryAnalysis: true,
   rerank: DEFAULT_RERANK_WEIGHTS,
+  firstStage: "score",
   rerankDepth: 50,
 };
 
@@ -52,7 +60,7 @@ export function defaultVectorWeight(embedder: { name: string }): number {
 /** The vote of the freshness net, and of the offline vectors in the `--ablate` row that puts them back. */
 const NET_WEIGHT = 0.1;
 
-type Retrieved = { byVector: ChunkRecord[]; byText: ChunkRecord[]; vectorWeight: number };
+type Retrieved = { byVector: ChunkRecord[]; byText: TextHit[]; vectorWeight: number };
 
 /**
  * Offline default: full-text search, plus the freshness net when the full-text index did not cover every chunk
@@ -86,11 +94,13 @@ export const ABLATIONS: Record<string, Partial<SearchTuning>> = {
   "previous default": { queryAnalysis: false, rerank: null, vectorWeight: 0.1 },
   "no query analysis": { queryAnalysis: false },
   "no reranker": { rerank: null },
+  "first stage by rank": { firstStage: "rank" },
   "no rerank: coverage": { rerank: { ...DEFAULT_RERANK_WEIGHTS, coverage: 0 } },
   "no rerank: proximity": { rerank: { ...DEFAULT_RERANK_WEIGHTS, proximity: 0 } },
   "no rerank: fields": { rerank: { ...DEFAULT_RERANK_WEIGHTS, field: 0 } },
-  "no rerank: numbers": { rerank: { ...DEFAULT_RERANK_WEIGHTS, number: 0 } },
-  "no rerank: doc evidence": { rerank: { ...DEFAULT_RERANK_WEIGHTS, document: 0 } },
+  "with number matches": { rerank: { ...DEFAULT_RERANK_WEIGHTS, number: 0.3 } },
+  "with doc evidence": { rerank: { ...DEFAULT_RERANK_WEIGHTS, document: 0.5 } },
+  "doc evidence, all chunks": { rerank: { ...DEFAULT_RERANK_WEIGHTS, document: 0.5, documentDepth: Number.POSITIVE_INFINITY } },
   "vector channel, weight 0.1": { vectorWeight: NET_WEIGHT },
   "vector channel, weight 1": { vectorWeight: 1 },
 };
@@ -135,22 +145,28 @@ export async function searchKnowledge(store: Store, opts: SearchOptions, tuning:
   const fused = reciprocalRankFusion<ChunkRecord>(
     [
       { items: byVector, weight: vectorWeight },
-      { items: byText, weight: t.textWeight },
+      { items: byText.map(withoutScore), weight: t.textWeight },
     ],
     (c) => c.id,
   );
+  const firstStage = t.firstStage === "score" ? channelScores(byText, vectorWeight, t.textWeight) : null;
 
   const docs = await store.getDocuments(fused.map((f) => f.item.documentId));
   // Chunks whose document row is gone (mid-delete, or a crashed write) are not results.
-  let ranked: { item: ChunkRecord; score: number }[] = fused.filter((f) => docs.has(f.item.documentId));
+  let ranked: { item: ChunkRecord; score: number; ranks?: (number | null)[] }[] = fused.filter((f) => docs.has(f.item.documentId));
   if (t.rerank) {
     const depth = Math.max(t.rerankDepth, topK);
-    const pool = lexicalRerank(analyzed.terms, ranked.slice(0, depth), ({ item, score }) => ({
-      documentId: item.documentId,
-      text: item.text,
-      fields: `${item.heading}\n${docs.get(item.documentId)!.title}`,
-      score,
-    }));
+    const pool = lexicalRerank(
+      analyzed.terms,
+      ranked.slice(0, depth),
+      ({ item, score, ranks }) => ({
+        documentId: item.documentId,
+        text: item.text,
+        fields: `${item.heading}\n${docs.get(item.documentId)!.title}`,
+        score: firstStage ? firstStage(item.id, ranks) : score,
+      }),
+      t.rerank,
+    );
     ranked = [...pool.map((r) => ({ item: r.item.item, score: r.score })), ...ranked.slice(depth)];
   }
   if (t.crossEncoder) ranked = await crossEncoderRerank(t.crossEncoder, query, ranked, (r) => r.item.text);
@@ -163,6 +179,27 @@ export async function searchKnowledge(store: Store, opts: SearchOptions, tuning:
     const d = docs.get(item.documentId)!;
     return { chunk: item, document: { id: d.id, title: d.title, source: d.source, kb: d.kb }, score };
   });
+}
+
+/** A text hit as a plain chunk record (the score is read from the hit list, not carried to the results). */
+function withoutScore({ textScore: _, ...chunk }: TextHit): ChunkRecord {
+  return chunk;
+}
+
+/**
+ * Score-based first-stage evidence: BM25 scaled to the best full-text hit, and for the vector channel (when it
+ * has a vote) its reciprocal-rank vote scaled to rank 1, mixed by the channels' weights. Ranks are the fused
+ * ones: [vector rank, text rank].
+ */
+function channelScores(byText: readonly TextHit[], vectorWeight: number, textWeight: number) {
+  const bm25 = new Map(byText.map((h) => [h.id, h.textScore ?? 0]));
+  const best = Math.max(0, ...bm25.values()) || 1;
+  const total = vectorWeight + textWeight || 1;
+  return (id: string, ranks: (number | null)[] | undefined): number => {
+    const vectorRank = ranks?.[0];
+    const vector = vectorRank ? (RRF_K + 1) / (RRF_K + vectorRank) : 0;
+    return (textWeight * ((bm25.get(id) ?? 0) / best) + vectorWeight * vector) / total;
+  };
 }
 
 export function clampTopK(topK: number | undefined): number {

@@ -64,4 +64,16 @@ describe("normalizeForMatch", () => {
     for (const t of samples) expect(normalizeForMatch(t)).toBe(full(t));
     expect(normalizeForMatch("Crème")).toBe("creme");
   });
+
+  it("keeps a one-character stop word that starts a name the dictionary lacks", () => {
+    // jieba cuts 于乐 (a footballer) into 于 / 乐; 于 alone is a function word.
+    expect(analyzeQuery("于乐的职业是什么？").terms.map((t) => t.key)).toEqual(["于乐", "职业"]);
+    expect(analyzeQuery("于乐的职业是什么？").indexText).toContain("于乐");
+    expect(analyzeQuery("从中国到美国").terms.map((t) => t.key)).toEqual(["中国", "美国"]);
+  });
+
+  it("keeps 'May' and 'US' where the question writes them as names", () => {
+    expect(analyzeQuery("What happened in May in the US?").terms.map((t) => t.key)).toEqual(["happen", "may", "us"]);
+    expect(analyzeQuery("What may cause it, can you tell us?").terms.map((t) => t.key)).toEqual(["caus", "tell"]);
+  });
 });

@@ -15,8 +15,16 @@ export const ZH_STOP_WORDS = new Set(
   ).split(" "),
 );
 
+/** Chinese particles: never the start of a name. */
+const PARTICLES = new Set("的 地 得 了 着 过 吗 呢 吧 啊 呀 之 所 和 与 及 或 并".split(" "));
+
 /** English question words beyond the index's stop list (which already has what/which/who/how/…). */
 const EN_QUESTION_WORDS = new Set("many much kind type name named called does did during whether among via".split(" "));
+/**
+ * Words the index keeps because they also name something ("May", "US"), dropped from a question only where it
+ * writes them in lower case ("may cause", "tell us").
+ */
+const CASED_WORDS: Record<string, RegExp> = { may: /\bMay\b/, us: /\bU\.?S\b/ };
 
 const CJK = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー々〆`;
 const RUN_RE = new RegExp(`[${CJK}]+|(?:(?![${CJK}])[\\p{L}\\p{N}\\p{M}])+`, "gu");
@@ -55,6 +63,7 @@ const DECOMPOSABLE = /[\u00c0-\u024f\u0370-\u04ff\u1e00-\u1fff]|\p{M}/u;
 export function analyzeQuery(query: string, opts: { stopWords?: boolean } = {}): AnalyzedQuery {
   const useStop = opts.stopWords ?? true;
   const norm = normalizeForMatch(query);
+  const questionWord = (w: string) => EN_QUESTION_WORDS.has(w) || (Object.hasOwn(CASED_WORDS, w) && !CASED_WORDS[w].test(query));
   const kept: string[] = [];
   const terms: QueryTerm[] = [];
   const seen = new Set<string>();
@@ -67,21 +76,36 @@ export function analyzeQuery(query: string, opts: { stopWords?: boolean } = {}):
   for (const [run] of norm.matchAll(RUN_RE)) {
     if (HAN_RE.test(run)) {
       // Drop stop words; what remains is kept as separate pieces so no bigram straddles a dropped word.
-      for (const w of segmentWords(run)) {
-        if (useStop && ZH_STOP_WORDS.has(w)) {
+      const words = segmentWords(run);
+      const single = (k: number) => words[k]?.length === 1 && HAN_RE.test(words[k]) && !ZH_STOP_WORDS.has(words[k]);
+      let name = "";
+      words.forEach((w, k) => {
+        // A one-character stop word (not a particle) before another lone character starts a word the
+        // dictionary lacks (a name: 于乐 segments as 于 / 乐): it stays, and the lone characters are one term.
+        const partOfName = w.length === 1 && single(k + 1) && !PARTICLES.has(w);
+        if (useStop && ZH_STOP_WORDS.has(w) && !partOfName) {
           kept.push(" ");
-          continue;
+          if (name) addTerm(name, "cjk");
+          name = "";
+          return;
         }
         kept.push(w);
+        if (w.length === 1 && (partOfName || single(k))) {
+          name += w;
+          return;
+        }
+        if (name) addTerm(name, "cjk");
+        name = "";
         addTerm(w, "cjk");
-      }
+      });
+      if (name) addTerm(name, "cjk");
       kept.push(" ");
     } else if (/^[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー々〆]/u.test(run)) {
       kept.push(run, " ");
       addTerm(run, "cjk");
     } else {
       kept.push(" ", run, " ");
-      if (STOP_WORDS.has(run) || (useStop && EN_QUESTION_WORDS.has(run))) continue;
+      if (STOP_WORDS.has(run) || (useStop && questionWord(run))) continue;
       addTerm(/^\p{N}+$/u.test(run) ? run : indexStem(run), /^\p{N}+$/u.test(run) ? "number" : "word");
     }
   }
@@ -90,7 +114,7 @@ export function analyzeQuery(query: string, opts: { stopWords?: boolean } = {}):
   const dropped = useStop
     ? content
         .split(" ")
-        .filter((w) => !EN_QUESTION_WORDS.has(w))
+        .filter((w) => !questionWord(w))
         .join(" ")
     : content;
   return { indexText: toIndexText(dropped) || toIndexText(norm), terms };

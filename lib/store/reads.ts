@@ -1,7 +1,7 @@
 /** The store's reads and queries: document metadata (cached per table version), bodies, chunks and searches. */
 import type { Table as ArrowTable } from "apache-arrow";
 import { LRUCache } from "lru-cache";
-import type { ChunkRecord, DocumentRecord } from "@/lib/types";
+import type { DocumentRecord } from "@/lib/types";
 import type { EmbedderCheck } from "./compat";
 import { FTS_COLUMN, type Indexes } from "./indexes";
 import {
@@ -16,7 +16,7 @@ import {
 } from "./schema";
 import { sqlEq, sqlIn } from "./sql";
 import { readVersion, type Tables } from "./tables";
-import type { Store } from "./types";
+import type { Store, TextHit } from "./types";
 
 /**
  * Document bodies kept in memory, by characters: every search result carries the sentences around its passage
@@ -154,10 +154,11 @@ export function documentCache(tables: Tables): DocumentCache {
  * the document and place from the id and the knowledge base from the document. A chunk whose document is not
  * there (mid-delete, or a crashed write) is left out: it is not a result.
  */
-function searchCandidates(rows: ArrowTable, docs: ReadonlyMap<string, DocumentRecord>): ChunkRecord[] {
+function searchCandidates(rows: ArrowTable, docs: ReadonlyMap<string, DocumentRecord>): TextHit[] {
   const column = (name: string) => rows.getChild(name)!;
   const [ids, headings, starts, ends, pages, texts] = SEARCH_COLUMNS.map(column);
-  const out: ChunkRecord[] = [];
+  const scores = rows.getChild("_score");
+  const out: TextHit[] = [];
   for (let i = 0; i < rows.numRows; i++) {
     const id = String(ids.get(i));
     const at = parseChunkId(id);
@@ -174,6 +175,7 @@ function searchCandidates(rows: ArrowTable, docs: ReadonlyMap<string, DocumentRe
       end: Number(ends.get(i)),
       page: page == null ? null : Number(page),
       text: String(texts.get(i)),
+      ...(scores ? { textScore: Number(scores.get(i)) } : {}),
     });
   }
   return out;
@@ -296,7 +298,7 @@ export function storeReads(tables: Tables, allDocs: DocumentCache["get"], compat
       const [rows, { byId }] = await Promise.all([q.toArrow(), allDocs()]);
       return searchCandidates(rows, byId);
     },
-    async textSearch(indexText, o): Promise<ChunkRecord[]> {
+    async textSearch(indexText, o): Promise<TextHit[]> {
       await compat.assertCompatible();
       if (!indexText.trim()) return [];
       if (!(await indexes.ftsAvailable())) return [];

@@ -103,7 +103,7 @@ describe("store on a real LanceDB", () => {
   });
 
   it("stores documents, text and ordered chunks, lists them sorted by title, and deletes them", async () => {
-    const text = `# Zebra handbook\n\n${Array.from({ length: 30 }, (_, i) => `Paragraph ${i} about zebras and their stripes.`).join("\n\n")}`;
+    const text = `# Zebra handbook\n\n${Array.from({ length: 60 }, (_, i) => `Paragraph ${i} about zebras and their stripes.`).join("\n\n")}`;
     const z = await ingestDocument(store, { filename: "zebra.md", data: enc(text), kb: "animals", tags: ["b", "a"], author: "Ann" });
     const a = await ingestDocument(store, { filename: "aardvark.txt", data: enc("Aardvarks eat ants."), kb: "animals", title: "Aardvark" });
     expect(z.status).toBe("added");
@@ -173,7 +173,8 @@ describe("store on a real LanceDB", () => {
     expect(byText).toHaveLength(1);
     expect(byText[0].text).toContain("员工先填写报销申请单");
     // A search reads fewer columns (SEARCH_COLUMNS) and rebuilds the rest: the same chunk as a full read.
-    expect(byText[0]).toEqual(await store.getChunk(byText[0].id));
+    expect(byText[0]).toEqual({ ...(await store.getChunk(byText[0].id)), textScore: expect.any(Number) });
+    expect(byText[0].textScore).toBeGreaterThan(0);
     expect(byText[0]).toMatchObject({ kb: "zh", index: 0 });
     const hits = await searchKnowledge(store, { query: "报销怎么办理？", kb: "zh" });
     expect(hits[0].document.source).toBe("报销.md");
@@ -531,8 +532,9 @@ describe("offline search and the full-text index's lag", () => {
       const batch = createBatchIngest(store);
       const para = (d: number, p: number) =>
         `Section ${p} of report ${d}: ${Array.from({ length: 60 }, (_, w) => `w${(d * 131 + p * 17 + w * 7) % 4999}`).join(" ")}.`;
+      // One section per paragraph: each is a chunk (paragraphs of one section are packed up to 1,500 characters).
       for (let d = 0; d < 55; d++) {
-        const text = Array.from({ length: 40 }, (_, p) => para(d, p)).join("\n\n");
+        const text = Array.from({ length: 40 }, (_, p) => `## Part ${p}\n\n${para(d, p)}`).join("\n\n");
         await batch.add({ filename: `report-${d}.md`, data: enc(text) });
       }
       expect(await batch.flush()).toEqual([]);

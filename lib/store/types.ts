@@ -8,6 +8,9 @@ import type { RecentChunk } from "./recent";
 import type { DocumentBody, StoredChunk } from "./schema";
 import type { SideTable } from "./tables";
 
+/** A full-text search result: the chunk and its BM25 score. */
+export type TextHit = ChunkRecord & { textScore?: number };
+
 export interface Store {
   readonly uri: string;
   readonly embedder: Embedder;
@@ -72,9 +75,10 @@ export interface Store {
   /**
    * BM25 over the chunks' index text (already tokenized, space-separated), best first; chunks of a document
    * that is gone are left out. `withRecent`: the caller also searches recentChunks(), so rows the index does
-   * not cover may be left out when this process wrote them all (they are all there).
+   * not cover may be left out when this process wrote them all (they are all there). Each carries its BM25
+   * score (`textScore`, higher is better).
    */
-  textSearch(indexText: string, opts: { limit: number; kbs?: readonly string[]; withRecent?: boolean }): Promise<ChunkRecord[]>;
+  textSearch(indexText: string, opts: { limit: number; kbs?: readonly string[]; withRecent?: boolean }): Promise<TextHit[]>;
   /**
    * The chunks table's version and whether the full-text index covers every chunk in it. LanceDB also
    * searches rows it does not cover yet, but scores them low (and not at all against an index of a few rows)

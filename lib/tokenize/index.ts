@@ -23,15 +23,15 @@ export const STOP_WORDS = new Set(
     "a an the and or but if of to in on at by for with from as into onto about over than then so " +
     "is are was were be been being am do does did done have has had having " +
     "it its this that these those there here their theirs they them he him his she her hers " +
-    "we us our ours you your yours i me my mine " +
-    "can could will would shall should may might must " +
+    "we our ours you your yours i me my mine " +
+    "can could will would shall should might must " +
     "what which who whom whose when where why how " +
     "not no nor also just only very s t"
   ).split(" "),
 );
 
 /** Bumped whenever toIndexText's output changes: stores indexed with another version need a reindex. */
-export const INDEX_TEXT_VERSION = "3";
+export const INDEX_TEXT_VERSION = "4";
 
 /** Tokens with the light stemmer (stem): what the offline embedder and the extractive answerer see. */
 export function tokenize(text: string): string[] {

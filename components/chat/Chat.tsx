@@ -13,6 +13,7 @@ import { AddDocumentsButton, DocumentDropZone } from "@/components/documents/Doc
 import { useMessages } from "@/components/i18n";
 import { KbFilter } from "@/components/kbs/KbFilter";
 import type { ChatUIMessage } from "@/lib/agent/protocol";
+import { activePath, mergePath, normalizeTree, siblingsOf, switchTo } from "@/lib/conversations/branches";
 import { Composer } from "./Composer";
 import { ConversationList } from "./ConversationList";
 import { conversationApi, type Feedback } from "./conversations-api";
@@ -20,9 +21,12 @@ import { EmptyState } from "./EmptyState";
 import { ErrorNotice } from "./ErrorNotice";
 import { MessageView, messageAnswerText } from "./MessageView";
 import { fill, T } from "./strings";
+import type { Versions } from "./VersionSwitch";
 
 // Headers are resolved per request, so an admin token entered later is used without a reload.
 const transport = new DefaultChatTransport<ChatUIMessage>({ api: "/api/chat", headers: () => authHeaders() });
+
+type Branch = ReturnType<typeof normalizeTree<ChatUIMessage>>;
 
 const NAV =
   "shrink-0 whitespace-nowrap rounded-lg px-2 py-1 text-sm text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800";
@@ -43,7 +47,15 @@ function setConversationInUrl(id: string | null) {
 
 export function Chat({ offline, model, share }: { offline: boolean; model?: string; share?: ShareInfo }) {
   const t = useMessages(T);
-  const { messages, sendMessage, status, stop, error, regenerate, setMessages, clearError } = useChat<ChatUIMessage>({ transport });
+  const [stopped, setStopped] = useState<ReadonlySet<string>>(new Set());
+  const { messages, sendMessage, status, stop, error, regenerate, setMessages, clearError } = useChat<ChatUIMessage>({
+    transport,
+    onFinish: ({ message, isAbort }) => {
+      if (isAbort) setStopped((s) => new Set(s).add(message.id));
+    },
+  });
+  // Every version of every turn (a tree, see lib/conversations/branches.ts); `messages` is the shown branch.
+  const tree = useRef<Branch>([]);
   // Knowledge bases the chat searches (empty = all), sent with every request and saved with the conversation.
   const [kbs, setKbs] = useState<string[]>([]);
   const viewer = useViewer();
@@ -74,9 +86,10 @@ export function Chat({ offline, model, share }: { offline: boolean; model?: stri
       try {
         const { conversation } = await conversationApi.get(id);
         idRef.current = id;
-        savedJson.current = JSON.stringify(conversation.messages);
+        tree.current = normalizeTree(conversation.messages as unknown as ChatUIMessage[]);
+        savedJson.current = JSON.stringify(tree.current);
         setConversationId(id);
-        setMessages(conversation.messages as unknown as ChatUIMessage[]);
+        setMessages(activePath(tree.current));
         setKbs(conversation.kbs);
         setFeedback(conversation.feedback);
         setConversationInUrl(id);
@@ -98,10 +111,11 @@ export function Chat({ offline, model, share }: { offline: boolean; model?: stri
   // Saves the conversation whenever a turn settles (answer finished, stopped or failed).
   useEffect(() => {
     if (busy || messages.length === 0) return;
-    const json = JSON.stringify(messages);
+    tree.current = mergePath(tree.current, messages);
+    const json = JSON.stringify(tree.current);
     if (json === savedJson.current) return;
     savedJson.current = json;
-    const snapshot = messages;
+    const snapshot = tree.current;
     const scope = kbs;
     void queue(async () => {
       const id = idRef.current;
@@ -140,15 +154,38 @@ export function Chat({ offline, model, share }: { offline: boolean; model?: stri
     pinnedToBottom.current = true;
     void sendMessage({ text }, { body: { kbs } });
   };
+  /** Regenerating adds a version of the answer; the earlier ones (and the turns after them) stay. */
   const regenerateAnswer = (messageId?: string) => {
     if (busy) return;
     if (error) clearError();
-    void regenerate({ ...(messageId ? { messageId } : {}), body: { kbs } });
+    tree.current = mergePath(tree.current, messages);
+    // What the earlier versions said, so the offline answerer offers the next-best passages instead.
+    const avoid = messageId ? siblingsOf(tree.current, messageId).map(messageAnswerText) : [];
+    void regenerate({ ...(messageId ? { messageId } : {}), body: { kbs, ...(avoid.length ? { avoid } : {}) } });
   };
+  /** An edited question is a new version of it: the original question and its answers stay. */
   const edit = (messageId: string, text: string) => {
     if (busy) return;
     if (error) clearError();
-    void sendMessage({ text, messageId }, { body: { kbs } });
+    tree.current = mergePath(tree.current, messages);
+    const at = messages.findIndex((m) => m.id === messageId);
+    if (at >= 0) setMessages(messages.slice(0, at));
+    pinnedToBottom.current = true;
+    void sendMessage({ text }, { body: { kbs } });
+  };
+  const shownTree = busy ? tree.current : mergePath(tree.current, messages);
+  const versionsOf = (id: string): Versions | undefined => {
+    const all = siblingsOf(shownTree, id);
+    if (all.length < 2) return undefined;
+    return {
+      index: all.findIndex((m) => m.id === id),
+      count: all.length,
+      onShow: (i) => {
+        if (busy || !all[i]) return;
+        tree.current = switchTo(mergePath(tree.current, messages), all[i].id);
+        setMessages(activePath(tree.current));
+      },
+    };
   };
   const rate = async (messageId: string, rating: "up" | "down" | null, note?: string) => {
     await queue(async () => {
@@ -162,6 +199,7 @@ export function Chat({ offline, model, share }: { offline: boolean; model?: stri
     if (busy) void stop();
     clearError();
     setMessages([]);
+    tree.current = [];
     setFeedback({});
     idRef.current = null;
     savedJson.current = "";
@@ -314,6 +352,8 @@ export function Chat({ offline, model, share }: { offline: boolean; model?: stri
                     onEdit={edit}
                     onFeedback={rate}
                     question={m.role === "assistant" && messages[i - 1]?.role === "user" ? messageAnswerText(messages[i - 1]) : undefined}
+                    versions={busy ? undefined : versionsOf(m.id)}
+                    stopped={stopped.has(m.id)}
                   />
                 ))}
                 {waitingForFirstPart && <p className="animate-pulse text-sm text-zinc-600 dark:text-zinc-400">{t.thinking}</p>}

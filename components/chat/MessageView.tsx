@@ -12,6 +12,7 @@ import { SourcesPanel } from "./SourcesPanel";
 import { answerWithReferences, displayCitations } from "./sources";
 import { type ChatText, fill } from "./strings";
 import { ToolActivity } from "./ToolActivity";
+import { VersionSwitch, type Versions } from "./VersionSwitch";
 
 export function messageAnswerText(m: ChatUIMessage): string {
   return m.parts.map((p) => (p.type === "text" ? p.text : "")).join("");
@@ -27,7 +28,19 @@ function citationsOf(m: ChatUIMessage): Citation[] {
 
 const ACTION = "rounded px-1 py-0.5 hover:bg-zinc-100 hover:text-zinc-900 dark:hover:bg-zinc-800 dark:hover:text-zinc-100";
 
-function UserMessage({ m, t, busy, onEdit }: { m: ChatUIMessage; t: ChatText; busy: boolean; onEdit: (id: string, text: string) => void }) {
+function UserMessage({
+  m,
+  t,
+  busy,
+  onEdit,
+  versions,
+}: {
+  m: ChatUIMessage;
+  t: ChatText;
+  busy: boolean;
+  onEdit: (id: string, text: string) => void;
+  versions?: Versions;
+}) {
   const text = messageAnswerText(m);
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(text);
@@ -86,18 +99,21 @@ function UserMessage({ m, t, busy, onEdit }: { m: ChatUIMessage; t: ChatText; bu
       >
         {text}
       </div>
-      <button
-        type="button"
-        data-testid="edit-question"
-        disabled={busy}
-        onClick={() => {
-          setDraft(text);
-          setEditing(true);
-        }}
-        className={`text-xs text-zinc-600 disabled:opacity-50 dark:text-zinc-400 ${ACTION}`}
-      >
-        {t.edit}
-      </button>
+      <div className="flex items-center gap-2">
+        <VersionSwitch versions={versions} t={t} busy={busy} />
+        <button
+          type="button"
+          data-testid="edit-question"
+          disabled={busy}
+          onClick={() => {
+            setDraft(text);
+            setEditing(true);
+          }}
+          className={`text-xs text-zinc-600 disabled:opacity-50 dark:text-zinc-400 ${ACTION}`}
+        >
+          {t.edit}
+        </button>
+      </div>
     </div>
   );
 }
@@ -220,6 +236,8 @@ function AssistantMessage({
   onRegenerate,
   onFeedback,
   question,
+  versions,
+  stopped,
 }: {
   m: ChatUIMessage;
   t: ChatText;
@@ -229,6 +247,8 @@ function AssistantMessage({
   onRegenerate: (id: string) => void;
   onFeedback?: FeedbackFn;
   question?: string;
+  versions?: Versions;
+  stopped?: boolean;
 }) {
   const [copied, setCopied] = useState(false);
   const text = messageAnswerText(m);
@@ -254,8 +274,14 @@ function AssistantMessage({
         <p className="animate-pulse text-sm text-zinc-600 dark:text-zinc-400">{t.thinking}</p>
       ) : null}
       {!streaming && <SourcesPanel cited={cited} others={others} t={t} />}
+      {stopped && (
+        <p data-testid="stopped-marker" className="mt-1 text-xs text-zinc-600 italic dark:text-zinc-400">
+          {t.stopped}
+        </p>
+      )}
       {!streaming && text && (
-        <div className="mt-2 flex flex-wrap items-center gap-2 text-xs text-zinc-600 dark:text-zinc-400">
+        <div data-testid="answer-actions" className="mt-2 flex flex-wrap items-center gap-2 text-xs text-zinc-600 dark:text-zinc-400">
+          <VersionSwitch versions={versions} t={t} busy={busy} />
           <button type="button" data-testid="copy-answer" onClick={copy} className={ACTION}>
             {copied ? t.copied : t.copy}
           </button>
@@ -287,9 +313,13 @@ export function MessageView(props: {
   onFeedback?: FeedbackFn;
   /** The question this answer replies to (for "promote to FAQ"). */
   question?: string;
+  /** The versions of this message (regenerated answers, edited questions). */
+  versions?: Versions;
+  /** The answer was cut short by Stop. */
+  stopped?: boolean;
 }) {
   return props.m.role === "user" ? (
-    <UserMessage m={props.m} t={props.t} busy={props.busy} onEdit={props.onEdit} />
+    <UserMessage m={props.m} t={props.t} busy={props.busy} onEdit={props.onEdit} versions={props.versions} />
   ) : (
     <AssistantMessage {...props} />
   );

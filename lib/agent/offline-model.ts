@@ -103,7 +103,10 @@ function safeJson(s: string): unknown {
   }
 }
 
-export function planOfflineStep(options: Pick<LanguageModelV4CallOptions, "prompt" | "tools" | "toolChoice">): Plan {
+export function planOfflineStep(
+  options: Pick<LanguageModelV4CallOptions, "prompt" | "tools" | "toolChoice">,
+  avoid: readonly string[] = [],
+): Plan {
   const { question, previous, searches } = readTurn(options.prompt);
   const canSearch =
     options.toolChoice?.type !== "none" && (options.tools ?? []).some((t) => t.type === "function" && t.name === SEARCH_TOOL);
@@ -111,7 +114,33 @@ export function planOfflineStep(options: Pick<LanguageModelV4CallOptions, "promp
     const parts = splitQuestion(question);
     return { kind: "search", queries: parts.length > 1 ? parts : [followUpQuery(question, previous)] };
   }
+  const said = quotedSentences(avoid);
+  if (said.length) {
+    // Regenerate: the next-best sentences, leaving out what the earlier versions quoted (unless nothing is left).
+    const text = writeAnswer(
+      question,
+      searches.map((s) => ({ ...s, passages: s.passages.map((p) => without(p, said)) })),
+      previous,
+    );
+    if (!isRefusal(text)) return { kind: "answer", text };
+  }
   return { kind: "answer", text: writeAnswer(question, searches, previous) };
+}
+
+/** The quoted sentences of earlier offline answers (their "- sentence [n]" bullets). */
+export function quotedSentences(answers: readonly string[]): string[] {
+  return answers.flatMap((a) =>
+    a
+      .split("\n")
+      .map((line) => line.match(/^\s*-\s+(.*?)(?:\s*\[\d+\])*\s*$/)?.[1]?.trim() ?? "")
+      .filter((q) => q.length > 0),
+  );
+}
+
+function without(p: Passage, said: readonly string[]): Passage {
+  let text = p.text;
+  for (const q of said) text = text.split(q).join(" ");
+  return { ...p, text: text.replace(/\s{2,}/g, " ").trim() };
 }
 
 /** A search result as a passage to quote: its citation number, where it is, and its text. */
@@ -195,18 +224,18 @@ export function sentenceDeltas(text: string): string[] {
 /** Pause between streamed sentences, so a browser shows them arriving one by one. */
 const SENTENCE_PAUSE_MS = 20;
 
-export function createOfflineModel(): LanguageModelV4 {
+export function createOfflineModel({ avoid }: { avoid?: readonly string[] } = {}): LanguageModelV4 {
   return {
     specificationVersion: "v4",
     provider: "offline",
     modelId: OFFLINE_MODEL_ID,
     supportedUrls: {},
     async doGenerate(options) {
-      const { content, finishReason } = toContent(planOfflineStep(options));
+      const { content, finishReason } = toContent(planOfflineStep(options, avoid));
       return { content, finishReason, usage: USAGE, warnings: [] };
     },
     async doStream(options) {
-      const { content, finishReason } = toContent(planOfflineStep(options));
+      const { content, finishReason } = toContent(planOfflineStep(options, avoid));
       const parts: LanguageModelV4StreamPart[] = [{ type: "stream-start", warnings: [] }];
       for (const c of content) {
         if (c.type === "text") {

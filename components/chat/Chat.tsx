@@ -12,6 +12,7 @@ import type { ShareInfo } from "@/components/connect/share-info";
 import { AddDocumentsButton, DocumentDropZone } from "@/components/documents/DocumentDropZone";
 import { useMessages } from "@/components/i18n";
 import { KbFilter } from "@/components/kbs/KbFilter";
+import { KbsLink } from "@/components/kbs/KbsLink";
 import type { ChatUIMessage } from "@/lib/agent/protocol";
 import { activePath, mergePath, normalizeTree, siblingsOf, switchTo } from "@/lib/conversations/branches";
 import { Composer } from "./Composer";
@@ -45,7 +46,17 @@ function setConversationInUrl(id: string | null) {
   window.history.replaceState(window.history.state, "", url);
 }
 
-export function Chat({ offline, model, share }: { offline: boolean; model?: string; share?: ShareInfo }) {
+export function Chat({
+  offline,
+  model,
+  share,
+  maxUploadBytes,
+}: {
+  offline: boolean;
+  model?: string;
+  share?: ShareInfo;
+  maxUploadBytes?: number;
+}) {
   const t = useMessages(T);
   const [stopped, setStopped] = useState<ReadonlySet<string>>(new Set());
   const { messages, sendMessage, status, stop, error, regenerate, setMessages, clearError } = useChat<ChatUIMessage>({
@@ -225,7 +236,7 @@ export function Chat({ offline, model, share }: { offline: boolean; model?: stri
   );
 
   return (
-    <DocumentDropZone kb={uploadKb}>
+    <DocumentDropZone kb={uploadKb} maxFileBytes={maxUploadBytes}>
       <div className="flex h-dvh flex-col">
         <a
           href="#chat-input"
@@ -277,6 +288,7 @@ export function Chat({ offline, model, share }: { offline: boolean; model?: stri
             <Link href="/faq" data-testid="faq-link" className={`${NAV} hidden sm:inline-block`}>
               FAQ
             </Link>
+            <KbsLink className={NAV} />
             <Link href="/documents" data-testid="documents-link" className={NAV}>
               {t.documents}
             </Link>

@@ -7,6 +7,7 @@ import { ACCEPT_ATTRIBUTE } from "@/lib/parse/formats";
 import { T } from "./messages";
 import { UploadProvider, useDocumentUploads } from "./UploadContext";
 import { UploadTray } from "./UploadTray";
+import { getUploadQueue } from "./upload-queue";
 
 const hasFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes("Files");
 
@@ -85,9 +86,11 @@ function LeaveGuard() {
 
 /**
  * Wraps a page so that files dropped anywhere on it are uploaded, with a per-file progress tray.
- * `kb` picks the knowledge base (server default otherwise).
+ * `kb` picks the knowledge base (server default otherwise); `maxFileBytes` is the server's per-file limit.
  */
-export function DocumentDropZone({ children, kb }: { children: React.ReactNode; kb?: string }) {
+export function DocumentDropZone({ children, kb, maxFileBytes }: { children: React.ReactNode; kb?: string; maxFileBytes?: number }) {
+  // The server's per-file limit, for the check before sending (the queue is shared by the pages).
+  if (maxFileBytes) getUploadQueue().maxFileBytes = maxFileBytes;
   return (
     <UploadProvider kb={kb}>
       {children}

@@ -115,14 +115,16 @@ export function planOfflineStep(
     return { kind: "search", queries: parts.length > 1 ? parts : [followUpQuery(question, previous)] };
   }
   const said = quotedSentences(avoid);
-  if (said.length) {
-    // Regenerate: the next-best sentences, leaving out what the earlier versions quoted (unless nothing is left).
+  // Regenerate: the next-best sentences, leaving out what the earlier versions quoted; when that leaves
+  // nothing, leaving out one of them at a time; the same answer only when nothing else is found.
+  const before = new Set(avoid.map((a) => quotedSentences([a]).join("\n")));
+  for (const leaveOut of said.length ? [said, ...said.map((q) => [q])] : []) {
     const text = writeAnswer(
       question,
-      searches.map((s) => ({ ...s, passages: s.passages.map((p) => without(p, said)) })),
+      searches.map((s) => ({ ...s, passages: s.passages.map((p) => without(p, leaveOut)) })),
       previous,
     );
-    if (!isRefusal(text)) return { kind: "answer", text };
+    if (!isRefusal(text) && !before.has(quotedSentences([text]).join("\n"))) return { kind: "answer", text };
   }
   return { kind: "answer", text: writeAnswer(question, searches, previous) };
 }
@@ -137,10 +139,15 @@ export function quotedSentences(answers: readonly string[]): string[] {
   );
 }
 
+const fold = (s: string) => s.replace(/\s+/g, " ").trim();
+
+/** A passage without the sentences already quoted (compared with whitespace folded). */
 function without(p: Passage, said: readonly string[]): Passage {
-  let text = p.text;
-  for (const q of said) text = text.split(q).join(" ");
-  return { ...p, text: text.replace(/\s{2,}/g, " ").trim() };
+  let text = fold(p.text);
+  for (const quote of said) {
+    for (const sentence of fold(quote).split(/(?<=[.!?。！？])\s*/u)) if (sentence.length > 1) text = text.split(sentence).join(" ");
+  }
+  return { ...p, text: fold(text) };
 }
 
 /** A search result as a passage to quote: its citation number, where it is, and its text. */

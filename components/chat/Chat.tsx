@@ -10,6 +10,7 @@ import { authHeaders } from "@/components/api";
 import { ConnectButton } from "@/components/connect/ConnectButton";
 import type { ShareInfo } from "@/components/connect/share-info";
 import { AddDocumentsButton, DocumentDropZone } from "@/components/documents/DocumentDropZone";
+import { DocumentView } from "@/components/documents/DocumentView";
 import { useMessages } from "@/components/i18n";
 import { KbFilter } from "@/components/kbs/KbFilter";
 import { KbsLink } from "@/components/kbs/KbsLink";
@@ -21,6 +22,8 @@ import { conversationApi, type Feedback } from "./conversations-api";
 import { EmptyState } from "./EmptyState";
 import { ErrorNotice } from "./ErrorNotice";
 import { MessageView, messageAnswerText } from "./MessageView";
+import { Shortcuts } from "./Shortcuts";
+import { type SourceViewer, SourceViewerContext } from "./source-viewer";
 import { fill, T } from "./strings";
 import type { Versions } from "./VersionSwitch";
 
@@ -78,6 +81,10 @@ export function Chat({
   const [listVersion, setListVersion] = useState(0);
   const [historyOpen, setHistoryOpen] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
+  // The document opened from a citation, beside the chat (wide screens).
+  const [source, setSource] = useState<{ documentId: string; chunkId: string; claim?: string } | null>(null);
+  // The turn to show after opening a conversation from an address with `#m-<answer id>` (Back from a document).
+  const turnToShow = useRef<string | null>(null);
   const busy = status === "submitted" || status === "streaming";
   const scroller = useRef<HTMLDivElement>(null);
   const pinnedToBottom = useRef(true);
@@ -115,7 +122,9 @@ export function Chat({
   );
 
   useEffect(() => {
-    const id = new URL(window.location.href).searchParams.get("c");
+    const url = new URL(window.location.href);
+    const id = url.searchParams.get("c");
+    turnToShow.current = url.hash.startsWith("#m-") ? url.hash.slice(1) : null;
     if (id) void open(id);
   }, [open]);
 
@@ -144,11 +153,35 @@ export function Chat({
     });
   }, [busy, messages, kbs, queue]);
 
+  // Follows the conversation as it grows (down to the last answer's sources and actions) unless the reader
+  // scrolled up; after Back from a document, shows the turn the citation was opened from.
   // biome-ignore lint/correctness/useExhaustiveDependencies: scroll again whenever the conversation grows
   useEffect(() => {
     const el = scroller.current;
-    if (el && pinnedToBottom.current) el.scrollTop = el.scrollHeight;
+    if (!el) return;
+    const turn = turnToShow.current && document.getElementById(turnToShow.current);
+    if (turn) {
+      turnToShow.current = null;
+      pinnedToBottom.current = false;
+      turn.scrollIntoView({ block: "start" });
+      return;
+    }
+    if (!pinnedToBottom.current) return;
+    el.scrollTop = el.scrollHeight;
+    // The sources and the action row appear a moment after the text settles (layout, fonts): follow them too.
+    const id = requestAnimationFrame(() => {
+      if (pinnedToBottom.current) el.scrollTop = el.scrollHeight;
+    });
+    return () => cancelAnimationFrame(id);
   }, [messages, status, error]);
+  const sourceViewer: SourceViewer = {
+    conversationPath: conversationId ? `/?c=${encodeURIComponent(conversationId)}` : null,
+    open: (next) => {
+      if (!window.matchMedia("(min-width: 1024px)").matches) return false;
+      setSource(next);
+      return true;
+    },
+  };
 
   const changeKbs = useCallback(
     (next: string[]) => {
@@ -219,6 +252,15 @@ export function Chat({
     setNotice(null);
   };
 
+  const searchHistory = () => {
+    if (!window.matchMedia("(min-width: 1024px)").matches) setHistoryOpen(true);
+    // The visible search box (the sidebar's, or the drawer's once it has opened).
+    setTimeout(() => {
+      const boxes = Array.from(document.querySelectorAll<HTMLInputElement>('[data-testid="conversation-search"]'));
+      boxes.find((b) => b.offsetParent !== null)?.focus();
+    }, 0);
+  };
+
   const last = messages.at(-1);
   const waitingForFirstPart = status === "submitted" && last?.role === "user";
   const history = (
@@ -236,145 +278,176 @@ export function Chat({
   );
 
   return (
-    <DocumentDropZone kb={uploadKb} maxFileBytes={maxUploadBytes}>
-      <div className="flex h-dvh flex-col">
-        <a
-          href="#chat-input"
-          className="sr-only z-50 rounded bg-blue-700 px-3 py-2 text-white focus:not-sr-only focus:absolute focus:top-2 focus:left-2"
-        >
-          {t.skipToInput}
-        </a>
-        <header className="flex flex-wrap items-center gap-x-2 gap-y-0.5 border-b border-zinc-200 px-2 py-1 sm:px-5 sm:py-1.5 dark:border-zinc-800">
-          <button
-            type="button"
-            data-testid="history-open"
-            aria-expanded={historyOpen}
-            aria-label={t.history}
-            title={t.history}
-            onClick={() => setHistoryOpen(true)}
-            className={`${NAV} text-base lg:hidden`}
+    <SourceViewerContext.Provider value={sourceViewer}>
+      <DocumentDropZone kb={uploadKb} maxFileBytes={maxUploadBytes}>
+        <div className="flex h-dvh flex-col">
+          <Shortcuts t={t} onNewChat={newChat} onSearch={searchHistory} />
+          <a
+            href="#chat-input"
+            className="sr-only z-50 rounded bg-blue-700 px-3 py-2 text-white focus:not-sr-only focus:absolute focus:top-2 focus:left-2"
           >
-            <span aria-hidden="true">☰</span>
-          </button>
-          <h1 className="truncate text-base font-semibold">{t.title}</h1>
-          {offline ? (
-            <span
-              data-testid="offline-badge"
-              title={t.offlineNote}
-              className="rounded-full bg-amber-100 px-2 py-0.5 text-[11px] font-medium whitespace-nowrap text-amber-950 dark:bg-amber-900/60 dark:text-amber-100"
+            {t.skipToInput}
+          </a>
+          <header className="flex flex-wrap items-center gap-x-2 gap-y-0.5 border-b border-zinc-200 px-2 py-1 sm:px-5 sm:py-1.5 dark:border-zinc-800">
+            <button
+              type="button"
+              data-testid="history-open"
+              aria-expanded={historyOpen}
+              aria-label={t.history}
+              title={t.history}
+              onClick={() => setHistoryOpen(true)}
+              className={`${NAV} text-base lg:hidden`}
             >
-              {t.offlineBadge}
-            </span>
-          ) : (
-            model && (
-              <span className="hidden rounded-full bg-zinc-100 px-2 py-0.5 text-[11px] text-zinc-700 sm:inline dark:bg-zinc-800 dark:text-zinc-300">
-                {fill(t.modelBadge, { model })}
-              </span>
-            )
-          )}
-          {messages.length > 0 && (
-            <button type="button" data-testid="new-chat" onClick={newChat} className={`${NAV} ml-auto sm:order-last sm:ml-0`}>
-              {t.newChat}
+              <span aria-hidden="true">☰</span>
             </button>
+            <h1 className="truncate text-base font-semibold">{t.title}</h1>
+            {offline ? (
+              <span
+                data-testid="offline-badge"
+                title={t.offlineNote}
+                className="rounded-full bg-amber-100 px-2 py-0.5 text-[11px] font-medium whitespace-nowrap text-amber-950 dark:bg-amber-900/60 dark:text-amber-100"
+              >
+                {t.offlineBadge}
+              </span>
+            ) : (
+              model && (
+                <span className="hidden rounded-full bg-zinc-100 px-2 py-0.5 text-[11px] text-zinc-700 sm:inline dark:bg-zinc-800 dark:text-zinc-300">
+                  {fill(t.modelBadge, { model })}
+                </span>
+              )
+            )}
+            {messages.length > 0 && (
+              <button type="button" data-testid="new-chat" onClick={newChat} className={`${NAV} ml-auto sm:order-last sm:ml-0`}>
+                {t.newChat}
+              </button>
+            )}
+            <nav
+              aria-label={t.title}
+              className="-mx-1 flex w-full min-w-0 items-center gap-x-1 text-sm sm:mx-0 sm:ml-auto sm:w-auto sm:justify-end"
+            >
+              <KbFilter value={kbs} onChange={changeKbs} />
+              <AddDocumentsButton className={NAV} />
+              <ConnectButton className={NAV} share={share} />
+              {/* On a phone the FAQ tab is reached from /kbs; the header stays one compact row of actions. */}
+              <Link href="/faq" data-testid="faq-link" className={`${NAV} hidden sm:inline-block`}>
+                FAQ
+              </Link>
+              <KbsLink className={NAV} />
+              <Link href="/documents" data-testid="documents-link" className={NAV}>
+                {t.documents}
+              </Link>
+              <AccountMenu compact />
+            </nav>
+          </header>
+          {offline && (
+            <p
+              data-testid="offline-note"
+              className="hidden border-b border-amber-200 bg-amber-50 px-3 py-1.5 text-center text-xs text-amber-950 sm:block dark:border-amber-900/50 dark:bg-amber-950/40 dark:text-amber-100"
+            >
+              {t.offlineNote}
+            </p>
           )}
-          <nav
-            aria-label={t.title}
-            className="-mx-1 flex w-full min-w-0 items-center gap-x-1 text-sm sm:mx-0 sm:ml-auto sm:w-auto sm:justify-end"
-          >
-            <KbFilter value={kbs} onChange={changeKbs} />
-            <AddDocumentsButton className={NAV} />
-            <ConnectButton className={NAV} share={share} />
-            {/* On a phone the FAQ tab is reached from /kbs; the header stays one compact row of actions. */}
-            <Link href="/faq" data-testid="faq-link" className={`${NAV} hidden sm:inline-block`}>
-              FAQ
-            </Link>
-            <KbsLink className={NAV} />
-            <Link href="/documents" data-testid="documents-link" className={NAV}>
-              {t.documents}
-            </Link>
-            <AccountMenu compact />
-          </nav>
-        </header>
-        {offline && (
-          <p
-            data-testid="offline-note"
-            className="hidden border-b border-amber-200 bg-amber-50 px-3 py-1.5 text-center text-xs text-amber-950 sm:block dark:border-amber-900/50 dark:bg-amber-950/40 dark:text-amber-100"
-          >
-            {t.offlineNote}
-          </p>
-        )}
-        <div className="flex min-h-0 flex-1">
-          <aside aria-label={t.history} className="hidden w-64 shrink-0 border-r border-zinc-200 lg:block dark:border-zinc-800">
-            {history}
-          </aside>
-          {historyOpen && (
-            <div className="fixed inset-0 z-40 flex lg:hidden" role="dialog" aria-modal="true" aria-label={t.history}>
-              <div className="flex h-full w-80 max-w-[85vw] flex-col bg-white shadow-xl dark:bg-zinc-950">
+          <div className="flex min-h-0 flex-1">
+            <aside aria-label={t.history} className="hidden w-64 shrink-0 border-r border-zinc-200 lg:block dark:border-zinc-800">
+              {history}
+            </aside>
+            {historyOpen && (
+              <div className="fixed inset-0 z-40 flex lg:hidden" role="dialog" aria-modal="true" aria-label={t.history}>
+                <div className="flex h-full w-80 max-w-[85vw] flex-col bg-white shadow-xl dark:bg-zinc-950">
+                  <button
+                    type="button"
+                    data-testid="history-close"
+                    onClick={() => setHistoryOpen(false)}
+                    className={`${NAV} m-2 self-end`}
+                    // biome-ignore lint/a11y/noAutofocus: focus moves into the drawer that just opened
+                    autoFocus
+                  >
+                    {t.closeHistory} ×
+                  </button>
+                  <div className="min-h-0 flex-1">{history}</div>
+                </div>
                 <button
                   type="button"
-                  data-testid="history-close"
+                  aria-label={t.closeHistory}
+                  tabIndex={-1}
+                  className="flex-1 bg-black/40"
                   onClick={() => setHistoryOpen(false)}
-                  className={`${NAV} m-2 self-end`}
-                  // biome-ignore lint/a11y/noAutofocus: focus moves into the drawer that just opened
-                  autoFocus
-                >
-                  {t.closeHistory} ×
-                </button>
-                <div className="min-h-0 flex-1">{history}</div>
+                />
               </div>
-              <button
-                type="button"
-                aria-label={t.closeHistory}
-                tabIndex={-1}
-                className="flex-1 bg-black/40"
-                onClick={() => setHistoryOpen(false)}
-              />
-            </div>
-          )}
-          <main id="main" className="flex min-w-0 flex-1 flex-col">
-            {/* The question box comes first in the DOM (Tab reaches it before the example questions), last on screen. */}
-            <div className="order-last border-t border-zinc-200 px-3 pt-3 pb-[max(0.75rem,env(safe-area-inset-bottom))] sm:px-5 dark:border-zinc-800">
-              <Composer busy={busy} onSend={send} onStop={() => void stop()} t={t} />
-              <p className="mx-auto mt-1.5 hidden max-w-3xl text-[11px] text-zinc-600 sm:block dark:text-zinc-400">{t.keyHint}</p>
-            </div>
-            <div
-              ref={scroller}
-              onScroll={(e) => {
-                const el = e.currentTarget;
-                pinnedToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
-              }}
-              className="flex-1 overflow-y-auto"
-            >
-              <div data-testid="messages" className="mx-auto flex max-w-3xl flex-col gap-6 px-3 py-6 sm:px-5">
-                {notice && (
-                  <p role="status" data-testid="chat-notice" className="rounded-lg bg-zinc-100 px-3 py-2 text-sm dark:bg-zinc-800">
-                    {notice}
-                  </p>
-                )}
-                {messages.length === 0 && <EmptyState t={t} onAsk={send} />}
-                {messages.map((m, i) => (
-                  <MessageView
-                    key={m.id}
-                    m={m}
-                    t={t}
-                    busy={busy}
-                    streaming={busy && i === messages.length - 1 && m.role === "assistant"}
-                    feedback={feedback[m.id]}
-                    onRegenerate={regenerateAnswer}
-                    onEdit={edit}
-                    onFeedback={rate}
-                    question={m.role === "assistant" && messages[i - 1]?.role === "user" ? messageAnswerText(messages[i - 1]) : undefined}
-                    versions={busy ? undefined : versionsOf(m.id)}
-                    stopped={stopped.has(m.id)}
+            )}
+            <main id="main" className="flex min-w-0 flex-1 flex-col">
+              {/* The question box comes first in the DOM (Tab reaches it before the example questions), last on screen. */}
+              <div className="order-last border-t border-zinc-200 px-3 pt-3 pb-[max(0.75rem,env(safe-area-inset-bottom))] sm:px-5 dark:border-zinc-800">
+                <Composer busy={busy} onSend={send} onStop={() => void stop()} t={t} />
+                <p className="mx-auto mt-1.5 hidden max-w-3xl text-[11px] text-zinc-600 sm:block dark:text-zinc-400">{t.keyHint}</p>
+              </div>
+              <div
+                ref={scroller}
+                onScroll={(e) => {
+                  const el = e.currentTarget;
+                  pinnedToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+                }}
+                className="flex-1 overflow-y-auto"
+              >
+                <div data-testid="messages" className="mx-auto flex max-w-3xl flex-col gap-6 px-3 py-6 sm:px-5">
+                  {notice && (
+                    <p role="status" data-testid="chat-notice" className="rounded-lg bg-zinc-100 px-3 py-2 text-sm dark:bg-zinc-800">
+                      {notice}
+                    </p>
+                  )}
+                  {messages.length === 0 && <EmptyState t={t} onAsk={send} />}
+                  {messages.map((m, i) => (
+                    <MessageView
+                      key={m.id}
+                      m={m}
+                      t={t}
+                      busy={busy}
+                      streaming={busy && i === messages.length - 1 && m.role === "assistant"}
+                      feedback={feedback[m.id]}
+                      onRegenerate={regenerateAnswer}
+                      onEdit={edit}
+                      onFeedback={rate}
+                      question={m.role === "assistant" && messages[i - 1]?.role === "user" ? messageAnswerText(messages[i - 1]) : undefined}
+                      versions={busy ? undefined : versionsOf(m.id)}
+                      stopped={stopped.has(m.id)}
+                    />
+                  ))}
+                  {waitingForFirstPart && <p className="animate-pulse text-sm text-zinc-600 dark:text-zinc-400">{t.thinking}</p>}
+                  {error && <ErrorNotice error={error} t={t} onRetry={() => regenerateAnswer()} />}
+                </div>
+              </div>
+            </main>
+            {source && (
+              <aside
+                aria-label={t.sourcePanel}
+                data-testid="source-panel"
+                className="hidden w-[42%] max-w-2xl shrink-0 flex-col border-l border-zinc-200 lg:flex dark:border-zinc-800"
+              >
+                <div className="flex items-center justify-between border-b border-zinc-200 px-3 py-1.5 dark:border-zinc-800">
+                  <a
+                    href={`/documents/${encodeURIComponent(source.documentId)}?chunk=${encodeURIComponent(source.chunkId)}`}
+                    className="text-xs text-blue-800 underline dark:text-blue-300"
+                  >
+                    {t.openFullPage}
+                  </a>
+                  <button type="button" data-testid="source-panel-close" onClick={() => setSource(null)} className={NAV}>
+                    {t.close} ×
+                  </button>
+                </div>
+                <div className="min-h-0 flex-1 overflow-y-auto">
+                  <DocumentView
+                    key={`${source.documentId}:${source.chunkId}:${source.claim ?? ""}`}
+                    id={source.documentId}
+                    chunkId={source.chunkId}
+                    claim={source.claim}
+                    embedded
                   />
-                ))}
-                {waitingForFirstPart && <p className="animate-pulse text-sm text-zinc-600 dark:text-zinc-400">{t.thinking}</p>}
-                {error && <ErrorNotice error={error} t={t} onRetry={() => regenerateAnswer()} />}
-              </div>
-            </div>
-          </main>
+                </div>
+              </aside>
+            )}
+          </div>
         </div>
-      </div>
-    </DocumentDropZone>
+      </DocumentDropZone>
+    </SourceViewerContext.Provider>
   );
 }

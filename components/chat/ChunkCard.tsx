@@ -3,6 +3,8 @@
 import Link from "next/link";
 import { highlightParts, sectionPath } from "@/lib/agent/highlight";
 import type { Citation } from "@/lib/agent/protocol";
+import { withReturn } from "./source-links";
+import { useSourceLink } from "./source-viewer";
 import { documentHref } from "./sources";
 import { type ChatText, fill } from "./strings";
 
@@ -29,6 +31,7 @@ export function HighlightedText({ text, claim }: { text: string; claim?: string 
 /** Everything about one retrieved chunk: document, heading path, page, score, and its text. Spans only (it sits inside paragraphs). */
 export function ChunkCard({ citation: c, claim, t }: { citation: Citation; claim?: string; t: ChatText }) {
   const path = headingPath(c);
+  const { viewer, turn } = useSourceLink();
   return (
     <span className="block text-left">
       <span className="flex items-baseline gap-2">
@@ -53,7 +56,11 @@ export function ChunkCard({ citation: c, claim, t }: { citation: Citation; claim
       <span className="mt-2 flex justify-between gap-2 text-xs text-zinc-600 dark:text-zinc-400">
         <span className="truncate">{c.document.source}</span>
         <Link
-          href={documentHref(c, claim)}
+          href={withReturn(documentHref(c, claim), viewer?.conversationPath ?? null, turn)}
+          // Wide screens: beside the chat, which stays as it is; phones: the full page, whose Back returns here.
+          onClick={(e) => {
+            if (viewer?.open({ documentId: c.document.id, chunkId: c.chunk_id, claim })) e.preventDefault();
+          }}
           data-testid="open-in-document"
           className="shrink-0 font-medium text-blue-800 underline dark:text-blue-300"
         >

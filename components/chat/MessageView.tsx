@@ -9,6 +9,7 @@ import { MAX_NOTE_CHARS } from "@/lib/conversations/schema";
 import { Answer } from "./Answer";
 import type { Feedback } from "./conversations-api";
 import { SourcesPanel } from "./SourcesPanel";
+import { TurnContext } from "./source-viewer";
 import { answerWithReferences, displayCitations } from "./sources";
 import { type ChatText, fill } from "./strings";
 import { ToolActivity } from "./ToolActivity";
@@ -265,39 +266,47 @@ function AssistantMessage({
   };
 
   return (
-    <div data-testid="assistant-message" data-message-id={m.id} data-streaming={streaming || undefined} className="min-w-0">
-      <ToolActivity parts={tools} t={t} />
-      {!streaming && <FaqAnswerCard citations={all} />}
-      {text ? (
-        <Answer text={text} citations={byN} t={t} />
-      ) : streaming ? (
-        <p className="animate-pulse text-sm text-zinc-600 dark:text-zinc-400">{t.thinking}</p>
-      ) : null}
-      {!streaming && <SourcesPanel cited={cited} others={others} t={t} />}
-      {stopped && (
-        <p data-testid="stopped-marker" className="mt-1 text-xs text-zinc-600 italic dark:text-zinc-400">
-          {t.stopped}
-        </p>
-      )}
-      {!streaming && text && (
-        <div data-testid="answer-actions" className="mt-2 flex flex-wrap items-center gap-2 text-xs text-zinc-600 dark:text-zinc-400">
-          <VersionSwitch versions={versions} t={t} busy={busy} />
-          <button type="button" data-testid="copy-answer" onClick={copy} className={ACTION}>
-            {copied ? t.copied : t.copy}
-          </button>
-          <button
-            type="button"
-            data-testid="retry-answer"
-            disabled={busy}
-            onClick={() => onRegenerate(m.id)}
-            className={`${ACTION} disabled:opacity-50`}
-          >
-            {t.regenerate}
-          </button>
-          {onFeedback && <FeedbackButtons messageId={m.id} feedback={feedback} t={t} onFeedback={onFeedback} />}
-          {question && <PromoteToFaq question={question} answer={text} citations={cited} />}
-        </div>
-      )}
+    <div
+      id={`m-${m.id}`}
+      data-testid="assistant-message"
+      data-message-id={m.id}
+      data-streaming={streaming || undefined}
+      className="min-w-0 scroll-mt-4"
+    >
+      <TurnContext.Provider value={m.id}>
+        <ToolActivity parts={tools} t={t} />
+        {!streaming && <FaqAnswerCard citations={all} />}
+        {text ? (
+          <Answer text={text} citations={byN} t={t} />
+        ) : streaming ? (
+          <p className="animate-pulse text-sm text-zinc-600 dark:text-zinc-400">{t.thinking}</p>
+        ) : null}
+        {!streaming && <SourcesPanel cited={cited} others={others} t={t} />}
+        {stopped && (
+          <p data-testid="stopped-marker" className="mt-1 text-xs text-zinc-600 italic dark:text-zinc-400">
+            {t.stopped}
+          </p>
+        )}
+        {!streaming && text && (
+          <div data-testid="answer-actions" className="mt-2 flex flex-wrap items-center gap-2 text-xs text-zinc-600 dark:text-zinc-400">
+            <VersionSwitch versions={versions} t={t} busy={busy} />
+            <button type="button" data-testid="copy-answer" onClick={copy} className={ACTION}>
+              {copied ? t.copied : t.copy}
+            </button>
+            <button
+              type="button"
+              data-testid="retry-answer"
+              disabled={busy}
+              onClick={() => onRegenerate(m.id)}
+              className={`${ACTION} disabled:opacity-50`}
+            >
+              {t.regenerate}
+            </button>
+            {onFeedback && <FeedbackButtons messageId={m.id} feedback={feedback} t={t} onFeedback={onFeedback} />}
+            {question && <PromoteToFaq question={question} answer={text} citations={cited} />}
+          </div>
+        )}
+      </TurnContext.Provider>
     </div>
   );
 }

@@ -89,6 +89,7 @@ describe("offline answerer", () => {
     const again = await ask("How many days of annual leave do full-time employees get?", [first.text]);
     expect(again.text).not.toBe(first.text);
     expect(again.text).not.toContain("Full-time employees receive 20 days");
+    console.log(JSON.stringify([first.text, again.text]));
   });
 
   it("searches with the question, then quotes the supporting sentence with its [n]", async () => {

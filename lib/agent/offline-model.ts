@@ -140,14 +140,17 @@ export function quotedSentences(answers: readonly string[]): string[] {
 }
 
 const fold = (s: string) => s.replace(/\s+/g, " ").trim();
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** A passage without the sentences already quoted (compared with whitespace folded). */
+/** A passage without the sentences already quoted (matched across any whitespace; headings and lines kept). */
 function without(p: Passage, said: readonly string[]): Passage {
-  let text = fold(p.text);
+  let text = p.text;
   for (const quote of said) {
-    for (const sentence of fold(quote).split(/(?<=[.!?。！？])\s*/u)) if (sentence.length > 1) text = text.split(sentence).join(" ");
+    for (const sentence of fold(quote).split(/(?<=[.!?。！？])\s*/u)) {
+      if (sentence.length > 1) text = text.replace(new RegExp(escape(sentence).replace(/ /g, "\\s+"), "g"), "");
+    }
   }
-  return { ...p, text: fold(text) };
+  return { ...p, text };
 }
 
 /** A search result as a passage to quote: its citation number, where it is, and its text. */

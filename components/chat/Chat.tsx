@@ -330,7 +330,7 @@ export function Chat({
               <ConnectButton className={NAV} share={share} />
               {/* On a phone the FAQ tab is reached from /kbs; the header stays one compact row of actions. */}
               <Link href="/faq" data-testid="faq-link" className={`${NAV} hidden sm:inline-block`}>
-                FAQ
+                {t.faq}
               </Link>
               <KbsLink className={NAV} />
               <Link href="/documents" data-testid="documents-link" className={NAV}>

@@ -5,6 +5,7 @@ export const T = {
   en: {
     title: "Knowledge Chat",
     documents: "Documents",
+    faq: "FAQ",
     offlineBadge: "Offline mode",
     offlineNote: "offline mode: answers are quoted from your documents; set OPENAI_API_KEY for written answers",
     modelBadge: "Model: {model}",
@@ -96,6 +97,7 @@ export const T = {
   zh: {
     title: "知识库问答",
     documents: "文档",
+    faq: "常见问题",
     offlineBadge: "离线模式",
     offlineNote: "离线模式：回答直接摘录自你的文档；设置 OPENAI_API_KEY 可获得模型撰写的回答",
     modelBadge: "模型：{model}",

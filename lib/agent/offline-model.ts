@@ -140,14 +140,14 @@ export function quotedSentences(answers: readonly string[]): string[] {
 }
 
 const fold = (s: string) => s.replace(/\s+/g, " ").trim();
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** A passage without the sentences already quoted (matched across any whitespace; headings and lines kept). */
 function without(p: Passage, said: readonly string[]): Passage {
   let text = p.text;
   for (const quote of said) {
     for (const sentence of fold(quote).split(/(?<=[.!?。！？])\s*/u)) {
-      if (sentence.length > 1) text = text.replace(new RegExp(escape(sentence).replace(/ /g, "\\s+"), "g"), "");
+      if (sentence.length > 1) text = text.replace(new RegExp(escapeRegExp(sentence).replace(/ /g, "\\s+"), "g"), "");
     }
   }
   return { ...p, text };

@@ -25,6 +25,7 @@ test("on a wide screen a citation opens its document beside the chat, at the pas
   await page.getByTestId("citation-popover").getByTestId("open-in-document").click();
   const panel = page.getByTestId("source-panel");
   await expect(panel).toBeVisible();
+  await expect(page.getByTestId("citation-popover")).toHaveCount(0);
   await expect(page).toHaveURL(/\/(\?c=[^/]*)?$/);
   await expect(panel.getByTestId("document-title")).toBeVisible();
   const passage = panel.locator('[data-passage="true"], [data-highlighted="true"]').first();

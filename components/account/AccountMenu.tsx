@@ -16,7 +16,15 @@ import { useViewer } from "./viewer";
 export function AccountMenu({ compact = false }: { compact?: boolean }) {
   const t = useMessages(T);
   const viewer = useViewer();
-  if (!viewer || (compact && viewer.kind !== "user")) return <Preferences />;
+  // In the chat's compact header a phone has no room for the switches: its history drawer shows them.
+  const preferences = compact ? (
+    <span className="hidden sm:inline-flex">
+      <Preferences />
+    </span>
+  ) : (
+    <Preferences />
+  );
+  if (!viewer || (compact && viewer.kind !== "user")) return preferences;
   const admin = viewer.role === "admin" && !compact;
   const signOut = async () => {
     setAdminToken("");
@@ -25,7 +33,7 @@ export function AccountMenu({ compact = false }: { compact?: boolean }) {
   };
   return (
     <nav className="flex flex-wrap items-center gap-3 text-sm" aria-label={t.people} data-testid="account-menu">
-      <Preferences />
+      {preferences}
       {admin && (
         <Link href="/people" className={navLinkClass} data-testid="people-link">
           {t.people}

@@ -14,6 +14,7 @@ import { DocumentView } from "@/components/documents/DocumentView";
 import { useMessages } from "@/components/i18n";
 import { KbFilter } from "@/components/kbs/KbFilter";
 import { KbsLink } from "@/components/kbs/KbsLink";
+import { Preferences } from "@/components/Preferences";
 import type { ChatUIMessage } from "@/lib/agent/protocol";
 import { activePath, mergePath, normalizeTree, siblingsOf, switchTo } from "@/lib/conversations/branches";
 import { Composer } from "./Composer";
@@ -326,7 +327,7 @@ export function Chat({
               className="-mx-1 flex w-full min-w-0 items-center gap-x-1 text-sm sm:mx-0 sm:ml-auto sm:w-auto sm:justify-end"
             >
               <KbFilter value={kbs} onChange={changeKbs} />
-              <AddDocumentsButton className={NAV} />
+              <AddDocumentsButton className={NAV} short />
               <ConnectButton className={NAV} share={share} />
               {/* On a phone the FAQ tab is reached from /kbs; the header stays one compact row of actions. */}
               <Link href="/faq" data-testid="faq-link" className={`${NAV} hidden sm:inline-block`}>
@@ -364,6 +365,9 @@ export function Chat({
                   >
                     {t.closeHistory} ×
                   </button>
+                  <div className="px-3 pb-1">
+                    <Preferences />
+                  </div>
                   <div className="min-h-0 flex-1">{history}</div>
                 </div>
                 <button

@@ -29,7 +29,18 @@ export function HighlightedText({ text, claim }: { text: string; claim?: string 
 }
 
 /** Everything about one retrieved chunk: document, heading path, page, score, and its text. Spans only (it sits inside paragraphs). */
-export function ChunkCard({ citation: c, claim, t }: { citation: Citation; claim?: string; t: ChatText }) {
+export function ChunkCard({
+  citation: c,
+  claim,
+  t,
+  onOpened,
+}: {
+  citation: Citation;
+  claim?: string;
+  t: ChatText;
+  /** After the document opened beside the chat (the citation card then closes). */
+  onOpened?: () => void;
+}) {
   const path = headingPath(c);
   const { viewer, turn } = useSourceLink();
   return (
@@ -59,7 +70,9 @@ export function ChunkCard({ citation: c, claim, t }: { citation: Citation; claim
           href={withReturn(documentHref(c, claim), viewer?.conversationPath ?? null, turn)}
           // Wide screens: beside the chat, which stays as it is; phones: the full page, whose Back returns here.
           onClick={(e) => {
-            if (viewer?.open({ documentId: c.document.id, chunkId: c.chunk_id, claim })) e.preventDefault();
+            if (!viewer?.open({ documentId: c.document.id, chunkId: c.chunk_id, claim })) return;
+            e.preventDefault();
+            onOpened?.();
           }}
           data-testid="open-in-document"
           className="shrink-0 font-medium text-blue-800 underline dark:text-blue-300"

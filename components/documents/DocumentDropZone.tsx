@@ -101,8 +101,8 @@ export function DocumentDropZone({ children, kb, maxFileBytes }: { children: Rea
   );
 }
 
-/** The "Add documents" button with a file picker (several files at once); only for people who may upload (into `kb`). */
-export function AddDocumentsButton({ className, kb }: { className?: string; kb?: string }) {
+/** The "Add documents" button with a file picker (several files at once); only for people who may upload (into `kb`); `short` for a phone header. */
+export function AddDocumentsButton({ className, kb, short }: { className?: string; kb?: string; short?: boolean }) {
   const t = useMessages(T);
   const { addFiles } = useDocumentUploads();
   const input = useRef<HTMLInputElement>(null);
@@ -120,7 +120,8 @@ export function AddDocumentsButton({ className, kb }: { className?: string; kb?:
         }
       >
         <span aria-hidden="true">＋</span>
-        {t.addDocuments}
+        {/* `short`: on a phone the ＋ alone (the words stay for screen readers). */}
+        <span className={short ? "max-sm:sr-only" : undefined}>{t.addDocuments}</span>
       </button>
       <input
         ref={input}

@@ -113,6 +113,7 @@ test("Stop ends a streaming answer and keeps what arrived", async ({ page }) => 
   await expect(page.getByTestId("send")).toBeVisible();
   await expect(answer.getByTestId("copy-answer")).toBeVisible();
   await expect(answer.getByTestId("answer")).not.toContainText("END.");
+  await expect(answer.getByTestId("stopped-marker")).toBeVisible();
   await expect(page.getByTestId("chat-error")).toHaveCount(0);
   // The conversation goes on after a stop.
   await send(page, "annual leave");

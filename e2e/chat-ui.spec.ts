@@ -39,6 +39,10 @@ test("on a wide screen a citation opens its document beside the chat, at the pas
   await ask(page, "What is the password policy?");
   await expect(page.getByTestId("assistant-message")).toHaveCount(2);
   await expect(panel).toBeVisible();
+  // A row of the sources list opens beside the chat too.
+  await page.getByTestId("assistant-message").first().getByTestId("source-link").first().click();
+  await expect(panel.getByTestId("document-title")).toBeVisible();
+  await expect(page.getByTestId("user-message")).toHaveCount(2);
   await panel.getByTestId("source-panel-close").click();
   await expect(panel).toHaveCount(0);
 });

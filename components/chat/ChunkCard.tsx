@@ -1,11 +1,8 @@
 "use client";
 
-import Link from "next/link";
 import { highlightParts, sectionPath } from "@/lib/agent/highlight";
 import type { Citation } from "@/lib/agent/protocol";
-import { withReturn } from "./source-links";
-import { useSourceLink } from "./source-viewer";
-import { documentHref } from "./sources";
+import { SourceLink } from "./source-viewer";
 import { type ChatText, fill } from "./strings";
 
 /** Heading path of a chunk without the document title it usually starts with. */
@@ -42,7 +39,6 @@ export function ChunkCard({
   onOpened?: () => void;
 }) {
   const path = headingPath(c);
-  const { viewer, turn } = useSourceLink();
   return (
     <span className="block text-left">
       <span className="flex items-baseline gap-2">
@@ -66,19 +62,15 @@ export function ChunkCard({
       </span>
       <span className="mt-2 flex justify-between gap-2 text-xs text-zinc-600 dark:text-zinc-400">
         <span className="truncate">{c.document.source}</span>
-        <Link
-          href={withReturn(documentHref(c, claim), viewer?.conversationPath ?? null, turn)}
-          // Wide screens: beside the chat, which stays as it is; phones: the full page, whose Back returns here.
-          onClick={(e) => {
-            if (!viewer?.open({ documentId: c.document.id, chunkId: c.chunk_id, claim })) return;
-            e.preventDefault();
-            onOpened?.();
-          }}
+        <SourceLink
+          citation={c}
+          claim={claim}
+          onOpened={onOpened}
           data-testid="open-in-document"
           className="shrink-0 font-medium text-blue-800 underline dark:text-blue-300"
         >
           {t.openInDocument} →
-        </Link>
+        </SourceLink>
       </span>
     </span>
   );

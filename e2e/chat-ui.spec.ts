@@ -39,6 +39,8 @@ test("on a wide screen a citation opens its document beside the chat, at the pas
   await ask(page, "What is the password policy?");
   await expect(page.getByTestId("assistant-message")).toHaveCount(2);
   await expect(panel).toBeVisible();
+  // The view followed the answer down to its sources and its Copy/Regenerate/feedback row.
+  await expect(page.getByTestId("assistant-message").last().getByTestId("answer-actions")).toBeInViewport();
   // A row of the sources list opens beside the chat too.
   await page.getByTestId("assistant-message").first().getByTestId("source-link").first().click();
   await expect(panel.getByTestId("document-title")).toBeVisible();

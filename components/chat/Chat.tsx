@@ -43,6 +43,12 @@ function newConversationId(): string {
 }
 
 /** The open conversation lives in the address (`?c=<id>`), so a reload or a shared link reopens it. */
+/** When the reader last scrolled the chat themselves (one chat per page). */
+const userScrolledAt = { current: 0 };
+const markUserScroll = () => {
+  userScrolledAt.current = Date.now();
+};
+
 function setConversationInUrl(id: string | null) {
   const url = new URL(window.location.href);
   if (id) url.searchParams.set("c", id);
@@ -89,6 +95,8 @@ export function Chat({
   const busy = status === "submitted" || status === "streaming";
   const scroller = useRef<HTMLDivElement>(null);
   const pinnedToBottom = useRef(true);
+  const content = useRef<HTMLDivElement>(null);
+
   const idRef = useRef<string | null>(null);
   const savedJson = useRef("");
   const saving = useRef<Promise<unknown>>(Promise.resolve());
@@ -175,6 +183,24 @@ export function Chat({
     });
     return () => cancelAnimationFrame(id);
   }, [messages, status, error]);
+  // Whatever grows after a render (sources, the action row, fonts, highlighted code) is followed too.
+  useEffect(() => {
+    const el = scroller.current;
+    const inner = content.current;
+    if (!el || !inner) return;
+    const observer = new ResizeObserver(() => {
+      if (pinnedToBottom.current && !turnToShow.current) el.scrollTop = el.scrollHeight;
+    });
+    observer.observe(inner);
+    // The reader's own scrolling (wheel, touch, keys, scrollbar): content growing between two renders must
+    // not look like "scrolled up".
+    const events = ["wheel", "touchmove", "keydown", "pointerdown"] as const;
+    for (const e of events) el.addEventListener(e, markUserScroll, { passive: true });
+    return () => {
+      observer.disconnect();
+      for (const e of events) el.removeEventListener(e, markUserScroll);
+    };
+  }, []);
   const sourceViewer: SourceViewer = {
     conversationPath: conversationId ? `/?c=${encodeURIComponent(conversationId)}` : null,
     open: (next) => {
@@ -387,13 +413,15 @@ export function Chat({
               </div>
               <div
                 ref={scroller}
+                // Only the reader's own scrolling unpins the view (see the effect that marks it).
                 onScroll={(e) => {
+                  if (Date.now() - userScrolledAt.current > 800) return;
                   const el = e.currentTarget;
                   pinnedToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
                 }}
                 className="flex-1 overflow-y-auto"
               >
-                <div data-testid="messages" className="mx-auto flex max-w-3xl flex-col gap-6 px-3 py-6 sm:px-5">
+                <div ref={content} data-testid="messages" className="mx-auto flex max-w-3xl flex-col gap-6 px-3 py-6 sm:px-5">
                   {notice && (
                     <p role="status" data-testid="chat-notice" className="rounded-lg bg-zinc-100 px-3 py-2 text-sm dark:bg-zinc-800">
                       {notice}

@@ -178,3 +178,17 @@ test("the theme switch overrides the system theme and is remembered", async ({ p
   await page.getByTestId("theme-switch").selectOption("system");
   await expect(page.locator("html")).not.toHaveClass(/dark/);
 });
+
+test.describe("Chinese on a phone", () => {
+  test.use({ locale: "zh-CN", viewport: { width: 390, height: 844 } });
+
+  test("the /documents heading stays on one line and says files can be dropped anywhere", async ({ page }) => {
+    await page.goto("/documents");
+    const h1 = page.locator("h1");
+    await expect(h1).toHaveText("文档库");
+    const lineHeight = await h1.evaluate((el) => Number.parseFloat(getComputedStyle(el).lineHeight));
+    expect((await h1.boundingBox())!.height).toBeLessThan(lineHeight * 1.5);
+    await expect(page.getByTestId("drop-anywhere")).toContainText("拖放到本页任意位置");
+    await expect(page).toHaveTitle("文档 · 知识库问答");
+  });
+});

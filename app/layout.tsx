@@ -1,6 +1,7 @@
 import type { Metadata, Viewport } from "next";
 import { ViewerProvider } from "@/components/account/viewer";
 import { HtmlLang } from "@/components/HtmlLang";
+import { THEME_SCRIPT } from "@/components/Preferences";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -20,6 +21,11 @@ export const viewport: Viewport = {
 export default function RootLayout({ children }: { children: React.ReactNode }) {
   return (
     <html lang="en" suppressHydrationWarning>
+      <head>
+        {/* The remembered theme, before the first paint. */}
+        {/* biome-ignore lint/security/noDangerouslySetInnerHtml: a constant script of our own */}
+        <script dangerouslySetInnerHTML={{ __html: THEME_SCRIPT }} />
+      </head>
       <body className="min-h-screen bg-white font-sans text-zinc-900 antialiased dark:bg-zinc-950 dark:text-zinc-100">
         <HtmlLang />
         <ViewerProvider>{children}</ViewerProvider>

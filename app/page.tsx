@@ -7,5 +7,5 @@ export default async function Home() {
   // Rendered per request: whether a model key is configured is read at run time, not at build time.
   await connection();
   const { apiKey, model } = getConfig().chat;
-  return <Chat offline={!apiKey} model={apiKey ? model : undefined} share={shareInfo()} />;
+  return <Chat offline={!apiKey} model={apiKey ? model : undefined} share={shareInfo()} maxUploadBytes={getConfig().maxUploadBytes} />;
 }

@@ -2,18 +2,49 @@
 
 import { useSyncExternalStore } from "react";
 
-/** UI language: Chinese when the browser prefers Chinese, English otherwise. */
+/** UI language: the one chosen in the app (remembered per browser), else Chinese when the browser prefers Chinese. */
 export type Locale = "en" | "zh";
+
+const LOCALE_KEY = "kb-locale";
+const CHANGED = "kb-locale-change";
 
 function detectLocale(): Locale {
   const langs = typeof navigator === "undefined" ? [] : navigator.languages?.length ? navigator.languages : [navigator.language];
   return langs.some((l) => l?.toLowerCase().startsWith("zh")) ? "zh" : "en";
 }
 
+function chosenLocale(): Locale | null {
+  try {
+    const v = localStorage.getItem(LOCALE_KEY);
+    return v === "en" || v === "zh" ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+function subscribe(onChange: () => void): () => void {
+  window.addEventListener(CHANGED, onChange);
+  window.addEventListener("storage", onChange);
+  return () => {
+    window.removeEventListener(CHANGED, onChange);
+    window.removeEventListener("storage", onChange);
+  };
+}
+
+/** Chooses the UI language for this browser. */
+export function setLocale(locale: Locale): void {
+  try {
+    localStorage.setItem(LOCALE_KEY, locale);
+  } catch {
+    // private mode: the choice lasts until the page is left
+  }
+  window.dispatchEvent(new Event(CHANGED));
+}
+
 export function useLocale(): Locale {
   return useSyncExternalStore(
-    () => () => {},
-    detectLocale,
+    subscribe,
+    () => chosenLocale() ?? detectLocale(),
     () => "en",
   );
 }

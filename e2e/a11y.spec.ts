@@ -45,6 +45,14 @@ for (const locale of ["en-US", "zh-CN"] as const) {
         await answer.getByTestId("citation-chip").first().click();
         await expect(page.getByTestId("citation-popover")).toBeVisible();
         await audit(page, "citation popover");
+        await page.getByTestId("citation-popover").getByTestId("open-in-document").click();
+        await expect(page.getByTestId("source-panel").getByTestId("document-title")).toBeVisible();
+        await audit(page, "source panel");
+        await page.getByTestId("source-panel-close").click();
+        await page.locator("body").click({ position: { x: 5, y: 300 } });
+        await page.keyboard.press("?");
+        await expect(page.getByTestId("shortcuts-dialog")).toBeVisible();
+        await audit(page, "shortcuts dialog");
         await page.keyboard.press("Escape");
         await answer.getByTestId("thumbs-up").click();
         await expect(answer.getByTestId("feedback-form")).toBeVisible();
@@ -77,6 +85,11 @@ for (const locale of ["en-US", "zh-CN"] as const) {
         await page.goto("/kbs");
         await expect(page.locator("main")).toBeVisible();
         await audit(page, "knowledge bases");
+
+        await page.goto("/faq");
+        await expect(page.locator("main")).toBeVisible();
+        await page.waitForLoadState("networkidle");
+        await audit(page, "FAQ");
       });
     });
   }

@@ -113,6 +113,7 @@ test("Stop ends a streaming answer and keeps what arrived", async ({ page }) => 
   await expect(page.getByTestId("send")).toBeVisible();
   await expect(answer.getByTestId("copy-answer")).toBeVisible();
   await expect(answer.getByTestId("answer")).not.toContainText("END.");
+  await expect(answer.getByTestId("stopped-marker")).toBeVisible();
   await expect(page.getByTestId("chat-error")).toHaveCount(0);
   // The conversation goes on after a stop.
   await send(page, "annual leave");
@@ -139,4 +140,25 @@ test("an unreachable model gives an error the user can act on, and retry", async
   await error.getByTestId("retry-error").click();
   await expect(page.getByTestId("chat-error")).toHaveAttribute("data-code", "model_unreachable");
   await expect(page.getByTestId("user-message")).toHaveCount(1);
+});
+
+test("a model answer with a table and a code block renders a <table> and highlighted code with a working copy button", async ({
+  page,
+  context,
+}) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.goto(APP);
+  const answer = await ask(page, "table: annual leave days per year");
+  const table = answer.locator("table");
+  await expect(table).toBeVisible();
+  await expect(table.locator("th")).toHaveText(["Plan", "Days"]);
+  await expect(table.locator("tbody tr")).toHaveCount(2);
+  await expect(table.locator("del")).toHaveText("Part-time");
+  await expect(answer.getByTestId("answer")).not.toContainText("| ---");
+  const code = answer.getByTestId("code-block");
+  await expect(code.locator("code.hljs.language-ts")).toBeVisible();
+  await expect(code.locator(".hljs-keyword").first()).toHaveText("const");
+  await code.getByTestId("copy-code").click();
+  await expect(code.getByTestId("copy-code")).toHaveText("Copied");
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("const leaveDays: number = 20;\nconsole.log(leaveDays);\n");
 });

@@ -22,6 +22,9 @@ async function upload(request: APIRequestContext, name: string, data: Buffer, mi
   return results[0].documentId!;
 }
 
+// Below 1024 px "Open in document" opens the full page (wider screens open it beside the chat: e2e/chat-ui.spec.ts).
+test.use({ viewport: { width: 1000, height: 800 } });
+
 test.beforeAll(async ({ request }) => {
   await upload(request, `mascots-${RUN}.csv`, makeCsv(), "text/csv");
   await upload(request, `turbine-${RUN}.pdf`, await makePdf(), "application/pdf");

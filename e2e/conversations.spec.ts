@@ -62,23 +62,53 @@ test("regenerate any answer, edit and resend a question, rate an answer with a n
   await ask(page, "What is the password policy?");
   const id = await conversationIdOf(page);
   await saved(page, id, (c) => c.messages.length === 4);
+  const answers = page.getByTestId("assistant-message");
 
-  // Regenerate the FIRST answer: the turn after it goes, a new first answer comes.
-  const firstId = await page.getByTestId("assistant-message").first().getAttribute("data-message-id");
-  await page.getByTestId("assistant-message").first().getByTestId("retry-answer").click();
-  await expect(page.getByTestId("assistant-message")).toHaveCount(1);
-  await expect(page.getByTestId("assistant-message").first().getByTestId("copy-answer")).toBeVisible();
-  await expect(page.getByTestId("user-message")).toHaveCount(1);
-  await saved(page, id, (c) => c.messages.length === 2 && (c.messages[1] as { id: string }).id !== firstId);
+  // Regenerate the FIRST answer: a second version of it, with other sentences (offline: the next-best ones).
+  const firstText = await answers.first().getByTestId("answer").innerText();
+  await answers.first().getByTestId("retry-answer").click();
+  await expect(answers).toHaveCount(1);
+  await expect(answers.first().getByTestId("copy-answer")).toBeVisible();
+  await expect(answers.first().getByTestId("version-label")).toHaveText("2/2");
+  expect(await answers.first().getByTestId("answer").innerText()).not.toBe(firstText);
+  // Nothing is deleted: both versions and the later turn are stored.
+  await saved(page, id, (c) => c.messages.length === 5);
 
-  // Edit the question and resend: the question is replaced and answered again.
+  // After a reload, version 1 brings the later turn back, and stays chosen after another reload.
+  await page.reload();
+  await expect(answers.first().getByTestId("version-label")).toHaveText("2/2");
+  await answers.first().getByTestId("version-prev").click();
+  await expect(answers).toHaveCount(2);
+  await expect(page.getByTestId("user-message")).toHaveText([
+    "How many days of annual leave do full-time employees get?",
+    "What is the password policy?",
+  ]);
+  await expect(answers.first().getByTestId("version-label")).toHaveText("1/2");
+  await expect(answers.first().getByTestId("answer")).toHaveText(firstText);
+  const laterAnswer = await answers.nth(1).getAttribute("data-message-id");
+  await saved(page, id, (c) => (c.messages.at(-1) as { id: string }).id === laterAnswer);
+  await page.reload();
+  await expect(answers).toHaveCount(2);
+  await expect(answers.first().getByTestId("version-label")).toHaveText("1/2");
+
+  // Edit the first question: a new branch; the original question and its turns are one click away.
   await page.getByTestId("edit-question").first().click();
   await page.getByTestId("edit-input").fill("What is the password policy?");
   await page.getByTestId("edit-send").click();
   await expect(page.getByTestId("user-message")).toHaveText(["What is the password policy?"]);
-  await expect(page.getByTestId("assistant-message")).toHaveCount(1);
-  await expect(page.getByTestId("assistant-message").first().getByTestId("copy-answer")).toBeVisible();
-  await saved(page, id, (c) => c.messages.length === 2 && JSON.stringify(c.messages[0]).includes("password policy"));
+  await expect(answers).toHaveCount(1);
+  await expect(answers.first().getByTestId("copy-answer")).toBeVisible();
+  await saved(page, id, (c) => c.messages.length === 7 && JSON.stringify(c.messages).includes("password policy"));
+  const question = page.locator("div:has(> [data-testid=user-message])").first();
+  await expect(question.getByTestId("version-label")).toHaveText("2/2");
+  await question.getByTestId("version-prev").click();
+  await expect(page.getByTestId("user-message")).toHaveText([
+    "How many days of annual leave do full-time employees get?",
+    "What is the password policy?",
+  ]);
+  await question.getByTestId("version-next").click();
+  await expect(page.getByTestId("user-message")).toHaveText(["What is the password policy?"]);
+  await expect(answers).toHaveCount(1);
 
   // Thumbs down with a note: stored with the conversation, visible through the API.
   const answer = page.getByTestId("assistant-message").first();

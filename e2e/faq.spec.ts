@@ -95,7 +95,7 @@ test("a FAQ added in the FAQ tab answers its question asked in other words, firs
   await form.getByTestId("faq-save").click();
   const item = page.getByTestId("faq-item").filter({ hasText: QUESTION });
   await expect(item).toBeVisible();
-  await expect(item).toContainText("Source: UI");
+  await expect(item).toContainText("Source: added by hand");
 
   // Search in the tab finds it by other words.
   await page.getByTestId("faq-search").fill("reserving quokka meeting room");

@@ -56,6 +56,34 @@ test.describe("upload tray", () => {
     ]);
     await expect(tray.getByTestId("upload-item").first()).toHaveAttribute("data-name", `tray-c-${RUN}.md`);
   });
+
+  test("an unsupported file is refused in the browser, with the server's message, no request and no Retry", async ({ page }) => {
+    await page.goto("/documents");
+    await expect(page.getByTestId("drop-anywhere")).toContainText("Drop files anywhere");
+    let posts = 0;
+    page.on("request", (r) => r.method() === "POST" && r.url().includes("/api/documents") && posts++);
+    const layout = await page.getByTestId("documents-table").boundingBox();
+    await pickFiles(page, [
+      { name: `picture-${RUN}.png`, data: Buffer.from("89504e470d0a1a0a", "hex"), mimeType: "image/png" },
+      { name: `setup-${RUN}.exe`, data: Buffer.from("MZ"), mimeType: "application/octet-stream" },
+    ]);
+    const tray = page.getByTestId("upload-tray");
+    await expect(tray.getByTestId("upload-summary")).toHaveText("2 failed");
+    const png = tray.locator(`[data-testid="upload-item"][data-name="picture-${RUN}.png"]`);
+    await expect(png).toHaveAttribute("data-status", "failed");
+    await expect(png).toContainText(`Unsupported file type ".png" for "picture-${RUN}.png". Supported: .pdf`);
+    await expect(tray.getByTestId("upload-retry")).toHaveCount(0);
+    expect(posts).toBe(0);
+    // The server says the same of the same file.
+    const res = await page.request.post("/api/documents", {
+      multipart: { files: { name: `picture-${RUN}.png`, mimeType: "image/png", buffer: Buffer.from("89504e470d0a1a0a", "hex") } },
+    });
+    const refused = `Unsupported file type ".png" for "picture-${RUN}.png". Supported: .pdf`;
+    expect(await res.text()).toContain(JSON.stringify(refused).slice(1, -1));
+    expect(posts).toBe(0);
+    // Failed rows keep the table's width.
+    expect((await page.getByTestId("documents-table").boundingBox())?.width).toBe(layout?.width);
+  });
 });
 
 test.describe("in Chinese", () => {

@@ -4,15 +4,27 @@ import Link from "next/link";
 import { apiFetch, setAdminToken } from "@/components/api";
 import { fill } from "@/components/fill";
 import { useMessages } from "@/components/i18n";
+import { Preferences } from "@/components/Preferences";
 import { navLinkClass } from "@/components/ui";
 import { T } from "./messages";
 import { useViewer } from "./viewer";
 
-/** For page headers: who is signed in, sign out, and the admin pages for admins (`compact`: only a signed-in person's sign-out). */
+/**
+ * For page headers: the language and theme switches, who is signed in, sign out, and the admin pages for
+ * admins (`compact`: only a signed-in person's sign-out).
+ */
 export function AccountMenu({ compact = false }: { compact?: boolean }) {
   const t = useMessages(T);
   const viewer = useViewer();
-  if (!viewer || (compact && viewer.kind !== "user")) return null;
+  // In the chat's compact header a phone has no room for the switches: its history drawer shows them.
+  const preferences = compact ? (
+    <span className="hidden sm:inline-flex">
+      <Preferences />
+    </span>
+  ) : (
+    <Preferences />
+  );
+  if (!viewer || (compact && viewer.kind !== "user")) return preferences;
   const admin = viewer.role === "admin" && !compact;
   const signOut = async () => {
     setAdminToken("");
@@ -21,6 +33,7 @@ export function AccountMenu({ compact = false }: { compact?: boolean }) {
   };
   return (
     <nav className="flex flex-wrap items-center gap-3 text-sm" aria-label={t.people} data-testid="account-menu">
+      {preferences}
       {admin && (
         <Link href="/people" className={navLinkClass} data-testid="people-link">
           {t.people}

@@ -1,10 +1,13 @@
 "use client";
 
 import { createContext, memo, useContext, useMemo } from "react";
-import Markdown, { type Components } from "react-markdown";
+import Markdown, { type Components, type Options } from "react-markdown";
+import rehypeHighlight from "rehype-highlight";
+import remarkGfm from "remark-gfm";
 import { CHECK_HREF, CITE_HREF, linkCitations } from "@/lib/agent/answer-links";
 import type { Citation, CitationCheck } from "@/lib/agent/protocol";
 import { CitationChip } from "./CitationChip";
+import { CodeBlock } from "./CodeBlock";
 import { type ChatText, fill } from "./strings";
 
 interface AnswerContext {
@@ -73,9 +76,38 @@ const components: Components = {
       {children}
     </blockquote>
   ),
-  pre: ({ children }) => <pre className="my-2 overflow-x-auto rounded-lg bg-zinc-100 p-3 text-[13px] dark:bg-zinc-800">{children}</pre>,
-  code: ({ children }) => <code className="rounded bg-zinc-100 px-1 py-0.5 text-[13px] dark:bg-zinc-800">{children}</code>,
+  pre: ({ children }) => <Pre>{children}</Pre>,
+  // A fenced block's code keeps rehype-highlight's classes; inline code gets a tint of its own.
+  code: ({ className, children }) =>
+    className ? (
+      <code className={className}>{children}</code>
+    ) : (
+      <code className="rounded bg-zinc-100 px-1 py-0.5 text-[13px] dark:bg-zinc-800">{children}</code>
+    ),
+  table: ({ children }) => (
+    <div className="my-2 overflow-x-auto">
+      <table className="min-w-full border-collapse text-sm">{children}</table>
+    </div>
+  ),
+  th: ({ children, style }) => (
+    <th style={style} className="border border-zinc-300 bg-zinc-50 px-2 py-1 text-left font-semibold dark:border-zinc-700 dark:bg-zinc-900">
+      {children}
+    </th>
+  ),
+  td: ({ children, style }) => (
+    <td style={style} className="border border-zinc-300 px-2 py-1 dark:border-zinc-700">
+      {children}
+    </td>
+  ),
 };
+
+function Pre({ children }: { children?: React.ReactNode }) {
+  return <CodeBlock t={useContext(Ctx)!.t}>{children}</CodeBlock>;
+}
+
+const remarkPlugins = [remarkGfm];
+// Only languages named on the fence are highlighted (no guessing on plain blocks); unknown names are left plain.
+const rehypePlugins: Options["rehypePlugins"] = [[rehypeHighlight, { detect: false }]];
 
 /**
  * Streaming Markdown answer whose `[n]` markers are citation chips; with the citation check (`check`, once the
@@ -97,7 +129,9 @@ export const Answer = memo(function Answer({
   return (
     <div data-testid="answer" className="break-words">
       <Ctx.Provider value={ctx}>
-        <Markdown components={components}>{markdown}</Markdown>
+        <Markdown components={components} remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins}>
+          {markdown}
+        </Markdown>
       </Ctx.Provider>
     </div>
   );

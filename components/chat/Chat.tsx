@@ -10,19 +10,28 @@ import { authHeaders } from "@/components/api";
 import { ConnectButton } from "@/components/connect/ConnectButton";
 import type { ShareInfo } from "@/components/connect/share-info";
 import { AddDocumentsButton, DocumentDropZone } from "@/components/documents/DocumentDropZone";
+import { DocumentView } from "@/components/documents/DocumentView";
 import { useMessages } from "@/components/i18n";
 import { KbFilter } from "@/components/kbs/KbFilter";
+import { KbsLink } from "@/components/kbs/KbsLink";
+import { Preferences } from "@/components/Preferences";
 import type { ChatUIMessage } from "@/lib/agent/protocol";
+import { activePath, mergePath, normalizeTree, siblingsOf, switchTo } from "@/lib/conversations/branches";
 import { Composer } from "./Composer";
 import { ConversationList } from "./ConversationList";
 import { conversationApi, type Feedback } from "./conversations-api";
 import { EmptyState } from "./EmptyState";
 import { ErrorNotice } from "./ErrorNotice";
 import { MessageView, messageAnswerText } from "./MessageView";
+import { Shortcuts } from "./Shortcuts";
+import { type SourceViewer, SourceViewerContext } from "./source-viewer";
 import { fill, T } from "./strings";
+import type { Versions } from "./VersionSwitch";
 
 // Headers are resolved per request, so an admin token entered later is used without a reload.
 const transport = new DefaultChatTransport<ChatUIMessage>({ api: "/api/chat", headers: () => authHeaders() });
+
+type Branch = ReturnType<typeof normalizeTree<ChatUIMessage>>;
 
 const NAV =
   "shrink-0 whitespace-nowrap rounded-lg px-2 py-1 text-sm text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800";
@@ -34,6 +43,12 @@ function newConversationId(): string {
 }
 
 /** The open conversation lives in the address (`?c=<id>`), so a reload or a shared link reopens it. */
+/** When the reader last scrolled the chat themselves (one chat per page). */
+const userScrolledAt = { current: 0 };
+const markUserScroll = () => {
+  userScrolledAt.current = Date.now();
+};
+
 function setConversationInUrl(id: string | null) {
   const url = new URL(window.location.href);
   if (id) url.searchParams.set("c", id);
@@ -41,9 +56,27 @@ function setConversationInUrl(id: string | null) {
   window.history.replaceState(window.history.state, "", url);
 }
 
-export function Chat({ offline, model, share }: { offline: boolean; model?: string; share?: ShareInfo }) {
+export function Chat({
+  offline,
+  model,
+  share,
+  maxUploadBytes,
+}: {
+  offline: boolean;
+  model?: string;
+  share?: ShareInfo;
+  maxUploadBytes?: number;
+}) {
   const t = useMessages(T);
-  const { messages, sendMessage, status, stop, error, regenerate, setMessages, clearError } = useChat<ChatUIMessage>({ transport });
+  const [stopped, setStopped] = useState<ReadonlySet<string>>(new Set());
+  const { messages, sendMessage, status, stop, error, regenerate, setMessages, clearError } = useChat<ChatUIMessage>({
+    transport,
+    onFinish: ({ message, isAbort }) => {
+      if (isAbort) setStopped((s) => new Set(s).add(message.id));
+    },
+  });
+  // Every version of every turn (a tree, see lib/conversations/branches.ts); `messages` is the shown branch.
+  const tree = useRef<Branch>([]);
   // Knowledge bases the chat searches (empty = all), sent with every request and saved with the conversation.
   const [kbs, setKbs] = useState<string[]>([]);
   const viewer = useViewer();
@@ -55,9 +88,15 @@ export function Chat({ offline, model, share }: { offline: boolean; model?: stri
   const [listVersion, setListVersion] = useState(0);
   const [historyOpen, setHistoryOpen] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
+  // The document opened from a citation, beside the chat (wide screens).
+  const [source, setSource] = useState<{ documentId: string; chunkId: string; claim?: string } | null>(null);
+  // The turn to show after opening a conversation from an address with `#m-<answer id>` (Back from a document).
+  const turnToShow = useRef<string | null>(null);
   const busy = status === "submitted" || status === "streaming";
   const scroller = useRef<HTMLDivElement>(null);
   const pinnedToBottom = useRef(true);
+  const content = useRef<HTMLDivElement>(null);
+
   const idRef = useRef<string | null>(null);
   const savedJson = useRef("");
   const saving = useRef<Promise<unknown>>(Promise.resolve());
@@ -74,9 +113,10 @@ export function Chat({ offline, model, share }: { offline: boolean; model?: stri
       try {
         const { conversation } = await conversationApi.get(id);
         idRef.current = id;
-        savedJson.current = JSON.stringify(conversation.messages);
+        tree.current = normalizeTree(conversation.messages as unknown as ChatUIMessage[]);
+        savedJson.current = JSON.stringify(tree.current);
         setConversationId(id);
-        setMessages(conversation.messages as unknown as ChatUIMessage[]);
+        setMessages(activePath(tree.current));
         setKbs(conversation.kbs);
         setFeedback(conversation.feedback);
         setConversationInUrl(id);
@@ -91,17 +131,20 @@ export function Chat({ offline, model, share }: { offline: boolean; model?: stri
   );
 
   useEffect(() => {
-    const id = new URL(window.location.href).searchParams.get("c");
+    const url = new URL(window.location.href);
+    const id = url.searchParams.get("c");
+    turnToShow.current = url.hash.startsWith("#m-") ? url.hash.slice(1) : null;
     if (id) void open(id);
   }, [open]);
 
   // Saves the conversation whenever a turn settles (answer finished, stopped or failed).
   useEffect(() => {
     if (busy || messages.length === 0) return;
-    const json = JSON.stringify(messages);
+    tree.current = mergePath(tree.current, messages);
+    const json = JSON.stringify(tree.current);
     if (json === savedJson.current) return;
     savedJson.current = json;
-    const snapshot = messages;
+    const snapshot = tree.current;
     const scope = kbs;
     void queue(async () => {
       const id = idRef.current;
@@ -119,11 +162,53 @@ export function Chat({ offline, model, share }: { offline: boolean; model?: stri
     });
   }, [busy, messages, kbs, queue]);
 
+  // Follows the conversation as it grows (down to the last answer's sources and actions) unless the reader
+  // scrolled up; after Back from a document, shows the turn the citation was opened from.
   // biome-ignore lint/correctness/useExhaustiveDependencies: scroll again whenever the conversation grows
   useEffect(() => {
     const el = scroller.current;
-    if (el && pinnedToBottom.current) el.scrollTop = el.scrollHeight;
+    if (!el) return;
+    const turn = turnToShow.current && document.getElementById(turnToShow.current);
+    if (turn) {
+      turnToShow.current = null;
+      pinnedToBottom.current = false;
+      turn.scrollIntoView({ block: "start" });
+      return;
+    }
+    if (!pinnedToBottom.current) return;
+    el.scrollTop = el.scrollHeight;
+    // The sources and the action row appear a moment after the text settles (layout, fonts): follow them too.
+    const id = requestAnimationFrame(() => {
+      if (pinnedToBottom.current) el.scrollTop = el.scrollHeight;
+    });
+    return () => cancelAnimationFrame(id);
   }, [messages, status, error]);
+  // Whatever grows after a render (sources, the action row, fonts, highlighted code) is followed too.
+  useEffect(() => {
+    const el = scroller.current;
+    const inner = content.current;
+    if (!el || !inner) return;
+    const observer = new ResizeObserver(() => {
+      if (pinnedToBottom.current && !turnToShow.current) el.scrollTop = el.scrollHeight;
+    });
+    observer.observe(inner);
+    // The reader's own scrolling (wheel, touch, keys, scrollbar): content growing between two renders must
+    // not look like "scrolled up".
+    const events = ["wheel", "touchmove", "keydown", "pointerdown"] as const;
+    for (const e of events) el.addEventListener(e, markUserScroll, { passive: true });
+    return () => {
+      observer.disconnect();
+      for (const e of events) el.removeEventListener(e, markUserScroll);
+    };
+  }, []);
+  const sourceViewer: SourceViewer = {
+    conversationPath: conversationId ? `/?c=${encodeURIComponent(conversationId)}` : null,
+    open: (next) => {
+      if (!window.matchMedia("(min-width: 1024px)").matches) return false;
+      setSource(next);
+      return true;
+    },
+  };
 
   const changeKbs = useCallback(
     (next: string[]) => {
@@ -140,15 +225,38 @@ export function Chat({ offline, model, share }: { offline: boolean; model?: stri
     pinnedToBottom.current = true;
     void sendMessage({ text }, { body: { kbs } });
   };
+  /** Regenerating adds a version of the answer; the earlier ones (and the turns after them) stay. */
   const regenerateAnswer = (messageId?: string) => {
     if (busy) return;
     if (error) clearError();
-    void regenerate({ ...(messageId ? { messageId } : {}), body: { kbs } });
+    tree.current = mergePath(tree.current, messages);
+    // What the earlier versions said, so the offline answerer offers the next-best passages instead.
+    const avoid = messageId ? siblingsOf(tree.current, messageId).map(messageAnswerText) : [];
+    void regenerate({ ...(messageId ? { messageId } : {}), body: { kbs, ...(avoid.length ? { avoid } : {}) } });
   };
+  /** An edited question is a new version of it: the original question and its answers stay. */
   const edit = (messageId: string, text: string) => {
     if (busy) return;
     if (error) clearError();
-    void sendMessage({ text, messageId }, { body: { kbs } });
+    tree.current = mergePath(tree.current, messages);
+    const at = messages.findIndex((m) => m.id === messageId);
+    if (at >= 0) setMessages(messages.slice(0, at));
+    pinnedToBottom.current = true;
+    void sendMessage({ text }, { body: { kbs } });
+  };
+  const shownTree = busy ? tree.current : mergePath(tree.current, messages);
+  const versionsOf = (id: string): Versions | undefined => {
+    const all = siblingsOf(shownTree, id);
+    if (all.length < 2) return undefined;
+    return {
+      index: all.findIndex((m) => m.id === id),
+      count: all.length,
+      onShow: (i) => {
+        if (busy || !all[i]) return;
+        tree.current = switchTo(mergePath(tree.current, messages), all[i].id);
+        setMessages(activePath(tree.current));
+      },
+    };
   };
   const rate = async (messageId: string, rating: "up" | "down" | null, note?: string) => {
     await queue(async () => {
@@ -162,12 +270,22 @@ export function Chat({ offline, model, share }: { offline: boolean; model?: stri
     if (busy) void stop();
     clearError();
     setMessages([]);
+    tree.current = [];
     setFeedback({});
     idRef.current = null;
     savedJson.current = "";
     setConversationId(null);
     setConversationInUrl(null);
     setNotice(null);
+  };
+
+  const searchHistory = () => {
+    if (!window.matchMedia("(min-width: 1024px)").matches) setHistoryOpen(true);
+    // The visible search box (the sidebar's, or the drawer's once it has opened).
+    setTimeout(() => {
+      const boxes = Array.from(document.querySelectorAll<HTMLInputElement>('[data-testid="conversation-search"]'));
+      boxes.find((b) => b.offsetParent !== null)?.focus();
+    }, 0);
   };
 
   const last = messages.at(-1);
@@ -187,142 +305,181 @@ export function Chat({ offline, model, share }: { offline: boolean; model?: stri
   );
 
   return (
-    <DocumentDropZone kb={uploadKb}>
-      <div className="flex h-dvh flex-col">
-        <a
-          href="#chat-input"
-          className="sr-only z-50 rounded bg-blue-700 px-3 py-2 text-white focus:not-sr-only focus:absolute focus:top-2 focus:left-2"
-        >
-          {t.skipToInput}
-        </a>
-        <header className="flex flex-wrap items-center gap-x-2 gap-y-0.5 border-b border-zinc-200 px-2 py-1 sm:px-5 sm:py-1.5 dark:border-zinc-800">
-          <button
-            type="button"
-            data-testid="history-open"
-            aria-expanded={historyOpen}
-            aria-label={t.history}
-            title={t.history}
-            onClick={() => setHistoryOpen(true)}
-            className={`${NAV} text-base lg:hidden`}
+    <SourceViewerContext.Provider value={sourceViewer}>
+      <DocumentDropZone kb={uploadKb} maxFileBytes={maxUploadBytes}>
+        <div className="flex h-dvh flex-col">
+          <Shortcuts t={t} onNewChat={newChat} onSearch={searchHistory} />
+          <a
+            href="#chat-input"
+            className="sr-only z-50 rounded bg-blue-700 px-3 py-2 text-white focus:not-sr-only focus:absolute focus:top-2 focus:left-2"
           >
-            <span aria-hidden="true">☰</span>
-          </button>
-          <h1 className="truncate text-base font-semibold">{t.title}</h1>
-          {offline ? (
-            <span
-              data-testid="offline-badge"
-              title={t.offlineNote}
-              className="rounded-full bg-amber-100 px-2 py-0.5 text-[11px] font-medium whitespace-nowrap text-amber-950 dark:bg-amber-900/60 dark:text-amber-100"
+            {t.skipToInput}
+          </a>
+          <header className="flex flex-wrap items-center gap-x-2 gap-y-0.5 border-b border-zinc-200 px-2 py-1 sm:px-5 sm:py-1.5 dark:border-zinc-800">
+            <button
+              type="button"
+              data-testid="history-open"
+              aria-expanded={historyOpen}
+              aria-label={t.history}
+              title={t.history}
+              onClick={() => setHistoryOpen(true)}
+              className={`${NAV} text-base lg:hidden`}
             >
-              {t.offlineBadge}
-            </span>
-          ) : (
-            model && (
-              <span className="hidden rounded-full bg-zinc-100 px-2 py-0.5 text-[11px] text-zinc-700 sm:inline dark:bg-zinc-800 dark:text-zinc-300">
-                {fill(t.modelBadge, { model })}
-              </span>
-            )
-          )}
-          {messages.length > 0 && (
-            <button type="button" data-testid="new-chat" onClick={newChat} className={`${NAV} ml-auto sm:order-last sm:ml-0`}>
-              {t.newChat}
+              <span aria-hidden="true">☰</span>
             </button>
+            <h1 className="truncate text-base font-semibold">{t.title}</h1>
+            {offline ? (
+              <span
+                data-testid="offline-badge"
+                title={t.offlineNote}
+                className="rounded-full bg-amber-100 px-2 py-0.5 text-[11px] font-medium whitespace-nowrap text-amber-950 dark:bg-amber-900/60 dark:text-amber-100"
+              >
+                {t.offlineBadge}
+              </span>
+            ) : (
+              model && (
+                <span className="hidden rounded-full bg-zinc-100 px-2 py-0.5 text-[11px] text-zinc-700 sm:inline dark:bg-zinc-800 dark:text-zinc-300">
+                  {fill(t.modelBadge, { model })}
+                </span>
+              )
+            )}
+            {messages.length > 0 && (
+              <button type="button" data-testid="new-chat" onClick={newChat} className={`${NAV} ml-auto sm:order-last sm:ml-0`}>
+                {t.newChat}
+              </button>
+            )}
+            <nav
+              aria-label={t.title}
+              className="-mx-1 flex w-full min-w-0 items-center gap-x-1 text-sm sm:mx-0 sm:ml-auto sm:w-auto sm:justify-end"
+            >
+              <KbFilter value={kbs} onChange={changeKbs} />
+              <AddDocumentsButton className={NAV} short />
+              <ConnectButton className={NAV} share={share} />
+              {/* On a phone the FAQ tab is reached from /kbs; the header stays one compact row of actions. */}
+              <Link href="/faq" data-testid="faq-link" className={`${NAV} hidden sm:inline-block`}>
+                {t.faq}
+              </Link>
+              <KbsLink className={NAV} />
+              <Link href="/documents" data-testid="documents-link" className={NAV}>
+                {t.documents}
+              </Link>
+              <AccountMenu compact />
+            </nav>
+          </header>
+          {offline && (
+            <p
+              data-testid="offline-note"
+              className="hidden border-b border-amber-200 bg-amber-50 px-3 py-1.5 text-center text-xs text-amber-950 sm:block dark:border-amber-900/50 dark:bg-amber-950/40 dark:text-amber-100"
+            >
+              {t.offlineNote}
+            </p>
           )}
-          <nav
-            aria-label={t.title}
-            className="-mx-1 flex w-full min-w-0 items-center gap-x-1 text-sm sm:mx-0 sm:ml-auto sm:w-auto sm:justify-end"
-          >
-            <KbFilter value={kbs} onChange={changeKbs} />
-            <AddDocumentsButton className={NAV} />
-            <ConnectButton className={NAV} share={share} />
-            {/* On a phone the FAQ tab is reached from /kbs; the header stays one compact row of actions. */}
-            <Link href="/faq" data-testid="faq-link" className={`${NAV} hidden sm:inline-block`}>
-              FAQ
-            </Link>
-            <Link href="/documents" data-testid="documents-link" className={NAV}>
-              {t.documents}
-            </Link>
-            <AccountMenu compact />
-          </nav>
-        </header>
-        {offline && (
-          <p
-            data-testid="offline-note"
-            className="hidden border-b border-amber-200 bg-amber-50 px-3 py-1.5 text-center text-xs text-amber-950 sm:block dark:border-amber-900/50 dark:bg-amber-950/40 dark:text-amber-100"
-          >
-            {t.offlineNote}
-          </p>
-        )}
-        <div className="flex min-h-0 flex-1">
-          <aside aria-label={t.history} className="hidden w-64 shrink-0 border-r border-zinc-200 lg:block dark:border-zinc-800">
-            {history}
-          </aside>
-          {historyOpen && (
-            <div className="fixed inset-0 z-40 flex lg:hidden" role="dialog" aria-modal="true" aria-label={t.history}>
-              <div className="flex h-full w-80 max-w-[85vw] flex-col bg-white shadow-xl dark:bg-zinc-950">
+          <div className="flex min-h-0 flex-1">
+            <aside aria-label={t.history} className="hidden w-64 shrink-0 border-r border-zinc-200 lg:block dark:border-zinc-800">
+              {history}
+            </aside>
+            {historyOpen && (
+              <div className="fixed inset-0 z-40 flex lg:hidden" role="dialog" aria-modal="true" aria-label={t.history}>
+                <div className="flex h-full w-80 max-w-[85vw] flex-col bg-white shadow-xl dark:bg-zinc-950">
+                  <button
+                    type="button"
+                    data-testid="history-close"
+                    onClick={() => setHistoryOpen(false)}
+                    className={`${NAV} m-2 self-end`}
+                    // biome-ignore lint/a11y/noAutofocus: focus moves into the drawer that just opened
+                    autoFocus
+                  >
+                    {t.closeHistory} ×
+                  </button>
+                  <div className="px-3 pb-1">
+                    <Preferences />
+                  </div>
+                  <div className="min-h-0 flex-1">{history}</div>
+                </div>
                 <button
                   type="button"
-                  data-testid="history-close"
+                  aria-label={t.closeHistory}
+                  tabIndex={-1}
+                  className="flex-1 bg-black/40"
                   onClick={() => setHistoryOpen(false)}
-                  className={`${NAV} m-2 self-end`}
-                  // biome-ignore lint/a11y/noAutofocus: focus moves into the drawer that just opened
-                  autoFocus
-                >
-                  {t.closeHistory} ×
-                </button>
-                <div className="min-h-0 flex-1">{history}</div>
+                />
               </div>
-              <button
-                type="button"
-                aria-label={t.closeHistory}
-                tabIndex={-1}
-                className="flex-1 bg-black/40"
-                onClick={() => setHistoryOpen(false)}
-              />
-            </div>
-          )}
-          <main id="main" className="flex min-w-0 flex-1 flex-col">
-            {/* The question box comes first in the DOM (Tab reaches it before the example questions), last on screen. */}
-            <div className="order-last border-t border-zinc-200 px-3 pt-3 pb-[max(0.75rem,env(safe-area-inset-bottom))] sm:px-5 dark:border-zinc-800">
-              <Composer busy={busy} onSend={send} onStop={() => void stop()} t={t} />
-              <p className="mx-auto mt-1.5 hidden max-w-3xl text-[11px] text-zinc-600 sm:block dark:text-zinc-400">{t.keyHint}</p>
-            </div>
-            <div
-              ref={scroller}
-              onScroll={(e) => {
-                const el = e.currentTarget;
-                pinnedToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
-              }}
-              className="flex-1 overflow-y-auto"
-            >
-              <div data-testid="messages" className="mx-auto flex max-w-3xl flex-col gap-6 px-3 py-6 sm:px-5">
-                {notice && (
-                  <p role="status" data-testid="chat-notice" className="rounded-lg bg-zinc-100 px-3 py-2 text-sm dark:bg-zinc-800">
-                    {notice}
-                  </p>
-                )}
-                {messages.length === 0 && <EmptyState t={t} onAsk={send} />}
-                {messages.map((m, i) => (
-                  <MessageView
-                    key={m.id}
-                    m={m}
-                    t={t}
-                    busy={busy}
-                    streaming={busy && i === messages.length - 1 && m.role === "assistant"}
-                    feedback={feedback[m.id]}
-                    onRegenerate={regenerateAnswer}
-                    onEdit={edit}
-                    onFeedback={rate}
-                    question={m.role === "assistant" && messages[i - 1]?.role === "user" ? messageAnswerText(messages[i - 1]) : undefined}
+            )}
+            <main id="main" className="flex min-w-0 flex-1 flex-col">
+              {/* The question box comes first in the DOM (Tab reaches it before the example questions), last on screen. */}
+              <div className="order-last border-t border-zinc-200 px-3 pt-3 pb-[max(0.75rem,env(safe-area-inset-bottom))] sm:px-5 dark:border-zinc-800">
+                <Composer busy={busy} onSend={send} onStop={() => void stop()} t={t} />
+                <p className="mx-auto mt-1.5 hidden max-w-3xl text-[11px] text-zinc-600 sm:block dark:text-zinc-400">{t.keyHint}</p>
+              </div>
+              <div
+                ref={scroller}
+                // Only the reader's own scrolling unpins the view (see the effect that marks it).
+                onScroll={(e) => {
+                  if (Date.now() - userScrolledAt.current > 800) return;
+                  const el = e.currentTarget;
+                  pinnedToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+                }}
+                className="flex-1 overflow-y-auto"
+              >
+                <div ref={content} data-testid="messages" className="mx-auto flex max-w-3xl flex-col gap-6 px-3 py-6 sm:px-5">
+                  {notice && (
+                    <p role="status" data-testid="chat-notice" className="rounded-lg bg-zinc-100 px-3 py-2 text-sm dark:bg-zinc-800">
+                      {notice}
+                    </p>
+                  )}
+                  {messages.length === 0 && <EmptyState t={t} onAsk={send} />}
+                  {messages.map((m, i) => (
+                    <MessageView
+                      key={m.id}
+                      m={m}
+                      t={t}
+                      busy={busy}
+                      streaming={busy && i === messages.length - 1 && m.role === "assistant"}
+                      feedback={feedback[m.id]}
+                      onRegenerate={regenerateAnswer}
+                      onEdit={edit}
+                      onFeedback={rate}
+                      question={m.role === "assistant" && messages[i - 1]?.role === "user" ? messageAnswerText(messages[i - 1]) : undefined}
+                      versions={busy ? undefined : versionsOf(m.id)}
+                      stopped={stopped.has(m.id)}
+                    />
+                  ))}
+                  {waitingForFirstPart && <p className="animate-pulse text-sm text-zinc-600 dark:text-zinc-400">{t.thinking}</p>}
+                  {error && <ErrorNotice error={error} t={t} onRetry={() => regenerateAnswer()} />}
+                </div>
+              </div>
+            </main>
+            {source && (
+              <aside
+                aria-label={t.sourcePanel}
+                data-testid="source-panel"
+                className="hidden w-[42%] max-w-2xl shrink-0 flex-col border-l border-zinc-200 lg:flex dark:border-zinc-800"
+              >
+                <div className="flex items-center justify-between border-b border-zinc-200 px-3 py-1.5 dark:border-zinc-800">
+                  <a
+                    href={`/documents/${encodeURIComponent(source.documentId)}?chunk=${encodeURIComponent(source.chunkId)}`}
+                    className="text-xs text-blue-800 underline dark:text-blue-300"
+                  >
+                    {t.openFullPage}
+                  </a>
+                  <button type="button" data-testid="source-panel-close" onClick={() => setSource(null)} className={NAV}>
+                    {t.close} ×
+                  </button>
+                </div>
+                <div className="min-h-0 flex-1 overflow-y-auto">
+                  <DocumentView
+                    key={`${source.documentId}:${source.chunkId}:${source.claim ?? ""}`}
+                    id={source.documentId}
+                    chunkId={source.chunkId}
+                    claim={source.claim}
+                    embedded
                   />
-                ))}
-                {waitingForFirstPart && <p className="animate-pulse text-sm text-zinc-600 dark:text-zinc-400">{t.thinking}</p>}
-                {error && <ErrorNotice error={error} t={t} onRetry={() => regenerateAnswer()} />}
-              </div>
-            </div>
-          </main>
+                </div>
+              </aside>
+            )}
+          </div>
         </div>
-      </div>
-    </DocumentDropZone>
+      </DocumentDropZone>
+    </SourceViewerContext.Provider>
   );
 }

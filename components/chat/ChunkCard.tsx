@@ -1,9 +1,8 @@
 "use client";
 
-import Link from "next/link";
 import { highlightParts, sectionPath } from "@/lib/agent/highlight";
 import type { Citation } from "@/lib/agent/protocol";
-import { documentHref } from "./sources";
+import { SourceLink } from "./source-viewer";
 import { type ChatText, fill } from "./strings";
 
 /** Heading path of a chunk without the document title it usually starts with. */
@@ -27,7 +26,18 @@ export function HighlightedText({ text, claim }: { text: string; claim?: string 
 }
 
 /** Everything about one retrieved chunk: document, heading path, page, score, and its text. Spans only (it sits inside paragraphs). */
-export function ChunkCard({ citation: c, claim, t }: { citation: Citation; claim?: string; t: ChatText }) {
+export function ChunkCard({
+  citation: c,
+  claim,
+  t,
+  onOpened,
+}: {
+  citation: Citation;
+  claim?: string;
+  t: ChatText;
+  /** After the document opened beside the chat (the citation card then closes). */
+  onOpened?: () => void;
+}) {
   const path = headingPath(c);
   return (
     <span className="block text-left">
@@ -52,13 +62,15 @@ export function ChunkCard({ citation: c, claim, t }: { citation: Citation; claim
       </span>
       <span className="mt-2 flex justify-between gap-2 text-xs text-zinc-600 dark:text-zinc-400">
         <span className="truncate">{c.document.source}</span>
-        <Link
-          href={documentHref(c, claim)}
+        <SourceLink
+          citation={c}
+          claim={claim}
+          onOpened={onOpened}
           data-testid="open-in-document"
           className="shrink-0 font-medium text-blue-800 underline dark:text-blue-300"
         >
           {t.openInDocument} →
-        </Link>
+        </SourceLink>
       </span>
     </span>
   );

@@ -132,7 +132,7 @@ export function CitationChip({ n, citation, claim, t }: { n: number; citation: C
               ×
             </button>
           )}
-          <ChunkCard citation={citation} claim={claim} t={t} />
+          <ChunkCard citation={citation} claim={claim} t={t} onOpened={close} />
         </span>
       )}
     </span>

@@ -203,6 +203,15 @@ export function ConversationList({
             }}
           />
         ))}
+        {!list &&
+          [0, 1, 2].map((i) => (
+            <li
+              key={i}
+              data-testid="history-loading"
+              aria-hidden="true"
+              className="mx-2 h-7 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800"
+            />
+          ))}
         {list && list.length === 0 && (
           <li className="px-2 py-1 text-sm text-zinc-600 dark:text-zinc-400">{q ? t.noConversationMatch : t.noConversations}</li>
         )}

@@ -54,6 +54,13 @@ export function EmptyState({ t, onAsk }: { t: ChatText; onAsk: (q: string) => vo
           </div>
         </div>
       )}
+      {!questions && (
+        <div data-testid="examples-loading" aria-hidden="true" className="mt-8 grid w-full animate-pulse gap-2 sm:grid-cols-2">
+          {[0, 1, 2, 3].map((i) => (
+            <div key={i} className="h-10 rounded-xl bg-zinc-100 dark:bg-zinc-800" />
+          ))}
+        </div>
+      )}
       {questions && questions.length === 0 && <p className="mt-8 text-sm text-zinc-600 dark:text-zinc-400">{t.noDocuments}</p>}
     </div>
   );

@@ -10,9 +10,11 @@ import { MAX_NOTE_CHARS } from "@/lib/conversations/schema";
 import { Answer } from "./Answer";
 import type { Feedback } from "./conversations-api";
 import { SourcesPanel } from "./SourcesPanel";
+import { TurnContext } from "./source-viewer";
 import { answerWithReferences, displayCitations, supportByChunk } from "./sources";
 import { type ChatText, fill } from "./strings";
 import { ToolActivity } from "./ToolActivity";
+import { VersionSwitch, type Versions } from "./VersionSwitch";
 
 export function messageAnswerText(m: ChatUIMessage): string {
   return m.parts.map((p) => (p.type === "text" ? p.text : "")).join("");
@@ -34,7 +36,19 @@ function citationsOf(m: ChatUIMessage): Citation[] {
 
 const ACTION = "rounded px-1 py-0.5 hover:bg-zinc-100 hover:text-zinc-900 dark:hover:bg-zinc-800 dark:hover:text-zinc-100";
 
-function UserMessage({ m, t, busy, onEdit }: { m: ChatUIMessage; t: ChatText; busy: boolean; onEdit: (id: string, text: string) => void }) {
+function UserMessage({
+  m,
+  t,
+  busy,
+  onEdit,
+  versions,
+}: {
+  m: ChatUIMessage;
+  t: ChatText;
+  busy: boolean;
+  onEdit: (id: string, text: string) => void;
+  versions?: Versions;
+}) {
   const text = messageAnswerText(m);
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(text);
@@ -93,18 +107,21 @@ function UserMessage({ m, t, busy, onEdit }: { m: ChatUIMessage; t: ChatText; bu
       >
         {text}
       </div>
-      <button
-        type="button"
-        data-testid="edit-question"
-        disabled={busy}
-        onClick={() => {
-          setDraft(text);
-          setEditing(true);
-        }}
-        className={`text-xs text-zinc-600 disabled:opacity-50 dark:text-zinc-400 ${ACTION}`}
-      >
-        {t.edit}
-      </button>
+      <div className="flex items-center gap-2">
+        <VersionSwitch versions={versions} t={t} busy={busy} />
+        <button
+          type="button"
+          data-testid="edit-question"
+          disabled={busy}
+          onClick={() => {
+            setDraft(text);
+            setEditing(true);
+          }}
+          className={`text-xs text-zinc-600 disabled:opacity-50 dark:text-zinc-400 ${ACTION}`}
+        >
+          {t.edit}
+        </button>
+      </div>
     </div>
   );
 }
@@ -227,6 +244,8 @@ function AssistantMessage({
   onRegenerate,
   onFeedback,
   question,
+  versions,
+  stopped,
 }: {
   m: ChatUIMessage;
   t: ChatText;
@@ -236,6 +255,8 @@ function AssistantMessage({
   onRegenerate: (id: string) => void;
   onFeedback?: FeedbackFn;
   question?: string;
+  versions?: Versions;
+  stopped?: boolean;
 }) {
   const [copied, setCopied] = useState(false);
   const written = messageAnswerText(m);
@@ -257,33 +278,47 @@ function AssistantMessage({
   };
 
   return (
-    <div data-testid="assistant-message" data-message-id={m.id} data-streaming={streaming || undefined} className="min-w-0">
-      <ToolActivity parts={tools} t={t} />
-      {!streaming && <FaqAnswerCard citations={all} />}
-      {text ? (
-        <Answer text={shown} citations={byN} check={check} t={t} />
-      ) : streaming ? (
-        <p className="animate-pulse text-sm text-zinc-600 dark:text-zinc-400">{t.thinking}</p>
-      ) : null}
-      {!streaming && <SourcesPanel cited={cited} others={others} support={support} t={t} />}
-      {!streaming && text && (
-        <div className="mt-2 flex flex-wrap items-center gap-2 text-xs text-zinc-600 dark:text-zinc-400">
-          <button type="button" data-testid="copy-answer" onClick={copy} className={ACTION}>
-            {copied ? t.copied : t.copy}
-          </button>
-          <button
-            type="button"
-            data-testid="retry-answer"
-            disabled={busy}
-            onClick={() => onRegenerate(m.id)}
-            className={`${ACTION} disabled:opacity-50`}
-          >
-            {t.regenerate}
-          </button>
-          {onFeedback && <FeedbackButtons messageId={m.id} feedback={feedback} t={t} onFeedback={onFeedback} />}
-          {question && <PromoteToFaq question={question} answer={text} citations={cited} />}
-        </div>
-      )}
+    <div
+      id={`m-${m.id}`}
+      data-testid="assistant-message"
+      data-message-id={m.id}
+      data-streaming={streaming || undefined}
+      className="min-w-0 scroll-mt-4"
+    >
+      <TurnContext.Provider value={m.id}>
+        <ToolActivity parts={tools} t={t} />
+        {!streaming && <FaqAnswerCard citations={all} />}
+        {text ? (
+          <Answer text={shown} citations={byN} check={check} t={t} />
+        ) : streaming ? (
+          <p className="animate-pulse text-sm text-zinc-600 dark:text-zinc-400">{t.thinking}</p>
+        ) : null}
+        {!streaming && <SourcesPanel cited={cited} others={others} support={support} t={t} />}
+        {stopped && (
+          <p data-testid="stopped-marker" className="mt-1 text-xs text-zinc-600 italic dark:text-zinc-400">
+            {t.stopped}
+          </p>
+        )}
+        {!streaming && text && (
+          <div data-testid="answer-actions" className="mt-2 flex flex-wrap items-center gap-2 text-xs text-zinc-600 dark:text-zinc-400">
+            <VersionSwitch versions={versions} t={t} busy={busy} />
+            <button type="button" data-testid="copy-answer" onClick={copy} className={ACTION}>
+              {copied ? t.copied : t.copy}
+            </button>
+            <button
+              type="button"
+              data-testid="retry-answer"
+              disabled={busy}
+              onClick={() => onRegenerate(m.id)}
+              className={`${ACTION} disabled:opacity-50`}
+            >
+              {t.regenerate}
+            </button>
+            {onFeedback && <FeedbackButtons messageId={m.id} feedback={feedback} t={t} onFeedback={onFeedback} />}
+            {question && <PromoteToFaq question={question} answer={text} citations={cited} />}
+          </div>
+        )}
+      </TurnContext.Provider>
     </div>
   );
 }
@@ -299,9 +334,13 @@ export function MessageView(props: {
   onFeedback?: FeedbackFn;
   /** The question this answer replies to (for "promote to FAQ"). */
   question?: string;
+  /** The versions of this message (regenerated answers, edited questions). */
+  versions?: Versions;
+  /** The answer was cut short by Stop. */
+  stopped?: boolean;
 }) {
   return props.m.role === "user" ? (
-    <UserMessage m={props.m} t={props.t} busy={props.busy} onEdit={props.onEdit} />
+    <UserMessage m={props.m} t={props.t} busy={props.busy} onEdit={props.onEdit} versions={props.versions} />
   ) : (
     <AssistantMessage {...props} />
   );

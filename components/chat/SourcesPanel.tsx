@@ -1,9 +1,9 @@
 "use client";
 
-import Link from "next/link";
 import type { Citation } from "@/lib/agent/protocol";
 import { headingPath } from "./ChunkCard";
-import { documentHref, relevance, snippet } from "./sources";
+import { SourceLink } from "./source-viewer";
+import { relevance, snippet } from "./sources";
 import { type ChatText, fill } from "./strings";
 
 function SourceItem({ c, best, support, t }: { c: Citation; best: number; support?: number; t: ChatText }) {
@@ -24,14 +24,14 @@ function SourceItem({ c, best, support, t }: { c: Citation; best: number; suppor
           {c.n}
         </span>
         <div className="min-w-0 flex-1">
-          <Link
-            href={documentHref(c)}
+          <SourceLink
+            citation={c}
             data-testid="source-link"
             className="font-medium text-blue-800 hover:underline dark:text-blue-300"
             aria-label={`[${c.n}] ${c.document.title}${path ? ` › ${path}` : ""} — ${t.openInDocument}`}
           >
             {c.document.title}
-          </Link>
+          </SourceLink>
           {(path || c.page) && (
             <span data-testid="source-path" className="text-zinc-600 dark:text-zinc-400">
               {" "}

@@ -7,6 +7,7 @@ import { ACCEPT_ATTRIBUTE } from "@/lib/parse/formats";
 import { T } from "./messages";
 import { UploadProvider, useDocumentUploads } from "./UploadContext";
 import { UploadTray } from "./UploadTray";
+import { getUploadQueue } from "./upload-queue";
 
 const hasFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes("Files");
 
@@ -85,9 +86,11 @@ function LeaveGuard() {
 
 /**
  * Wraps a page so that files dropped anywhere on it are uploaded, with a per-file progress tray.
- * `kb` picks the knowledge base (server default otherwise).
+ * `kb` picks the knowledge base (server default otherwise); `maxFileBytes` is the server's per-file limit.
  */
-export function DocumentDropZone({ children, kb }: { children: React.ReactNode; kb?: string }) {
+export function DocumentDropZone({ children, kb, maxFileBytes }: { children: React.ReactNode; kb?: string; maxFileBytes?: number }) {
+  // The server's per-file limit, for the check before sending (the queue is shared by the pages).
+  if (maxFileBytes) getUploadQueue().maxFileBytes = maxFileBytes;
   return (
     <UploadProvider kb={kb}>
       {children}
@@ -98,8 +101,8 @@ export function DocumentDropZone({ children, kb }: { children: React.ReactNode; 
   );
 }
 
-/** The "Add documents" button with a file picker (several files at once); only for people who may upload (into `kb`). */
-export function AddDocumentsButton({ className, kb }: { className?: string; kb?: string }) {
+/** The "Add documents" button with a file picker (several files at once); only for people who may upload (into `kb`); `short` for a phone header. */
+export function AddDocumentsButton({ className, kb, short }: { className?: string; kb?: string; short?: boolean }) {
   const t = useMessages(T);
   const { addFiles } = useDocumentUploads();
   const input = useRef<HTMLInputElement>(null);
@@ -117,7 +120,8 @@ export function AddDocumentsButton({ className, kb }: { className?: string; kb?:
         }
       >
         <span aria-hidden="true">＋</span>
-        {t.addDocuments}
+        {/* `short`: on a phone the ＋ alone (the words stay for screen readers). */}
+        <span className={short ? "max-sm:sr-only" : undefined}>{t.addDocuments}</span>
       </button>
       <input
         ref={input}

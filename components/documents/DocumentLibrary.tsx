@@ -163,10 +163,13 @@ export function DocumentLibrary() {
         </Link>
         <KbsLink />
         <AccountMenu />
-        <h1 className="flex-1 text-2xl font-semibold">{t.libraryTitle}</h1>
+        <h1 className="flex-1 text-xl font-semibold whitespace-nowrap sm:text-2xl">{t.libraryTitle}</h1>
         <UploadKbPicker />
         <AddDocumentsButton />
       </header>
+      <p data-testid="drop-anywhere" className="-mt-3 mb-4 text-sm text-zinc-600 dark:text-zinc-400">
+        {t.dropAnywhere}
+      </p>
 
       <div className="mb-4 flex flex-wrap gap-3">
         <input
@@ -228,13 +231,16 @@ export function DocumentLibrary() {
           <tbody className="divide-y divide-zinc-100 dark:divide-zinc-800">
             {pending.map((item) => (
               <tr key={item.id} data-testid="pending-row" className="text-sm text-zinc-600 dark:text-zinc-400">
-                <td className="px-3 py-2">{item.name}</td>
+                <td className="max-w-48 truncate px-3 py-2 sm:max-w-xs">{item.name}</td>
                 <td className="hidden px-3 py-2 md:table-cell" />
                 <td className="hidden px-3 py-2 md:table-cell">{formatBytes(item.size)}</td>
                 <td className="hidden px-3 py-2 md:table-cell" />
                 <td className="hidden px-3 py-2 md:table-cell" />
                 <td className={`px-3 py-2 ${item.state === "failed" ? "text-red-600 dark:text-red-400" : ""}`} colSpan={2}>
-                  {statusLabel(item, t)}
+                  {/* A long error wraps inside a fixed width instead of widening the table. */}
+                  <div className="line-clamp-2 w-48 break-words sm:w-64" title={statusLabel(item, t)}>
+                    {statusLabel(item, t)}
+                  </div>
                 </td>
               </tr>
             ))}

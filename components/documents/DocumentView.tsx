@@ -210,8 +210,24 @@ function DocumentBody({
   return <div data-testid="document-body">{out}</div>;
 }
 
-/** One document as a reader sees it, with the chunk cited in the chat (`?chunk=<id>`) highlighted and scrolled to. */
-export function DocumentView({ id, chunkId, claim }: { id: string; chunkId?: string; claim?: string }) {
+/**
+ * One document as a reader sees it, with the chunk cited in the chat (`?chunk=<id>`) highlighted and scrolled to.
+ * `embedded`: inside the chat's side panel (no page navigation); `from`: where "Back to chat" returns (the
+ * conversation and turn the citation was opened from). Its title and the cited-passage note stay in view.
+ */
+export function DocumentView({
+  id,
+  chunkId,
+  claim,
+  from,
+  embedded = false,
+}: {
+  id: string;
+  chunkId?: string;
+  claim?: string;
+  from?: string;
+  embedded?: boolean;
+}) {
   const t = useMessages(T);
   const locale = useLocale();
   const [load, setLoad] = useState<Load>({ state: "loading" });
@@ -250,16 +266,43 @@ export function DocumentView({ id, chunkId, claim }: { id: string; chunkId?: str
     jump();
   });
 
+  const Root = embedded ? "article" : "main";
   return (
-    <main id="main" className="mx-auto max-w-4xl p-4 sm:p-8">
-      <nav aria-label={t.backToLibrary} className="mb-4 flex gap-4 text-sm">
-        <Link href="/documents" className="text-sky-800 hover:underline dark:text-sky-300">
-          ← {t.backToLibrary}
-        </Link>
-        <Link href="/" className="text-sky-800 hover:underline dark:text-sky-300">
-          {t.backToChat}
-        </Link>
-      </nav>
+    <Root id={embedded ? undefined : "main"} className={embedded ? "px-4 pb-6" : "mx-auto max-w-4xl px-4 pb-8 sm:px-8"}>
+      <div
+        data-testid="document-header"
+        className={`sticky top-0 z-10 -mx-4 bg-white/95 px-4 pb-2 backdrop-blur dark:bg-zinc-950/95 ${embedded ? "pt-3" : "pt-4 sm:-mx-8 sm:px-8 sm:pt-8"}`}
+      >
+        {!embedded && (
+          <nav aria-label={t.backToLibrary} className="mb-3 flex gap-4 text-sm">
+            <Link href="/documents" className="text-sky-800 hover:underline dark:text-sky-300">
+              ← {t.backToLibrary}
+            </Link>
+            <Link href={from ?? "/"} data-testid="back-to-chat" className="text-sky-800 hover:underline dark:text-sky-300">
+              {t.backToChat}
+            </Link>
+          </nav>
+        )}
+        {load.state === "ready" && (
+          <h1 className={`${embedded ? "text-lg" : "text-2xl"} font-semibold break-words`} data-testid="document-title">
+            {load.document.title}
+          </h1>
+        )}
+        {cited && (
+          <p
+            data-testid="cited-note"
+            className="mt-2 flex flex-wrap items-center gap-2 rounded-md bg-amber-50 px-2 py-1 text-sm text-amber-950 dark:bg-amber-950/50 dark:text-amber-100"
+          >
+            <span>
+              {t.citedPassage}
+              {cited.page != null ? ` (${fill(t.pageHeading, { page: cited.page })})` : ""}
+            </span>
+            <button type="button" onClick={jump} className="underline">
+              {t.jumpToPassage}
+            </button>
+          </p>
+        )}
+      </div>
       {load.state === "loading" && <p className="text-zinc-600 dark:text-zinc-400">{t.loading}</p>}
       {load.state === "error" && (
         <p role="alert" className="text-red-700 dark:text-red-400">
@@ -268,9 +311,6 @@ export function DocumentView({ id, chunkId, claim }: { id: string; chunkId?: str
       )}
       {load.state === "ready" && (
         <>
-          <h1 className="text-2xl font-semibold break-words" data-testid="document-title">
-            {load.document.title}
-          </h1>
           <dl className="mt-2 grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm text-zinc-600 dark:text-zinc-400">
             <dt>{t.source}</dt>
             <dd className="break-all">{load.document.source}</dd>
@@ -295,20 +335,6 @@ export function DocumentView({ id, chunkId, claim }: { id: string; chunkId?: str
             )}
           </dl>
           <div className="mt-4 flex flex-wrap items-center gap-x-4 gap-y-2 text-sm">
-            {cited && (
-              <p
-                data-testid="cited-note"
-                className="flex flex-wrap items-center gap-2 rounded-md bg-amber-50 px-2 py-1 text-amber-950 dark:bg-amber-950/50 dark:text-amber-100"
-              >
-                <span>
-                  {t.citedPassage}
-                  {cited.page != null ? ` (${fill(t.pageHeading, { page: cited.page })})` : ""}
-                </span>
-                <button type="button" onClick={jump} className="underline">
-                  {t.jumpToPassage}
-                </button>
-              </p>
-            )}
             <label className="ml-auto flex items-center gap-2 text-zinc-700 dark:text-zinc-300">
               <input type="checkbox" data-testid="show-chunks" checked={showChunks} onChange={(e) => setShowChunks(e.target.checked)} />
               {t.showChunks}
@@ -348,6 +374,6 @@ export function DocumentView({ id, chunkId, claim }: { id: string; chunkId?: str
           </section>
         </>
       )}
-    </main>
+    </Root>
   );
 }

@@ -4,6 +4,7 @@ export const T = {
   en: {
     addDocuments: "Add documents",
     dropTitle: "Drop files to add them to the knowledge base",
+    dropAnywhere: "Drop files anywhere on this page to add them, or use Add documents.",
     dropHint: "PDF, Word, HTML, CSV, JSON, Markdown or text",
     uploads: "Uploads",
     clearFinished: "Clear finished",
@@ -81,6 +82,7 @@ export const T = {
   zh: {
     addDocuments: "添加文档",
     dropTitle: "松开鼠标，将文件加入知识库",
+    dropAnywhere: "可将文件拖放到本页任意位置来添加，或点击“添加文档”。",
     dropHint: "支持 PDF、Word、HTML、CSV、JSON、Markdown 和纯文本",
     uploads: "上传",
     clearFinished: "清除已完成",

@@ -4,7 +4,7 @@
  * chat and the library.
  */
 
-import type { UploadOutcome } from "@/lib/ingest/upload-events";
+import { checkUploadFile, PERMANENT_UPLOAD_ERRORS, type UploadOutcome } from "@/lib/ingest/upload-events";
 import type { IngestStage } from "@/lib/types";
 import { uploadFile } from "./upload-client";
 
@@ -71,6 +71,8 @@ export class UploadQueue {
   private batches = 0;
   /** Bumped whenever a file got into the library, so views can refetch. */
   version = 0;
+  /** The server's per-file limit (MAX_UPLOAD_MB), told by the page, for the check before sending. */
+  maxFileBytes?: number;
 
   subscribe = (listener: () => void) => {
     this.listeners.add(listener);
@@ -94,12 +96,18 @@ export class UploadQueue {
     const batch = ++this.batches;
     for (const file of files) {
       const id = `u${++this.seq}-${Date.now().toString(36)}`;
+      // Refused here, with the server's message, when it could never succeed: nothing is sent, no Retry.
+      const error = checkUploadFile(file, this.maxFileBytes);
+      if (error) {
+        added.push({ id, name: file.name, size: file.size, state: "failed", batch, result: { status: "failed", error } });
+        continue;
+      }
       this.files.set(id, file);
       added.push({ id, name: file.name, size: file.size, state: "queued", batch });
     }
     if (!added.length) return;
     this.items = [...this.items, ...added];
-    for (const a of added) this.kbs.set(a.id, kb);
+    for (const a of added) if (a.state === "queued") this.kbs.set(a.id, kb);
     this.emit();
     this.pump();
   }
@@ -137,8 +145,8 @@ export class UploadQueue {
 
   private finish(id: string, patch: Partial<UploadItem>) {
     this.controllers.delete(id);
-    // A failed file keeps its bytes (and knowledge base) for a retry.
-    if (patch.state !== "failed") {
+    // A failed file keeps its bytes (and knowledge base) for a retry, unless it would fail the same way again.
+    if (patch.state !== "failed" || PERMANENT_UPLOAD_ERRORS.has(patch.result?.error?.code ?? "")) {
       this.files.delete(id);
       this.kbs.delete(id);
     }

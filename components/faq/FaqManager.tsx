@@ -5,11 +5,17 @@ import { useCallback, useEffect, useState } from "react";
 import { useAccess } from "@/components/account/viewer";
 import { useMessages } from "@/components/i18n";
 import { kbApi, kbLabel } from "@/components/kbs/api";
+import { Preferences } from "@/components/Preferences";
 import type { FaqStatus } from "@/lib/faq/types";
 import type { KnowledgeBase } from "@/lib/kb/types";
 import { type FaqRecord, faqApi, splitLines } from "./api";
 import { GeneratePanel } from "./GeneratePanel";
 import { fill, T } from "./messages";
+
+/** Where an entry came from, in the UI language (stored labels are English words). */
+function sourceLabel(t: (typeof T)["en"], label: string): string {
+  return (t as Record<string, string>)[`label_${label}`] ?? label;
+}
 
 const input = "w-full rounded-lg border border-zinc-300 bg-white px-3 py-2 text-sm dark:border-zinc-700 dark:bg-zinc-900";
 const button = "rounded-lg px-3 py-1.5 text-sm font-medium";
@@ -132,7 +138,7 @@ function FaqItem({ faq, onChanged, onError }: { faq: FaqRecord; onChanged: () =>
       </p>
       {faq.phrasings.length > 0 && <p className="mt-1 text-xs text-zinc-500">{fill(t.alsoAsked, { list: faq.phrasings.join(" · ") })}</p>}
       <div className="mt-2 flex flex-wrap items-center gap-2 text-xs text-zinc-500 dark:text-zinc-400">
-        <span>{fill(t.source, { label: faq.source.label })}</span>
+        <span data-testid="faq-item-source">{fill(t.source, { label: sourceLabel(t, faq.source.label) })}</span>
         {faq.source.documentId && (
           <Link href={`/documents/${encodeURIComponent(faq.source.documentId)}`} className="text-blue-700 underline dark:text-blue-300">
             {t.openSource}
@@ -219,10 +225,10 @@ export function FaqManager({ initialKb }: { initialKb?: string }) {
     <main className="mx-auto flex max-w-3xl flex-col gap-4 px-3 py-6 sm:px-5">
       <header className="flex items-center gap-3">
         <h1 className="text-lg font-semibold">{t.title}</h1>
-        <Link
-          href="/"
-          className="ml-auto rounded-lg px-2 py-1 text-sm text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
-        >
+        <span className="ml-auto">
+          <Preferences />
+        </span>
+        <Link href="/" className=" rounded-lg px-2 py-1 text-sm text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800">
           {t.back}
         </Link>
       </header>

@@ -62,7 +62,7 @@ export function KbManager({ share }: { share?: ShareInfo } = {}) {
           {t.documentsLink}
         </Link>
         <Link href="/faq" data-testid="kbs-faq-link" className={navLinkClass}>
-          FAQ
+          {t.faqLink}
         </Link>
         <h1 className="w-full text-2xl font-semibold sm:order-first sm:w-auto sm:flex-1">{t.pageTitle}</h1>
         <button type="button" data-testid="connect-library" onClick={() => setConnect({ kb: null })} className={buttonClass}>

@@ -17,7 +17,7 @@ const Ctx = createContext<{ kb: string; setKb: (kb: string) => void } | null>(nu
  * The documents page's drop zone with a chosen target knowledge base: files dropped or added go into the
  * knowledge base picked in <UploadKbPicker/> (remembered in this browser), the default one otherwise.
  */
-export function UploadKbScope({ children }: { children: React.ReactNode }) {
+export function UploadKbScope({ children, maxFileBytes }: { children: React.ReactNode; maxFileBytes?: number }) {
   const [kb, setKbState] = useState("");
   useEffect(() => {
     try {
@@ -36,7 +36,9 @@ export function UploadKbScope({ children }: { children: React.ReactNode }) {
   };
   return (
     <Ctx.Provider value={{ kb, setKb }}>
-      <DocumentDropZone kb={kb || undefined}>{children}</DocumentDropZone>
+      <DocumentDropZone kb={kb || undefined} maxFileBytes={maxFileBytes}>
+        {children}
+      </DocumentDropZone>
     </Ctx.Provider>
   );
 }

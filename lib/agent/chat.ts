@@ -42,10 +42,12 @@ export interface ChatOptions {
   signal?: AbortSignal;
   /** For tests: a model to use instead of the configured one. */
   model?: LanguageModelV4;
+  /** Answers already given to this question (regenerate): the offline answerer offers the next-best passages. */
+  avoid?: readonly string[];
 }
 
-export function chatModel(config: AppConfig["chat"]): { model: LanguageModelV4; metadata: ChatMetadata } {
-  if (!config.apiKey) return { model: createOfflineModel(), metadata: { mode: "offline", model: OFFLINE_MODEL_ID } };
+export function chatModel(config: AppConfig["chat"], avoid?: readonly string[]): { model: LanguageModelV4; metadata: ChatMetadata } {
+  if (!config.apiKey) return { model: createOfflineModel({ avoid }), metadata: { mode: "offline", model: OFFLINE_MODEL_ID } };
   const provider = createOpenAI({ apiKey: config.apiKey, baseURL: config.baseURL });
   // .chat(): the Chat Completions API, which Ollama, vLLM, DeepSeek and other compatible servers speak.
   return { model: provider.chat(config.model), metadata: { mode: "llm", model: config.model } };
@@ -204,7 +206,7 @@ export async function runChat(opts: ChatOptions): Promise<Response> {
 
   const { model, metadata } = opts.model
     ? { model: opts.model, metadata: { mode: "llm" as const, model: opts.model.modelId } }
-    : chatModel(config);
+    : chatModel(config, opts.avoid);
   const maxSteps = Math.max(1, config.maxSteps);
   const turn = newTurn();
 

@@ -63,10 +63,10 @@ function searchTool(calls: unknown[]) {
   });
 }
 
-async function ask(question: string) {
+async function ask(question: string, avoid?: string[]) {
   const calls: unknown[] = [];
   const result = streamText({
-    model: createOfflineModel(),
+    model: createOfflineModel({ avoid }),
     messages: [{ role: "user", content: question }],
     tools: { search_knowledge: searchTool(calls) },
     stopWhen: isStepCount(4),
@@ -84,6 +84,14 @@ async function ask(question: string) {
 }
 
 describe("offline answerer", () => {
+  it("regenerates with other sentences than the answers already given", async () => {
+    const first = await ask("How many days of annual leave do full-time employees get?");
+    const again = await ask("How many days of annual leave do full-time employees get?", [first.text]);
+    expect(again.text).not.toBe(first.text);
+    expect(again.text).not.toContain("Full-time employees receive 20 days");
+    console.log(JSON.stringify([first.text, again.text]));
+  });
+
   it("searches with the question, then quotes the supporting sentence with its [n]", async () => {
     const { calls, text, deltas, steps } = await ask("How many days of annual leave do full-time employees get?");
     expect(calls).toEqual([{ query: "How many days of annual leave do full-time employees get?", top_k: 5 }]);

@@ -105,7 +105,10 @@ function safeJson(s: string): unknown {
   }
 }
 
-export function planOfflineStep(options: Pick<LanguageModelV4CallOptions, "prompt" | "tools" | "toolChoice">): Plan {
+export function planOfflineStep(
+  options: Pick<LanguageModelV4CallOptions, "prompt" | "tools" | "toolChoice">,
+  avoid: readonly string[] = [],
+): Plan {
   const turn = readTurn(options.prompt);
   // A message longer than a search query is asked by its end (where the question stands).
   const question = askedPart(turn.question);
@@ -122,8 +125,21 @@ export function planOfflineStep(options: Pick<LanguageModelV4CallOptions, "promp
   if (canSearch && followUp && topicShift(question, previous, searches[0].passages))
     return { kind: "search", queries: [fitQuery(question)] };
   const own = searches.length === 2 && searches[1].query === fitQuery(question) && previous !== undefined && isFollowUp(question);
-  if (own) return { kind: "answer", text: writeAnswer(question, [searches[1]]) };
-  return { kind: "answer", text: writeAnswer(question, searches, previous) };
+  const from = own ? [searches[1]] : searches;
+  const context = own ? undefined : previous;
+  const said = quotedSentences(avoid);
+  // Regenerate: the next-best sentences, leaving out what the earlier versions quoted; when that leaves
+  // nothing, leaving out one of them at a time; the same answer only when nothing else is found.
+  const before = new Set(avoid.map((a) => quotedSentences([a]).join("\n")));
+  for (const leaveOut of said.length ? [said, ...said.map((q) => [q])] : []) {
+    const text = writeAnswer(
+      question,
+      from.map((s) => ({ ...s, passages: s.passages.map((p) => without(p, leaveOut)) })),
+      context,
+    );
+    if (!isRefusal(text) && !before.has(quotedSentences([text]).join("\n"))) return { kind: "answer", text };
+  }
+  return { kind: "answer", text: writeAnswer(question, from, context) };
 }
 
 /**
@@ -137,6 +153,31 @@ export function topicShift(question: string, previous: string, passages: readonl
   if (own.length === 0) return false;
   const before = questionTerms(previous).filter((t) => !own.some((o) => o.key === t.key));
   return !passages.some((p) => termShare(own, p) >= 0.5 && termShare(before, p) >= 0.5);
+}
+
+
+/** The quoted sentences of earlier offline answers (their "- sentence [n]" bullets). */
+export function quotedSentences(answers: readonly string[]): string[] {
+  return answers.flatMap((a) =>
+    a
+      .split("\n")
+      .map((line) => line.match(/^\s*-\s+(.*?)(?:\s*\[\d+\])*\s*$/)?.[1]?.trim() ?? "")
+      .filter((q) => q.length > 0),
+  );
+}
+
+const fold = (s: string) => s.replace(/\s+/g, " ").trim();
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** A passage without the sentences already quoted (matched across any whitespace; headings and lines kept). */
+function without(p: Passage, said: readonly string[]): Passage {
+  let text = p.text;
+  for (const quote of said) {
+    for (const sentence of fold(quote).split(/(?<=[.!?。！？])\s*/u)) {
+      if (sentence.length > 1) text = text.replace(new RegExp(escapeRegExp(sentence).replace(/ /g, "\\s+"), "g"), "");
+    }
+  }
+  return { ...p, text };
 }
 
 /** A search result as a passage to quote: its citation number, where it is, and its text. */
@@ -240,8 +281,8 @@ export function sentenceDeltas(text: string): string[] {
 /** Pause between streamed sentences, so a browser shows them arriving one by one. */
 const SENTENCE_PAUSE_MS = 20;
 
-export function createOfflineModel(): LanguageModelV4 {
-  return createPlannedModel(OFFLINE_MODEL_ID, planOfflineStep);
+export function createOfflineModel({ avoid }: { avoid?: readonly string[] } = {}): LanguageModelV4 {
+  return createPlannedModel(OFFLINE_MODEL_ID, (options) => planOfflineStep(options, avoid));
 }
 
 /**

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { openStore, type Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
+import { activePath, mergePath, normalizeTree, siblingsOf } from "./branches";
 import { type ConversationStore, openConversations, titleFrom } from "./store";
 
 const msg = (id: string, role: "user" | "assistant", text: string) => ({ id, role, parts: [{ type: "text", text }] });
@@ -78,5 +79,24 @@ describe("conversation store", () => {
     const long = titleFrom([msg("u", "user", "word ".repeat(30))]);
     expect(long.length).toBeLessThanOrEqual(61);
     expect(long.endsWith("…")).toBe(true);
+  });
+
+  it("keeps every version of a turn (parentId) and the feedback on each, and reads old conversations as one branch", async () => {
+    const old = [
+      msg("q1", "user", "Leave?"),
+      msg("a1", "assistant", "20 days [1]."),
+      msg("q2", "user", "Sick?"),
+      msg("a2", "assistant", "Note [1]."),
+    ];
+    const c = await store.create({ messages: old });
+    await store.setFeedback(c.id, { messageId: "a1", rating: "up" });
+    // Regenerate the first answer: a sibling of a1, the later turn stays.
+    const tree = mergePath(normalizeTree(old), [old[0], msg("a1b", "assistant", "Book in the portal [1].")]);
+    const saved = await store.update(c.id, { messages: tree });
+    expect(saved.feedback.a1?.rating).toBe("up");
+    const back = (await store.get(c.id))!;
+    expect(back.messages).toHaveLength(5);
+    expect(activePath(normalizeTree(back.messages)).map((m) => m.id)).toEqual(["q1", "a1b"]);
+    expect(siblingsOf(normalizeTree(back.messages), "a1").map((m) => m.id)).toEqual(["a1", "a1b"]);
   });
 });

@@ -1,8 +1,10 @@
 /**
  * The NDJSON stream of POST /api/documents, one event a line: written by lib/ingest/upload.ts, read by the
- * browser (components/documents/upload-client.ts). Types only: the browser imports them too.
+ * browser (components/documents/upload-client.ts). The browser imports this file too.
  */
+import { extensionOf, SUPPORTED_EXTENSIONS, unsupportedTypeMessage } from "@/lib/parse/formats";
 import type { IngestProgress } from "@/lib/types";
+import { sanitizeFileName } from "./fields";
 
 export type UploadStatus = "added" | "updated" | "unchanged" | "failed" | "cancelled";
 
@@ -28,3 +30,26 @@ export type UploadEvent =
   | { type: "summary"; results: UploadFileResult[] }
   /** The upload as a whole broke (not one file): nothing further follows. */
   | { type: "error"; error: { code: string; message: string } };
+
+const mb = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
+
+/** The refusal of a file over the per-file limit (MAX_UPLOAD_MB), in the server's and the browser's words. */
+export function tooLargeMessage(name: string, maxFileBytes: number): string {
+  return `"${sanitizeFileName(name)}" is larger than the ${mb(maxFileBytes)} limit per file (MAX_UPLOAD_MB).`;
+}
+
+/** Errors that the same file meets again on every try (no Retry for them). */
+export const PERMANENT_UPLOAD_ERRORS: ReadonlySet<string> = new Set(["unsupported_type", "too_large"]);
+
+/**
+ * What the browser can tell before sending a file: a known-unsupported extension, or over the size limit.
+ * A file without extension is left to the server, which reads its content.
+ */
+export function checkUploadFile(file: { name: string; size: number }, maxFileBytes?: number): { code: string; message: string } | null {
+  const ext = extensionOf(file.name);
+  if (ext && !SUPPORTED_EXTENSIONS.includes(ext)) {
+    return { code: "unsupported_type", message: unsupportedTypeMessage(sanitizeFileName(file.name), ext) };
+  }
+  if (maxFileBytes && file.size > maxFileBytes) return { code: "too_large", message: tooLargeMessage(file.name, maxFileBytes) };
+  return null;
+}

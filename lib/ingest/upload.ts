@@ -8,7 +8,7 @@ import type { Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
 import { sanitizeFileName } from "./fields";
 import { ingestDocument } from "./index";
-import type { UploadEvent, UploadFileResult } from "./upload-events";
+import { tooLargeMessage, type UploadEvent, type UploadFileResult } from "./upload-events";
 
 export type { UploadEvent, UploadFileResult } from "./upload-events";
 
@@ -100,7 +100,7 @@ export async function receiveUpload(req: Request, limits: UploadLimits): Promise
               data: new Uint8Array(),
               error: {
                 code: "too_large",
-                message: `"${sanitizeFileName(name)}" is larger than the ${mb(limits.maxFileBytes)} limit per file (MAX_UPLOAD_MB).`,
+                message: tooLargeMessage(name, limits.maxFileBytes),
               },
             }
           : { name, data: Buffer.concat(parts) }, // a Buffer is a Uint8Array: no second copy

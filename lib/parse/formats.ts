@@ -18,6 +18,18 @@ export type FormatName = (typeof EXTENSION_FORMATS)[keyof typeof EXTENSION_FORMA
 
 export const SUPPORTED_EXTENSIONS = Object.keys(EXTENSION_FORMATS);
 
+/** The extension of a file name, lower-cased, with its dot ("" when it has none), as path.extname reads it. */
+export function extensionOf(filename: string): string {
+  const base = filename.split(/[\\/]/).pop() ?? "";
+  const dot = base.lastIndexOf(".");
+  return dot > 0 ? base.slice(dot).toLowerCase() : "";
+}
+
+/** The refusal of a file whose extension no parser reads: the server's words, shown by the browser before any upload. */
+export function unsupportedTypeMessage(filename: string, type: string): string {
+  return `Unsupported file type "${type}" for "${filename}". Supported: ${SUPPORTED_EXTENSIONS.join(", ")}`;
+}
+
 /** `accept` attribute for file pickers. */
 export const ACCEPT_ATTRIBUTE = SUPPORTED_EXTENSIONS.join(",");
 

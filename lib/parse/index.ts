@@ -4,7 +4,7 @@ import type { ChunkSettings } from "@/lib/chunk/indexed";
 import { AppError, type ParsedDocument } from "@/lib/types";
 import { parseCsv } from "./csv";
 import { parseDocx } from "./docx";
-import { EXTENSION_FORMATS, type FormatName, SUPPORTED_EXTENSIONS } from "./formats";
+import { EXTENSION_FORMATS, type FormatName, unsupportedTypeMessage } from "./formats";
 import { parseHtml } from "./html";
 import { parseJson } from "./json";
 import type { ParseOptions } from "./limits";
@@ -51,8 +51,6 @@ const BY_CONTENT: Partial<Record<ContentKind, FormatName>> = {
 
 export { SUPPORTED_EXTENSIONS } from "./formats";
 
-const supportedList = () => SUPPORTED_EXTENSIONS.join(", ");
-
 export function isSupported(filename: string): boolean {
   return path.extname(filename).toLowerCase() in EXTENSIONS;
 }
@@ -76,10 +74,7 @@ export function detectFormat(filename: string, data: Uint8Array): FormatName {
   }
   const byContent = ext === "" ? BY_CONTENT[kind] : undefined;
   if (!byContent) {
-    throw new AppError(
-      "unsupported_type",
-      `Unsupported file type "${ext || describeKind(kind)}" for "${filename}". Supported: ${supportedList()}`,
-    );
+    throw new AppError("unsupported_type", unsupportedTypeMessage(filename, ext || describeKind(kind)));
   }
   return byContent;
 }

@@ -18,4 +18,6 @@ export const chatRequestSchema = z.looseObject({
   messages: z.array(message).min(1).max(400),
   /** Limit the chat's searches to these knowledge bases; omitted or empty = all. */
   kbs: kbListSchema.optional(),
+  /** Regenerate: the answers already given to this question (the offline answerer then offers others). */
+  avoid: z.array(z.string().max(20_000)).max(20).optional(),
 });

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { safeReturn } from "@/components/chat/source-links";
 import { DocumentView } from "@/components/documents/DocumentView";
 
 export const metadata: Metadata = { title: "Document · Knowledge Chat" };
@@ -8,9 +9,16 @@ export default async function DocumentPage({
   searchParams,
 }: {
   params: Promise<{ id: string }>;
-  searchParams: Promise<{ chunk?: string | string[]; q?: string | string[] }>;
+  searchParams: Promise<{ chunk?: string | string[]; q?: string | string[]; from?: string | string[] }>;
 }) {
   const { id } = await params;
-  const { chunk, q } = await searchParams;
-  return <DocumentView id={id} chunkId={typeof chunk === "string" ? chunk : undefined} claim={typeof q === "string" ? q : undefined} />;
+  const { chunk, q, from } = await searchParams;
+  return (
+    <DocumentView
+      id={id}
+      chunkId={typeof chunk === "string" ? chunk : undefined}
+      claim={typeof q === "string" ? q : undefined}
+      from={safeReturn(typeof from === "string" ? from : undefined)}
+    />
+  );
 }

@@ -1,0 +1,106 @@
+"use client";
+
+import { useEffect, useId, useSyncExternalStore } from "react";
+import { type Locale, type Messages, setLocale, useLocale, useMessages } from "./i18n";
+
+const T = {
+  en: { language: "Language", theme: "Theme", light: "Light", dark: "Dark", system: "System theme" },
+  zh: { language: "语言", theme: "主题", light: "浅色", dark: "深色", system: "跟随系统" },
+} satisfies Messages;
+
+export type Theme = "light" | "dark" | "system";
+const THEME_KEY = "kb-theme";
+const THEME_CHANGED = "kb-theme-change";
+
+function storedTheme(): Theme {
+  try {
+    const v = localStorage.getItem(THEME_KEY);
+    return v === "light" || v === "dark" ? v : "system";
+  } catch {
+    return "system";
+  }
+}
+
+/** Puts the `dark` class (Tailwind's dark variant, see globals.css) on <html> for the chosen theme. */
+export function applyTheme(theme: Theme = storedTheme()): void {
+  const dark = theme === "dark" || (theme === "system" && window.matchMedia("(prefers-color-scheme: dark)").matches);
+  document.documentElement.classList.toggle("dark", dark);
+  document.documentElement.style.colorScheme = dark ? "dark" : "light";
+}
+
+/**
+ * Runs before the first paint (inline in <head>), so a dark page never flashes light: the same rule as
+ * applyTheme, written out because it cannot import.
+ */
+export const THEME_SCRIPT = `try{var t=localStorage.getItem("${THEME_KEY}");var d=t==="dark"||(t!=="light"&&matchMedia("(prefers-color-scheme: dark)").matches);document.documentElement.classList.toggle("dark",d);document.documentElement.style.colorScheme=d?"dark":"light"}catch(e){}`;
+
+function subscribeTheme(onChange: () => void): () => void {
+  window.addEventListener(THEME_CHANGED, onChange);
+  window.addEventListener("storage", onChange);
+  return () => {
+    window.removeEventListener(THEME_CHANGED, onChange);
+    window.removeEventListener("storage", onChange);
+  };
+}
+
+function setTheme(theme: Theme) {
+  try {
+    if (theme === "system") localStorage.removeItem(THEME_KEY);
+    else localStorage.setItem(THEME_KEY, theme);
+  } catch {
+    // private mode: the choice lasts until the page is left
+  }
+  window.dispatchEvent(new Event(THEME_CHANGED));
+}
+
+const SELECT =
+  "rounded-lg border border-zinc-300 bg-white px-1 py-0.5 text-xs text-zinc-800 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-200";
+
+/** The language and theme switches for page headers, each remembered in this browser. */
+export function Preferences() {
+  const t = useMessages(T);
+  const locale = useLocale();
+  const theme = useSyncExternalStore(subscribeTheme, storedTheme, () => "system" as Theme);
+  const ids = useId();
+  useEffect(() => {
+    applyTheme(theme);
+    if (theme !== "system") return;
+    const media = window.matchMedia("(prefers-color-scheme: dark)");
+    const follow = () => applyTheme("system");
+    media.addEventListener("change", follow);
+    return () => media.removeEventListener("change", follow);
+  }, [theme]);
+  return (
+    <span className="inline-flex items-center gap-1" data-testid="preferences">
+      <label htmlFor={`${ids}-lang`} className="sr-only">
+        {t.language}
+      </label>
+      <select
+        id={`${ids}-lang`}
+        data-testid="language-switch"
+        value={locale}
+        onChange={(e) => setLocale(e.target.value as Locale)}
+        className={SELECT}
+      >
+        <option value="en">EN</option>
+        <option value="zh" lang="zh-CN">
+          中文
+        </option>
+      </select>
+      <label htmlFor={`${ids}-theme`} className="sr-only">
+        {t.theme}
+      </label>
+      <select
+        id={`${ids}-theme`}
+        data-testid="theme-switch"
+        value={theme}
+        onChange={(e) => setTheme(e.target.value as Theme)}
+        className={SELECT}
+      >
+        <option value="system">{t.system}</option>
+        <option value="light">{t.light}</option>
+        <option value="dark">{t.dark}</option>
+      </select>
+    </span>
+  );
+}

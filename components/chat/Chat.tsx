@@ -130,7 +130,11 @@ export function Chat({
     [setMessages, t.conversationMissing],
   );
 
+  // Once, on arrival: the conversation and turn the URL names (a Back from a document page lands here).
+  const arrived = useRef(false);
   useEffect(() => {
+    if (arrived.current) return;
+    arrived.current = true;
     const url = new URL(window.location.href);
     const id = url.searchParams.get("c");
     turnToShow.current = url.hash.startsWith("#m-") ? url.hash.slice(1) : null;
@@ -222,7 +226,11 @@ export function Chat({
   const send = (text: string) => {
     if (busy) return;
     if (error) clearError();
+    // A new question is followed down to its answer: a click in the chat a moment ago (a citation) is not the
+    // reader scrolling away, nor is a turn a source was opened from still to be shown.
     pinnedToBottom.current = true;
+    userScrolledAt.current = 0;
+    turnToShow.current = null;
     void sendMessage({ text }, { body: { kbs } });
   };
   /** Regenerating adds a version of the answer; the earlier ones (and the turns after them) stay. */

@@ -155,7 +155,6 @@ export function topicShift(question: string, previous: string, passages: readonl
   return !passages.some((p) => termShare(own, p) >= 0.5 && termShare(before, p) >= 0.5);
 }
 
-
 /** The quoted sentences of earlier offline answers (their "- sentence [n]" bullets). */
 export function quotedSentences(answers: readonly string[]): string[] {
   return answers.flatMap((a) =>

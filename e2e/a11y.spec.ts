@@ -91,6 +91,28 @@ for (const locale of ["en-US", "zh-CN"] as const) {
         await page.waitForLoadState("networkidle");
         await audit(page, "FAQ");
       });
+
+      test("sign-in, people (with an invite link), the join page and the audit log", async ({ page }) => {
+        await page.goto("/signin");
+        await expect(page.getByTestId("signin-form")).toBeVisible();
+        await page.getByText(lang === "zh" ? "管理员密钥（恢复用）" : "Admin secret (recovery)").click();
+        await audit(page, "sign-in");
+
+        await page.goto("/people");
+        await expect(page.getByTestId("invite-form")).toBeVisible();
+        await page.getByTestId("invite-role").selectOption("reader");
+        await page.getByTestId("invite-submit").click();
+        const link = await page.getByTestId("invite-link").inputValue();
+        await audit(page, "people, with an invite link");
+
+        await page.goto(link);
+        await expect(page.getByTestId("join-form")).toBeVisible();
+        await audit(page, "join");
+
+        await page.goto("/audit");
+        await expect(page.getByTestId("audit-row").first()).toBeVisible();
+        await audit(page, "audit log");
+      });
     });
   }
 }

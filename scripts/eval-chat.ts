@@ -9,7 +9,7 @@
  * answer, and in its first sentence, the median sentences per answer, how often it cites and refuses; with
  * --unanswerable, also how often questions of another set (which this set's documents cannot answer) are
  * refused; with --fake-miscite, the share of deliberately wrong citations of a fake model that the citation
- * check moves or flags, and of right ones that it does (lib/agent/miscite.ts).
+ * check moves or flags, and of right ones that it does (scripts/eval-chat/miscite.ts).
  */
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";

@@ -70,6 +70,14 @@ async function oldVersions(store: Store): Promise<number> {
   return Object.values(versions).reduce((n, v) => n + Math.max(0, v - 1), 0);
 }
 
+/** What `npm run ingest` does: one batch ingest, then settle before exiting. */
+async function ingestLikeTheCli(store: Store, docs: { name: string; text: string }[]): Promise<void> {
+  const batch = createBatchIngest(store);
+  for (const d of docs) await batch.add({ filename: d.name, data: Buffer.from(d.text), origin: "cli" });
+  await batch.flush();
+  await store.settle();
+}
+
 const rawBytes = (docs: { text: string }[]) => docs.reduce((n, d) => n + Buffer.byteLength(d.text), 0);
 
 /** Waits until the data dir is at most `bound` bytes and no old version is left, or the time is up; its last size. */
@@ -91,10 +99,7 @@ describe("the data dir after an ingest, once idle", () => {
   it("a batch ingest that settles (the CLI) leaves at most 3× the raw text", async () => {
     const { store, dir } = await freshStore();
     try {
-      const batch = createBatchIngest(store);
-      for (const d of docs) await batch.add({ filename: d.name, data: Buffer.from(d.text), origin: "cli" });
-      await batch.flush();
-      await store.settle();
+      await ingestLikeTheCli(store, docs);
       const size = await dirBytes(dir);
       expect(size / raw, `${size} bytes for ${raw} of text`).toBeLessThanOrEqual(3);
       expect(await oldVersions(store)).toBe(0);
@@ -106,10 +111,7 @@ describe("the data dir after an ingest, once idle", () => {
   it("uploads and add_document calls (one write each) on a quiet store shrink back to at most 3× without another write", async () => {
     const { store, dir } = await freshStore();
     try {
-      const batch = createBatchIngest(store);
-      for (const d of docs) await batch.add({ filename: d.name, data: Buffer.from(d.text), origin: "cli" });
-      await batch.flush();
-      await store.settle();
+      await ingestLikeTheCli(store, docs);
       // Then uploads and add_document calls: once they are folded, nothing but the cleanup runs maintenance again.
       const late = documents(64).slice(60);
       for (const [i, d] of late.entries()) {

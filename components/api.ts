@@ -4,6 +4,7 @@
  */
 
 import { CSRF_COOKIE, CSRF_HEADER } from "@/lib/auth/accounts/csrf";
+import { cookieValue } from "@/lib/auth/cookies";
 
 export class ApiError extends Error {
   constructor(
@@ -36,9 +37,7 @@ export function setAdminToken(token: string) {
 
 /** The signed-in session's CSRF token, from the cookie only this site's pages can read (lib/auth/accounts/csrf.ts). */
 function csrfToken(): string | null {
-  if (typeof document === "undefined") return null;
-  const m = new RegExp(`(?:^|;\\s*)${CSRF_COOKIE}=([^;]+)`).exec(document.cookie);
-  return m ? m[1] : null;
+  return typeof document === "undefined" ? null : cookieValue(document.cookie, CSRF_COOKIE);
 }
 
 /** The headers every call to the app's own API sends: the stored admin token, and a signed-in session's CSRF token. */

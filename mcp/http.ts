@@ -249,7 +249,12 @@ async function handleTimed(req: Request, options: McpHttpOptions): Promise<Respo
     }
     let kbs: string[] | undefined = token?.kb ? [token.kb] : oauth ? oauth.kbs.filter((k) => known.has(k)) : undefined;
     if (ownerLimit) kbs = readableOf(ownerLimit, kbs ?? [...known]);
-    if (kbs?.length === 0) return jsonRpcError(403, -32000, "Forbidden: none of the knowledge bases of this access token exists any more.");
+    if (kbs?.length === 0)
+      return jsonRpcError(
+        403,
+        -32000,
+        "Forbidden: this access token reaches no knowledge base (they no longer exist, or its owner may no longer use them).",
+      );
     const filter = kbFilter(req);
     if (filter) {
       kbs = (kbs ?? [...known]).filter((k) => filter.includes(k));

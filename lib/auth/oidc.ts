@@ -4,6 +4,7 @@
  * by ssoGrants from the configured rules; a person who already has an account signs in to it.
  */
 import * as client from "openid-client";
+import { cookieValue, setCookie } from "@/lib/auth/cookies";
 import { ROLES, type Role } from "@/lib/auth/roles";
 import { getConfig, publicBaseUrl } from "@/lib/config";
 import type { Grants } from "./accounts/service";
@@ -40,10 +41,7 @@ function configuration(cfg: OidcConfig): Promise<client.Configuration> {
 
 const redirectUri = () => `${publicBaseUrl()}${OIDC_CALLBACK_PATH}`;
 
-function flowCookie(value: string, maxAge: number): string {
-  const secure = /^https:/i.test(process.env.PUBLIC_URL?.trim() ?? "") ? "; Secure" : "";
-  return `${OIDC_COOKIE}=${value}; Path=/api/auth/oidc; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure}`;
-}
+const flowCookie = (value: string, maxAge: number): string => setCookie(OIDC_COOKIE, value, maxAge, { path: "/api/auth/oidc" });
 
 /** Where to send the browser to sign in at the provider, and the cookie that remembers this attempt. */
 export async function beginSso(): Promise<{ location: string; cookie: string }> {
@@ -104,13 +102,7 @@ export async function finishSso(callbackUrl: URL, cookieValue: string | null): P
 }
 
 /** The flow cookie's value in a Cookie header. */
-export function flowCookieValue(cookieHeader: string | null): string | null {
-  for (const part of (cookieHeader ?? "").split(";")) {
-    const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === OIDC_COOKIE) return part.slice(eq + 1).trim() || null;
-  }
-  return null;
-}
+export const flowCookieValue = (cookieHeader: string | null): string | null => cookieValue(cookieHeader, OIDC_COOKIE);
 
 const RANK: Record<Role, number> = { admin: 3, editor: 2, reader: 1 };
 

@@ -30,6 +30,12 @@ export function limitOfPrincipal(p: Principal): AccessLimit {
   return p.kind === "owner" ? { kbs: null, write: true } : limitOf(p.user);
 }
 
+/** Whether the principal may read knowledge base `kb`: the filter of every list a person sees. */
+export const mayReadKb =
+  (p: Principal) =>
+  (kb: string): boolean =>
+    mayRead(limitOfPrincipal(p), kb);
+
 export const isAdmin = (p: Principal): boolean => p.kind === "owner" || p.user.role === "admin";
 
 /** The owner id of what this principal makes (tokens, grants, conversations); null for the admin secret's. */

@@ -1,5 +1,4 @@
-import { limitOfPrincipal, requireKbAccess } from "@/lib/auth/principal";
-import { mayRead } from "@/lib/auth/roles";
+import { limitOfPrincipal, mayReadKb, requireKbAccess } from "@/lib/auth/principal";
 import { getConfig } from "@/lib/config";
 import { ingestUploads, receiveUpload, toErrorBody, type UploadEvent, type UploadFileResult, uploadLimits } from "@/lib/ingest/upload";
 import { route } from "@/lib/server/route";
@@ -14,8 +13,8 @@ export const GET = route({}, async ({ req, store, principal }) => {
   const params = new URL(req.url).searchParams;
   const { kb, q } = listQuerySchema.parse({ kb: params.get("kb") ?? undefined, q: params.get("q") ?? undefined });
   if (kb) requireKbAccess(principal, kb, false);
-  const limit = limitOfPrincipal(principal);
-  let documents = (await (await store()).listDocuments(kb ? { kb } : undefined)).filter((d) => mayRead(limit, d.kb));
+  const readable = mayReadKb(principal);
+  let documents = (await (await store()).listDocuments(kb ? { kb } : undefined)).filter((d) => readable(d.kb));
   if (q) {
     const needle = q.toLowerCase();
     documents = documents.filter((d) => d.title.toLowerCase().includes(needle) || d.source.toLowerCase().includes(needle));

@@ -1,5 +1,4 @@
-import { limitOfPrincipal, requireKbAccess } from "@/lib/auth/principal";
-import { mayRead } from "@/lib/auth/roles";
+import { mayReadKb, requireKbAccess } from "@/lib/auth/principal";
 import { getConfig } from "@/lib/config";
 import { addFaq, listFaqs } from "@/lib/faq/service";
 import { route } from "@/lib/server/route";
@@ -17,8 +16,8 @@ export const GET = route({}, async ({ req, store, principal }) => {
     status: params.get("status") ?? undefined,
   });
   if (query.kb) requireKbAccess(principal, query.kb, false);
-  const limit = limitOfPrincipal(principal);
-  return { faqs: (await listFaqs(await store(), query)).filter((f) => mayRead(limit, f.kb)) };
+  const readable = mayReadKb(principal);
+  return { faqs: (await listFaqs(await store(), query)).filter((f) => readable(f.kb)) };
 });
 
 /** POST /api/faqs {question, answer, kb?, phrasings?, tags?, from?} — adds an entry. */

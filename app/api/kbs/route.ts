@@ -1,7 +1,6 @@
 import { resolveAuthSettings } from "@/lib/auth/config";
 import { callerOf } from "@/lib/auth/peer";
-import { limitOfPrincipal } from "@/lib/auth/principal";
-import { mayRead } from "@/lib/auth/roles";
+import { mayReadKb } from "@/lib/auth/principal";
 import { createKnowledgeBase, listKnowledgeBases } from "@/lib/kb";
 import { route } from "@/lib/server/route";
 import { createKbSchema } from "./schema";
@@ -11,8 +10,8 @@ export const dynamic = "force-dynamic";
 
 /** GET /api/kbs — every knowledge base with its document count (the default one first). */
 export const GET = route({}, async ({ req, store, registry, principal }) => {
-  const limit = limitOfPrincipal(principal);
-  const kbs = (await listKnowledgeBases(await store(), await registry())).filter((kb) => mayRead(limit, kb.name));
+  const readable = mayReadKb(principal);
+  const kbs = (await listKnowledgeBases(await store(), await registry())).filter((kb) => readable(kb.name));
   kbs.sort((a, b) => Number(b.isDefault) - Number(a.isDefault) || a.name.localeCompare(b.name));
   // What the Connect dialog needs to know to show a token placeholder: whether an MCP client where this
   // browser runs needs one (clients on other machines always do).

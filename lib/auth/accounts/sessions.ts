@@ -1,5 +1,6 @@
 /** Session cookies: made at sign-in, read on every request, cleared at sign-out. */
 import { randomBytes } from "node:crypto";
+import { cookieValue, setCookie } from "@/lib/auth/cookies";
 import type { AccountStore } from "./store";
 import type { Session, User } from "./types";
 
@@ -9,24 +10,14 @@ import { CSRF_COOKIE } from "./csrf";
 
 export const SESSION_COOKIE = "kb_session";
 
-/** Behind HTTPS (PUBLIC_URL https://…) the cookie is only ever sent over TLS. */
-function secure(): boolean {
-  return /^https:/i.test(process.env.PUBLIC_URL?.trim() ?? "");
-}
-
-function cookie(value: string, maxAgeSeconds: number, name = SESSION_COOKIE, httpOnly = true): string {
-  return [
-    `${name}=${value}`,
-    "Path=/",
-    ...(httpOnly ? ["HttpOnly"] : []),
-    "SameSite=Lax",
-    `Max-Age=${maxAgeSeconds}`,
-    ...(secure() ? ["Secure"] : []),
-  ].join("; ");
-}
+/** The session's two cookies: the HttpOnly session secret, and the CSRF token the page's script reads. */
+const sessionCookies = (secret: string, csrf: string, maxAgeSeconds: number): string[] => [
+  setCookie(SESSION_COOKIE, secret, maxAgeSeconds),
+  setCookie(CSRF_COOKIE, csrf, maxAgeSeconds, { httpOnly: false }),
+];
 
 /** Set-Cookie values that end the session in the browser. */
-export const clearedSessionCookies = (): string[] => [cookie("", 0), cookie("", 0, CSRF_COOKIE, false)];
+export const clearedSessionCookies = (): string[] => sessionCookies("", "", 0);
 
 /** A JSON (or redirect, with `location`) answer that sets these cookies; never cached. */
 export function withCookies(body: unknown, cookies: readonly string[], init: { status?: number; location?: string } = {}): Response {
@@ -41,13 +32,7 @@ export function withCookies(body: unknown, cookies: readonly string[], init: { s
 }
 
 /** The session cookie's value in a Cookie header, or null. */
-export function sessionSecret(cookieHeader: string | null): string | null {
-  for (const part of (cookieHeader ?? "").split(";")) {
-    const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim() || null;
-  }
-  return null;
-}
+export const sessionSecret = (cookieHeader: string | null): string | null => cookieValue(cookieHeader, SESSION_COOKIE);
 
 /** The signed-in user of a request's Cookie header, with the session, or null. */
 export async function sessionUser(accounts: AccountStore, cookieHeader: string | null): Promise<{ user: User; session: Session } | null> {
@@ -75,5 +60,5 @@ export async function startSession(accounts: AccountStore, user: User, hours = 1
     },
     plain,
   );
-  return [cookie(plain, hours * 3600), cookie(csrf, hours * 3600, CSRF_COOKIE, false)];
+  return sessionCookies(plain, csrf, hours * 3600);
 }

@@ -93,7 +93,7 @@ export interface AccountStore {
   /** Adds a user; 409 when the address already has an account. */
   addUser(user: User): Promise<void>;
   updateUser(id: string, patch: UserPatch): Promise<User>;
-  /** Removes the user, their sessions and owner rows' subjects stay (they no longer resolve to anyone). */
+  /** Removes the user and their sessions; what they owned stays, owned by nobody who exists (tokens and grants stop working). */
   deleteUser(id: string): Promise<boolean>;
   addSession(session: Omit<Session, "hash">, plain: string): Promise<void>;
   /** The live session with this cookie value, or null. */

@@ -22,6 +22,7 @@ import { callerOf } from "@/lib/auth/peer";
 import { authFailures } from "@/lib/auth/request";
 import { limitOf, mayRead } from "@/lib/auth/roles";
 import { getRegistry, kbCatalog } from "@/lib/kb";
+import { knownKbs } from "@/lib/kb/known";
 import { processGlobal } from "@/lib/server/process-global";
 import type { Store } from "@/lib/store";
 import { resolveClient } from "./clients";
@@ -228,7 +229,7 @@ export async function decideConsent(req: Request, deps: OAuthDeps): Promise<Resp
       return back("secret");
     }
   }
-  const known = new Set((await kbCatalog(store, await getRegistry(store))).map((e) => e.kb.name));
+  const known = new Set(await knownKbs(store, await getRegistry(store)));
   const chosen = p.kb !== undefined ? [p.kb] : [...new Set(form.getAll("kb"))];
   if (chosen.length === 0 || !chosen.every((k) => known.has(k) && mayRead(limit, k))) return back("kbs");
   const access = form.get("access");

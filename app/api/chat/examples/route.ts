@@ -1,6 +1,5 @@
 import { exampleQuestions } from "@/lib/agent/examples";
-import { limitOfPrincipal } from "@/lib/auth/principal";
-import { mayRead } from "@/lib/auth/roles";
+import { mayReadKb } from "@/lib/auth/principal";
 import { getConfig } from "@/lib/config";
 import { route } from "@/lib/server/route";
 import { getReadyStore } from "@/lib/server/startup";
@@ -14,8 +13,8 @@ export const GET = route({}, async ({ req, principal }) => {
   try {
     // Waits (briefly) for the start-up indexing of knowledge/, so a fresh start still offers examples.
     const store = await getReadyStore(15_000);
-    const limit = limitOfPrincipal(principal);
-    const docs = (await store.listDocuments()).filter((d) => mayRead(limit, d.kb)).slice(0, 20);
+    const readable = mayReadKb(principal);
+    const docs = (await store.listDocuments()).filter((d) => readable(d.kb)).slice(0, 20);
     const outlines = await Promise.all(
       docs.map(async (d) => ({ title: d.title, headings: (await store.getChunks(d.id)).map((c) => c.heading) })),
     );

@@ -62,3 +62,30 @@ describe("removeOrphans", () => {
     }
   });
 });
+
+describe("a put over orphan chunks", () => {
+  it("replaces them, also when they were left after this process's last put (no doubled chunks)", async () => {
+    const { store, other, documents, lost } = await storeWithOrphan();
+    try {
+      // The orphan was made after this process's puts (which keep their orphan bookkeeping); another
+      // document row keeps the documents' row count as it was.
+      await documents.add([{ ...(await documents.query().limit(1).toArray())[0], id: "unrelated-doc" }]);
+      const again = await ingestDocument(store, {
+        filename: "lost.md",
+        data: enc("# Lost\n\nThe lost rule.\n\nMore of it."),
+        kb: "k",
+      });
+      expect(again.document.id).toBe(lost.id);
+      const chunks = await store.getChunks(lost.id);
+      expect(chunks.length).toBe(lost.chunkCount);
+      expect(new Set(chunks.map((c) => c.id)).size).toBe(chunks.length);
+      // A further put of a new document appends (no rescan needed) and leaves the others alone.
+      const added = await ingestDocument(store, { filename: "new.md", data: enc("# New\n\nA new rule."), kb: "k" });
+      expect((await store.getChunks(added.document.id)).length).toBe(added.document.chunkCount);
+      expect((await store.getChunks(lost.id)).length).toBe(lost.chunkCount);
+    } finally {
+      other.close();
+      await store.close();
+    }
+  });
+});

@@ -61,12 +61,14 @@ const byCreation = (a: DocumentRecord, b: DocumentRecord) => a.createdAt.localeC
 const sourceKey = (kb: string, source: string) => `${kb}\u0000s\u0000${source}`;
 const hashKey = (kb: string, hash: string) => `${kb}\u0000h\u0000${hash}`;
 
+const keysOf = (d: DocumentRecord) => [sourceKey(d.kb, d.source), hashKey(d.kb, d.contentHash)];
+
 /** The documents of a knowledge base with this source (or content hash), oldest first. */
 function keyed(cache: DocCache, key: string): DocumentRecord[] {
   if (!cache.byKey) {
     const byKey = new Map<string, DocumentRecord[]>();
     for (const d of cache.list)
-      for (const k of [sourceKey(d.kb, d.source), hashKey(d.kb, d.contentHash)]) {
+      for (const k of keysOf(d)) {
         const list = byKey.get(k);
         if (list) list.push(d);
         else byKey.set(k, [d]);
@@ -75,6 +77,26 @@ function keyed(cache: DocCache, key: string): DocumentRecord[] {
     cache.byKey = byKey;
   }
   return cache.byKey.get(key) ?? [];
+}
+
+/**
+ * `byKey` after `replaced` were rewritten as `upserted`, as a copy (readers may hold the old one): rebuilt from
+ * every document after each commit of a bulk ingest, it cost time that grew with the store.
+ */
+function keyedAfter(
+  byKey: ReadonlyMap<string, DocumentRecord[]>,
+  replaced: readonly DocumentRecord[],
+  upserted: readonly DocumentRecord[],
+): Map<string, DocumentRecord[]> {
+  const next = new Map(byKey);
+  for (const d of replaced)
+    for (const k of keysOf(d)) {
+      const rest = (next.get(k) ?? []).filter((x) => x.id !== d.id);
+      if (rest.length > 0) next.set(k, rest);
+      else next.delete(k);
+    }
+  for (const d of upserted) for (const k of keysOf(d)) next.set(k, [...(next.get(k) ?? []), d].sort(byCreation));
+  return next;
 }
 
 /** Where `doc` goes in a list sorted by title. */
@@ -139,12 +161,14 @@ export function documentCache(tables: Tables): DocumentCache {
       const list = upserted.some((d) => cache.byId.has(d.id)) ? cache.list.filter((d) => !ids.has(d.id)) : [...cache.list];
       const byId = new Map(cache.byId);
       const rowIds = new Map(cache.rowIds);
+      const replaced = upserted.flatMap((d) => cache.byId.get(d.id) ?? []);
       for (const doc of upserted) {
         list.splice(titleSlot(list, doc), 0, doc);
         byId.set(doc.id, doc);
         rowIds.delete(doc.id); // appended or rewritten: other rows keep theirs
       }
-      docCache = { version: after, list, byId, rowIds };
+      const byKey = cache.byKey && keyedAfter(cache.byKey, replaced, upserted);
+      docCache = { version: after, list, byId, rowIds, ...(byKey ? { byKey } : {}) };
     },
   };
 }

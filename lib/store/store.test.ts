@@ -255,6 +255,26 @@ describe("document cache", () => {
   });
 });
 
+describe("documents by source and content hash", () => {
+  it("follow this process's commits without reading every document again", async () => {
+    const store = await openStore({ uri: await tempDir(), embedder: createNoEmbedder(), maintenanceDelayMs: 600_000 });
+    try {
+      const a = await ingestDocument(store, { filename: "a.md", data: enc("Alpha rules apply on Mondays.") });
+      expect((await store.findDocument("default", { source: "a.md" }))?.id).toBe(a.document.id); // builds the lookup
+      const b = await ingestDocument(store, { filename: "b.md", data: enc("Bravo rules apply on Tuesdays.") });
+      expect((await store.findDocument("default", { source: "b.md" }))?.id).toBe(b.document.id);
+      expect((await store.findDocument("default", { contentHash: b.document.contentHash }))?.id).toBe(b.document.id);
+      const a2 = await ingestDocument(store, { filename: "a.md", data: enc("Alpha rules apply on Fridays now.") });
+      expect(a2.status).toBe("updated");
+      expect(await store.findDocument("default", { contentHash: a.document.contentHash })).toBeNull();
+      expect((await store.findDocument("default", { contentHash: a2.document.contentHash }))?.id).toBe(a.document.id);
+      expect((await store.findDocument("default", { source: "a.md" }))?.contentHash).toBe(a2.document.contentHash);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe("table versions for reads", () => {
   it("are asked of Lance once per interval, at once after this process writes, and see another's commit in time", async () => {
     const { tables, other, close } = await tablesAndAnother();

@@ -142,13 +142,33 @@ export function storeWrites(
     for (const id of column ?? []) if (!byId.has(String(id))) missing.add(String(id));
     return missing;
   };
+  /**
+   * The orphans a put must replace rather than append to, kept between puts: finding them reads every chunk's
+   * document id, and a bulk ingest that did so for each of its commits slowed as the store grew (a third of
+   * the commit time at 300,000 chunks). They are read again once the chunks' row count moved otherwise than
+   * by this process's appends, or the documents table took another commit than this process's puts (another
+   * process's write or crash, a delete, a replacement, a compaction).
+   */
+  let orphansKnown: { ids: Set<string>; chunkRows: number; docsVersion: number } | null = null;
+  const orphansNow = async (docsVersion: number): Promise<Set<string>> => {
+    const chunkRows = await tables.chunks.countRows();
+    if (orphansKnown?.chunkRows !== chunkRows || orphansKnown.docsVersion !== docsVersion)
+      orphansKnown = { ids: await orphanDocuments(), chunkRows, docsVersion };
+    return orphansKnown.ids;
+  };
+  /** Wraps a write that changes rows in a way the orphan bookkeeping does not follow. */
+  const forgettingOrphans = <T>(write: () => Promise<T>) =>
+    serialized(async () => {
+      orphansKnown = null;
+      return write();
+    });
 
   return {
     async removeOrphans(graceMs) {
       const first = await orphanDocuments();
       if (first.size === 0) return 0;
       await new Promise((resolve) => setTimeout(resolve, graceMs));
-      return serialized(async () => {
+      return forgettingOrphans(async () => {
         const still = [...(await orphanDocuments())].filter((id) => first.has(id));
         let removed = 0;
         for (let i = 0; i < still.length; i += 500) {
@@ -162,7 +182,7 @@ export function storeWrites(
       });
     },
     deleteDocument(id) {
-      return serialized(async () => {
+      return forgettingOrphans(async () => {
         const existed = (await tables.documents.countRows(sqlEq("id", id))) > 0;
         // Document first: a crash in between leaves orphan chunks, which search ignores (no document).
         await retryConflicts(() => tables.documents.delete(sqlEq("id", id)));
@@ -192,18 +212,12 @@ export function storeWrites(
         // Chunks first, then the document rows: until its row exists a document's chunks are invisible to
         // search. A replacement is ONE commit of the chunks table (update matching ids, insert new ones,
         // delete the document's leftovers), so readers see the old chunks or the new, never neither.
-        const known = (await docs.get()).byId;
-        const orphans = new Set<string>();
+        const { byId: known, version: docsVersion } = await docs.get();
+        // Chunks without a document row (a crashed write) must be replaced, not appended to.
+        const orphans = await orphansNow(docsVersion);
         const fresh = ids.filter((id) => !known.has(id));
-        for (let i = 0; i < fresh.length; i += 500) {
-          // Chunks without a document row (a crashed write) must be replaced, not appended to.
-          const rows = await chunks
-            .query()
-            .select(["document_id"])
-            .where(sqlIn("document_id", fresh.slice(i, i + 500)))
-            .toArray();
-          for (const r of rows) orphans.add(String(r.document_id));
-        }
+        const tracked = orphansKnown;
+        orphansKnown = null; // until this put has committed
         const appended = fresh.filter((id) => !orphans.has(id));
         const replaced = ids.filter((id) => known.has(id) || orphans.has(id));
         const chunksOf = (list: string[]) => list.flatMap((id) => byId.get(id)!.chunks);
@@ -241,7 +255,10 @@ export function storeWrites(
         const before = await documents.version();
         if (ids.every((id) => !known.has(id))) await retryConflicts(() => documents.add(docTable));
         else await retryConflicts(() => documents.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(docTable));
-        docs.committed(before, await documents.version(), docRows.map(rowToDocument));
+        const after = await documents.version();
+        docs.committed(before, after, docRows.map(rowToDocument));
+        if (tracked && replaced.length === 0 && before === docsVersion && after === before + 1)
+          orphansKnown = { ...tracked, chunkRows: tracked.chunkRows + chunksOf(appended).length, docsVersion: after };
         for (const id of replaced) recent.removeDocument(id);
         recent.add(ids.flatMap((id) => byId.get(id)!.chunks));
         indexes.chunksCommitted(chunksBefore, await chunks.version(), commits);
@@ -249,7 +266,7 @@ export function storeWrites(
       });
     },
     moveKb(from, to, newId) {
-      return serialized(async () => {
+      return forgettingOrphans(async () => {
         await compat.assertCompatible();
         let moved = 0;
         for (;;) {
@@ -264,7 +281,7 @@ export function storeWrites(
       });
     },
     deleteKb(kb) {
-      return serialized(async () => {
+      return forgettingOrphans(async () => {
         const { documents, chunks } = tables;
         const n = await documents.countRows(sqlEq("kb", kb));
         // Documents first: chunks left by a crash in between are ignored by search (no document).
@@ -276,7 +293,7 @@ export function storeWrites(
       });
     },
     resetIndex() {
-      return serialized(async () => {
+      return forgettingOrphans(async () => {
         // Until commitEmbedder, no embedder matches the half-built index, so no process can open it
         // with either embedder and get results from a mix of vectors.
         await compat.beginReindex();

@@ -6,49 +6,23 @@
  */
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { createHash, randomUUID } from "node:crypto";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import path from "node:path";
-import { buffer } from "node:stream/consumers";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { expect, test } from "@playwright/test";
-import S3rver from "s3rver";
+import type S3rver from "s3rver";
 import { PORTS } from "../playwright.config";
 import { connectMcp, mcpUrl, resultText, search } from "./helpers/mcp";
+import { s3Env, startS3 } from "./helpers/s3";
 
 const S3_PORT = PORTS.offline + 20;
 const APP_PORTS = [PORTS.offline + 21, PORTS.offline + 22] as const;
 const S3_DIR = path.resolve(process.env.TEST_DATA_DIR || ".test-data", "s3");
 const BUCKET = "kb-e2e";
-const S3_ENV = {
-  AWS_ENDPOINT: `http://127.0.0.1:${S3_PORT}`,
-  AWS_ALLOW_HTTP: "true",
-  AWS_ACCESS_KEY_ID: "S3RVER",
-  AWS_SECRET_ACCESS_KEY: "S3RVER",
-  AWS_REGION: "us-east-1",
-};
+const S3_ENV = s3Env(S3_PORT);
 
 let s3: S3rver;
 
-/**
- * S3 makes a PUT visible only once it is complete. s3rver writes the object file in place and its metadata
- * after, so a replica listing versions meanwhile read a 0-byte manifest ("Range started at 0 and ended at 0").
- * The object is written beside its final name and renamed there once its metadata is stored.
- */
-function makePutsAtomic(server: S3rver) {
-  const store = server.store;
-  store.putObject = async (object) => {
-    const objectPath = store.getResourcePath(object.bucket, object.key, "object");
-    const content = Buffer.isBuffer(object.content) ? object.content : await buffer(object.content);
-    const md5 = createHash("md5").update(content).digest("hex");
-    const staged = `${objectPath}.${randomUUID()}.staged`;
-    await mkdir(path.dirname(objectPath), { recursive: true });
-    await writeFile(staged, content);
-    await store.putMetadata(object.bucket, object.key, object.metadata, md5);
-    await rename(staged, objectPath);
-    return { size: content.length, md5 };
-  };
-}
 const servers: ChildProcess[] = [];
 const clients: Client[] = [];
 
@@ -70,16 +44,7 @@ async function waitHealthy(port: number, child: ChildProcess) {
 test.beforeAll(async () => {
   test.setTimeout(180_000);
   await rm(S3_DIR, { recursive: true, force: true });
-  await mkdir(S3_DIR, { recursive: true });
-  s3 = new S3rver({
-    port: S3_PORT,
-    address: "127.0.0.1",
-    silent: true,
-    directory: S3_DIR,
-    configureBuckets: [{ name: BUCKET, configs: [] }],
-  });
-  makePutsAtomic(s3);
-  await s3.run();
+  s3 = await startS3(S3_DIR, S3_PORT, BUCKET);
   const dataDir = `s3://${BUCKET}/replicas-${Date.now()}`;
   for (const port of APP_PORTS) {
     // No knowledge folder: the replicas must not both write it at start-up (s3rver has no conditional writes).

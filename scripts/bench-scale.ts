@@ -8,19 +8,18 @@
  * Numbers only; no assertions (the acceptance targets are printed beside them).
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { getEmbedder } from "@/lib/embed";
-import { addConcurrently, createBatchIngest } from "@/lib/ingest";
 import { searchKnowledge } from "@/lib/retrieve";
 import { openStore } from "@/lib/store";
 import { toIndexText } from "@/lib/tokenize";
 import { fts5Reference } from "./bench-fts5";
+import { cpuSeconds, f1, ingestCorpus, mb, printIngest } from "./bench-ingest";
 import { measureMcp, sequential, type Timing, throughput } from "./bench-load";
 import { mixedLoad } from "./bench-mixed";
 import { corpusFiles, sampleQueries, startServer } from "./bench-server";
-import { corpusPasses, reorderedCopy } from "./bench-topup";
 
 export interface ScaleOptions {
   scale: number;
@@ -33,13 +32,6 @@ export interface ScaleOptions {
   keep: boolean;
 }
 
-const mb = (bytes: number) => bytes / 1e6;
-/** Ingest speed is reported per this many chunks. */
-const SEGMENT_CHUNKS = 100_000;
-/** Files whose reordered copies top up a corpus that is too small (text formats only). */
-const TEXT_FORMATS = /\.(md|markdown|txt|html?|csv)$/i;
-const f1 = (n: number) => n.toFixed(1);
-
 export async function runScaleBench(o: ScaleOptions): Promise<void> {
   const embedder = getEmbedder();
   console.log(`scale bench: ${o.scale} chunks, embedder ${embedder.name}, ${os.cpus().length} CPUs, node ${process.version}`);
@@ -50,67 +42,10 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
   const store = await openStore({ uri: dir, embedder });
   try {
     // ---- ingest ----
-    const batch = createBatchIngest(store);
-    let chunks = 0,
-      docs = 0,
-      rawBytes = 0,
-      failed = 0;
-    const t0 = performance.now();
-    // CPU seconds of this process (all threads, Lance's included): on a shared machine wall time says little.
-    const cpu0 = process.cpuUsage();
-    const cpuSeconds = (since: NodeJS.CpuUsage) => {
-      const u = process.cpuUsage(since);
-      return (u.user + u.system) / 1e6;
-    };
-    let lastReport = t0;
-    let started = 0;
-    /** Chunks and bytes from reordered copies (the corpus had too few), and the ingest speed per 100k chunks. */
-    let copiedChunks = 0;
-    let copiedBytes = 0;
-    const segments: { chunks: number; mb: number; seconds: number }[] = [];
-    let segmentStart = { at: t0, bytes: 0 };
-    const stop = () => chunks >= o.scale;
-    await addConcurrently(
-      corpusPasses(files),
-      async ({ file, pass }) => {
-        if (pass > 0 && !TEXT_FORMATS.test(file)) return;
-        const data = pass === 0 ? await readFile(file) : Buffer.from(reorderedCopy(await readFile(file, "utf8"), pass));
-        const n = started++;
-        try {
-          const { result, failures } = await batch.add({ filename: `${n}-${path.basename(file)}`, data, kb: "bench", origin: "cli" });
-          failed += failures.length;
-          if (result.status !== "unchanged") {
-            chunks += result.document.chunkCount;
-            rawBytes += data.byteLength;
-            docs++;
-            if (pass > 0) {
-              copiedChunks += result.document.chunkCount;
-              copiedBytes += data.byteLength;
-            }
-            if (chunks >= (segments.length + 1) * SEGMENT_CHUNKS) {
-              const now = performance.now();
-              segments.push({ chunks, mb: mb(rawBytes - segmentStart.bytes), seconds: (now - segmentStart.at) / 1000 });
-              segmentStart = { at: now, bytes: rawBytes };
-            }
-          }
-        } catch {
-          failed++;
-        }
-        if (performance.now() - lastReport > 10_000) {
-          lastReport = performance.now();
-          const s = (lastReport - t0) / 1000;
-          console.log(
-            `  … ${docs} docs, ${chunks} chunks, ${f1(mb(rawBytes))} MB in ${f1(s)} s (RSS ${Math.round(process.memoryUsage().rss / 1e6)} MB)`,
-          );
-        }
-      },
-      { stop },
-    );
-    failed += (await batch.flush()).length;
-    const ingestS = (performance.now() - t0) / 1000;
-    const ingestCpu = cpuSeconds(cpu0);
+    const ing = await ingestCorpus(store, files, o.scale);
+    const { chunks, rawBytes } = ing;
+    const ingestS = ing.seconds;
     const cpuM0 = process.cpuUsage();
-    if (chunks < o.scale) console.log(`note: the corpus holds only ${chunks} chunks, copies included (asked for ${o.scale})`);
     const m0 = performance.now();
     // What `npm run ingest` does at its end: maintenance, then again once the last versions are past the
     // retention (STORE_VERSION_RETENTION_S, 60 s): the data dir "one minute after the ingest ends".
@@ -120,21 +55,7 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
     const maintCpu = cpuSeconds(cpuM0);
     const stats = await store.stats();
     const ratio = (stats.dataDirBytes ?? 0) / rawBytes;
-    console.log(
-      `ingest    ${docs} docs, ${chunks} chunks, ${f1(mb(rawBytes))} MB raw in ${f1(ingestS)} s (${failed} failed): ` +
-        `${mb(rawBytes / ingestS).toFixed(2)} MB/s, ${Math.round(chunks / ingestS)} chunks/s   [target ≥ 2 MB/s]`,
-    );
-    if (copiedChunks > 0)
-      console.log(
-        `          real: ${chunks - copiedChunks} chunks, ${f1(mb(rawBytes - copiedBytes))} MB; the rest are copies of the corpus files ` +
-          `with their blocks reordered (${copiedChunks} chunks, ${f1(mb(copiedBytes))} MB)`,
-      );
-    for (const s of segments)
-      console.log(`          up to ${s.chunks} chunks: ${(s.mb / s.seconds).toFixed(2)} MB/s over the last segment   [target ≥ 1.5 MB/s]`);
-    console.log(
-      `          CPU ${f1(ingestCpu)} s (${(ingestCpu / ingestS).toFixed(2)} cores busy on average): ` +
-        `${mb(rawBytes / ingestCpu).toFixed(2)} MB per CPU-second, ${Math.round(chunks / ingestCpu)} chunks per CPU-second; load average ${os.loadavg()[0].toFixed(1)}`,
-    );
+    printIngest(ing, o.scale, os.loadavg()[0]);
     console.log(
       `maintain  until settled ${f1(maintS)} s (CPU ${f1(maintCpu)} s); data dir ${f1(mb(stats.dataDirBytes ?? 0))} MB = ${ratio.toFixed(2)}× raw   [target ≤ 3×]; ` +
         `versions ${JSON.stringify(stats.versions)}; peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`,

@@ -2,6 +2,7 @@
  * Throughput and latency: `npm run bench [-- --questions 200 --docs 300]`.
  * At scale: `npm run bench -- --scale N [--corpus DIR] [--port 4800] [--seconds 10] [--mixed SECONDS]` (scripts/bench-scale.ts).
  * Mixed load: `npm run bench -- --mixed SECONDS [--docs 600] [--port 4800]` (scripts/bench-mixed.ts).
+ * Replicas on an object store: `npm run bench -- --replicas N [--corpus DIR]` (scripts/bench-replicas.ts).
  * For a subset of each shared eval set: ingest throughput (docs/s, chunks/s) into a temporary store, then
  * query latency (mean/p50/p95) and passage recall@5 for the default retrieval versus the previous default
  * (fusion with a 0.1 vector vote, no query analysis, no reranker), plain BM25 and plain vector search, with
@@ -16,6 +17,7 @@ import { ABLATIONS, type SearchTuning } from "@/lib/retrieve";
 import { askAll, ingestSet, loadEvalSet, subsetOf } from "@/lib/retrieve/eval-harness";
 import { openStore } from "@/lib/store";
 import { runMixedBench } from "./bench-mixed";
+import { runReplicaBench } from "./bench-replicas";
 import { runScaleBench } from "./bench-scale";
 
 const SETS = ["cmrc2018-dev-zh", "squad1.1-dev-en", "covidqa-en"];
@@ -33,8 +35,21 @@ async function main() {
       queries: { type: "string", default: "200" },
       mixed: { type: "string", default: "0" },
       keep: { type: "boolean", default: false },
+      replicas: { type: "string" },
     },
   });
+  if (values.replicas) {
+    const ok = await runReplicaBench({
+      chunks: Number.parseInt(values.replicas, 10),
+      corpus: values.corpus ? path.resolve(values.corpus) : undefined,
+      evalDir: values.dir!,
+      port: Number.parseInt(values.port!, 10),
+      seconds: Number(values.seconds),
+      queries: Number.parseInt(values.queries!, 10),
+    });
+    process.exitCode = ok ? 0 : 1;
+    return;
+  }
   if (values.scale) {
     await runScaleBench({
       scale: Number.parseInt(values.scale, 10),

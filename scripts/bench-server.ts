@@ -7,6 +7,7 @@ import { getEmbedder } from "@/lib/embed";
 import { listFiles } from "@/lib/ingest";
 import { isSupported } from "@/lib/parse";
 import type { Store } from "@/lib/store";
+import { hasCjk } from "@/lib/text/cjk";
 
 const repoRoot = path.resolve(import.meta.dirname, "..");
 
@@ -34,7 +35,7 @@ export async function sampleQueries(store: Store, n: number): Promise<string[]> 
     const chunks = await store.getChunks(docs[Math.floor(rand() * docs.length)].id);
     const c = chunks[Math.floor(rand() * chunks.length)];
     if (!c) continue;
-    const cjk = /[\u4e00-\u9fff]/.test(c.text);
+    const cjk = hasCjk(c.text);
     const start = Math.floor(rand() * Math.max(1, c.text.length - 40));
     const q = cjk ? c.text.slice(start, start + 14) : c.text.slice(start).split(/\s+/).slice(1, 8).join(" ");
     if (q.trim().length >= 4) out.push(q.replace(/\s+/g, " ").trim());

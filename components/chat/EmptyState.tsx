@@ -3,17 +3,17 @@
 import { useEffect, useState } from "react";
 import { apiFetch } from "@/components/api";
 import { useLocale } from "@/components/i18n";
+import { hasCjk } from "@/lib/text/cjk";
 import type { ChatText } from "./strings";
 
 /** The first screen: what the chat does, and a few questions drawn from the indexed documents. */
-const CJK = /[\u3400-\u9fff]/;
 /** CSV documents are grouped under "Rows 1–10" headings: not a topic anyone asks about. */
 const SYNTHETIC = /\brows?\s+\d+\s*[–-]\s*\d+/i;
 
 /** Four questions, those in the UI language first. */
 export function pickExamples(all: string[], locale: "en" | "zh", n = 4): string[] {
   const usable = all.filter((q) => !SYNTHETIC.test(q));
-  const mine = usable.filter((q) => CJK.test(q) === (locale === "zh"));
+  const mine = usable.filter((q) => hasCjk(q) === (locale === "zh"));
   return [...mine, ...usable.filter((q) => !mine.includes(q))].slice(0, n);
 }
 

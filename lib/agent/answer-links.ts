@@ -3,6 +3,7 @@
  * UI renders as a citation chip, where k indexes `claims`, the sentence the marker supports (used to
  * highlight the matching passage in the chunk). Markers of unknown numbers stay plain text.
  */
+import { CJK_STOPS, ENDS_WITH_ABBREVIATION, LATIN_STOPS, SENTENCE_STOPS } from "@/lib/text/sentences";
 import type { CitationCheck } from "./support";
 
 export const CITE_HREF = /^#cite-(\d+)-(\d+)$/;
@@ -10,8 +11,9 @@ export const CITE_HREF = /^#cite-(\d+)-(\d+)$/;
 export const CHECK_HREF = /^#check-(\d+)$/;
 
 const MARKER = /\[(\d{1,3})\](?![(:])/g;
-const BOUNDARY = /\n|[。！？；\]]|[.!?;](?=\s)/g;
-const ABBREVIATION = /\b(?:e\.g|i\.e|etc|vs|mr|mrs|ms|dr|no)$/i;
+/** Punctuation and spaces between a claim and its marker. */
+const CLAIM_TAIL = new RegExp(`[\\s${SENTENCE_STOPS};；,，]`);
+const BOUNDARY = new RegExp(String.raw`\n|[${CJK_STOPS}；\]]|[${LATIN_STOPS};](?=\s)`, "g");
 
 /**
  * The claim a marker supports: the sentence that ends right before `end` (skipping the punctuation and
@@ -20,14 +22,14 @@ const ABBREVIATION = /\b(?:e\.g|i\.e|etc|vs|mr|mrs|ms|dr|no)$/i;
  */
 export function claimBefore(text: string, end: number): string {
   let stop = end;
-  while (stop > 0 && /[\s.。!！?？;；,，]/.test(text[stop - 1])) stop--;
+  while (stop > 0 && CLAIM_TAIL.test(text[stop - 1])) stop--;
   const head = text.slice(0, stop);
   const line = head.slice(Math.max(head.lastIndexOf("\n"), 0));
   const item = line.match(/^\n?\s*(?:[-*+]|\d+[.)])\s+/);
   if (item && !/\]/.test(line)) return line.slice(item[0].length).trim();
   let start = 0;
   for (const m of head.matchAll(BOUNDARY)) {
-    if (m[0] === "." && ABBREVIATION.test(head.slice(0, m.index))) continue;
+    if (m[0] === "." && ENDS_WITH_ABBREVIATION.test(head.slice(0, m.index))) continue;
     start = m.index! + 1;
   }
   return head

@@ -9,12 +9,14 @@
  * contains, with its chunk's title and heading counting a little; a chunk's score is the share its whole
  * text and heading contain, which measures how well retrieval itself went.
  */
+
+import { CJK_RUN_RE as CJK_RUN, hasCjk } from "@/lib/text/cjk";
+import { SENTENCE_STOPS } from "@/lib/text/sentences";
+import { ZH_PARTICLES, ZH_QUESTION_WORDS } from "@/lib/text/zh-fillers";
 import { STOP_WORDS, stem, tokenize } from "@/lib/tokenize";
 import { segmentWords } from "@/lib/tokenize/segment";
 import { type AnswerType, hasAnswerOfType } from "./answer-type";
-import { cleanSentence, hasCjk, type Passage, type SentenceSpan, splitSentences } from "./extractive";
-
-const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
+import { cleanSentence, type Passage, type SentenceSpan, splitSentences } from "./extractive";
 
 /** Question words and particles: they say what is asked, not what about. */
 const EN_QUESTION = new Set(
@@ -25,13 +27,14 @@ const EN_QUESTION = new Set(
     .split(" ")
     .map(stem),
 );
-const ZH_QUESTION = new Set(
-  (
-    "请问 介绍 一下 说说 讲讲 解释 有没有 哪些 什么 什么样 怎么样 怎么 怎样 如何 为什么 为何 哪里 哪儿 哪个 哪 多少 多久 几 谁 " +
-    "是不是 是否 能不能 能否 可不可以 可以 可否 需要 应该 告诉 我们 你们 我 你 吗 呢 吧 啊 呀 的 了 么 是 要 有 在 和 与 及 或 对 把 被 " +
-    "哪些 哪种 哪年 何时 何 主要 主打 一个 一些 这个 那个 这 那 其 该"
+const ZH_QUESTION = new Set([
+  ...ZH_QUESTION_WORDS,
+  ...ZH_PARTICLES,
+  ...(
+    "介绍 一下 说说 讲讲 解释 有没有 什么样 为何 哪儿 哪个 哪 多久 几 谁 是不是 能不能 可不可以 需要 应该 告诉 我们 你们 我 你 " +
+    "呀 么 是 要 有 在 和 与 及 或 对 把 被 哪种 哪年 何时 何 主要 主打 一个 一些 这个 那个 这 那 其 该"
   ).split(" "),
-);
+]);
 
 export interface Term {
   /** Stemmed English token, or a Chinese word matched as a substring. */
@@ -411,7 +414,7 @@ function quotesFrom(chunk: ChunkReading, indices: number[], terms: readonly Term
         const s = chunk.sentences[i];
         const body = trimSentence(cleanSentence(s.text), terms, t.maxSentenceChars);
         // List items read as one sentence: "…: a; b; c."
-        return s.item && run.length > 1 && !/[.!?。！？；;:：]$/.test(body) ? `${body}${cjk ? "；" : ";"}` : body;
+        return s.item && run.length > 1 && !new RegExp(`[${SENTENCE_STOPS}；;:：]$`).test(body) ? `${body}${cjk ? "；" : ";"}` : body;
       })
       .join(cjk ? "" : " ")
       .replace(/[;；]$/, cjk ? "。" : ".");

@@ -5,7 +5,8 @@
  * offline answerer and the model path's gate.
  */
 import { MAX_QUERY_CHARS } from "@/lib/retrieve/limits";
-import { hasCjk, splitSentences } from "./extractive";
+import { hasCjk } from "@/lib/text/cjk";
+import { splitSentences } from "./extractive";
 
 export const MAX_PARTS = 4;
 

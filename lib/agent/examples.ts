@@ -4,7 +4,7 @@
  */
 
 import { HEADING_SEPARATOR } from "@/lib/chunk/heading";
-import { hasCjk } from "./extractive";
+import { hasCjk } from "@/lib/text/cjk";
 
 export interface DocumentOutline {
   title: string;

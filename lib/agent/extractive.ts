@@ -8,24 +8,27 @@
  * character, and a character is covered when a character pair of the question containing it occurs in
  * the sentence — pairs, because Chinese has no spaces and single characters match almost anything.
  */
+
+import { CJK_RUN_RE as CJK_RUN } from "@/lib/text/cjk";
+import { ABBREVIATIONS, CJK_STOPS, CLOSERS, LATIN_STOPS, SENTENCE_STOPS } from "@/lib/text/sentences";
+import { fillerPattern, QUESTION_PUNCTUATION, ZH_PARTICLES, ZH_QUESTION_WORDS } from "@/lib/text/zh-fillers";
 import { STOP_WORDS, stem, tokenize } from "@/lib/tokenize";
 
-const CJK_CLASS = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}`;
-const CJK_RUN = new RegExp(`[${CJK_CLASS}]+`, "gu");
-const HAS_CJK = new RegExp(`[${CJK_CLASS}]`, "u");
-
 /** Question words and particles that carry no content (removed from questions before matching). */
-const ZH_FILLER =
-  /请问|介绍一下|介绍|说说|讲讲|解释一下|有没有|有哪些|有什么|有多少|是不是|是否|能不能|能否|可不可以|可以|可否|什么样|什么|怎么样|怎么|怎样|如何|为什么|哪些|哪里|哪儿|哪个|多少|多久|需要|应该|一下|告诉我|我们|你们|[吗呢吧啊呀的了么是要？?，,。！!：:\s]/g;
+const ZH_FILLER = fillerPattern(
+  [
+    ...ZH_QUESTION_WORDS,
+    ..."介绍一下 介绍 说说 讲讲 解释一下 有没有 有哪些 有什么 有多少 是不是 能不能 可不可以 什么样 哪儿 哪个 多久 需要 应该 一下 告诉我 我们 你们".split(
+      " ",
+    ),
+  ],
+  `${ZH_PARTICLES.join("")}呀么是要${QUESTION_PUNCTUATION}\\s`,
+);
 const EXTRA_STOP = new Set(
   "many much get gets got need needs please tell know about any some there more most other way ways thing things give gives let lets say says said explain describe summarize"
     .split(" ")
     .map(stem),
 );
-
-export function hasCjk(text: string): boolean {
-  return HAS_CJK.test(text);
-}
 
 export interface Units {
   /** Latin (and other spaced-script) terms, each weight 1. */
@@ -89,12 +92,9 @@ export interface SentenceSpan {
   item?: boolean;
 }
 
-/** Words whose trailing period does not end a sentence ("Dr. Smith", "William E. Simon", "et al. found"). */
-const ABBREVIATIONS = new Set(
-  "mr mrs ms dr prof st jr sr gen col lt sgt capt rev gov sen rep pres u.s u.k e.g i.e etc vs no nos fig figs approx al ca inc ltd co corp mt op cf ed eds vol pp jan feb mar apr jun jul aug sep sept oct nov dec".split(
-    " ",
-  ),
-);
+/** A run of sentence ends with the closing quotes after it (a Latin one is checked further in splitSentences). */
+const SENTENCE_END = new RegExp(`([${CJK_STOPS}]+|[${LATIN_STOPS}]+)([${CLOSERS}]*)`, "gu");
+const TRAILING_STOPS = new RegExp(`[${SENTENCE_STOPS};；]+$`);
 
 /** Line prefixes that are markup, not text: bullets, numbered items, quotes. */
 const LINE_LEAD = /^\s*(?:[-*+]\s+|\d+[.)、]\s*|>\s*)?/;
@@ -128,7 +128,7 @@ export function splitSentences(text: string): SentenceSpan[] {
       }
       from = to;
     };
-    for (const m of line.matchAll(/([。！？]+|[.!?]+)(["'”’）)\]]*)/gu)) {
+    for (const m of line.matchAll(SENTENCE_END)) {
       const end = m.index! + m[0].length;
       if (end <= from) continue;
       if (/[.!?]/.test(m[1])) {
@@ -174,7 +174,7 @@ export function supportingSpan(chunkText: string, claim: string): { start: numbe
   if (c.length >= 4) {
     // A quote of several sentences highlights all of them.
     const quoted = sentences.filter((s) => {
-      const t = norm(s.text).replace(/[.。!！?？;；]+$/, "");
+      const t = norm(s.text).replace(TRAILING_STOPS, "");
       return t.length >= 4 && c.includes(t);
     });
     if (quoted.length > 0) return { start: quoted[0].start, end: quoted.at(-1)!.end };

@@ -18,13 +18,15 @@ import type {
 } from "@ai-sdk/provider";
 import { wholeSentences } from "@/lib/retrieve/context";
 import { fitQuery } from "@/lib/retrieve/limits";
+import { hasCjk } from "@/lib/text/cjk";
+import { CJK_STOPS, CLOSERS, SENTENCE_STOPS } from "@/lib/text/sentences";
 import { TOOL } from "@/lib/tools/names";
 import type { SearchResult } from "@/lib/tools/search-result";
 import { ANSWER_TUNING, answerPart, type Expected, type PartAnswer, type Quote, questionTerms, termShare } from "./answer";
 import { answerType } from "./answer-type";
 import { passagePlace } from "./citations";
 import { askedPart, followUpQuery, isEllipsis, isFollowUp, splitQuestion } from "./decompose";
-import { hasCjk, type Passage } from "./extractive";
+import type { Passage } from "./extractive";
 import { resultsOf } from "./tools";
 
 export const OFFLINE_MODEL_ID = "offline-extractive";
@@ -172,7 +174,7 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 function without(p: Passage, said: readonly string[]): Passage {
   let text = p.text;
   for (const quote of said) {
-    for (const sentence of fold(quote).split(/(?<=[.!?。！？])\s*/u)) {
+    for (const sentence of fold(quote).split(new RegExp(`(?<=[${SENTENCE_STOPS}])\\s*`, "u"))) {
       if (sentence.length > 1) text = text.replace(new RegExp(escapeRegExp(sentence).replace(/ /g, "\\s+"), "g"), "");
     }
   }
@@ -269,12 +271,12 @@ function toContent(plan: Plan): { content: LanguageModelV4Content[]; finishReaso
  * Splits an answer into sentences (each with its trailing citation marker and spacing), the unit the
  * offline answerer streams in, like a model's output arriving sentence by sentence.
  */
+const SENTENCE_DELTA = new RegExp(
+  String.raw`[^\n]*?(?:[${SENTENCE_STOPS}][${CLOSERS}]*(?:\s*\[\d+\])*(?=\s|$)|[${CJK_STOPS}](?:\s*\[\d+\])*|\[\d+\](?=\s|$)|(?=\n)|$)[^\S\n]*\n*|\n+`,
+  "gu",
+);
 export function sentenceDeltas(text: string): string[] {
-  return (
-    text
-      .match(/[^\n]*?(?:[.!?。！？]["'”’)）]*(?:\s*\[\d+\])*(?=\s|$)|[。！？](?:\s*\[\d+\])*|\[\d+\](?=\s|$)|(?=\n)|$)[^\S\n]*\n*|\n+/gu)
-      ?.filter(Boolean) ?? [text]
-  );
+  return text.match(SENTENCE_DELTA)?.filter(Boolean) ?? [text];
 }
 
 /** Pause between streamed sentences, so a browser shows them arriving one by one. */

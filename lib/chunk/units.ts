@@ -1,3 +1,5 @@
+import { CJK_STOPS, CLOSERS, LATIN_STOPS } from "@/lib/text/sentences";
+
 /** The smallest piece the packer moves: a trimmed sentence (or a slice of an over-long one). */
 export interface Unit {
   start: number;
@@ -11,7 +13,7 @@ const PARAGRAPH_BREAK_RE = /\n[ \t\r]*\n\s*/g;
  * A sentence ends after Chinese/full-width 。！？； (always), after . ! ? followed by whitespace,
  * a closing quote/bracket or the end, or at a line break. Closing quotes stay with their sentence.
  */
-const SENTENCE_END_RE = /(?:[。！？；…]+|[.!?]+(?=[\s"'”’」』）)\]]|$))[”’」』）)\]"']*|\n/g;
+const SENTENCE_END_RE = new RegExp(String.raw`(?:[${CJK_STOPS}；…]+|[${LATIN_STOPS}]+(?=[\s${CLOSERS}]|$))[${CLOSERS}]*|\n`, "g");
 
 /** Sentence units of text[from, to), in order; whitespace between them belongs to no unit. */
 export function splitUnits(text: string, from: number, to: number, window: number, size: number): Unit[] {

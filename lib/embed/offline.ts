@@ -1,3 +1,4 @@
+import { CJK_WORD_CLASS } from "@/lib/text/cjk";
 import { tokenize } from "@/lib/tokenize";
 import { makesVectors } from "./none";
 import type { Embedder } from "./types";
@@ -23,7 +24,7 @@ export interface FeatureWeights {
 }
 export const DEFAULT_WEIGHTS: FeatureWeights = { word: 1, wordPair: 0.5, trigram: 0.35, cjkChar: 0.4, cjkPair: 1 };
 
-const CJK_START = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー々〆]/u;
+const CJK_START = new RegExp(`^[${CJK_WORD_CLASS}]`, "u");
 
 /**
  * A deterministic, download-free embedder: feature hashing of tokenize() tokens plus character

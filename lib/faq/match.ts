@@ -3,10 +3,11 @@
  * Chinese and English are compared the same way), after dropping question words that carry no content.
  * Pure; the FAQ search re-scores its candidates with it.
  */
+import { fillerPattern, QUESTION_PUNCTUATION, ZH_PARTICLES, ZH_QUESTION_WORDS } from "@/lib/text/zh-fillers";
 import { tokenize } from "@/lib/tokenize";
 
 /** Chinese question words and particles: "如何重置令牌？" and "令牌怎么重置" ask the same. */
-const ZH_FILLER = /请问|如何|怎么样|怎么|怎样|为什么|什么|是否|能否|可以|可否|哪些|哪里|多少|吗|呢|吧|啊|的|了|我|[？?，,。！!：:]/g;
+const ZH_FILLER = fillerPattern([...ZH_QUESTION_WORDS, ...ZH_PARTICLES, "我"], QUESTION_PUNCTUATION);
 
 export function questionTokens(text: string): Set<string> {
   return new Set(tokenize(text.replace(ZH_FILLER, " ")));

@@ -3,13 +3,15 @@
  * whole thoughts without the index needing bigger chunks. Bounded by characters and cut at sentence ends.
  */
 import type { Store } from "@/lib/store";
+import { CJK_CLASS } from "@/lib/text/cjk";
+import { CJK_STOPS, CLOSERS, SENTENCE_STOPS } from "@/lib/text/sentences";
 import type { SearchHit } from "@/lib/types";
 
 /** At most this many characters on each side. */
 export const CONTEXT_CHARS = 300;
 
 /** Positions just after a sentence end (Latin or CJK punctuation, or a blank line). */
-const SENTENCE_END = /[.!?。！？；;…](?:["'”’」』)）\]])*(?=\s|$)|[。！？；](?:["'”’」』)）\]])*|\n\s*\n/gu;
+const SENTENCE_END = new RegExp(String.raw`[${SENTENCE_STOPS}；;…][${CLOSERS}]*(?=\s|$)|[${CJK_STOPS}；][${CLOSERS}]*|\n\s*\n`, "gu");
 
 function sentenceEnds(text: string): number[] {
   return [...text.matchAll(SENTENCE_END)].map((m) => m.index + m[0].length);
@@ -49,8 +51,8 @@ export function textAfter(doc: string, end: number, max = CONTEXT_CHARS): string
   return ends.length ? trimTowards(window.slice(0, ends[ends.length - 1]), "start") : "";
 }
 
-const CJK_EDGE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}，。！？；：、]/u;
-const ENDS_SENTENCE = /[.!?。！？；;…:：]["'”’」』)）\]]*$/u;
+const CJK_EDGE = new RegExp(`[${CJK_CLASS}，${CJK_STOPS}；：、]`, "u");
+const ENDS_SENTENCE = new RegExp(`[${SENTENCE_STOPS}；;…:：][${CLOSERS}]*$`, "u");
 
 function join(a: string, b: string): string {
   return CJK_EDGE.test(a.at(-1) ?? "") || CJK_EDGE.test(b[0] ?? "") ? a + b : `${a} ${b}`;

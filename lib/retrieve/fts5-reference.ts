@@ -6,6 +6,7 @@
  * build the same index over any rows (in memory or in a file).
  */
 import { DatabaseSync } from "node:sqlite";
+import { CJK_RUN_RE } from "@/lib/text/cjk";
 
 export interface Fts5Row {
   id: string;
@@ -26,7 +27,6 @@ export interface Fts5Reference {
   close(): void;
 }
 
-const CJK_RUN_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
 /** Title weight, then body weight, for bm25(). */
 const TITLE_WEIGHT = 2;
 

@@ -3,6 +3,8 @@
  * both languages (the index keeps them; only the query forgets them), English words are stemmed exactly as
  * the index stems them, numbers and dates stay, Chinese is cut into dictionary words.
  */
+
+import { CJK_WORD_CLASS as CJK, KANA_HANGUL_WORD_CLASS } from "@/lib/text/cjk";
 import { indexStem, STOP_WORDS, toIndexText } from "@/lib/tokenize";
 import { segmentWords } from "@/lib/tokenize/segment";
 
@@ -26,9 +28,9 @@ const EN_QUESTION_WORDS = new Set("many much kind type name named called does di
  */
 const CASED_WORDS: Record<string, RegExp> = { may: /\bMay\b/, us: /\bU\.?S\b/ };
 
-const CJK = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー々〆`;
 const RUN_RE = new RegExp(`[${CJK}]+|(?:(?![${CJK}])[\\p{L}\\p{N}\\p{M}])+`, "gu");
 const HAN_RE = /^\p{Script=Han}/u;
+const KANA_HANGUL_START = new RegExp(`^[${KANA_HANGUL_WORD_CLASS}]`, "u");
 
 export interface QueryTerm {
   /** Stemmed lowercase word, a number, or a Chinese word (matched as a substring). */
@@ -100,7 +102,7 @@ export function analyzeQuery(query: string, opts: { stopWords?: boolean } = {}):
       });
       if (name) addTerm(name, "cjk");
       kept.push(" ");
-    } else if (/^[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー々〆]/u.test(run)) {
+    } else if (KANA_HANGUL_START.test(run)) {
       kept.push(run, " ");
       addTerm(run, "cjk");
     } else {

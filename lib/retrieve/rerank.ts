@@ -13,6 +13,7 @@
  * 1.5 (3 lost covidqa R@5 0.010 and MRR@10 0.013); number and document at 0, as neither helped on any set
  * (document evidence, even from a document's best 2 candidates only, lost up to 0.002 R@5 on three of them).
  */
+import { CJK_CLASS } from "@/lib/text/cjk";
 import { indexStem, STOP_WORDS } from "@/lib/tokenize";
 import { normalizeForMatch, type QueryTerm } from "./query";
 
@@ -77,7 +78,7 @@ function positions(text: string, terms: readonly QueryTerm[]): (number[] | null)
 }
 
 /** A character of a Latin-script word run (letters, digits, marks; not Han, kana or Hangul). */
-const LATIN_CHAR_RE = /^(?:(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])[\p{L}\p{N}\p{M}])$/u;
+const LATIN_CHAR_RE = new RegExp(String.raw`^(?:(?![${CJK_CLASS}])[\p{L}\p{N}\p{M}])$`, "u");
 const isLatinChar = (c: string | undefined) => c !== undefined && (/^[a-z0-9]$/.test(c) || (c > "\x7f" && LATIN_CHAR_RE.test(c)));
 
 /**

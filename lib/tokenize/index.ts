@@ -11,9 +11,9 @@
  */
 import porter2 from "wink-porter2-stemmer";
 import { memoized } from "@/lib/memo";
+import { CJK_WORD_CLASS as CJK } from "@/lib/text/cjk";
 import { segmentWords } from "./segment";
 
-const CJK = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー々〆`;
 /** A CJK run, or a run of letters/digits/marks that are not CJK. */
 const TOKEN_RE = new RegExp(`[${CJK}]+|(?:(?![${CJK}])[\\p{L}\\p{N}\\p{M}])+`, "gu");
 const CJK_RE = new RegExp(`^[${CJK}]`, "u");

@@ -50,11 +50,6 @@ export function getLogger(): Logger {
   return g[KEY];
 }
 
-/** Replaces the process-wide logger (tests capture log lines this way); loggers made by log() later use it. */
-export function setLogger(logger: Logger): void {
-  (globalThis as Global)[KEY] = logger;
-}
-
 /** A logger for one component, e.g. log("store") → {"component":"store",…}. */
 export function log(component: string): Logger {
   return getLogger().child({ component });

@@ -8,11 +8,11 @@ import { ADDS_IDEMPOTENT } from "./annotations";
 import { guarded, kbArgument, perKbNames, type ToolContext, toolError } from "./context";
 import { writeTarget } from "./write-access";
 
-export const name = TOOL.addDocument;
+const name = TOOL.addDocument;
 
-export const MAX_CONTENT_CHARS = 1_000_000;
+const MAX_CONTENT_CHARS = 1_000_000;
 
-export const inputSchemaFor = perKbNames((kbNames) =>
+const inputSchemaFor = perKbNames((kbNames) =>
   z.strictObject({
     title: z
       .string({ error: (i) => (i.input === undefined ? "title is required" : "title must be a string") })
@@ -32,13 +32,13 @@ export const inputSchemaFor = perKbNames((kbNames) =>
   }),
 );
 
-export const outputSchema = z.object({
+const outputSchema = z.object({
   status: z.enum(["added", "unchanged"]),
   document: z.object({ id: z.string(), title: z.string(), source: z.string(), kb: z.string(), chunk_count: z.number().int() }),
   uri: z.string().describe("Resource URI of the document"),
 });
 
-export const annotations = ADDS_IDEMPOTENT;
+const annotations = ADDS_IDEMPOTENT;
 
 /** The stored file name for a title: path separators become spaces, then the file-name rule. */
 function sourceName(title: string, format: "markdown" | "text"): string {

@@ -5,9 +5,9 @@ import { TOOL } from "@/lib/tools/names";
 import { DELETES } from "./annotations";
 import { guarded, inScope, type ToolContext, toolError } from "./context";
 
-export const name = TOOL.deleteDocument;
+const name = TOOL.deleteDocument;
 
-export const inputSchema = z.strictObject({
+const inputSchema = z.strictObject({
   document_id: z
     .string({ error: (i) => (i.input === undefined ? "document_id is required" : "document_id must be a string") })
     .trim()
@@ -16,12 +16,12 @@ export const inputSchema = z.strictObject({
     .describe("The document to delete (from list_documents, a search result or add_document)."),
 });
 
-export const outputSchema = z.object({
+const outputSchema = z.object({
   deleted: z.boolean(),
   document: z.object({ id: z.string(), title: z.string(), source: z.string(), kb: z.string() }),
 });
 
-export const annotations = DELETES;
+const annotations = DELETES;
 
 export function registerDeleteDocument(server: McpServer, ctx: ToolContext) {
   server.registerTool(

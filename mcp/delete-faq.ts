@@ -7,15 +7,15 @@ import { TOOL } from "@/lib/tools/names";
 import { DELETES } from "./annotations";
 import { guarded, inScope, type ToolContext, toolError } from "./context";
 
-export const name = TOOL.deleteFaq;
+const name = TOOL.deleteFaq;
 
-export const inputSchema = z.strictObject({
+const inputSchema = z.strictObject({
   id: faqIdSchema.describe("The faq_id, as search_faq or add_faq return it."),
 });
 
-export const outputSchema = z.object({ deleted: z.boolean(), id: z.string() });
+const outputSchema = z.object({ deleted: z.boolean(), id: z.string() });
 
-export const annotations = DELETES;
+const annotations = DELETES;
 
 export function registerDeleteFaq(server: McpServer, ctx: ToolContext) {
   server.registerTool(

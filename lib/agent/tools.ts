@@ -81,7 +81,7 @@ export function wrapTools(tools: ToolSet, turn: TurnState, onCitations: () => vo
 }
 
 /** Where a search's structured results ride along in the model's tool-result part (read by the offline model). */
-export const RESULTS_OPTION = "knowledgeBase";
+const RESULTS_OPTION = "knowledgeBase";
 
 type ModelOutput = Awaited<ReturnType<NonNullable<Tool["toModelOutput"]>>>;
 

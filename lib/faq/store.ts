@@ -34,7 +34,7 @@ export interface FaqHit {
   strong: boolean;
 }
 
-export interface FaqListOptions {
+interface FaqListOptions {
   kb?: string | readonly string[];
   status?: FaqStatus;
   origin?: FaqOrigin;
@@ -66,7 +66,7 @@ const FTS = "index_text";
 
 const clean = (list: readonly string[] | undefined) => [...new Set((list ?? []).map((s) => s.trim()).filter(Boolean))];
 
-export function newFaqId(): string {
+function newFaqId(): string {
   return randomBytes(12).toString("hex");
 }
 

@@ -101,7 +101,7 @@ export async function ingestDocument(store: Store, input: IngestInput, opts: Ing
  * Everything of an ingest but the write: checks, parse, chunk, embed. Emits progress up to "indexing"
  * (or "skipped"); the caller writes `write` and emits "done". Throws (after no write) on bad input.
  */
-export async function prepareDocument(
+async function prepareDocument(
   store: Store,
   input: IngestInput,
   opts: IngestOptions & { pending?: PendingLookup; contentHash?: string } = {},
@@ -156,7 +156,7 @@ export async function prepareDocument(
 }
 
 /** Documents prepared but not yet written, looked up like store.matchDocument (for batches). */
-export type PendingLookup = (
+type PendingLookup = (
   kb: string,
   source: string,
   contentHash: string,

@@ -13,7 +13,7 @@ export type { Logger } from "pino";
 const KEY = Symbol.for("kb-mcp-chat.logger");
 type Global = typeof globalThis & { [KEY]?: Logger };
 
-export interface RequestContext {
+interface RequestContext {
   reqId: string;
 }
 

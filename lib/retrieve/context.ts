@@ -6,7 +6,7 @@ import type { Store } from "@/lib/store";
 import type { SearchHit } from "@/lib/types";
 
 /** At most this many characters on each side. */
-export const CONTEXT_CHARS = 300;
+const CONTEXT_CHARS = 300;
 
 /** Positions just after a sentence end (Latin or CJK punctuation, or a blank line). */
 const SENTENCE_END = /[.!?。！？；;…](?:["'”’」』)）\]])*(?=\s|$)|[。！？；](?:["'”’」』)）\]])*|\n\s*\n/gu;

@@ -7,7 +7,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 
-export interface Fts5Row {
+interface Fts5Row {
   id: string;
   /** The document the row belongs to (the eval's file name). */
   doc: string;
@@ -15,7 +15,7 @@ export interface Fts5Row {
   text: string;
 }
 
-export interface Fts5Hit extends Omit<Fts5Row, "title"> {
+interface Fts5Hit extends Omit<Fts5Row, "title"> {
   /** BM25 as FTS5 reports it, negated: higher is better. */
   score: number;
 }

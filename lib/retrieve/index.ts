@@ -37,7 +37,7 @@ export interface SearchTuning {
   crossEncoder: CrossEncoder | null;
 }
 
-export const DEFAULT_TUNING: Omit<SearchTuning, "vectorWeight" | "crossEncoder"> = {
+const DEFAULT_TUNING: Omit<SearchTuning, "vectorWeight" | "crossEncoder"> = {
   candidates: 50,
   textWeight: 1,
   mode: "hybrid",
@@ -54,7 +54,7 @@ export const DEFAULT_TUNING: Omit<SearchTuning, "vectorWeight" | "crossEncoder">
  * and MRR@10 0.644 → 0.647, and an equal vote lowers R@5 to 0.704. Offline a query is therefore BM25 alone
  * (about half the time), plus the freshness net (offlineRetrieve).
  */
-export function defaultVectorWeight(embedder: { name: string }): number {
+function defaultVectorWeight(embedder: { name: string }): number {
   return isOfflineEmbedder(embedder) ? 0 : 1;
 }
 /** The vote of the freshness net, and of the offline vectors in the `--ablate` row that puts them back. */
@@ -202,7 +202,7 @@ function channelScores(byText: readonly TextHit[], vectorWeight: number, textWei
   };
 }
 
-export function clampTopK(topK: number | undefined): number {
+function clampTopK(topK: number | undefined): number {
   if (topK === undefined || !Number.isFinite(topK)) return DEFAULT_TOP_K;
   return Math.min(MAX_TOP_K, Math.max(1, Math.floor(topK)));
 }

@@ -43,7 +43,7 @@ export type StoreReads = Pick<
   | "textSearch"
 >;
 
-export interface DocCache {
+interface DocCache {
   version: number;
   /** Sorted by title. */
   list: DocumentRecord[];

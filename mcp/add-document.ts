@@ -6,7 +6,7 @@ import { sanitizeFileName, tagsSchema } from "@/lib/ingest/fields";
 import { TOOL } from "@/lib/tools/names";
 import { ADDS_IDEMPOTENT } from "./annotations";
 import { guarded, kbArgument, perKbNames, type ToolContext, toolError } from "./context";
-import { writeTarget } from "./write-access";
+import { openWrite } from "./write-access";
 
 const name = TOOL.addDocument;
 
@@ -68,10 +68,9 @@ export function registerAddDocument(server: McpServer, ctx: ToolContext) {
       annotations,
     },
     guarded(name, async (args): Promise<CallToolResult> => {
-      const target = writeTarget(ctx, args.kb);
-      if ("refused" in target) return target.refused;
-      const { kb } = target;
-      const store = await ctx.getStore();
+      const opened = await openWrite(ctx, { add: args.kb });
+      if ("refused" in opened) return opened.refused;
+      const { kb, store } = opened;
       const source = sourceName(args.title, args.format);
       const existing = await store.findDocument(kb, { source });
       const data = new TextEncoder().encode(args.content);

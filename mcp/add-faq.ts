@@ -7,7 +7,7 @@ import { tagsSchema } from "@/lib/ingest/fields";
 import { TOOL } from "@/lib/tools/names";
 import { ADDS } from "./annotations";
 import { guarded, kbArgument, perKbNames, type ToolContext } from "./context";
-import { writeTarget } from "./write-access";
+import { openWrite } from "./write-access";
 
 const name = TOOL.addFaq;
 
@@ -44,10 +44,9 @@ export function registerAddFaq(server: McpServer, ctx: ToolContext) {
       annotations,
     },
     guarded(name, async (args): Promise<CallToolResult> => {
-      const target = writeTarget(ctx, args.kb);
-      if ("refused" in target) return target.refused;
-      const { kb } = target;
-      const store = await ctx.getStore();
+      const opened = await openWrite(ctx, { add: args.kb });
+      if ("refused" in opened) return opened.refused;
+      const { kb, store } = opened;
       const [faq] = await (await getFaqStore(store)).add([
         {
           kb,

@@ -9,7 +9,7 @@ import { getOAuthStore } from "@/lib/auth/oauth/store";
 import { type AccessToken, generateTokenSecret, hashTokenSecret, type PublicToken, publicToken, type TokenScope } from "@/lib/auth/tokens";
 import { getConfig } from "@/lib/config";
 import { getFaqStore } from "@/lib/faq/store";
-import { documentId } from "@/lib/ingest/pipeline";
+import { documentId } from "@/lib/ingest/prepare";
 import { perStore, type Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
 import { KB_NAME_PATTERN, searchToolNames } from "./names";

@@ -4,7 +4,8 @@
  */
 import type { Store } from "@/lib/store";
 import type { FaqSearchResult, SearchResult } from "@/lib/tools/search-result";
-import { type FaqHit, getFaqStore } from "./store";
+import { getFaqStore } from "./store";
+import type { FaqHit } from "./types";
 import { faqChunkId, faqUri } from "./types";
 
 /** At most this many context items go to the model when FAQs join the passages (unless top_k asks for more). */

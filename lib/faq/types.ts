@@ -94,3 +94,12 @@ export function faqMarkdown(f: Pick<FaqRecord, "question" | "answer" | "phrasing
   const also = f.phrasings.length ? `\n\n_Also asked as:_ ${f.phrasings.join(" · ")}` : "";
   return `## ${f.question}\n\n${f.answer.trim()}${also}\n`;
 }
+
+/** A FAQ search hit. */
+export interface FaqHit {
+  faq: FaqRecord;
+  /** 0..1: how well the query matches the question (see match.ts). */
+  score: number;
+  /** Strong enough to be put before the passages. */
+  strong: boolean;
+}

@@ -3,9 +3,8 @@ import { makesVectors } from "./none";
 import type { Embedder } from "./types";
 
 /**
- * Default dimension. Measured on the eval subsets (hybrid, vector weight 0.1): CMRC passage R@1 0.900 / 0.927 /
- * 0.947 and SQuAD 0.811 / 0.845 / 0.840 at 256 / 512 / 2048 dims. 512 keeps nearly all of it at a quarter of
- * the storage (2 KB a chunk), and a quarter of the vector search and index-build time of 2048.
+ * Default dimension: 512 keeps nearly all the recall of 2048 on the eval subsets at a quarter of the storage
+ * (2 KB a chunk) and of the vector search and index-build time (see README, "Design notes and measurements").
  */
 const OFFLINE_DIMENSION = 512;
 

@@ -50,9 +50,8 @@ const DEFAULT_TUNING: Omit<SearchTuning, "vectorWeight" | "crossEncoder"> = {
 /**
  * The vote vector search gets in the fusion. A real embedding model (EMBEDDING_PROVIDER=openai) gets an equal
  * vote. The offline embedder hashes the same tokens BM25 sees, but without IDF, so it adds nothing BM25 does
- * not already know: on covidqa-en (full set, lexical reranker on) dropping it moves passage R@5 0.756 → 0.758
- * and MRR@10 0.644 → 0.647, and an equal vote lowers R@5 to 0.704. Offline a query is therefore BM25 alone
- * (about half the time), plus the freshness net (offlineRetrieve).
+ * not already know, and an equal vote costs recall (see README, "Design notes and measurements"). Offline a
+ * query is therefore BM25 alone (about half the time), plus the freshness net (offlineRetrieve).
  */
 function defaultVectorWeight(embedder: { name: string }): number {
   return isOfflineEmbedder(embedder) ? 0 : 1;

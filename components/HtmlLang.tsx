@@ -17,7 +17,7 @@ const TITLE_ZH: Record<string, string> = {
   Authorize: "授权",
 };
 
-export function titleIn(title: string, locale: Locale): string {
+function titleIn(title: string, locale: Locale): string {
   if (locale === "en") return title;
   return title
     .split(" · ")

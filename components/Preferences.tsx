@@ -22,7 +22,7 @@ function storedTheme(): Theme {
 }
 
 /** Puts the `dark` class (Tailwind's dark variant, see globals.css) on <html> for the chosen theme. */
-export function applyTheme(theme: Theme = storedTheme()): void {
+function applyTheme(theme: Theme = storedTheme()): void {
   const dark = theme === "dark" || (theme === "system" && window.matchMedia("(prefers-color-scheme: dark)").matches);
   document.documentElement.classList.toggle("dark", dark);
   document.documentElement.style.colorScheme = dark ? "dark" : "light";

@@ -9,6 +9,7 @@ import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { expect, test } from "@playwright/test";
+import { searchToolNames } from "@/lib/kb/names";
 import { PORTS } from "../playwright.config";
 import { connectMcp, mcpUrl, postRaw, resultText, search } from "./helpers/mcp";
 
@@ -39,27 +40,29 @@ test("health reports the indexed knowledge folder", async () => {
 
 test("lists the read tools with annotations and output schemas", async () => {
   const { tools: all } = await client.listTools();
-  // Besides these, one search_<kb> per knowledge base; the write tools only for a read-write token (e2e/kbs-api.spec.ts).
-  const perKb = all.filter((t) => typeof t._meta?.["knowledge-base/kb"] === "string").map((t) => t.name);
-  expect(perKb).toContain("search_default");
-  expect(perKb.every((n) => n.startsWith("search_"))).toBe(true);
-  const generic = all.filter((t) => !perKb.includes(t.name));
-  expect(generic.map((t) => t.name).sort()).toEqual([
-    "fetch",
-    "list_documents",
-    "read_document",
-    "search",
-    "search_faq",
-    "search_knowledge",
-  ]);
-  const tools = generic.filter((t) => ["list_documents", "read_document", "search_knowledge"].includes(t.name));
+  // Every read tool, and one search_<kb> per knowledge base; the write tools only for a read-write token
+  // (e2e/kbs-api.spec.ts).
+  const { kbs } = (await (await fetch(`${BASE}/api/kbs`)).json()) as { kbs: { name: string }[] };
+  const kbNames = kbs.map((k) => k.name);
+  expect(kbNames).toContain("default");
+  const perKb = [...searchToolNames(kbNames).values()];
+  const readTools = ["fetch", "list_documents", "read_document", "search", "search_faq", "search_knowledge"];
+  expect(all.map((t) => t.name).sort()).toEqual([...readTools, ...perKb].sort());
+  expect(
+    all
+      .filter((t) => typeof t._meta?.["knowledge-base/kb"] === "string")
+      .map((t) => t.name)
+      .sort(),
+  ).toEqual(perKb.sort());
+  const byName = new Map(all.map((t) => [t.name, t]));
+  const tools = ["list_documents", "read_document", "search_knowledge"].map((n) => byName.get(n)!);
   for (const tool of tools) {
     expect(tool.description!.length).toBeGreaterThan(40);
     expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
     expect(tool.outputSchema?.type).toBe("object");
     expect(tool.inputSchema.type).toBe("object");
   }
-  const searchTool = tools.find((t) => t.name === "search_knowledge")!;
+  const searchTool = byName.get("search_knowledge")!;
   expect(searchTool.inputSchema.required).toEqual(["query"]);
   expect(searchTool.inputSchema.properties).toMatchObject({
     top_k: { type: "integer", minimum: 1, maximum: 20 },

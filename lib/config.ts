@@ -2,7 +2,7 @@ import path from "node:path";
 import { DEFAULT_CHUNK_SIZE } from "@/lib/chunk";
 
 /** The offline embedder's vector size unless EMBEDDING_DIMENSION says otherwise (= OFFLINE_DIMENSION, lib/embed/offline.ts). */
-export const OFFLINE_DEFAULT_DIMENSION = 512;
+const OFFLINE_DEFAULT_DIMENSION = 512;
 
 /** Every setting the app reads, in one place. See .env.example for what each one means. */
 export function intEnv(name: string, fallback: number): number {

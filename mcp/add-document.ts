@@ -6,13 +6,13 @@ import { sanitizeFileName, tagsSchema } from "@/lib/ingest/fields";
 import { TOOL } from "@/lib/tools/names";
 import { ADDS_IDEMPOTENT } from "./annotations";
 import { guarded, kbArgument, perKbNames, type ToolContext, toolError } from "./context";
-import { writeTarget } from "./write-access";
+import { openWrite } from "./write-access";
 
-export const name = TOOL.addDocument;
+const name = TOOL.addDocument;
 
-export const MAX_CONTENT_CHARS = 1_000_000;
+const MAX_CONTENT_CHARS = 1_000_000;
 
-export const inputSchemaFor = perKbNames((kbNames) =>
+const inputSchemaFor = perKbNames((kbNames) =>
   z.strictObject({
     title: z
       .string({ error: (i) => (i.input === undefined ? "title is required" : "title must be a string") })
@@ -32,13 +32,13 @@ export const inputSchemaFor = perKbNames((kbNames) =>
   }),
 );
 
-export const outputSchema = z.object({
+const outputSchema = z.object({
   status: z.enum(["added", "unchanged"]),
   document: z.object({ id: z.string(), title: z.string(), source: z.string(), kb: z.string(), chunk_count: z.number().int() }),
   uri: z.string().describe("Resource URI of the document"),
 });
 
-export const annotations = ADDS_IDEMPOTENT;
+const annotations = ADDS_IDEMPOTENT;
 
 /** The stored file name for a title: path separators become spaces, then the file-name rule. */
 function sourceName(title: string, format: "markdown" | "text"): string {
@@ -68,10 +68,9 @@ export function registerAddDocument(server: McpServer, ctx: ToolContext) {
       annotations,
     },
     guarded(name, async (args): Promise<CallToolResult> => {
-      const target = writeTarget(ctx, args.kb);
-      if ("refused" in target) return target.refused;
-      const { kb } = target;
-      const store = await ctx.getStore();
+      const opened = await openWrite(ctx, { add: args.kb });
+      if ("refused" in opened) return opened.refused;
+      const { kb, store } = opened;
       const source = sourceName(args.title, args.format);
       const existing = await store.findDocument(kb, { source });
       const data = new TextEncoder().encode(args.content);

@@ -7,11 +7,11 @@ import { tagsSchema } from "@/lib/ingest/fields";
 import { TOOL } from "@/lib/tools/names";
 import { ADDS } from "./annotations";
 import { guarded, kbArgument, perKbNames, type ToolContext } from "./context";
-import { writeTarget } from "./write-access";
+import { openWrite } from "./write-access";
 
-export const name = TOOL.addFaq;
+const name = TOOL.addFaq;
 
-export const inputSchemaFor = perKbNames((kbNames) =>
+const inputSchemaFor = perKbNames((kbNames) =>
   z.strictObject({
     question: questionField.describe("The question, as users ask it."),
     answer: answerField.describe("The answer, in Markdown."),
@@ -24,12 +24,12 @@ export const inputSchemaFor = perKbNames((kbNames) =>
   }),
 );
 
-export const outputSchema = z.object({
+const outputSchema = z.object({
   faq: z.object({ id: z.string(), kb: z.string(), question: z.string() }),
   uri: z.string().describe("Resource URI of the FAQ entry"),
 });
 
-export const annotations = ADDS;
+const annotations = ADDS;
 
 export function registerAddFaq(server: McpServer, ctx: ToolContext) {
   server.registerTool(
@@ -44,10 +44,9 @@ export function registerAddFaq(server: McpServer, ctx: ToolContext) {
       annotations,
     },
     guarded(name, async (args): Promise<CallToolResult> => {
-      const target = writeTarget(ctx, args.kb);
-      if ("refused" in target) return target.refused;
-      const { kb } = target;
-      const store = await ctx.getStore();
+      const opened = await openWrite(ctx, { add: args.kb });
+      if ("refused" in opened) return opened.refused;
+      const { kb, store } = opened;
       const [faq] = await (await getFaqStore(store)).add([
         {
           kb,

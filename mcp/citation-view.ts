@@ -11,11 +11,11 @@ import { appDir, publicBaseUrl } from "@/lib/config";
  * as source cards (lib/apps/citation-view.ts); a host without it ignores the tools' `_meta.ui` and shows the
  * text content as before. One self-contained HTML document: inline script and style, nothing loaded.
  */
-export const name = "citation_view";
-export const uri = "ui://knowledge-base/citations.html";
-export const mimeType = RESOURCE_MIME_TYPE;
+const name = "citation_view";
+const uri = "ui://knowledge-base/citations.html";
+const mimeType = RESOURCE_MIME_TYPE;
 
-export const config = {
+const config = {
   title: "Search results as source cards",
   description:
     "MCP Apps view of the search tools' results: one card per passage with its document, heading path, the " +
@@ -87,7 +87,7 @@ a:focus-visible,summary:focus-visible{outline:2px solid var(--link);outline-offs
  * The view's HTML. The Content-Security-Policy allows nothing but this page's own script (by hash) and inline
  * style (a host may inject its fonts and style variables); no network, frames, forms or base URL.
  */
-export async function citationViewHtml(baseUrl = publicBaseUrl()): Promise<string> {
+async function citationViewHtml(baseUrl = publicBaseUrl()): Promise<string> {
   const { js, hash } = await viewScript();
   const csp = [
     "default-src 'none'",

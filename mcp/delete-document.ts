@@ -3,11 +3,12 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { TOOL } from "@/lib/tools/names";
 import { DELETES } from "./annotations";
-import { guarded, inScope, type ToolContext, toolError } from "./context";
+import { guarded, type ToolContext } from "./context";
+import { openWrite } from "./write-access";
 
-export const name = TOOL.deleteDocument;
+const name = TOOL.deleteDocument;
 
-export const inputSchema = z.strictObject({
+const inputSchema = z.strictObject({
   document_id: z
     .string({ error: (i) => (i.input === undefined ? "document_id is required" : "document_id must be a string") })
     .trim()
@@ -16,12 +17,12 @@ export const inputSchema = z.strictObject({
     .describe("The document to delete (from list_documents, a search result or add_document)."),
 });
 
-export const outputSchema = z.object({
+const outputSchema = z.object({
   deleted: z.boolean(),
   document: z.object({ id: z.string(), title: z.string(), source: z.string(), kb: z.string() }),
 });
 
-export const annotations = DELETES;
+const annotations = DELETES;
 
 export function registerDeleteDocument(server: McpServer, ctx: ToolContext) {
   server.registerTool(
@@ -36,11 +37,12 @@ export function registerDeleteDocument(server: McpServer, ctx: ToolContext) {
       annotations,
     },
     guarded(name, async (args): Promise<CallToolResult> => {
-      const store = await ctx.getStore();
-      const doc = await store.getDocument(args.document_id);
-      if (!doc || !inScope(ctx, doc.kb)) {
-        return toolError(`No document with document_id "${args.document_id}". Call list_documents to see the ids.`);
-      }
+      const opened = await openWrite(ctx, {
+        find: (store) => store.getDocument(args.document_id),
+        missing: `No document with document_id "${args.document_id}". Call list_documents to see the ids.`,
+      });
+      if ("refused" in opened) return opened.refused;
+      const { found: doc, store } = opened;
       const deleted = await store.deleteDocument(doc.id);
       if (deleted) ctx.audit?.("document_delete", { kb: doc.kb, target: doc.id, detail: `${doc.source} (MCP)` });
       return {

@@ -5,17 +5,18 @@ import { getFaqStore } from "@/lib/faq/store";
 import { faqIdSchema } from "@/lib/faq/types";
 import { TOOL } from "@/lib/tools/names";
 import { DELETES } from "./annotations";
-import { guarded, inScope, type ToolContext, toolError } from "./context";
+import { guarded, type ToolContext } from "./context";
+import { openWrite } from "./write-access";
 
-export const name = TOOL.deleteFaq;
+const name = TOOL.deleteFaq;
 
-export const inputSchema = z.strictObject({
+const inputSchema = z.strictObject({
   id: faqIdSchema.describe("The faq_id, as search_faq or add_faq return it."),
 });
 
-export const outputSchema = z.object({ deleted: z.boolean(), id: z.string() });
+const outputSchema = z.object({ deleted: z.boolean(), id: z.string() });
 
-export const annotations = DELETES;
+const annotations = DELETES;
 
 export function registerDeleteFaq(server: McpServer, ctx: ToolContext) {
   server.registerTool(
@@ -28,10 +29,13 @@ export function registerDeleteFaq(server: McpServer, ctx: ToolContext) {
       annotations,
     },
     guarded(name, async ({ id }): Promise<CallToolResult> => {
-      const faqs = await getFaqStore(await ctx.getStore());
-      const faq = await faqs.get(id);
-      if (!faq || !inScope(ctx, faq.kb)) return toolError(`There is no FAQ entry with id ${id}.`);
-      await faqs.delete(id);
+      const opened = await openWrite(ctx, {
+        find: async (store) => (await getFaqStore(store)).get(id),
+        missing: `There is no FAQ entry with id ${id}.`,
+      });
+      if ("refused" in opened) return opened.refused;
+      const { found: faq, store } = opened;
+      await (await getFaqStore(store)).delete(id);
       ctx.audit?.("faq_delete", { kb: faq.kb, target: id, detail: `${faq.question.slice(0, 200)} (MCP)` });
       return {
         content: [{ type: "text", text: `Deleted FAQ entry "${faq.question}" (faq_id: ${id}).` }],

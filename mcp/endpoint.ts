@@ -22,7 +22,7 @@ export async function serveMcp(req: Request, kb?: string): Promise<Response> {
  * server entry hands MCP requests to serveMcp itself once the app registered it (instrumentation.ts). Until
  * then, and under `next start`, the route handlers serve them.
  */
-export const MCP_ENDPOINT_KEY = "mcp-endpoint";
+const MCP_ENDPOINT_KEY = "mcp-endpoint";
 
 export function registerMcpEndpoint(): void {
   processGlobal(MCP_ENDPOINT_KEY, () => serveMcp);

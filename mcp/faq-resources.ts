@@ -5,7 +5,7 @@ import { faqMarkdown, faqUri } from "@/lib/faq/types";
 import { inScope, type ToolContext } from "./context";
 import { decode, MIME_TYPE, RESOURCE_NOT_FOUND } from "./resources";
 
-export const FAQ_URI_TEMPLATE = "kb://{kb}/faq/{faq_id}";
+const FAQ_URI_TEMPLATE = "kb://{kb}/faq/{faq_id}";
 
 /** Every accepted FAQ entry in scope is a resource `kb://<kb>/faq/<id>` (Markdown: question, answer, phrasings). */
 export function registerFaqResources(server: McpServer, ctx: ToolContext) {

@@ -9,11 +9,11 @@ import { guarded, inScope, type ToolContext, toolError } from "./context";
 import { idField } from "./read-document";
 import { connectorResult, passageUrl } from "./search";
 
-export const name = TOOL.fetch;
+const name = TOOL.fetch;
 
-export const inputSchema = z.strictObject({ id: idField("id").describe("An id from a search result") });
+const inputSchema = z.strictObject({ id: idField("id").describe("An id from a search result") });
 
-export const outputSchema = z.object({
+const outputSchema = z.object({
   id: z.string(),
   title: z.string(),
   text: z.string().describe("The passage with the passages just before and after it"),
@@ -28,7 +28,7 @@ export const outputSchema = z.object({
   }),
 });
 
-export const config = {
+const config = {
   title: "Fetch a passage (connector)",
   description:
     "Fetch the full text of a search result by its id: the passage with its surrounding context, its title, the URL " +

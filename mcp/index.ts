@@ -28,8 +28,8 @@ import { writeRefusal } from "./write-access";
 
 export type { KnowledgeServerOptions } from "./context";
 
-export const SERVER_NAME = "knowledge-base";
-export const SERVER_VERSION: string = packageJson.version;
+const SERVER_NAME = "knowledge-base";
+const SERVER_VERSION: string = packageJson.version;
 
 /**
  * One JSON Schema validator (Ajv) for all the per-request servers: the SDK would build a new Ajv instance,

@@ -13,7 +13,7 @@ import { type CallToolResult, McpError } from "@modelcontextprotocol/sdk/types.j
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postRaw } from "@/e2e/helpers/mcp";
 import { serveWeb } from "@/e2e/helpers/web-server";
-import { type AuthSettings, testAuthSettings } from "@/lib/auth/config";
+import type { AuthSettings } from "@/lib/auth/config";
 import { internalMcpSecret } from "@/lib/auth/internal";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
@@ -21,6 +21,7 @@ import { createAccessToken, createKnowledgeBase, deleteKnowledgeBase, listKnowle
 import { searchToolBase } from "@/lib/kb/names";
 import { openRegistry, type Registry } from "@/lib/kb/registry";
 import { openStore, type Store } from "@/lib/store";
+import { testAuthSettings } from "@/lib/test-helpers/auth";
 import packageJson from "@/package.json";
 import { handleMcpRequest, KB_FILTER_HEADER } from "./http";
 

@@ -6,13 +6,13 @@ import { TOOL } from "@/lib/tools/names";
 import { READ_ONLY } from "./annotations";
 import { effectiveKb, guarded, kbArgument, type ToolContext, toolError } from "./context";
 
-export const name = TOOL.listDocuments;
+const name = TOOL.listDocuments;
 
-export const inputSchema = z.strictObject({
+const inputSchema = z.strictObject({
   kb: kbArgument(undefined, "Only list documents of this knowledge base. Omit to list all."),
 });
 
-export const outputSchema = z.object({
+const outputSchema = z.object({
   documents: z.array(
     z.object({
       id: z.string().describe("document_id for read_document"),
@@ -26,7 +26,7 @@ export const outputSchema = z.object({
   ),
 });
 
-export const config = {
+const config = {
   title: "List documents",
   description:
     "List the documents in the knowledge base with their document_id, title, source file name, knowledge base " +

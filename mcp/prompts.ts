@@ -4,10 +4,10 @@ import { z } from "zod";
 import { GENERIC_SEARCH_TOOL, kbNameSchema, searchToolNames } from "@/lib/kb/names";
 import { inScope, perKbNames, type ToolContext } from "./context";
 
-export const ANSWER_WITH_CITATIONS = "answer_with_citations";
+const ANSWER_WITH_CITATIONS = "answer_with_citations";
 
 /** The instructions a client model gets to answer one question from the knowledge base, with citations. */
-export function answerWithCitationsText(question: string, tool: string, kb?: string): string {
+function answerWithCitationsText(question: string, tool: string, kb?: string): string {
   const where = kb ? `the knowledge base "${kb}"` : "the knowledge base";
   return [
     `Answer the question below using only ${where}, and cite your sources.`,

@@ -7,7 +7,7 @@ import type { DocumentRecord } from "@/lib/types";
 import { READ_ONLY } from "./annotations";
 import { guarded, inScope, type ToolContext, toolError } from "./context";
 
-export const name = TOOL.readDocument;
+const name = TOOL.readDocument;
 
 export const idField = (field: string) =>
   z
@@ -26,7 +26,7 @@ const neighbours = (field: string) =>
     .max(10, `${field} must be between 0 and 10`)
     .default(2);
 
-export const inputSchema = z.strictObject({
+const inputSchema = z.strictObject({
   document_id: idField("document_id")
     .optional()
     .describe("Read this document's full text (from list_documents or a search result). Give this or chunk_id."),
@@ -45,7 +45,7 @@ export const inputSchema = z.strictObject({
 
 const docRef = z.object({ id: z.string(), title: z.string(), source: z.string(), kb: z.string() });
 
-export const outputSchema = z.object({
+const outputSchema = z.object({
   document: docRef,
   text: z.string().optional().describe("With document_id: the text from offset on"),
   offset: z.number().int().optional(),
@@ -68,7 +68,7 @@ export const outputSchema = z.object({
   total_chunks: z.number().int().optional(),
 });
 
-export const config = {
+const config = {
   title: "Read a document",
   description:
     "Read from the knowledge base. With chunk_id (from a search_knowledge result): that passage with the " +

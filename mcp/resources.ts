@@ -3,7 +3,7 @@ import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { documentUri } from "./add-document";
 import { inScope, type ToolContext } from "./context";
 
-export const URI_TEMPLATE = "kb://{kb}/{document_id}";
+const URI_TEMPLATE = "kb://{kb}/{document_id}";
 /** JSON-RPC error code the MCP spec suggests for an unknown resource. */
 export const RESOURCE_NOT_FOUND = -32002;
 export const MIME_TYPE = "text/markdown";

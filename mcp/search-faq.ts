@@ -9,12 +9,12 @@ import { READ_ONLY } from "./annotations";
 import { effectiveKb, guarded, perKbNames, type ToolContext, toolError } from "./context";
 import { inputSchemaFor as searchInputSchemaFor } from "./search-knowledge";
 
-export const name = TOOL.searchFaq;
+const name = TOOL.searchFaq;
 
-export const MAX_FAQ_TOP_K = 20;
-export const DEFAULT_FAQ_TOP_K = 5;
+const MAX_FAQ_TOP_K = 20;
+const DEFAULT_FAQ_TOP_K = 5;
 
-export const inputSchemaFor = perKbNames((kbNames) => {
+const inputSchemaFor = perKbNames((kbNames) => {
   const base = searchInputSchemaFor(kbNames).shape;
   return z.strictObject({
     query: base.query,
@@ -29,7 +29,7 @@ export const inputSchemaFor = perKbNames((kbNames) => {
   });
 });
 
-export const outputSchema = z.object({
+const outputSchema = z.object({
   results: z.array(
     searchResultSchema.extend({
       heading: z.string().describe("The FAQ question"),
@@ -40,7 +40,7 @@ export const outputSchema = z.object({
   ),
 });
 
-export const annotations = READ_ONLY;
+const annotations = READ_ONLY;
 
 export function registerSearchFaq(server: McpServer, ctx: ToolContext) {
   server.registerTool(

@@ -7,7 +7,7 @@ import * as citationView from "./citation-view";
 import { guarded, type ToolContext } from "./context";
 import { outputSchema, queryField, runSearch, topKField } from "./search-knowledge";
 
-export const inputSchema = z.strictObject({ query: queryField, top_k: topKField });
+const inputSchema = z.strictObject({ query: queryField, top_k: topKField });
 
 /**
  * One search tool per knowledge base in scope, `search_<slug>`, described by the knowledge base's own

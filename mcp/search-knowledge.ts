@@ -11,7 +11,7 @@ import { READ_ONLY } from "./annotations";
 import * as citationView from "./citation-view";
 import { effectiveKb, guarded, kbArgument, perKbNames, type ToolContext, toolError } from "./context";
 
-export const name = TOOL.searchKnowledge;
+const name = TOOL.searchKnowledge;
 
 export const queryField = z
   .string({ error: (issue) => (issue.input === undefined ? "query is required" : "query must be a string") })
@@ -35,11 +35,11 @@ function kbField(kbNames?: readonly string[]) {
 
 export const inputSchemaFor = perKbNames((kbNames) => z.strictObject({ query: queryField, top_k: topKField, kb: kbField(kbNames) }));
 
-export const inputSchema = inputSchemaFor();
+const inputSchema = inputSchemaFor();
 
 export const outputSchema = searchOutputSchema;
 
-export const config = {
+const config = {
   title: "Search the knowledge base",
   description:
     "Search the knowledge base (the documents ingested into this app: handbooks, FAQs, manuals…) for passages " +

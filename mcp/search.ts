@@ -10,14 +10,14 @@ import { READ_ONLY } from "./annotations";
 import { effectiveKb, guarded, type ToolContext, toolError } from "./context";
 import { queryField } from "./search-knowledge";
 
-export const name = TOOL.search;
+const name = TOOL.search;
 
 /** How many passages `search` returns: the host reads them with `fetch`. */
 const RESULTS = 10;
 
-export const inputSchema = z.strictObject({ query: queryField });
+const inputSchema = z.strictObject({ query: queryField });
 
-export const outputSchema = z.object({
+const outputSchema = z.object({
   results: z.array(
     z.object({
       id: z.string().describe("Pass to fetch"),
@@ -27,7 +27,7 @@ export const outputSchema = z.object({
   ),
 });
 
-export const config = {
+const config = {
   title: "Search (connector)",
   description:
     "Search this organisation's knowledge base (handbooks, policies, papers, news; English and Chinese) for passages " +

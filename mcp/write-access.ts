@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { canWrite } from "@/lib/auth/tokens";
 import { getConfig } from "@/lib/config";
+import type { Store } from "@/lib/store";
 import { inScope, type ToolContext, toolError } from "./context";
 
 /**
@@ -15,12 +16,30 @@ export function writeRefusal(ctx: ToolContext, tool: string): string | null {
   );
 }
 
+type Refused = { refused: CallToolResult };
+
 /**
- * The knowledge base an adding tool writes to (its `kb` argument, the server's only kb, or the default), or
- * the tool error that refuses a kb this server does not serve.
+ * How every write tool's call opens. An adding tool (`{ add: kbArg }`): the knowledge base it writes to (its
+ * `kb` argument, the server's only kb, or the default; refused when this server does not serve it), then the
+ * store. A deleting tool (`{ find, missing }`): the store, and the entry it names, refused with `missing` when
+ * there is none or it lies outside this server's knowledge bases.
  */
-export function writeTarget(ctx: ToolContext, kbArg: string | undefined): { kb: string } | { refused: CallToolResult } {
-  const kb = kbArg ?? (ctx.kbs?.length === 1 ? ctx.kbs[0] : getConfig().defaultKb);
-  if (!inScope(ctx, kb)) return { refused: toolError(`This server does not serve the knowledge base "${kb}"; pass kb.`) };
-  return { kb };
+export async function openWrite(ctx: ToolContext, how: { add: string | undefined }): Promise<Refused | { kb: string; store: Store }>;
+export async function openWrite<T extends { kb: string }>(
+  ctx: ToolContext,
+  how: { find: (store: Store) => Promise<T | null | undefined>; missing: string },
+): Promise<Refused | { found: T; store: Store }>;
+export async function openWrite<T extends { kb: string }>(
+  ctx: ToolContext,
+  how: { add: string | undefined } | { find: (store: Store) => Promise<T | null | undefined>; missing: string },
+): Promise<Refused | { kb: string; store: Store } | { found: T; store: Store }> {
+  if ("add" in how) {
+    const kb = how.add ?? (ctx.kbs?.length === 1 ? ctx.kbs[0] : getConfig().defaultKb);
+    if (!inScope(ctx, kb)) return { refused: toolError(`This server does not serve the knowledge base "${kb}"; pass kb.`) };
+    return { kb, store: await ctx.getStore() };
+  }
+  const store = await ctx.getStore();
+  const found = await how.find(store);
+  if (!found || !inScope(ctx, found.kb)) return { refused: toolError(how.missing) };
+  return { found, store };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sha256 } from "@/lib/ingest/pipeline";
+import { sha256 } from "@/lib/ingest/prepare";
 import { corpusPasses, reorderedCopy } from "./bench-topup";
 
 describe("the scale bench's top-up copies", () => {

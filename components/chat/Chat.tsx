@@ -19,7 +19,8 @@ import type { ChatUIMessage } from "@/lib/agent/protocol";
 import { activePath, mergePath, normalizeTree, siblingsOf, switchTo } from "@/lib/conversations/branches";
 import { Composer } from "./Composer";
 import { ConversationList } from "./ConversationList";
-import { conversationApi, type Feedback } from "./conversations-api";
+import { type Branch, setConversationInUrl, useConversationSaving } from "./conversation-saving";
+import { conversationApi } from "./conversations-api";
 import { EmptyState } from "./EmptyState";
 import { ErrorNotice } from "./ErrorNotice";
 import { MessageView, messageAnswerText } from "./MessageView";
@@ -31,30 +32,14 @@ import type { Versions } from "./VersionSwitch";
 // Headers are resolved per request, so an admin token entered later is used without a reload.
 const transport = new DefaultChatTransport<ChatUIMessage>({ api: "/api/chat", headers: () => authHeaders() });
 
-type Branch = ReturnType<typeof normalizeTree<ChatUIMessage>>;
-
 const NAV =
   "shrink-0 whitespace-nowrap rounded-lg px-2 py-1 text-sm text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800";
 
-/** A conversation id; crypto.randomUUID is missing on plain http (a LAN address), so there is a fallback. */
-function newConversationId(): string {
-  if (typeof crypto !== "undefined" && "randomUUID" in crypto) return crypto.randomUUID();
-  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
-}
-
-/** The open conversation lives in the address (`?c=<id>`), so a reload or a shared link reopens it. */
 /** When the reader last scrolled the chat themselves (one chat per page). */
 const userScrolledAt = { current: 0 };
 const markUserScroll = () => {
   userScrolledAt.current = Date.now();
 };
-
-function setConversationInUrl(id: string | null) {
-  const url = new URL(window.location.href);
-  if (id) url.searchParams.set("c", id);
-  else url.searchParams.delete("c");
-  window.history.replaceState(window.history.state, "", url);
-}
 
 export function Chat({
   offline,
@@ -83,9 +68,6 @@ export function Chat({
   const { canWrite } = useAccess();
   // Uploads from the chat go to the first chosen knowledge base the person may write to (a non-admin's own first one).
   const uploadKb = kbs.find(canWrite) ?? (viewer && viewer.role !== "admin" ? viewer.kbs[0] : undefined);
-  const [conversationId, setConversationId] = useState<string | null>(null);
-  const [feedback, setFeedback] = useState<Record<string, Feedback>>({});
-  const [listVersion, setListVersion] = useState(0);
   const [historyOpen, setHistoryOpen] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   // The document opened from a citation, beside the chat (wide screens).
@@ -96,30 +78,21 @@ export function Chat({
   const scroller = useRef<HTMLDivElement>(null);
   const pinnedToBottom = useRef(true);
   const content = useRef<HTMLDivElement>(null);
-
-  const idRef = useRef<string | null>(null);
-  const savedJson = useRef("");
-  const saving = useRef<Promise<unknown>>(Promise.resolve());
-
-  /** Runs server writes one after another, so a rating never overtakes the save of its answer. */
-  const queue = useCallback(<R,>(fn: () => Promise<R>): Promise<R> => {
-    const run = saving.current.then(fn, fn);
-    saving.current = run.catch(() => undefined);
-    return run;
-  }, []);
+  const { conversationId, feedback, listVersion, opened, closed, saveKbs, rate, isOpen } = useConversationSaving({
+    tree,
+    messages,
+    busy,
+    kbs,
+  });
 
   const open = useCallback(
     async (id: string) => {
       try {
         const { conversation } = await conversationApi.get(id);
-        idRef.current = id;
         tree.current = normalizeTree(conversation.messages as unknown as ChatUIMessage[]);
-        savedJson.current = JSON.stringify(tree.current);
-        setConversationId(id);
+        opened(id, tree.current, conversation.feedback);
         setMessages(activePath(tree.current));
         setKbs(conversation.kbs);
-        setFeedback(conversation.feedback);
-        setConversationInUrl(id);
         setNotice(null);
         pinnedToBottom.current = true;
       } catch {
@@ -127,7 +100,7 @@ export function Chat({
         setConversationInUrl(null);
       }
     },
-    [setMessages, t.conversationMissing],
+    [opened, setMessages, t.conversationMissing],
   );
 
   // Once, on arrival: the conversation and turn the URL names (a Back from a document page lands here).
@@ -140,31 +113,6 @@ export function Chat({
     turnToShow.current = url.hash.startsWith("#m-") ? url.hash.slice(1) : null;
     if (id) void open(id);
   }, [open]);
-
-  // Saves the conversation whenever a turn settles (answer finished, stopped or failed).
-  useEffect(() => {
-    if (busy || messages.length === 0) return;
-    tree.current = mergePath(tree.current, messages);
-    const json = JSON.stringify(tree.current);
-    if (json === savedJson.current) return;
-    savedJson.current = json;
-    const snapshot = tree.current;
-    const scope = kbs;
-    void queue(async () => {
-      const id = idRef.current;
-      if (id) await conversationApi.update(id, { messages: snapshot, kbs: scope });
-      else {
-        const created = newConversationId();
-        idRef.current = created;
-        setConversationId(created);
-        setConversationInUrl(created);
-        await conversationApi.create({ id: created, kbs: scope, messages: snapshot });
-      }
-      setListVersion((v) => v + 1);
-    }).catch(() => {
-      savedJson.current = ""; // try again after the next turn
-    });
-  }, [busy, messages, kbs, queue]);
 
   // Follows the conversation as it grows (down to the last answer's sources and actions) unless the reader
   // scrolled up; after Back from a document, shows the turn the citation was opened from.
@@ -217,10 +165,9 @@ export function Chat({
   const changeKbs = useCallback(
     (next: string[]) => {
       setKbs(next);
-      const id = idRef.current;
-      if (id) void queue(() => conversationApi.update(id, { kbs: next })).catch(() => {});
+      saveKbs(next);
     },
-    [queue],
+    [saveKbs],
   );
 
   const send = (text: string) => {
@@ -266,24 +213,12 @@ export function Chat({
       },
     };
   };
-  const rate = async (messageId: string, rating: "up" | "down" | null, note?: string) => {
-    await queue(async () => {
-      const id = idRef.current;
-      if (!id) return;
-      const r = await conversationApi.feedback(id, { messageId, rating, ...(note ? { note } : {}) });
-      setFeedback(r.feedback);
-    }).catch(() => {});
-  };
   const newChat = () => {
     if (busy) void stop();
     clearError();
     setMessages([]);
     tree.current = [];
-    setFeedback({});
-    idRef.current = null;
-    savedJson.current = "";
-    setConversationId(null);
-    setConversationInUrl(null);
+    closed();
     setNotice(null);
   };
 
@@ -308,7 +243,7 @@ export function Chat({
         setHistoryOpen(false);
         void open(id);
       }}
-      onDeleted={(id) => id === idRef.current && newChat()}
+      onDeleted={(id) => isOpen(id) && newChat()}
     />
   );
 

@@ -11,7 +11,7 @@ export function headingPath(c: Citation): string {
 }
 
 /** The chunk text with the passage that supports `claim` highlighted. */
-export function HighlightedText({ text, claim }: { text: string; claim?: string }) {
+function HighlightedText({ text, claim }: { text: string; claim?: string }) {
   const { before, mark, after } = highlightParts(text, claim);
   if (!mark) return <>{before}</>;
   return (

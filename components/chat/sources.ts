@@ -58,7 +58,7 @@ export function snippet(c: Pick<Citation, "text">, max = 160): string {
 }
 
 /** Where a citation points: "Title › Section · p. 3". */
-export function citationLabel(c: Citation, page: (p: number) => string): string {
+function citationLabel(c: Citation, page: (p: number) => string): string {
   return [titleWithHeading(c.document.title, c.heading), c.page ? page(c.page) : ""].filter(Boolean).join(" · ");
 }
 

@@ -10,7 +10,7 @@ import { progressPercent, summarize, type UploadItem } from "./upload-queue";
 const ERROR_KEYS = ["unsupported_type", "too_large", "parse_failed", "bad_request", "unauthorized", "forbidden", "internal"] as const;
 
 /** A failed file's reason in the UI language (the server's English message names the file and the limit). */
-export function uploadError(item: UploadItem, t: DocumentMessages): string {
+function uploadError(item: UploadItem, t: DocumentMessages): string {
   const error = item.result?.error;
   if (!error || error.code === "network") return t.networkError;
   const code = (ERROR_KEYS as readonly string[]).includes(error.code) ? (error.code as (typeof ERROR_KEYS)[number]) : "other";

@@ -6,7 +6,7 @@ import { authHeaders } from "@/components/api";
 import type { UploadEvent, UploadOutcome } from "@/lib/ingest/upload-events";
 
 /** Splits a byte stream into parsed JSON lines. */
-export async function* readNdjson<T>(body: ReadableStream<Uint8Array>): AsyncGenerator<T> {
+async function* readNdjson<T>(body: ReadableStream<Uint8Array>): AsyncGenerator<T> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = "";

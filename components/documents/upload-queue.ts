@@ -8,7 +8,7 @@ import { checkUploadFile, PERMANENT_UPLOAD_ERRORS, type UploadOutcome } from "@/
 import type { IngestStage } from "@/lib/types";
 import { uploadFile } from "./upload-client";
 
-export type UploadState = "queued" | "uploading" | "processing" | "done" | "failed" | "cancelled";
+type UploadState = "queued" | "uploading" | "processing" | "done" | "failed" | "cancelled";
 
 export interface UploadItem {
   id: string;

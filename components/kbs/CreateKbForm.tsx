@@ -8,7 +8,7 @@ import type { KbMessages } from "./messages";
 import { useKbAction } from "./useKbAction";
 
 /** A knowledge-base name from free text: "HR Policies" → "hr-policies" (empty when nothing Latin is left). */
-export function slugName(text: string): string {
+function slugName(text: string): string {
   return text
     .toLowerCase()
     .normalize("NFKD")

@@ -5,7 +5,7 @@ import { PORTS } from "../../playwright.config";
 import type { RecordedRequest } from "../fixtures/fake-openai";
 import { connectMcp, mcpUrl } from "./mcp";
 
-export const FAKE_MODEL = `http://127.0.0.1:${PORTS.fakeLlm}`;
+const FAKE_MODEL = `http://127.0.0.1:${PORTS.fakeLlm}`;
 
 /** An MCP client on that app for the whole spec, and the fake's recorded requests cleared before each test. */
 export function withFakeModelApp(): { mcp: () => Client } {

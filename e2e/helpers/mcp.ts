@@ -29,7 +29,7 @@ export async function search(client: Client, args: { query: string; top_k?: numb
   return { result, results, text: resultText(result) };
 }
 
-export interface JsonRpcReply {
+interface JsonRpcReply {
   jsonrpc?: string;
   id?: string | number | null;
   result?: Record<string, unknown> & Partial<CallToolResult>;

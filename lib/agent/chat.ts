@@ -46,7 +46,7 @@ export interface ChatOptions {
   avoid?: readonly string[];
 }
 
-export function chatModel(config: AppConfig["chat"], avoid?: readonly string[]): { model: LanguageModelV4; metadata: ChatMetadata } {
+function chatModel(config: AppConfig["chat"], avoid?: readonly string[]): { model: LanguageModelV4; metadata: ChatMetadata } {
   if (!config.apiKey) return { model: createOfflineModel({ avoid }), metadata: { mode: "offline", model: OFFLINE_MODEL_ID } };
   const provider = createOpenAI({ apiKey: config.apiKey, baseURL: config.baseURL });
   // .chat(): the Chat Completions API, which Ollama, vLLM, DeepSeek and other compatible servers speak.
@@ -71,7 +71,7 @@ export function readOnlyTools(tools: ToolSet): ToolSet {
   return Object.fromEntries(Object.entries(tools).filter(([name]) => !WRITE_TOOLS.has(name) && !CONNECTOR_TOOLS.has(name)));
 }
 
-export function errorResponse(err: ChatError, status: number): Response {
+function errorResponse(err: ChatError, status: number): Response {
   return Response.json({ error: err }, { status });
 }
 

@@ -68,7 +68,7 @@ export function classifyChatError(err: unknown, ctx: ErrorContext = {}): ChatErr
 }
 
 /** A failure the chat code has already classified. */
-export class ChatFailure extends Error {
+class ChatFailure extends Error {
   constructor(public readonly info: ChatError) {
     super(info.message);
     this.name = "ChatFailure";

@@ -9,7 +9,7 @@ import type { CitationCheck } from "./support";
 export type { Citation } from "./citations";
 
 /** `data-citations`: every chunk retrieved in the turn with its turn-wide number (re-sent as it grows). */
-export interface CitationsData {
+interface CitationsData {
   citations: Citation[];
 }
 
@@ -25,7 +25,7 @@ export type { CitationCheck } from "./support";
 
 export type ChatUIMessage = UIMessage<ChatMetadata, { citations: CitationsData; check: CitationCheck }>;
 
-export type ChatErrorCode =
+type ChatErrorCode =
   | "model_unreachable"
   | "invalid_key"
   | "model_not_found"

@@ -17,7 +17,7 @@ import { contentUnits, coverage, passageTokens, splitSentences } from "./extract
 /** A claim is supported by a chunk holding at least this share of its content. */
 export const SUPPORTED = 0.8;
 
-export interface CheckedCitation {
+interface CheckedCitation {
   /** The number the answer cites after the check (the chunk that supports the claim). */
   n: number;
   /** Support of the claim by chunk n, 0..1. */
@@ -26,7 +26,7 @@ export interface CheckedCitation {
   from?: number;
 }
 
-export interface CheckedSentence {
+interface CheckedSentence {
   /** The claim, without markers. */
   text: string;
   /** Offset in the checked text right after the claim and its markers (where a "not supported" marker goes). */

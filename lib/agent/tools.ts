@@ -7,7 +7,7 @@
 import type { Tool, ToolSet } from "ai";
 import { fitQuery, MAX_QUERY_CHARS } from "@/lib/retrieve/limits";
 import { formatSearchResults } from "@/lib/tools/format";
-import { type SearchResult, searchOutputSchema } from "@/lib/tools/search-result";
+import type { SearchResult } from "@/lib/tools/search-result";
 import { type Citation, CitationRegistry, extractRetrieved } from "./citations";
 import { LoopDetector, REPEATED_CALL_RESULT } from "./loop";
 
@@ -30,12 +30,20 @@ export interface CallToolResultLike {
 }
 
 /**
+ * The results of each search output that turnSearchResult made, already typed: the model output takes them from
+ * here, so a search's structuredContent is parsed once (extractRetrieved, as it comes from the MCP client).
+ */
+const turnResults = new WeakMap<object, SearchResult[]>();
+
+/**
  * A search's result under the turn's citation numbers: the structured results carry `ref` = the turn-wide
  * number, and the text is the MCP server's own formatting (lib/tools/format) of those results.
  */
 export function turnSearchResult(citations: readonly Citation[], query: string): CallToolResultLike {
   const results: SearchResult[] = citations.map(({ n, ...c }) => ({ ...c, ref: n }));
-  return { content: [{ type: "text", text: formatSearchResults(results, query) }], structuredContent: { results }, isError: false };
+  const out = { content: [{ type: "text", text: formatSearchResults(results, query) }], structuredContent: { results }, isError: false };
+  turnResults.set(out, results);
+  return out;
 }
 
 /** A tool input whose `query` is longer than a search takes, with the query fitted (so no question length fails inside a tool). */
@@ -81,21 +89,24 @@ export function wrapTools(tools: ToolSet, turn: TurnState, onCitations: () => vo
 }
 
 /** Where a search's structured results ride along in the model's tool-result part (read by the offline model). */
-export const RESULTS_OPTION = "knowledgeBase";
+const RESULTS_OPTION = "knowledgeBase";
 
 type ModelOutput = Awaited<ReturnType<NonNullable<Tool["toModelOutput"]>>>;
 
-/** The search results a tool-result part carries (see modelOutputOf); empty when it carries none. */
+/**
+ * The search results a tool-result part carries (see modelOutputOf); empty when it carries none. The part is
+ * this process's own (modelOutputOf put them there, typed): nothing to validate again.
+ */
 export function resultsOf(output: unknown): SearchResult[] {
   const options = (output as { providerOptions?: Record<string, unknown> } | null)?.providerOptions;
-  const parsed = searchOutputSchema.safeParse(options?.[RESULTS_OPTION]);
-  return parsed.success ? parsed.data.results : [];
+  const carried = options?.[RESULTS_OPTION] as { results?: unknown } | undefined;
+  return Array.isArray(carried?.results) ? (carried.results as SearchResult[]) : [];
 }
 
 /**
  * What the model reads for a tool result: a text-only MCP result as plain text (the generic MCP conversion
  * yields a list of content parts, which Chat Completions providers send as a JSON string with escaped
- * newlines), with a search's structured results alongside under RESULTS_OPTION.
+ * newlines), with a search's structured results (as turnSearchResult typed them) alongside under RESULTS_OPTION.
  */
 export function modelOutputOf(
   output: unknown,
@@ -107,10 +118,8 @@ export function modelOutputOf(
   if (Array.isArray(content) && content.length > 0 && content.every((c) => c?.type === "text" && typeof c.text === "string")) {
     const value = content.map((c: { text: string }) => c.text).join("\n\n");
     if (res?.isError) return { type: "error-text", value };
-    const structured = searchOutputSchema.safeParse(res?.structuredContent);
-    return structured.success
-      ? { type: "text", value, providerOptions: { [RESULTS_OPTION]: { results: structured.data.results } } }
-      : { type: "text", value };
+    const results = res && turnResults.get(res);
+    return results ? { type: "text", value, providerOptions: { [RESULTS_OPTION]: { results } } } : { type: "text", value };
   }
   if (original?.toModelOutput && args) return original.toModelOutput(args);
   return { type: "json", value: (output ?? null) as never };

@@ -20,7 +20,7 @@ export interface AskResult {
 export class AskError extends Error {}
 
 /** Parses an AI SDK UI message stream (server-sent events) into the answer text, citations and metadata. */
-export async function readUiStream(
+async function readUiStream(
   body: ReadableStream<Uint8Array>,
 ): Promise<{ text: string; citations: Citation[]; metadata: ChatMetadata; error?: string }> {
   const decoder = new TextDecoder();

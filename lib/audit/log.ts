@@ -10,7 +10,7 @@ import { perStore, type Store, serialQueue } from "@/lib/store";
 import { sqlEq, sqlString } from "@/lib/store/sql";
 import { AUDIT_COLUMNS, type AuditEvent, type AuditFilter } from "./types";
 
-export const AUDIT_TABLE = "audit_log";
+const AUDIT_TABLE = "audit_log";
 
 const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
 const auditSchema = new Schema([
@@ -28,7 +28,7 @@ const auditSchema = new Schema([
 
 const FLUSH_AFTER_MS = 500;
 const FLUSH_AT = 200;
-export const MAX_AUDIT_LIST = 5000;
+const MAX_AUDIT_LIST = 5000;
 
 export interface AuditLog {
   /** Records an event (written within half a second, or before the next read). */

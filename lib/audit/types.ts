@@ -25,8 +25,8 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export const AUDIT_OUTCOMES = ["ok", "denied", "failed"] as const;
-export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
+const AUDIT_OUTCOMES = ["ok", "denied", "failed"] as const;
+type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
 
 export interface AuditEvent {
   id: string;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { testAuthSettings } from "@/lib/test-helpers/auth";
 import { AppError } from "@/lib/types";
-import { type AuthSettings, isLoopbackHost, resolveAuthSettings, testAuthSettings } from "./config";
+import { type AuthSettings, isLoopbackHost, resolveAuthSettings } from "./config";
 import { isOriginAllowed } from "./origin";
 import { callerOf, forwardedChain, PEER_HEADER, parseTrustedProxies, peerHeaderFor } from "./peer";
 import { authenticateApp } from "./principal";

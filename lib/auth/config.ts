@@ -61,8 +61,3 @@ export function resolveAuthSettings(cfg: RawAuthConfig = getConfig().auth): Auth
     trustedProxies: parseTrustedProxies(cfg.trustedProxies),
   };
 }
-
-/** Settings for tests: an open local run, no proxies, a high rate limit. */
-export function testAuthSettings(over: Partial<AuthSettings> = {}): AuthSettings {
-  return { ...resolveAuthSettings({ rateLimitPerMinute: 100_000, allowedOrigins: [] }), ...over };
-}

@@ -9,9 +9,9 @@ import { ROLES, type Role } from "@/lib/auth/roles";
 import { getConfig, publicBaseUrl } from "@/lib/config";
 import type { Grants } from "./accounts/service";
 
-export const OIDC_COOKIE = "kb_oidc";
+const OIDC_COOKIE = "kb_oidc";
 const FLOW_SECONDS = 600;
-export const OIDC_CALLBACK_PATH = "/api/auth/oidc/callback";
+const OIDC_CALLBACK_PATH = "/api/auth/oidc/callback";
 
 type OidcConfig = ReturnType<typeof getConfig>["oidc"];
 

@@ -37,7 +37,7 @@ function unbracket(addr: string): string {
     .replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, "$1");
 }
 
-export function isLoopbackAddress(addr: string): boolean {
+function isLoopbackAddress(addr: string): boolean {
   const a = unbracket(addr);
   return a === "::1" || /^127\.\d+\.\d+\.\d+$/.test(a);
 }

@@ -2,7 +2,7 @@
  * Fixed-capacity token bucket per key (a token id, or the client address when no token is used).
  * In-memory: each replica limits on its own, which is enough to stop a runaway client.
  */
-export interface RateLimitDecision {
+interface RateLimitDecision {
   allowed: boolean;
   /** Seconds until one more request would be allowed (0 when allowed). */
   retryAfterSeconds: number;

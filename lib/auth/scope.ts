@@ -12,7 +12,7 @@ import type { OwnedKind } from "./accounts/types";
 import { isAdmin, limitOfPrincipal, ownerIdOf, type Principal, requireKbAccess } from "./principal";
 
 /** The existing knowledge bases the principal may read. */
-export async function readableKbs(p: Principal, store: Store, registry: Registry): Promise<string[]> {
+async function readableKbs(p: Principal, store: Store, registry: Registry): Promise<string[]> {
   return readableOf(limitOfPrincipal(p), await knownKbs(store, registry));
 }
 

@@ -108,7 +108,9 @@ describe("chunkText invariants", () => {
 
   it("hold for the sample knowledge documents", () => {
     const dir = path.join(repoRoot, "knowledge");
-    for (const file of fs.readdirSync(dir)) {
+    const files = fs.readdirSync(dir);
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) {
       const text = fs.readFileSync(path.join(dir, file), "utf8");
       checkInvariants(text, chunkText(text), DEFAULT_CHUNK_SIZE);
     }

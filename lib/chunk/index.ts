@@ -8,7 +8,8 @@ export { HEADING_SEPARATOR } from "./heading";
 
 /**
  * Default chunk size: a heading's section up to this many characters stays one chunk, so an answer and the
- * lead-in that carries the question's words stay together (measured 1,000–2,000 on the four public sets).
+ * lead-in that carries the question's words stay together (the best range on the four public sets; see README,
+ * "Design notes and measurements").
  */
 export const DEFAULT_CHUNK_SIZE = 1500;
 

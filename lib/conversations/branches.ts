@@ -21,7 +21,7 @@ export function normalizeTree<M extends TreeMessage>(messages: readonly M[]): No
 }
 
 /** The path from the first message to `leafId` (default: the last stored message). */
-export function pathTo<M extends TreeMessage>(tree: readonly Node<M>[], leafId?: string): Node<M>[] {
+function pathTo<M extends TreeMessage>(tree: readonly Node<M>[], leafId?: string): Node<M>[] {
   const byId = new Map(tree.map((m) => [m.id, m]));
   const path: Node<M>[] = [];
   let cur = byId.get(leafId ?? tree.at(-1)?.id ?? "");

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { kbListSchema, kbNameSchema } from "@/lib/kb/names";
 
-export const MAX_CONVERSATION_MESSAGES = 400;
+const MAX_CONVERSATION_MESSAGES = 400;
 export const MAX_TITLE_CHARS = 200;
 export const MAX_NOTE_CHARS = 2000;
 

@@ -19,7 +19,7 @@ import {
   type UpdateConversation,
 } from "./schema";
 
-export const CONVERSATIONS_TABLE = "conversations";
+const CONVERSATIONS_TABLE = "conversations";
 
 const str = (name: string) => new Field(name, new Utf8(), false);
 const conversationsSchema = new Schema([

@@ -4,25 +4,24 @@ import { makesVectors } from "./none";
 import type { Embedder } from "./types";
 
 /**
- * Default dimension. Measured on the eval subsets (hybrid, vector weight 0.1): CMRC passage R@1 0.900 / 0.927 /
- * 0.947 and SQuAD 0.811 / 0.845 / 0.840 at 256 / 512 / 2048 dims. 512 keeps nearly all of it at a quarter of
- * the storage (2 KB a chunk), and a quarter of the vector search and index-build time of 2048.
+ * Default dimension: 512 keeps nearly all the recall of 2048 on the eval subsets at a quarter of the storage
+ * (2 KB a chunk) and of the vector search and index-build time (see README, "Design notes and measurements").
  */
-export const OFFLINE_DIMENSION = 512;
+const OFFLINE_DIMENSION = 512;
 
 /**
  * Relative weight of each feature family. Words carry the meaning; adjacent word pairs reward
  * phrases ("sick leave"); character 3-grams of Latin words catch inflections and typos the
  * stemmer misses; CJK single characters are weak alone, bigrams carry most of the signal.
  */
-export interface FeatureWeights {
+interface FeatureWeights {
   word: number;
   wordPair: number;
   trigram: number;
   cjkChar: number;
   cjkPair: number;
 }
-export const DEFAULT_WEIGHTS: FeatureWeights = { word: 1, wordPair: 0.5, trigram: 0.35, cjkChar: 0.4, cjkPair: 1 };
+const DEFAULT_WEIGHTS: FeatureWeights = { word: 1, wordPair: 0.5, trigram: 0.35, cjkChar: 0.4, cjkPair: 1 };
 
 const CJK_START = new RegExp(`^[${CJK_WORD_CLASS}]`, "u");
 
@@ -54,7 +53,7 @@ export function createOfflineEmbedder(dimension = OFFLINE_DIMENSION): Embedder {
 }
 
 /** Feature → weight for one text, before hashing. */
-export function featureWeights(text: string, weights: FeatureWeights = DEFAULT_WEIGHTS): Map<string, number> {
+function featureWeights(text: string, weights: FeatureWeights = DEFAULT_WEIGHTS): Map<string, number> {
   const seen = new Map<string, { weight: number; n: number }>();
   const add = (key: string, weight: number) => {
     const entry = seen.get(key);
@@ -82,7 +81,7 @@ export function featureWeights(text: string, weights: FeatureWeights = DEFAULT_W
 }
 
 /** The L2-normalised hashed vector of one text (all zeros for a text without tokens). */
-export function embedText(text: string, dimension = OFFLINE_DIMENSION, weights: FeatureWeights = DEFAULT_WEIGHTS): number[] {
+function embedText(text: string, dimension = OFFLINE_DIMENSION, weights: FeatureWeights = DEFAULT_WEIGHTS): number[] {
   const features = featureWeights(text, weights);
   const v = new Float64Array(dimension);
   for (const [key, weight] of features.size ? features : fallbackFeatures(text)) {
@@ -104,7 +103,7 @@ function fallbackFeatures(text: string): Map<string, number> {
 }
 
 /** FNV-1a over UTF-16 code units, then murmur3's finaliser so every bit is well mixed. */
-export function hash32(s: string): number {
+function hash32(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) {
     h ^= s.charCodeAt(i);

@@ -19,20 +19,20 @@ import { getFaqStore, type NewFaq } from "./store";
 export type { GenerationProgress };
 
 /** Pairs asked for per section; FAQ_GENERATE_PAIRS (0 = no generation at ingest). */
-export function pairsPerSection(): number {
+function pairsPerSection(): number {
   const raw = Number.parseInt(process.env.FAQ_GENERATE_PAIRS ?? "", 10);
   return Number.isFinite(raw) && raw > 0 ? Math.min(raw, 10) : 0;
 }
 
 /** The system prompt; the fake model of the tests recognises it by its first words. */
-export const GENERATION_PROMPT = `You write FAQ question-answer pairs grounded in a section of a document.
+const GENERATION_PROMPT = `You write FAQ question-answer pairs grounded in a section of a document.
 Rules:
 - Write at most {n} pairs that a reader of this section would ask, in the language of the section.
 - Each answer must be quoted from the section or closely paraphrase it. Never add facts the section does not state.
 - Reply with JSON only: {"pairs":[{"question":"...","answer":"..."}]}. Reply {"pairs":[]} if the section answers no question.`;
 
 /** Share of an answer's search tokens that must occur in its section for the pair to be kept. */
-export const GROUNDED_SHARE = 0.75;
+const GROUNDED_SHARE = 0.75;
 
 export function isGrounded(answer: string, section: string): boolean {
   const tokens = tokenize(answer);
@@ -72,7 +72,7 @@ export interface GenerateOptions {
   onProgress?: (p: GenerationProgress) => void;
 }
 
-export function chatModelFor(config: AppConfig["chat"]): LanguageModelV4 | null {
+function chatModelFor(config: AppConfig["chat"]): LanguageModelV4 | null {
   if (!config.apiKey) return null;
   return createOpenAI({ apiKey: config.apiKey, baseURL: config.baseURL }).chat(config.model);
 }

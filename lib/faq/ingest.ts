@@ -9,7 +9,7 @@ import { chunkFor, type ExtractedPair, extractFaqPairs } from "./extract";
 import { generateAfterIngest } from "./generate";
 import { getFaqStore, type NewFaq } from "./store";
 
-export function extractedFaqId(kb: string, documentId: string, question: string): string {
+function extractedFaqId(kb: string, documentId: string, question: string): string {
   return createHash("sha256").update(`${kb}\u0000${documentId}\u0000${question}`).digest("hex").slice(0, 24);
 }
 

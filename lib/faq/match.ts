@@ -14,7 +14,7 @@ export function questionTokens(text: string): Set<string> {
 }
 
 /** Dice coefficient of two token sets, 0..1. */
-export function dice(a: Set<string>, b: Set<string>): number {
+function dice(a: Set<string>, b: Set<string>): number {
   if (a.size === 0 || b.size === 0) return 0;
   let shared = 0;
   for (const t of a) if (b.has(t)) shared++;
@@ -49,7 +49,7 @@ export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
  * hashes the same tokens, so with it only the overlap counts.
  */
 export const STRONG_LEXICAL = 0.6;
-export const STRONG_SEMANTIC = 0.8;
+const STRONG_SEMANTIC = 0.8;
 
 export function matchScore(lexical: number, semantic: number, offlineEmbedder: boolean): number {
   return offlineEmbedder ? lexical : Math.max(lexical, semantic * (STRONG_LEXICAL / STRONG_SEMANTIC));

@@ -4,13 +4,14 @@
  */
 import type { Store } from "@/lib/store";
 import type { FaqSearchResult, SearchResult } from "@/lib/tools/search-result";
-import { type FaqHit, getFaqStore } from "./store";
+import { getFaqStore } from "./store";
+import type { FaqHit } from "./types";
 import { faqChunkId, faqUri } from "./types";
 
 /** At most this many context items go to the model when FAQs join the passages (unless top_k asks for more). */
-export const MAX_CONTEXT_ITEMS = 6;
+const MAX_CONTEXT_ITEMS = 6;
 /** At most this many FAQ entries go first. */
-export const MAX_FAQS_FIRST = 2;
+const MAX_FAQS_FIRST = 2;
 
 export async function faqHitsToResults(store: Store, hits: FaqHit[]): Promise<FaqSearchResult[]> {
   const docs = await store.getDocuments(hits.map((h) => h.faq.source.documentId).filter((d): d is string => !!d));

@@ -3,15 +3,17 @@
  * entry's question and phrasings.
  */
 import { randomBytes } from "node:crypto";
-import { isOfflineEmbedder } from "@/lib/embed";
+import type { Table } from "@lancedb/lancedb";
+import { type Embedder, isOfflineEmbedder } from "@/lib/embed";
 import { perStore, type Store, serialQueue, whitespaceFtsIndex } from "@/lib/store";
 import { vectorDimension } from "@/lib/store/schema";
 import { sqlEq, sqlIn } from "@/lib/store/sql";
 import { toIndexText } from "@/lib/tokenize";
 import { AppError } from "@/lib/types";
-import { bestOverlap, cosine, lexicalMatch, matchScore, questionTokens, STRONG_LEXICAL } from "./match";
+import { buildLexicalIndex, faqTexts, type LexicalIndex, lexicalHits } from "./lexical-index";
+import { cosine, lexicalMatch, matchScore, STRONG_LEXICAL } from "./match";
 import { FAQ_COLUMNS, FAQ_GENERATIONS_TABLE, FAQ_TABLE, faqsSchema, faqToRow, generationsSchema, rowToFaq } from "./schema";
-import type { FaqOrigin, FaqPatch, FaqRecord, FaqSource, FaqStatus } from "./types";
+import type { FaqHit, FaqOrigin, FaqPatch, FaqRecord, FaqSource, FaqStatus } from "./types";
 
 export interface NewFaq {
   kb: string;
@@ -26,15 +28,7 @@ export interface NewFaq {
   id?: string;
 }
 
-export interface FaqHit {
-  faq: FaqRecord;
-  /** 0..1: how well the query matches the question (see match.ts). */
-  score: number;
-  /** Strong enough to be put before the passages. */
-  strong: boolean;
-}
-
-export interface FaqListOptions {
+interface FaqListOptions {
   kb?: string | readonly string[];
   status?: FaqStatus;
   origin?: FaqOrigin;
@@ -66,8 +60,109 @@ const FTS = "index_text";
 
 const clean = (list: readonly string[] | undefined) => [...new Set((list ?? []).map((s) => s.trim()).filter(Boolean))];
 
-export function newFaqId(): string {
+function newFaqId(): string {
   return randomBytes(12).toString("hex");
+}
+
+/** The rows of `faqs`, each with its index text and the vector of its question and phrasings. */
+async function faqRows(embedder: Embedder, faqs: FaqRecord[]) {
+  const vectors = faqs.length ? await embedder.embed(faqs.map((f) => faqTexts(f).join("\n"))) : [];
+  return faqs.map((f, i) => faqToRow(f, { indexText: toIndexText(faqTexts(f).join("\n")), embedder: embedder.name, vector: vectors[i] }));
+}
+
+function faqFilter(o: FaqListOptions = {}): string | undefined {
+  const parts: string[] = [];
+  if (typeof o.kb === "string") parts.push(sqlEq("kb", o.kb));
+  else if (o.kb) parts.push(sqlIn("kb", o.kb));
+  if (o.status) parts.push(sqlEq("status", o.status));
+  if (o.origin) parts.push(sqlEq("origin", o.origin));
+  if (o.documentId) parts.push(sqlEq("source_document_id", o.documentId));
+  return parts.length ? parts.join(" AND ") : undefined;
+}
+
+async function selectFaqs(table: Table, filter: string | undefined): Promise<FaqRecord[]> {
+  let q = table.query().select(FAQ_COLUMNS);
+  if (filter) q = q.where(filter);
+  return (await q.toArray()).map(rowToFaq);
+}
+
+/** A new entry as stored: trimmed, phrasings and tags without duplicates, accepted unless said otherwise. */
+function buildFaq(e: NewFaq, now: string): FaqRecord {
+  const question = e.question.trim();
+  if (!question || !e.answer.trim()) throw new AppError("bad_request", "A FAQ needs a question and an answer.");
+  return {
+    id: e.id ?? newFaqId(),
+    kb: e.kb,
+    question,
+    phrasings: clean(e.phrasings).filter((p) => p !== question),
+    answer: e.answer.trim(),
+    tags: clean(e.tags),
+    source: e.source,
+    origin: e.origin,
+    status: e.status ?? "accepted",
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+function patched(current: FaqRecord, patch: FaqPatch): FaqRecord {
+  const next: FaqRecord = {
+    ...current,
+    ...(patch.question !== undefined ? { question: patch.question.trim() } : {}),
+    ...(patch.answer !== undefined ? { answer: patch.answer.trim() } : {}),
+    ...(patch.phrasings !== undefined ? { phrasings: clean(patch.phrasings) } : {}),
+    ...(patch.tags !== undefined ? { tags: clean(patch.tags) } : {}),
+    ...(patch.status !== undefined ? { status: patch.status } : {}),
+    updatedAt: new Date().toISOString(),
+  };
+  next.phrasings = next.phrasings.filter((p) => p !== next.question);
+  return next;
+}
+
+/** Entries whose source document was deleted are gone with it (left in the table, never shown). */
+async function live(store: Store, list: FaqRecord[]): Promise<FaqRecord[]> {
+  const ids = list.map((f) => f.source.documentId).filter((d): d is string => !!d);
+  if (ids.length === 0) return list;
+  const docs = await store.getDocuments(ids);
+  return list.filter((f) => !f.source.documentId || docs.has(f.source.documentId));
+}
+
+/** Candidates by full-text and vector search, scored by lexical and semantic match (a real embedding model). */
+async function hybridSearch(
+  table: Table,
+  embedder: Embedder,
+  hasFtsIndex: () => Promise<boolean>,
+  q: string,
+  kbs: readonly string[] | undefined,
+  limit: number,
+): Promise<FaqHit[]> {
+  const filter = faqFilter({ kb: kbs, status: "accepted" });
+  const [queryVector] = await embedder.embed([q]);
+  let vq = table
+    .vectorSearch(queryVector)
+    .distanceType("cosine")
+    .select([...FAQ_COLUMNS, "vector", "_distance"])
+    .limit(limit);
+  if (filter) vq = vq.where(filter);
+  const tokens = toIndexText(q);
+  const hasFts = tokens && (await hasFtsIndex());
+  let tq = hasFts
+    ? table
+        .query()
+        .fullTextSearch(tokens, { columns: FTS })
+        .select([...FAQ_COLUMNS, "vector", "_score"])
+        .limit(limit)
+    : null;
+  if (tq && filter) tq = tq.where(filter);
+  const [byVector, byText] = await Promise.all([vq.toArray(), tq ? tq.toArray() : []]);
+  const byId = new Map<string, FaqHit>();
+  for (const r of [...byVector, ...byText]) {
+    const faq = rowToFaq(r);
+    if (byId.has(faq.id)) continue;
+    const score = matchScore(lexicalMatch(q, faqTexts(faq)), cosine(queryVector, r.vector as ArrayLike<number>), false);
+    byId.set(faq.id, { faq, score, strong: score >= STRONG_LEXICAL });
+  }
+  return [...byId.values()].filter((h) => h.score > 0);
 }
 
 async function openFaqStore(store: Store): Promise<FaqStore> {
@@ -75,14 +170,10 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
   const faqTable = await store.sideTable(FAQ_TABLE, faqsSchema(embedder.dimension));
   const generations = await store.sideTable(FAQ_GENERATIONS_TABLE, generationsSchema);
   const table = () => faqTable.table;
+  const select = (filter: string | undefined) => selectFaqs(table(), filter);
 
   const serialized = serialQueue();
 
-  const texts = (f: Pick<FaqRecord, "question" | "phrasings">) => [f.question, ...f.phrasings];
-  const toRows = async (faqs: FaqRecord[]) => {
-    const vectors = faqs.length ? await embedder.embed(faqs.map((f) => texts(f).join("\n"))) : [];
-    return faqs.map((f, i) => faqToRow(f, { indexText: toIndexText(texts(f).join("\n")), embedder: embedder.name, vector: vectors[i] }));
-  };
   // Every search asks both: answered from the table's version instead of a count and an index listing each time.
   let counted = { version: -1, rows: 0 };
   const rowCount = async () => {
@@ -107,133 +198,39 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
     vectorDimension(await table().schema()) !== embedder.dimension ||
     (await table().countRows(`embedder != '${embedder.name.replaceAll("'", "''")}'`)) > 0
   ) {
-    const all = (await table().query().select(FAQ_COLUMNS).toArray()).map(rowToFaq);
-    const rows = await toRows(all);
+    const rows = await faqRows(embedder, await select(undefined));
     await faqTable.recreate(faqsSchema(embedder.dimension));
     if (rows.length) await faqTable.write((t) => t.add(rows));
   }
   await ensureFts();
 
-  const where = (o: FaqListOptions = {}) => {
-    const parts: string[] = [];
-    if (typeof o.kb === "string") parts.push(sqlEq("kb", o.kb));
-    else if (o.kb) parts.push(sqlIn("kb", o.kb));
-    if (o.status) parts.push(sqlEq("status", o.status));
-    if (o.origin) parts.push(sqlEq("origin", o.origin));
-    if (o.documentId) parts.push(sqlEq("source_document_id", o.documentId));
-    return parts.length ? parts.join(" AND ") : undefined;
-  };
-  const select = async (filter: string | undefined) => {
-    let q = table().query().select(FAQ_COLUMNS);
-    if (filter) q = q.where(filter);
-    return (await q.toArray()).map(rowToFaq);
-  };
-  const build = (e: NewFaq, now: string): FaqRecord => {
-    const question = e.question.trim();
-    if (!question || !e.answer.trim()) throw new AppError("bad_request", "A FAQ needs a question and an answer.");
-    return {
-      id: e.id ?? newFaqId(),
-      kb: e.kb,
-      question,
-      phrasings: clean(e.phrasings).filter((p) => p !== question),
-      answer: e.answer.trim(),
-      tags: clean(e.tags),
-      source: e.source,
-      origin: e.origin,
-      status: e.status ?? "accepted",
-      createdAt: now,
-      updatedAt: now,
-    };
-  };
   const upsert = async (faqs: FaqRecord[]) => {
     if (faqs.length === 0) return;
-    const rows = await toRows(faqs);
+    const rows = await faqRows(embedder, faqs);
     await faqTable.write((t) => t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows));
     await ensureFts();
   };
 
-  /** Entries whose source document was deleted are gone with it (left in the table, never shown). */
-  const live = async (list: FaqRecord[]) => {
-    const ids = list.map((f) => f.source.documentId).filter((d): d is string => !!d);
-    if (ids.length === 0) return list;
-    const docs = await store.getDocuments(ids);
-    return list.filter((f) => !f.source.documentId || docs.has(f.source.documentId));
-  };
-
-  /**
-   * Offline the match is lexical only (match.ts), so the accepted entries' question tokens are kept in memory
-   * per table version: a full-text search of even a few hundred entries cost LanceDB 2–2.5 ms, and with the
-   * scoring 6 ms beside every passage search (33k chunks, 235 entries). FAQs are few, so this is small.
-   */
-  let tokenIndex: { version: number; entries: { faq: FaqRecord; questions: Set<string>[] }[]; postings: Map<string, number[]> } | null =
-    null;
-  const lexicalIndex = async () => {
+  // Offline the match is lexical only (match.ts), so the accepted entries' question tokens are kept in memory
+  // per table version (see README, "Design notes and measurements"). FAQs are few, so this is small.
+  let tokenIndex: (LexicalIndex & { version: number }) | null = null;
+  const lexicalIndex = async (): Promise<LexicalIndex> => {
     const version = await faqTable.version();
     if (tokenIndex?.version === version) return tokenIndex;
-    const entries = (await select(where({ status: "accepted" }))).map((faq) => ({ faq, questions: texts(faq).map(questionTokens) }));
-    const postings = new Map<string, number[]>();
-    for (const [i, e] of entries.entries()) {
-      for (const token of new Set(e.questions.flatMap((s) => [...s]))) {
-        const list = postings.get(token);
-        if (list) list.push(i);
-        else postings.set(token, [i]);
-      }
-    }
-    tokenIndex = { version, entries, postings };
+    tokenIndex = { version, ...buildLexicalIndex(await select(faqFilter({ status: "accepted" }))) };
     return tokenIndex;
-  };
-  const lexicalSearch = async (q: string, kbs: readonly string[] | undefined): Promise<FaqHit[]> => {
-    const { entries, postings } = await lexicalIndex();
-    const query = questionTokens(q);
-    const candidates = new Set([...query].flatMap((t) => postings.get(t) ?? []));
-    const hits: FaqHit[] = [];
-    for (const i of candidates) {
-      const { faq, questions } = entries[i];
-      if (kbs && !kbs.includes(faq.kb)) continue;
-      const score = matchScore(bestOverlap(query, questions), 0, true);
-      if (score > 0) hits.push({ faq, score, strong: score >= STRONG_LEXICAL });
-    }
-    return hits;
-  };
-  /** Candidates by full-text and vector search, scored by lexical and semantic match (a real embedding model). */
-  const hybridSearch = async (q: string, kbs: readonly string[] | undefined, limit: number): Promise<FaqHit[]> => {
-    const filter = where({ kb: kbs, status: "accepted" });
-    const [queryVector] = await embedder.embed([q]);
-    let vq = table()
-      .vectorSearch(queryVector)
-      .distanceType("cosine")
-      .select([...FAQ_COLUMNS, "vector", "_distance"])
-      .limit(limit);
-    if (filter) vq = vq.where(filter);
-    const tokens = toIndexText(q);
-    const hasFts = tokens && (await ftsExists());
-    let tq = hasFts
-      ? table()
-          .query()
-          .fullTextSearch(tokens, { columns: FTS })
-          .select([...FAQ_COLUMNS, "vector", "_score"])
-          .limit(limit)
-      : null;
-    if (tq && filter) tq = tq.where(filter);
-    const [byVector, byText] = await Promise.all([vq.toArray(), tq ? tq.toArray() : []]);
-    const byId = new Map<string, FaqHit>();
-    for (const r of [...byVector, ...byText]) {
-      const faq = rowToFaq(r);
-      if (byId.has(faq.id)) continue;
-      const score = matchScore(lexicalMatch(q, texts(faq)), cosine(queryVector, r.vector as ArrayLike<number>), false);
-      byId.set(faq.id, { faq, score, strong: score >= STRONG_LEXICAL });
-    }
-    return [...byId.values()].filter((h) => h.score > 0);
   };
 
   const faqs: FaqStore = {
     list: async (o) =>
-      (await live(await select(where(o)))).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.question.localeCompare(b.question)),
+      (await live(store, await select(faqFilter(o)))).sort(
+        (a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.question.localeCompare(b.question),
+      ),
     get: async (id) => (await select(sqlEq("id", id)))[0] ?? null,
     add(entries) {
       return serialized(async () => {
         const now = new Date().toISOString();
-        const built = entries.map((e) => build(e, now));
+        const built = entries.map((e) => buildFaq(e, now));
         await upsert(built);
         return built;
       });
@@ -242,16 +239,7 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
       return serialized(async () => {
         const current = await faqs.get(id);
         if (!current) return null;
-        const next: FaqRecord = {
-          ...current,
-          ...(patch.question !== undefined ? { question: patch.question.trim() } : {}),
-          ...(patch.answer !== undefined ? { answer: patch.answer.trim() } : {}),
-          ...(patch.phrasings !== undefined ? { phrasings: clean(patch.phrasings) } : {}),
-          ...(patch.tags !== undefined ? { tags: clean(patch.tags) } : {}),
-          ...(patch.status !== undefined ? { status: patch.status } : {}),
-          updatedAt: new Date().toISOString(),
-        };
-        next.phrasings = next.phrasings.filter((p) => p !== next.question);
+        const next = patched(current, patch);
         await upsert([next]);
         return next;
       });
@@ -279,7 +267,7 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
           out.set(
             documentId,
             entries.map((e) => {
-              const f = build(e, now);
+              const f = buildFaq(e, now);
               const prev = old.get(f.id);
               return prev ? { ...f, createdAt: prev.createdAt, status: prev.status } : f;
             }),
@@ -297,8 +285,17 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
       const q = query.trim();
       if (!q || (await rowCount()) === 0) return [];
       const kbs = o.kbs?.length ? o.kbs : undefined;
-      const hits = isOfflineEmbedder(embedder) ? await lexicalSearch(q, kbs) : await hybridSearch(q, kbs, Math.max(10, o.limit * 3));
-      const alive = new Set((await live(hits.map((h) => h.faq))).map((f) => f.id));
+      const hits = isOfflineEmbedder(embedder)
+        ? lexicalHits(await lexicalIndex(), q, kbs)
+        : await hybridSearch(table(), embedder, ftsExists, q, kbs, Math.max(10, o.limit * 3));
+      const alive = new Set(
+        (
+          await live(
+            store,
+            hits.map((h) => h.faq),
+          )
+        ).map((f) => f.id),
+      );
       return hits
         .filter((h) => alive.has(h.faq.id))
         .sort((a, b) => b.score - a.score || a.faq.question.localeCompare(b.faq.question))

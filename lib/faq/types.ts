@@ -36,9 +36,9 @@ export interface FaqRecord {
   updatedAt: string;
 }
 
-export const MAX_QUESTION_CHARS = 500;
-export const MAX_ANSWER_CHARS = 10_000;
-export const MAX_PHRASINGS = 20;
+const MAX_QUESTION_CHARS = 500;
+const MAX_ANSWER_CHARS = 10_000;
+const MAX_PHRASINGS = 20;
 
 const text = (label: string, max: number) =>
   z
@@ -77,7 +77,7 @@ export type FaqPatch = z.infer<typeof faqPatchSchema>;
 export const faqIdSchema = z.string().regex(/^[a-f0-9]{8,64}$/, "invalid FAQ id");
 
 /** The chunk id a FAQ has in search results and citations: lets every consumer tell a FAQ from a passage. */
-export const FAQ_CHUNK_PREFIX = "faq:";
+const FAQ_CHUNK_PREFIX = "faq:";
 export function faqChunkId(id: string): string {
   return `${FAQ_CHUNK_PREFIX}${id}`;
 }
@@ -93,4 +93,13 @@ export function faqUri(kb: string, id: string): string {
 export function faqMarkdown(f: Pick<FaqRecord, "question" | "answer" | "phrasings">): string {
   const also = f.phrasings.length ? `\n\n_Also asked as:_ ${f.phrasings.join(" · ")}` : "";
   return `## ${f.question}\n\n${f.answer.trim()}${also}\n`;
+}
+
+/** A FAQ search hit. */
+export interface FaqHit {
+  faq: FaqRecord;
+  /** 0..1: how well the query matches the question (see match.ts). */
+  score: number;
+  /** Strong enough to be put before the passages. */
+  strong: boolean;
 }

@@ -1,4 +1,5 @@
-export type { BatchFailure } from "./pipeline";
-export { addConcurrently, createBatchIngest, ingestDocument, sha256 } from "./pipeline";
+export type { BatchFailure } from "./batch";
+export { addConcurrently, createBatchIngest } from "./batch";
+export { ingestDocument, sha256 } from "./prepare";
 export { reindexAll } from "./reindex";
 export { listFiles, syncKnowledgeDir } from "./sync";

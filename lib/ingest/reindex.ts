@@ -1,6 +1,6 @@
 import type { DocumentWrite, Store } from "@/lib/store";
 import { AppError, type DocumentRecord, type IngestProgress } from "@/lib/types";
-import { buildChunks } from "./pipeline";
+import { buildChunks } from "./prepare";
 
 export interface ReindexResult {
   documents: number;

@@ -3,7 +3,7 @@ import path from "node:path";
 import { isSupported, SUPPORTED_EXTENSIONS } from "@/lib/parse";
 import type { Store } from "@/lib/store";
 import type { IngestProgress } from "@/lib/types";
-import { errorMessage, ingestDocument, normalizeKb } from "./pipeline";
+import { errorMessage, ingestDocument, normalizeKb } from "./prepare";
 
 export interface SyncResult {
   added: number;

@@ -6,7 +6,7 @@ import { extensionOf, SUPPORTED_EXTENSIONS, unsupportedTypeMessage } from "@/lib
 import type { IngestProgress } from "@/lib/types";
 import { sanitizeFileName } from "./fields";
 
-export type UploadStatus = "added" | "updated" | "unchanged" | "failed" | "cancelled";
+type UploadStatus = "added" | "updated" | "unchanged" | "failed" | "cancelled";
 
 /** What became of one file. */
 export interface UploadOutcome {

@@ -9,7 +9,7 @@ import { getOAuthStore } from "@/lib/auth/oauth/store";
 import { type AccessToken, generateTokenSecret, hashTokenSecret, type PublicToken, publicToken, type TokenScope } from "@/lib/auth/tokens";
 import { getConfig } from "@/lib/config";
 import { getFaqStore } from "@/lib/faq/store";
-import { documentId } from "@/lib/ingest/pipeline";
+import { documentId } from "@/lib/ingest/prepare";
 import { perStore, type Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
 import { KB_NAME_PATTERN, searchToolNames } from "./names";
@@ -31,8 +31,8 @@ export const getRegistry: (store: Store) => Promise<Registry> = perStore("regist
 
 /**
  * Registered knowledge bases and those implied by documents, by name, with document titles; shared and frozen.
- * Every MCP request needs it and building it walks every document (about 1 ms at 3,900 documents), so it is
- * kept until the documents or the registry change (their tables' versions, which see other processes' writes).
+ * Every MCP request needs it and building it walks every document (see README, "Design notes and
+ * measurements"), so it is kept until the documents or the registry change (their tables' versions, which see other processes' writes).
  */
 export async function kbCatalog(store: Store, registry: Registry): Promise<readonly KbCatalogEntry[]> {
   const key = `${await store.documentsVersion()}\u0000${await registry.kbsVersion()}\u0000${getConfig().defaultKb}`;

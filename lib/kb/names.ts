@@ -19,7 +19,7 @@ export const kbNameSchema = z
   .regex(KB_NAME_PATTERN, "name must be 1–40 characters: lowercase letters, digits, '-' or '_', starting with a letter or digit");
 
 /** A chat's or a conversation's knowledge-base filter: at most this many names. */
-export const MAX_KB_FILTER = 50;
+const MAX_KB_FILTER = 50;
 export const kbListSchema = z.array(kbNameSchema).max(MAX_KB_FILTER, `at most ${MAX_KB_FILTER} knowledge bases`);
 
 /** `raw` as a valid knowledge-base name, or a readable error message. */

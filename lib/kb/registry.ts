@@ -8,12 +8,12 @@ import { type Store, serialQueue, versionCached } from "@/lib/store";
 import { sqlEq } from "@/lib/store/sql";
 import type { KbRecord } from "./types";
 
-export const REGISTRY_TABLES = { kbs: "kbs", tokens: "tokens" } as const;
+const REGISTRY_TABLES = { kbs: "kbs", tokens: "tokens" } as const;
 
 const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
 
-export const kbsSchema = new Schema([str("name"), str("title"), str("description"), str("created_at"), str("updated_at")]);
-export const tokensSchema = new Schema([
+const kbsSchema = new Schema([str("name"), str("title"), str("description"), str("created_at"), str("updated_at")]);
+const tokensSchema = new Schema([
   str("id"),
   str("name"),
   str("hash"),

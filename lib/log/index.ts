@@ -13,7 +13,7 @@ export type { Logger } from "pino";
 const KEY = Symbol.for("kb-mcp-chat.logger");
 type Global = typeof globalThis & { [KEY]?: Logger };
 
-export interface RequestContext {
+interface RequestContext {
   reqId: string;
 }
 
@@ -48,11 +48,6 @@ export function getLogger(): Logger {
   const g = globalThis as Global;
   g[KEY] ??= createLogger();
   return g[KEY];
-}
-
-/** Replaces the process-wide logger (tests capture log lines this way); loggers made by log() later use it. */
-export function setLogger(logger: Logger): void {
-  (globalThis as Global)[KEY] = logger;
 }
 
 /** A logger for one component, e.g. log("store") → {"component":"store",…}. */

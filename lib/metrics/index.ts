@@ -85,9 +85,9 @@ function create() {
   };
 }
 
-export type Metrics = ReturnType<typeof create>;
+type Metrics = ReturnType<typeof create>;
 
-export function getMetrics(): Metrics {
+function getMetrics(): Metrics {
   return processGlobal("metrics", create);
 }
 

@@ -13,8 +13,9 @@ import { GET } from "@/app/api/metrics/route";
 import type { AuthSettings } from "@/lib/auth/config";
 import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
 import { ingestDocument } from "@/lib/ingest";
-import { createLogger, getLogger, setLogger } from "@/lib/log";
+import { createLogger, getLogger } from "@/lib/log";
 import { getStore, type Store } from "@/lib/store";
+import { setLogger } from "@/lib/test-helpers/log";
 import { handleMcpRequest } from "@/mcp/http";
 import { observeRequest } from "./index";
 

@@ -37,7 +37,7 @@ export type ParsedAndChunked = ParsedDocument & { chunks?: IndexedChunk[]; faqPa
 export type ParseResult = Omit<ParsedAndChunked, "chunks"> & { packed?: PackedChunks };
 
 /** The worker script and how to run it. */
-export function parseWorkerScript(): { file: string; execArgv: string[] } {
+function parseWorkerScript(): { file: string; execArgv: string[] } {
   const bundle = path.join(appDir(), "dist", "workers", "parse.mjs");
   if (!process.env.VITEST && existsSync(/*turbopackIgnore: true*/ bundle)) return { file: bundle, execArgv: [] };
   return { file: path.join(appDir(), "lib", "parse", "worker.ts"), execArgv: ["--import", "tsx"] };

@@ -59,6 +59,6 @@ export function parsePlainText(data: Uint8Array): ParsedDocument {
   return { text: normalizeNewlines(decodeText(data)), mimeType: "text/plain" };
 }
 
-export function normalizeNewlines(text: string): string {
+function normalizeNewlines(text: string): string {
   return text.replace(/\r\n?/g, "\n");
 }

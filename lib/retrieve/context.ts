@@ -8,7 +8,7 @@ import { CJK_STOPS, CLOSERS, SENTENCE_STOPS } from "@/lib/text/sentences";
 import type { SearchHit } from "@/lib/types";
 
 /** At most this many characters on each side. */
-export const CONTEXT_CHARS = 300;
+const CONTEXT_CHARS = 300;
 
 /** Positions just after a sentence end (Latin or CJK punctuation, or a blank line). */
 const SENTENCE_END = new RegExp(String.raw`[${SENTENCE_STOPS}；;…][${CLOSERS}]*(?=\s|$)|[${CJK_STOPS}；][${CLOSERS}]*|\n\s*\n`, "gu");

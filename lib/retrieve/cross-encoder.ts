@@ -15,8 +15,8 @@ export interface CrossEncoder {
   apiKey?: string;
 }
 
-export const DEFAULT_RERANK_TOP_N = 20;
-export const DEFAULT_RERANK_TIMEOUT_MS = 3000;
+const DEFAULT_RERANK_TOP_N = 20;
+const DEFAULT_RERANK_TIMEOUT_MS = 3000;
 /** Characters of each candidate sent (cross-encoders truncate to a few hundred tokens anyway). */
 const MAX_DOC_CHARS = 2000;
 
@@ -43,7 +43,7 @@ const scored = z.object({ index: z.number().int().min(0), relevance_score: z.num
 const responseSchema = z.union([z.object({ results: z.array(scored) }), z.array(scored)]);
 
 /** Relevance score per document index, as the server returned them. */
-export async function fetchRerankScores(ce: CrossEncoder, query: string, documents: string[]): Promise<number[]> {
+async function fetchRerankScores(ce: CrossEncoder, query: string, documents: string[]): Promise<number[]> {
   const res = await fetch(`${ce.baseUrl}/rerank`, {
     method: "POST",
     headers: { "content-type": "application/json", ...(ce.apiKey ? { authorization: `Bearer ${ce.apiKey}` } : {}) },

@@ -7,7 +7,7 @@ export interface Span {
 }
 
 /** Share of the shorter chunk that must be covered by another chunk of the same document to count as a duplicate. */
-export const SAME_DOC_OVERLAP = 0.5;
+const SAME_DOC_OVERLAP = 0.5;
 
 /**
  * Drops near-duplicates from a best-first list, keeping the first (best) of each group. Two chunks are

@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { getConfig } from "@/lib/config";
@@ -74,22 +73,6 @@ export interface EvalRunOptions {
   embedder?: Embedder;
   onIngest?: (done: number, total: number, p?: IngestProgress) => void;
   onQuery?: (done: number, total: number) => void;
-}
-
-/** Ingests the documents into a temporary store (removed afterwards) and scores every question's search results. */
-export async function runEval(set: EvalSet, opts: EvalRunOptions = {}): Promise<EvalReport> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), "kb-eval-"));
-  try {
-    const store = await openStore({ uri: dir, embedder: opts.embedder ?? getEmbedder() });
-    try {
-      const { seconds, chunks, documents } = await ingestSet(store, set, opts.docs ?? set.docs, opts.onIngest);
-      return { ...(await askAll(store, set, opts)), documents, chunks, ingestSeconds: seconds };
-    } finally {
-      store.close();
-    }
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
 }
 
 /**

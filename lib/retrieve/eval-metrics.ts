@@ -29,7 +29,7 @@ export interface RetrievedChunk {
 }
 
 /** A chunk "is" the gold passage when at least this share of the shorter of the two is shared text. */
-export const PASSAGE_OVERLAP = 0.5;
+const PASSAGE_OVERLAP = 0.5;
 
 /**
  * Length of the text two spans of one document share. A chunk and a passage are both contiguous slices of

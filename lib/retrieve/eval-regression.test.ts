@@ -4,16 +4,35 @@
  * Thresholds sit a little below the values measured when this test was written (see the comments); `npm run
  * eval` gives the full numbers.
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { createNoEmbedder } from "@/lib/embed";
-import { type EvalReport, loadEvalSet, runEval, subsetOf } from "./eval-harness";
+import { createNoEmbedder, type Embedder } from "@/lib/embed";
+import { openStore } from "@/lib/store";
+import { askAll, type EvalReport, type EvalRunOptions, type EvalSet, ingestSet, loadEvalSet, subsetOf } from "./eval-harness";
 
 const repoRoot = path.resolve(import.meta.dirname, "../..");
 // Vendored subsets (fixtures/eval, rebuilt by scripts/vendor-eval-subsets.mjs): the suite needs nothing beside the repository.
 const evalDir = (name: string) => path.resolve(repoRoot, "fixtures/eval", name);
 // The app's offline default: no vectors (fixed here so the environment cannot change it).
 const embedder = () => createNoEmbedder();
+
+/** Ingests the documents into a temporary store (removed afterwards) and scores every question's search results. */
+async function runEval(set: EvalSet, opts: EvalRunOptions & { embedder: Embedder }): Promise<EvalReport> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "kb-eval-"));
+  try {
+    const store = await openStore({ uri: dir, embedder: opts.embedder });
+    try {
+      const { seconds, chunks, documents } = await ingestSet(store, set, opts.docs ?? set.docs, opts.onIngest);
+      return { ...(await askAll(store, set, opts)), documents, chunks, ingestSeconds: seconds };
+    } finally {
+      store.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
 
 function log(name: string, r: EvalReport) {
   const f = (s: EvalReport["passage"]) =>

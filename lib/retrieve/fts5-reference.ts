@@ -8,7 +8,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { CJK_RUN_RE } from "@/lib/text/cjk";
 
-export interface Fts5Row {
+interface Fts5Row {
   id: string;
   /** The document the row belongs to (the eval's file name). */
   doc: string;
@@ -16,7 +16,7 @@ export interface Fts5Row {
   text: string;
 }
 
-export interface Fts5Hit extends Omit<Fts5Row, "title"> {
+interface Fts5Hit extends Omit<Fts5Row, "title"> {
   /** BM25 as FTS5 reports it, negated: higher is better. */
   score: number;
 }

@@ -37,7 +37,7 @@ export interface SearchTuning {
   crossEncoder: CrossEncoder | null;
 }
 
-export const DEFAULT_TUNING: Omit<SearchTuning, "vectorWeight" | "crossEncoder"> = {
+const DEFAULT_TUNING: Omit<SearchTuning, "vectorWeight" | "crossEncoder"> = {
   candidates: 50,
   textWeight: 1,
   mode: "hybrid",
@@ -50,11 +50,10 @@ export const DEFAULT_TUNING: Omit<SearchTuning, "vectorWeight" | "crossEncoder">
 /**
  * The vote vector search gets in the fusion. A real embedding model (EMBEDDING_PROVIDER=openai) gets an equal
  * vote. The offline embedder hashes the same tokens BM25 sees, but without IDF, so it adds nothing BM25 does
- * not already know: on covidqa-en (full set, lexical reranker on) dropping it moves passage R@5 0.756 → 0.758
- * and MRR@10 0.644 → 0.647, and an equal vote lowers R@5 to 0.704. Offline a query is therefore BM25 alone
- * (about half the time), plus the freshness net (offlineRetrieve).
+ * not already know, and an equal vote costs recall (see README, "Design notes and measurements"). Offline a
+ * query is therefore BM25 alone (about half the time), plus the freshness net (offlineRetrieve).
  */
-export function defaultVectorWeight(embedder: { name: string }): number {
+function defaultVectorWeight(embedder: { name: string }): number {
   return isOfflineEmbedder(embedder) ? 0 : 1;
 }
 /** The vote of the freshness net, and of the offline vectors in the `--ablate` row that puts them back. */
@@ -202,7 +201,7 @@ function channelScores(byText: readonly TextHit[], vectorWeight: number, textWei
   };
 }
 
-export function clampTopK(topK: number | undefined): number {
+function clampTopK(topK: number | undefined): number {
   if (topK === undefined || !Number.isFinite(topK)) return DEFAULT_TOP_K;
   return Math.min(MAX_TOP_K, Math.max(1, Math.floor(topK)));
 }

@@ -9,7 +9,7 @@ import { indexStem, STOP_WORDS, toIndexText } from "@/lib/tokenize";
 import { segmentWords } from "@/lib/tokenize/segment";
 
 /** Chinese question and function words: they say what kind of answer is wanted, not what it is about. */
-export const ZH_STOP_WORDS = new Set(
+const ZH_STOP_WORDS = new Set(
   (
     "什么 什么样 哪 哪些 哪个 哪里 哪儿 哪家 哪位 哪种 哪年 哪天 谁 多少 几 几个 怎么 怎样 怎么样 如何 为什么 为何 是否 " +
     "吗 呢 吧 啊 呀 的 地 得 了 着 过 是 在 和 与 及 或 并 被 把 对 于 从 向 将 有 有何 有哪些 请问 请 这 那 这个 那个 " +

@@ -8,10 +8,9 @@
  *   field     coverage of the document title and heading path (BM25F-style field match)
  *   number    share of the question's numbers found in the chunk
  *   document  coverage of the document as far as its best `documentDepth` candidates show it
- * IDF comes from the candidate pool itself: a term every candidate has cannot tell them apart. Weights as
- * measured with the ablation on the four public sets (whole-section chunks, BM25 scores as "first"): first
- * 1.5 (3 lost covidqa R@5 0.010 and MRR@10 0.013); number and document at 0, as neither helped on any set
- * (document evidence, even from a document's best 2 candidates only, lost up to 0.002 R@5 on three of them).
+ * IDF comes from the candidate pool itself: a term every candidate has cannot tell them apart. Weights chosen
+ * with the ablation on the four public sets (see README, "Design notes and measurements"): first 1.5; number
+ * and document at 0, as neither helped on any set.
  */
 import { CJK_CLASS } from "@/lib/text/cjk";
 import { indexStem, STOP_WORDS } from "@/lib/tokenize";

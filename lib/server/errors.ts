@@ -4,7 +4,7 @@ import { AppError } from "@/lib/types";
 export const NO_STORE = { "Cache-Control": "no-store" } as const;
 
 /** A zod error as one readable line: `path: message; …`. */
-export function zodMessage(err: z.ZodError): string {
+function zodMessage(err: z.ZodError): string {
   return err.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ");
 }
 

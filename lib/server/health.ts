@@ -40,7 +40,7 @@ export function publicHealth(body: Health): { ok: boolean; status: "ready" | "pe
 }
 
 /** The embedder's identifying fields (never credentials). */
-export function describeEmbedder(embedder: unknown): unknown {
+function describeEmbedder(embedder: unknown): unknown {
   if (!embedder || typeof embedder !== "object") return null;
   const e = embedder as Record<string, unknown>;
   const out: Record<string, unknown> = {};

@@ -16,7 +16,7 @@ import { readJsonBody } from "./body";
 import { errorResponse, NO_STORE } from "./errors";
 import { getReadyStore } from "./startup";
 
-export interface RouteContext<P> {
+interface RouteContext<P> {
   req: Request;
   params: P;
   /** Who is asking (lib/auth/principal.ts); a "public" route gets none (see optionalPrincipal). */

@@ -7,9 +7,10 @@ import * as lancedb from "@lancedb/lancedb";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { GET as healthRoute } from "@/app/api/health/route";
 import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
-import { createLogger, getLogger, setLogger } from "@/lib/log";
+import { createLogger, getLogger } from "@/lib/log";
 import { getStore } from "@/lib/store";
 import { sqlEq } from "@/lib/store/sql";
+import { setLogger } from "@/lib/test-helpers/log";
 import { checkHealth } from "./health";
 import { getStartupState, startStartup, waitForStartup } from "./startup";
 

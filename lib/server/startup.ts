@@ -9,7 +9,7 @@ import { getConfig } from "@/lib/config";
 import { syncKnowledgeDir } from "@/lib/ingest";
 import { getStore, type Store } from "@/lib/store";
 
-export type SyncSummary = Awaited<ReturnType<typeof syncKnowledgeDir>>;
+type SyncSummary = Awaited<ReturnType<typeof syncKnowledgeDir>>;
 
 export type StartupState =
   | { status: "pending"; startedAt: string }
@@ -24,7 +24,7 @@ interface Startup {
 const KEY = Symbol.for("kb-mcp-chat.startup");
 type Global = typeof globalThis & { [KEY]?: Startup };
 
-export function summarize(dir: string, kb: string, s: SyncSummary, ms: number): string {
+function summarize(dir: string, kb: string, s: SyncSummary, ms: number): string {
   const failed = s.failed.length ? ` (${s.failed.map((f) => `${f.file}: ${f.error}`).join("; ")})` : "";
   return (
     `[knowledge] synced ${dir} into kb "${kb}" in ${(ms / 1000).toFixed(1)}s: ${s.added} added, ${s.updated} updated, ` +
@@ -61,8 +61,8 @@ async function run(startup: Startup): Promise<void> {
 }
 
 /**
- * The full-text index is loaded into memory when the store opens (Store.warmed: 1.6–3 s at 100,000 chunks),
- * and the server is ready once it is: searches that came meanwhile competed with the load for the CPU and read
+ * The full-text index is loaded into memory when the store opens (Store.warmed: seconds on a large store; see
+ * README, "Design notes and measurements"), and the server is ready once it is: searches that came meanwhile competed with the load for the CPU and read
  * the index piece by piece. An index bigger than this wait allows is still loading when the server is ready.
  */
 const WARM_WAIT_MS = 30_000;
@@ -106,7 +106,7 @@ export async function waitForStartup(timeoutMs: number): Promise<StartupState> {
 }
 
 /** How long a tool call waits for start-up indexing before searching what is there so far. */
-export const TOOL_STARTUP_WAIT_MS = 60_000;
+const TOOL_STARTUP_WAIT_MS = 60_000;
 
 /** The store, once start-up indexing is done (or has waited `timeoutMs`), so a first search sees knowledge/. */
 export async function getReadyStore(timeoutMs = TOOL_STARTUP_WAIT_MS) {

@@ -22,7 +22,7 @@ import type { OpenStoreOptions, Store } from "./types";
 import { storeWrites } from "./writes";
 
 export { serialQueue } from "./async";
-export { whitespaceFtsIndex } from "./indexes";
+export { whitespaceFtsIndex } from "./fts-index";
 export { perStore } from "./per-store";
 export type { DocumentBody, StoredChunk } from "./schema";
 export type { DocumentWrite, OpenStoreOptions, Store } from "./types";

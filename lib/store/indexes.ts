@@ -4,15 +4,15 @@
  */
 import * as lancedb from "@lancedb/lancedb";
 import { log } from "@/lib/log";
+import { createFtsIndex, FTS_COLUMN, indexOn, prewarmFts } from "./fts-index";
 import { createMaintainer, type MaintenanceReport } from "./maintenance";
 import type { RecentWrites } from "./recent";
-import { isCommitConflict, readVersion, type Tables, tablesWritten } from "./tables";
+import { type Tables, tablesWritten } from "./tables";
 
-export const FTS_COLUMN = "index_text";
 /**
  * Below this many chunks, exact (flat) vector search is fast enough; above it an HNSW index with scalar
- * quantization keeps queries fast (measured on 3,886 chunks × 2,048 dims: flat p50 160 ms, HNSW 25 ms, vector
- * recall@5 0.90 vs 0.89). Background maintenance builds it; rows added since are searched flat.
+ * quantization keeps queries fast at about the same recall (see README, "Design notes and measurements").
+ * Background maintenance builds it; rows added since are searched flat.
  */
 const VECTOR_INDEX_MIN_ROWS = 5000;
 /** A run armed to drop versions comes this long after they are past the retention. */
@@ -32,24 +32,17 @@ const REBUILD_UNINDEXED_FRACTION = 0.25;
 const REBUILD_QUIET_MS = 10_000;
 const VECTOR_INDEX_NAME = "vector_idx";
 /**
- * Maintenance folds new rows into the full-text index as another partition, merged with the others only up to
- * Lance's partition target, so an index started by the first write of a bulk ingest ends up in pieces that
- * repeat their token dictionaries and are searched one by one. Once this share of the rows came in that way
- * it is rebuilt in one piece (when writes are quiet, as above): at 101,615 chunks, 34.2 → 30.7 MB and a BM25
- * query p50 9.5 → 7.4 ms; the rebuild took 3.7 s on 2 cores.
- */
-const FTS_REBUILD_GROWTH = 0.25;
-/**
  * Folding new rows into the full-text index happens in Table.optimize(), which also compacts, and Lance merges
- * every fragment under a million rows: at 100,000 chunks one upload's single new row made it rewrite the whole
- * 58 MB chunks file (and the 15 MB documents file), 3–7 s of both cores per upload. So background maintenance
- * optimizes the chunks and documents tables of a store past FOLD_ALWAYS_BELOW_ROWS chunks only once
+ * every fragment under a million rows: one upload's single new row made it rewrite the whole chunks and
+ * documents files, seconds of both cores per upload on a large store (see README, "Design notes and
+ * measurements"). So background maintenance optimizes the chunks and documents tables of a store past
+ * FOLD_ALWAYS_BELOW_ROWS chunks only once
  * FOLD_MIN_FRACTION of the chunks wait outside the index or the first unfolded write is FOLD_MAX_WAIT_MS old;
  * until then this process's new chunks are found through the freshness net (lib/store/recent.ts) and Lance's
- * flat scan of unindexed rows (skipped while the net holds them all: `own` below). A small store's fold is
+ * flat scan of unindexed rows (skipped while the net holds them all: `own` in lib/store/fts-index.ts). A small store's fold is
  * cheap in time but not in memory: it writes a new full-text index that searches then load into Lance's index
- * cache beside the old one (about 8 MB a fold at 4,700 chunks, kept up to LANCE_INDEX_CACHE_MB), so only tiny
- * stores fold every write. An explicit optimize() always folds.
+ * cache beside the old one (kept up to LANCE_INDEX_CACHE_MB), so only tiny stores fold every write. An
+ * explicit optimize() always folds.
  */
 const FOLD_ALWAYS_BELOW_ROWS = 2_000;
 const FOLD_MIN_FRACTION = 0.02;
@@ -61,21 +54,6 @@ const FOLD_MIN_FRACTION = 0.02;
 const FOLD_BULK_FRACTION = 0.25;
 const FOLD_MAX_WAIT_MS = 5 * 60_000;
 const BIG_TABLES = new Set(["chunks", "documents"]);
-
-const FTS_RECHECK_MS = 1000;
-
-/** Text is tokenized by lib/tokenize before it gets here, so LanceDB must only split on spaces. */
-export function whitespaceFtsIndex() {
-  return lancedb.Index.fts({
-    baseTokenizer: "whitespace",
-    lowercase: false,
-    stem: false,
-    removeStopWords: false,
-    asciiFolding: false,
-    withPosition: false,
-    maxTokenLength: 64,
-  });
-}
 
 export interface IndexOptions {
   prewarm?: boolean;
@@ -94,7 +72,7 @@ export interface Indexes {
   ftsAvailable(): Promise<boolean>;
   /**
    * The chunks table's version, whether the full-text index covers all of it (checked once per version) and,
-   * if not, whether every chunk it lacks was written by this process and is in the freshness net (see `own`).
+   * if not, whether every chunk it lacks was written by this process and is in the freshness net (see `own` in lib/store/fts-index.ts).
    */
   ftsCoverage(): Promise<{ version: number; complete: boolean; inRecent: boolean }>;
   /**
@@ -117,6 +95,37 @@ export interface Indexes {
   stop(): Promise<void>;
 }
 
+/**
+ * Builds the vector index past `minRows` chunks, and rebuilds it in one piece once fragmented, unless
+ * `deferWhileWriting()` (the writes have not stopped) and it still covers most rows: then `recheck` asks for
+ * another look once they stop.
+ */
+async function maintainVectorIndex(
+  chunks: lancedb.Table,
+  o: { minRows: number; deferWhileWriting: () => boolean; recheck: () => void },
+): Promise<string> {
+  if (o.minRows <= 0) return "off";
+  const rows = await chunks.countRows();
+  const existing = await indexOn(chunks, "vector");
+  if (existing) {
+    const s = await chunks.indexStats(existing.name);
+    const fragmented =
+      s !== undefined &&
+      ((s.numIndices ?? 1) > MAX_VECTOR_INDEX_SEGMENTS || s.numUnindexedRows > REBUILD_UNINDEXED_FRACTION * s.numIndexedRows);
+    if (!fragmented) return `kept (${s?.numIndices ?? 1} segments, ${s?.numUnindexedRows ?? 0} rows unindexed)`;
+    if (o.deferWhileWriting() && s.numUnindexedRows < s.numIndexedRows) {
+      o.recheck(); // look again once the writes stop
+      return `rebuild deferred while writes continue (${s.numIndices ?? 1} segments)`;
+    }
+  } else if (rows < o.minRows) return "not needed";
+  await chunks.createIndex("vector", {
+    config: lancedb.Index.hnswSq({ distanceType: "cosine" }),
+    replace: true,
+    name: VECTOR_INDEX_NAME,
+  });
+  return `built over ${rows} rows`;
+}
+
 export async function openIndexes(tables: Tables, opts: IndexOptions, recent: RecentWrites): Promise<Indexes> {
   const logger = log("store");
   const vectorIndexMinRows = opts.vectorIndexMinRows ?? VECTOR_INDEX_MIN_ROWS;
@@ -133,104 +142,24 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
   /**
    * Batch ingests of this process under way (CLI, --reindex, the eval harness, the bench: Store.beginBulk).
    * Meanwhile the big tables are not folded at all: each fold rewrites the tables written so far and adds
-   * every row to an index the end of the bulk rebuilds anyway (at 800,000 chunks one fold took 108 s of both
-   * cores beside the ingest). Its chunks are found through the freshness net meanwhile.
+   * every row to an index the end of the bulk rebuilds anyway, which made a bulk ingest slower (see README,
+   * "Design notes and measurements"). Its chunks are found through the freshness net meanwhile.
    */
   let bulks = 0;
-  let ftsReady = false;
-  let ftsCheckedAt = 0;
   let stopped = false;
   /** Runs asked for with another retention than the maintainer's, outside its schedule. */
   const outside = new Set<Promise<void>>();
-  /** Rows when this process last built the full-text index in one piece; null: it found the index already there. */
-  let ftsBuiltRows: number | null = null;
-  /** How many times this process built the full-text index in one piece. */
-  let ftsBuilds = 0;
-  const indexOn = async (column: string) => (await tables.chunks.listIndices()).find((i) => i.columns.includes(column));
-  const buildFtsIndex = async (rows: number) => {
-    await tables.chunks.createIndex(FTS_COLUMN, { config: whitespaceFtsIndex(), replace: true }).finally(tablesWritten);
-    ftsBuiltRows = rows;
-    ftsBuilds++;
-  };
-  /**
-   * Creates the full-text index if no one has. A write and a maintenance run may both ask at once (the first
-   * write came while a run was under way; two of them committing CreateIndex made the write fail with a
-   * commit conflict): they share one build. Another process may win the race: its index is taken.
-   */
-  let ensuring: Promise<void> | null = null;
-  const ensureFtsIndex = (): Promise<void> => {
-    if (ftsReady) return Promise.resolve();
-    ensuring ??= (async () => {
-      if (!(await indexOn(FTS_COLUMN))) {
-        const rows = await tables.chunks.countRows();
-        if (rows === 0) return;
-        try {
-          await buildFtsIndex(rows);
-        } catch (err) {
-          if (!isCommitConflict(err) || !(await indexOn(FTS_COLUMN))) throw err;
-        }
+  const fts = createFtsIndex(tables, recent);
+  const maintainFtsIndex = (canDefer: boolean): Promise<string> =>
+    fts.maintain((added, rows) => {
+      if (!canDefer) return null;
+      if (bulks > 0) return `rebuild deferred while a bulk ingest is under way (${added} of ${rows} rows added since built)`;
+      if (Date.now() - lastWriteAt < quietMs) {
+        maintainer.schedule();
+        return `rebuild deferred while writes continue (${added} of ${rows} rows added since built)`;
       }
-      ftsReady = true;
-    })().finally(() => {
-      ensuring = null;
+      return null;
     });
-    return ensuring;
-  };
-  /**
-   * Queries load the full-text index piece by piece; loading it whole at start-up makes a query that meets
-   * words no query met before faster (101,615 chunks: BM25 p50 9.7 → 7.2 ms on a first pass over 300 queries;
-   * 1.6 s and about 230 MB, within LANCE_INDEX_CACHE_MB).
-   */
-  const prewarmFts = async () => {
-    try {
-      const index = await indexOn(FTS_COLUMN);
-      if (!index) return;
-      const t0 = performance.now();
-      await tables.chunks.prewarmIndex(index.name);
-      logger.info({ ms: Math.round(performance.now() - t0) }, "full-text index loaded into memory");
-    } catch (err) {
-      logger.warn({ err: err instanceof Error ? err.message : String(err) }, "could not load the full-text index into memory");
-    }
-  };
-  const maintainFtsIndex = async (canDefer: boolean): Promise<string> => {
-    if (!ftsReady) return "none yet";
-    const rows = await tables.chunks.countRows();
-    ftsBuiltRows ??= rows; // an index this process found is taken as it is
-    const added = rows - ftsBuiltRows;
-    if (added <= FTS_REBUILD_GROWTH * rows) return `kept (${Math.max(0, added)} rows added since built)`;
-    if (canDefer && bulks > 0) return `rebuild deferred while a bulk ingest is under way (${added} of ${rows} rows added since built)`;
-    if (canDefer && Date.now() - lastWriteAt < quietMs) {
-      maintainer.schedule();
-      return `rebuild deferred while writes continue (${added} of ${rows} rows added since built)`;
-    }
-    await buildFtsIndex(rows);
-    return `rebuilt in one piece over ${rows} rows`;
-  };
-  /** Builds the vector index past the threshold, and rebuilds it in one piece once fragmented. */
-  const maintainVectorIndex = async (canDefer: boolean): Promise<string> => {
-    if (vectorIndexMinRows <= 0) return "off";
-    const { chunks } = tables;
-    const rows = await chunks.countRows();
-    const existing = await indexOn("vector");
-    if (existing) {
-      const s = await chunks.indexStats(existing.name);
-      const fragmented =
-        s !== undefined &&
-        ((s.numIndices ?? 1) > MAX_VECTOR_INDEX_SEGMENTS || s.numUnindexedRows > REBUILD_UNINDEXED_FRACTION * s.numIndexedRows);
-      if (!fragmented) return `kept (${s?.numIndices ?? 1} segments, ${s?.numUnindexedRows ?? 0} rows unindexed)`;
-      const writing = Date.now() - lastWriteAt < quietMs;
-      if (canDefer && writing && s.numUnindexedRows < s.numIndexedRows) {
-        maintainer.schedule(); // look again once the writes stop
-        return `rebuild deferred while writes continue (${s.numIndices ?? 1} segments)`;
-      }
-    } else if (rows < vectorIndexMinRows) return "not needed";
-    await chunks.createIndex("vector", {
-      config: lancedb.Index.hnswSq({ distanceType: "cosine" }),
-      replace: true,
-      name: VECTOR_INDEX_NAME,
-    });
-    return `built over ${rows} rows`;
-  };
   /** Why the big tables' optimize waits, or null when it is due (see FOLD_ALWAYS_BELOW_ROWS). */
   const foldWait = async (background: boolean): Promise<string | null> => {
     if (!background || unfoldedSince === null) return null;
@@ -240,7 +169,7 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
     const rows = await tables.chunks.countRows();
     if (rows < (opts.foldAlwaysBelowRows ?? FOLD_ALWAYS_BELOW_ROWS)) return null;
     if (waited >= FOLD_MAX_WAIT_MS) return null;
-    const index = await indexOn(FTS_COLUMN);
+    const index = await indexOn(tables.chunks, FTS_COLUMN);
     const unindexed = index ? ((await tables.chunks.indexStats(index.name))?.numUnindexedRows ?? 0) : rows;
     const bulk = Date.now() - lastWriteAt < quietMs;
     if (unindexed >= (bulk ? FOLD_BULK_FRACTION : FOLD_MIN_FRACTION) * rows) return null;
@@ -266,11 +195,11 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
     };
     const written = recent.generation();
     const writesBefore = writes;
-    const buildsBefore = ftsBuilds;
-    await step("fts", ensureFtsIndex);
+    const buildsBefore = fts.builds;
+    await step("fts", fts.ensure);
     await step("fts_rebuild", () => maintainFtsIndex(background)); // before the cleanup below, which then drops the old one
     // A build follows a bulk of writes, whose many small fragments want compacting: no reason to wait then.
-    const wait = await foldWait(background && ftsBuilds === buildsBefore);
+    const wait = await foldWait(background && fts.builds === buildsBefore);
     // Compaction, index updates (new rows into the full-text and vector indices), version cleanup; side tables too.
     const cleanupOlderThan = new Date(Date.now() - retainMs);
     for (const [name, t] of tables.all()) {
@@ -281,7 +210,13 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
       recent.foldedUpTo(written); // the full-text index now covers what was written before this run
       unfoldedSince = writes === writesBefore ? null : Date.now();
     }
-    await step("vector_index", () => maintainVectorIndex(background));
+    await step("vector_index", () =>
+      maintainVectorIndex(tables.chunks, {
+        minRows: vectorIndexMinRows,
+        deferWhileWriting: () => background && Date.now() - lastWriteAt < quietMs,
+        recheck: () => maintainer.schedule(),
+      }),
+    );
     // Lance updates the indices after its cleanup: a run that committed anything leaves a version of its own.
     const versionsAfter = await versionsOf();
     if (versionsAfter.some((v, i) => v !== versionsBefore[i])) lastCommitAt = Date.now();
@@ -290,7 +225,7 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
   };
   /**
    * Versions younger than the retention survive a run; without another write no run would come to drop them
-   * (a data dir stayed 4–5× the raw text after an ingest). One more run is armed for when the last write's
+   * (a data dir stayed several times the raw text after an ingest). One more run is armed for when the last write's
    * versions are past the retention.
    */
   const cleanupDue = () => lastCommitAt + retention + CLEANUP_SLACK_MS;
@@ -308,28 +243,8 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
     logger,
   });
 
-  await ensureFtsIndex();
-  const warming = opts.prewarm && ftsReady ? prewarmFts() : Promise.resolve();
-  /**
-   * The latest chunks version at which every row outside the full-text index is in the freshness net: one the
-   * index covered whole, followed only by this process's puts and deletes (each taking the version one up).
-   * Any other commit (maintenance, another process, a move) leaves the table at another version, so the chain
-   * ends until the index covers everything again. Lance's full-text query scans the rows its index does not
-   * cover for every query (on a 4,700-chunk store taking an upload every 2 s, a search's p50 went from 8 to
-   * 18 ms in two minutes without a fold); while the chain holds, a search skips that scan (fastSearch).
-   */
-  let own: number | null = null;
-  let coverage = { version: -1, complete: false };
-  const ftsCoverage = async () => {
-    const version = await readVersion(tables.chunks);
-    if (coverage.version !== version) {
-      const index = await indexOn(FTS_COLUMN);
-      if (index) ftsReady = true;
-      const s = index ? await tables.chunks.indexStats(index.name) : undefined;
-      coverage = { version, complete: s !== undefined && s.numUnindexedRows === 0 };
-    }
-    return { ...coverage, inRecent: !coverage.complete && own === coverage.version && !recent.overflowed() };
-  };
+  await fts.ensure();
+  const warming = opts.prewarm && fts.ready ? prewarmFts(tables.chunks, logger) : Promise.resolve();
 
   return {
     async afterWrite() {
@@ -337,31 +252,14 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
       lastCommitAt = lastWriteAt;
       writes++;
       unfoldedSince ??= lastWriteAt;
-      if (!ftsReady) await ensureFtsIndex();
+      if (!fts.ready) await fts.ensure();
       maintainer.schedule();
     },
-    async ftsAvailable() {
-      if (ftsReady) return true;
-      if (Date.now() - ftsCheckedAt < FTS_RECHECK_MS) return false;
-      ftsCheckedAt = Date.now();
-      if (!(await indexOn(FTS_COLUMN))) return false;
-      ftsReady = true;
-      return true;
-    },
-    ftsCoverage,
-    async chunksBeforeCommit() {
-      const version = await tables.chunks.version();
-      const c = await ftsCoverage();
-      if (c.complete && c.version === version) own = version;
-      return version;
-    },
-    chunksCommitted(before, after, commits) {
-      own = own === before && after === before + commits ? after : null;
-    },
-    chunksReset() {
-      ftsReady = false;
-      own = null;
-    },
+    ftsAvailable: () => fts.available(),
+    ftsCoverage: () => fts.coverage(),
+    chunksBeforeCommit: () => fts.beforeCommit(),
+    chunksCommitted: (before, after, commits) => fts.committed(before, after, commits),
+    chunksReset: () => fts.reset(),
     optimize(retainMs = retention) {
       if (retainMs === retention) return maintainer.runNow();
       const run = maintain(retainMs).then(() => undefined);

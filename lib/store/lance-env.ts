@@ -11,7 +11,7 @@ import os from "node:os";
 import { intEnv } from "@/lib/config";
 
 const cpus = Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
-export const LANCE_CPU_THREADS_DEFAULT = Math.max(4, cpus);
+const LANCE_CPU_THREADS_DEFAULT = Math.max(4, cpus);
 
 process.env.LANCE_CPU_THREADS ||= String(LANCE_CPU_THREADS_DEFAULT);
 process.env.LANCE_IO_THREADS ||= String(Math.max(8, cpus * 2));

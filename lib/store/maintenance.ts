@@ -33,8 +33,8 @@ export interface Maintainer {
 export type MaintenanceReport = Record<string, unknown>;
 
 /**
- * Under continuous writes maintenance takes at most a quarter of the time: a run's cost grows with the table
- * (at 100k chunks a run took 3–4 s, and runs every 3 s took 20 s of a 35 s bulk ingest, beside it on 2 cores).
+ * Under continuous writes maintenance takes at most a quarter of the time: a run's cost grows with the table,
+ * and back-to-back runs took most of a bulk ingest's CPU (see README, "Design notes and measurements").
  */
 const RUN_SPACING = 3;
 

@@ -3,7 +3,8 @@ import type { Table as ArrowTable } from "apache-arrow";
 import { LRUCache } from "lru-cache";
 import type { DocumentRecord } from "@/lib/types";
 import type { EmbedderCheck } from "./compat";
-import { FTS_COLUMN, type Indexes } from "./indexes";
+import { FTS_COLUMN } from "./fts-index";
+import type { Indexes } from "./indexes";
 import {
   CHUNK_COLUMNS,
   DOCUMENT_COLUMNS,
@@ -43,7 +44,7 @@ export type StoreReads = Pick<
   | "textSearch"
 >;
 
-export interface DocCache {
+interface DocCache {
   version: number;
   /** Sorted by title. */
   list: DocumentRecord[];
@@ -208,10 +209,9 @@ function searchCandidates(rows: ArrowTable, docs: ReadonlyMap<string, DocumentRe
 export function storeReads(tables: Tables, allDocs: DocumentCache["get"], compat: EmbedderCheck, indexes: Indexes): StoreReads {
   const kbFilter = (kbs?: readonly string[]) => (kbs && kbs.length > 0 ? sqlIn("kb", kbs) : undefined);
   /**
-   * Bodies of these documents, taken by the row ids the document cache knows (a filtered query scanned the ids
-   * first: five bodies cost 3.5 ms of CPU that way at 3,873 documents, 2.0 ms taken by row id), the rest in one
-   * query. Each query has a fixed cost (a take of one row: 1.4 ms of CPU at 100,000 chunks), so bodies are
-   * read together, not one by one (2.5 ms against 9.4 ms for five). A row id that no longer holds its
+   * Bodies of these documents, taken by the row ids the document cache knows (cheaper than a filtered query,
+   * which scans the ids first), the rest in one query. Each query has a fixed cost, so bodies are read
+   * together, not one by one (see README, "Design notes and measurements"). A row id that no longer holds its
    * document (another process compacted the table meanwhile) is noticed by its id and read by the query.
    */
   const readBodies = async (ids: readonly string[], { rowIds }: DocCache) => {

@@ -2,8 +2,8 @@
  * The chunks this process wrote since maintenance last folded new rows into the full-text index. LanceDB's
  * full-text search scans rows its index does not cover yet, but scores them low (and not at all against an
  * index of a few rows); a search that ran while the index lagged also looks here (lib/retrieve), in memory,
- * so a document is findable the moment it is added. Any scan of the table per query was far too slow at
- * 100,000 chunks (0.4–1.7 s). Writes of other processes are found by the full-text index alone.
+ * so a document is findable the moment it is added. Any scan of the table per query was far too slow on a
+ * large store (see README, "Design notes and measurements"). Writes of other processes are found by the full-text index alone.
  */
 import type { ChunkRecord } from "@/lib/types";
 

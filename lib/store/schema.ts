@@ -27,16 +27,16 @@ export const CHUNK_COLUMNS = ["id", "document_id", "kb", "chunk_index", "heading
 /**
  * What a search takes of each of its candidates: the document and place are in the id (chunkId) and the
  * knowledge base is the document's, so they are not read. Each column is read for all 50 candidates of every
- * query: at 100,000 chunks these three cost 0.8 ms of a BM25 query's 7.7 (p50) and 1.2 ms of its CPU.
+ * query, so each one left out saves time on every search (see README, "Design notes and measurements").
  */
 export const SEARCH_COLUMNS = ["id", "heading", "start_offset", "end_offset", "page", "text"];
 
 const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
 /**
  * A chunk's text and index text: many short values, which Lance 2.1 compresses with FSST alone unless asked for
- * more. Asking for zstd adds block compression over them: at 101,615 chunks of the Debian corpus the index text
- * took 37.9 → 25.8 MB, the text 29.0 → 28.3 MB. (The documents' full texts are long values, which Lance
- * already compresses one by one.)
+ * more. Asking for zstd adds block compression over them, which shrinks the index text by about a third (see
+ * README, "Design notes and measurements"). (The documents' full texts are long values, which Lance already
+ * compresses one by one.)
  */
 const packedStr = (name: string) => new Field(name, new Utf8(), false, new Map([["lance-encoding:compression", "zstd"]]));
 const int = (name: string, nullable = false) => new Field(name, new Int32(), nullable);

@@ -41,7 +41,7 @@ export interface Tables {
 /**
  * How long a table version read by readVersion() stands before Lance is asked again. Each read path checks
  * a version (document metadata, full-text coverage, embedder, FAQs, knowledge bases: 11 calls per MCP search),
- * and with readConsistencyInterval 0 each call looks for a newer manifest: about 0.1 ms of CPU each.
+ * and with readConsistencyInterval 0 each call looks for a newer manifest, which costs CPU every time.
  * Another process's commit is seen at most this late; this process's own writes at once (tablesWritten).
  */
 export const VERSION_TTL_MS = 100;

@@ -24,7 +24,7 @@ function round(score: number): string {
   return Number.isFinite(score) ? String(Number(score.toPrecision(4))) : String(score);
 }
 
-export function formatSearchResult(r: SearchResult): string {
+function formatSearchResult(r: SearchResult): string {
   const meta = [`source: ${r.document.source}`];
   if (r.page !== undefined) meta.push(`page ${r.page}`);
   meta.push(`chunk_id: ${r.chunk_id}`, `score: ${round(r.score)}`);

@@ -13,7 +13,7 @@ export const TOOL = {
   fetch: "fetch",
 } as const;
 
-export type ToolName = (typeof TOOL)[keyof typeof TOOL];
+type ToolName = (typeof TOOL)[keyof typeof TOOL];
 
 /** Tools that change the store: they need a read-write token, and the app's own chat never gets them. */
 export const WRITE_TOOLS: ReadonlySet<string> = new Set<ToolName>([TOOL.addDocument, TOOL.deleteDocument, TOOL.addFaq, TOOL.deleteFaq]);

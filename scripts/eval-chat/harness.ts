@@ -68,7 +68,7 @@ export function answerContained(answer: string, references: readonly string[]): 
  * An answer's sentences as a reader meets them: markers removed, lines that only introduce what follows
  * ("From the knowledge base:", ending in a colon and citing nothing) and part headings ("**question**") left out.
  */
-export function answerSentences(text: string): string[] {
+function answerSentences(text: string): string[] {
   const body = text
     .split("\n")
     .filter((l) => !(/[:：]\s*$/.test(l) && !/\[\d+\]/.test(l)) && !/^\s*\*\*.*\*\*\s*$/.test(l))
@@ -77,7 +77,7 @@ export function answerSentences(text: string): string[] {
   return splitSentences(body).map((s) => s.text);
 }
 
-export function median(xs: readonly number[]): number {
+function median(xs: readonly number[]): number {
   if (xs.length === 0) return 0;
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
@@ -93,7 +93,7 @@ export function shortAnswerQuestions(qs: readonly EvalQuestion[], maxChars = 30)
   return qs.filter((q) => typeof q.answer === "string" && q.answer.trim().length > 0 && q.answer.length <= maxChars);
 }
 
-export interface ChatEvalItem {
+interface ChatEvalItem {
   id: string;
   question: string;
   answer: string;

@@ -4,15 +4,15 @@ import { ROLES } from "@/lib/auth/roles";
 import { kbListSchema } from "@/lib/kb/names";
 import { MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS } from "./password-rules";
 
-export const MAX_EMAIL_CHARS = 254;
-export const MAX_PERSON_NAME_CHARS = 100;
+const MAX_EMAIL_CHARS = 254;
+const MAX_PERSON_NAME_CHARS = 100;
 
-export const emailSchema = z.email({ error: "email must be an e-mail address" }).max(MAX_EMAIL_CHARS);
-export const passwordSchema = z
+const emailSchema = z.email({ error: "email must be an e-mail address" }).max(MAX_EMAIL_CHARS);
+const passwordSchema = z
   .string({ error: "password must be a string" })
   .min(MIN_PASSWORD_CHARS, `password must be at least ${MIN_PASSWORD_CHARS} characters`)
   .max(MAX_PASSWORD_CHARS, `password must be at most ${MAX_PASSWORD_CHARS} characters`);
-export const roleSchema = z.enum(ROLES, { error: 'role must be "admin", "editor" or "reader"' });
+const roleSchema = z.enum(ROLES, { error: 'role must be "admin", "editor" or "reader"' });
 const personNameSchema = z.string().trim().max(MAX_PERSON_NAME_CHARS, `name must be at most ${MAX_PERSON_NAME_CHARS} characters`);
 
 export const signInSchema = z.strictObject({

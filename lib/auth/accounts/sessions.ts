@@ -8,7 +8,7 @@ export { CSRF_HEADER } from "./csrf";
 
 import { CSRF_COOKIE } from "./csrf";
 
-export const SESSION_COOKIE = "kb_session";
+const SESSION_COOKIE = "kb_session";
 
 /** The session's two cookies: the HttpOnly session secret, and the CSRF token the page's script reads. */
 const sessionCookies = (secret: string, csrf: string, maxAgeSeconds: number): string[] => [

@@ -11,7 +11,7 @@ import { sqlEq } from "@/lib/store/sql";
 import { AppError } from "@/lib/types";
 import type { Invite, OwnedKind, Session, User } from "./types";
 
-export const ACCOUNT_TABLES = { users: "users", sessions: "sessions", invites: "invites", owners: "owners" } as const;
+const ACCOUNT_TABLES = { users: "users", sessions: "sessions", invites: "invites", owners: "owners" } as const;
 
 const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
 const usersSchema = new Schema([
@@ -79,7 +79,7 @@ const rowToInvite = (r: Record<string, unknown>): Invite => ({
   used: Boolean(r.used),
 });
 
-export interface UserPatch {
+interface UserPatch {
   name?: string;
   role?: User["role"];
   kbs?: string[];

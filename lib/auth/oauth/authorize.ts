@@ -40,7 +40,7 @@ export interface OAuthDeps {
 
 const PENDING_MS = 10 * 60_000;
 const PENDING_MAX = 1000;
-export const CODE_TTL_MS = 60_000;
+const CODE_TTL_MS = 60_000;
 
 interface Pending {
   id: string;

@@ -12,7 +12,7 @@ import https from "node:https";
 import { BlockList, isIP, type LookupFunction } from "node:net";
 import { type OAuthClientMetadata, OAuthClientMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth.js";
 
-export const MAX_CLIENT_METADATA_BYTES = 5 * 1024;
+const MAX_CLIENT_METADATA_BYTES = 5 * 1024;
 const TIMEOUT_MS = 5000;
 const CACHE_MS = 5 * 60_000;
 const CACHE_MAX = 500;

@@ -6,7 +6,7 @@ import { issuer, oauthEndpoints, resourceUrl, SCOPES } from "./urls";
 /** Public documents: any origin may read them (browser-based MCP clients discover too). */
 const HEADERS = { "Cache-Control": "public, max-age=300", "Access-Control-Allow-Origin": "*" };
 
-export function protectedResourceMetadata(kb?: string): OAuthProtectedResourceMetadata {
+function protectedResourceMetadata(kb?: string): OAuthProtectedResourceMetadata {
   return {
     resource: resourceUrl(kb),
     authorization_servers: [issuer()],
@@ -16,7 +16,7 @@ export function protectedResourceMetadata(kb?: string): OAuthProtectedResourceMe
   };
 }
 
-export function authorizationServerMetadata(): OAuthMetadata & Record<string, unknown> {
+function authorizationServerMetadata(): OAuthMetadata & Record<string, unknown> {
   const e = oauthEndpoints();
   return {
     issuer: issuer(),

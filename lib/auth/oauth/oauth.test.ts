@@ -24,12 +24,13 @@ import type { AuthorizationServerMetadata, OAuthClientInformationMixed, OAuthTok
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { serveWeb } from "@/e2e/helpers/web-server";
-import { type AuthSettings, testAuthSettings } from "@/lib/auth/config";
+import type { AuthSettings } from "@/lib/auth/config";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
 import { createKnowledgeBase, deleteKnowledgeBase, updateKnowledgeBase } from "@/lib/kb";
 import { openRegistry, type Registry } from "@/lib/kb/registry";
 import { openStore, type Store } from "@/lib/store";
+import { testAuthSettings } from "@/lib/test-helpers/auth";
 import { handleMcpRequest } from "@/mcp/http";
 import { authenticateOAuthToken } from "./access";
 import { beginAuthorization, decideConsent } from "./authorize";

@@ -12,7 +12,7 @@ import { perStore, type Store, serialQueue, versionCached } from "@/lib/store";
 import { sqlEq } from "@/lib/store/sql";
 import type { GrantScope, OAuthGrant } from "./types";
 
-export const OAUTH_TABLES = { clients: "oauth_clients", grants: "oauth_grants", secrets: "oauth_secrets" } as const;
+const OAUTH_TABLES = { clients: "oauth_clients", grants: "oauth_grants", secrets: "oauth_secrets" } as const;
 
 const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
 
@@ -37,13 +37,13 @@ const secretsSchema = new Schema([
   str("data", true),
 ]);
 
-export type SecretKind = "code" | "access" | "refresh";
+type SecretKind = "code" | "access" | "refresh";
 
 /** A grant's id: made here, and the only shape the grants API takes. */
 export const grantIdSchema = z.string().regex(/^oag_[a-f0-9]{16}$/);
 export const newGrantId = (): string => `oag_${randomBytes(8).toString("hex")}`;
 
-export interface StoredClient {
+interface StoredClient {
   clientId: string;
   /** The registration (RFC 7591 client information) as JSON. */
   metadata: string;
@@ -51,7 +51,7 @@ export interface StoredClient {
   createdAt: string;
 }
 
-export interface StoredSecret {
+interface StoredSecret {
   hash: string;
   kind: SecretKind;
   grantId: string;

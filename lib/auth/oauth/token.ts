@@ -27,7 +27,7 @@ import { getOAuthStore, type OAuthStore } from "./store";
 import type { OAuthGrant } from "./types";
 import { parseResource, scopeOf } from "./urls";
 
-export const ACCESS_TOKEN_TTL_S = 3600;
+const ACCESS_TOKEN_TTL_S = 3600;
 const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600_000;
 
 /** base64url(SHA-256(verifier)) = challenge, with a verifier of 43–128 unreserved characters (RFC 7636). */

@@ -8,7 +8,8 @@ import { KB_NAME_PATTERN } from "@/lib/kb/names";
 
 /** "kb:read" may search and read; "kb:write" may also add and delete (the admin decides at consent). */
 export const SCOPES = ["kb:read", "kb:write"] as const;
-export const [READ_SCOPE, WRITE_SCOPE] = SCOPES;
+const READ_SCOPE = SCOPES[0];
+export const WRITE_SCOPE = SCOPES[1];
 
 /** The scope string of a grant's access. */
 export function scopeOf(access: "read" | "read-write"): string {

@@ -1,0 +1,212 @@
+/**
+ * Bulk ingestion: documents prepared one by one (./prepare.ts) and written many per commit.
+ */
+import type { ExtractedPair } from "@/lib/faq/extract";
+import { afterDocumentsStored } from "@/lib/faq/ingest";
+import { ingestQueue, recordIngest } from "@/lib/metrics";
+import type { DocumentWrite, Store } from "@/lib/store";
+import { serialQueue } from "@/lib/store/async";
+import type { DocumentRecord, IngestProgress } from "@/lib/types";
+import {
+  contentSha256,
+  errorMessage,
+  fileNameOf,
+  type IngestInput,
+  type IngestResult,
+  normalizeKb,
+  type PendingLookup,
+  type PreparedDocument,
+  prepareDocument,
+} from "./prepare";
+
+export interface BatchIngestOptions {
+  onProgress?: (p: IngestProgress) => void;
+  /** Commit once the pending documents hold this many chunks (default 2,000)… */
+  maxChunks?: number;
+  /** …or this many documents (default 200). */
+  maxDocuments?: number;
+}
+
+export interface BatchFailure {
+  filename: string;
+  error: string;
+  /** What the document was counted as when prepared, before its write failed. */
+  status: "added" | "updated";
+}
+
+/**
+ * Bulk ingestion (CLI, eval harness, bench): documents are prepared one by one and written many per commit,
+ * each still atomic for readers. add() resolves once the document is prepared (its status is known); a full
+ * batch is committed in the background while the next documents are prepared (parsing and chunking overlap
+ * LanceDB's write), one commit at a time. Failures of a commit are returned by a later add() or by flush(),
+ * which waits for every commit — a failed batch is retried document by document so one bad document never
+ * loses the others. add() may be called again before it resolves (see addConcurrently): documents with the
+ * same name or bytes in a knowledge base are prepared one after the other, so a duplicate is still found.
+ */
+export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
+  const maxChunks = opts.maxChunks ?? 2000;
+  const maxDocuments = opts.maxDocuments ?? 200;
+  type Entry = { filename: string; write: DocumentWrite; faqPairs?: ExtractedPair[]; bytes: number; status: IngestResult["status"] };
+  let batch: Entry[] = [];
+  let chunkCount = 0;
+  /** The batch being committed: its documents are not in the store yet, but a duplicate must still find them. */
+  let committing: Entry[] = [];
+  let commit: Promise<BatchFailure[]> | null = null;
+  const rotating = serialQueue();
+  /** Ends this ingest's bulk on the store (see Store.beginBulk): set from the first add() to flush(). */
+  let endBulk: (() => void) | null = null;
+  /** kb + name and kb + content hash of the documents being prepared → their preparation. */
+  const preparing = new Map<string, Promise<unknown>>();
+  const pending: PendingLookup = (kb, source, hash) => {
+    let bySource: DocumentRecord | null = null;
+    let byHash: DocumentRecord | null = null;
+    for (const { write } of [...committing, ...batch]) {
+      const d = write.doc;
+      if (d.kb !== kb) continue;
+      if (d.source === source) bySource = d;
+      if (d.contentHash === hash) byHash = d;
+    }
+    return bySource || byHash ? { bySource, byHash } : undefined;
+  };
+  const done = async (entries: Entry[]) => {
+    await afterDocumentsStored(
+      store,
+      entries.map((e) => ({ doc: e.write.doc, text: e.write.body.text, chunks: e.write.chunks, faqPairs: e.faqPairs })),
+    );
+    for (const e of entries) {
+      opts.onProgress?.({ file: e.filename, stage: "done", documentId: e.write.doc.id, chunkCount: e.write.chunks.length });
+      recordIngest(e.status, e.write.chunks.length, e.bytes);
+    }
+  };
+
+  const write = async (items: Entry[]): Promise<BatchFailure[]> => {
+    const failures: BatchFailure[] = [];
+    try {
+      await store.putDocuments(items.map((e) => e.write));
+      await done(items);
+    } catch {
+      for (const e of items) {
+        try {
+          await store.putDocuments([e.write]);
+          await done([e]);
+        } catch (err) {
+          recordIngest("failed");
+          opts.onProgress?.({ file: e.filename, stage: "failed", error: errorMessage(err) });
+          failures.push({ filename: e.filename, error: errorMessage(err), status: e.status === "updated" ? "updated" : "added" });
+        }
+      }
+    } finally {
+      ingestQueue(-items.length);
+    }
+    return failures;
+  };
+  /** Waits for the commit in flight (returning its failures), then starts committing the batch. */
+  const rotate = () =>
+    rotating(async (): Promise<BatchFailure[]> => {
+      const earlier = commit ? await commit : [];
+      committing = batch;
+      batch = [];
+      chunkCount = 0;
+      commit = committing.length > 0 ? write(committing) : null;
+      return earlier;
+    });
+  /**
+   * Prepares the document once no other document with its name or bytes in its knowledge base is being
+   * prepared, and puts it in the batch before the next such one starts.
+   */
+  const prepareAlone = async (input: IngestInput, file: string): Promise<PreparedDocument> => {
+    let keys: string[] = [];
+    let contentHash: string | undefined;
+    try {
+      const kb = normalizeKb(input.kb);
+      if (input.data instanceof Uint8Array) {
+        contentHash = await contentSha256(input.data);
+        keys = [`${kb}\u0000${file}`, `${kb}\u0000#${contentHash}`];
+      }
+    } catch {
+      /* prepareDocument reports the bad input */
+    }
+    for (;;) {
+      const busy = keys.map((k) => preparing.get(k)).filter((p) => p !== undefined);
+      if (busy.length === 0) break;
+      await Promise.allSettled(busy);
+    }
+    const work = prepareDocument(store, input, { onProgress: opts.onProgress, pending, contentHash }).then((prepared) => {
+      if (prepared.write) {
+        ingestQueue(1);
+        batch.push({
+          filename: file,
+          write: prepared.write,
+          faqPairs: prepared.faqPairs,
+          bytes: prepared.bytes,
+          status: prepared.result.status,
+        });
+        chunkCount += prepared.write.chunks.length;
+      }
+      return prepared;
+    });
+    for (const k of keys) preparing.set(k, work);
+    try {
+      return await work;
+    } finally {
+      for (const k of keys) if (preparing.get(k) === work) preparing.delete(k);
+    }
+  };
+
+  return {
+    /** Prepares one document; throws when it cannot be ingested (nothing written). */
+    async add(input: IngestInput): Promise<{ result: IngestResult; failures: BatchFailure[] }> {
+      const file = fileNameOf(input.filename);
+      endBulk ??= store.beginBulk();
+      let prepared: PreparedDocument;
+      try {
+        prepared = await prepareAlone(input, file);
+      } catch (err) {
+        recordIngest("failed");
+        opts.onProgress?.({ file, stage: "failed", error: errorMessage(err) });
+        throw err;
+      }
+      if (!prepared.write) {
+        recordIngest("unchanged");
+        return { result: prepared.result, failures: [] };
+      }
+      const failures = chunkCount >= maxChunks || batch.length >= maxDocuments ? await rotate() : [];
+      return { result: prepared.result, failures };
+    },
+    /** Commits what is pending and waits for every commit: the failures not returned yet. */
+    async flush(): Promise<BatchFailure[]> {
+      try {
+        const earlier = await rotate();
+        return await rotating(async () => {
+          const last = commit ? await commit : [];
+          commit = null;
+          committing = [];
+          return [...earlier, ...last];
+        });
+      } finally {
+        endBulk?.();
+        endBulk = null;
+      }
+    },
+  };
+}
+
+/**
+ * Prepares documents for a batch ingest this many at a time (parsing in the worker pool overlaps chunking
+ * here), calling `each` for every item in order of start; stops starting new ones once `each`'s `stop()` says so.
+ */
+export async function addConcurrently<T>(
+  items: Iterable<T>,
+  each: (item: T) => Promise<void>,
+  o: { concurrency?: number; stop?: () => boolean } = {},
+): Promise<void> {
+  const concurrency = o.concurrency ?? 2;
+  const running = new Set<Promise<void>>();
+  for (const item of items) {
+    if (o.stop?.()) break;
+    const p: Promise<void> = each(item).finally(() => running.delete(p));
+    running.add(p);
+    if (running.size >= concurrency) await Promise.race(running);
+  }
+  await Promise.all(running);
+}

@@ -13,6 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { getEmbedder } from "@/lib/embed";
 import { addConcurrently, createBatchIngest } from "@/lib/ingest";
+import { fileNameOf } from "@/lib/ingest/fields";
 import { searchKnowledge } from "@/lib/retrieve";
 import { openStore } from "@/lib/store";
 import { toIndexText } from "@/lib/tokenize";
@@ -77,7 +78,12 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
         const data = pass === 0 ? await readFile(file) : Buffer.from(reorderedCopy(await readFile(file, "utf8"), pass));
         const n = started++;
         try {
-          const { result, failures } = await batch.add({ filename: `${n}-${path.basename(file)}`, data, kb: "bench", origin: "cli" });
+          const { result, failures } = await batch.add({
+            filename: fileNameOf(`${n}-${path.basename(file)}`),
+            data,
+            kb: "bench",
+            origin: "cli",
+          });
           failed += failures.length;
           if (result.status !== "unchanged") {
             chunks += result.document.chunkCount;

@@ -6,9 +6,9 @@ import * as lancedb from "@lancedb/lancedb";
 import { log } from "@/lib/log";
 import { createMaintainer, type MaintenanceReport } from "./maintenance";
 import type { RecentWrites } from "./recent";
+import { FTS_COLUMN } from "./schema";
 import { isCommitConflict, readVersion, type Tables, tablesWritten } from "./tables";
 
-export const FTS_COLUMN = "index_text";
 /**
  * Below this many chunks, exact (flat) vector search is fast enough; above it an HNSW index with scalar
  * quantization keeps queries fast (measured on 3,886 chunks × 2,048 dims: flat p50 160 ms, HNSW 25 ms, vector

@@ -13,10 +13,10 @@ import { searchKnowledge } from "@/lib/retrieve";
 import { toIndexText } from "@/lib/tokenize";
 import { AppError, type DocumentRecord } from "@/lib/types";
 import { configuredEmbedder, type OpenStoreOptions, openStore, type Store } from "./index";
-import { FTS_COLUMN, openIndexes, whitespaceFtsIndex } from "./indexes";
+import { openIndexes, whitespaceFtsIndex } from "./indexes";
 import { documentCache } from "./reads";
 import { recentWrites } from "./recent";
-import { chunkId, chunkToRow, documentToRow, parseChunkId } from "./schema";
+import { chunkId, chunkToRow, documentToRow, FTS_COLUMN, parseChunkId } from "./schema";
 import { sqlIn, sqlString } from "./sql";
 import { openTables, readVersion, retryConflicts, VERSION_TTL_MS } from "./tables";
 

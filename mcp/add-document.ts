@@ -3,6 +3,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { ingestDocument, sha256 } from "@/lib/ingest";
 import { sanitizeFileName, tagsSchema } from "@/lib/ingest/fields";
+import { documentUri, MAX_AUTHOR_CHARS, MAX_DOCUMENT_TITLE_CHARS } from "@/lib/limits";
 import { TOOL } from "@/lib/tools/names";
 import { ADDS_IDEMPOTENT } from "./annotations";
 import { guarded, kbArgument, perKbNames, type ToolContext, toolError } from "./context";
@@ -18,7 +19,7 @@ const inputSchemaFor = perKbNames((kbNames) =>
       .string({ error: (i) => (i.input === undefined ? "title is required" : "title must be a string") })
       .trim()
       .min(1, "title must not be empty")
-      .max(200, "title must be at most 200 characters")
+      .max(MAX_DOCUMENT_TITLE_CHARS, `title must be at most ${MAX_DOCUMENT_TITLE_CHARS} characters`)
       .describe("Document title; also names the document (one document per title and knowledge base)."),
     content: z
       .string({ error: (i) => (i.input === undefined ? "content is required" : "content must be a string") })
@@ -27,7 +28,11 @@ const inputSchemaFor = perKbNames((kbNames) =>
       .describe("The document text. Markdown headings (#, ##…) become the sections search results cite."),
     format: z.enum(["markdown", "text"], { error: 'format must be "markdown" or "text"' }).default("markdown"),
     kb: kbArgument(kbNames, "Knowledge base to add it to. Default: the default knowledge base (or the only one this server serves)."),
-    author: z.string({ error: "author must be a string" }).trim().max(200, "author must be at most 200 characters").optional(),
+    author: z
+      .string({ error: "author must be a string" })
+      .trim()
+      .max(MAX_AUTHOR_CHARS, `author must be at most ${MAX_AUTHOR_CHARS} characters`)
+      .optional(),
     tags: tagsSchema.optional(),
   }),
 );
@@ -48,10 +53,6 @@ function sourceName(title: string, format: "markdown" | "text"): string {
       .replace(/\s+/g, " ")
       .trim() || "document";
   return sanitizeFileName(`${base}.${format === "markdown" ? "md" : "txt"}`);
-}
-
-export function documentUri(kb: string, id: string): string {
-  return `kb://${encodeURIComponent(kb)}/${encodeURIComponent(id)}`;
 }
 
 export function registerAddDocument(server: McpServer, ctx: ToolContext) {

@@ -1,6 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { idField } from "@/lib/limits";
 import { TOOL } from "@/lib/tools/names";
 import { DELETES } from "./annotations";
 import { guarded, type ToolContext } from "./context";
@@ -9,12 +10,7 @@ import { openWrite } from "./write-access";
 const name = TOOL.deleteDocument;
 
 const inputSchema = z.strictObject({
-  document_id: z
-    .string({ error: (i) => (i.input === undefined ? "document_id is required" : "document_id must be a string") })
-    .trim()
-    .min(1, "document_id must not be empty")
-    .max(200, "document_id must be at most 200 characters")
-    .describe("The document to delete (from list_documents, a search result or add_document)."),
+  document_id: idField("document_id").describe("The document to delete (from list_documents, a search result or add_document)."),
 });
 
 const outputSchema = z.object({

@@ -1,11 +1,10 @@
 import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { getFaqStore } from "@/lib/faq/store";
-import { faqMarkdown, faqUri } from "@/lib/faq/types";
+import { faqMarkdown } from "@/lib/faq/types";
+import { FAQ_URI_TEMPLATE, faqUri } from "@/lib/limits";
 import { inScope, type ToolContext } from "./context";
 import { decode, MIME_TYPE, RESOURCE_NOT_FOUND } from "./resources";
-
-const FAQ_URI_TEMPLATE = "kb://{kb}/faq/{faq_id}";
 
 /** Every accepted FAQ entry in scope is a resource `kb://<kb>/faq/<id>` (Markdown: question, answer, phrasings). */
 export function registerFaqResources(server: McpServer, ctx: ToolContext) {

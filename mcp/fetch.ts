@@ -2,11 +2,11 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { titleWithHeading } from "@/lib/chunk/heading";
+import { idField } from "@/lib/limits";
 import { chunkWindow } from "@/lib/tools/format";
 import { TOOL } from "@/lib/tools/names";
 import { READ_ONLY } from "./annotations";
 import { guarded, inScope, type ToolContext, toolError } from "./context";
-import { idField } from "./read-document";
 import { connectorResult, passageUrl } from "./search";
 
 const name = TOOL.fetch;

@@ -2,6 +2,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { GENERIC_SEARCH_TOOL, kbNameSchema, searchToolNames } from "@/lib/kb/names";
+import { MAX_QUESTION_CHARS } from "@/lib/limits";
 import { inScope, perKbNames, type ToolContext } from "./context";
 
 const ANSWER_WITH_CITATIONS = "answer_with_citations";
@@ -24,7 +25,7 @@ function answerWithCitationsText(question: string, tool: string, kb?: string): s
 }
 
 const argsSchemaFor = perKbNames((kbNames = []) => ({
-  question: z.string().min(1).max(4000).describe("The question to answer"),
+  question: z.string().min(1).max(MAX_QUESTION_CHARS).describe("The question to answer"),
   kb: kbNameSchema.optional().describe(`Knowledge base to answer from${kbNames.length ? ` (${kbNames.join(", ")})` : ""}; omit for all`),
 }));
 

@@ -1,6 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { idField } from "@/lib/limits";
 import { chunkWindow, formatChunkWindow, formatDocumentText, MAX_READ_CHARS, sliceText, toWindowChunks } from "@/lib/tools/format";
 import { TOOL } from "@/lib/tools/names";
 import type { DocumentRecord } from "@/lib/types";
@@ -8,15 +9,6 @@ import { READ_ONLY } from "./annotations";
 import { guarded, inScope, type ToolContext, toolError } from "./context";
 
 const name = TOOL.readDocument;
-
-export const idField = (field: string) =>
-  z
-    .string({ error: `${field} must be a string` })
-    .trim()
-    .min(1, `${field} must not be empty`)
-    .max(200, `${field} must be at most 200 characters`)
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this rejects
-    .regex(/^[^\u0000-\u001f\u007f]*$/, `${field} must not contain control characters`);
 
 const neighbours = (field: string) =>
   z

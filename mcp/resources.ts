@@ -1,9 +1,8 @@
 import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { documentUri } from "./add-document";
+import { DOCUMENT_URI_TEMPLATE, documentUri } from "@/lib/limits";
 import { inScope, type ToolContext } from "./context";
 
-const URI_TEMPLATE = "kb://{kb}/{document_id}";
 /** JSON-RPC error code the MCP spec suggests for an unknown resource. */
 export const RESOURCE_NOT_FOUND = -32002;
 export const MIME_TYPE = "text/markdown";
@@ -22,7 +21,7 @@ export function decode(v: string | string[] | undefined): string | null {
 export function registerDocumentResources(server: McpServer, ctx: ToolContext) {
   server.registerResource(
     "document",
-    new ResourceTemplate(URI_TEMPLATE, {
+    new ResourceTemplate(DOCUMENT_URI_TEMPLATE, {
       list: async () => {
         const store = await ctx.getStore();
         const docs = (await store.listDocuments()).filter((d) => inScope(ctx, d.kb));

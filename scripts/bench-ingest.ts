@@ -6,6 +6,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { addConcurrently, createBatchIngest } from "@/lib/ingest";
+import { fileNameOf } from "@/lib/ingest/fields";
 import type { Store } from "@/lib/store";
 import { corpusPasses, reorderedCopy } from "./bench-topup";
 
@@ -62,7 +63,7 @@ export async function ingestCorpus(store: Store, files: readonly string[], scale
       const data = pass === 0 ? await readFile(file) : Buffer.from(reorderedCopy(await readFile(file, "utf8"), pass));
       const n = started++;
       try {
-        const { result, failures } = await batch.add({ filename: `${n}-${path.basename(file)}`, data, kb, origin: "cli" });
+        const { result, failures } = await batch.add({ filename: fileNameOf(`${n}-${path.basename(file)}`), data, kb, origin: "cli" });
         r.failed += failures.length;
         if (result.status !== "unchanged") {
           r.chunks += result.document.chunkCount;

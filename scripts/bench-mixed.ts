@@ -13,6 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { getEmbedder } from "@/lib/embed";
 import { addConcurrently, createBatchIngest } from "@/lib/ingest";
+import { fileNameOf } from "@/lib/ingest/fields";
 import { createAccessToken, getRegistry } from "@/lib/kb";
 import { openStore } from "@/lib/store";
 import { measureMcp } from "./bench-load";
@@ -53,7 +54,12 @@ export async function runMixedBench(o: MixedOptions): Promise<void> {
       files,
       async (file) => {
         used++;
-        const { result } = await batch.add({ filename: path.basename(file), data: await readFile(file), kb: "bench", origin: "cli" });
+        const { result } = await batch.add({
+          filename: fileNameOf(path.basename(file)),
+          data: await readFile(file),
+          kb: "bench",
+          origin: "cli",
+        });
         if (result.status !== "unchanged") {
           docs++;
           chunks += result.document.chunkCount;

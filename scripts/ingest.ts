@@ -11,6 +11,7 @@ import cliProgress from "cli-progress";
 import { getConfig } from "@/lib/config";
 import { getEmbedder } from "@/lib/embed";
 import { addConcurrently, type BatchFailure, createBatchIngest, listFiles, reindexAll } from "@/lib/ingest";
+import { fileNameOf, parseTags } from "@/lib/ingest/fields";
 import { isSupported } from "@/lib/parse";
 import { configuredEmbedder, openStore } from "@/lib/store";
 import type { IngestProgress } from "@/lib/types";
@@ -102,10 +103,13 @@ async function main(): Promise<number> {
   }
   const { files, missing, unsupported } = await expand(positionals);
   const store = await openStore({ uri: cfg.dataDir, embedder });
-  const tags = values.tags
-    ?.split(",")
-    .map((t) => t.trim())
-    .filter(Boolean);
+  let tags: string[] | undefined;
+  try {
+    tags = values.tags === undefined ? undefined : parseTags(values.tags.split(","));
+  } catch (err) {
+    console.error(`--tags: ${err instanceof Error ? err.message : String(err)}`);
+    return 2;
+  }
   const counts = { added: 0, updated: 0, unchanged: 0 };
   const failed: { file: string; error: string }[] = missing.map((m) => ({ file: m, error: "No such file or folder" }));
   let chunks = 0;
@@ -125,7 +129,7 @@ async function main(): Promise<number> {
     try {
       const data = await readFile(file);
       const { result: r, failures } = await batch.add({
-        filename: path.basename(file),
+        filename: fileNameOf(path.basename(file)),
         data,
         kb: values.kb,
         origin: "cli",

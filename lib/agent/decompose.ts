@@ -4,7 +4,7 @@
  * with the previous turn ("and for part-time staff?", "那兼职员工呢？"). Rules only; pure and shared by the
  * offline answerer and the model path's gate.
  */
-import { MAX_QUERY_CHARS } from "@/lib/retrieve/limits";
+import { MAX_QUERY_CHARS } from "@/lib/limits";
 import { hasCjk } from "@/lib/text/cjk";
 import { splitSentences } from "./extractive";
 

@@ -5,7 +5,8 @@
  * - a failing MCP endpoint is remembered so the turn ends with an actionable error.
  */
 import type { Tool, ToolSet } from "ai";
-import { fitQuery, MAX_QUERY_CHARS } from "@/lib/retrieve/limits";
+import { MAX_QUERY_CHARS } from "@/lib/limits";
+import { fitQuery } from "@/lib/retrieve/limits";
 import { formatSearchResults } from "@/lib/tools/format";
 import type { SearchResult } from "@/lib/tools/search-result";
 import { type Citation, CitationRegistry, extractRetrieved } from "./citations";

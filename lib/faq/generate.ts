@@ -10,6 +10,7 @@ import { createOpenAI } from "@ai-sdk/openai";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { generateText } from "ai";
 import { type AppConfig, getConfig } from "@/lib/config";
+import { MAX_FAQ_QUESTION_CHARS } from "@/lib/limits";
 import type { Store } from "@/lib/store";
 import { tokenize } from "@/lib/tokenize";
 import type { ChunkRecord, DocumentRecord } from "@/lib/types";
@@ -56,7 +57,7 @@ export function parsePairs(text: string): GeneratedPair[] {
     if (!Array.isArray(v.pairs)) return [];
     return v.pairs
       .filter((p): p is GeneratedPair => !!p && typeof p.question === "string" && typeof p.answer === "string")
-      .map((p) => ({ question: p.question.trim().slice(0, 500), answer: p.answer.trim().slice(0, 4000) }))
+      .map((p) => ({ question: p.question.trim().slice(0, MAX_FAQ_QUESTION_CHARS), answer: p.answer.trim().slice(0, 4000) }))
       .filter((p) => p.question && p.answer);
   } catch {
     return [];

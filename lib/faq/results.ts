@@ -2,11 +2,12 @@
  * FAQ first: search_knowledge (and every search_<kb>) puts the FAQ entries whose question matches the
  * query strongly before the passages, marked `type: "faq"`, with their source.
  */
+
+import { faqUri } from "@/lib/limits";
 import type { Store } from "@/lib/store";
 import type { FaqSearchResult, SearchResult } from "@/lib/tools/search-result";
 import { getFaqStore } from "./store";
-import type { FaqHit } from "./types";
-import { faqChunkId, faqUri } from "./types";
+import { type FaqHit, faqChunkId } from "./types";
 
 /** At most this many context items go to the model when FAQs join the passages (unless top_k asks for more). */
 const MAX_CONTEXT_ITEMS = 6;

@@ -1,5 +1,5 @@
 import { Field, Schema, Utf8 } from "apache-arrow";
-import { vectorCell, vectorFields } from "@/lib/store/schema";
+import { FTS_COLUMN, vectorCell, vectorFields } from "@/lib/store/schema";
 import type { FaqOrigin, FaqRecord, FaqStatus } from "./types";
 
 export const FAQ_TABLE = "faqs";
@@ -39,7 +39,7 @@ export function faqsSchema(dimension: number): Schema {
     str("origin"),
     str("status"),
     // Tokens of the question and its phrasings (lib/tokenize), for the full-text index.
-    str("index_text"),
+    str(FTS_COLUMN),
     // The embedder the vector was made with; rows from another one are re-embedded on open.
     str("embedder"),
     ...vectorFields(dimension),
@@ -92,7 +92,7 @@ export function faqToRow(f: FaqRecord, extra: { indexText: string; embedder: str
     source_label: f.source.label,
     origin: f.origin,
     status: f.status,
-    index_text: extra.indexText,
+    [FTS_COLUMN]: extra.indexText,
     embedder: extra.embedder,
     ...vectorCell(extra.vector),
     created_at: f.createdAt,

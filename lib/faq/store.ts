@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import type { Table } from "@lancedb/lancedb";
 import { type Embedder, isOfflineEmbedder } from "@/lib/embed";
 import { perStore, type Store, serialQueue, whitespaceFtsIndex } from "@/lib/store";
-import { vectorDimension } from "@/lib/store/schema";
+import { FTS_COLUMN, vectorDimension } from "@/lib/store/schema";
 import { sqlEq, sqlIn } from "@/lib/store/sql";
 import { toIndexText } from "@/lib/tokenize";
 import { AppError } from "@/lib/types";
@@ -55,8 +55,6 @@ export interface FaqStore {
   cachedGeneration(key: string): Promise<string | null>;
   cacheGeneration(key: string, pairs: string): Promise<void>;
 }
-
-const FTS = "index_text";
 
 const clean = (list: readonly string[] | undefined) => [...new Set((list ?? []).map((s) => s.trim()).filter(Boolean))];
 
@@ -149,7 +147,7 @@ async function hybridSearch(
   let tq = hasFts
     ? table
         .query()
-        .fullTextSearch(tokens, { columns: FTS })
+        .fullTextSearch(tokens, { columns: FTS_COLUMN })
         .select([...FAQ_COLUMNS, "vector", "_score"])
         .limit(limit)
     : null;
@@ -183,13 +181,13 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
   };
   let ftsSeen = false;
   const ftsExists = async () => {
-    ftsSeen ||= (await table().listIndices()).some((i) => i.columns.includes(FTS));
+    ftsSeen ||= (await table().listIndices()).some((i) => i.columns.includes(FTS_COLUMN));
     return ftsSeen;
   };
   const ensureFts = async () => {
     if (await ftsExists()) return;
     if ((await rowCount()) === 0) return;
-    await faqTable.write((t) => t.createIndex(FTS, { config: whitespaceFtsIndex(), replace: true }));
+    await faqTable.write((t) => t.createIndex(FTS_COLUMN, { config: whitespaceFtsIndex(), replace: true }));
     ftsSeen = true;
   };
 

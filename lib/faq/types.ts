@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { tagsSchema } from "@/lib/ingest/fields";
 import { kbNameSchema } from "@/lib/kb/names";
+import { MAX_FAQ_QUESTION_CHARS } from "@/lib/limits";
 
 /** How an entry got here. "extracted": recognised in a FAQ-shaped document; "generated": written by a model. */
 export type FaqOrigin = "extracted" | "generated" | "manual" | "import";
@@ -36,7 +37,6 @@ export interface FaqRecord {
   updatedAt: string;
 }
 
-const MAX_QUESTION_CHARS = 500;
 const MAX_ANSWER_CHARS = 10_000;
 const MAX_PHRASINGS = 20;
 
@@ -47,10 +47,10 @@ const text = (label: string, max: number) =>
     .min(1, `${label} must not be empty`)
     .max(max, `${label} must be at most ${max} characters`);
 
-export const questionField = text("question", MAX_QUESTION_CHARS);
+export const questionField = text("question", MAX_FAQ_QUESTION_CHARS);
 export const answerField = text("answer", MAX_ANSWER_CHARS);
 export const phrasingsField = z
-  .array(text("each phrasing", MAX_QUESTION_CHARS), { error: "phrasings must be a list of strings" })
+  .array(text("each phrasing", MAX_FAQ_QUESTION_CHARS), { error: "phrasings must be a list of strings" })
   .max(MAX_PHRASINGS, `at most ${MAX_PHRASINGS} phrasings`);
 
 /** A new FAQ entry as a person or a tool writes it. */
@@ -83,10 +83,6 @@ export function faqChunkId(id: string): string {
 }
 export function faqIdOfChunk(chunkId: string): string | null {
   return chunkId.startsWith(FAQ_CHUNK_PREFIX) ? chunkId.slice(FAQ_CHUNK_PREFIX.length) : null;
-}
-
-export function faqUri(kb: string, id: string): string {
-  return `kb://${encodeURIComponent(kb)}/faq/${encodeURIComponent(id)}`;
 }
 
 /** The FAQ as Markdown (resources, export). */

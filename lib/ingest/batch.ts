@@ -10,7 +10,6 @@ import type { DocumentRecord, IngestProgress } from "@/lib/types";
 import {
   contentSha256,
   errorMessage,
-  fileNameOf,
   type IngestInput,
   type IngestResult,
   normalizeKb,
@@ -156,7 +155,7 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
   return {
     /** Prepares one document; throws when it cannot be ingested (nothing written). */
     async add(input: IngestInput): Promise<{ result: IngestResult; failures: BatchFailure[] }> {
-      const file = fileNameOf(input.filename);
+      const file = input.filename;
       endBulk ??= store.beginBulk();
       let prepared: PreparedDocument;
       try {

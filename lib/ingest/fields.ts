@@ -1,8 +1,11 @@
 /**
- * The rules for what a person names and labels a document with, defined once and applied where input comes
- * in (upload form, MCP add_document, CLI, the knowledge/ folder); the pipeline trusts what they produce.
+ * The rules for what a person names and labels a document with, defined once and applied once, where input
+ * comes in: the upload (sanitizeFileName in ingestUploads, the form's tagsSchema), MCP add_document (its title's
+ * file name, its tagsSchema), the CLI and the knowledge/ folder (fileNameOf, parseTags). The ingest pipeline
+ * trusts what they produce and checks neither again.
  */
 import { z } from "zod";
+import { AppError } from "@/lib/types";
 
 export const MAX_FILE_NAME_CHARS = 200;
 export const MAX_TAGS = 32;
@@ -47,3 +50,17 @@ export const tagsSchema = z
       .array(z.string().max(MAX_TAG_CHARS, `each tag must be at most ${MAX_TAG_CHARS} characters`))
       .max(MAX_TAGS, `at most ${MAX_TAGS} tags`),
   );
+
+/** The stored name of a file that comes in without a form (CLI, knowledge/ folder): refused without any name, else sanitizeFileName. */
+export function fileNameOf(raw: string): string {
+  if (!String(raw ?? "").trim()) throw new AppError("bad_request", "The file has no name.");
+  return sanitizeFileName(raw);
+}
+
+/** Tags given with a document outside a form schema (CLI): tagsSchema, refused as bad_request. */
+export function parseTags(tags: unknown): string[] {
+  if (tags === undefined || tags === null) return [];
+  const parsed = tagsSchema.safeParse(tags);
+  if (!parsed.success) throw new AppError("bad_request", parsed.error.issues[0]?.message ?? "invalid tags");
+  return parsed.data;
+}

@@ -8,6 +8,7 @@ import { createOfflineEmbedder } from "@/lib/embed/offline";
 import { searchKnowledge } from "@/lib/retrieve";
 import { openStore, type Store } from "@/lib/store";
 import type { IngestProgress } from "@/lib/types";
+import { fileNameOf, parseTags } from "./fields";
 import { addConcurrently, createBatchIngest, ingestDocument, reindexAll, syncKnowledgeDir } from "./index";
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -211,11 +212,9 @@ describe("ingestDocument", () => {
     ).rejects.toMatchObject({ code: "unsupported_type" });
     expect(events.at(-1)).toMatchObject({ stage: "failed", file: "keep.exe" });
     await expect(ingestDocument(store, { filename: "keep.md", data: enc("   \n\n  ") })).rejects.toMatchObject({ code: "parse_failed" });
-    await expect(ingestDocument(store, { filename: "", data: enc("x") })).rejects.toMatchObject({ code: "bad_request" });
+    expect(() => fileNameOf("")).toThrow(expect.objectContaining({ code: "bad_request" }));
     await expect(ingestDocument(store, { filename: "x.md", data: enc("x"), kb: "  " })).rejects.toMatchObject({ code: "bad_request" });
-    await expect(ingestDocument(store, { filename: "x.md", data: enc("x"), tags: [1 as unknown as string] })).rejects.toMatchObject({
-      code: "bad_request",
-    });
+    expect(() => parseTags([1])).toThrow(expect.objectContaining({ code: "bad_request" }));
     const ac = new AbortController();
     ac.abort();
     await expect(ingestDocument(store, { filename: "keep.md", data: enc("# Keep\n\nChanged.") }, { signal: ac.signal })).rejects.toThrow();
@@ -224,10 +223,10 @@ describe("ingestDocument", () => {
     expect((await searchKnowledge(store, { query: "ibis" }))[0].document.id).toBe(good.document.id);
   });
 
-  it("keeps only the base name of the file, never a path", async () => {
-    const r = await ingestDocument(store, { filename: "../../etc/secret notes.md", data: enc("# Notes\n\nText.") });
+  it("keeps only the base name of the file, never a path (the name rule where a file comes in: fileNameOf)", async () => {
+    const r = await ingestDocument(store, { filename: fileNameOf("../../etc/secret notes.md"), data: enc("# Notes\n\nText.") });
     expect(r.document.source).toBe("secret notes.md");
-    const w = await ingestDocument(store, { filename: "C:\\Users\\x\\win.txt", data: enc("Windows text.") });
+    const w = await ingestDocument(store, { filename: fileNameOf("C:\\Users\\x\\win.txt"), data: enc("Windows text.") });
     expect(w.document.source).toBe("win.txt");
     expect(w.document.title).toBe("win");
   });

@@ -17,14 +17,17 @@ import { inByteSlices, mapInSlices } from "@/lib/slices";
 import type { DocumentBody, DocumentWrite, Store, StoredChunk } from "@/lib/store";
 import { chunkId } from "@/lib/store/schema";
 import { AppError, type DocumentRecord, type IngestProgress } from "@/lib/types";
-import { sanitizeFileName, tagsSchema } from "./fields";
+import { tagsSchema } from "./fields";
 
+/** What comes in with a document: its name and tags already under the rules of ./fields, applied where it came in. */
 export interface IngestInput {
+  /** The stored name (sanitizeFileName, or fileNameOf for a file that comes without a form). */
   filename: string;
   data: Uint8Array;
   kb?: string;
   title?: string;
   author?: string;
+  /** Checked tags (tagsSchema, or parseTags). */
   tags?: string[];
   origin?: DocumentRecord["origin"];
 }
@@ -77,7 +80,7 @@ export interface PreparedDocument {
  * untouched: the only write is the final putDocument.
  */
 export async function ingestDocument(store: Store, input: IngestInput, opts: IngestOptions = {}): Promise<IngestResult> {
-  const file = fileNameOf(input.filename);
+  const file = input.filename;
   const emit = (p: Omit<IngestProgress, "file">) => opts.onProgress?.({ file, ...p });
   ingestQueue(1);
   try {
@@ -109,12 +112,12 @@ export async function prepareDocument(
   input: IngestInput,
   opts: IngestOptions & { pending?: PendingLookup; contentHash?: string } = {},
 ): Promise<PreparedDocument> {
-  const file = fileNameOf(input.filename);
+  const file = input.filename;
   const emit = (p: Omit<IngestProgress, "file">) => opts.onProgress?.({ file, ...p });
   emit({ stage: "received" });
   const kb = normalizeKb(input.kb);
   if (!(input.data instanceof Uint8Array)) throw new AppError("bad_request", "The file has no content.");
-  const tags = parseTags(input.tags);
+  const tags = input.tags ?? [];
   const contentHash = opts.contentHash ?? (await contentSha256(input.data));
   const bytes = input.data.byteLength;
 
@@ -256,24 +259,11 @@ function skipped(document: DocumentRecord, emit: (p: Omit<IngestProgress, "file"
   return { document, status: "unchanged" };
 }
 
-/** The stored name of a file: the file-name rule, after refusing a file that has no name at all. */
-export function fileNameOf(raw: string): string {
-  if (!String(raw ?? "").trim()) throw new AppError("bad_request", "The file has no name.");
-  return sanitizeFileName(raw);
-}
-
 /** Tags a document declares itself (front matter), where they pass the same checks as given ones; else none. */
 function documentTags(tags: string[] | undefined): string[] {
   if (!tags?.length) return [];
   const parsed = tagsSchema.safeParse(tags);
   return parsed.success ? parsed.data : [];
-}
-
-function parseTags(tags: unknown): string[] {
-  if (tags === undefined || tags === null) return [];
-  const parsed = tagsSchema.safeParse(tags);
-  if (!parsed.success) throw new AppError("bad_request", parsed.error.issues[0]?.message ?? "invalid tags");
-  return parsed.data;
 }
 
 function clean(s: string | undefined | null): string | undefined {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { isSupported, SUPPORTED_EXTENSIONS } from "@/lib/parse";
 import type { Store } from "@/lib/store";
 import type { IngestProgress } from "@/lib/types";
+import { fileNameOf } from "./fields";
 import { errorMessage, ingestDocument, normalizeKb } from "./prepare";
 
 export interface SyncResult {
@@ -80,7 +81,7 @@ export async function syncKnowledgeDir(
   for (const rel of toIngest) {
     try {
       const data = await readFile(path.join(dir, rel));
-      const r = await ingestDocument(store, { filename: path.basename(rel), data, kb: kbName, origin: "knowledge" }, opts);
+      const r = await ingestDocument(store, { filename: fileNameOf(path.basename(rel)), data, kb: kbName, origin: "knowledge" }, opts);
       result[r.status]++;
     } catch (err) {
       result.failed.push({ file: rel, error: errorMessage(err) });

@@ -33,9 +33,9 @@ export type UploadEvent =
 
 const mb = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
 
-/** The refusal of a file over the per-file limit (MAX_UPLOAD_MB), in the server's and the browser's words. */
+/** The refusal of a file over the per-file limit (MAX_UPLOAD_MB), in the server's and the browser's words (`name` sanitized). */
 export function tooLargeMessage(name: string, maxFileBytes: number): string {
-  return `"${sanitizeFileName(name)}" is larger than the ${mb(maxFileBytes)} limit per file (MAX_UPLOAD_MB).`;
+  return `"${name}" is larger than the ${mb(maxFileBytes)} limit per file (MAX_UPLOAD_MB).`;
 }
 
 /** Errors that the same file meets again on every try (no Retry for them). */
@@ -47,9 +47,8 @@ export const PERMANENT_UPLOAD_ERRORS: ReadonlySet<string> = new Set(["unsupporte
  */
 export function checkUploadFile(file: { name: string; size: number }, maxFileBytes?: number): { code: string; message: string } | null {
   const ext = extensionOf(file.name);
-  if (ext && !SUPPORTED_EXTENSIONS.includes(ext)) {
-    return { code: "unsupported_type", message: unsupportedTypeMessage(sanitizeFileName(file.name), ext) };
-  }
-  if (maxFileBytes && file.size > maxFileBytes) return { code: "too_large", message: tooLargeMessage(file.name, maxFileBytes) };
+  const name = sanitizeFileName(file.name);
+  if (ext && !SUPPORTED_EXTENSIONS.includes(ext)) return { code: "unsupported_type", message: unsupportedTypeMessage(name, ext) };
+  if (maxFileBytes && file.size > maxFileBytes) return { code: "too_large", message: tooLargeMessage(name, maxFileBytes) };
   return null;
 }

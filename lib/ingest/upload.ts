@@ -100,7 +100,7 @@ export async function receiveUpload(req: Request, limits: UploadLimits): Promise
               data: new Uint8Array(),
               error: {
                 code: "too_large",
-                message: tooLargeMessage(name, limits.maxFileBytes),
+                message: tooLargeMessage(sanitizeFileName(name), limits.maxFileBytes),
               },
             }
           : { name, data: Buffer.concat(parts) }, // a Buffer is a Uint8Array: no second copy
@@ -144,6 +144,7 @@ export async function receiveUpload(req: Request, limits: UploadLimits): Promise
 }
 
 export interface UploadFile {
+  /** The file name as sent (ingestUploads applies the file-name rule). */
   name: string;
   data: Uint8Array;
   /** Refused while it was received (e.g. over the size limit): reported, never ingested. */
@@ -176,6 +177,7 @@ export async function ingestUploads(
 ): Promise<UploadFileResult[]> {
   const results: UploadFileResult[] = [];
   for (const [index, file] of files.entries()) {
+    // The file-name rule, once: the name every event and result reports, and the one stored (the pipeline trusts it).
     const name = sanitizeFileName(file.name);
     let result: UploadFileResult;
     if (file.error) {

@@ -4,6 +4,7 @@ import { performance } from "node:perf_hooks";
 import { getConfig } from "@/lib/config";
 import { type Embedder, getEmbedder } from "@/lib/embed";
 import { addConcurrently, createBatchIngest } from "@/lib/ingest";
+import { fileNameOf } from "@/lib/ingest/fields";
 import { openStore, type Store } from "@/lib/store";
 import { INDEX_TEXT_VERSION } from "@/lib/tokenize";
 import type { IngestProgress } from "@/lib/types";
@@ -114,7 +115,7 @@ export async function ingestSet(
   const failures = [];
   await addConcurrently(docs, async (name) => {
     const data = await readFile(path.join(set.dir, "docs", name));
-    const { result: r, failures: f } = await batch.add({ filename: name, data, kb: "eval", origin: "cli" });
+    const { result: r, failures: f } = await batch.add({ filename: fileNameOf(name), data, kb: "eval", origin: "cli" });
     failures.push(...f);
     chunks += r.status === "unchanged" ? 0 : r.document.chunkCount;
     onIngest?.(++i, docs.length);

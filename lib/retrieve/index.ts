@@ -6,13 +6,11 @@ import { AppError, type ChunkRecord, type SearchHit } from "@/lib/types";
 import { type CrossEncoder, crossEncoderFromEnv, crossEncoderRerank } from "./cross-encoder";
 import { collapseNearDuplicates } from "./dedupe";
 import { RRF_K, reciprocalRankFusion } from "./fusion";
-import { MAX_QUERY_CHARS } from "./limits";
 import { analyzeQuery } from "./query";
 import { DEFAULT_RERANK_WEIGHTS, lexicalRerank, type RerankWeights } from "./rerank";
 
 export const DEFAULT_TOP_K = 5;
 export const MAX_TOP_K = 20;
-export { MAX_QUERY_CHARS } from "./limits";
 
 /** Tunables of hybrid search; defaults are what the eval sets were measured with. */
 export interface SearchTuning {
@@ -124,7 +122,6 @@ export async function searchKnowledge(store: Store, opts: SearchOptions, tuning:
   };
   const query = typeof opts.query === "string" ? opts.query.trim() : "";
   if (!query) throw new AppError("bad_request", "The search query is empty.");
-  if (query.length > MAX_QUERY_CHARS) throw new AppError("bad_request", `The search query is longer than ${MAX_QUERY_CHARS} characters.`);
   const topK = clampTopK(opts.topK);
   const kbs = normalizeKbs(opts.kb);
   const analyzed = analyzeQuery(query, { stopWords: t.queryAnalysis });

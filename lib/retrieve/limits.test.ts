@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { fitQuery, MAX_QUERY_CHARS } from "./limits";
+import { MAX_QUERY_CHARS } from "@/lib/limits";
+import { fitQuery } from "./limits";
 
 describe("fitQuery", () => {
   it("keeps a short query as it is, and a long one's end from a word start, within the limit", () => {

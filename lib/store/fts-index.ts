@@ -6,9 +6,8 @@
 import * as lancedb from "@lancedb/lancedb";
 import type { Logger } from "@/lib/log";
 import type { RecentWrites } from "./recent";
+import { FTS_COLUMN } from "./schema";
 import { isCommitConflict, readVersion, type Tables, tablesWritten } from "./tables";
-
-export const FTS_COLUMN = "index_text";
 
 /**
  * Maintenance folds new rows into the full-text index as another partition, merged with the others only up to

@@ -4,9 +4,10 @@
  */
 import * as lancedb from "@lancedb/lancedb";
 import { log } from "@/lib/log";
-import { createFtsIndex, FTS_COLUMN, indexOn, prewarmFts } from "./fts-index";
+import { createFtsIndex, indexOn, prewarmFts } from "./fts-index";
 import { createMaintainer, type MaintenanceReport } from "./maintenance";
 import type { RecentWrites } from "./recent";
+import { FTS_COLUMN } from "./schema";
 import { type Tables, tablesWritten } from "./tables";
 
 /**

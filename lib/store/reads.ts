@@ -3,12 +3,12 @@ import type { Table as ArrowTable } from "apache-arrow";
 import { LRUCache } from "lru-cache";
 import type { DocumentRecord } from "@/lib/types";
 import type { EmbedderCheck } from "./compat";
-import { FTS_COLUMN } from "./fts-index";
 import type { Indexes } from "./indexes";
 import {
   CHUNK_COLUMNS,
   DOCUMENT_COLUMNS,
   type DocumentBody,
+  FTS_COLUMN,
   parseChunkId,
   rowToBody,
   rowToChunk,

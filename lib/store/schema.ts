@@ -1,6 +1,9 @@
 import { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from "apache-arrow";
 import type { ChunkRecord, DocumentRecord } from "@/lib/types";
 
+/** The column of chunks and FAQ entries that holds their index text (lib/tokenize toIndexText), full-text indexed. */
+export const FTS_COLUMN = "index_text";
+
 /** Bumped when the table layout changes incompatibly. */
 export const SCHEMA_VERSION = "1";
 
@@ -70,7 +73,7 @@ export function chunksSchema(dimension: number): Schema {
     int("end_offset"),
     int("page", true),
     packedStr("text"),
-    packedStr("index_text"),
+    packedStr(FTS_COLUMN),
     str("text_hash"),
     ...vectorFields(dimension),
   ]);
@@ -181,7 +184,7 @@ export function chunkToRow(c: StoredChunk): Record<string, unknown> {
     end_offset: c.end,
     page: c.page,
     text: c.text,
-    index_text: c.indexText,
+    [FTS_COLUMN]: c.indexText,
     text_hash: c.textHash,
     ...vectorCell(c.vector),
   };

@@ -12,12 +12,12 @@ import { createBatchIngest, ingestDocument } from "@/lib/ingest";
 import { searchKnowledge } from "@/lib/retrieve";
 import { toIndexText } from "@/lib/tokenize";
 import { AppError, type DocumentRecord } from "@/lib/types";
-import { FTS_COLUMN, whitespaceFtsIndex } from "./fts-index";
+import { whitespaceFtsIndex } from "./fts-index";
 import { configuredEmbedder, type OpenStoreOptions, openStore, type Store } from "./index";
 import { openIndexes } from "./indexes";
 import { documentCache } from "./reads";
 import { recentWrites } from "./recent";
-import { chunkId, chunkToRow, documentToRow, parseChunkId } from "./schema";
+import { chunkId, chunkToRow, documentToRow, FTS_COLUMN, parseChunkId } from "./schema";
 import { sqlIn, sqlString } from "./sql";
 import { openTables, readVersion, retryConflicts, VERSION_TTL_MS } from "./tables";
 

@@ -19,6 +19,7 @@ import {
   type DocumentBody,
   type DocumentRow,
   documentToRow,
+  FTS_COLUMN,
   rowToBody,
   rowToChunk,
   rowToDocument,
@@ -117,7 +118,7 @@ export function storeWrites(
         id: chunkId(id, c.index),
         documentId: id,
         kb: to,
-        indexText: String(r.index_text ?? ""),
+        indexText: String(r[FTS_COLUMN] ?? ""),
         textHash: String(r.text_hash ?? ""),
         vector: r.vector == null ? [] : Array.from(r.vector as ArrayLike<number>),
       });

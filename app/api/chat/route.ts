@@ -2,9 +2,10 @@ import { runChat } from "@/lib/agent/chat";
 import { messageText, selectHistory, toPlainMessages } from "@/lib/agent/memory";
 import { scopeKbs } from "@/lib/auth/scope";
 import { getConfig } from "@/lib/config";
+import { MAX_QUESTION_CHARS } from "@/lib/limits";
 import { route } from "@/lib/server/route";
 import { AppError } from "@/lib/types";
-import { chatRequestSchema, MAX_QUESTION_CHARS } from "./schema";
+import { chatRequestSchema } from "./schema";
 
 export const dynamic = "force-dynamic";
 export const maxDuration = 120;

@@ -1,9 +1,6 @@
 import { z } from "zod";
 import { kbListSchema } from "@/lib/kb/names";
 
-/** A question longer than this is rejected rather than silently cut. */
-export const MAX_QUESTION_CHARS = 8000;
-
 const part = z.looseObject({ type: z.string().max(100) });
 
 const message = z.looseObject({

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { MAX_TAGS, tagsSchema } from "@/lib/ingest/fields";
 import { kbNameSchema } from "@/lib/kb/names";
+import { MAX_AUTHOR_CHARS, MAX_DOCUMENT_TITLE_CHARS } from "@/lib/limits";
 
 const optionalText = (max: number, label: string) =>
   z
@@ -21,8 +22,8 @@ const kbField = z
 /** Form fields of POST /api/documents besides `files`. Tags: repeated fields and/or comma-separated. */
 export const uploadFieldsSchema = z.object({
   kb: kbField,
-  title: optionalText(300, "title"),
-  author: optionalText(200, "author"),
+  title: optionalText(MAX_DOCUMENT_TITLE_CHARS, "title"),
+  author: optionalText(MAX_AUTHOR_CHARS, "author"),
   tags: z
     .array(z.string().max(1000))
     .max(MAX_TAGS)
@@ -36,6 +37,3 @@ export const listQuerySchema = z.object({
   /** Case-insensitive substring of title or file name. */
   q: optionalText(200, "q"),
 });
-
-/** Document ids are hex digests; anything else cannot exist. */
-export const documentIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, "invalid document id");

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { faqInputSchema } from "@/lib/faq/types";
 import { kbNameSchema } from "@/lib/kb/names";
+import { MAX_QUERY_CHARS } from "@/lib/limits";
 
 export { faqIdSchema, faqPatchSchema } from "@/lib/faq/types";
 
@@ -10,7 +11,7 @@ export const faqListQuerySchema = z.object({
   q: z
     .string()
     .trim()
-    .max(1000, "q must be at most 1000 characters")
+    .max(MAX_QUERY_CHARS, `q must be at most ${MAX_QUERY_CHARS} characters`)
     .optional()
     .transform((s) => s || undefined),
   status: z.enum(["accepted", "pending"], { error: 'status must be "accepted" or "pending"' }).optional(),

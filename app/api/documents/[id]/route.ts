@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { documentFor } from "@/lib/auth/scope";
+import { documentIdSchema } from "@/lib/limits";
 import { route } from "@/lib/server/route";
 import { AppError } from "@/lib/types";
-import { documentIdSchema } from "../schema";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { documentFor } from "@/lib/auth/scope";
 import { cancelGeneration, generationProgress, startGeneration } from "@/lib/faq/generate";
+import { documentIdSchema } from "@/lib/limits";
 import { route } from "@/lib/server/route";
 import { AppError } from "@/lib/types";
-import { documentIdSchema } from "../../documents/schema";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { documentFor } from "@/lib/auth/scope";
 import { reindexDocument } from "@/lib/ingest/reindex";
+import { documentIdSchema } from "@/lib/limits";
 import { route } from "@/lib/server/route";
-import { documentIdSchema } from "../../schema";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

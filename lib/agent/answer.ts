@@ -136,6 +136,8 @@ export interface Candidate {
   index: number;
   span: SentenceSpan;
   score: number;
+  /** What the score is made of (for tuning and tests). */
+  features?: Record<string, number>;
 }
 
 export interface ChunkReading {
@@ -168,9 +170,9 @@ export const ANSWER_TUNING = {
   /** At most this many sentences in all (a list quoted whole counts its items). */
   maxSentences: 2,
   /** Added to a sentence's score when it holds the kind of answer the question asks for (a year, a number, a name). */
-  typeBonus: 0.15,
+  typeBonus: 0.3,
   /** Added in proportion to the share of the question's adjacent word pairs that a sentence has together. */
-  phraseBonus: 0.1,
+  phraseBonus: 0.18,
   /** Weight of the heading and title when scoring a sentence (the sentence itself weighs 1). */
   contextWeight: 0.5,
   /** Weight of a question word found only in the sentence before (what "it" or "the network" refers to). */
@@ -180,8 +182,13 @@ export const ANSWER_TUNING = {
   maxSentenceChars: 420,
   idfStrength: 1,
   /** Score taken off a sentence per place its chunk is ranked below the first. */
-  rankPenalty: 0.03,
+  rankPenalty: 0.05,
   absentDf: 0,
+  /**
+   * Added in proportion to the share of the question's words (by specificity) that the sentence and its
+   * neighbours hold together: an answer sits among the question's other words, not in a passing mention.
+   */
+  localWeight: 0.17,
 };
 
 /** What the question asks for, when its question word says (answer-type.ts), with the question to tell new from repeated. */
@@ -221,6 +228,23 @@ function bestWindowShare(
   return best;
 }
 
+/** Share of the question's terms (plain weights) in the window of sentences around sentence `i` (its own, one before, one after). */
+function localShare(
+  readings: readonly Matchable[],
+  terms: readonly Term[],
+  inCtx: readonly boolean[],
+  weights: readonly number[],
+  i: number,
+): number {
+  const lo = Math.max(0, i - 1);
+  const hi = Math.min(readings.length - 1, i + 1);
+  return terms.reduce((s, t, k) => {
+    if (inCtx[k]) return s + weights[k];
+    for (let j = lo; j <= hi; j++) if (has(readings[j], t)) return s + weights[k];
+    return s;
+  }, 0);
+}
+
 export function readPassages(terms: readonly Term[], passages: readonly Passage[], t = ANSWER_TUNING, expected?: Expected): Reading {
   const prepared = passages.map((p) => ({ p, ctx: matchable(p.context), body: matchable(p.text) }));
   const n = prepared.length;
@@ -254,9 +278,13 @@ export function readPassages(terms: readonly Term[], passages: readonly Passage[
       const prev = index > 0 ? read[index - 1] : undefined;
       let s = 0;
       let own = 0;
+      let ownIdf = 0;
+      let ownPlain = 0;
       terms.forEach((term, i) => {
         if (has(m, term)) {
           s += idf[i];
+          ownIdf += idf[i];
+          ownPlain += plain[i];
           own++;
         } else if (inCtx[i]) s += t.contextWeight * idf[i];
         else if (prev && has(prev, term)) s += t.neighbourWeight * idf[i];
@@ -265,7 +293,22 @@ export function readPassages(terms: readonly Term[], passages: readonly Passage[
       if (own === 0 || !total || (index === 0 && /^[\p{Ll},;)]/u.test(span.text))) return;
       const typed = expected && hasAnswerOfType(expected.type, span.text, expected.question) ? t.typeBonus : 0;
       const phrase = pairs.length ? (t.phraseBonus * pairs.filter((x) => phrased(m, x)).length) / pairs.length : 0;
-      candidates.push({ n: p.n, rank, index, span, score: s / total - t.rankPenalty * rank + typed + phrase });
+      const local = plainTotal ? localShare(read, terms, inCtx, plain, index) / plainTotal : 0;
+      const features = {
+        share: s / total,
+        own: ownIdf / total,
+        plain: ownPlain / (plainTotal || 1),
+        typed: typed ? 1 : 0,
+        phrase: pairs.length ? pairs.filter((x) => phrased(m, x)).length / pairs.length : 0,
+        local,
+        chunk: chunkScore,
+        rank,
+        index,
+        len: Math.log(1 + width(span.text)),
+        hasType: expected ? 1 : 0,
+      };
+      const score = s / total - t.rankPenalty * rank + typed + phrase + t.localWeight * local;
+      candidates.push({ n: p.n, rank, index, span, score, features });
     });
   });
   candidates.sort((a, b) => b.score - a.score || a.rank - b.rank || a.index - b.index);

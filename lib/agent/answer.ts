@@ -153,12 +153,25 @@ export interface Reading {
   chunks: ChunkReading[];
   /** Sentences, best first. */
   candidates: Candidate[];
+  /** Share of the question's terms (by specificity) found anywhere in the retrieved chunks. */
+  covered: number;
 }
 
 /** Tunables of the answerer; one configuration for every language and document set. */
 export const ANSWER_TUNING = {
-  /** Below this chunk score (over its best SCORE_WINDOW), retrieval found nothing about the question: refuse. */
-  refuseBelow: 0.55,
+  /** Below this evidence (see evidence()), retrieval found nothing about the question: refuse. */
+  refuseBelow: 0.875,
+  /**
+   * What the evidence adds to the best chunk's score: the share of the question's words found anywhere
+   * retrieved, and the best sentence's share of adjacent question-word pairs and of question words around it.
+   */
+  evidenceCovered: 0.25,
+  evidencePhrase: 0.2,
+  evidenceLocal: 0.25,
+  /** What it takes off: for a question of at most fewTerms words (a chance match is likelier), and when the best sentence lacks the kind of answer asked for. */
+  fewTerms: 3,
+  fewTermsPenalty: 0.1,
+  untypedPenalty: 0.1,
   /** A sentence with at least this score answers the question on its own. */
   sentenceAt: 0.6,
   /** Other sentences of the best one's chunk are quoted too (up to maxQuotes) when they reach this share of its score. */
@@ -312,7 +325,31 @@ export function readPassages(terms: readonly Term[], passages: readonly Passage[
     });
   });
   candidates.sort((a, b) => b.score - a.score || a.rank - b.rank || a.index - b.index);
-  return { terms: [...terms], chunks, candidates };
+  const all = { n: 0, context: passages.map((x) => x.context).join("\n"), text: passages.map((x) => x.text).join("\n") };
+  return { terms: [...terms], chunks, candidates, covered: termShare(terms, all) };
+}
+
+/**
+ * How sure the answerer can be that the retrieved chunks answer the question at all: the best chunk's
+ * score (the question's words, by specificity, in its best window), plus how much of the question the
+ * retrieved chunks hold anywhere and how closely the best sentence follows the question (its adjacent word
+ * pairs, its words around it); less for a question of very few words, and for a best sentence without the
+ * kind of answer the question asks for (no year for "when", no number for "how many"). Calibrated on
+ * questions of another set against the same language's documents (which they cannot answer).
+ */
+export function evidence(reading: Reading, t = ANSWER_TUNING, expected?: Expected): number {
+  if (reading.chunks.length === 0) return 0;
+  const bestChunk = Math.max(...reading.chunks.map((c) => c.score));
+  const f = reading.candidates[0]?.features;
+  const untyped = expected !== undefined && !f?.typed;
+  return (
+    bestChunk +
+    t.evidenceCovered * reading.covered +
+    t.evidencePhrase * (f?.phrase ?? 0) +
+    t.evidenceLocal * (f?.local ?? 0) -
+    (reading.terms.length <= t.fewTerms ? t.fewTermsPenalty : 0) -
+    (untyped ? t.untypedPenalty : 0)
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -403,7 +440,7 @@ export function answerPart(terms: readonly Term[], passages: readonly Passage[],
   if (terms.length === 0 || passages.length === 0) return { kind: "none" };
   const reading = readPassages(terms, passages, t, expected);
   const bestChunk = reading.chunks.reduce((a, b) => (b.score > a.score ? b : a));
-  if (bestChunk.score < t.refuseBelow) return { kind: "none" };
+  if (evidence(reading, t, expected) < t.refuseBelow) return { kind: "none" };
   const best = reading.candidates[0];
   // The chunk is about the question but no sentence stands out: quote its best sentences as the closest passage.
   const kind = best && best.score >= t.sentenceAt ? "sentences" : "closest";

@@ -175,7 +175,7 @@ export const ANSWER_TUNING = {
   /** A sentence with at least this score answers the question on its own. */
   sentenceAt: 0.6,
   /** Other sentences of the best one's chunk are quoted too (up to maxQuotes) when they reach this share of its score. */
-  alsoAt: 0.6,
+  alsoAt: 0.65,
   /** Sentences of other chunks only when they match the question about as well as the best: this share of its score. */
   closeAt: 0.85,
   /** At most this many quotes (runs of adjacent sentences of one chunk) per question. */

@@ -6,8 +6,11 @@
  * Chinese: dictionary words without question particles). Each term is weighted by its IDF over the
  * retrieved chunks (a term every chunk has says little about which sentence answers; one no chunk has
  * says the documents may not cover the question). A sentence's score is the weighted share of the terms it
- * contains, with its chunk's title and heading counting a little; a chunk's score is the share its whole
- * text and heading contain, which measures how well retrieval itself went.
+ * contains, with its chunk's title and heading counting a little, plus bonuses for holding the kind of
+ * answer asked for, the question's adjacent word pairs, and the question's words in the sentences around it;
+ * a chunk's score is the share its whole text and heading contain, which measures how well retrieval itself
+ * went. Whether to answer at all is judged on evidence() (the best chunk's score and a few signals of the
+ * best sentence), calibrated on questions of another set against the same language's documents.
  */
 import { STOP_WORDS, stem, tokenize } from "@/lib/tokenize";
 import { segmentWords } from "@/lib/tokenize/segment";

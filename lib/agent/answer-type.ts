@@ -25,6 +25,20 @@ const NUMBER: AnswerType = {
 };
 const NAME: AnswerType = { kind: "name", pattern: /\b\p{Lu}[\p{L}'’-]+(?:\s+\p{Lu}[\p{L}'’-]+)*/gu };
 
+/**
+ * Chinese measure words a "多少/几" question may name ("多少起", "几名", "多少欧元"): a number counts as its
+ * answer only when that unit follows it ("419起", "20亿欧元", "四次"), so a sentence with some other figure
+ * (a date, a percentage) is not taken for the count asked.
+ */
+const ZH_UNITS =
+  "美元|欧元|英镑|日元|港元|人民币|公里|千米|平方米|公顷|吨|元|个|名|位|人|天|年|月|日|次|种|项|条|家|岁|倍|起|件|台|架|艘|辆|座|所|只|头|户|支|场|期|批|款|篇|部|本|张|份|例|股|分钟|小时|周|届|轮|颗|枚|米|亩|斤|度";
+const ZH_UNIT_ASKED = new RegExp(`(?:多少|几)(${ZH_UNITS})`, "u");
+
+/** The unit a Chinese count question names, if any ("多少起" → 起). */
+export function askedUnit(question: string): string | null {
+  return question.match(ZH_UNIT_ASKED)?.[1] ?? null;
+}
+
 export function answerType(question: string): AnswerType | null {
   const q = question.trim();
   if (
@@ -44,6 +58,11 @@ export function answerType(question: string): AnswerType | null {
 /** Whether `sentence` holds an answer of the type that the question does not already contain. */
 export function hasAnswerOfType(type: AnswerType, sentence: string, question: string): boolean {
   const q = question.normalize("NFKC").toLowerCase();
+  const unit = type.kind === "number" ? askedUnit(question) : null;
+  if (unit) {
+    const counted = new RegExp(`(?:\\d+(?:[.,]\\d+)*|[一二两三四五六七八九十百千万亿半几数]+)\\s*[多余]?[十百千万亿]*\\s*${unit}`, "gu");
+    return [...sentence.normalize("NFKC").matchAll(counted)].some((m) => !q.includes(m[0].toLowerCase()));
+  }
   for (const m of sentence.matchAll(type.pattern)) {
     const found = m[0].normalize("NFKC").toLowerCase();
     if (type.kind === "name" ? !found.split(/\s+/).every((w) => q.includes(w)) : !q.includes(found)) return true;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ANSWER_TUNING, answerPart, questionTerms } from "./answer";
+import { ANSWER_TUNING, answerPart, evidence, questionTerms, readPassages } from "./answer";
+import { answerType } from "./answer-type";
 import { splitSentences } from "./extractive";
 
 const p = (n: number, context: string, text: string) => ({ n, context, text });
@@ -97,5 +98,52 @@ describe("answerPart", () => {
     const a = answerPart(questionTerms("annual leave rule for employees"), [p(1, "Rules", long)]);
     if (a.kind === "none") throw new Error("refused");
     expect(a.quotes.map((q) => q.text).join(" ").length).toBeLessThanOrEqual(ANSWER_TUNING.maxChars + 50);
+  });
+});
+
+describe("sentence ranking", () => {
+  const q = "When did the Porto warehouse start shipping orders?";
+  const passages = [
+    p(
+      1,
+      "Logistics",
+      "The Porto warehouse is our newest site. It started shipping orders in 2019 after a long review. Staff were hired locally.",
+    ),
+    p(2, "Logistics", "The Lyon warehouse started shipping orders in 2015."),
+  ];
+  const expected = { type: answerType(q)!, question: q };
+
+  it("prefers the sentence that sits among the question's other words over a passing match elsewhere", () => {
+    const best = readPassages(questionTerms(q), passages, ANSWER_TUNING, expected).candidates[0];
+    expect(best.span.text).toBe("It started shipping orders in 2019 after a long review.");
+    // Without the weight of the words around it, the other warehouse's sentence wins.
+    const plain = readPassages(questionTerms(q), passages, { ...ANSWER_TUNING, localWeight: 0 }, expected).candidates[0];
+    expect(plain.span.text).toBe("The Lyon warehouse started shipping orders in 2015.");
+  });
+});
+
+describe("refusal evidence", () => {
+  const q = "When did the Oslo team move to the new harbour office?";
+  const expected = { type: answerType(q)!, question: q };
+  const about = (text: string) => [p(1, "Company › Teams", text)];
+
+  it("asks more of a passage that lacks the kind of answer the question asks for", () => {
+    // The same words of the question; only the year differs.
+    expect(answerPart(questionTerms(q), about("The Oslo team works by the harbour."), ANSWER_TUNING, expected).kind).toBe("none");
+    expect(answerPart(questionTerms(q), about("The Oslo team works by the harbour since 2019."), ANSWER_TUNING, expected).kind).not.toBe(
+      "none",
+    );
+    const without = readPassages(questionTerms(q), about("The Oslo team works by the harbour."), ANSWER_TUNING, expected);
+    const withYear = readPassages(questionTerms(q), about("The Oslo team works by the harbour since 2019."), ANSWER_TUNING, expected);
+    expect(evidence(withYear, ANSWER_TUNING, expected) - evidence(without, ANSWER_TUNING, expected)).toBeCloseTo(
+      ANSWER_TUNING.untypedPenalty,
+    );
+  });
+
+  it("asks more of a question of very few words", () => {
+    const passages = [p(1, "Lab › Notes", "Samples are stored in the cold room. The freezer log is checked daily.")];
+    const few = readPassages(questionTerms("Where are samples stored?"), passages);
+    const withoutPenalty = evidence(few, { ...ANSWER_TUNING, fewTermsPenalty: 0 });
+    expect(evidence(few)).toBeCloseTo(withoutPenalty - ANSWER_TUNING.fewTermsPenalty);
   });
 });

@@ -6,8 +6,11 @@
  * Chinese: dictionary words without question particles). Each term is weighted by its IDF over the
  * retrieved chunks (a term every chunk has says little about which sentence answers; one no chunk has
  * says the documents may not cover the question). A sentence's score is the weighted share of the terms it
- * contains, with its chunk's title and heading counting a little; a chunk's score is the share its whole
- * text and heading contain, which measures how well retrieval itself went.
+ * contains, with its chunk's title and heading counting a little, plus bonuses for holding the kind of
+ * answer asked for, the question's adjacent word pairs, and the question's words in the sentences around it;
+ * a chunk's score is the share its whole text and heading contain, which measures how well retrieval itself
+ * went. Whether to answer at all is judged on evidence() (the best chunk's score and a few signals of the
+ * best sentence), calibrated on questions of another set against the same language's documents.
  */
 
 import { CJK_RUN_RE as CJK_RUN, hasCjk } from "@/lib/text/cjk";
@@ -139,6 +142,8 @@ export interface Candidate {
   index: number;
   span: SentenceSpan;
   score: number;
+  /** What the score is made of (for tuning and tests). */
+  features?: Record<string, number>;
 }
 
 export interface ChunkReading {
@@ -154,16 +159,29 @@ export interface Reading {
   chunks: ChunkReading[];
   /** Sentences, best first. */
   candidates: Candidate[];
+  /** Share of the question's terms (by specificity) found anywhere in the retrieved chunks. */
+  covered: number;
 }
 
 /** Tunables of the answerer; one configuration for every language and document set. */
 export const ANSWER_TUNING = {
-  /** Below this chunk score (over its best SCORE_WINDOW), retrieval found nothing about the question: refuse. */
-  refuseBelow: 0.55,
+  /** Below this evidence (see evidence()), retrieval found nothing about the question: refuse. */
+  refuseBelow: 0.875,
+  /**
+   * What the evidence adds to the best chunk's score: the share of the question's words found anywhere
+   * retrieved, and the best sentence's share of adjacent question-word pairs and of question words around it.
+   */
+  evidenceCovered: 0.25,
+  evidencePhrase: 0.2,
+  evidenceLocal: 0.25,
+  /** What it takes off: for a question of at most fewTerms words (a chance match is likelier), and when the best sentence lacks the kind of answer asked for. */
+  fewTerms: 3,
+  fewTermsPenalty: 0.1,
+  untypedPenalty: 0.1,
   /** A sentence with at least this score answers the question on its own. */
   sentenceAt: 0.6,
   /** Other sentences of the best one's chunk are quoted too (up to maxQuotes) when they reach this share of its score. */
-  alsoAt: 0.6,
+  alsoAt: 0.65,
   /** Sentences of other chunks only when they match the question about as well as the best: this share of its score. */
   closeAt: 0.85,
   /** At most this many quotes (runs of adjacent sentences of one chunk) per question. */
@@ -171,9 +189,9 @@ export const ANSWER_TUNING = {
   /** At most this many sentences in all (a list quoted whole counts its items). */
   maxSentences: 2,
   /** Added to a sentence's score when it holds the kind of answer the question asks for (a year, a number, a name). */
-  typeBonus: 0.15,
+  typeBonus: 0.3,
   /** Added in proportion to the share of the question's adjacent word pairs that a sentence has together. */
-  phraseBonus: 0.1,
+  phraseBonus: 0.18,
   /** Weight of the heading and title when scoring a sentence (the sentence itself weighs 1). */
   contextWeight: 0.5,
   /** Weight of a question word found only in the sentence before (what "it" or "the network" refers to). */
@@ -183,8 +201,13 @@ export const ANSWER_TUNING = {
   maxSentenceChars: 420,
   idfStrength: 1,
   /** Score taken off a sentence per place its chunk is ranked below the first. */
-  rankPenalty: 0.03,
+  rankPenalty: 0.05,
   absentDf: 0,
+  /**
+   * Added in proportion to the share of the question's words (by specificity) that the sentence and its
+   * neighbours hold together: an answer sits among the question's other words, not in a passing mention.
+   */
+  localWeight: 0.17,
 };
 
 /** What the question asks for, when its question word says (answer-type.ts), with the question to tell new from repeated. */
@@ -224,6 +247,23 @@ function bestWindowShare(
   return best;
 }
 
+/** Share of the question's terms (plain weights) in the window of sentences around sentence `i` (its own, one before, one after). */
+function localShare(
+  readings: readonly Matchable[],
+  terms: readonly Term[],
+  inCtx: readonly boolean[],
+  weights: readonly number[],
+  i: number,
+): number {
+  const lo = Math.max(0, i - 1);
+  const hi = Math.min(readings.length - 1, i + 1);
+  return terms.reduce((s, t, k) => {
+    if (inCtx[k]) return s + weights[k];
+    for (let j = lo; j <= hi; j++) if (has(readings[j], t)) return s + weights[k];
+    return s;
+  }, 0);
+}
+
 export function readPassages(terms: readonly Term[], passages: readonly Passage[], t = ANSWER_TUNING, expected?: Expected): Reading {
   const prepared = passages.map((p) => ({ p, ctx: matchable(p.context), body: matchable(p.text) }));
   const n = prepared.length;
@@ -257,9 +297,13 @@ export function readPassages(terms: readonly Term[], passages: readonly Passage[
       const prev = index > 0 ? read[index - 1] : undefined;
       let s = 0;
       let own = 0;
+      let ownIdf = 0;
+      let ownPlain = 0;
       terms.forEach((term, i) => {
         if (has(m, term)) {
           s += idf[i];
+          ownIdf += idf[i];
+          ownPlain += plain[i];
           own++;
         } else if (inCtx[i]) s += t.contextWeight * idf[i];
         else if (prev && has(prev, term)) s += t.neighbourWeight * idf[i];
@@ -268,11 +312,50 @@ export function readPassages(terms: readonly Term[], passages: readonly Passage[
       if (own === 0 || !total || (index === 0 && /^[\p{Ll},;)]/u.test(span.text))) return;
       const typed = expected && hasAnswerOfType(expected.type, span.text, expected.question) ? t.typeBonus : 0;
       const phrase = pairs.length ? (t.phraseBonus * pairs.filter((x) => phrased(m, x)).length) / pairs.length : 0;
-      candidates.push({ n: p.n, rank, index, span, score: s / total - t.rankPenalty * rank + typed + phrase });
+      const local = plainTotal ? localShare(read, terms, inCtx, plain, index) / plainTotal : 0;
+      const features = {
+        share: s / total,
+        own: ownIdf / total,
+        plain: ownPlain / (plainTotal || 1),
+        typed: typed ? 1 : 0,
+        phrase: pairs.length ? pairs.filter((x) => phrased(m, x)).length / pairs.length : 0,
+        local,
+        chunk: chunkScore,
+        rank,
+        index,
+        len: Math.log(1 + width(span.text)),
+        hasType: expected ? 1 : 0,
+      };
+      const score = s / total - t.rankPenalty * rank + typed + phrase + t.localWeight * local;
+      candidates.push({ n: p.n, rank, index, span, score, features });
     });
   });
   candidates.sort((a, b) => b.score - a.score || a.rank - b.rank || a.index - b.index);
-  return { terms: [...terms], chunks, candidates };
+  const all = { n: 0, context: passages.map((x) => x.context).join("\n"), text: passages.map((x) => x.text).join("\n") };
+  return { terms: [...terms], chunks, candidates, covered: termShare(terms, all) };
+}
+
+/**
+ * How sure the answerer can be that the retrieved chunks answer the question at all: the best chunk's
+ * score (the question's words, by specificity, in its best window), plus how much of the question the
+ * retrieved chunks hold anywhere and how closely the best sentence follows the question (its adjacent word
+ * pairs, its words around it); less for a question of very few words, and for a best sentence without the
+ * kind of answer the question asks for (no year for "when", no number for "how many"). Calibrated on
+ * questions of another set against the same language's documents (which they cannot answer).
+ */
+export function evidence(reading: Reading, t = ANSWER_TUNING, expected?: Expected): number {
+  if (reading.chunks.length === 0) return 0;
+  const bestChunk = Math.max(...reading.chunks.map((c) => c.score));
+  const f = reading.candidates[0]?.features;
+  const untyped = expected !== undefined && !f?.typed;
+  return (
+    bestChunk +
+    t.evidenceCovered * reading.covered +
+    t.evidencePhrase * (f?.phrase ?? 0) +
+    t.evidenceLocal * (f?.local ?? 0) -
+    (reading.terms.length <= t.fewTerms ? t.fewTermsPenalty : 0) -
+    (untyped ? t.untypedPenalty : 0)
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -363,7 +446,7 @@ export function answerPart(terms: readonly Term[], passages: readonly Passage[],
   if (terms.length === 0 || passages.length === 0) return { kind: "none" };
   const reading = readPassages(terms, passages, t, expected);
   const bestChunk = reading.chunks.reduce((a, b) => (b.score > a.score ? b : a));
-  if (bestChunk.score < t.refuseBelow) return { kind: "none" };
+  if (evidence(reading, t, expected) < t.refuseBelow) return { kind: "none" };
   const best = reading.candidates[0];
   // The chunk is about the question but no sentence stands out: quote its best sentences as the closest passage.
   const kind = best && best.score >= t.sentenceAt ? "sentences" : "closest";

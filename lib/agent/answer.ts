@@ -134,7 +134,7 @@ export function termShare(terms: readonly Term[], p: Passage): number {
   return terms.reduce((s, t) => s + (has(body, t) || has(ctx, t) ? t.weight : 0), 0) / total;
 }
 
-export interface Candidate {
+interface Candidate {
   n: number;
   /** Rank of the chunk among the retrieved ones (0 = first). */
   rank: number;
@@ -146,7 +146,7 @@ export interface Candidate {
   features?: Record<string, number>;
 }
 
-export interface ChunkReading {
+interface ChunkReading {
   passage: Passage;
   rank: number;
   sentences: SentenceSpan[];

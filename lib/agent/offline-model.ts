@@ -107,7 +107,7 @@ function safeJson(s: string): unknown {
   }
 }
 
-export function planOfflineStep(
+function planOfflineStep(
   options: Pick<LanguageModelV4CallOptions, "prompt" | "tools" | "toolChoice">,
   avoid: readonly string[] = [],
 ): Plan {
@@ -149,7 +149,7 @@ export function planOfflineStep(
  * ellipsis, and nothing found for it (searched with the previous question) is about its own words together
  * with the previous question's.
  */
-export function topicShift(question: string, previous: string, passages: readonly Passage[]): boolean {
+function topicShift(question: string, previous: string, passages: readonly Passage[]): boolean {
   if (isEllipsis(question)) return false;
   const own = questionTerms(question);
   if (own.length === 0) return false;
@@ -158,7 +158,7 @@ export function topicShift(question: string, previous: string, passages: readonl
 }
 
 /** The quoted sentences of earlier offline answers (their "- sentence [n]" bullets). */
-export function quotedSentences(answers: readonly string[]): string[] {
+function quotedSentences(answers: readonly string[]): string[] {
   return answers.flatMap((a) =>
     a
       .split("\n")
@@ -182,7 +182,7 @@ function without(p: Passage, said: readonly string[]): Passage {
 }
 
 /** A search result as a passage to quote: its citation number, where it is, and its text. */
-export function toPassage(r: SearchResult): Passage {
+function toPassage(r: SearchResult): Passage {
   return { n: r.ref, context: passagePlace(r), text: wholeSentences(r.text, r.context_before, r.context_after) };
 }
 
@@ -200,7 +200,7 @@ function bullets(quotes: readonly Quote[]): string {
  * also weighs the previous question's words, at half weight). Several searches (a multi-part question):
  * one section per part, each answered from its own search.
  */
-export function writeAnswer(question: string, list: readonly TurnSearch[], previous?: string): string {
+function writeAnswer(question: string, list: readonly TurnSearch[], previous?: string): string {
   const t = hasCjk(question) ? OFFLINE_TEXT.zh : OFFLINE_TEXT.en;
   if (list.length > 1 && new Set(list.map((s) => s.query)).size > 1) {
     const sections = list.map((s) => ({

@@ -7,9 +7,9 @@
 import { z } from "zod";
 import { AppError } from "@/lib/types";
 
-export const MAX_FILE_NAME_CHARS = 200;
+const MAX_FILE_NAME_CHARS = 200;
 export const MAX_TAGS = 32;
-export const MAX_TAG_CHARS = 64;
+const MAX_TAG_CHARS = 64;
 
 // Control characters, C1 controls and bidi overrides: invisible, and able to disguise a name ("txt.exe").
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point

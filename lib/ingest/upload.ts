@@ -4,6 +4,7 @@
  */
 import busboy from "busboy";
 import { getConfig } from "@/lib/config";
+import { errorBody } from "@/lib/server/errors";
 import type { Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
 import { sanitizeFileName } from "./fields";
@@ -159,10 +160,8 @@ export interface UploadMeta {
 }
 
 export function toErrorBody(err: unknown): { code: string; message: string } {
-  if (err instanceof AppError) return { code: err.code, message: err.message };
   if (err instanceof Error && err.name === "AbortError") return { code: "cancelled", message: "The upload was cancelled." };
-  console.error("[documents] unexpected error", err);
-  return { code: "internal", message: "Something went wrong while processing this file." };
+  return errorBody(err).body;
 }
 
 /**

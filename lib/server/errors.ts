@@ -13,15 +13,17 @@ function zodMessage(err: z.ZodError): string {
  * (AppError), 400 (zod) or 500 (anything else, logged; the client never sees internals).
  */
 export function errorResponse(err: unknown): Response {
-  if (err instanceof z.ZodError) {
-    return Response.json({ error: { code: "bad_request", message: zodMessage(err) } }, { status: 400, headers: NO_STORE });
-  }
-  if (err instanceof AppError) {
-    const headers: Record<string, string> = { ...NO_STORE };
-    if (err.status === 401) headers["WWW-Authenticate"] = 'Bearer realm="admin"';
-    if (err.status === 429) headers["Retry-After"] = "60";
-    return Response.json({ error: { code: err.code, message: err.message } }, { status: err.status, headers });
-  }
+  const { status, body } = errorBody(err);
+  const headers: Record<string, string> = { ...NO_STORE };
+  if (status === 401) headers["WWW-Authenticate"] = 'Bearer realm="admin"';
+  if (status === 429) headers["Retry-After"] = "60";
+  return Response.json({ error: body }, { status, headers });
+}
+
+/** The `{ code, message }` of an error and its status; also what a multi-file upload reports per file. */
+export function errorBody(err: unknown): { status: number; body: { code: string; message: string } } {
+  if (err instanceof z.ZodError) return { status: 400, body: { code: "bad_request", message: zodMessage(err) } };
+  if (err instanceof AppError) return { status: err.status, body: { code: err.code, message: err.message } };
   console.error("[api] request failed:", err);
-  return Response.json({ error: { code: "internal", message: "Something went wrong on the server." } }, { status: 500, headers: NO_STORE });
+  return { status: 500, body: { code: "internal", message: "Something went wrong on the server." } };
 }

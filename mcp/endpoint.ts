@@ -4,7 +4,7 @@
  * MCP_ENDPOINT_KEY), so both paths run the same checks.
  */
 import { checkKbName } from "@/lib/kb/names";
-import { processGlobal } from "@/lib/server/process-global";
+import { processGlobal } from "@/lib/process-global";
 import { getReadyStore } from "@/lib/server/startup";
 import { handleMcpRequest, jsonRpcError } from "./http";
 

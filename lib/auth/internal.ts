@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { processGlobal } from "@/lib/server/process-global";
+import { processGlobal } from "@/lib/process-global";
 
 /**
  * The bearer secret the app's own chat uses on its MCP endpoint when tokens are required: INTERNAL_MCP_TOKEN

@@ -1,4 +1,4 @@
-import { processGlobal } from "@/lib/server/process-global";
+import { processGlobal } from "@/lib/process-global";
 import type { AuthSettings } from "./config";
 import type { Caller } from "./peer";
 import { createRateLimiter, type RateLimiter } from "./rate-limit";

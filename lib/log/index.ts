@@ -6,7 +6,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import pino, { type DestinationStream, type Logger } from "pino";
-import { processGlobal } from "@/lib/server/process-global";
+import { processGlobal } from "@/lib/process-global";
 
 export type { Logger } from "pino";
 

@@ -4,7 +4,7 @@
  * below; it never touches prom-client itself.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import { processGlobal } from "@/lib/server/process-global";
+import { processGlobal } from "@/lib/process-global";
 
 /** Seconds; from 1 ms (a cached tools/list) to 30 s (a chat turn, a large upload). */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];

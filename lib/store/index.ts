@@ -10,7 +10,7 @@ import * as lancedb from "@lancedb/lancedb";
 import { getConfig } from "@/lib/config";
 import { createOfflineEmbedder, type Embedder, getEmbedder, isOfflineEmbedder } from "@/lib/embed";
 import { type StoreStatsSnapshot, setStoreStats } from "@/lib/metrics";
-import { processGlobal } from "@/lib/server/process-global";
+import { processGlobal } from "@/lib/process-global";
 import { openOnce } from "./async";
 import { builtEmbedder, checkEmbedder, type EmbedderCheck } from "./compat";
 import { openIndexes } from "./indexes";

@@ -1,4 +1,4 @@
-import { processGlobal } from "@/lib/server/process-global";
+import { processGlobal } from "@/lib/process-global";
 import { openOnce } from "./async";
 import type { Store } from "./types";
 

@@ -23,7 +23,7 @@ import { authFailures } from "@/lib/auth/request";
 import { limitOf, mayRead } from "@/lib/auth/roles";
 import { getRegistry, kbCatalog } from "@/lib/kb";
 import { knownKbs } from "@/lib/kb/known";
-import { processGlobal } from "@/lib/server/process-global";
+import { processGlobal } from "@/lib/process-global";
 import type { Store } from "@/lib/store";
 import { resolveClient } from "./clients";
 import { readForm } from "./form";

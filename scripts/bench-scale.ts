@@ -78,9 +78,13 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
     console.log(`  ${row("bm25  ", seqBm25)}`);
 
     // ---- through /api/mcp ----
+    const started = performance.now();
     server = await startServer(dir, o.port);
+    const readyS = (performance.now() - started) / 1000;
     const url = `http://127.0.0.1:${o.port}/api/mcp`;
-    console.log(`\nthrough /api/mcp (server.mjs on port ${o.port}, search_knowledge top_k 5, from a client process of its own)`);
+    console.log(
+      `\nthrough /api/mcp (server.mjs on port ${o.port}, ready in ${f1(readyS)} s [target ≤ 30 s]; search_knowledge top_k 5, from a client process of its own)`,
+    );
     const seqMcp = await measureMcp({ url, queries, sequential: true });
     console.log(`  sequential ${row("", seqMcp)}   [target p50 ≤ 20 ms, p95 ≤ 50 ms]   bm25 in process p50 ${f1(seqBm25.p50)} ms`);
     let rps8 = 0;

@@ -4,9 +4,6 @@
  * registration, the consent form posted as the page would, PKCE, the resource binding, refresh rotation,
  * revocation, and a negative test for each check.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import {
   discoverAuthorizationServerMetadata,
   discoverOAuthProtectedResourceMetadata,
@@ -25,12 +22,11 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { serveWeb } from "@/e2e/helpers/web-server";
 import type { AuthSettings } from "@/lib/auth/config";
-import { createOfflineEmbedder } from "@/lib/embed";
-import { ingestDocument } from "@/lib/ingest";
 import { createKnowledgeBase, deleteKnowledgeBase, updateKnowledgeBase } from "@/lib/kb";
-import { openRegistry, type Registry } from "@/lib/kb/registry";
-import { openStore, type Store } from "@/lib/store";
+import type { Registry } from "@/lib/kb/registry";
+import type { Store } from "@/lib/store";
 import { testAuthSettings } from "@/lib/test-helpers/auth";
+import { HR_KB, openTestKbs } from "@/lib/test-helpers/kb-store";
 import { handleMcpRequest } from "@/mcp/http";
 import { authenticateOAuthToken } from "./access";
 import { beginAuthorization, decideConsent } from "./authorize";
@@ -41,8 +37,7 @@ import { handleRegister, handleRevoke, handleToken } from "./token";
 
 const ADMIN = "s3cret-admin";
 const REMOTE = "10.213.9.2";
-const enc = new TextEncoder();
-let dir: string;
+let kbs: Awaited<ReturnType<typeof openTestKbs>>;
 let store: Store;
 let registry: Registry;
 let server: Awaited<ReturnType<typeof serveWeb>>;
@@ -72,23 +67,22 @@ const exchange = (
   });
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "oauth-"));
-  store = await openStore({ uri: dir, embedder: createOfflineEmbedder(256) });
-  registry = await openRegistry(store, { defaultKb: "default" });
-  await createKnowledgeBase(store, registry, { name: "hr", title: "Human Resources", description: "Leave, travel and pay policies" });
-  await createKnowledgeBase(store, registry, { name: "finance", title: "Finance", description: "Budgets and invoices" });
-  await ingestDocument(store, {
-    filename: "travel.md",
-    kb: "hr",
-    title: "Travel policy",
-    data: enc.encode("# Travel policy\n\n## Per diem\n\nThe per diem for overnight travel is 80 euros per day.\n"),
-  });
-  await ingestDocument(store, {
-    filename: "budget.md",
-    kb: "finance",
-    title: "Budget rules",
-    data: enc.encode("# Budget rules\n\nInvoices above 5000 euros need the treasurer's approval.\n"),
-  });
+  kbs = await openTestKbs("oauth-", [
+    HR_KB,
+    {
+      name: "finance",
+      title: "Finance",
+      description: "Budgets and invoices",
+      documents: [
+        {
+          filename: "budget.md",
+          title: "Budget rules",
+          text: "# Budget rules\n\nInvoices above 5000 euros need the treasurer's approval.\n",
+        },
+      ],
+    },
+  ]);
+  ({ store, registry } = kbs);
 
   const deps = { getStore: async () => store, auth };
   server = await serveWeb(async (request, url) => {
@@ -128,8 +122,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  store?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await kbs?.close();
   for (const [k, v] of [
     ["PUBLIC_URL", saved.PUBLIC_URL],
     ["OAUTH_ALLOW_PRIVATE_CLIENT_URLS", saved.FLAG],

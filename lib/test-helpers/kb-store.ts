@@ -1,0 +1,53 @@
+/** Test-only: a real store and registry in a temp dir, with knowledge bases and their documents. */
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { createOfflineEmbedder } from "@/lib/embed";
+import { ingestDocument } from "@/lib/ingest";
+import { createKnowledgeBase } from "@/lib/kb";
+import { openRegistry } from "@/lib/kb/registry";
+import { openStore } from "@/lib/store";
+
+interface TestKb {
+  name: string;
+  title: string;
+  description: string;
+  /** Markdown documents ingested into it. */
+  documents: { filename: string; title: string; text: string }[];
+}
+
+/** The "hr" knowledge base with its travel policy (a per diem of 80 euros). */
+export const HR_KB: TestKb = {
+  name: "hr",
+  title: "Human Resources",
+  description: "Leave, travel and pay policies",
+  documents: [
+    {
+      filename: "travel.md",
+      title: "Travel policy",
+      text: "# Travel policy\n\n## Per diem\n\nThe per diem for overnight travel is 80 euros per day.\n",
+    },
+  ],
+};
+
+/** Opens a store and registry on a fresh temp dir named after `prefix`, creates `kbs` and ingests their documents. */
+export async function openTestKbs(prefix: string, kbs: TestKb[]) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  const store = await openStore({ uri: dir, embedder: createOfflineEmbedder(256) });
+  const registry = await openRegistry(store, { defaultKb: "default" });
+  const enc = new TextEncoder();
+  for (const { documents, ...kb } of kbs) await createKnowledgeBase(store, registry, kb);
+  for (const kb of kbs) {
+    for (const d of kb.documents)
+      await ingestDocument(store, { filename: d.filename, kb: kb.name, title: d.title, data: enc.encode(d.text) });
+  }
+  return {
+    store,
+    registry,
+    /** Closes the store and removes its dir. */
+    async close() {
+      store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

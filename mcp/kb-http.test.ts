@@ -30,22 +30,16 @@ const OPEN: AuthSettings = testAuthSettings();
 let auth: AuthSettings = OPEN;
 const secrets: Record<string, string> = {};
 
+const DEPLOY = "# Deployment guide\n\n## Rollback\n\nRoll back a failed deploy with the quasar rollback command within 10 minutes.\n";
+const ENG_KB = {
+  name: "eng-docs",
+  title: "Engineering",
+  description: "How the platform is built and run",
+  documents: { "deploy.md": DEPLOY },
+};
+
 beforeAll(async () => {
-  kbs = await openTestKbs("mcp-kb-http-", [
-    HR_KB,
-    {
-      name: "eng-docs",
-      title: "Engineering",
-      description: "How the platform is built and run",
-      documents: [
-        {
-          filename: "deploy.md",
-          title: "Deployment guide",
-          text: "# Deployment guide\n\n## Rollback\n\nRoll back a failed deploy with the quasar rollback command within 10 minutes.\n",
-        },
-      ],
-    },
-  ]);
+  kbs = await openTestKbs("mcp-kb-http-", [HR_KB, ENG_KB]);
   ({ store, registry } = kbs);
   secrets.rw = (await createAccessToken(store, registry, { name: "rw", scope: "read-write" })).secret;
   secrets.read = (await createAccessToken(store, registry, { name: "read", scope: "read" })).secret;

@@ -12,22 +12,18 @@ interface TestKb {
   name: string;
   title: string;
   description: string;
-  /** Markdown documents ingested into it. */
-  documents: { filename: string; title: string; text: string }[];
+  /** Markdown documents ingested into it, by file name; each is titled by its first heading. */
+  documents: Record<string, string>;
 }
+
+const TRAVEL = "# Travel policy\n\n## Per diem\n\nThe per diem for overnight travel is 80 euros per day.\n";
 
 /** The "hr" knowledge base with its travel policy (a per diem of 80 euros). */
 export const HR_KB: TestKb = {
   name: "hr",
   title: "Human Resources",
   description: "Leave, travel and pay policies",
-  documents: [
-    {
-      filename: "travel.md",
-      title: "Travel policy",
-      text: "# Travel policy\n\n## Per diem\n\nThe per diem for overnight travel is 80 euros per day.\n",
-    },
-  ],
+  documents: { "travel.md": TRAVEL },
 };
 
 /** Opens a store and registry on a fresh temp dir named after `prefix`, creates `kbs` and ingests their documents. */
@@ -38,8 +34,8 @@ export async function openTestKbs(prefix: string, kbs: TestKb[]) {
   const enc = new TextEncoder();
   for (const { documents, ...kb } of kbs) await createKnowledgeBase(store, registry, kb);
   for (const kb of kbs) {
-    for (const d of kb.documents)
-      await ingestDocument(store, { filename: d.filename, kb: kb.name, title: d.title, data: enc.encode(d.text) });
+    for (const [filename, text] of Object.entries(kb.documents))
+      await ingestDocument(store, { filename, kb: kb.name, data: enc.encode(text) });
   }
   return {
     store,

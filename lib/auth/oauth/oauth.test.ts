@@ -66,22 +66,11 @@ const exchange = (
     resource: flow.resource,
   });
 
+const BUDGET = "# Budget rules\n\nInvoices above 5000 euros need the treasurer's approval.\n";
+const FINANCE_KB = { name: "finance", title: "Finance", description: "Budgets and invoices", documents: { "budget.md": BUDGET } };
+
 beforeAll(async () => {
-  kbs = await openTestKbs("oauth-", [
-    HR_KB,
-    {
-      name: "finance",
-      title: "Finance",
-      description: "Budgets and invoices",
-      documents: [
-        {
-          filename: "budget.md",
-          title: "Budget rules",
-          text: "# Budget rules\n\nInvoices above 5000 euros need the treasurer's approval.\n",
-        },
-      ],
-    },
-  ]);
+  kbs = await openTestKbs("oauth-", [HR_KB, FINANCE_KB]);
   ({ store, registry } = kbs);
 
   const deps = { getStore: async () => store, auth };

@@ -1,11 +1,12 @@
 "use client";
 
 import Link from "next/link";
-import { useCallback, useEffect, useState } from "react";
+import { type ComponentProps, useCallback, useEffect, useState } from "react";
 import { useAccess } from "@/components/account/viewer";
 import { useMessages } from "@/components/i18n";
 import { kbApi, kbLabel } from "@/components/kbs/api";
 import { Preferences } from "@/components/Preferences";
+import { TextBox } from "@/components/ui";
 import type { FaqStatus } from "@/lib/faq/types";
 import type { KnowledgeBase } from "@/lib/kb/types";
 import { type FaqRecord, faqApi, splitLines } from "./api";
@@ -18,6 +19,11 @@ function sourceLabel(t: (typeof T)["en"], label: string): string {
 }
 
 const input = "w-full rounded-lg border border-zinc-300 bg-white px-3 py-2 text-sm dark:border-zinc-700 dark:bg-zinc-900";
+
+/** A FAQ form's text box: its label is also its placeholder. */
+function FaqBox(props: Omit<ComponentProps<typeof TextBox>, "className" | "placeholder">) {
+  return <TextBox {...props} placeholder={props.label} className={input} />;
+}
 const button = "rounded-lg px-3 py-1.5 text-sm font-medium";
 
 function FaqForm({
@@ -55,34 +61,9 @@ function FaqForm({
         }
       }}
     >
-      <input
-        aria-label={t.question}
-        placeholder={t.question}
-        data-testid="faq-question"
-        className={input}
-        value={question}
-        onChange={(e) => setQuestion(e.target.value)}
-        required
-      />
-      <textarea
-        aria-label={t.answer}
-        placeholder={t.answer}
-        data-testid="faq-answer"
-        className={input}
-        rows={3}
-        value={answer}
-        onChange={(e) => setAnswer(e.target.value)}
-        required
-      />
-      <textarea
-        aria-label={t.phrasings}
-        placeholder={t.phrasings}
-        data-testid="faq-phrasings"
-        className={input}
-        rows={2}
-        value={phrasings}
-        onChange={(e) => setPhrasings(e.target.value)}
-      />
+      <FaqBox label={t.question} testid="faq-question" value={question} onChange={setQuestion} required />
+      <FaqBox label={t.answer} testid="faq-answer" rows={3} value={answer} onChange={setAnswer} required />
+      <FaqBox label={t.phrasings} testid="faq-phrasings" rows={2} value={phrasings} onChange={setPhrasings} />
       <div className="flex gap-2">
         <button
           type="submit"

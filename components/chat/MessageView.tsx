@@ -1,7 +1,7 @@
 "use client";
 
 import type { DynamicToolUIPart } from "ai";
-import { useId, useMemo, useState } from "react";
+import { useMemo, useState } from "react";
 import { copyText } from "@/components/api";
 import { FaqAnswerCard, PromoteToFaq } from "@/components/faq/ChatFaq";
 import { withCheckNotes } from "@/lib/agent/answer-links";
@@ -52,7 +52,6 @@ function UserMessage({
   const text = messageAnswerText(m);
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(text);
-  const id = useId();
   if (editing) {
     return (
       <form
@@ -65,11 +64,8 @@ function UserMessage({
           onEdit(m.id, draft.trim());
         }}
       >
-        <label htmlFor={id} className="sr-only">
-          {t.editQuestion}
-        </label>
         <textarea
-          id={id}
+          aria-label={t.editQuestion}
           data-testid="edit-input"
           // biome-ignore lint/a11y/noAutofocus: the user just asked to edit this question
           autoFocus
@@ -139,7 +135,6 @@ function FeedbackButtons({
 }) {
   const [draft, setDraft] = useState<{ rating: "up" | "down"; note: string } | null>(null);
   const [saved, setSaved] = useState(false);
-  const noteId = useId();
   const rate = async (rating: "up" | "down") => {
     const next = feedback?.rating === rating ? null : rating;
     setSaved(false);
@@ -161,11 +156,8 @@ function FeedbackButtons({
             setSaved(true);
           }}
         >
-          <label htmlFor={noteId} className="sr-only">
-            {t.feedbackNote}
-          </label>
           <input
-            id={noteId}
+            aria-label={t.feedbackNote}
             data-testid="feedback-note"
             value={draft.note}
             maxLength={MAX_NOTE_CHARS}

@@ -227,18 +227,7 @@ function Thumb({ down }: { down?: boolean }) {
 
 type FeedbackFn = (messageId: string, rating: "up" | "down" | null, note?: string) => Promise<void>;
 
-function AssistantMessage({
-  m,
-  t,
-  streaming,
-  busy,
-  feedback,
-  onRegenerate,
-  onFeedback,
-  question,
-  versions,
-  stopped,
-}: {
+interface AssistantProps {
   m: ChatUIMessage;
   t: ChatText;
   streaming: boolean;
@@ -246,10 +235,15 @@ function AssistantMessage({
   feedback?: Feedback;
   onRegenerate: (id: string) => void;
   onFeedback?: FeedbackFn;
+  /** The question this answer replies to (for "promote to FAQ"). */
   question?: string;
+  /** The versions of this message (regenerated answers, edited questions). */
   versions?: Versions;
+  /** The answer was cut short by Stop. */
   stopped?: boolean;
-}) {
+}
+
+function AssistantMessage({ m, t, streaming, busy, feedback, onRegenerate, onFeedback, question, versions, stopped }: AssistantProps) {
   const [copied, setCopied] = useState(false);
   const written = messageAnswerText(m);
   const check = streaming ? undefined : checkOf(m);
@@ -315,22 +309,7 @@ function AssistantMessage({
   );
 }
 
-export function MessageView(props: {
-  m: ChatUIMessage;
-  t: ChatText;
-  streaming: boolean;
-  busy: boolean;
-  feedback?: Feedback;
-  onRegenerate: (id: string) => void;
-  onEdit: (id: string, text: string) => void;
-  onFeedback?: FeedbackFn;
-  /** The question this answer replies to (for "promote to FAQ"). */
-  question?: string;
-  /** The versions of this message (regenerated answers, edited questions). */
-  versions?: Versions;
-  /** The answer was cut short by Stop. */
-  stopped?: boolean;
-}) {
+export function MessageView(props: AssistantProps & { onEdit: (id: string, text: string) => void }) {
   return props.m.role === "user" ? (
     <UserMessage m={props.m} t={props.t} busy={props.busy} onEdit={props.onEdit} versions={props.versions} />
   ) : (

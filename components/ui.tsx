@@ -1,4 +1,4 @@
-/** Small pieces the feature folders share: form-control classes, a labelled field, a text box and an error line. */
+/** Small pieces the feature folders share: form-control classes, a labelled field, a text box, tabs and an error line. */
 import type { ChangeEvent, ReactNode } from "react";
 
 export const inputClass =
@@ -55,4 +55,42 @@ export function TextBox({
     ...rest,
   };
   return rows ? <textarea rows={rows} {...props} /> : <input {...props} />;
+}
+
+/** A row of tabs (role="tablist"), `selected` the chosen one; each tab's test id is `testidPrefix` and its id. */
+export function Tabs<T extends string>({
+  tabs,
+  selected,
+  onSelect,
+  testidPrefix,
+  tabClass,
+  label,
+  className,
+}: {
+  tabs: readonly { id: T; label: ReactNode }[];
+  selected: NoInfer<T> | undefined;
+  onSelect(id: NoInfer<T>): void;
+  testidPrefix: string;
+  /** A tab's classes, chosen or not. */
+  tabClass(chosen: boolean): string;
+  label?: string;
+  className: string;
+}) {
+  return (
+    <div role="tablist" aria-label={label} className={className}>
+      {tabs.map((tab) => (
+        <button
+          key={tab.id}
+          type="button"
+          role="tab"
+          aria-selected={tab.id === selected}
+          data-testid={`${testidPrefix}${tab.id}`}
+          className={tabClass(tab.id === selected)}
+          onClick={() => onSelect(tab.id)}
+        >
+          {tab.label}
+        </button>
+      ))}
+    </div>
+  );
 }

@@ -6,7 +6,7 @@ import { useAccess } from "@/components/account/viewer";
 import { useMessages } from "@/components/i18n";
 import { kbApi, kbLabel } from "@/components/kbs/api";
 import { Preferences } from "@/components/Preferences";
-import { TextBox } from "@/components/ui";
+import { Tabs, TextBox } from "@/components/ui";
 import type { FaqStatus } from "@/lib/faq/types";
 import type { KnowledgeBase } from "@/lib/kb/types";
 import { type FaqRecord, faqApi, splitLines } from "./api";
@@ -214,21 +214,15 @@ export function FaqManager({ initialKb }: { initialKb?: string }) {
         </Link>
       </header>
       <p className="text-sm text-zinc-600 dark:text-zinc-400">{t.intro}</p>
-      <div role="tablist" aria-label={t.kb} className="flex flex-wrap gap-1 border-b border-zinc-200 dark:border-zinc-800">
-        {kbs.map((k) => (
-          <button
-            key={k.name}
-            type="button"
-            role="tab"
-            aria-selected={k.name === kb}
-            data-testid={`faq-kb-tab-${k.name}`}
-            className={tab(k.name === kb)}
-            onClick={() => setKb(k.name)}
-          >
-            {kbLabel(k)}
-          </button>
-        ))}
-      </div>
+      <Tabs
+        label={t.kb}
+        className="flex flex-wrap gap-1 border-b border-zinc-200 dark:border-zinc-800"
+        tabs={kbs.map((k) => ({ id: k.name, label: kbLabel(k) }))}
+        selected={kb}
+        onSelect={setKb}
+        testidPrefix="faq-kb-tab-"
+        tabClass={tab}
+      />
       <div className="flex flex-wrap items-center gap-2">
         <input
           type="search"
@@ -239,21 +233,17 @@ export function FaqManager({ initialKb }: { initialKb?: string }) {
           value={q}
           onChange={(e) => setQ(e.target.value)}
         />
-        <div role="tablist" className="flex gap-1">
-          {(["accepted", "pending"] as const).map((s) => (
-            <button
-              key={s}
-              type="button"
-              role="tab"
-              aria-selected={status === s}
-              data-testid={`faq-status-${s}`}
-              className={tab(status === s)}
-              onClick={() => setStatus(s)}
-            >
-              {s === "accepted" ? t.accepted : t.pending}
-            </button>
-          ))}
-        </div>
+        <Tabs
+          className="flex gap-1"
+          tabs={[
+            { id: "accepted", label: t.accepted },
+            { id: "pending", label: t.pending },
+          ]}
+          selected={status}
+          onSelect={setStatus}
+          testidPrefix="faq-status-"
+          tabClass={tab}
+        />
       </div>
       {status === "pending" && kb && canWrite(kb) && <GeneratePanel kb={kb} onProgress={reload} />}
       {error && (

@@ -3,6 +3,7 @@
  * dataset, so an object-store deployment keeps working and every replica sees the same data).
  */
 import { Bool, Field, Schema, Utf8 } from "apache-arrow";
+import { setFlag } from "@/lib/auth/set-flag";
 import { type AccessToken, findToken, type TokenScope } from "@/lib/auth/tokens";
 import { type Store, serialQueue, versionCached } from "@/lib/store";
 import { sqlEq } from "@/lib/store/sql";
@@ -152,12 +153,7 @@ export async function openRegistry(store: Store, opts: { defaultKb?: string } = 
       await serialized(() => tokens.write((t) => t.update({ where: sqlEq("id", id), values: { last_used_at: now.toISOString() } })));
     },
     revokeToken(id) {
-      return serialized(async () => {
-        const n = await tokens.table.countRows(`${sqlEq("id", id)} AND revoked = false`);
-        if (n === 0) return false;
-        await tokens.write((t) => t.update({ where: sqlEq("id", id), values: { revoked: true } }));
-        return true;
-      });
+      return serialized(() => setFlag(tokens, sqlEq("id", id), "revoked"));
     },
     moveTokens(from, to) {
       return serialized(async () => {
@@ -167,8 +163,7 @@ export async function openRegistry(store: Store, opts: { defaultKb?: string } = 
     },
     revokeTokensOf(kb) {
       return serialized(async () => {
-        if ((await tokens.table.countRows(`${sqlEq("kb", kb)} AND revoked = false`)) === 0) return;
-        await tokens.write((t) => t.update({ where: sqlEq("kb", kb), values: { revoked: true } }));
+        await setFlag(tokens, sqlEq("kb", kb), "revoked");
       });
     },
   };

@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { Bool, Field, Schema, Utf8 } from "apache-arrow";
 import { z } from "zod";
+import { setFlag } from "@/lib/auth/set-flag";
 import { hashTokenSecret } from "@/lib/auth/tokens";
 import { perStore, type Store, serialQueue, versionCached } from "@/lib/store";
 import { sqlEq } from "@/lib/store/sql";
@@ -203,12 +204,7 @@ async function openOAuthStore(store: Store): Promise<OAuthStore> {
       return rows.map(rowToGrant).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
     },
     revokeGrant(id) {
-      return serialized(async () => {
-        const n = await grants.table.countRows(`${sqlEq("id", id)} AND revoked = false`);
-        if (n === 0) return false;
-        await grants.write((t) => t.update({ where: sqlEq("id", id), values: { revoked: true } }));
-        return true;
-      });
+      return serialized(() => setFlag(grants, sqlEq("id", id), "revoked"));
     },
     async touchGrant(id, now = new Date()) {
       const last = touched.get(id) ?? 0;
@@ -243,12 +239,7 @@ async function openOAuthStore(store: Store): Promise<OAuthStore> {
       return rows.length ? rowToSecret(rows[0]) : null;
     },
     consume(hash) {
-      return serialized(async () => {
-        const n = await secrets.table.countRows(`${sqlEq("hash", hash)} AND used = false`);
-        if (n === 0) return false;
-        await secrets.write((t) => t.update({ where: sqlEq("hash", hash), values: { used: true } }));
-        return true;
-      });
+      return serialized(() => setFlag(secrets, sqlEq("hash", hash), "used"));
     },
     async authenticate(plain, now = new Date()) {
       const found = (await accessTokens()).get(hashTokenSecret(plain));

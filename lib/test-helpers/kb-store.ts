@@ -26,10 +26,27 @@ export const HR_KB: TestKb = {
   documents: { "travel.md": TRAVEL },
 };
 
-/** Opens a store and registry on a fresh temp dir named after `prefix`, creates `kbs` and ingests their documents. */
-export async function openTestKbs(prefix: string, kbs: TestKb[]) {
+/** A store on a fresh temp dir named after `prefix` (offline embeddings of `dimensions`); close() removes it all. */
+export async function openTempStore(prefix: string, dimensions = 256) {
   const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
-  const store = await openStore({ uri: dir, embedder: createOfflineEmbedder(256) });
+  const store = await openStore({ uri: dir, embedder: createOfflineEmbedder(dimensions) });
+  return {
+    dir,
+    store,
+    /** Closes the store and removes its dir. */
+    async close() {
+      store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type TempStore = Awaited<ReturnType<typeof openTempStore>>;
+
+/** A temp store (openTempStore) with a registry, the knowledge bases `kbs` and their documents. */
+export async function openTestKbs(prefix: string, kbs: TestKb[]) {
+  const temp = await openTempStore(prefix);
+  const { store } = temp;
   const registry = await openRegistry(store, { defaultKb: "default" });
   const enc = new TextEncoder();
   for (const { documents, ...kb } of kbs) await createKnowledgeBase(store, registry, kb);
@@ -37,13 +54,5 @@ export async function openTestKbs(prefix: string, kbs: TestKb[]) {
     for (const [filename, text] of Object.entries(kb.documents))
       await ingestDocument(store, { filename, kb: kb.name, data: enc.encode(text) });
   }
-  return {
-    store,
-    registry,
-    /** Closes the store and removes its dir. */
-    async close() {
-      store.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
+  return { ...temp, registry };
 }

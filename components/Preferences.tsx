@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useId, useSyncExternalStore } from "react";
+import { useEffect, useSyncExternalStore } from "react";
 import { type Locale, type Messages, setLocale, useLocale, useMessages } from "./i18n";
 
 const T = {
@@ -61,7 +61,6 @@ export function Preferences() {
   const t = useMessages(T);
   const locale = useLocale();
   const theme = useSyncExternalStore(subscribeTheme, storedTheme, () => "system" as Theme);
-  const ids = useId();
   useEffect(() => {
     applyTheme(theme);
     if (theme !== "system") return;
@@ -72,11 +71,8 @@ export function Preferences() {
   }, [theme]);
   return (
     <span className="inline-flex items-center gap-1" data-testid="preferences">
-      <label htmlFor={`${ids}-lang`} className="sr-only">
-        {t.language}
-      </label>
       <select
-        id={`${ids}-lang`}
+        aria-label={t.language}
         data-testid="language-switch"
         value={locale}
         onChange={(e) => setLocale(e.target.value as Locale)}
@@ -87,11 +83,8 @@ export function Preferences() {
           中文
         </option>
       </select>
-      <label htmlFor={`${ids}-theme`} className="sr-only">
-        {t.theme}
-      </label>
       <select
-        id={`${ids}-theme`}
+        aria-label={t.theme}
         data-testid="theme-switch"
         value={theme}
         onChange={(e) => setTheme(e.target.value as Theme)}

@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useSyncExternalStore } from "react";
-import { type Locale, type Messages, setLocale, useLocale, useMessages } from "./i18n";
+import { type Locale, type Messages, setLocale, storedSettingSubscription, useLocale, useMessages } from "./i18n";
 
 const T = {
   en: { language: "Language", theme: "Theme", light: "Light", dark: "Dark", system: "System theme" },
@@ -34,14 +34,7 @@ function applyTheme(theme: Theme = storedTheme()): void {
  */
 export const THEME_SCRIPT = `try{var t=localStorage.getItem("${THEME_KEY}");var d=t==="dark"||(t!=="light"&&matchMedia("(prefers-color-scheme: dark)").matches);document.documentElement.classList.toggle("dark",d);document.documentElement.style.colorScheme=d?"dark":"light"}catch(e){}`;
 
-function subscribeTheme(onChange: () => void): () => void {
-  window.addEventListener(THEME_CHANGED, onChange);
-  window.addEventListener("storage", onChange);
-  return () => {
-    window.removeEventListener(THEME_CHANGED, onChange);
-    window.removeEventListener("storage", onChange);
-  };
-}
+const subscribeTheme = storedSettingSubscription(THEME_CHANGED);
 
 function setTheme(theme: Theme) {
   try {

@@ -47,16 +47,18 @@ const saved = { PUBLIC_URL: process.env.PUBLIC_URL, FLAG: process.env.OAUTH_ALLO
 const REDIRECT = "http://127.0.0.1:9/callback";
 const OTHER_REDIRECT = "http://127.0.0.1:9/other";
 
+/** The authorization request of a flow's client, as the SDK's client starts it; `over` changes its parameters. */
+const startAuth = (flow: Flow, over: Partial<Parameters<typeof startAuthorization>[1]> = {}) =>
+  startAuthorization(base, {
+    metadata: flow.metadata,
+    clientInformation: flow.client,
+    redirectUrl: REDIRECT,
+    resource: flow.resource,
+    ...over,
+  });
+
 /** The token request of a flow's client for `code`, as the SDK's client sends it. */
-const exchange = (
-  flow: {
-    metadata: Parameters<typeof exchangeAuthorization>[1]["metadata"];
-    client: Parameters<typeof exchangeAuthorization>[1]["clientInformation"];
-    resource: URL;
-  },
-  code: string,
-  codeVerifier: string,
-) =>
+const exchange = (flow: Flow, code: string, codeVerifier: string) =>
   exchangeAuthorization(base, {
     metadata: flow.metadata,
     clientInformation: flow.client,
@@ -208,14 +210,7 @@ async function authorize(
   consent: { kb?: string[]; access: "read" | "read-write" },
   redirectUrl = REDIRECT,
 ): Promise<{ code: string; codeVerifier: string }> {
-  const { authorizationUrl, codeVerifier } = await startAuthorization(base, {
-    metadata: flow.metadata,
-    clientInformation: flow.client,
-    redirectUrl,
-    scope: "kb:read kb:write",
-    state: "st4te",
-    resource: flow.resource,
-  });
+  const { authorizationUrl, codeVerifier } = await startAuth(flow, { redirectUrl, scope: "kb:read kb:write", state: "st4te" });
   const view = await openConsent(authorizationUrl);
   const decision = await postConsent({
     request_id: view.requestId,
@@ -241,12 +236,7 @@ async function cimdFlow(pathname: string): Promise<Flow> {
 describe("OAuth with a client ID metadata document", () => {
   it("discovers, consents (hr, read-only), lists only hr's read tools, searches, refuses writes, refreshes with rotation", async () => {
     const flow = await cimdFlow("/api/mcp");
-    const { authorizationUrl } = await startAuthorization(base, {
-      metadata: flow.metadata,
-      clientInformation: flow.client,
-      redirectUrl: REDIRECT,
-      resource: flow.resource,
-    });
+    const { authorizationUrl } = await startAuth(flow);
     const view = await openConsent(authorizationUrl);
     expect(view.clientName).toBe("Metadata Doc Client");
     expect(view.logoUri).toBeNull(); // http logo: not shown
@@ -476,12 +466,7 @@ describe("OAuth with dynamic client registration", () => {
 
   it("refuses a redirect URI that was not registered, and one that differs from the authorization request's", async () => {
     const flow = await dcrFlow("/api/mcp");
-    const { authorizationUrl } = await startAuthorization(base, {
-      metadata: flow.metadata,
-      clientInformation: flow.client,
-      redirectUrl: "http://127.0.0.1:9/evil",
-      resource: flow.resource,
-    });
+    const { authorizationUrl } = await startAuth(flow, { redirectUrl: "http://127.0.0.1:9/evil" });
     const res = await fetch(authorizationUrl, { redirect: "manual" });
     expect(res.status).toBe(200); // an error page, never a redirect to an unregistered URI
     expect(await res.json()).toMatchObject({ kind: "error", message: expect.stringMatching(/redirect URI/) });
@@ -529,13 +514,7 @@ describe("OAuth with dynamic client registration", () => {
 
   it("refuses a resource that is not one of the MCP endpoints", async () => {
     const flow = await dcrFlow("/api/mcp");
-    const { authorizationUrl } = await startAuthorization(base, {
-      metadata: flow.metadata,
-      clientInformation: flow.client,
-      redirectUrl: REDIRECT,
-      state: "s",
-      resource: new URL("https://elsewhere.example/api/mcp"),
-    });
+    const { authorizationUrl } = await startAuth(flow, { state: "s", resource: new URL("https://elsewhere.example/api/mcp") });
     const res = await fetch(authorizationUrl, { redirect: "manual" });
     expect(res.status).toBe(307);
     const back = new URL(res.headers.get("location") ?? "");
@@ -598,13 +577,7 @@ describe("the consent form", () => {
   async function pending() {
     const { metadata, resource } = await discover("/api/mcp");
     const flow: Flow = { metadata, resource, client: { client_id: `${base}/client.json` } };
-    const { authorizationUrl } = await startAuthorization(base, {
-      metadata,
-      clientInformation: flow.client,
-      redirectUrl: REDIRECT,
-      state: "abc",
-      resource,
-    });
+    const { authorizationUrl } = await startAuth(flow, { metadata, state: "abc", resource });
     return openConsent(authorizationUrl);
   }
 

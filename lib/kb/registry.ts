@@ -3,6 +3,7 @@
  * dataset, so an object-store deployment keeps working and every replica sees the same data).
  */
 import { Bool, Field, Schema, Utf8 } from "apache-arrow";
+import { credentialFromRow, credentialToRow } from "@/lib/auth/credential-rows";
 import { setFlag } from "@/lib/auth/set-flag";
 import { type AccessToken, findToken, type TokenScope } from "@/lib/auth/tokens";
 import { type Store, serialQueue, versionCached } from "@/lib/store";
@@ -39,27 +40,15 @@ function kbToRow(k: KbRecord) {
 }
 function rowToToken(r: Record<string, unknown>): AccessToken {
   return {
-    id: String(r.id),
+    ...credentialFromRow(r),
     name: String(r.name),
     hash: String(r.hash),
     scope: String(r.scope) as TokenScope,
     kb: r.kb == null ? null : String(r.kb),
-    createdAt: String(r.created_at),
-    lastUsedAt: r.last_used_at == null ? null : String(r.last_used_at),
-    revoked: Boolean(r.revoked),
   };
 }
 function tokenToRow(t: AccessToken) {
-  return {
-    id: t.id,
-    name: t.name,
-    hash: t.hash,
-    scope: t.scope,
-    kb: t.kb,
-    created_at: t.createdAt,
-    last_used_at: t.lastUsedAt,
-    revoked: t.revoked,
-  };
+  return { ...credentialToRow(t), name: t.name, hash: t.hash, scope: t.scope, kb: t.kb };
 }
 
 export interface Registry {

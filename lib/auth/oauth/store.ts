@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { Bool, Field, Schema, Utf8 } from "apache-arrow";
 import { z } from "zod";
+import { credentialFromRow, credentialToRow } from "@/lib/auth/credential-rows";
 import { setFlag } from "@/lib/auth/set-flag";
 import { hashTokenSecret } from "@/lib/auth/tokens";
 import { perStore, type Store, serialQueue, versionCached } from "@/lib/store";
@@ -93,28 +94,22 @@ export interface OAuthStore {
 
 function rowToGrant(r: Record<string, unknown>): OAuthGrant {
   return {
-    id: String(r.id),
+    ...credentialFromRow(r),
     clientId: String(r.client_id),
     clientName: String(r.client_name),
     resource: String(r.resource),
     kbs: JSON.parse(String(r.kbs)) as string[],
     scope: String(r.scope) as GrantScope,
-    createdAt: String(r.created_at),
-    lastUsedAt: r.last_used_at == null ? null : String(r.last_used_at),
-    revoked: Boolean(r.revoked),
   };
 }
 function grantToRow(g: OAuthGrant) {
   return {
-    id: g.id,
+    ...credentialToRow(g),
     client_id: g.clientId,
     client_name: g.clientName,
     resource: g.resource,
     kbs: JSON.stringify(g.kbs),
     scope: g.scope,
-    created_at: g.createdAt,
-    last_used_at: g.lastUsedAt,
-    revoked: g.revoked,
   };
 }
 function rowToSecret(r: Record<string, unknown>): StoredSecret {

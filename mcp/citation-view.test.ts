@@ -7,10 +7,9 @@ import { createHash } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ingestDocument } from "@/lib/ingest";
 import type { KnowledgeBase } from "@/lib/kb/types";
 import type { Store } from "@/lib/store";
-import { openTempStore, type TempStore } from "@/lib/test-helpers/kb-store";
+import { ingestMarkdown, openTempStore, type TempStore, TRAVEL_POLICY } from "@/lib/test-helpers/kb-store";
 import { createMcpServer } from "./index";
 
 const URI = "ui://knowledge-base/citations.html";
@@ -31,11 +30,7 @@ const hr: KnowledgeBase = {
 beforeAll(async () => {
   temp = await openTempStore("mcp-citation-view-");
   store = temp.store;
-  await ingestDocument(store, {
-    filename: "travel.md",
-    kb: "hr",
-    data: new TextEncoder().encode("# Travel policy\n\n## Per diem\n\nThe per diem for overnight travel is 80 euros per day.\n"),
-  });
+  await ingestMarkdown(store, "hr", { "travel.md": TRAVEL_POLICY });
 });
 
 afterAll(async () => {

@@ -7,28 +7,20 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ingestDocument } from "@/lib/ingest";
 import type { Store } from "@/lib/store";
-import { openTempStore, type TempStore } from "@/lib/test-helpers/kb-store";
+import { ingestMarkdown, openTempStore, type TempStore, TRAVEL_POLICY } from "@/lib/test-helpers/kb-store";
 import { createMcpServer, type KnowledgeServerOptions } from "./index";
 
 let temp: TempStore;
 let store: Store;
-const enc = new TextEncoder();
 const LONG_PARAGRAPH = "The quarterly archive policy keeps every ledger for seven years. ";
 
 beforeAll(async () => {
   temp = await openTempStore("mcp-test-");
   store = temp.store;
-  await ingestDocument(store, {
-    filename: "travel.md",
-    kb: "hr",
-    data: enc.encode("# Travel policy\n\n## Per diem\n\nThe per diem for overnight travel is 80 euros per day.\n"),
-  });
-  await ingestDocument(store, {
-    filename: "archive.md",
-    kb: "finance",
-    data: enc.encode(`# Archive\n\n${Array.from({ length: 30 }, (_, i) => `## Part ${i}\n\n${LONG_PARAGRAPH.repeat(12)}`).join("\n\n")}\n`),
+  await ingestMarkdown(store, "hr", { "travel.md": TRAVEL_POLICY });
+  await ingestMarkdown(store, "finance", {
+    "archive.md": `# Archive\n\n${Array.from({ length: 30 }, (_, i) => `## Part ${i}\n\n${LONG_PARAGRAPH.repeat(12)}`).join("\n\n")}\n`,
   });
 });
 

@@ -6,7 +6,7 @@ import { createOfflineEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
 import { createKnowledgeBase } from "@/lib/kb";
 import { openRegistry } from "@/lib/kb/registry";
-import { openStore } from "@/lib/store";
+import { openStore, type Store } from "@/lib/store";
 
 interface TestKb {
   name: string;
@@ -16,14 +16,15 @@ interface TestKb {
   documents: Record<string, string>;
 }
 
-const TRAVEL = "# Travel policy\n\n## Per diem\n\nThe per diem for overnight travel is 80 euros per day.\n";
+/** A travel policy: a per diem of 80 euros. */
+export const TRAVEL_POLICY = "# Travel policy\n\n## Per diem\n\nThe per diem for overnight travel is 80 euros per day.\n";
 
 /** The "hr" knowledge base with its travel policy (a per diem of 80 euros). */
 export const HR_KB: TestKb = {
   name: "hr",
   title: "Human Resources",
   description: "Leave, travel and pay policies",
-  documents: { "travel.md": TRAVEL },
+  documents: { "travel.md": TRAVEL_POLICY },
 };
 
 /** A store on a fresh temp dir named after `prefix` (offline embeddings of `dimensions`); close() removes it all. */
@@ -48,11 +49,13 @@ export async function openTestKbs(prefix: string, kbs: TestKb[]) {
   const temp = await openTempStore(prefix);
   const { store } = temp;
   const registry = await openRegistry(store, { defaultKb: "default" });
-  const enc = new TextEncoder();
   for (const { documents, ...kb } of kbs) await createKnowledgeBase(store, registry, kb);
-  for (const kb of kbs) {
-    for (const [filename, text] of Object.entries(kb.documents))
-      await ingestDocument(store, { filename, kb: kb.name, data: enc.encode(text) });
-  }
+  for (const kb of kbs) await ingestMarkdown(store, kb.name, kb.documents);
   return { ...temp, registry };
+}
+
+/** Ingests Markdown documents, by file name, into the knowledge base `kb`. */
+export async function ingestMarkdown(store: Store, kb: string, documents: Record<string, string>) {
+  const enc = new TextEncoder();
+  for (const [filename, text] of Object.entries(documents)) await ingestDocument(store, { filename, kb, data: enc.encode(text) });
 }

@@ -3,7 +3,7 @@
  * dataset, so an object-store deployment keeps working and every replica sees the same data).
  */
 import { Bool, Field, Schema, Utf8 } from "apache-arrow";
-import { credentialFromRow, credentialToRow } from "@/lib/auth/credential-rows";
+import { credentialFromRow, credentialToRow, lastUseRecorder } from "@/lib/auth/credential-rows";
 import { setFlag } from "@/lib/auth/set-flag";
 import { type AccessToken, findToken, type TokenScope } from "@/lib/auth/tokens";
 import { type Store, serialQueue, versionCached } from "@/lib/store";
@@ -76,15 +76,12 @@ export interface Registry {
   revokeTokensOf(kb: string): Promise<void>;
 }
 
-const TOUCH_EVERY_MS = 60_000;
-
 /** The registry in the side tables of `store`. */
 export async function openRegistry(store: Store, opts: { defaultKb?: string } = {}): Promise<Registry> {
   const kbs = await store.sideTable(REGISTRY_TABLES.kbs, kbsSchema);
   const tokens = await store.sideTable(REGISTRY_TABLES.tokens, tokensSchema);
 
   const serialized = serialQueue();
-  const touched = new Map<string, number>();
 
   // Every MCP request reads both tables (token check, tool catalog).
   const allKbs = versionCached(kbs, async () =>
@@ -134,13 +131,7 @@ export async function openRegistry(store: Store, opts: { defaultKb?: string } = 
     async authenticate(secret) {
       return findToken(await liveTokens(), secret);
     },
-    async touchToken(id, now = new Date()) {
-      const last = touched.get(id) ?? 0;
-      if (now.getTime() - last < TOUCH_EVERY_MS) return;
-      touched.set(id, now.getTime());
-      if (touched.size > 10_000) touched.clear();
-      await serialized(() => tokens.write((t) => t.update({ where: sqlEq("id", id), values: { last_used_at: now.toISOString() } })));
-    },
+    touchToken: lastUseRecorder(tokens, serialized),
     revokeToken(id) {
       return serialized(() => setFlag(tokens, sqlEq("id", id), "revoked"));
     },

@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { Bool, Field, Schema, Utf8 } from "apache-arrow";
 import { z } from "zod";
-import { credentialFromRow, credentialToRow } from "@/lib/auth/credential-rows";
+import { credentialFromRow, credentialToRow, lastUseRecorder } from "@/lib/auth/credential-rows";
 import { setFlag } from "@/lib/auth/set-flag";
 import { hashTokenSecret } from "@/lib/auth/tokens";
 import { perStore, type Store, serialQueue, versionCached } from "@/lib/store";
@@ -123,7 +123,6 @@ function rowToSecret(r: Record<string, unknown>): StoredSecret {
   };
 }
 
-const TOUCH_EVERY_MS = 60_000;
 /** Expired secrets are deleted a day after they expire (a replayed code or refresh token is still recognised until then). */
 const PURGE_AFTER_MS = 24 * 3600_000;
 const PURGE_EVERY_MS = 3600_000;
@@ -133,7 +132,6 @@ async function openOAuthStore(store: Store): Promise<OAuthStore> {
   const grants = await store.sideTable(OAUTH_TABLES.grants, grantsSchema);
   const secrets = await store.sideTable(OAUTH_TABLES.secrets, secretsSchema);
   const serialized = serialQueue();
-  const touched = new Map<string, number>();
   let purgedAt = 0;
 
   const liveGrants = versionCached(grants, async () => {
@@ -201,13 +199,7 @@ async function openOAuthStore(store: Store): Promise<OAuthStore> {
     revokeGrant(id) {
       return serialized(() => setFlag(grants, sqlEq("id", id), "revoked"));
     },
-    async touchGrant(id, now = new Date()) {
-      const last = touched.get(id) ?? 0;
-      if (now.getTime() - last < TOUCH_EVERY_MS) return;
-      touched.set(id, now.getTime());
-      if (touched.size > 10_000) touched.clear();
-      await serialized(() => grants.write((t) => t.update({ where: sqlEq("id", id), values: { last_used_at: now.toISOString() } })));
-    },
+    touchGrant: lastUseRecorder(grants, serialized),
     renameKb(from, to) {
       return editKbs((kbs) => (kbs.includes(from) ? [...new Set(kbs.map((k) => (k === from ? to : k)))].sort() : null));
     },

@@ -21,6 +21,17 @@ export const SECURE = { adminToken: "e2e-admin-secret", rateLimit: 20 } as const
 /** Where the "model unreachable" app looks for its model: a loopback port nothing listens on. */
 export const CLOSED_MODEL_URL = "http://127.0.0.1:9/v1";
 
+/** The app through server.mjs on the port and data dir named `name`, with `env` over the common settings. */
+function appServer(name: Exclude<keyof typeof PORTS, "fakeLlm">, env: Record<string, string>) {
+  return {
+    command: `node server.mjs -p ${PORTS[name]} -H 127.0.0.1`,
+    url: `http://127.0.0.1:${PORTS[name]}/api/health`,
+    env: { ...common, DATA_DIR: `${DATA}/${name}`, ...env, PORT: String(PORTS[name]) },
+    reuseExistingServer: false,
+    timeout: 180_000,
+  };
+}
+
 export default defineConfig({
   testDir: "e2e",
   testMatch: /.*\.(spec|e2e)\.ts$/,
@@ -54,57 +65,16 @@ export default defineConfig({
       reuseExistingServer: false,
       timeout: 60_000,
     },
-    {
-      command: `node server.mjs -p ${PORTS.offline} -H 127.0.0.1`,
-      url: `http://127.0.0.1:${PORTS.offline}/api/health`,
-      env: { ...common, DATA_DIR: `${DATA}/offline`, OPENAI_API_KEY: "", PORT: String(PORTS.offline) },
-      reuseExistingServer: false,
-      timeout: 180_000,
-    },
-    {
-      command: `node server.mjs -p ${PORTS.llm} -H 127.0.0.1`,
-      url: `http://127.0.0.1:${PORTS.llm}/api/health`,
-      env: {
-        ...common,
-        DATA_DIR: `${DATA}/llm`,
-        OPENAI_API_KEY: "test-key",
-        OPENAI_BASE_URL: `http://127.0.0.1:${PORTS.fakeLlm}/v1`,
-        CHAT_MODEL: "fake-model",
-        PORT: String(PORTS.llm),
-      },
-      reuseExistingServer: false,
-      timeout: 180_000,
-    },
-    {
-      command: `node server.mjs -p ${PORTS.unreachable} -H 127.0.0.1`,
-      url: `http://127.0.0.1:${PORTS.unreachable}/api/health`,
-      env: {
-        ...common,
-        DATA_DIR: `${DATA}/unreachable`,
-        OPENAI_API_KEY: "test-key",
-        OPENAI_BASE_URL: CLOSED_MODEL_URL,
-        CHAT_MODEL: "fake-model",
-        PORT: String(PORTS.unreachable),
-      },
-      reuseExistingServer: false,
-      timeout: 180_000,
-    },
-    {
-      command: `node server.mjs -p ${PORTS.secure} -H 127.0.0.1`,
-      url: `http://127.0.0.1:${PORTS.secure}/api/health`,
-      env: {
-        ...common,
-        DATA_DIR: `${DATA}/secure`,
-        OPENAI_API_KEY: "",
-        REQUIRE_TOKEN: "1",
-        ADMIN_TOKEN: SECURE.adminToken,
-        MCP_RATE_LIMIT: String(SECURE.rateLimit),
-        // Tests send wrong tokens on purpose; the failed-authentication limit has its own tests.
-        AUTH_FAILURE_LIMIT: "1000",
-        PORT: String(PORTS.secure),
-      },
-      reuseExistingServer: false,
-      timeout: 180_000,
-    },
+    appServer("offline", { OPENAI_API_KEY: "" }),
+    appServer("llm", { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: `http://127.0.0.1:${PORTS.fakeLlm}/v1`, CHAT_MODEL: "fake-model" }),
+    appServer("unreachable", { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: CLOSED_MODEL_URL, CHAT_MODEL: "fake-model" }),
+    appServer("secure", {
+      OPENAI_API_KEY: "",
+      REQUIRE_TOKEN: "1",
+      ADMIN_TOKEN: SECURE.adminToken,
+      MCP_RATE_LIMIT: String(SECURE.rateLimit),
+      // Tests send wrong tokens on purpose; the failed-authentication limit has its own tests.
+      AUTH_FAILURE_LIMIT: "1000",
+    }),
   ],
 });

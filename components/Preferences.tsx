@@ -1,7 +1,7 @@
 "use client";
 
-import { useEffect, useId, useSyncExternalStore } from "react";
-import { type Locale, type Messages, setLocale, useLocale, useMessages } from "./i18n";
+import { useEffect, useSyncExternalStore } from "react";
+import { type Locale, type Messages, setLocale, storedSettingSubscription, useLocale, useMessages } from "./i18n";
 
 const T = {
   en: { language: "Language", theme: "Theme", light: "Light", dark: "Dark", system: "System theme" },
@@ -34,14 +34,7 @@ function applyTheme(theme: Theme = storedTheme()): void {
  */
 export const THEME_SCRIPT = `try{var t=localStorage.getItem("${THEME_KEY}");var d=t==="dark"||(t!=="light"&&matchMedia("(prefers-color-scheme: dark)").matches);document.documentElement.classList.toggle("dark",d);document.documentElement.style.colorScheme=d?"dark":"light"}catch(e){}`;
 
-function subscribeTheme(onChange: () => void): () => void {
-  window.addEventListener(THEME_CHANGED, onChange);
-  window.addEventListener("storage", onChange);
-  return () => {
-    window.removeEventListener(THEME_CHANGED, onChange);
-    window.removeEventListener("storage", onChange);
-  };
-}
+const subscribeTheme = storedSettingSubscription(THEME_CHANGED);
 
 function setTheme(theme: Theme) {
   try {
@@ -61,7 +54,6 @@ export function Preferences() {
   const t = useMessages(T);
   const locale = useLocale();
   const theme = useSyncExternalStore(subscribeTheme, storedTheme, () => "system" as Theme);
-  const ids = useId();
   useEffect(() => {
     applyTheme(theme);
     if (theme !== "system") return;
@@ -72,11 +64,8 @@ export function Preferences() {
   }, [theme]);
   return (
     <span className="inline-flex items-center gap-1" data-testid="preferences">
-      <label htmlFor={`${ids}-lang`} className="sr-only">
-        {t.language}
-      </label>
       <select
-        id={`${ids}-lang`}
+        aria-label={t.language}
         data-testid="language-switch"
         value={locale}
         onChange={(e) => setLocale(e.target.value as Locale)}
@@ -87,11 +76,8 @@ export function Preferences() {
           中文
         </option>
       </select>
-      <label htmlFor={`${ids}-theme`} className="sr-only">
-        {t.theme}
-      </label>
       <select
-        id={`${ids}-theme`}
+        aria-label={t.theme}
         data-testid="theme-switch"
         value={theme}
         onChange={(e) => setTheme(e.target.value as Theme)}

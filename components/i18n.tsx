@@ -22,14 +22,22 @@ function chosenLocale(): Locale | null {
   }
 }
 
-function subscribe(onChange: () => void): () => void {
-  window.addEventListener(CHANGED, onChange);
-  window.addEventListener("storage", onChange);
-  return () => {
-    window.removeEventListener(CHANGED, onChange);
-    window.removeEventListener("storage", onChange);
+/**
+ * A useSyncExternalStore subscription to a setting kept in localStorage: `event`, sent by this tab when it
+ * changes the setting, and "storage", sent when another tab does.
+ */
+export function storedSettingSubscription(event: string): (onChange: () => void) => () => void {
+  return (onChange) => {
+    window.addEventListener(event, onChange);
+    window.addEventListener("storage", onChange);
+    return () => {
+      window.removeEventListener(event, onChange);
+      window.removeEventListener("storage", onChange);
+    };
   };
 }
+
+const subscribe = storedSettingSubscription(CHANGED);
 
 /** Chooses the UI language for this browser. */
 export function setLocale(locale: Locale): void {

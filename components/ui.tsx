@@ -1,5 +1,5 @@
-/** Small pieces the feature folders share: form-control classes, a labelled field and an error line. */
-import type { ReactNode } from "react";
+/** Small pieces the feature folders share: form-control classes, a labelled field, a text box, tabs and an error line. */
+import type { ChangeEvent, ReactNode } from "react";
 
 export const inputClass =
   "w-full rounded-md border border-zinc-300 bg-transparent px-2.5 py-1.5 text-sm dark:border-zinc-700 focus:outline-none focus:ring-2 focus:ring-sky-500";
@@ -26,5 +26,71 @@ export function Field({ label, className = "text-sm", children }: { label: React
       <span className="mb-1 block">{label}</span>
       {children}
     </label>
+  );
+}
+
+/** A text box named by `label` (its aria-label) and bound to `value`: an input, or a textarea of `rows` lines. */
+export function TextBox({
+  label,
+  testid,
+  value,
+  onChange,
+  rows,
+  ...rest
+}: {
+  label: string;
+  testid: string;
+  value: string;
+  onChange(value: string): void;
+  rows?: number;
+  className: string;
+  placeholder?: string;
+  required?: boolean;
+}) {
+  const props = {
+    "aria-label": label,
+    "data-testid": testid,
+    value,
+    onChange: (e: ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => onChange(e.target.value),
+    ...rest,
+  };
+  return rows ? <textarea rows={rows} {...props} /> : <input {...props} />;
+}
+
+/** A row of tabs (role="tablist"), `selected` the chosen one; each tab's test id is `testidPrefix` and its id. */
+export function Tabs<T extends string>({
+  tabs,
+  selected,
+  onSelect,
+  testidPrefix,
+  tabClass,
+  label,
+  className,
+}: {
+  tabs: readonly { id: T; label: ReactNode }[];
+  selected: NoInfer<T> | undefined;
+  onSelect(id: NoInfer<T>): void;
+  testidPrefix: string;
+  /** A tab's classes, chosen or not. */
+  tabClass(chosen: boolean): string;
+  label?: string;
+  className: string;
+}) {
+  return (
+    <div role="tablist" aria-label={label} className={className}>
+      {tabs.map((tab) => (
+        <button
+          key={tab.id}
+          type="button"
+          role="tab"
+          aria-selected={tab.id === selected}
+          data-testid={`${testidPrefix}${tab.id}`}
+          className={tabClass(tab.id === selected)}
+          onClick={() => onSelect(tab.id)}
+        >
+          {tab.label}
+        </button>
+      ))}
+    </div>
   );
 }

@@ -13,6 +13,10 @@ const TOOL = `search_bees_${RUN}`;
 const PHRASE = `The ${RUN}quillon hive is inspected every ninth morning`;
 const BASE = `http://127.0.0.1:${PORTS.offline}`;
 
+/** Creates a knowledge base through the API. */
+const createKb = (kb: { name: string; title?: string }) =>
+  fetch(`${BASE}/api/kbs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(kb) });
+
 test.use({ permissions: ["clipboard-read", "clipboard-write"] });
 test.describe.configure({ mode: "serial" });
 
@@ -122,12 +126,7 @@ test("a knowledge base card shows the tool name the library's MCP server really 
   // "clash-<run>" and "clash_<run>" both make search_clash_<run>: the server gives the second a hash suffix.
   const names = [`clash-${RUN}`, `clash_${RUN}`];
   for (const name of names) {
-    const res = await fetch(`${BASE}/api/kbs`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name }),
-    });
-    expect(res.status).toBe(201);
+    expect((await createKb({ name })).status).toBe(201);
   }
   try {
     const client = await connectMcp(`${BASE}/api/mcp`);
@@ -168,15 +167,7 @@ test("the library's Connect dialog works at phone width", async ({ page }) => {
 
 test("the documents page uploads into the knowledge base picked in its header", async ({ page }) => {
   const kb = `docs-${RUN}`;
-  expect(
-    (
-      await fetch(`${BASE}/api/kbs`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ name: kb }),
-      })
-    ).status,
-  ).toBe(201);
+  expect((await createKb({ name: kb })).status).toBe(201);
   try {
     await page.goto("/documents");
     await page.getByTestId("upload-kb").selectOption(kb);
@@ -205,15 +196,7 @@ test("the documents page uploads into the knowledge base picked in its header", 
 
 test("the chat searches only the knowledge bases picked in its header, and opens Connect", async ({ page }) => {
   const kb = `chat-${RUN}`;
-  expect(
-    (
-      await fetch(`${BASE}/api/kbs`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ name: kb, title: `Rota ${RUN}` }),
-      })
-    ).status,
-  ).toBe(201);
+  expect((await createKb({ name: kb, title: `Rota ${RUN}` })).status).toBe(201);
   const form = new FormData();
   form.append(
     "files",

@@ -20,13 +20,8 @@ export function intEnv(name: string, fallback: number): number {
 export function publicBaseUrl(): string {
   const raw = process.env.PUBLIC_URL?.trim();
   if (raw) {
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      throw new Error(`PUBLIC_URL must be an http(s) URL, got "${raw}"`);
-    }
-    if (url.protocol !== "https:" && url.protocol !== "http:") throw new Error(`PUBLIC_URL must be an http(s) URL, got "${raw}"`);
+    const url = URL.parse(raw);
+    if (!url || (url.protocol !== "https:" && url.protocol !== "http:")) throw new Error(`PUBLIC_URL must be an http(s) URL, got "${raw}"`);
     return url.href.replace(/\/+$/, "");
   }
   return process.env.KB_INTERNAL_ORIGIN || "http://127.0.0.1:3000";

@@ -6,8 +6,8 @@ import { sanitizeFileName, tagsSchema } from "@/lib/ingest/fields";
 import { documentUri, MAX_AUTHOR_CHARS, MAX_DOCUMENT_TITLE_CHARS } from "@/lib/limits";
 import { TOOL } from "@/lib/tools/names";
 import { ADDS_IDEMPOTENT } from "./annotations";
-import { guarded, kbArgument, perKbNames, type ToolContext, toolError } from "./context";
-import { openWrite } from "./write-access";
+import { catalogKbNames, kbArgument, perKbNames, type ToolContext, toolError } from "./context";
+import { guardedAdd } from "./write-access";
 
 const name = TOOL.addDocument;
 
@@ -43,8 +43,6 @@ const outputSchema = z.object({
   uri: z.string().describe("Resource URI of the document"),
 });
 
-const annotations = ADDS_IDEMPOTENT;
-
 /** The stored file name for a title: path separators become spaces, then the file-name rule. */
 function sourceName(title: string, format: "markdown" | "text"): string {
   const base =
@@ -55,23 +53,21 @@ function sourceName(title: string, format: "markdown" | "text"): string {
   return sanitizeFileName(`${base}.${format === "markdown" ? "md" : "txt"}`);
 }
 
+const config = {
+  title: "Add a document",
+  description:
+    "Add a text or Markdown document to the knowledge base; it is chunked and indexed like an upload and is " +
+    "searchable as soon as this call returns. Requires a read-write access token. Never replaces a document: " +
+    "adding a title that already exists with other content is refused (delete_document it first).",
+  outputSchema,
+  annotations: ADDS_IDEMPOTENT,
+};
+
 export function registerAddDocument(server: McpServer, ctx: ToolContext) {
   server.registerTool(
     name,
-    {
-      title: "Add a document",
-      description:
-        "Add a text or Markdown document to the knowledge base; it is chunked and indexed like an upload and is " +
-        "searchable as soon as this call returns. Requires a read-write access token. Never replaces a document: " +
-        "adding a title that already exists with other content is refused (delete_document it first).",
-      inputSchema: inputSchemaFor(ctx.catalog?.map((e) => e.kb.name)),
-      outputSchema,
-      annotations,
-    },
-    guarded(name, async (args): Promise<CallToolResult> => {
-      const opened = await openWrite(ctx, { add: args.kb });
-      if ("refused" in opened) return opened.refused;
-      const { kb, store } = opened;
+    { ...config, inputSchema: inputSchemaFor(catalogKbNames(ctx)) },
+    guardedAdd(name, ctx, async (args, { kb, store }): Promise<CallToolResult> => {
       const source = sourceName(args.title, args.format);
       const existing = await store.findDocument(kb, { source });
       const data = new TextEncoder().encode(args.content);

@@ -7,8 +7,8 @@ import { tagsSchema } from "@/lib/ingest/fields";
 import { faqUri } from "@/lib/limits";
 import { TOOL } from "@/lib/tools/names";
 import { ADDS } from "./annotations";
-import { guarded, kbArgument, perKbNames, type ToolContext } from "./context";
-import { openWrite } from "./write-access";
+import { catalogKbNames, kbArgument, perKbNames, type ToolContext } from "./context";
+import { guardedAdd } from "./write-access";
 
 const name = TOOL.addFaq;
 
@@ -30,24 +30,20 @@ const outputSchema = z.object({
   uri: z.string().describe("Resource URI of the FAQ entry"),
 });
 
-const annotations = ADDS;
+const config = {
+  title: "Add a FAQ entry",
+  description:
+    "Store a question and its answer as a FAQ entry; search_knowledge then returns it first whenever a question " +
+    "matches it. Requires a read-write access token.",
+  outputSchema,
+  annotations: ADDS,
+};
 
 export function registerAddFaq(server: McpServer, ctx: ToolContext) {
   server.registerTool(
     name,
-    {
-      title: "Add a FAQ entry",
-      description:
-        "Store a question and its answer as a FAQ entry; search_knowledge then returns it first whenever a question " +
-        "matches it. Requires a read-write access token.",
-      inputSchema: inputSchemaFor(ctx.catalog?.map((e) => e.kb.name)),
-      outputSchema,
-      annotations,
-    },
-    guarded(name, async (args): Promise<CallToolResult> => {
-      const opened = await openWrite(ctx, { add: args.kb });
-      if ("refused" in opened) return opened.refused;
-      const { kb, store } = opened;
+    { ...config, inputSchema: inputSchemaFor(catalogKbNames(ctx)) },
+    guardedAdd(name, ctx, async (args, { kb, store }): Promise<CallToolResult> => {
       const [faq] = await (await getFaqStore(store)).add([
         {
           kb,

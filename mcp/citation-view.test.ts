@@ -4,20 +4,16 @@
  * CSP, and both kinds of search tool point at it. The view in a browser, with a host, is e2e/citation-view.spec.ts.
  */
 import { createHash } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOfflineEmbedder } from "@/lib/embed";
-import { ingestDocument } from "@/lib/ingest";
 import type { KnowledgeBase } from "@/lib/kb/types";
-import { openStore, type Store } from "@/lib/store";
+import type { Store } from "@/lib/store";
+import { ingestMarkdown, openTempStore, type TempStore, TRAVEL_POLICY } from "@/lib/test-helpers/kb-store";
 import { createMcpServer } from "./index";
 
 const URI = "ui://knowledge-base/citations.html";
-let dir: string;
+let temp: TempStore;
 let store: Store;
 
 const hr: KnowledgeBase = {
@@ -32,18 +28,13 @@ const hr: KnowledgeBase = {
 };
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "mcp-citation-view-"));
-  store = await openStore({ uri: dir, embedder: createOfflineEmbedder(256) });
-  await ingestDocument(store, {
-    filename: "travel.md",
-    kb: "hr",
-    data: new TextEncoder().encode("# Travel policy\n\n## Per diem\n\nThe per diem for overnight travel is 80 euros per day.\n"),
-  });
+  temp = await openTempStore("mcp-citation-view-");
+  store = temp.store;
+  await ingestMarkdown(store, "hr", { "travel.md": TRAVEL_POLICY });
 });
 
 afterAll(async () => {
-  store?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await temp?.close();
 });
 
 async function connect() {

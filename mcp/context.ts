@@ -72,6 +72,11 @@ export function scopeOf(options: Pick<KnowledgeServerOptions, "kb" | "kbs">): re
   return options.kbs;
 }
 
+/** The names of the knowledge bases this server's catalog lists (undefined without a catalog), for the tools' kb enums. */
+export function catalogKbNames(ctx: Pick<ToolContext, "catalog">): string[] | undefined {
+  return ctx.catalog?.map((e) => e.kb.name);
+}
+
 export function inScope(ctx: Pick<ToolContext, "kbs">, kb: string): boolean {
   return !ctx.kbs || ctx.kbs.includes(kb);
 }

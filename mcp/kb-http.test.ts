@@ -4,9 +4,6 @@
  * and access control. The built Next server is covered by e2e/kbs-api.spec.ts.
  */
 
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type CallToolResult, McpError } from "@modelcontextprotocol/sdk/types.js";
@@ -15,18 +12,16 @@ import { postRaw } from "@/e2e/helpers/mcp";
 import { serveWeb } from "@/e2e/helpers/web-server";
 import type { AuthSettings } from "@/lib/auth/config";
 import { internalMcpSecret } from "@/lib/auth/internal";
-import { createOfflineEmbedder } from "@/lib/embed";
-import { ingestDocument } from "@/lib/ingest";
 import { createAccessToken, createKnowledgeBase, deleteKnowledgeBase, listKnowledgeBases } from "@/lib/kb";
 import { searchToolBase } from "@/lib/kb/names";
-import { openRegistry, type Registry } from "@/lib/kb/registry";
-import { openStore, type Store } from "@/lib/store";
+import type { Registry } from "@/lib/kb/registry";
+import type { Store } from "@/lib/store";
 import { testAuthSettings } from "@/lib/test-helpers/auth";
+import { HR_KB, openTestKbs } from "@/lib/test-helpers/kb-store";
 import packageJson from "@/package.json";
 import { handleMcpRequest, KB_FILTER_HEADER } from "./http";
 
-const enc = new TextEncoder();
-let dir: string;
+let kbs: Awaited<ReturnType<typeof openTestKbs>>;
 let store: Store;
 let registry: Registry;
 let server: Awaited<ReturnType<typeof serveWeb>>;
@@ -35,26 +30,17 @@ const OPEN: AuthSettings = testAuthSettings();
 let auth: AuthSettings = OPEN;
 const secrets: Record<string, string> = {};
 
+const DEPLOY = "# Deployment guide\n\n## Rollback\n\nRoll back a failed deploy with the quasar rollback command within 10 minutes.\n";
+const ENG_KB = {
+  name: "eng-docs",
+  title: "Engineering",
+  description: "How the platform is built and run",
+  documents: { "deploy.md": DEPLOY },
+};
+
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "mcp-kb-http-"));
-  store = await openStore({ uri: dir, embedder: createOfflineEmbedder(256) });
-  registry = await openRegistry(store, { defaultKb: "default" });
-  await createKnowledgeBase(store, registry, { name: "hr", title: "Human Resources", description: "Leave, travel and pay policies" });
-  await createKnowledgeBase(store, registry, { name: "eng-docs", title: "Engineering", description: "How the platform is built and run" });
-  await ingestDocument(store, {
-    filename: "travel.md",
-    kb: "hr",
-    title: "Travel policy",
-    data: enc.encode("# Travel policy\n\n## Per diem\n\nThe per diem for overnight travel is 80 euros per day.\n"),
-  });
-  await ingestDocument(store, {
-    filename: "deploy.md",
-    kb: "eng-docs",
-    title: "Deployment guide",
-    data: enc.encode(
-      "# Deployment guide\n\n## Rollback\n\nRoll back a failed deploy with the quasar rollback command within 10 minutes.\n",
-    ),
-  });
+  kbs = await openTestKbs("mcp-kb-http-", [HR_KB, ENG_KB]);
+  ({ store, registry } = kbs);
   secrets.rw = (await createAccessToken(store, registry, { name: "rw", scope: "read-write" })).secret;
   secrets.read = (await createAccessToken(store, registry, { name: "read", scope: "read" })).secret;
   secrets.hr = (await createAccessToken(store, registry, { name: "hr only", scope: "read-write", kb: "hr" })).secret;
@@ -70,8 +56,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  store?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await kbs?.close();
 });
 
 async function connect(pathname = "/api/mcp", headers: Record<string, string> = {}) {

@@ -3,7 +3,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { GENERIC_SEARCH_TOOL, kbNameSchema, searchToolNames } from "@/lib/kb/names";
 import { MAX_QUESTION_CHARS } from "@/lib/limits";
-import { inScope, perKbNames, type ToolContext } from "./context";
+import { catalogKbNames, inScope, perKbNames, type ToolContext } from "./context";
 
 const ANSWER_WITH_CITATIONS = "answer_with_citations";
 
@@ -30,7 +30,7 @@ const argsSchemaFor = perKbNames((kbNames = []) => ({
 }));
 
 export function registerPrompts(server: McpServer, ctx: ToolContext) {
-  const kbNames = ctx.catalog?.map((e) => e.kb.name) ?? [];
+  const kbNames = catalogKbNames(ctx) ?? [];
   const toolNames = searchToolNames(kbNames);
   server.registerPrompt(
     ANSWER_WITH_CITATIONS,

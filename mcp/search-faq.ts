@@ -6,7 +6,7 @@ import { getFaqStore } from "@/lib/faq/store";
 import { TOOL } from "@/lib/tools/names";
 import { searchResultSchema } from "@/lib/tools/search-result";
 import { READ_ONLY } from "./annotations";
-import { effectiveKb, guarded, perKbNames, type ToolContext, toolError } from "./context";
+import { catalogKbNames, effectiveKb, guarded, perKbNames, type ToolContext, toolError } from "./context";
 import { inputSchemaFor as searchInputSchemaFor } from "./search-knowledge";
 
 const name = TOOL.searchFaq;
@@ -40,21 +40,20 @@ const outputSchema = z.object({
   ),
 });
 
-const annotations = READ_ONLY;
+const config = {
+  title: "Search the FAQ",
+  description:
+    "Search the curated FAQ entries (question–answer pairs the team maintains) for the question asked, in any " +
+    "language. Returns the closest entries with their answer, score and source. search_knowledge already puts " +
+    "strongly matching FAQ entries first; use this to look only at the FAQ.",
+  outputSchema,
+  annotations: READ_ONLY,
+};
 
 export function registerSearchFaq(server: McpServer, ctx: ToolContext) {
   server.registerTool(
     name,
-    {
-      title: "Search the FAQ",
-      description:
-        "Search the curated FAQ entries (question–answer pairs the team maintains) for the question asked, in any " +
-        "language. Returns the closest entries with their answer, score and source. search_knowledge already puts " +
-        "strongly matching FAQ entries first; use this to look only at the FAQ.",
-      inputSchema: inputSchemaFor(ctx.catalog?.map((e) => e.kb.name)),
-      outputSchema,
-      annotations,
-    },
+    { ...config, inputSchema: inputSchemaFor(catalogKbNames(ctx)) },
     guarded(name, async (args): Promise<CallToolResult> => {
       const scope = effectiveKb(ctx, args.kb);
       if (scope.error) return toolError(scope.error);

@@ -10,7 +10,7 @@ import { TOOL } from "@/lib/tools/names";
 import { searchOutputSchema } from "@/lib/tools/search-result";
 import { READ_ONLY } from "./annotations";
 import * as citationView from "./citation-view";
-import { effectiveKb, guarded, kbArgument, perKbNames, type ToolContext, toolError } from "./context";
+import { catalogKbNames, effectiveKb, guarded, kbArgument, perKbNames, type ToolContext, toolError } from "./context";
 
 const name = TOOL.searchKnowledge;
 
@@ -77,7 +77,7 @@ export async function runSearch(
 }
 
 export function registerSearchKnowledge(server: McpServer, ctx: ToolContext) {
-  const kbNames = ctx.catalog?.map((e) => e.kb.name);
+  const kbNames = catalogKbNames(ctx);
   server.registerTool(
     name,
     { ...config, inputSchema: inputSchemaFor(kbNames) },

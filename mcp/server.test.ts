@@ -3,41 +3,29 @@
  * The HTTP route is covered by e2e/mcp.spec.ts; this covers what is awkward over HTTP: per-KB scoping and
  * long documents.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOfflineEmbedder } from "@/lib/embed";
-import { ingestDocument } from "@/lib/ingest";
-import { openStore, type Store } from "@/lib/store";
+import type { Store } from "@/lib/store";
+import { ingestMarkdown, openTempStore, type TempStore, TRAVEL_POLICY } from "@/lib/test-helpers/kb-store";
 import { createMcpServer, type KnowledgeServerOptions } from "./index";
 
-let dir: string;
+let temp: TempStore;
 let store: Store;
-const enc = new TextEncoder();
 const LONG_PARAGRAPH = "The quarterly archive policy keeps every ledger for seven years. ";
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "mcp-test-"));
-  store = await openStore({ uri: dir, embedder: createOfflineEmbedder(256) });
-  await ingestDocument(store, {
-    filename: "travel.md",
-    kb: "hr",
-    data: enc.encode("# Travel policy\n\n## Per diem\n\nThe per diem for overnight travel is 80 euros per day.\n"),
-  });
-  await ingestDocument(store, {
-    filename: "archive.md",
-    kb: "finance",
-    data: enc.encode(`# Archive\n\n${Array.from({ length: 30 }, (_, i) => `## Part ${i}\n\n${LONG_PARAGRAPH.repeat(12)}`).join("\n\n")}\n`),
+  temp = await openTempStore("mcp-test-");
+  store = temp.store;
+  await ingestMarkdown(store, "hr", { "travel.md": TRAVEL_POLICY });
+  await ingestMarkdown(store, "finance", {
+    "archive.md": `# Archive\n\n${Array.from({ length: 30 }, (_, i) => `## Part ${i}\n\n${LONG_PARAGRAPH.repeat(12)}`).join("\n\n")}\n`,
   });
 });
 
 afterAll(async () => {
-  store?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await temp?.close();
 });
 
 async function connect(options: KnowledgeServerOptions = {}) {

@@ -2,7 +2,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { canWrite } from "@/lib/auth/tokens";
 import { getConfig } from "@/lib/config";
 import type { Store } from "@/lib/store";
-import { inScope, type ToolContext, toolError } from "./context";
+import { guarded, inScope, type ToolContext, toolError } from "./context";
 
 /**
  * Why a caller may not call a write tool (no read-write token), or null when it may. The MCP server checks it
@@ -42,4 +42,16 @@ export async function openWrite<T extends { kb: string }>(
   const found = await how.find(store);
   if (!found || !inScope(ctx, found.kb)) return { refused: toolError(how.missing) };
   return { found, store };
+}
+
+/** `guarded` for an adding tool: the call runs with the knowledge base it writes to and the store, or is refused (see openWrite). */
+export function guardedAdd<A extends { kb?: string }>(
+  tool: string,
+  ctx: ToolContext,
+  body: (args: A, target: { kb: string; store: Store }) => Promise<CallToolResult>,
+): (args: A) => Promise<CallToolResult> {
+  return guarded<A>(tool, async (args) => {
+    const opened = await openWrite(ctx, { add: args.kb });
+    return "refused" in opened ? opened.refused : body(args, opened);
+  });
 }

@@ -38,37 +38,29 @@ async function main() {
       replicas: { type: "string" },
     },
   });
+  // The server benches' corpus, eval sets, port and query load.
+  const served = {
+    corpus: values.corpus ? path.resolve(values.corpus) : undefined,
+    evalDir: values.dir!,
+    port: Number.parseInt(values.port!, 10),
+    seconds: Number(values.seconds),
+    queries: Number.parseInt(values.queries!, 10),
+  };
   if (values.replicas) {
-    const ok = await runReplicaBench({
-      chunks: Number.parseInt(values.replicas, 10),
-      corpus: values.corpus ? path.resolve(values.corpus) : undefined,
-      evalDir: values.dir!,
-      port: Number.parseInt(values.port!, 10),
-      seconds: Number(values.seconds),
-      queries: Number.parseInt(values.queries!, 10),
-    });
+    const ok = await runReplicaBench({ chunks: Number.parseInt(values.replicas, 10), ...served });
     process.exitCode = ok ? 0 : 1;
     return;
   }
   if (values.scale) {
-    await runScaleBench({
-      scale: Number.parseInt(values.scale, 10),
-      corpus: values.corpus ? path.resolve(values.corpus) : undefined,
-      evalDir: values.dir!,
-      port: Number.parseInt(values.port!, 10),
-      seconds: Number(values.seconds),
-      queries: Number.parseInt(values.queries!, 10),
-      mixed: Number(values.mixed),
-      keep: values.keep!,
-    });
+    await runScaleBench({ scale: Number.parseInt(values.scale, 10), ...served, mixed: Number(values.mixed), keep: values.keep! });
     return;
   }
   if (Number(values.mixed) > 0) {
     await runMixedBench({
       docs: Number.parseInt(values.docs ?? "600", 10),
-      evalDir: values.dir!,
-      corpus: values.corpus ? path.resolve(values.corpus) : undefined,
-      port: Number.parseInt(values.port!, 10),
+      evalDir: served.evalDir,
+      corpus: served.corpus,
+      port: served.port,
       seconds: Number(values.mixed),
       keep: values.keep!,
     });

@@ -3,7 +3,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { apiErrorText, apiFetch, authHeaders } from "@/components/api";
 import { useMessages } from "@/components/i18n";
-import { buttonClass, inputClass } from "@/components/ui";
+import { buttonClass, Field, inputClass } from "@/components/ui";
 import { AUDIT_ACTIONS, type AuditEvent } from "@/lib/audit/types";
 import { AdminPage } from "./AdminPage";
 import { T } from "./messages";
@@ -73,12 +73,10 @@ export function AuditLog() {
           setApplied(filter);
         }}
       >
-        <label>
-          <span className="mb-1 block">{t.actor}</span>
+        <Field label={t.actor}>
           <input {...field("actor")} className={inputClass} data-testid="audit-actor" />
-        </label>
-        <label>
-          <span className="mb-1 block">{t.action}</span>
+        </Field>
+        <Field label={t.action}>
           <select {...field("action")} className={inputClass} data-testid="audit-action">
             <option value="">{t.anyAction}</option>
             {AUDIT_ACTIONS.map((a) => (
@@ -87,19 +85,16 @@ export function AuditLog() {
               </option>
             ))}
           </select>
-        </label>
-        <label>
-          <span className="mb-1 block">{t.kb}</span>
+        </Field>
+        <Field label={t.kb}>
           <input {...field("kb")} className={inputClass} data-testid="audit-kb" />
-        </label>
-        <label>
-          <span className="mb-1 block">{t.since}</span>
+        </Field>
+        <Field label={t.since}>
           <input type="date" {...field("since")} className={inputClass} />
-        </label>
-        <label>
-          <span className="mb-1 block">{t.until}</span>
+        </Field>
+        <Field label={t.until}>
           <input type="date" {...field("until")} className={inputClass} />
-        </label>
+        </Field>
         <button type="submit" className={buttonClass} data-testid="audit-apply">
           {t.filter}
         </button>

@@ -151,7 +151,6 @@ export function ConversationList({
   const [q, setQ] = useState("");
   const [list, setList] = useState<ConversationSummary[] | null>(null);
   const [bump, setBump] = useState(0);
-  const searchId = useId();
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: reload when the list changes (version) or is asked to (bump)
   useEffect(() => {
@@ -175,11 +174,8 @@ export function ConversationList({
     <div data-testid="conversation-list" className="flex h-full flex-col">
       <h2 className="px-3 pt-3 text-sm font-semibold">{t.history}</h2>
       <div className="p-3 pb-2">
-        <label htmlFor={searchId} className="sr-only">
-          {t.searchConversations}
-        </label>
         <input
-          id={searchId}
+          aria-label={t.searchConversations}
           type="search"
           data-testid="conversation-search"
           value={q}

@@ -1,7 +1,7 @@
 "use client";
 
 import type { DynamicToolUIPart } from "ai";
-import { useId, useMemo, useState } from "react";
+import { useMemo, useState } from "react";
 import { copyText } from "@/components/api";
 import { FaqAnswerCard, PromoteToFaq } from "@/components/faq/ChatFaq";
 import { withCheckNotes } from "@/lib/agent/answer-links";
@@ -52,7 +52,6 @@ function UserMessage({
   const text = messageAnswerText(m);
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(text);
-  const id = useId();
   if (editing) {
     return (
       <form
@@ -65,11 +64,8 @@ function UserMessage({
           onEdit(m.id, draft.trim());
         }}
       >
-        <label htmlFor={id} className="sr-only">
-          {t.editQuestion}
-        </label>
         <textarea
-          id={id}
+          aria-label={t.editQuestion}
           data-testid="edit-input"
           // biome-ignore lint/a11y/noAutofocus: the user just asked to edit this question
           autoFocus
@@ -139,7 +135,6 @@ function FeedbackButtons({
 }) {
   const [draft, setDraft] = useState<{ rating: "up" | "down"; note: string } | null>(null);
   const [saved, setSaved] = useState(false);
-  const noteId = useId();
   const rate = async (rating: "up" | "down") => {
     const next = feedback?.rating === rating ? null : rating;
     setSaved(false);
@@ -161,11 +156,8 @@ function FeedbackButtons({
             setSaved(true);
           }}
         >
-          <label htmlFor={noteId} className="sr-only">
-            {t.feedbackNote}
-          </label>
           <input
-            id={noteId}
+            aria-label={t.feedbackNote}
             data-testid="feedback-note"
             value={draft.note}
             maxLength={MAX_NOTE_CHARS}
@@ -235,18 +227,7 @@ function Thumb({ down }: { down?: boolean }) {
 
 type FeedbackFn = (messageId: string, rating: "up" | "down" | null, note?: string) => Promise<void>;
 
-function AssistantMessage({
-  m,
-  t,
-  streaming,
-  busy,
-  feedback,
-  onRegenerate,
-  onFeedback,
-  question,
-  versions,
-  stopped,
-}: {
+interface AssistantProps {
   m: ChatUIMessage;
   t: ChatText;
   streaming: boolean;
@@ -254,10 +235,15 @@ function AssistantMessage({
   feedback?: Feedback;
   onRegenerate: (id: string) => void;
   onFeedback?: FeedbackFn;
+  /** The question this answer replies to (for "promote to FAQ"). */
   question?: string;
+  /** The versions of this message (regenerated answers, edited questions). */
   versions?: Versions;
+  /** The answer was cut short by Stop. */
   stopped?: boolean;
-}) {
+}
+
+function AssistantMessage({ m, t, streaming, busy, feedback, onRegenerate, onFeedback, question, versions, stopped }: AssistantProps) {
   const [copied, setCopied] = useState(false);
   const written = messageAnswerText(m);
   const check = streaming ? undefined : checkOf(m);
@@ -323,22 +309,7 @@ function AssistantMessage({
   );
 }
 
-export function MessageView(props: {
-  m: ChatUIMessage;
-  t: ChatText;
-  streaming: boolean;
-  busy: boolean;
-  feedback?: Feedback;
-  onRegenerate: (id: string) => void;
-  onEdit: (id: string, text: string) => void;
-  onFeedback?: FeedbackFn;
-  /** The question this answer replies to (for "promote to FAQ"). */
-  question?: string;
-  /** The versions of this message (regenerated answers, edited questions). */
-  versions?: Versions;
-  /** The answer was cut short by Stop. */
-  stopped?: boolean;
-}) {
+export function MessageView(props: AssistantProps & { onEdit: (id: string, text: string) => void }) {
   return props.m.role === "user" ? (
     <UserMessage m={props.m} t={props.t} busy={props.busy} onEdit={props.onEdit} versions={props.versions} />
   ) : (

@@ -6,7 +6,7 @@ import { apiErrorText } from "@/components/api";
 import { useMessages } from "@/components/i18n";
 import { kbApi, tokenApi } from "@/components/kbs/api";
 import { KbOptions } from "@/components/kbs/KbOptions";
-import { ErrorLine, Field, inputClass, primaryButtonClass } from "@/components/ui";
+import { ErrorLine, Field, inputClass, primaryButtonClass, Tabs } from "@/components/ui";
 import { MAX_TOKEN_NAME_CHARS } from "@/lib/auth/token-types";
 import { type ClientId, connectSnippets, mcpEndpoint } from "@/lib/kb/connect";
 import type { KnowledgeBase } from "@/lib/kb/types";
@@ -267,25 +267,20 @@ export function ConnectDialog({
 
         <section>
           <h3 className="mb-2 text-sm font-semibold">{t.configTitle}</h3>
-          <div role="tablist" className="mb-2 flex flex-wrap gap-1">
-            {snippets.map((s) => (
-              <button
-                key={s.id}
-                type="button"
-                role="tab"
-                aria-selected={s.id === client}
-                data-testid={`snippet-tab-${s.id}`}
-                onClick={() => setClient(s.id)}
-                className={`rounded-md px-2.5 py-1 text-xs font-medium ${
-                  s.id === client
-                    ? "bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900"
-                    : "bg-zinc-100 hover:bg-zinc-200 dark:bg-zinc-800 dark:hover:bg-zinc-700"
-                }`}
-              >
-                {s.label}
-              </button>
-            ))}
-          </div>
+          <Tabs
+            className="mb-2 flex flex-wrap gap-1"
+            tabs={snippets}
+            selected={client}
+            onSelect={setClient}
+            testidPrefix="snippet-tab-"
+            tabClass={(chosen) =>
+              `rounded-md px-2.5 py-1 text-xs font-medium ${
+                chosen
+                  ? "bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900"
+                  : "bg-zinc-100 hover:bg-zinc-200 dark:bg-zinc-800 dark:hover:bg-zinc-700"
+              }`
+            }
+          />
           {snippet && (
             <div role="tabpanel">
               <div className="mb-1 flex items-center justify-between gap-2 text-xs text-zinc-600 dark:text-zinc-400">

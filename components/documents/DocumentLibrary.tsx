@@ -124,6 +124,9 @@ function DocumentRow({ doc, t, locale, onDeleted }: { doc: DocumentRecord; t: Do
   );
 }
 
+/** A table cell shown from the md breakpoint on. */
+const WIDE_CELL = "hidden px-3 py-2 md:table-cell";
+
 /** The library: every stored document, in-flight uploads on top, search by name, delete, re-index. */
 export function DocumentLibrary() {
   const t = useMessages(T);
@@ -154,6 +157,16 @@ export function DocumentLibrary() {
     (d) => (!kb || d.kb === kb) && (!needle || d.title.toLowerCase().includes(needle) || d.source.toLowerCase().includes(needle)),
   );
   const pending = items.filter((i) => i.state !== "done" && i.state !== "cancelled");
+  // Label and classes of each column: all but the title and the actions show from the md breakpoint on.
+  const columns = [
+    [t.colTitle, "px-3 py-2"],
+    [t.colType, WIDE_CELL],
+    [t.colSize, WIDE_CELL],
+    [t.colChunks, `${WIDE_CELL} text-right`],
+    [t.colDate, WIDE_CELL],
+    [t.colStatus, WIDE_CELL],
+    [t.colActions, "px-3 py-2"],
+  ];
 
   return (
     <main id="main" className="mx-auto max-w-6xl p-4 sm:p-8">
@@ -205,37 +218,21 @@ export function DocumentLibrary() {
         <table data-testid="documents-table" className="w-full text-left">
           <thead className="bg-zinc-50 text-xs uppercase tracking-wide text-zinc-600 dark:bg-zinc-900 dark:text-zinc-400">
             <tr>
-              <th scope="col" className="px-3 py-2">
-                {t.colTitle}
-              </th>
-              <th scope="col" className="hidden px-3 py-2 md:table-cell">
-                {t.colType}
-              </th>
-              <th scope="col" className="hidden px-3 py-2 md:table-cell">
-                {t.colSize}
-              </th>
-              <th scope="col" className="hidden px-3 py-2 text-right md:table-cell">
-                {t.colChunks}
-              </th>
-              <th scope="col" className="hidden px-3 py-2 md:table-cell">
-                {t.colDate}
-              </th>
-              <th scope="col" className="hidden px-3 py-2 md:table-cell">
-                {t.colStatus}
-              </th>
-              <th scope="col" className="px-3 py-2">
-                {t.colActions}
-              </th>
+              {columns.map(([label, className]) => (
+                <th key={label} scope="col" className={className}>
+                  {label}
+                </th>
+              ))}
             </tr>
           </thead>
           <tbody className="divide-y divide-zinc-100 dark:divide-zinc-800">
             {pending.map((item) => (
               <tr key={item.id} data-testid="pending-row" className="text-sm text-zinc-600 dark:text-zinc-400">
                 <td className="max-w-48 truncate px-3 py-2 sm:max-w-xs">{item.name}</td>
-                <td className="hidden px-3 py-2 md:table-cell" />
-                <td className="hidden px-3 py-2 md:table-cell">{formatBytes(item.size)}</td>
-                <td className="hidden px-3 py-2 md:table-cell" />
-                <td className="hidden px-3 py-2 md:table-cell" />
+                <td className={WIDE_CELL} />
+                <td className={WIDE_CELL}>{formatBytes(item.size)}</td>
+                <td className={WIDE_CELL} />
+                <td className={WIDE_CELL} />
                 <td className={`px-3 py-2 ${item.state === "failed" ? "text-red-600 dark:text-red-400" : ""}`} colSpan={2}>
                   {/* A long error wraps inside a fixed width instead of widening the table. */}
                   <div className="line-clamp-2 w-48 break-words sm:w-64" title={statusLabel(item, t)}>

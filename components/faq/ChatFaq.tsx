@@ -5,6 +5,7 @@ import { useEffect, useState } from "react";
 import { useMessages } from "@/components/i18n";
 import { kbApi } from "@/components/kbs/api";
 import { KbOptions } from "@/components/kbs/KbOptions";
+import { TextBox } from "@/components/ui";
 import { stripCitations } from "@/lib/agent/citations";
 import type { Citation } from "@/lib/agent/protocol";
 import { faqIdOfChunk } from "@/lib/faq/types";
@@ -109,23 +110,8 @@ export function PromoteToFaq({ question, answer, citations }: { question: string
         );
       }}
     >
-      <input
-        aria-label={t.question}
-        data-testid="promote-question"
-        className={field}
-        value={q}
-        onChange={(e) => setQ(e.target.value)}
-        required
-      />
-      <textarea
-        aria-label={t.answer}
-        data-testid="promote-answer"
-        className={field}
-        rows={4}
-        value={a}
-        onChange={(e) => setA(e.target.value)}
-        required
-      />
+      <TextBox label={t.question} testid="promote-question" className={field} value={q} onChange={setQ} required />
+      <TextBox label={t.answer} testid="promote-answer" className={field} rows={4} value={a} onChange={setA} required />
       {kbs.length > 1 && (
         <select aria-label={t.kb} data-testid="promote-kb" className={field} value={kb} onChange={(e) => setKb(e.target.value)}>
           <KbOptions kbs={kbs} />

@@ -1,11 +1,12 @@
 "use client";
 
 import Link from "next/link";
-import { useCallback, useEffect, useState } from "react";
+import { type ComponentProps, useCallback, useEffect, useState } from "react";
 import { useAccess } from "@/components/account/viewer";
 import { useMessages } from "@/components/i18n";
 import { kbApi, kbLabel } from "@/components/kbs/api";
 import { Preferences } from "@/components/Preferences";
+import { Tabs, TextBox } from "@/components/ui";
 import type { FaqStatus } from "@/lib/faq/types";
 import type { KnowledgeBase } from "@/lib/kb/types";
 import { type FaqRecord, faqApi, splitLines } from "./api";
@@ -18,6 +19,11 @@ function sourceLabel(t: (typeof T)["en"], label: string): string {
 }
 
 const input = "w-full rounded-lg border border-zinc-300 bg-white px-3 py-2 text-sm dark:border-zinc-700 dark:bg-zinc-900";
+
+/** A FAQ form's text box: its label is also its placeholder. */
+function FaqBox(props: Omit<ComponentProps<typeof TextBox>, "className" | "placeholder">) {
+  return <TextBox {...props} placeholder={props.label} className={input} />;
+}
 const button = "rounded-lg px-3 py-1.5 text-sm font-medium";
 
 function FaqForm({
@@ -55,34 +61,9 @@ function FaqForm({
         }
       }}
     >
-      <input
-        aria-label={t.question}
-        placeholder={t.question}
-        data-testid="faq-question"
-        className={input}
-        value={question}
-        onChange={(e) => setQuestion(e.target.value)}
-        required
-      />
-      <textarea
-        aria-label={t.answer}
-        placeholder={t.answer}
-        data-testid="faq-answer"
-        className={input}
-        rows={3}
-        value={answer}
-        onChange={(e) => setAnswer(e.target.value)}
-        required
-      />
-      <textarea
-        aria-label={t.phrasings}
-        placeholder={t.phrasings}
-        data-testid="faq-phrasings"
-        className={input}
-        rows={2}
-        value={phrasings}
-        onChange={(e) => setPhrasings(e.target.value)}
-      />
+      <FaqBox label={t.question} testid="faq-question" value={question} onChange={setQuestion} required />
+      <FaqBox label={t.answer} testid="faq-answer" rows={3} value={answer} onChange={setAnswer} required />
+      <FaqBox label={t.phrasings} testid="faq-phrasings" rows={2} value={phrasings} onChange={setPhrasings} />
       <div className="flex gap-2">
         <button
           type="submit"
@@ -233,21 +214,15 @@ export function FaqManager({ initialKb }: { initialKb?: string }) {
         </Link>
       </header>
       <p className="text-sm text-zinc-600 dark:text-zinc-400">{t.intro}</p>
-      <div role="tablist" aria-label={t.kb} className="flex flex-wrap gap-1 border-b border-zinc-200 dark:border-zinc-800">
-        {kbs.map((k) => (
-          <button
-            key={k.name}
-            type="button"
-            role="tab"
-            aria-selected={k.name === kb}
-            data-testid={`faq-kb-tab-${k.name}`}
-            className={tab(k.name === kb)}
-            onClick={() => setKb(k.name)}
-          >
-            {kbLabel(k)}
-          </button>
-        ))}
-      </div>
+      <Tabs
+        label={t.kb}
+        className="flex flex-wrap gap-1 border-b border-zinc-200 dark:border-zinc-800"
+        tabs={kbs.map((k) => ({ id: k.name, label: kbLabel(k) }))}
+        selected={kb}
+        onSelect={setKb}
+        testidPrefix="faq-kb-tab-"
+        tabClass={tab}
+      />
       <div className="flex flex-wrap items-center gap-2">
         <input
           type="search"
@@ -258,21 +233,17 @@ export function FaqManager({ initialKb }: { initialKb?: string }) {
           value={q}
           onChange={(e) => setQ(e.target.value)}
         />
-        <div role="tablist" className="flex gap-1">
-          {(["accepted", "pending"] as const).map((s) => (
-            <button
-              key={s}
-              type="button"
-              role="tab"
-              aria-selected={status === s}
-              data-testid={`faq-status-${s}`}
-              className={tab(status === s)}
-              onClick={() => setStatus(s)}
-            >
-              {s === "accepted" ? t.accepted : t.pending}
-            </button>
-          ))}
-        </div>
+        <Tabs
+          className="flex gap-1"
+          tabs={[
+            { id: "accepted", label: t.accepted },
+            { id: "pending", label: t.pending },
+          ]}
+          selected={status}
+          onSelect={setStatus}
+          testidPrefix="faq-status-"
+          tabClass={tab}
+        />
       </div>
       {status === "pending" && kb && canWrite(kb) && <GeneratePanel kb={kb} onProgress={reload} />}
       {error && (

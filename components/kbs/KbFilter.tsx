@@ -2,9 +2,8 @@
 
 import { useEffect, useRef, useState } from "react";
 import { useMessages } from "@/components/i18n";
-import type { KnowledgeBase } from "@/lib/kb/types";
-import { kbApi } from "./api";
 import { fill, T } from "./messages";
+import { useKbList } from "./use-kb-list";
 
 /**
  * Chooses the knowledge bases the chat searches: none checked = all. Shown only when there is more than
@@ -12,17 +11,9 @@ import { fill, T } from "./messages";
  */
 export function KbFilter({ value, onChange }: { value: string[]; onChange: (kbs: string[]) => void }) {
   const t = useMessages(T);
-  const [kbs, setKbs] = useState<KnowledgeBase[]>([]);
   const [open, setOpen] = useState(false);
+  const kbs = useKbList(open); // listed again each time the menu opens or closes
   const root = useRef<HTMLDivElement>(null);
-
-  // biome-ignore lint/correctness/useExhaustiveDependencies: reload the list each time the menu opens
-  useEffect(() => {
-    kbApi
-      .list()
-      .then((r) => setKbs(r.kbs))
-      .catch(() => {});
-  }, [open]);
 
   useEffect(() => {
     if (!open) return;

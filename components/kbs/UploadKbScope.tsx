@@ -5,10 +5,9 @@ import { useAccess } from "@/components/account/viewer";
 import { DocumentDropZone } from "@/components/documents/DocumentDropZone";
 import { useDocumentUploads } from "@/components/documents/UploadContext";
 import { useMessages } from "@/components/i18n";
-import type { KnowledgeBase } from "@/lib/kb/types";
-import { kbApi } from "./api";
 import { KbOptions } from "./KbOptions";
 import { T } from "./messages";
+import { useKbList } from "./use-kb-list";
 
 const STORAGE_KEY = "kb-upload-target";
 const Ctx = createContext<{ kb: string; setKb: (kb: string) => void } | null>(null);
@@ -48,16 +47,9 @@ export function UploadKbPicker() {
   const t = useMessages(T);
   const ctx = useContext(Ctx);
   const { version } = useDocumentUploads();
-  const [all, setKbs] = useState<KnowledgeBase[]>([]);
+  const all = useKbList(version); // listed again when an upload finishes
   const { canWrite } = useAccess();
   const kbs = all.filter((k) => canWrite(k.name));
-  // biome-ignore lint/correctness/useExhaustiveDependencies: reload when an upload finishes (version)
-  useEffect(() => {
-    kbApi
-      .list()
-      .then((r) => setKbs(r.kbs))
-      .catch(() => {});
-  }, [version]);
   const defaultKb = kbs.find((k) => k.isDefault)?.name;
   // A remembered knowledge base deleted meanwhile (never re-created by an upload), or one this person may not
   // write to ("" is the default one): the default one if they may write to it, else the first they may.

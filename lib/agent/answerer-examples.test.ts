@@ -3,19 +3,18 @@
  * path: LanceDB in a temp dir, the app's MCP endpoint over loopback HTTP, runChat and its UI message stream.
  * One test per example of issue #11, in English and Chinese.
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import os from "node:os";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ModelMessage } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOfflineEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
-import { openStore, type Store } from "@/lib/store";
+import type { Store } from "@/lib/store";
+import { openTempStore, type TempStore } from "@/lib/test-helpers/kb-store";
 import { askChat, serveMcp } from "@/scripts/eval-chat/harness";
 import { OFFLINE_TEXT } from "./offline-model";
 
 const repoRoot = path.resolve(import.meta.dirname, "../..");
-let dir: string;
+let temp: TempStore;
 let store: Store;
 let mcp: Awaited<ReturnType<typeof serveMcp>>;
 
@@ -35,8 +34,8 @@ Long-service leave is granted in tiers:
 `;
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "answerer-test-"));
-  store = await openStore({ uri: dir, embedder: createOfflineEmbedder(256) });
+  temp = await openTempStore("answerer-test-");
+  store = temp.store;
   for (const name of ["employee-handbook.md", "员工手册.md", "product-faq.md", "security-policy.txt"]) {
     await ingestDocument(store, { filename: name, kb: "default", data: await readFile(path.join(repoRoot, "knowledge", name)) });
   }
@@ -46,8 +45,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await mcp?.close();
-  store?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await temp?.close();
 });
 
 const ask = (messages: ModelMessage[] | string) =>

@@ -39,20 +39,14 @@ describe("splitQuestion", () => {
 
 describe("follow-ups", () => {
   it("recognises short and anaphoric follow-ups in both languages", () => {
-    expect(isFollowUp("and for part-time staff?")).toBe(true);
-    expect(isFollowUp("What about contractors?")).toBe(true);
-    expect(isFollowUp("who approves it?")).toBe(true);
-    expect(isFollowUp("那兼职员工呢？")).toBe(true);
-    expect(isFollowUp("Who manages the Lisbon office?")).toBe(false);
-    expect(isFollowUp("报销需要在多少天内提交？")).toBe(false);
+    for (const q of ["and for part-time staff?", "What about contractors?", "who approves it?", "那兼职员工呢？"])
+      expect(isFollowUp(q), q).toBe(true);
+    for (const q of ["Who manages the Lisbon office?", "报销需要在多少天内提交？"]) expect(isFollowUp(q), q).toBe(false);
   });
 
   it("tells follow-ups without a subject of their own (ellipsis, pronouns) from those that may name a new one", () => {
-    expect(isEllipsis("and for part-time staff?")).toBe(true);
-    expect(isEllipsis("who approves it?")).toBe(true);
-    expect(isEllipsis("那需要提前多久申请？")).toBe(true);
-    expect(isEllipsis("What about the VPN policy?")).toBe(false);
-    expect(isEllipsis("那年假呢？")).toBe(false);
+    for (const q of ["and for part-time staff?", "who approves it?", "那需要提前多久申请？"]) expect(isEllipsis(q), q).toBe(true);
+    for (const q of ["What about the VPN policy?", "那年假呢？"]) expect(isEllipsis(q), q).toBe(false);
   });
 
   it("searches a follow-up together with the previous question", () => {

@@ -9,12 +9,8 @@
  */
 export function isOriginAllowed(origin: string | null, host: string | null, allowed: readonly string[]): boolean {
   if (!origin) return true;
-  let o: URL;
-  try {
-    o = new URL(origin);
-  } catch {
-    return false;
-  }
+  const o = URL.parse(origin);
+  if (!o) return false;
   if (host && o.host === host.trim().toLowerCase()) return true;
   return allowed.includes("*") || allowed.includes(o.origin);
 }

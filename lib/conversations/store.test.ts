@@ -1,26 +1,23 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { openStore, type Store } from "@/lib/store";
+import { openTempStore, type TempStore } from "@/lib/test-helpers/kb-store";
 import { AppError } from "@/lib/types";
 import { activePath, mergePath, normalizeTree, siblingsOf } from "./branches";
 import { type ConversationStore, openConversations, titleFrom } from "./store";
 
 const msg = (id: string, role: "user" | "assistant", text: string) => ({ id, role, parts: [{ type: "text", text }] });
 
-let dir: string;
+let temp: TempStore;
 let documents: Store;
 let store: ConversationStore;
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "conversations-test-"));
-  documents = await openStore({ uri: dir, embedder: createOfflineEmbedder(64) });
+  temp = await openTempStore("conversations-test-", 64);
+  documents = temp.store;
   store = await openConversations(documents);
 });
 afterAll(async () => {
-  documents.close();
-  await rm(dir, { recursive: true, force: true });
+  await temp?.close();
 });
 
 describe("conversation store", () => {
@@ -65,7 +62,7 @@ describe("conversation store", () => {
 
   it("is seen by a second connection to the same store (another process)", async () => {
     const c = await store.create({ title: "shared", messages: [] });
-    const otherStore = await openStore({ uri: dir, embedder: createOfflineEmbedder(64) });
+    const otherStore = await openStore({ uri: temp.dir, embedder: createOfflineEmbedder(64) });
     try {
       const other = await openConversations(otherStore);
       expect((await other.get(c.id))?.title).toBe("shared");

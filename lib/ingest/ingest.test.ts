@@ -59,12 +59,17 @@ beforeEach(async () => {
 
 describe("ingestDocument", () => {
   it("adds, then skips the same bytes without parsing or embedding again", async () => {
-    const events: IngestProgress[] = [];
-    const first = await ingestDocument(
-      store,
-      { filename: "guide.md", data: enc(longDoc("okapi", 10)) },
-      { onProgress: (p) => events.push(p) },
-    );
+    /** Ingests the same guide, with its progress events. */
+    const ingestGuide = async () => {
+      const events: IngestProgress[] = [];
+      const result = await ingestDocument(
+        store,
+        { filename: "guide.md", data: enc(longDoc("okapi", 10)) },
+        { onProgress: (p) => events.push(p) },
+      );
+      return { result, events };
+    };
+    const { result: first, events } = await ingestGuide();
     expect(first.status).toBe("added");
     const stages = [...new Set(events.map((e) => e.stage))];
     expect(stages).toEqual(["received", "parsing", "chunking", "embedding", "indexing", "done"]);
@@ -74,12 +79,7 @@ describe("ingestDocument", () => {
     expect(events.at(-1)).toMatchObject({ stage: "done", documentId: first.document.id, chunkCount: first.document.chunkCount });
 
     const embedded = embedder.texts.length;
-    const events2: IngestProgress[] = [];
-    const again = await ingestDocument(
-      store,
-      { filename: "guide.md", data: enc(longDoc("okapi", 10)) },
-      { onProgress: (p) => events2.push(p) },
-    );
+    const { result: again, events: events2 } = await ingestGuide();
     expect(again.status).toBe("unchanged");
     expect(again.document).toEqual(first.document);
     expect(events2.map((e) => e.stage)).toEqual(["received", "skipped"]);

@@ -1,13 +1,11 @@
 /** Knowledge bases and tokens on a real LanceDB store + registry in a temp dir. */
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import * as lancedb from "@lancedb/lancedb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
 import { searchKnowledge } from "@/lib/retrieve";
 import { openStore, type Store } from "@/lib/store";
+import { openTempStore, type TempStore } from "@/lib/test-helpers/kb-store";
 import { AppError } from "@/lib/types";
 import {
   createAccessToken,
@@ -24,19 +22,18 @@ import { GENERIC_SEARCH_TOOL, searchToolBase, searchToolDescription, searchToolN
 import { openRegistry, type Registry } from "./registry";
 
 const enc = new TextEncoder();
-let dir: string;
+let temp: TempStore;
 let store: Store;
 let registry: Registry;
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "kb-test-"));
-  store = await openStore({ uri: dir, embedder: createOfflineEmbedder(256) });
+  temp = await openTempStore("kb-test-");
+  store = temp.store;
   registry = await openRegistry(store, { defaultKb: "default" });
 });
 
 afterAll(async () => {
-  store?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await temp?.close();
 });
 
 async function rejects(p: Promise<unknown>): Promise<AppError> {
@@ -169,7 +166,7 @@ describe("knowledge bases", () => {
     expect(result.documents).toBe(1);
     expect(await getKnowledgeBase(store, registry, "operations")).toBeNull();
     expect(await store.getDocument(doc.id)).toBeNull();
-    const conn = await lancedb.connect(dir);
+    const conn = await lancedb.connect(temp.dir);
     const chunks = await conn.openTable("chunks");
     expect(await chunks.countRows("kb = 'operations'")).toBe(0);
     chunks.close();
@@ -211,7 +208,7 @@ describe("access tokens", () => {
   });
 
   it("sees tokens created through another connection (another replica)", async () => {
-    const otherStore = await openStore({ uri: dir, embedder: createOfflineEmbedder(256) });
+    const otherStore = await openStore({ uri: temp.dir, embedder: createOfflineEmbedder(256) });
     try {
       const other = await openRegistry(otherStore);
       const { secret } = await createAccessToken(otherStore, other, { name: "replica", scope: "read" });

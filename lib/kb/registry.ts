@@ -3,6 +3,8 @@
  * dataset, so an object-store deployment keeps working and every replica sees the same data).
  */
 import { Bool, Field, Schema, Utf8 } from "apache-arrow";
+import { credentialFromRow, credentialToRow, lastUseRecorder } from "@/lib/auth/credential-rows";
+import { setFlag } from "@/lib/auth/set-flag";
 import { type AccessToken, findToken, type TokenScope } from "@/lib/auth/tokens";
 import { type Store, serialQueue, versionCached } from "@/lib/store";
 import { sqlEq } from "@/lib/store/sql";
@@ -38,27 +40,15 @@ function kbToRow(k: KbRecord) {
 }
 function rowToToken(r: Record<string, unknown>): AccessToken {
   return {
-    id: String(r.id),
+    ...credentialFromRow(r),
     name: String(r.name),
     hash: String(r.hash),
     scope: String(r.scope) as TokenScope,
     kb: r.kb == null ? null : String(r.kb),
-    createdAt: String(r.created_at),
-    lastUsedAt: r.last_used_at == null ? null : String(r.last_used_at),
-    revoked: Boolean(r.revoked),
   };
 }
 function tokenToRow(t: AccessToken) {
-  return {
-    id: t.id,
-    name: t.name,
-    hash: t.hash,
-    scope: t.scope,
-    kb: t.kb,
-    created_at: t.createdAt,
-    last_used_at: t.lastUsedAt,
-    revoked: t.revoked,
-  };
+  return { ...credentialToRow(t), name: t.name, hash: t.hash, scope: t.scope, kb: t.kb };
 }
 
 export interface Registry {
@@ -86,15 +76,12 @@ export interface Registry {
   revokeTokensOf(kb: string): Promise<void>;
 }
 
-const TOUCH_EVERY_MS = 60_000;
-
 /** The registry in the side tables of `store`. */
 export async function openRegistry(store: Store, opts: { defaultKb?: string } = {}): Promise<Registry> {
   const kbs = await store.sideTable(REGISTRY_TABLES.kbs, kbsSchema);
   const tokens = await store.sideTable(REGISTRY_TABLES.tokens, tokensSchema);
 
   const serialized = serialQueue();
-  const touched = new Map<string, number>();
 
   // Every MCP request reads both tables (token check, tool catalog).
   const allKbs = versionCached(kbs, async () =>
@@ -144,20 +131,9 @@ export async function openRegistry(store: Store, opts: { defaultKb?: string } = 
     async authenticate(secret) {
       return findToken(await liveTokens(), secret);
     },
-    async touchToken(id, now = new Date()) {
-      const last = touched.get(id) ?? 0;
-      if (now.getTime() - last < TOUCH_EVERY_MS) return;
-      touched.set(id, now.getTime());
-      if (touched.size > 10_000) touched.clear();
-      await serialized(() => tokens.write((t) => t.update({ where: sqlEq("id", id), values: { last_used_at: now.toISOString() } })));
-    },
+    touchToken: lastUseRecorder(tokens, serialized),
     revokeToken(id) {
-      return serialized(async () => {
-        const n = await tokens.table.countRows(`${sqlEq("id", id)} AND revoked = false`);
-        if (n === 0) return false;
-        await tokens.write((t) => t.update({ where: sqlEq("id", id), values: { revoked: true } }));
-        return true;
-      });
+      return serialized(() => setFlag(tokens, sqlEq("id", id), "revoked"));
     },
     moveTokens(from, to) {
       return serialized(async () => {
@@ -167,8 +143,7 @@ export async function openRegistry(store: Store, opts: { defaultKb?: string } = 
     },
     revokeTokensOf(kb) {
       return serialized(async () => {
-        if ((await tokens.table.countRows(`${sqlEq("kb", kb)} AND revoked = false`)) === 0) return;
-        await tokens.write((t) => t.update({ where: sqlEq("kb", kb), values: { revoked: true } }));
+        await setFlag(tokens, sqlEq("kb", kb), "revoked");
       });
     },
   };

@@ -12,76 +12,39 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5,
 function create() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "kb_" });
-  const r = [registry];
+  const registers = [registry];
+  const counter = <L extends string = never>(name: string, help: string, labelNames: readonly L[] = []) =>
+    new Counter({ name, help, labelNames, registers });
+  const gauge = <L extends string = never>(name: string, help: string, labelNames: readonly L[] = []) =>
+    new Gauge({ name, help, labelNames, registers });
+  const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets = LATENCY_BUCKETS) =>
+    new Histogram({ name, help, labelNames, buckets, registers });
   return {
     registry,
-    requestDuration: new Histogram({
-      name: "kb_http_request_duration_seconds",
-      help: "HTTP request latency by route, method and status",
-      labelNames: ["route", "method", "status"] as const,
-      buckets: LATENCY_BUCKETS,
-      registers: r,
-    }),
-    toolDuration: new Histogram({
-      name: "kb_mcp_tool_duration_seconds",
-      help: "MCP tool call latency by tool and outcome",
-      labelNames: ["tool", "outcome"] as const,
-      buckets: LATENCY_BUCKETS,
-      registers: r,
-    }),
-    toolCalls: new Counter({
-      name: "kb_mcp_tool_calls_total",
-      help: "MCP tool calls by tool and outcome",
-      labelNames: ["tool", "outcome"] as const,
-      registers: r,
-    }),
-    errors: new Counter({ name: "kb_errors_total", help: "Errors answered, by error code", labelNames: ["code"] as const, registers: r }),
-    ingestDocuments: new Counter({
-      name: "kb_ingest_documents_total",
-      help: "Documents ingested, by status",
-      labelNames: ["status"] as const,
-      registers: r,
-    }),
-    ingestChunks: new Counter({ name: "kb_ingest_chunks_total", help: "Chunks written by ingestion", registers: r }),
-    ingestBytes: new Counter({ name: "kb_ingest_bytes_total", help: "Bytes of files ingested (added or updated)", registers: r }),
-    ingestQueue: new Gauge({ name: "kb_ingest_queue_depth", help: "Documents waiting for or in ingestion", registers: r }),
-    embeddingCache: new Counter({
-      name: "kb_embedding_cache_total",
-      help: "Chunk embeddings reused from the store (hit) or computed (miss)",
-      labelNames: ["result"] as const,
-      registers: r,
-    }),
-    storeRows: new Gauge({ name: "kb_store_rows", help: "Rows per store table", labelNames: ["table"] as const, registers: r }),
-    storeVersions: new Gauge({
-      name: "kb_store_versions",
-      help: "Versions kept per store table",
-      labelNames: ["table"] as const,
-      registers: r,
-    }),
-    dataDirBytes: new Gauge({
-      name: "kb_data_dir_bytes",
-      help: "Bytes on disk under the data directory (local stores only)",
-      registers: r,
-    }),
-    auditEvents: new Counter({
-      name: "kb_audit_events_total",
-      help: "Audit log events by action and outcome",
-      labelNames: ["action", "outcome"] as const,
-      registers: r,
-    }),
-    maintenanceRuns: new Counter({
-      name: "kb_maintenance_runs_total",
-      help: "Background store maintenance runs by outcome",
-      labelNames: ["outcome"] as const,
-      registers: r,
-    }),
-    maintenanceDuration: new Histogram({
-      name: "kb_maintenance_duration_seconds",
-      help: "Background store maintenance duration by outcome",
-      labelNames: ["outcome"] as const,
-      buckets: [0.01, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
-      registers: r,
-    }),
+    requestDuration: histogram("kb_http_request_duration_seconds", "HTTP request latency by route, method and status", [
+      "route",
+      "method",
+      "status",
+    ]),
+    toolDuration: histogram("kb_mcp_tool_duration_seconds", "MCP tool call latency by tool and outcome", ["tool", "outcome"]),
+    toolCalls: counter("kb_mcp_tool_calls_total", "MCP tool calls by tool and outcome", ["tool", "outcome"]),
+    errors: counter("kb_errors_total", "Errors answered, by error code", ["code"]),
+    ingestDocuments: counter("kb_ingest_documents_total", "Documents ingested, by status", ["status"]),
+    ingestChunks: counter("kb_ingest_chunks_total", "Chunks written by ingestion"),
+    ingestBytes: counter("kb_ingest_bytes_total", "Bytes of files ingested (added or updated)"),
+    ingestQueue: gauge("kb_ingest_queue_depth", "Documents waiting for or in ingestion"),
+    embeddingCache: counter("kb_embedding_cache_total", "Chunk embeddings reused from the store (hit) or computed (miss)", ["result"]),
+    storeRows: gauge("kb_store_rows", "Rows per store table", ["table"]),
+    storeVersions: gauge("kb_store_versions", "Versions kept per store table", ["table"]),
+    dataDirBytes: gauge("kb_data_dir_bytes", "Bytes on disk under the data directory (local stores only)"),
+    auditEvents: counter("kb_audit_events_total", "Audit log events by action and outcome", ["action", "outcome"]),
+    maintenanceRuns: counter("kb_maintenance_runs_total", "Background store maintenance runs by outcome", ["outcome"]),
+    maintenanceDuration: histogram(
+      "kb_maintenance_duration_seconds",
+      "Background store maintenance duration by outcome",
+      ["outcome"],
+      [0.01, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+    ),
   };
 }
 

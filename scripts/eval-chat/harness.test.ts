@@ -3,34 +3,31 @@
  * MCP endpoint (see eval-chat.ts). Thresholds sit a little below the values measured when this test was
  * written; `npm run eval -- --chat <set>` gives the full numbers.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOfflineEmbedder } from "@/lib/embed/offline";
 import { type EvalSet, ingestSet, loadEvalSet } from "@/lib/retrieve/eval-harness";
-import { openStore, type Store } from "@/lib/store";
+import type { Store } from "@/lib/store";
+import { openTempStore, type TempStore } from "@/lib/test-helpers/kb-store";
 import { answerContained, evalChat, serveMcp, shortAnswerQuestions } from "./harness";
 
 const evalDir = (name: string) => path.resolve(import.meta.dirname, "../../fixtures/eval", name);
 
-let dir: string;
+let temp: TempStore;
 let store: Store;
 let mcp: Awaited<ReturnType<typeof serveMcp>>;
 let squad: EvalSet;
 
 beforeAll(async () => {
   squad = await loadEvalSet(evalDir("squad1.1-en-subset"));
-  dir = await mkdtemp(path.join(os.tmpdir(), "eval-chat-test-"));
-  store = await openStore({ uri: dir, embedder: createOfflineEmbedder(2048) });
+  temp = await openTempStore("eval-chat-test-", 2048);
+  store = temp.store;
   await ingestSet(store, squad, squad.docs);
   mcp = await serveMcp(store);
 }, 240_000);
 
 afterAll(async () => {
   await mcp?.close();
-  store?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await temp?.close();
 });
 
 describe("offline answer quality (vendored SQuAD subset)", () => {

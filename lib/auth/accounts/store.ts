@@ -5,6 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { Bool, Field, Schema, Utf8 } from "apache-arrow";
+import { setFlag } from "@/lib/auth/set-flag";
 import { hashTokenSecret } from "@/lib/auth/tokens";
 import { perStore, type Store, serialQueue, versionCached } from "@/lib/store";
 import { sqlEq } from "@/lib/store/sql";
@@ -244,11 +245,7 @@ async function openAccountStore(store: Store): Promise<AccountStore> {
       return invite && !invite.used && invite.expiresAt > now.toISOString() ? invite : null;
     },
     consumeInvite(hash) {
-      return serialized(async () => {
-        if ((await invites.table.countRows(`${sqlEq("hash", hash)} AND used = false`)) === 0) return false;
-        await invites.write((t) => t.update({ where: sqlEq("hash", hash), values: { used: true } }));
-        return true;
-      });
+      return serialized(() => setFlag(invites, sqlEq("hash", hash), "used"));
     },
     async listInvites() {
       const rows = (await invites.table.query().toArray()).map(rowToInvite);

@@ -149,12 +149,8 @@ export function fetchClientMetadata(clientId: string, now = Date.now()): Promise
 }
 
 async function load(clientId: string): Promise<OAuthClientMetadata> {
-  let url: URL;
-  try {
-    url = new URL(clientId);
-  } catch {
-    throw new ClientMetadataError("client_id is not a URL");
-  }
+  const url = URL.parse(clientId);
+  if (!url) throw new ClientMetadataError("client_id is not a URL");
   if (!isClientIdUrl(clientId) || url.username || url.password || url.hash || url.pathname === "/") {
     throw new ClientMetadataError("a client_id URL must be https, with a path, without credentials or a fragment");
   }

@@ -4,9 +4,6 @@
  * registration, the consent form posted as the page would, PKCE, the resource binding, refresh rotation,
  * revocation, and a negative test for each check.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import {
   discoverAuthorizationServerMetadata,
   discoverOAuthProtectedResourceMetadata,
@@ -25,12 +22,11 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { serveWeb } from "@/e2e/helpers/web-server";
 import type { AuthSettings } from "@/lib/auth/config";
-import { createOfflineEmbedder } from "@/lib/embed";
-import { ingestDocument } from "@/lib/ingest";
 import { createKnowledgeBase, deleteKnowledgeBase, updateKnowledgeBase } from "@/lib/kb";
-import { openRegistry, type Registry } from "@/lib/kb/registry";
-import { openStore, type Store } from "@/lib/store";
+import type { Registry } from "@/lib/kb/registry";
+import type { Store } from "@/lib/store";
 import { testAuthSettings } from "@/lib/test-helpers/auth";
+import { HR_KB, openTestKbs } from "@/lib/test-helpers/kb-store";
 import { handleMcpRequest } from "@/mcp/http";
 import { authenticateOAuthToken } from "./access";
 import { beginAuthorization, decideConsent } from "./authorize";
@@ -41,8 +37,7 @@ import { handleRegister, handleRevoke, handleToken } from "./token";
 
 const ADMIN = "s3cret-admin";
 const REMOTE = "10.213.9.2";
-const enc = new TextEncoder();
-let dir: string;
+let kbs: Awaited<ReturnType<typeof openTestKbs>>;
 let store: Store;
 let registry: Registry;
 let server: Awaited<ReturnType<typeof serveWeb>>;
@@ -52,16 +47,18 @@ const saved = { PUBLIC_URL: process.env.PUBLIC_URL, FLAG: process.env.OAUTH_ALLO
 const REDIRECT = "http://127.0.0.1:9/callback";
 const OTHER_REDIRECT = "http://127.0.0.1:9/other";
 
+/** The authorization request of a flow's client, as the SDK's client starts it; `over` changes its parameters. */
+const startAuth = (flow: Flow, over: Partial<Parameters<typeof startAuthorization>[1]> = {}) =>
+  startAuthorization(base, {
+    metadata: flow.metadata,
+    clientInformation: flow.client,
+    redirectUrl: REDIRECT,
+    resource: flow.resource,
+    ...over,
+  });
+
 /** The token request of a flow's client for `code`, as the SDK's client sends it. */
-const exchange = (
-  flow: {
-    metadata: Parameters<typeof exchangeAuthorization>[1]["metadata"];
-    client: Parameters<typeof exchangeAuthorization>[1]["clientInformation"];
-    resource: URL;
-  },
-  code: string,
-  codeVerifier: string,
-) =>
+const exchange = (flow: Flow, code: string, codeVerifier: string) =>
   exchangeAuthorization(base, {
     metadata: flow.metadata,
     clientInformation: flow.client,
@@ -71,24 +68,12 @@ const exchange = (
     resource: flow.resource,
   });
 
+const BUDGET = "# Budget rules\n\nInvoices above 5000 euros need the treasurer's approval.\n";
+const FINANCE_KB = { name: "finance", title: "Finance", description: "Budgets and invoices", documents: { "budget.md": BUDGET } };
+
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "oauth-"));
-  store = await openStore({ uri: dir, embedder: createOfflineEmbedder(256) });
-  registry = await openRegistry(store, { defaultKb: "default" });
-  await createKnowledgeBase(store, registry, { name: "hr", title: "Human Resources", description: "Leave, travel and pay policies" });
-  await createKnowledgeBase(store, registry, { name: "finance", title: "Finance", description: "Budgets and invoices" });
-  await ingestDocument(store, {
-    filename: "travel.md",
-    kb: "hr",
-    title: "Travel policy",
-    data: enc.encode("# Travel policy\n\n## Per diem\n\nThe per diem for overnight travel is 80 euros per day.\n"),
-  });
-  await ingestDocument(store, {
-    filename: "budget.md",
-    kb: "finance",
-    title: "Budget rules",
-    data: enc.encode("# Budget rules\n\nInvoices above 5000 euros need the treasurer's approval.\n"),
-  });
+  kbs = await openTestKbs("oauth-", [HR_KB, FINANCE_KB]);
+  ({ store, registry } = kbs);
 
   const deps = { getStore: async () => store, auth };
   server = await serveWeb(async (request, url) => {
@@ -128,8 +113,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  store?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await kbs?.close();
   for (const [k, v] of [
     ["PUBLIC_URL", saved.PUBLIC_URL],
     ["OAUTH_ALLOW_PRIVATE_CLIENT_URLS", saved.FLAG],
@@ -226,14 +210,7 @@ async function authorize(
   consent: { kb?: string[]; access: "read" | "read-write" },
   redirectUrl = REDIRECT,
 ): Promise<{ code: string; codeVerifier: string }> {
-  const { authorizationUrl, codeVerifier } = await startAuthorization(base, {
-    metadata: flow.metadata,
-    clientInformation: flow.client,
-    redirectUrl,
-    scope: "kb:read kb:write",
-    state: "st4te",
-    resource: flow.resource,
-  });
+  const { authorizationUrl, codeVerifier } = await startAuth(flow, { redirectUrl, scope: "kb:read kb:write", state: "st4te" });
   const view = await openConsent(authorizationUrl);
   const decision = await postConsent({
     request_id: view.requestId,
@@ -259,12 +236,7 @@ async function cimdFlow(pathname: string): Promise<Flow> {
 describe("OAuth with a client ID metadata document", () => {
   it("discovers, consents (hr, read-only), lists only hr's read tools, searches, refuses writes, refreshes with rotation", async () => {
     const flow = await cimdFlow("/api/mcp");
-    const { authorizationUrl } = await startAuthorization(base, {
-      metadata: flow.metadata,
-      clientInformation: flow.client,
-      redirectUrl: REDIRECT,
-      resource: flow.resource,
-    });
+    const { authorizationUrl } = await startAuth(flow);
     const view = await openConsent(authorizationUrl);
     expect(view.clientName).toBe("Metadata Doc Client");
     expect(view.logoUri).toBeNull(); // http logo: not shown
@@ -494,12 +466,7 @@ describe("OAuth with dynamic client registration", () => {
 
   it("refuses a redirect URI that was not registered, and one that differs from the authorization request's", async () => {
     const flow = await dcrFlow("/api/mcp");
-    const { authorizationUrl } = await startAuthorization(base, {
-      metadata: flow.metadata,
-      clientInformation: flow.client,
-      redirectUrl: "http://127.0.0.1:9/evil",
-      resource: flow.resource,
-    });
+    const { authorizationUrl } = await startAuth(flow, { redirectUrl: "http://127.0.0.1:9/evil" });
     const res = await fetch(authorizationUrl, { redirect: "manual" });
     expect(res.status).toBe(200); // an error page, never a redirect to an unregistered URI
     expect(await res.json()).toMatchObject({ kind: "error", message: expect.stringMatching(/redirect URI/) });
@@ -547,13 +514,7 @@ describe("OAuth with dynamic client registration", () => {
 
   it("refuses a resource that is not one of the MCP endpoints", async () => {
     const flow = await dcrFlow("/api/mcp");
-    const { authorizationUrl } = await startAuthorization(base, {
-      metadata: flow.metadata,
-      clientInformation: flow.client,
-      redirectUrl: REDIRECT,
-      state: "s",
-      resource: new URL("https://elsewhere.example/api/mcp"),
-    });
+    const { authorizationUrl } = await startAuth(flow, { state: "s", resource: new URL("https://elsewhere.example/api/mcp") });
     const res = await fetch(authorizationUrl, { redirect: "manual" });
     expect(res.status).toBe(307);
     const back = new URL(res.headers.get("location") ?? "");
@@ -616,13 +577,7 @@ describe("the consent form", () => {
   async function pending() {
     const { metadata, resource } = await discover("/api/mcp");
     const flow: Flow = { metadata, resource, client: { client_id: `${base}/client.json` } };
-    const { authorizationUrl } = await startAuthorization(base, {
-      metadata,
-      clientInformation: flow.client,
-      redirectUrl: REDIRECT,
-      state: "abc",
-      resource,
-    });
+    const { authorizationUrl } = await startAuth(flow, { metadata, state: "abc", resource });
     return openConsent(authorizationUrl);
   }
 

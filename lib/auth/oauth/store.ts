@@ -7,6 +7,8 @@
 import { randomBytes } from "node:crypto";
 import { Bool, Field, Schema, Utf8 } from "apache-arrow";
 import { z } from "zod";
+import { credentialFromRow, credentialToRow, lastUseRecorder } from "@/lib/auth/credential-rows";
+import { setFlag } from "@/lib/auth/set-flag";
 import { hashTokenSecret } from "@/lib/auth/tokens";
 import { perStore, type Store, serialQueue, versionCached } from "@/lib/store";
 import { sqlEq } from "@/lib/store/sql";
@@ -92,28 +94,22 @@ export interface OAuthStore {
 
 function rowToGrant(r: Record<string, unknown>): OAuthGrant {
   return {
-    id: String(r.id),
+    ...credentialFromRow(r),
     clientId: String(r.client_id),
     clientName: String(r.client_name),
     resource: String(r.resource),
     kbs: JSON.parse(String(r.kbs)) as string[],
     scope: String(r.scope) as GrantScope,
-    createdAt: String(r.created_at),
-    lastUsedAt: r.last_used_at == null ? null : String(r.last_used_at),
-    revoked: Boolean(r.revoked),
   };
 }
 function grantToRow(g: OAuthGrant) {
   return {
-    id: g.id,
+    ...credentialToRow(g),
     client_id: g.clientId,
     client_name: g.clientName,
     resource: g.resource,
     kbs: JSON.stringify(g.kbs),
     scope: g.scope,
-    created_at: g.createdAt,
-    last_used_at: g.lastUsedAt,
-    revoked: g.revoked,
   };
 }
 function rowToSecret(r: Record<string, unknown>): StoredSecret {
@@ -127,7 +123,6 @@ function rowToSecret(r: Record<string, unknown>): StoredSecret {
   };
 }
 
-const TOUCH_EVERY_MS = 60_000;
 /** Expired secrets are deleted a day after they expire (a replayed code or refresh token is still recognised until then). */
 const PURGE_AFTER_MS = 24 * 3600_000;
 const PURGE_EVERY_MS = 3600_000;
@@ -137,7 +132,6 @@ async function openOAuthStore(store: Store): Promise<OAuthStore> {
   const grants = await store.sideTable(OAUTH_TABLES.grants, grantsSchema);
   const secrets = await store.sideTable(OAUTH_TABLES.secrets, secretsSchema);
   const serialized = serialQueue();
-  const touched = new Map<string, number>();
   let purgedAt = 0;
 
   const liveGrants = versionCached(grants, async () => {
@@ -203,20 +197,9 @@ async function openOAuthStore(store: Store): Promise<OAuthStore> {
       return rows.map(rowToGrant).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
     },
     revokeGrant(id) {
-      return serialized(async () => {
-        const n = await grants.table.countRows(`${sqlEq("id", id)} AND revoked = false`);
-        if (n === 0) return false;
-        await grants.write((t) => t.update({ where: sqlEq("id", id), values: { revoked: true } }));
-        return true;
-      });
+      return serialized(() => setFlag(grants, sqlEq("id", id), "revoked"));
     },
-    async touchGrant(id, now = new Date()) {
-      const last = touched.get(id) ?? 0;
-      if (now.getTime() - last < TOUCH_EVERY_MS) return;
-      touched.set(id, now.getTime());
-      if (touched.size > 10_000) touched.clear();
-      await serialized(() => grants.write((t) => t.update({ where: sqlEq("id", id), values: { last_used_at: now.toISOString() } })));
-    },
+    touchGrant: lastUseRecorder(grants, serialized),
     renameKb(from, to) {
       return editKbs((kbs) => (kbs.includes(from) ? [...new Set(kbs.map((k) => (k === from ? to : k)))].sort() : null));
     },
@@ -243,12 +226,7 @@ async function openOAuthStore(store: Store): Promise<OAuthStore> {
       return rows.length ? rowToSecret(rows[0]) : null;
     },
     consume(hash) {
-      return serialized(async () => {
-        const n = await secrets.table.countRows(`${sqlEq("hash", hash)} AND used = false`);
-        if (n === 0) return false;
-        await secrets.write((t) => t.update({ where: sqlEq("hash", hash), values: { used: true } }));
-        return true;
-      });
+      return serialized(() => setFlag(secrets, sqlEq("hash", hash), "used"));
     },
     async authenticate(plain, now = new Date()) {
       const found = (await accessTokens()).get(hashTokenSecret(plain));

@@ -46,14 +46,8 @@ export function resourceMetadataUrl(kb?: string, base = issuer()): string {
  * /api/mcp/<kb>, null for anything else (another host, path, a query or fragment). A trailing slash is allowed.
  */
 export function parseResource(raw: string | null | undefined, base = issuer()): { kb: string | undefined } | null {
-  if (!raw) return null;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return null;
-  }
-  if (url.search || url.hash || url.username || url.password) return null;
+  const url = raw ? URL.parse(raw) : null;
+  if (!url || url.search || url.hash || url.username || url.password) return null;
   const root = new URL(base);
   if (url.origin !== root.origin) return null;
   const prefix = `${root.pathname.replace(/\/+$/, "")}/api/mcp`;

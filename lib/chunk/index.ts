@@ -41,10 +41,12 @@ export function chunkText(text: string, opts: ChunkOptions = {}): Chunk[] {
       const units = splitUnits(text, from, to, size - overlap, size);
       const blocks = findBlocks(text, from, to);
       if (blocks.length) keepBlocksTogether(units, blocks, from);
+      let b = 0; // chunks start in order, so the block a chunk starts in is found by walking forward once
       for (const [start, end] of packSection(text, units, size, overlap)) {
         const chunk = makeChunk(text, chunks.length, section, start, end, pages);
-        const lead = blocks.find((b) => start > b.start && start >= b.bodyStart && start < b.end)?.lead;
-        if (lead) chunk.lead = lead;
+        while (b < blocks.length && blocks[b].end <= start) b++;
+        const block = blocks[b];
+        if (block?.lead && start > block.start && start >= block.bodyStart) chunk.lead = block.lead;
         chunks.push(chunk);
       }
     }
@@ -67,14 +69,21 @@ export function embeddingText(chunk: Pick<Chunk, "headingPath" | "text" | "lead"
  * header, a list only between items; anywhere else inside them only when nothing else fits (strength 0).
  */
 function keepBlocksTogether(units: Unit[], blocks: Block[], sectionStart: number): void {
+  // Units, blocks and each block's rows are all in text order: one forward walk over each (a list of 100k
+  // items must not cost a search through its rows per unit).
   let b = 0;
+  let r = 0;
   for (const u of units) {
-    while (b < blocks.length && blocks[b].end <= u.start) b++;
+    while (b < blocks.length && blocks[b].end <= u.start) {
+      b++;
+      r = 0;
+    }
     const block = blocks[b];
     if (!block || u.start < block.start) continue;
+    while (r < block.rows.length && block.rows[r] < u.start) r++;
     if (u.start === block.start) {
       if (block.start > sectionStart && (block.kind === "table" || block.lead)) u.strength = Math.min(u.strength, 1) as Unit["strength"];
-    } else if (block.rows.includes(u.start) && (block.kind === "list" || u.start !== block.rows[0])) u.strength = 1;
+    } else if (block.rows[r] === u.start && (block.kind === "list" || r !== 0)) u.strength = 1;
     else u.strength = 0;
   }
 }

@@ -3,7 +3,7 @@
  * UI renders as a citation chip, where k indexes `claims`, the sentence the marker supports (used to
  * highlight the matching passage in the chunk). Markers of unknown numbers stay plain text.
  */
-import { CJK_STOPS, ENDS_WITH_ABBREVIATION, LATIN_STOPS, SENTENCE_STOPS } from "@/lib/text/sentences";
+import { PAUSES, sentenceEnds } from "@/lib/text/sentences";
 import type { CitationCheck } from "./support";
 
 export const CITE_HREF = /^#cite-(\d+)-(\d+)$/;
@@ -12,8 +12,7 @@ export const CHECK_HREF = /^#check-(\d+)$/;
 
 const MARKER = /\[(\d{1,3})\](?![(:])/g;
 /** Punctuation and spaces between a claim and its marker. */
-const CLAIM_TAIL = new RegExp(`[\\s${SENTENCE_STOPS};；,，]`);
-const BOUNDARY = new RegExp(String.raw`\n|[${CJK_STOPS}；\]]|[${LATIN_STOPS};](?=\s)`, "g");
+const CLAIM_TAIL = new RegExp(`[\\s${PAUSES}]`);
 
 /**
  * The claim a marker supports: the sentence that ends right before `end` (skipping the punctuation and
@@ -27,11 +26,8 @@ export function claimBefore(text: string, end: number): string {
   const line = head.slice(Math.max(head.lastIndexOf("\n"), 0));
   const item = line.match(/^\n?\s*(?:[-*+]|\d+[.)])\s+/);
   if (item && !/\]/.test(line)) return line.slice(item[0].length).trim();
-  let start = 0;
-  for (const m of head.matchAll(BOUNDARY)) {
-    if (m[0] === "." && ENDS_WITH_ABBREVIATION.test(head.slice(0, m.index))) continue;
-    start = m.index! + 1;
-  }
+  // After the last sentence end (lib/text/sentences) or the marker before, whichever is later.
+  const start = Math.max(sentenceEnds(head).at(-1) ?? 0, head.lastIndexOf("]") + 1);
   return head
     .slice(start)
     .replace(/^\s*(?:[-*+]\s+|\d+[.)]\s+|#+\s+)?/, "")

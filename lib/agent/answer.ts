@@ -14,7 +14,7 @@
  */
 
 import { CJK_RUN_RE as CJK_RUN, hasCjk } from "@/lib/text/cjk";
-import { SENTENCE_STOPS } from "@/lib/text/sentences";
+import { endsClause } from "@/lib/text/sentences";
 import { ZH_PARTICLES, ZH_QUESTION_WORDS } from "@/lib/text/zh-fillers";
 import { STOP_WORDS, stem, tokenize } from "@/lib/tokenize";
 import { segmentWords } from "@/lib/tokenize/segment";
@@ -497,7 +497,7 @@ function quotesFrom(chunk: ChunkReading, indices: number[], terms: readonly Term
         const s = chunk.sentences[i];
         const body = trimSentence(cleanSentence(s.text), terms, t.maxSentenceChars);
         // List items read as one sentence: "…: a; b; c."
-        return s.item && run.length > 1 && !new RegExp(`[${SENTENCE_STOPS}；;:：]$`).test(body) ? `${body}${cjk ? "；" : ";"}` : body;
+        return s.item && run.length > 1 && !endsClause(body) ? `${body}${cjk ? "；" : ";"}` : body;
       })
       .join(cjk ? "" : " ")
       .replace(/[;；]$/, cjk ? "。" : ".");

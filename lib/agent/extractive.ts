@@ -10,7 +10,7 @@
  */
 
 import { CJK_RUN_RE as CJK_RUN } from "@/lib/text/cjk";
-import { ABBREVIATIONS, CJK_STOPS, CLOSERS, LATIN_STOPS, SENTENCE_STOPS } from "@/lib/text/sentences";
+import { sentenceEnds, withoutFinalStop } from "@/lib/text/sentences";
 import { fillerPattern, QUESTION_PUNCTUATION, ZH_PARTICLES, ZH_QUESTION_WORDS } from "@/lib/text/zh-fillers";
 import { STOP_WORDS, stem, tokenize } from "@/lib/tokenize";
 
@@ -92,20 +92,14 @@ export interface SentenceSpan {
   item?: boolean;
 }
 
-/** A run of sentence ends with the closing quotes after it (a Latin one is checked further in splitSentences). */
-const SENTENCE_END = new RegExp(`([${CJK_STOPS}]+|[${LATIN_STOPS}]+)([${CLOSERS}]*)`, "gu");
-const TRAILING_STOPS = new RegExp(`[${SENTENCE_STOPS};；]+$`);
-
 /** Line prefixes that are markup, not text: bullets, numbered items, quotes. */
 const LINE_LEAD = /^\s*(?:[-*+]\s+|\d+[.)、]\s*|>\s*)?/;
 const LIST_ITEM = /^\s*(?:[-*+]\s+|\d+[.)、]\s*)/;
 
 /**
- * Sentences of a passage with their offsets and the line they are on. Sentences end at 。！？!? and at a
- * period followed by a space and a capital, digit or CJK character, except after an initial or a common
- * abbreviation (so 3.5, e.g., "U.S. Army" and "William E. Simon" stay whole); and at line ends. Semicolons
- * do not end a sentence: clauses joined by ； or ; (tiered rules, enumerations) stay together. Markdown
- * headings and table rules are dropped, bullets stripped (`item` marks list items).
+ * Sentences of a passage with their offsets and the line they are on, split where lib/text/sentences says
+ * (the chunker's splitter too). Markdown headings and table rules are dropped, bullets stripped (`item`
+ * marks list items).
  */
 export function splitSentences(text: string): SentenceSpan[] {
   const out: SentenceSpan[] = [];
@@ -128,19 +122,7 @@ export function splitSentences(text: string): SentenceSpan[] {
       }
       from = to;
     };
-    for (const m of line.matchAll(SENTENCE_END)) {
-      const end = m.index! + m[0].length;
-      if (end <= from) continue;
-      if (/[.!?]/.test(m[1])) {
-        const next = line.slice(end);
-        if (next.trim() !== "" && !/^\s+["“'‘([]?[\p{Lu}\d\p{Script=Han}]/u.test(next)) continue;
-        if (m[1] === ".") {
-          const word = line.slice(0, m.index!).match(/([\p{L}.]+)$/u)?.[1] ?? "";
-          if (/^\p{Lu}$/u.test(word) || ABBREVIATIONS.has(word.toLowerCase())) continue;
-        }
-      }
-      push(end);
-    }
+    for (const end of sentenceEnds(line)) if (end > from) push(end);
     if (from < line.length) push(line.length);
   }
   return out;
@@ -174,7 +156,7 @@ export function supportingSpan(chunkText: string, claim: string): { start: numbe
   if (c.length >= 4) {
     // A quote of several sentences highlights all of them.
     const quoted = sentences.filter((s) => {
-      const t = norm(s.text).replace(TRAILING_STOPS, "");
+      const t = withoutFinalStop(norm(s.text));
       return t.length >= 4 && c.includes(t);
     });
     if (quoted.length > 0) return { start: quoted[0].start, end: quoted.at(-1)!.end };

@@ -19,7 +19,7 @@ import type {
 import { wholeSentences } from "@/lib/retrieve/context";
 import { fitQuery } from "@/lib/retrieve/limits";
 import { hasCjk } from "@/lib/text/cjk";
-import { CJK_STOPS, CLOSERS, SENTENCE_STOPS } from "@/lib/text/sentences";
+import { sentenceEnds } from "@/lib/text/sentences";
 import { TOOL } from "@/lib/tools/names";
 import type { SearchResult } from "@/lib/tools/search-result";
 import { ANSWER_TUNING, answerPart, type Expected, type PartAnswer, type Quote, questionTerms, termShare } from "./answer";
@@ -174,7 +174,9 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 function without(p: Passage, said: readonly string[]): Passage {
   let text = p.text;
   for (const quote of said) {
-    for (const sentence of fold(quote).split(new RegExp(`(?<=[${SENTENCE_STOPS}])\\s*`, "u"))) {
+    const folded = fold(quote);
+    const bounds = [0, ...sentenceEnds(folded)];
+    for (const sentence of bounds.map((b, i) => folded.slice(b, bounds[i + 1]).trim())) {
       if (sentence.length > 1) text = text.replace(new RegExp(escapeRegExp(sentence).replace(/ /g, "\\s+"), "g"), "");
     }
   }
@@ -267,16 +269,25 @@ function toContent(plan: Plan): { content: LanguageModelV4Content[]; finishReaso
   return { content: [{ type: "text", text: plan.text }], finishReason: finish("stop") };
 }
 
+/** What follows a sentence end and streams with it: its citation markers and the spacing after them. */
+const SENTENCE_TAIL = /(?:\s*\[\d+\])*[^\S\n]*\n*/y;
+
 /**
- * Splits an answer into sentences (each with its trailing citation marker and spacing), the unit the
- * offline answerer streams in, like a model's output arriving sentence by sentence.
+ * Splits an answer into sentences (lib/text/sentences), each with its trailing citation markers and spacing:
+ * the unit the offline answerer streams in, like a model's output arriving sentence by sentence.
  */
-const SENTENCE_DELTA = new RegExp(
-  String.raw`[^\n]*?(?:[${SENTENCE_STOPS}][${CLOSERS}]*(?:\s*\[\d+\])*(?=\s|$)|[${CJK_STOPS}](?:\s*\[\d+\])*|\[\d+\](?=\s|$)|(?=\n)|$)[^\S\n]*\n*|\n+`,
-  "gu",
-);
 export function sentenceDeltas(text: string): string[] {
-  return text.match(SENTENCE_DELTA)?.filter(Boolean) ?? [text];
+  const out: string[] = [];
+  let from = 0;
+  for (const end of sentenceEnds(text)) {
+    if (end <= from) continue;
+    SENTENCE_TAIL.lastIndex = end;
+    SENTENCE_TAIL.test(text);
+    out.push(text.slice(from, SENTENCE_TAIL.lastIndex));
+    from = SENTENCE_TAIL.lastIndex;
+  }
+  if (from < text.length) out.push(text.slice(from));
+  return out.length ? out : [text];
 }
 
 /** Pause between streamed sentences, so a browser shows them arriving one by one. */

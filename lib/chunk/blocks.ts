@@ -4,6 +4,7 @@
  * between rows and never right after its header, a list not between it and its intro sentence, and a chunk
  * that starts inside one carries its header row or intro sentence as a lead (indexed, not shown).
  */
+import { sentenceEnds } from "@/lib/text/sentences";
 
 export interface Block {
   kind: "table" | "list";
@@ -89,8 +90,10 @@ export function findBlocks(text: string, from: number, to: number): Block[] {
 
 /** The sentence just before a list when it introduces it: ends with a colon (ASCII or full-width). */
 function intro(text: string, from: number, listStart: number): string {
-  const before = text.slice(from, listStart).trimEnd();
+  const before = text.slice(Math.max(from, listStart - INTRO_CHARS), listStart).trimEnd();
   if (!/[:：]$/.test(before)) return "";
-  const cut = Math.max(before.lastIndexOf("\n"), ...[". ", "。", "! ", "? ", "；"].map((p) => before.lastIndexOf(p)));
-  return before.slice(cut + 1).trim();
+  return before.slice(sentenceEnds(before).at(-1) ?? 0).trim();
 }
+
+/** How far back the intro sentence is looked for (a list of many items in one section must not cost the section per list). */
+const INTRO_CHARS = 1000;

@@ -1,4 +1,4 @@
-import { CJK_STOPS, CLOSERS, LATIN_STOPS } from "@/lib/text/sentences";
+import { sentenceEnds } from "@/lib/text/sentences";
 
 /** The smallest piece the packer moves: a trimmed sentence (or a slice of an over-long one). */
 export interface Unit {
@@ -9,18 +9,13 @@ export interface Unit {
 }
 
 const PARAGRAPH_BREAK_RE = /\n[ \t\r]*\n\s*/g;
-/**
- * A sentence ends after Chinese/full-width 。！？； (always), after . ! ? followed by whitespace,
- * a closing quote/bracket or the end, or at a line break. Closing quotes stay with their sentence.
- */
-const SENTENCE_END_RE = new RegExp(String.raw`(?:[${CJK_STOPS}；…]+|[${LATIN_STOPS}]+(?=[\s${CLOSERS}]|$))[${CLOSERS}]*|\n`, "g");
 
 /** Sentence units of text[from, to), in order; whitespace between them belongs to no unit. */
 export function splitUnits(text: string, from: number, to: number, window: number, size: number): Unit[] {
   const units: Unit[] = [];
   let strength: Unit["strength"] = 3;
   for (const [ps, pe] of splitAt(text, from, to, PARAGRAPH_BREAK_RE)) {
-    for (const [ss, se] of splitAt(text, ps, pe, SENTENCE_END_RE, true)) {
+    for (const [ss, se] of sentencesOf(text, ps, pe)) {
       const [s, e] = trim(text, ss, se);
       if (s >= e) continue;
       for (const [hs, he] of e - s > size ? hardSplit(text, s, e, window) : [[s, e] as const]) {
@@ -34,19 +29,24 @@ export function splitUnits(text: string, from: number, to: number, window: numbe
   return units;
 }
 
-/** Splits [from, to) at each match of re; the match goes with the left piece when keep, else with neither. */
-function splitAt(text: string, from: number, to: number, re: RegExp, keep = false): [number, number][] {
+/** Splits [from, to) at each match of re; the match goes with neither piece. */
+function splitAt(text: string, from: number, to: number, re: RegExp): [number, number][] {
   const out: [number, number][] = [];
   const slice = text.slice(from, to);
   let last = 0;
   for (const m of slice.matchAll(re)) {
     if (m[0].length === 0) continue;
-    const cut = m.index + m[0].length;
-    out.push([from + last, from + (keep ? cut : m.index)]);
-    last = cut;
+    out.push([from + last, from + m.index]);
+    last = m.index + m[0].length;
   }
   out.push([from + last, to]);
   return out;
+}
+
+/** The sentences of [from, to) (lib/text/sentences), untrimmed. */
+function sentencesOf(text: string, from: number, to: number): [number, number][] {
+  const bounds = [from, ...sentenceEnds(text.slice(from, to)).map((e) => from + e), to];
+  return bounds.slice(1).map((end, i) => [bounds[i], end]);
 }
 
 function trim(text: string, s: number, e: number): [number, number] {

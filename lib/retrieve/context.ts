@@ -3,19 +3,12 @@
  * whole thoughts without the index needing bigger chunks. Bounded by characters and cut at sentence ends.
  */
 import type { Store } from "@/lib/store";
-import { CJK_CLASS } from "@/lib/text/cjk";
-import { CJK_STOPS, CLOSERS, SENTENCE_STOPS } from "@/lib/text/sentences";
+import { CJK_SPACELESS_CLASS } from "@/lib/text/cjk";
+import { endsClause, sentenceEnds } from "@/lib/text/sentences";
 import type { SearchHit } from "@/lib/types";
 
 /** At most this many characters on each side. */
 const CONTEXT_CHARS = 300;
-
-/** Positions just after a sentence end (Latin or CJK punctuation, or a blank line). */
-const SENTENCE_END = new RegExp(String.raw`[${SENTENCE_STOPS}；;…][${CLOSERS}]*(?=\s|$)|[${CJK_STOPS}；][${CLOSERS}]*|\n\s*\n`, "gu");
-
-function sentenceEnds(text: string): number[] {
-  return [...text.matchAll(SENTENCE_END)].map((m) => m.index + m[0].length);
-}
 
 /**
  * Trimmed, except for one line break on the side that touches the chunk: it says the chunk starts (or ends)
@@ -51,8 +44,7 @@ export function textAfter(doc: string, end: number, max = CONTEXT_CHARS): string
   return ends.length ? trimTowards(window.slice(0, ends[ends.length - 1]), "start") : "";
 }
 
-const CJK_EDGE = new RegExp(`[${CJK_CLASS}，${CJK_STOPS}；：、]`, "u");
-const ENDS_SENTENCE = new RegExp(`[${SENTENCE_STOPS}；;…:：][${CLOSERS}]*$`, "u");
+const CJK_EDGE = new RegExp(`[${CJK_SPACELESS_CLASS}]`, "u");
 
 function join(a: string, b: string): string {
   return CJK_EDGE.test(a.at(-1) ?? "") || CJK_EDGE.test(b[0] ?? "") ? a + b : `${a} ${b}`;
@@ -71,7 +63,7 @@ export function wholeSentences(text: string, before = "", after = ""): string {
     const line = head.slice(head.lastIndexOf("\n") + 1).trim();
     if (line) out = join(line, out);
   }
-  if (after && !after.startsWith("\n") && !ENDS_SENTENCE.test(out)) {
+  if (after && !after.startsWith("\n") && !endsClause(out)) {
     const first = sentenceEnds(after)[0] ?? after.length;
     const tail = after.slice(0, first);
     const line = tail.slice(0, tail.includes("\n") ? tail.indexOf("\n") : undefined).trim();

@@ -1,8 +1,8 @@
 import { MAX_QUERY_CHARS } from "@/lib/limits";
-import { SENTENCE_STOPS } from "@/lib/text/sentences";
+import { PAUSES } from "@/lib/text/sentences";
 
 /** A word start after a space or punctuation: where a shortened query may begin. */
-const QUERY_START = new RegExp(`(?<=[\\s${SENTENCE_STOPS}；;,，])\\S`);
+const QUERY_START = new RegExp(`(?<=[\\s${PAUSES}])\\S`);
 
 /**
  * A text as a search query of at most `max` characters (MAX_QUERY_CHARS, lib/limits): a longer one (a long

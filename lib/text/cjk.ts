@@ -26,3 +26,6 @@ const HAS_CJK_RE = new RegExp(`[${CJK_CLASS}]`, "u");
 export function hasCjk(text: string): boolean {
   return HAS_CJK_RE.test(text);
 }
+
+/** CJK_CLASS with the full-width punctuation (。、「」，！？；：…): text joined to it needs no space. */
+export const CJK_SPACELESS_CLASS = String.raw`${CJK_CLASS}\u3000-\u303f\uff00-\uffef`;

@@ -15,8 +15,9 @@ const FORBIDDEN: [string, RegExp][] = [
   ["a CJK code-point range", /\\u(?:\{)?(?:3400|4e00|9fff|9fa5)\b|[一㐀]-[龥鿿龯]/i],
   ["the CJK script class", /Script=(?:Hiragana|Katakana|Hangul)/],
 ];
-/** A character class with all of the full-width sentence ends: a copy of the sentence-end class. */
-const sentenceEndClass = (text: string) => (text.match(/\[[^\]\n]*\]/g) ?? []).some((c) => [..."。！？"].every((ch) => c.includes(ch)));
+/** A character class with all of the full-width or all of the Latin sentence ends: a sentence splitter of its own. */
+const sentenceEndClass = (text: string) =>
+  (text.match(/\[[^\]\n]*\]/g) ?? []).some((c) => [..."。！？"].every((ch) => c.includes(ch)) || [...".!?"].every((ch) => c.includes(ch)));
 
 /** Source files under `rel` (relative to the repository root), tests left out. */
 function sources(rel: string): string[] {
@@ -47,6 +48,7 @@ describe("text rules have one definition (lib/text)", () => {
     expect(FORBIDDEN.some(([, re]) => re.test(String.raw`/[\u4e00-\u9fff]/`))).toBe(true);
     expect(sentenceEndClass("/[.!?。！？]/")).toBe(true);
     expect(sentenceEndClass("/[.。!！?？;；]+$/")).toBe(true);
+    expect(sentenceEndClass("text.split(/(?<=[.!?])\\s+/)")).toBe(true);
     expect(sentenceEndClass("// Sentences end at 。！？")).toBe(false);
   });
 });

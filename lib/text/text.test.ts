@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CJK_CLASS, CJK_RUN_RE, CJK_WORD_CLASS, hasCjk, KANA_HANGUL_WORD_CLASS } from "./cjk";
-import { ABBREVIATIONS, CJK_STOPS, CLOSERS, ENDS_WITH_ABBREVIATION, LATIN_STOPS, SENTENCE_STOPS } from "./sentences";
+import { endsClause, sentenceEnds, withoutFinalStop } from "./sentences";
 import { fillerPattern, QUESTION_PUNCTUATION, ZH_PARTICLES, ZH_QUESTION_WORDS } from "./zh-fillers";
 
 describe("CJK classes", () => {
@@ -26,21 +26,47 @@ describe("CJK classes", () => {
   });
 });
 
-describe("sentence ends", () => {
-  const ends = new RegExp(`[${SENTENCE_STOPS}][${CLOSERS}]*`, "gu");
-  it("end English and Chinese sentences, closing quotes included", () => {
-    expect("He said “go.” Then left!".match(ends)).toEqual([".”", "!"]);
-    expect("他说：「走吧。」然后离开了！真的？".match(ends)).toEqual(["。」", "！", "？"]);
-    expect(new RegExp(`[${CJK_STOPS}]`).test(".")).toBe(false);
-    expect(new RegExp(`[${LATIN_STOPS}]`).test("。")).toBe(false);
+describe("the sentence splitter", () => {
+  const split = (text: string) => {
+    const bounds = [0, ...sentenceEnds(text)];
+    return bounds.map((b, i) => text.slice(b, bounds[i + 1]).trim()).filter(Boolean);
+  };
+
+  it("ends English sentences before the next one starts, closing quotes included", () => {
+    expect(split("He said “go.” Then left! Did he? Yes.")).toEqual(["He said “go.”", "Then left!", "Did he?", "Yes."]);
+    expect(split("It costs 3.5 dollars. 20 people came.")).toEqual(["It costs 3.5 dollars.", "20 people came."]);
   });
 
-  it("know the common abbreviations", () => {
-    expect(ABBREVIATIONS.has("e.g")).toBe(true);
-    expect(ENDS_WITH_ABBREVIATION.test("as Dr")).toBe(true);
-    expect(ENDS_WITH_ABBREVIATION.test("the U.S")).toBe(true);
-    expect(ENDS_WITH_ABBREVIATION.test("a sandbox")).toBe(false);
-    expect(ENDS_WITH_ABBREVIATION.test("the end")).toBe(false);
+  it("keeps abbreviations, initials and a period before a lower-case word inside the sentence", () => {
+    expect(split("Use a sandbox, e.g. the staging one. Dr. Smith of the U.S. Army and William E. Simon agreed.")).toEqual([
+      "Use a sandbox, e.g. the staging one.",
+      "Dr. Smith of the U.S. Army and William E. Simon agreed.",
+    ]);
+    expect(split("See fig. 3 and version 1.2. then stop")).toEqual(["See fig. 3 and version 1.2. then stop"]);
+  });
+
+  it("ends Chinese sentences at 。！？ with or without a space, and keeps clauses joined by ；", () => {
+    expect(split("他说：「走吧。」然后离开了！真的？是的。")).toEqual(["他说：「走吧。」", "然后离开了！", "真的？", "是的。"]);
+    expect(split("满 1 年的，每年 10 天；满 5 年的，每年 15 天。病假需要证明。")).toEqual([
+      "满 1 年的，每年 10 天；满 5 年的，每年 15 天。",
+      "病假需要证明。",
+    ]);
+  });
+
+  it("ends a sentence at every line break, and mixed text where each language says", () => {
+    expect(split("Annual leave\n年假为 20 天。Sick leave needs a note.\nend")).toEqual([
+      "Annual leave",
+      "年假为 20 天。",
+      "Sick leave needs a note.",
+      "end",
+    ]);
+  });
+
+  it("says where a clause ends, and strips a final stop", () => {
+    for (const s of ["as follows:", "如下：", "done.", "完成。」", "first; "]) expect(endsClause(s.trim()), s).toBe(true);
+    for (const s of ["and then", "U.S", "一二三"]) expect(endsClause(s), s).toBe(false);
+    expect(withoutFinalStop("Twenty days.")).toBe("Twenty days");
+    expect(withoutFinalStop("二十天。")).toBe("二十天");
   });
 });
 

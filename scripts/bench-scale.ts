@@ -14,7 +14,7 @@ import path from "node:path";
 import { getEmbedder } from "@/lib/embed";
 import { searchKnowledge } from "@/lib/retrieve";
 import { openStore } from "@/lib/store";
-import { toIndexText } from "@/lib/tokenize";
+import { toIndexText } from "@/lib/tokenize/index-text";
 import { fts5Reference } from "./bench-fts5";
 import { cpuSeconds, f1, ingestCorpus, mb, printIngest } from "./bench-ingest";
 import { measureMcp, sequential, type Timing, throughput } from "./bench-load";

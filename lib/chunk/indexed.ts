@@ -1,4 +1,4 @@
-import { toIndexText } from "@/lib/tokenize";
+import { toIndexText } from "@/lib/tokenize/index-text";
 import type { Chunk } from "@/lib/types";
 import { type ChunkOptions, chunkText, embeddingText } from "./index";
 

@@ -8,7 +8,7 @@ import { type Embedder, isOfflineEmbedder } from "@/lib/embed";
 import { perStore, type Store, serialQueue, whitespaceFtsIndex } from "@/lib/store";
 import { FTS_COLUMN, vectorDimension } from "@/lib/store/schema";
 import { sqlEq, sqlIn } from "@/lib/store/sql";
-import { toIndexText } from "@/lib/tokenize";
+import { toIndexText } from "@/lib/tokenize/index-text";
 import { AppError } from "@/lib/types";
 import { buildLexicalIndex, faqTexts, type LexicalIndex, lexicalHits } from "./lexical-index";
 import { cosine, lexicalMatch, matchScore, STRONG_LEXICAL } from "./match";

@@ -6,7 +6,7 @@ import { type Embedder, getEmbedder } from "@/lib/embed";
 import { addConcurrently, createBatchIngest } from "@/lib/ingest";
 import { fileNameOf } from "@/lib/ingest/fields";
 import { openStore, type Store } from "@/lib/store";
-import { INDEX_TEXT_VERSION } from "@/lib/tokenize";
+import { INDEX_TEXT_VERSION } from "@/lib/tokenize/index-text";
 import type { IngestProgress } from "@/lib/types";
 import {
   type CorpusPassage,

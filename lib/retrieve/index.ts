@@ -1,7 +1,7 @@
 import { isOfflineEmbedder, makesVectors } from "@/lib/embed";
 import type { Store } from "@/lib/store";
 import type { TextHit } from "@/lib/store/types";
-import { toIndexText } from "@/lib/tokenize";
+import { toIndexText } from "@/lib/tokenize/index-text";
 import { AppError, type ChunkRecord, type SearchHit } from "@/lib/types";
 import { type CrossEncoder, crossEncoderFromEnv, crossEncoderRerank } from "./cross-encoder";
 import { collapseNearDuplicates } from "./dedupe";

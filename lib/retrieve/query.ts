@@ -5,7 +5,8 @@
  */
 
 import { CJK_WORD_CLASS as CJK, KANA_HANGUL_WORD_CLASS } from "@/lib/text/cjk";
-import { indexStem, STOP_WORDS, toIndexText } from "@/lib/tokenize";
+import { STOP_WORDS } from "@/lib/tokenize";
+import { indexStem, toIndexText } from "@/lib/tokenize/index-text";
 import { segmentWords } from "@/lib/tokenize/segment";
 
 /** Chinese question and function words: they say what kind of answer is wanted, not what it is about. */

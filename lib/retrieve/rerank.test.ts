@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { indexStem, STOP_WORDS } from "@/lib/tokenize";
+import { STOP_WORDS } from "@/lib/tokenize";
+import { indexStem } from "@/lib/tokenize/index-text";
 import { analyzeQuery, normalizeForMatch } from "./query";
 import { DEFAULT_RERANK_WEIGHTS, latinPositions, lexicalRerank, type RerankView } from "./rerank";
 

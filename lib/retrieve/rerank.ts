@@ -13,7 +13,8 @@
  * and document at 0, as neither helped on any set.
  */
 import { CJK_CLASS } from "@/lib/text/cjk";
-import { indexStem, STOP_WORDS } from "@/lib/tokenize";
+import { STOP_WORDS } from "@/lib/tokenize";
+import { indexStem } from "@/lib/tokenize/index-text";
 import { normalizeForMatch, type QueryTerm } from "./query";
 
 export interface RerankWeights {

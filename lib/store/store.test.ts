@@ -10,7 +10,7 @@ import { createNoEmbedder } from "@/lib/embed";
 import { createOfflineEmbedder } from "@/lib/embed/offline";
 import { createBatchIngest, ingestDocument } from "@/lib/ingest";
 import { searchKnowledge } from "@/lib/retrieve";
-import { toIndexText } from "@/lib/tokenize";
+import { toIndexText } from "@/lib/tokenize/index-text";
 import { AppError, type DocumentRecord } from "@/lib/types";
 import { whitespaceFtsIndex } from "./fts-index";
 import { configuredEmbedder, type OpenStoreOptions, openStore, type Store } from "./index";

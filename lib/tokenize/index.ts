@@ -9,10 +9,8 @@
  *   counts more than a pair that straddles two words and long words match whole.
  * - Numbers are kept as tokens.
  */
-import porter2 from "wink-porter2-stemmer";
 import { memoized } from "@/lib/memo";
 import { CJK_WORD_CLASS as CJK } from "@/lib/text/cjk";
-import { segmentWords } from "./segment";
 
 /** A CJK run, or a run of letters/digits/marks that are not CJK. */
 const TOKEN_RE = new RegExp(`[${CJK}]+|(?:(?![${CJK}])[\\p{L}\\p{N}\\p{M}])+`, "gu");
@@ -30,9 +28,6 @@ export const STOP_WORDS = new Set(
   ).split(" "),
 );
 
-/** Bumped whenever toIndexText's output changes: stores indexed with another version need a reindex. */
-export const INDEX_TEXT_VERSION = "4";
-
 /** Tokens with the light stemmer (stem): what the offline embedder and the extractive answerer see. */
 export function tokenize(text: string): string[] {
   return tokenizeWith(text, lightTerms);
@@ -41,7 +36,7 @@ export function tokenize(text: string): string[] {
 /** A word run's term ("" for a stop word) under one stemmer, memoized: ingest and search see the same few
  * thousand words over and over, and folding and stemming them was a third of ingest's CPU time. */
 type TermOf = (run: string) => string;
-function memoTerms(stemWord: (word: string) => string): TermOf {
+export function memoTerms(stemWord: (word: string) => string): TermOf {
   return memoized(
     (run: string) => {
       const word = run
@@ -55,9 +50,8 @@ function memoTerms(stemWord: (word: string) => string): TermOf {
   );
 }
 const lightTerms = memoTerms((w) => stem(w));
-const indexTerms = memoTerms((w) => indexStem(w));
 
-function tokenizeWith(text: string, termOf: TermOf): string[] {
+export function tokenizeWith(text: string, termOf: TermOf): string[] {
   const out: string[] = [];
   for (const [run] of text.normalize("NFKC").toLowerCase().matchAll(TOKEN_RE)) {
     if (CJK_RE.test(run)) {
@@ -69,33 +63,6 @@ function tokenizeWith(text: string, termOf: TermOf): string[] {
   }
   return out;
 }
-
-/**
- * The full-text index's English stemmer, on index and query alike: Porter2 (Snowball English), which
- * conflates more than stem() ("infection/infected", "prevention/prevent", "economic/economy").
- */
-export function indexStem(word: string): string {
-  return word.length > 3 && /^[a-z]+$/.test(word) ? porterStem(word) : word;
-}
-/** Memoized: the reranker stems the words of every candidate of every query (a tenth of a search's CPU). */
-const porterStem = memoized(porter2, (word: string) => word, 100_000);
-
-/** tokenize() with indexStem, plus the dictionary words (2+ characters) of every Han run: the full-text index's tokens. */
-export function indexTokens(text: string): string[] {
-  const out = tokenizeWith(text, indexTerms);
-  for (const [run] of text.normalize("NFKC").toLowerCase().matchAll(HAN_RUN_RE)) {
-    // A two-character word is also one of the run's bigrams: counted twice, it outweighs straddling pairs.
-    for (const w of segmentWords(run)) if (w.length >= 2) out.push(w);
-  }
-  return out;
-}
-
-/** Index tokens joined by single spaces: the form stored for, and queried against, full-text search. */
-export function toIndexText(text: string): string {
-  return indexTokens(text).join(" ");
-}
-
-const HAN_RUN_RE = /\p{Script=Han}{2,}/gu;
 
 function pushCjk(run: string, out: string[]): void {
   const chars = Array.from(run);

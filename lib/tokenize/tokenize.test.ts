@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { indexStem, indexTokens, stem, toIndexText, tokenize } from "./index";
+import { stem, tokenize } from "./index";
+import { indexStem, indexTokens, toIndexText } from "./index-text";
 
 describe("tokenize", () => {
   it("splits Chinese without spaces into character unigrams and bigrams", () => {

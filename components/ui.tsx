@@ -1,10 +1,12 @@
-/** Small pieces the feature folders share: form-control classes, a labelled field, a text box, tabs and an error line. */
+/** Small pieces the feature folders share: form-control classes, a labelled field, a text box, a drop-down, a form, tabs and an error line. */
 import type { ChangeEvent, ReactNode } from "react";
 
 export const inputClass =
   "w-full rounded-md border border-zinc-300 bg-transparent px-2.5 py-1.5 text-sm dark:border-zinc-700 focus:outline-none focus:ring-2 focus:ring-sky-500";
 export const buttonClass =
   "rounded-md border border-zinc-300 px-2.5 py-1 text-sm hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800";
+/** A small drop-down beside a page's other controls (a filter, a target knowledge base). */
+export const compactSelectClass = "rounded-md border border-zinc-300 bg-transparent px-2 py-1.5 text-sm dark:border-zinc-700";
 /** A link to another page of the app, in a page's header. */
 export const navLinkClass = "text-sm text-sky-700 hover:underline dark:text-sky-300";
 export const primaryButtonClass = "rounded-md bg-sky-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-800 disabled:opacity-50";
@@ -43,6 +45,7 @@ export function TextBox({
   value: string;
   onChange(value: string): void;
   rows?: number;
+  type?: "search";
   className: string;
   placeholder?: string;
   required?: boolean;
@@ -55,6 +58,64 @@ export function TextBox({
     ...rest,
   };
   return rows ? <textarea rows={rows} {...props} /> : <input {...props} />;
+}
+
+/** A drop-down bound to `value`, named by `label` (its aria-label) where no visible label wraps it. */
+export function Select<T extends string>({
+  label,
+  testid,
+  value,
+  onChange,
+  className,
+  children,
+}: {
+  label?: string;
+  testid: string;
+  value: T;
+  onChange(value: T): void;
+  className: string;
+  children: ReactNode;
+}) {
+  return (
+    <select aria-label={label} data-testid={testid} value={value} onChange={(e) => onChange(e.target.value as T)} className={className}>
+      {children}
+    </select>
+  );
+}
+
+/** One <option> per value, labelled by the value itself. */
+export function ValueOptions({ values }: { values: readonly string[] }) {
+  return values.map((v) => (
+    <option key={v} value={v}>
+      {v}
+    </option>
+  ));
+}
+
+/** A form handled in the page: submitting runs `onSubmit` with the form instead of navigating. */
+export function SubmitForm({
+  testid,
+  className,
+  onSubmit,
+  children,
+}: {
+  testid?: string;
+  className: string;
+  onSubmit(form: HTMLFormElement): void;
+  children: ReactNode;
+}) {
+  return (
+    <form
+      data-testid={testid}
+      className={className}
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSubmit(e.currentTarget);
+      }}
+    >
+      {children}
+    </form>
+  );
 }
 
 /** A row of tabs (role="tablist"), `selected` the chosen one; each tab's test id is `testidPrefix` and its id. */

@@ -4,7 +4,7 @@ import { useEffect, useState } from "react";
 import { apiErrorText, apiFetch } from "@/components/api";
 import { fill } from "@/components/fill";
 import { useMessages } from "@/components/i18n";
-import { ErrorLine, Field, inputClass, primaryButtonClass } from "@/components/ui";
+import { ErrorLine, Field, inputClass, primaryButtonClass, SubmitForm } from "@/components/ui";
 import { MIN_PASSWORD_CHARS } from "@/lib/auth/accounts/password-rules";
 import type { Role } from "@/lib/auth/roles";
 import { T } from "./messages";
@@ -59,12 +59,11 @@ export function JoinForm() {
       )}
       {error && <ErrorLine className="mb-3 text-sm">{error}</ErrorLine>}
       {invite && (
-        <form
+        <SubmitForm
           className="flex flex-col gap-3"
-          data-testid="join-form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void join(new FormData(e.currentTarget));
+          testid="join-form"
+          onSubmit={(form) => {
+            void join(new FormData(form));
           }}
         >
           <Field label={t.email}>
@@ -99,7 +98,7 @@ export function JoinForm() {
           <button type="submit" disabled={busy} className={primaryButtonClass} data-testid="join-submit">
             {busy ? t.joining : t.join}
           </button>
-        </form>
+        </SubmitForm>
       )}
     </main>
   );

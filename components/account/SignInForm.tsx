@@ -5,7 +5,7 @@ import { useEffect, useState } from "react";
 import { ApiError, apiErrorText, apiFetch, setAdminToken } from "@/components/api";
 import { fill } from "@/components/fill";
 import { useMessages } from "@/components/i18n";
-import { buttonClass, ErrorLine, Field, inputClass, primaryButtonClass } from "@/components/ui";
+import { buttonClass, ErrorLine, Field, inputClass, primaryButtonClass, SubmitForm } from "@/components/ui";
 import { T } from "./messages";
 import type { SessionInfo } from "./viewer";
 
@@ -63,12 +63,11 @@ export function SignInForm() {
     <main className="mx-auto max-w-sm p-6">
       <h1 className="mb-4 text-2xl font-semibold">{t.signInTitle}</h1>
       {error && <ErrorLine className="mb-3 text-sm">{error}</ErrorLine>}
-      <form
+      <SubmitForm
         className="flex flex-col gap-3"
-        data-testid="signin-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void signIn(new FormData(e.currentTarget));
+        testid="signin-form"
+        onSubmit={(form) => {
+          void signIn(new FormData(form));
         }}
       >
         <Field label={t.email}>
@@ -87,7 +86,7 @@ export function SignInForm() {
         <button type="submit" disabled={busy} className={primaryButtonClass} data-testid="signin-submit">
           {busy ? t.signingIn : t.signIn}
         </button>
-      </form>
+      </SubmitForm>
       {sso && (
         <a href="/api/auth/oidc/login" className={`${buttonClass} mt-3 block text-center`} data-testid="signin-sso">
           {fill(t.sso, { name: sso.name })}
@@ -95,10 +94,9 @@ export function SignInForm() {
       )}
       <details className="mt-6 text-sm">
         <summary className="cursor-pointer text-zinc-600 dark:text-zinc-400">{t.useSecret}</summary>
-        <form
+        <SubmitForm
           className="mt-2 flex flex-col gap-2"
-          onSubmit={(e) => {
-            e.preventDefault();
+          onSubmit={() => {
             void signInWithSecret();
           }}
         >
@@ -114,7 +112,7 @@ export function SignInForm() {
           <button type="submit" className={buttonClass}>
             {t.useSecretButton}
           </button>
-        </form>
+        </SubmitForm>
       </details>
     </main>
   );

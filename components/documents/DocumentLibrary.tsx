@@ -8,7 +8,7 @@ import { apiErrorText } from "@/components/api";
 import { useLocale, useMessages } from "@/components/i18n";
 import { KbsLink } from "@/components/kbs/KbsLink";
 import { UploadKbPicker } from "@/components/kbs/UploadKbScope";
-import { ErrorLine, navLinkClass } from "@/components/ui";
+import { compactSelectClass, ErrorLine, navLinkClass, Select, TextBox, ValueOptions } from "@/components/ui";
 import { formatLabel } from "@/lib/parse/formats";
 import type { DocumentRecord } from "@/lib/types";
 import { documentApi } from "./api";
@@ -185,30 +185,20 @@ export function DocumentLibrary() {
       </p>
 
       <div className="mb-4 flex flex-wrap gap-3">
-        <input
+        <TextBox
           type="search"
-          data-testid="documents-search"
+          label={t.searchByName}
+          testid="documents-search"
           value={query}
-          onChange={(e) => setQuery(e.target.value)}
+          onChange={setQuery}
           placeholder={t.searchByName}
-          aria-label={t.searchByName}
           className="w-full max-w-sm rounded-md border border-zinc-300 bg-transparent px-3 py-1.5 text-sm dark:border-zinc-700"
         />
         {kbs.length > 1 && (
-          <select
-            aria-label={t.filterByKb}
-            data-testid="documents-kb"
-            value={kb}
-            onChange={(e) => setKb(e.target.value)}
-            className="rounded-md border border-zinc-300 bg-transparent px-2 py-1.5 text-sm dark:border-zinc-700"
-          >
+          <Select label={t.filterByKb} testid="documents-kb" value={kb} onChange={setKb} className={compactSelectClass}>
             <option value="">{t.allKbs}</option>
-            {kbs.map((k) => (
-              <option key={k} value={k}>
-                {k}
-              </option>
-            ))}
-          </select>
+            <ValueOptions values={kbs} />
+          </Select>
         )}
       </div>
 

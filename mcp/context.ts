@@ -99,7 +99,7 @@ function quoted(kbs: readonly string[]): string {
  * The knowledge base(s) a call may touch: the requested one if the server's scope allows it, else the whole
  * scope (one name, or a list), or undefined for "all". Returns an error message for a kb outside the scope.
  */
-export function effectiveKb(ctx: Pick<ToolContext, "kbs">, requested: string | undefined): { kb?: string | string[]; error?: string } {
+function effectiveKb(ctx: Pick<ToolContext, "kbs">, requested: string | undefined): { kb?: string | string[]; error?: string } {
   if (!ctx.kbs) return { kb: requested };
   if (ctx.kbs.length === 0) return { error: "This server gives access to no knowledge base." };
   if (requested !== undefined && !ctx.kbs.includes(requested)) {

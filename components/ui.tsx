@@ -31,6 +31,31 @@ export function Field({ label, className = "text-sm", children }: { label: React
   );
 }
 
+/** A password box, required; `minLength` for a new password. */
+export function PasswordInput({
+  name,
+  autoComplete,
+  testid,
+  minLength,
+}: {
+  name: string;
+  autoComplete: "current-password" | "new-password";
+  testid: string;
+  minLength?: number;
+}) {
+  return (
+    <input
+      name={name}
+      type="password"
+      autoComplete={autoComplete}
+      minLength={minLength}
+      required
+      className={inputClass}
+      data-testid={testid}
+    />
+  );
+}
+
 /** A text box named by `label` (its aria-label) and bound to `value`: an input, or a textarea of `rows` lines. */
 export function TextBox({
   label,

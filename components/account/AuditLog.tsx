@@ -65,13 +65,7 @@ export function AuditLog() {
 
   return (
     <AdminPage title={t.auditTitle} intro={t.auditIntro} back={t.back} error={error} wide>
-      <SubmitForm
-        className="mb-4 flex flex-wrap items-end gap-2 text-sm"
-        testid="audit-filter"
-        onSubmit={() => {
-          setApplied(filter);
-        }}
-      >
+      <SubmitForm className="mb-4 flex flex-wrap items-end gap-2 text-sm" testid="audit-filter" onSubmit={() => setApplied(filter)}>
         <Field label={t.actor}>
           <input {...field("actor")} className={inputClass} data-testid="audit-actor" />
         </Field>

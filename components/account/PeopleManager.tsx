@@ -189,9 +189,7 @@ export function PeopleManager() {
       <SubmitForm
         className="mb-8 flex flex-col gap-3 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800"
         testid="invite-form"
-        onSubmit={() => {
-          void invite();
-        }}
+        onSubmit={() => void invite()}
       >
         <Field label={t.inviteEmail}>
           <input type="email" value={email} onChange={(e) => setEmail(e.target.value)} className={inputClass} data-testid="invite-email" />

@@ -24,12 +24,7 @@ export function Composer({ busy, onSend, onStop, t }: { busy: boolean; onSend: (
   };
 
   return (
-    <SubmitForm
-      className="mx-auto flex w-full max-w-3xl items-end gap-2"
-      onSubmit={() => {
-        submit();
-      }}
-    >
+    <SubmitForm className="mx-auto flex w-full max-w-3xl items-end gap-2" onSubmit={submit}>
       <label className="sr-only" htmlFor="chat-input">
         {t.placeholder}
       </label>

@@ -9,15 +9,18 @@ import { useState } from "react";
 export function useAction(failed: (err: unknown) => string, opts: { initialError?: string | null; busyAfter?: boolean } = {}) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState(opts.initialError ?? null);
-  async function run(fn: () => Promise<unknown>) {
+  /** Resolves to whether `fn` succeeded. */
+  async function run(fn: () => Promise<unknown>): Promise<boolean> {
     setBusy(true);
     setError(null);
     try {
       await fn();
       if (!opts.busyAfter) setBusy(false);
+      return true;
     } catch (err) {
       setError(failed(err));
       setBusy(false);
+      return false;
     }
   }
   return { busy, error, setError, run };

@@ -36,7 +36,7 @@ export function AccountForm({
   label: string;
   busyLabel: string;
   busy: boolean;
-  onSubmit(form: FormData): Promise<void>;
+  onSubmit(form: FormData): Promise<unknown>;
   children: ReactNode;
 }) {
   return (

@@ -1,4 +1,4 @@
-/** Small pieces the feature folders share: form-control classes, a labelled field, a text box, a drop-down, a form, tabs and an error line. */
+/** Small pieces the feature folders share: form-control classes, a labelled field, a password box, a text box, a drop-down, a form, tabs and an error line. */
 import type { ChangeEvent, ReactNode } from "react";
 
 export const inputClass =
@@ -85,7 +85,7 @@ export function TextBox({
   return rows ? <textarea rows={rows} {...props} /> : <input {...props} />;
 }
 
-/** A drop-down bound to `value`, named by `label` (its aria-label) where no visible label wraps it. */
+/** A drop-down named by `label` (its aria-label) and bound to `value`; `children` are its options. */
 export function Select<T extends string>({
   label,
   testid,
@@ -94,7 +94,7 @@ export function Select<T extends string>({
   className,
   children,
 }: {
-  label?: string;
+  label: string;
   testid: string;
   value: T;
   onChange(value: T): void;

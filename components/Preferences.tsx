@@ -1,14 +1,15 @@
 "use client";
 
 import { useEffect, useSyncExternalStore } from "react";
-import { type Locale, type Messages, setLocale, storedSettingSubscription, useLocale, useMessages } from "./i18n";
+import { type Messages, setLocale, storedSettingSubscription, useLocale, useMessages } from "./i18n";
+import { Select } from "./ui";
 
 const T = {
   en: { language: "Language", theme: "Theme", light: "Light", dark: "Dark", system: "System theme" },
   zh: { language: "语言", theme: "主题", light: "浅色", dark: "深色", system: "跟随系统" },
 } satisfies Messages;
 
-export type Theme = "light" | "dark" | "system";
+type Theme = "light" | "dark" | "system";
 const THEME_KEY = "kb-theme";
 const THEME_CHANGED = "kb-theme-change";
 
@@ -64,29 +65,17 @@ export function Preferences() {
   }, [theme]);
   return (
     <span className="inline-flex items-center gap-1" data-testid="preferences">
-      <select
-        aria-label={t.language}
-        data-testid="language-switch"
-        value={locale}
-        onChange={(e) => setLocale(e.target.value as Locale)}
-        className={SELECT}
-      >
+      <Select label={t.language} testid="language-switch" value={locale} onChange={setLocale} className={SELECT}>
         <option value="en">EN</option>
         <option value="zh" lang="zh-CN">
           中文
         </option>
-      </select>
-      <select
-        aria-label={t.theme}
-        data-testid="theme-switch"
-        value={theme}
-        onChange={(e) => setTheme(e.target.value as Theme)}
-        className={SELECT}
-      >
+      </Select>
+      <Select label={t.theme} testid="theme-switch" value={theme} onChange={setTheme} className={SELECT}>
         <option value="system">{t.system}</option>
         <option value="light">{t.light}</option>
         <option value="dark">{t.dark}</option>
-      </select>
+      </Select>
     </span>
   );
 }

@@ -1,10 +1,12 @@
-/** Small pieces the feature folders share: form-control classes, a labelled field, a text box, tabs and an error line. */
+/** Small pieces the feature folders share: form-control classes, a labelled field, a password box, a text box, a drop-down, a form, tabs and an error line. */
 import type { ChangeEvent, ReactNode } from "react";
 
 export const inputClass =
   "w-full rounded-md border border-zinc-300 bg-transparent px-2.5 py-1.5 text-sm dark:border-zinc-700 focus:outline-none focus:ring-2 focus:ring-sky-500";
 export const buttonClass =
   "rounded-md border border-zinc-300 px-2.5 py-1 text-sm hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800";
+/** A small drop-down beside a page's other controls (a filter, a target knowledge base). */
+export const compactSelectClass = "rounded-md border border-zinc-300 bg-transparent px-2 py-1.5 text-sm dark:border-zinc-700";
 /** A link to another page of the app, in a page's header. */
 export const navLinkClass = "text-sm text-sky-700 hover:underline dark:text-sky-300";
 export const primaryButtonClass = "rounded-md bg-sky-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-800 disabled:opacity-50";
@@ -29,6 +31,31 @@ export function Field({ label, className = "text-sm", children }: { label: React
   );
 }
 
+/** A password box, required; `minLength` for a new password. */
+export function PasswordInput({
+  name,
+  autoComplete,
+  testid,
+  minLength,
+}: {
+  name: string;
+  autoComplete: "current-password" | "new-password";
+  testid: string;
+  minLength?: number;
+}) {
+  return (
+    <input
+      name={name}
+      type="password"
+      autoComplete={autoComplete}
+      minLength={minLength}
+      required
+      className={inputClass}
+      data-testid={testid}
+    />
+  );
+}
+
 /** A text box named by `label` (its aria-label) and bound to `value`: an input, or a textarea of `rows` lines. */
 export function TextBox({
   label,
@@ -43,6 +70,7 @@ export function TextBox({
   value: string;
   onChange(value: string): void;
   rows?: number;
+  type?: "search";
   className: string;
   placeholder?: string;
   required?: boolean;
@@ -55,6 +83,64 @@ export function TextBox({
     ...rest,
   };
   return rows ? <textarea rows={rows} {...props} /> : <input {...props} />;
+}
+
+/** A drop-down named by `label` (its aria-label) and bound to `value`; `children` are its options. */
+export function Select<T extends string>({
+  label,
+  testid,
+  value,
+  onChange,
+  className,
+  children,
+}: {
+  label: string;
+  testid: string;
+  value: T;
+  onChange(value: T): void;
+  className: string;
+  children: ReactNode;
+}) {
+  return (
+    <select aria-label={label} data-testid={testid} value={value} onChange={(e) => onChange(e.target.value as T)} className={className}>
+      {children}
+    </select>
+  );
+}
+
+/** One <option> per value, labelled by the value itself. */
+export function ValueOptions({ values }: { values: readonly string[] }) {
+  return values.map((v) => (
+    <option key={v} value={v}>
+      {v}
+    </option>
+  ));
+}
+
+/** A form handled in the page: submitting runs `onSubmit` with the form instead of navigating. */
+export function SubmitForm({
+  testid,
+  className,
+  onSubmit,
+  children,
+}: {
+  testid?: string;
+  className: string;
+  onSubmit(form: HTMLFormElement): void;
+  children: ReactNode;
+}) {
+  return (
+    <form
+      data-testid={testid}
+      className={className}
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSubmit(e.currentTarget);
+      }}
+    >
+      {children}
+    </form>
+  );
 }
 
 /** A row of tabs (role="tablist"), `selected` the chosen one; each tab's test id is `testidPrefix` and its id. */

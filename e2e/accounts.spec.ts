@@ -12,12 +12,22 @@
  * cross-origin posts, CSRF and the lockout; the audit log records each action with its actor, and its page
  * filters it.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { type Browser, type BrowserContext, expect, type Page, test } from "@playwright/test";
-import { launchChromiumIn, makeNetnsPair, type NetnsPair, stopAll, type Where } from "./helpers/netns";
+import {
+  type CurlOptions,
+  type CurlReply,
+  curlIn,
+  launchChromiumIn,
+  makeNetnsPair,
+  type NetnsPair,
+  startChild,
+  stopAll,
+  type Where,
+} from "./helpers/netns";
 
 const DATA = path.resolve(process.env.TEST_DATA_DIR || ".test-data", `accounts-${Date.now().toString(36)}`);
 const ADMIN = "accounts-admin-secret";
@@ -33,61 +43,19 @@ const app = () => `http://${net.addr.srv}:${APP_PORT}`;
 const links: Record<string, string> = {};
 const pages: Record<string, Page> = {};
 
-function start(cmd: string[], env: Record<string, string> = {}): ChildProcess {
-  const child = spawn(cmd[0], cmd.slice(1), {
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", OPENAI_API_KEY: "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  child.stdout!.on("data", (d) => (output += d));
-  child.stderr!.on("data", (d) => (output += d));
-  children.push(child);
-  return child;
-}
-
-interface Reply {
-  status: number;
-  headers: string;
-  body: string;
-  // biome-ignore lint/suspicious/noExplicitAny: JSON bodies of many routes, read loosely by the assertions
-  json: () => any;
-}
+const start = (cmd: string[], env: Record<string, string> = {}) => startChild(children, cmd, env, { onOutput: (s) => (output += s) });
 
 /** curl in a namespace: "srv" on the app's loopback (this machine: no sign-in), "cli" from the remote peer. */
-function curl(
-  where: Where,
-  method: string,
-  pathname: string,
-  opts: { headers?: Record<string, string>; json?: unknown; form?: string; multipart?: Record<string, string> } = {},
-): Reply {
+function curl(where: Where, method: string, pathname: string, opts: Omit<CurlOptions, "headerFile"> = {}): CurlReply {
   const base = where === "srv" ? `http://127.0.0.1:${APP_PORT}` : app();
-  const headerFile = path.join(DATA, "last-headers.txt");
-  const args = [...net.inNs(where), "curl", "-sS", "-m", "60", "-D", headerFile, "-X", method, "-o", "-", "-w", "\n%{http_code}"];
-  for (const [k, v] of Object.entries(opts.headers ?? {})) args.push("-H", `${k}: ${v}`);
-  let input: string | undefined;
-  if (opts.json !== undefined) {
-    args.push("-H", "content-type: application/json", "-H", "accept: application/json, text/event-stream", "--data-binary", "@-");
-    input = JSON.stringify(opts.json);
-  }
-  for (const [k, v] of Object.entries(opts.multipart ?? {})) args.push("-F", `${k}=${v}`);
-  if (opts.form !== undefined) {
-    args.push("-H", "content-type: application/x-www-form-urlencoded", "--data-binary", "@-");
-    input = opts.form;
-  }
-  args.push(`${base}${pathname}`);
-  const r = spawnSync(args[0], args.slice(1), { input, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  const out = r.stdout ?? "";
-  const cut = out.lastIndexOf("\n");
-  const body = out.slice(0, cut);
-  const headers = existsSync(headerFile) ? readFileSync(headerFile, "utf8") : "";
-  return { status: Number(out.slice(cut + 1)), headers, body, json: () => JSON.parse(body) };
+  return curlIn(net, where, method, `${base}${pathname}`, { ...opts, headerFile: path.join(DATA, "last-headers.txt") });
 }
 
 /** One MCP JSON-RPC call from the remote peer with a bearer token. */
-function mcp(token: string, method: string, params: unknown, endpoint = "/api/mcp"): Reply {
+function mcp(token: string, method: string, params: unknown, endpoint = "/api/mcp"): CurlReply {
   return curl("cli", "POST", endpoint, { headers: { authorization: `Bearer ${token}` }, json: { jsonrpc: "2.0", id: 1, method, params } });
 }
-const searchText = (r: Reply) => JSON.stringify(r.json());
+const searchText = (r: CurlReply) => JSON.stringify(r.json());
 
 /** A fetch made by the page itself (in the client namespace, with its cookies and CSRF token). */
 function pageFetch(
@@ -194,7 +162,7 @@ test.beforeAll(async () => {
   for (const [kb, text] of Object.entries(docs)) {
     const file = path.join(DATA, `${kb}.md`);
     writeFileSync(file, text);
-    expect(curl("srv", "POST", "/api/documents", { multipart: { files: `@${file}`, kb } }).status).toBe(200);
+    expect(curl("srv", "POST", "/api/documents", { fields: { files: `@${file}`, kb } }).status).toBe(200);
   }
   for (const [who, role] of [
     ["reader", "reader"],

@@ -9,12 +9,12 @@
  * Needs root (`ip netns`): where no namespace can be made the spec fails; it never sends traffic to this
  * host's own network address.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { makeNetnsPair, type NetnsPair, type Where } from "./helpers/netns";
+import { type CurlOptions, type CurlReply, curlIn, makeNetnsPair, type NetnsPair, startChild, type Where } from "./helpers/netns";
 
 const DATA = path.resolve(process.env.TEST_DATA_DIR || ".test-data", `netns-${Date.now().toString(36)}`);
 const ADMIN_TOKEN = "netns-admin-token-for-the-trusted-app";
@@ -26,49 +26,10 @@ let net: NetnsPair;
 /** Prefix for running a command where the server (srv) or the remote client (cli) lives. */
 const inNs = (where: Where) => net.inNs(where);
 
-function start(cmd: string[], env: Record<string, string>, onOutput?: (s: string) => void): ChildProcess {
-  const child = spawn(cmd[0], cmd.slice(1), {
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", OPENAI_API_KEY: "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  child.stdout!.on("data", (d) => onOutput?.(String(d)));
-  child.stderr!.on("data", (d) => onOutput?.(String(d)));
-  children.push(child);
-  return child;
-}
-
-interface Reply {
-  status: number;
-  body: string;
-  // biome-ignore lint/suspicious/noExplicitAny: JSON bodies of many routes, read loosely by the assertions
-  json: () => any;
-}
+const start = (cmd: string[], env: Record<string, string>, onOutput?: (s: string) => void) => startChild(children, cmd, env, { onOutput });
 
 /** One HTTP request with curl, run in the server's or the client's namespace. */
-function request(
-  where: Where,
-  method: string,
-  url: string,
-  opts: { headers?: Record<string, string>; json?: unknown; file?: string; fields?: Record<string, string> } = {},
-): Reply {
-  const args = [...inNs(where), "curl", "-sS", "-m", "60", "-X", method, "-o", "-", "-w", "\n%{http_code}"];
-  for (const [k, v] of Object.entries(opts.headers ?? {})) args.push("-H", `${k}: ${v}`);
-  let input: string | undefined;
-  if (opts.json !== undefined) {
-    args.push("-H", "content-type: application/json", "-H", "accept: application/json, text/event-stream", "--data-binary", "@-");
-    input = JSON.stringify(opts.json);
-  }
-  if (opts.file) args.push("-F", `files=@${opts.file}`);
-  for (const [k, v] of Object.entries(opts.fields ?? {})) args.push("-F", `${k}=${v}`);
-  args.push(url);
-  const r = spawnSync(args[0], args.slice(1), { input, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  const out = r.stdout ?? "";
-  const cut = out.lastIndexOf("\n");
-  const status = Number(out.slice(cut + 1));
-  const body = out.slice(0, cut);
-  return { status, body, json: () => JSON.parse(body) };
-}
+const request = (where: Where, method: string, url: string, opts: CurlOptions = {}) => curlIn(net, where, method, url, opts);
 
 const local = (port: number) => `http://127.0.0.1:${port}`;
 const remote = (port: number) => `http://${net.addr.srv}:${port}`;
@@ -173,7 +134,7 @@ test("from another machine every route answers 401 without credentials, and with
 test("from another machine every route works with the admin secret, and MCP with an access token", () => {
   const admin = bearer(adminSecret);
   const at = (p: string) => `${remote(ports.app)}${p}`;
-  const ok = (r: Reply, what: string) => expect(r.status, `${what}: ${r.body}`).toBeLessThan(300);
+  const ok = (r: CurlReply, what: string) => expect(r.status, `${what}: ${r.body}`).toBeLessThan(300);
   ok(request("cli", "GET", at("/api/kbs"), { headers: admin }), "GET /api/kbs");
   ok(request("cli", "POST", at("/api/kbs"), { headers: admin, json: { name: "from-remote" } }), "POST /api/kbs");
   ok(request("cli", "GET", at("/api/kbs/default"), { headers: admin }), "GET /api/kbs/default");

@@ -8,12 +8,12 @@
  * tools → a search returns hr's passage → a write tool is refused → refresh works → "Connected apps" on /kbs
  * revokes the grant → 401.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { type Browser, expect, test } from "@playwright/test";
-import { launchChromiumIn, makeNetnsPair, type NetnsPair, stopAll } from "./helpers/netns";
+import { launchChromiumIn, makeNetnsPair, type NetnsPair, startChild, stopAll } from "./helpers/netns";
 
 const DATA = path.resolve(process.env.TEST_DATA_DIR || ".test-data", `oauth-remote-${Date.now().toString(36)}`);
 const ADMIN = "oauth-remote-admin-secret";
@@ -28,16 +28,9 @@ const children: ChildProcess[] = [];
 let appOutput = "";
 const app = () => `http://${net.addr.srv}:${APP_PORT}`;
 
-function start(cmd: string[], env: Record<string, string> = {}): ChildProcess {
-  const child = spawn(cmd[0], cmd.slice(1), {
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", OPENAI_API_KEY: "", ...env },
-    stdio: ["pipe", "pipe", "pipe"],
-    detached: true,
-  });
-  child.stderr!.on("data", (d) => (appOutput += d));
-  children.push(child);
-  return child;
-}
+/** The app's output goes to appOutput; the host's stdout is its JSON lines (see host). */
+const start = (cmd: string[], env: Record<string, string> = {}, interactive = false) =>
+  startChild(children, cmd, env, { onOutput: (s) => (appOutput += s), interactive });
 
 /** curl inside the server's namespace, on its loopback (a local request: no credentials needed). */
 function local(method: string, pathname: string, extra: string[] = []) {
@@ -143,14 +136,18 @@ test.afterAll(async () => {
 
 /** The host, in the client namespace: its JSON lines in order, and a way to answer it. */
 function host(clientMetadataUrl?: string) {
-  const child = start([
-    ...net.inNs("cli"),
-    process.execPath,
-    "e2e/fixtures/oauth-client.mjs",
-    `${app()}/api/mcp`,
-    REDIRECT,
-    ...(clientMetadataUrl ? [clientMetadataUrl] : []),
-  ]);
+  const child = start(
+    [
+      ...net.inNs("cli"),
+      process.execPath,
+      "e2e/fixtures/oauth-client.mjs",
+      `${app()}/api/mcp`,
+      REDIRECT,
+      ...(clientMetadataUrl ? [clientMetadataUrl] : []),
+    ],
+    {},
+    true,
+  );
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   return {
     async next(): Promise<Record<string, unknown>> {

@@ -6,7 +6,7 @@ import { sanitizeFileName, tagsSchema } from "@/lib/ingest/fields";
 import { documentUri, MAX_AUTHOR_CHARS, MAX_DOCUMENT_TITLE_CHARS } from "@/lib/limits";
 import { TOOL } from "@/lib/tools/names";
 import { ADDS_IDEMPOTENT } from "./annotations";
-import { catalogKbNames, kbArgument, perKbNames, type ToolContext, toolError } from "./context";
+import { catalogKbNames, kbArgument, perKbNames, type ToolContext, toolError, toolResult } from "./context";
 import { guardedAdd } from "./write-access";
 
 const name = TOOL.addDocument;
@@ -95,7 +95,7 @@ export function registerAddDocument(server: McpServer, ctx: ToolContext) {
       const text =
         (out.status === "added" ? `Added "${document.title}"` : `"${document.title}" was already there unchanged`) +
         ` to knowledge base "${document.kb}" — document_id: ${document.id}, ${document.chunkCount} chunk${document.chunkCount === 1 ? "" : "s"}.`;
-      return { content: [{ type: "text", text }], structuredContent: out };
+      return toolResult(text, out);
     }),
   );
 }

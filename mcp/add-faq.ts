@@ -7,7 +7,7 @@ import { tagsSchema } from "@/lib/ingest/fields";
 import { faqUri } from "@/lib/limits";
 import { TOOL } from "@/lib/tools/names";
 import { ADDS } from "./annotations";
-import { catalogKbNames, kbArgument, perKbNames, type ToolContext } from "./context";
+import { catalogKbNames, kbArgument, perKbNames, type ToolContext, toolResult } from "./context";
 import { guardedAdd } from "./write-access";
 
 const name = TOOL.addFaq;
@@ -57,10 +57,10 @@ export function registerAddFaq(server: McpServer, ctx: ToolContext) {
       ]);
       ctx.audit?.("faq_create", { kb: faq.kb, target: faq.id, detail: `${faq.question.slice(0, 200)} (MCP)` });
       const uri = faqUri(faq.kb, faq.id);
-      return {
-        content: [{ type: "text", text: `Added FAQ entry "${faq.question}" to knowledge base "${faq.kb}" — faq_id: ${faq.id} (${uri}).` }],
-        structuredContent: { faq: { id: faq.id, kb: faq.kb, question: faq.question }, uri },
-      };
+      return toolResult(`Added FAQ entry "${faq.question}" to knowledge base "${faq.kb}" — faq_id: ${faq.id} (${uri}).`, {
+        faq: { id: faq.id, kb: faq.kb, question: faq.question },
+        uri,
+      });
     }),
   );
 }

@@ -86,6 +86,11 @@ export function toolError(message: string) {
   return { isError: true as const, content: [{ type: "text" as const, text: message }] };
 }
 
+/** A tool's answer: `text` for the model, and the same as structured content for clients that read it. */
+export function toolResult(text: string, structuredContent: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: "text", text }], structuredContent };
+}
+
 function quoted(kbs: readonly string[]): string {
   return kbs.map((k) => `"${k}"`).join(", ");
 }
@@ -94,7 +99,7 @@ function quoted(kbs: readonly string[]): string {
  * The knowledge base(s) a call may touch: the requested one if the server's scope allows it, else the whole
  * scope (one name, or a list), or undefined for "all". Returns an error message for a kb outside the scope.
  */
-export function effectiveKb(ctx: Pick<ToolContext, "kbs">, requested: string | undefined): { kb?: string | string[]; error?: string } {
+function effectiveKb(ctx: Pick<ToolContext, "kbs">, requested: string | undefined): { kb?: string | string[]; error?: string } {
   if (!ctx.kbs) return { kb: requested };
   if (ctx.kbs.length === 0) return { error: "This server gives access to no knowledge base." };
   if (requested !== undefined && !ctx.kbs.includes(requested)) {
@@ -139,4 +144,19 @@ export function guarded<A>(tool: string, body: (args: A) => Promise<CallToolResu
       return toolError(`${tool} failed: ${err instanceof Error ? err.message : String(err)}`);
     }
   };
+}
+
+/**
+ * `guarded` for a reading tool: the call runs with the knowledge base(s) it may read (its `kb` argument, if it
+ * has one, within the server's scope), or is refused (see effectiveKb).
+ */
+export function guardedRead<A extends object>(
+  tool: string,
+  ctx: Pick<ToolContext, "kbs">,
+  body: (args: A, kb: string | string[] | undefined) => Promise<CallToolResult>,
+): (args: A) => Promise<CallToolResult> {
+  return guarded<A>(tool, async (args) => {
+    const scope = effectiveKb(ctx, "kb" in args && typeof args.kb === "string" ? args.kb : undefined);
+    return scope.error ? toolError(scope.error) : body(args, scope.kb);
+  });
 }

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { idField } from "@/lib/limits";
 import { TOOL } from "@/lib/tools/names";
 import { DELETES } from "./annotations";
-import { guarded, type ToolContext } from "./context";
+import { guarded, type ToolContext, toolResult } from "./context";
 import { openWrite } from "./write-access";
 
 const name = TOOL.deleteDocument;
@@ -41,10 +41,10 @@ export function registerDeleteDocument(server: McpServer, ctx: ToolContext) {
       const { found: doc, store } = opened;
       const deleted = await store.deleteDocument(doc.id);
       if (deleted) ctx.audit?.("document_delete", { kb: doc.kb, target: doc.id, detail: `${doc.source} (MCP)` });
-      return {
-        content: [{ type: "text", text: `Deleted "${doc.title}" (${doc.source}) from knowledge base "${doc.kb}".` }],
-        structuredContent: { deleted, document: { id: doc.id, title: doc.title, source: doc.source, kb: doc.kb } },
-      };
+      return toolResult(`Deleted "${doc.title}" (${doc.source}) from knowledge base "${doc.kb}".`, {
+        deleted,
+        document: { id: doc.id, title: doc.title, source: doc.source, kb: doc.kb },
+      });
     }),
   );
 }

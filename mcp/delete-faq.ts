@@ -5,7 +5,7 @@ import { getFaqStore } from "@/lib/faq/store";
 import { faqIdSchema } from "@/lib/faq/types";
 import { TOOL } from "@/lib/tools/names";
 import { DELETES } from "./annotations";
-import { guarded, type ToolContext } from "./context";
+import { guarded, type ToolContext, toolResult } from "./context";
 import { openWrite } from "./write-access";
 
 const name = TOOL.deleteFaq;
@@ -37,10 +37,7 @@ export function registerDeleteFaq(server: McpServer, ctx: ToolContext) {
       const { found: faq, store } = opened;
       await (await getFaqStore(store)).delete(id);
       ctx.audit?.("faq_delete", { kb: faq.kb, target: id, detail: `${faq.question.slice(0, 200)} (MCP)` });
-      return {
-        content: [{ type: "text", text: `Deleted FAQ entry "${faq.question}" (faq_id: ${id}).` }],
-        structuredContent: { deleted: true, id },
-      };
+      return toolResult(`Deleted FAQ entry "${faq.question}" (faq_id: ${id}).`, { deleted: true, id });
     }),
   );
 }

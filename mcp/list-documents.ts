@@ -4,7 +4,7 @@ import { z } from "zod";
 import { formatDocumentList, toDocumentSummary } from "@/lib/tools/format";
 import { TOOL } from "@/lib/tools/names";
 import { READ_ONLY } from "./annotations";
-import { effectiveKb, guarded, kbArgument, type ToolContext, toolError } from "./context";
+import { guardedRead, kbArgument, type ToolContext, toolResult } from "./context";
 
 const name = TOOL.listDocuments;
 
@@ -41,17 +41,11 @@ export function registerListDocuments(server: McpServer, ctx: ToolContext) {
   server.registerTool(
     name,
     config,
-    guarded(name, async (args): Promise<CallToolResult> => {
-      const scope = effectiveKb(ctx, args.kb);
-      if (scope.error) return toolError(scope.error);
+    guardedRead(name, ctx, async (_args, kb): Promise<CallToolResult> => {
       const store = await ctx.getStore();
-      const kb = scope.kb;
       const all = await store.listDocuments(typeof kb === "string" ? { kb } : undefined);
       const docs = (Array.isArray(kb) ? all.filter((d) => kb.includes(d.kb)) : all).map(toDocumentSummary);
-      return {
-        content: [{ type: "text", text: formatDocumentList(docs, typeof kb === "string" ? kb : undefined) }],
-        structuredContent: { documents: docs },
-      };
+      return toolResult(formatDocumentList(docs, typeof kb === "string" ? kb : undefined), { documents: docs });
     }),
   );
 }

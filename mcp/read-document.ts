@@ -6,7 +6,7 @@ import { chunkWindow, formatChunkWindow, formatDocumentText, MAX_READ_CHARS, sli
 import { TOOL } from "@/lib/tools/names";
 import type { DocumentRecord } from "@/lib/types";
 import { READ_ONLY } from "./annotations";
-import { guarded, inScope, type ToolContext, toolError } from "./context";
+import { guarded, inScope, type ToolContext, toolError, toolResult } from "./context";
 
 const name = TOOL.readDocument;
 
@@ -98,17 +98,14 @@ export function registerReadDocument(server: McpServer, ctx: ToolContext) {
         if (!slice) {
           return toolError(`offset ${args.offset} is past the end of "${doc.title}", which has ${full.length} characters.`);
         }
-        return {
-          content: [{ type: "text", text: formatDocumentText(doc, slice) }],
-          structuredContent: {
-            document: docRefOf(doc),
-            text: slice.text,
-            offset: slice.offset,
-            total_chars: slice.total_chars,
-            truncated: slice.truncated,
-            ...(slice.next_offset !== undefined ? { next_offset: slice.next_offset } : {}),
-          },
-        };
+        return toolResult(formatDocumentText(doc, slice), {
+          document: docRefOf(doc),
+          text: slice.text,
+          offset: slice.offset,
+          total_chars: slice.total_chars,
+          truncated: slice.truncated,
+          ...(slice.next_offset !== undefined ? { next_offset: slice.next_offset } : {}),
+        });
       }
 
       const chunkId = args.chunk_id!;
@@ -120,10 +117,7 @@ export function registerReadDocument(server: McpServer, ctx: ToolContext) {
       const all = await store.getChunks(doc.id);
       const window = chunkWindow(all, chunk.id, args.before, args.after) ?? [chunk];
       const chunks = toWindowChunks(window, chunk.id);
-      return {
-        content: [{ type: "text", text: formatChunkWindow(doc, chunks, all.length) }],
-        structuredContent: { document: docRefOf(doc), chunks, total_chunks: all.length },
-      };
+      return toolResult(formatChunkWindow(doc, chunks, all.length), { document: docRefOf(doc), chunks, total_chunks: all.length });
     }),
   );
 }

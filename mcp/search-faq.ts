@@ -6,7 +6,7 @@ import { getFaqStore } from "@/lib/faq/store";
 import { TOOL } from "@/lib/tools/names";
 import { searchResultSchema } from "@/lib/tools/search-result";
 import { READ_ONLY } from "./annotations";
-import { catalogKbNames, effectiveKb, guarded, perKbNames, type ToolContext, toolError } from "./context";
+import { catalogKbNames, guardedRead, perKbNames, type ToolContext, toolResult } from "./context";
 import { inputSchemaFor as searchInputSchemaFor } from "./search-knowledge";
 
 const name = TOOL.searchFaq;
@@ -54,10 +54,8 @@ export function registerSearchFaq(server: McpServer, ctx: ToolContext) {
   server.registerTool(
     name,
     { ...config, inputSchema: inputSchemaFor(catalogKbNames(ctx)) },
-    guarded(name, async (args): Promise<CallToolResult> => {
-      const scope = effectiveKb(ctx, args.kb);
-      if (scope.error) return toolError(scope.error);
-      const kbs = scope.kb === undefined ? undefined : Array.isArray(scope.kb) ? scope.kb : [scope.kb];
+    guardedRead(name, ctx, async (args, kb): Promise<CallToolResult> => {
+      const kbs = kb === undefined ? undefined : Array.isArray(kb) ? kb : [kb];
       const store = await ctx.getStore();
       const hits = await (await getFaqStore(store)).search(args.query, { kbs, limit: args.top_k });
       const shaped = await faqHitsToResults(store, hits);
@@ -72,7 +70,7 @@ export function registerSearchFaq(server: McpServer, ctx: ToolContext) {
             ),
           ].join("\n\n")
         : `No FAQ entry matches "${args.query}". Try search_knowledge for passages of the documents.`;
-      return { content: [{ type: "text", text }], structuredContent: { results } };
+      return toolResult(text, { results });
     }),
   );
 }

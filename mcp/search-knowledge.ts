@@ -10,7 +10,7 @@ import { TOOL } from "@/lib/tools/names";
 import { searchOutputSchema } from "@/lib/tools/search-result";
 import { READ_ONLY } from "./annotations";
 import * as citationView from "./citation-view";
-import { catalogKbNames, effectiveKb, guarded, kbArgument, perKbNames, type ToolContext, toolError } from "./context";
+import { catalogKbNames, guardedRead, kbArgument, perKbNames, type ToolContext, toolResult } from "./context";
 
 const name = TOOL.searchKnowledge;
 
@@ -73,7 +73,7 @@ export async function runSearch(
       text += ` There is no knowledge base named "${kb}"; available: ${kbs.map((k) => `"${k}"`).join(", ") || "none"}.`;
     }
   }
-  return { content: [{ type: "text", text }], structuredContent: { results } };
+  return toolResult(text, { results });
 }
 
 export function registerSearchKnowledge(server: McpServer, ctx: ToolContext) {
@@ -81,10 +81,6 @@ export function registerSearchKnowledge(server: McpServer, ctx: ToolContext) {
   server.registerTool(
     name,
     { ...config, inputSchema: inputSchemaFor(kbNames) },
-    guarded(name, async (args): Promise<CallToolResult> => {
-      const scope = effectiveKb(ctx, args.kb);
-      if (scope.error) return toolError(scope.error);
-      return runSearch(ctx, args, scope.kb);
-    }),
+    guardedRead(name, ctx, (args, kb) => runSearch(ctx, args, kb)),
   );
 }

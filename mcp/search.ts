@@ -7,7 +7,7 @@ import { searchKnowledge } from "@/lib/retrieve";
 import { passagePath } from "@/lib/tools/links";
 import { TOOL } from "@/lib/tools/names";
 import { READ_ONLY } from "./annotations";
-import { effectiveKb, guarded, type ToolContext, toolError } from "./context";
+import { guardedRead, type ToolContext, toolResult } from "./context";
 import { queryField } from "./search-knowledge";
 
 const name = TOOL.search;
@@ -45,17 +45,15 @@ export function passageUrl(documentId: string, chunkId: string): string {
 
 /** A result as ChatGPT's connectors read it: one text item holding the JSON, and the same as structured content. */
 export function connectorResult(value: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
+  return toolResult(JSON.stringify(value), value);
 }
 
 export function registerSearch(server: McpServer, ctx: ToolContext) {
   server.registerTool(
     name,
     config,
-    guarded(name, async (args): Promise<CallToolResult> => {
-      const scope = effectiveKb(ctx, undefined);
-      if (scope.error) return toolError(scope.error);
-      const hits = await searchKnowledge(await ctx.getStore(), { query: args.query, topK: RESULTS, kb: scope.kb });
+    guardedRead(name, ctx, async (args, kb): Promise<CallToolResult> => {
+      const hits = await searchKnowledge(await ctx.getStore(), { query: args.query, topK: RESULTS, kb });
       const results = hits.map((h) => ({
         id: h.chunk.id,
         title: titleWithHeading(h.document.title, h.chunk.heading),

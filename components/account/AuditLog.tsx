@@ -3,7 +3,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { apiErrorText, apiFetch, authHeaders } from "@/components/api";
 import { useMessages } from "@/components/i18n";
-import { buttonClass, Field, inputClass } from "@/components/ui";
+import { buttonClass, Field, inputClass, SubmitForm, ValueOptions } from "@/components/ui";
 import { AUDIT_ACTIONS, type AuditEvent } from "@/lib/audit/types";
 import { AdminPage } from "./AdminPage";
 import { T } from "./messages";
@@ -65,25 +65,14 @@ export function AuditLog() {
 
   return (
     <AdminPage title={t.auditTitle} intro={t.auditIntro} back={t.back} error={error} wide>
-      <form
-        className="mb-4 flex flex-wrap items-end gap-2 text-sm"
-        data-testid="audit-filter"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setApplied(filter);
-        }}
-      >
+      <SubmitForm className="mb-4 flex flex-wrap items-end gap-2 text-sm" testid="audit-filter" onSubmit={() => setApplied(filter)}>
         <Field label={t.actor}>
           <input {...field("actor")} className={inputClass} data-testid="audit-actor" />
         </Field>
         <Field label={t.action}>
           <select {...field("action")} className={inputClass} data-testid="audit-action">
             <option value="">{t.anyAction}</option>
-            {AUDIT_ACTIONS.map((a) => (
-              <option key={a} value={a}>
-                {a}
-              </option>
-            ))}
+            <ValueOptions values={AUDIT_ACTIONS} />
           </select>
         </Field>
         <Field label={t.kb}>
@@ -101,7 +90,7 @@ export function AuditLog() {
         <button type="button" className={buttonClass} onClick={() => void exportCsv()} data-testid="audit-csv">
           {t.exportCsv}
         </button>
-      </form>
+      </SubmitForm>
       {events && events.length === 0 && <p className="text-sm text-zinc-600 dark:text-zinc-400">{t.noEvents}</p>}
       {events && events.length > 0 && (
         <div className="overflow-x-auto">

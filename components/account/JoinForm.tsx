@@ -4,9 +4,11 @@ import { useEffect, useState } from "react";
 import { apiErrorText, apiFetch } from "@/components/api";
 import { fill } from "@/components/fill";
 import { useMessages } from "@/components/i18n";
-import { ErrorLine, Field, inputClass, primaryButtonClass } from "@/components/ui";
+import { Field, inputClass, PasswordInput } from "@/components/ui";
+import { useAction } from "@/components/use-action";
 import { MIN_PASSWORD_CHARS } from "@/lib/auth/accounts/password-rules";
 import type { Role } from "@/lib/auth/roles";
+import { AccountForm, AccountPage } from "./AccountForm";
 import { T } from "./messages";
 
 type Invite = { email: string | null; role: Role; kbs: string[] };
@@ -16,8 +18,7 @@ export function JoinForm() {
   const t = useMessages(T);
   const [secret, setSecret] = useState<string | null>(null);
   const [invite, setInvite] = useState<Invite | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction((err) => apiErrorText(err, t.networkError, t.failed), { busyAfter: true });
 
   useEffect(() => {
     const s = window.location.hash.slice(1);
@@ -26,12 +27,10 @@ export function JoinForm() {
     apiFetch<{ invite: Invite }>("/api/invites/accept", { method: "PUT", body: { invite: s } })
       .then((r) => setInvite(r.invite))
       .catch((err) => setError(apiErrorText(err, t.networkError, t.failed)));
-  }, [t]);
+  }, [t, setError]);
 
-  async function join(form: FormData) {
-    setBusy(true);
-    setError(null);
-    try {
+  const join = (form: FormData) =>
+    run(async () => {
       await apiFetch("/api/invites/accept", {
         method: "POST",
         body: {
@@ -42,31 +41,23 @@ export function JoinForm() {
         },
       });
       window.location.assign("/");
-    } catch (err) {
-      setError(apiErrorText(err, t.networkError, t.failed));
-      setBusy(false);
-    }
-  }
+    });
 
   const roleText = invite ? t[`role_${invite.role}`] : "";
   return (
-    <main className="mx-auto max-w-sm p-6">
-      <h1 className="mb-4 text-2xl font-semibold">{t.joinTitle}</h1>
+    <AccountPage
+      title={t.joinTitle}
+      intro={
+        invite && (
+          <p className="mb-4 text-sm" data-testid="join-intro">
+            {fill(t.joinIntro, { role: roleText, kbs: invite.kbs.length ? fill(t.joinKbs, { kbs: invite.kbs.join(", ") }) : "" })}
+          </p>
+        )
+      }
+      error={error}
+    >
       {invite && (
-        <p className="mb-4 text-sm" data-testid="join-intro">
-          {fill(t.joinIntro, { role: roleText, kbs: invite.kbs.length ? fill(t.joinKbs, { kbs: invite.kbs.join(", ") }) : "" })}
-        </p>
-      )}
-      {error && <ErrorLine className="mb-3 text-sm">{error}</ErrorLine>}
-      {invite && (
-        <form
-          className="flex flex-col gap-3"
-          data-testid="join-form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void join(new FormData(e.currentTarget));
-          }}
-        >
+        <AccountForm name="join" label={t.join} busyLabel={t.joining} busy={busy} onSubmit={join}>
           <Field label={t.email}>
             <input
               name="email"
@@ -83,24 +74,13 @@ export function JoinForm() {
             <input name="name" autoComplete="name" className={inputClass} data-testid="join-name" />
           </Field>
           <Field label={t.password}>
-            <input
-              name="password"
-              type="password"
-              autoComplete="new-password"
-              minLength={MIN_PASSWORD_CHARS}
-              required
-              className={inputClass}
-              data-testid="join-password"
-            />
+            <PasswordInput name="password" autoComplete="new-password" minLength={MIN_PASSWORD_CHARS} testid="join-password" />
             <span className="mt-1 block text-xs text-zinc-600 dark:text-zinc-400">
               {fill(t.passwordHint, { min: String(MIN_PASSWORD_CHARS) })}
             </span>
           </Field>
-          <button type="submit" disabled={busy} className={primaryButtonClass} data-testid="join-submit">
-            {busy ? t.joining : t.join}
-          </button>
-        </form>
+        </AccountForm>
       )}
-    </main>
+    </AccountPage>
   );
 }

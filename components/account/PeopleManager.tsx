@@ -4,7 +4,7 @@ import { useCallback, useEffect, useState } from "react";
 import { apiErrorText, apiFetch, copyText } from "@/components/api";
 import { fill } from "@/components/fill";
 import { useMessages } from "@/components/i18n";
-import { buttonClass, Field, inputClass, primaryButtonClass } from "@/components/ui";
+import { buttonClass, Field, inputClass, primaryButtonClass, SubmitForm } from "@/components/ui";
 import type { PublicUser } from "@/lib/auth/accounts/types";
 import { ROLES, type Role } from "@/lib/auth/roles";
 import type { KnowledgeBase } from "@/lib/kb/types";
@@ -186,13 +186,10 @@ export function PeopleManager() {
 
   return (
     <AdminPage title={t.peopleTitle} intro={t.peopleIntro} back={t.back} error={error}>
-      <form
+      <SubmitForm
         className="mb-8 flex flex-col gap-3 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800"
-        data-testid="invite-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void invite();
-        }}
+        testid="invite-form"
+        onSubmit={() => void invite()}
       >
         <Field label={t.inviteEmail}>
           <input type="email" value={email} onChange={(e) => setEmail(e.target.value)} className={inputClass} data-testid="invite-email" />
@@ -212,7 +209,7 @@ export function PeopleManager() {
             </div>
           </div>
         )}
-      </form>
+      </SubmitForm>
 
       <h2 className="mb-2 text-lg font-semibold">{t.users}</h2>
       {people && people.users.length === 0 && <p className="text-sm text-zinc-600 dark:text-zinc-400">{t.noUsers}</p>}

@@ -5,7 +5,9 @@ import { useEffect, useState } from "react";
 import { ApiError, apiErrorText, apiFetch, setAdminToken } from "@/components/api";
 import { fill } from "@/components/fill";
 import { useMessages } from "@/components/i18n";
-import { buttonClass, ErrorLine, Field, inputClass, primaryButtonClass } from "@/components/ui";
+import { buttonClass, Field, inputClass, PasswordInput, SubmitForm } from "@/components/ui";
+import { useAction } from "@/components/use-action";
+import { AccountForm, AccountPage } from "./AccountForm";
 import { T } from "./messages";
 import type { SessionInfo } from "./viewer";
 
@@ -20,8 +22,10 @@ export function SignInForm() {
   const params = useSearchParams();
   const next = safeNext(params.get("next"));
   const [sso, setSso] = useState<SessionInfo["sso"]>(null);
-  const [error, setError] = useState<string | null>(params.get("error"));
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction((err) => apiErrorText(err, t.networkError, t.failed), {
+    initialError: params.get("error"),
+    busyAfter: true,
+  });
   const [secret, setSecret] = useState("");
 
   useEffect(() => {
@@ -32,20 +36,14 @@ export function SignInForm() {
 
   const go = () => window.location.assign(next);
 
-  async function signIn(form: FormData) {
-    setBusy(true);
-    setError(null);
-    try {
+  const signIn = (form: FormData) =>
+    run(async () => {
       await apiFetch("/api/session", {
         method: "POST",
         body: { email: String(form.get("email")), password: String(form.get("password")) },
       });
       go();
-    } catch (err) {
-      setError(apiErrorText(err, t.networkError, t.failed));
-      setBusy(false);
-    }
-  }
+    });
 
   async function signInWithSecret() {
     setAdminToken(secret.trim());
@@ -60,34 +58,15 @@ export function SignInForm() {
   }
 
   return (
-    <main className="mx-auto max-w-sm p-6">
-      <h1 className="mb-4 text-2xl font-semibold">{t.signInTitle}</h1>
-      {error && <ErrorLine className="mb-3 text-sm">{error}</ErrorLine>}
-      <form
-        className="flex flex-col gap-3"
-        data-testid="signin-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void signIn(new FormData(e.currentTarget));
-        }}
-      >
+    <AccountPage title={t.signInTitle} error={error}>
+      <AccountForm name="signin" label={t.signIn} busyLabel={t.signingIn} busy={busy} onSubmit={signIn}>
         <Field label={t.email}>
           <input name="email" type="email" autoComplete="username" required className={inputClass} data-testid="signin-email" />
         </Field>
         <Field label={t.password}>
-          <input
-            name="password"
-            type="password"
-            autoComplete="current-password"
-            required
-            className={inputClass}
-            data-testid="signin-password"
-          />
+          <PasswordInput name="password" autoComplete="current-password" testid="signin-password" />
         </Field>
-        <button type="submit" disabled={busy} className={primaryButtonClass} data-testid="signin-submit">
-          {busy ? t.signingIn : t.signIn}
-        </button>
-      </form>
+      </AccountForm>
       {sso && (
         <a href="/api/auth/oidc/login" className={`${buttonClass} mt-3 block text-center`} data-testid="signin-sso">
           {fill(t.sso, { name: sso.name })}
@@ -95,13 +74,7 @@ export function SignInForm() {
       )}
       <details className="mt-6 text-sm">
         <summary className="cursor-pointer text-zinc-600 dark:text-zinc-400">{t.useSecret}</summary>
-        <form
-          className="mt-2 flex flex-col gap-2"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void signInWithSecret();
-          }}
-        >
+        <SubmitForm className="mt-2 flex flex-col gap-2" onSubmit={() => void signInWithSecret()}>
           <p className="text-xs text-zinc-600 dark:text-zinc-400">{t.useSecretHelp}</p>
           <input
             type="password"
@@ -114,8 +87,8 @@ export function SignInForm() {
           <button type="submit" className={buttonClass}>
             {t.useSecretButton}
           </button>
-        </form>
+        </SubmitForm>
       </details>
-    </main>
+    </AccountPage>
   );
 }

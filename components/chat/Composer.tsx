@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useRef, useState } from "react";
+import { SubmitForm } from "@/components/ui";
 import type { ChatText } from "./strings";
 
 /** The question box: Enter sends, Shift+Enter adds a line (and Enter while an IME is composing does neither). */
@@ -23,13 +24,7 @@ export function Composer({ busy, onSend, onStop, t }: { busy: boolean; onSend: (
   };
 
   return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault();
-        submit();
-      }}
-      className="mx-auto flex w-full max-w-3xl items-end gap-2"
-    >
+    <SubmitForm className="mx-auto flex w-full max-w-3xl items-end gap-2" onSubmit={submit}>
       <label className="sr-only" htmlFor="chat-input">
         {t.placeholder}
       </label>
@@ -68,6 +63,6 @@ export function Composer({ busy, onSend, onStop, t }: { busy: boolean; onSend: (
           {t.send}
         </button>
       )}
-    </form>
+    </SubmitForm>
   );
 }

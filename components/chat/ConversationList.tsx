@@ -2,6 +2,7 @@
 
 import { useEffect, useId, useState } from "react";
 import { useLocale } from "@/components/i18n";
+import { SubmitForm } from "@/components/ui";
 import { MAX_TITLE_CHARS } from "@/lib/conversations/schema";
 import { type ConversationSummary, conversationApi } from "./conversations-api";
 import type { ChatText } from "./strings";
@@ -29,10 +30,9 @@ function Item({
   if (mode === "rename") {
     return (
       <li data-testid="conversation-item" data-id={c.id}>
-        <form
+        <SubmitForm
           className="flex flex-col gap-1 rounded-lg bg-zinc-100 p-2 dark:bg-zinc-800"
-          onSubmit={async (e) => {
-            e.preventDefault();
+          onSubmit={async () => {
             if (!title.trim()) return;
             await conversationApi.update(c.id, { title: title.trim() }).catch(() => null);
             setMode("view");
@@ -61,7 +61,7 @@ function Item({
               {t.cancel}
             </button>
           </div>
-        </form>
+        </SubmitForm>
       </li>
     );
   }

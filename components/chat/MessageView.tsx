@@ -4,6 +4,7 @@ import type { DynamicToolUIPart } from "ai";
 import { useMemo, useState } from "react";
 import { copyText } from "@/components/api";
 import { FaqAnswerCard, PromoteToFaq } from "@/components/faq/ChatFaq";
+import { SubmitForm } from "@/components/ui";
 import { withCheckNotes } from "@/lib/agent/answer-links";
 import type { ChatUIMessage, Citation, CitationCheck } from "@/lib/agent/protocol";
 import { MAX_NOTE_CHARS } from "@/lib/conversations/schema";
@@ -54,11 +55,10 @@ function UserMessage({
   const [draft, setDraft] = useState(text);
   if (editing) {
     return (
-      <form
-        data-testid="edit-form"
+      <SubmitForm
+        testid="edit-form"
         className="ml-auto flex w-full max-w-[85%] flex-col gap-2"
-        onSubmit={(e) => {
-          e.preventDefault();
+        onSubmit={() => {
           if (!draft.trim() || busy) return;
           setEditing(false);
           onEdit(m.id, draft.trim());
@@ -92,7 +92,7 @@ function UserMessage({
             {t.saveAndSend}
           </button>
         </div>
-      </form>
+      </SubmitForm>
     );
   }
   return (
@@ -146,11 +146,10 @@ function FeedbackButtons({
       <RateButton rating="up" pressed={feedback?.rating === "up"} label={t.good} onClick={() => rate("up")} />
       <RateButton rating="down" pressed={feedback?.rating === "down"} label={t.bad} onClick={() => rate("down")} />
       {draft && (
-        <form
-          data-testid="feedback-form"
+        <SubmitForm
+          testid="feedback-form"
           className="flex w-full flex-wrap items-center gap-2"
-          onSubmit={async (e) => {
-            e.preventDefault();
+          onSubmit={async () => {
             await onFeedback(messageId, draft.rating, draft.note.trim() || undefined);
             setDraft(null);
             setSaved(true);
@@ -172,7 +171,7 @@ function FeedbackButtons({
           >
             {t.feedbackSend}
           </button>
-        </form>
+        </SubmitForm>
       )}
       {saved && (
         <span role="status" data-testid="feedback-saved" className="text-green-800 dark:text-green-300">

@@ -5,10 +5,11 @@ import { useCallback, useEffect, useMemo, useState } from "react";
 import { AccountMenu } from "@/components/account/AccountMenu";
 import { useAccess } from "@/components/account/viewer";
 import { apiErrorText } from "@/components/api";
+import { ConfirmButton } from "@/components/ConfirmButton";
 import { useLocale, useMessages } from "@/components/i18n";
 import { KbsLink } from "@/components/kbs/KbsLink";
 import { UploadKbPicker } from "@/components/kbs/UploadKbScope";
-import { ErrorLine, navLinkClass } from "@/components/ui";
+import { compactSelectClass, ErrorLine, navLinkClass, Select, TextBox, ValueOptions } from "@/components/ui";
 import { formatLabel } from "@/lib/parse/formats";
 import type { DocumentRecord } from "@/lib/types";
 import { documentApi } from "./api";
@@ -19,8 +20,14 @@ import { statusLabel } from "./UploadTray";
 
 type Load = { state: "loading" } | { state: "error"; message: string } | { state: "ready"; documents: DocumentRecord[] };
 
+const DELETE_CLASSES = {
+  trigger: "text-red-700 hover:underline disabled:opacity-50 dark:text-red-400",
+  prompt: "flex gap-1",
+  yes: "font-medium text-red-700 hover:underline disabled:opacity-50 dark:text-red-400",
+  no: "hover:underline",
+};
+
 function DocumentRow({ doc, t, locale, onDeleted }: { doc: DocumentRecord; t: DocumentMessages; locale: string; onDeleted: () => void }) {
-  const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState<"delete" | "reindex" | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [chunkCount, setChunkCount] = useState(doc.chunkCount);
@@ -36,7 +43,6 @@ function DocumentRow({ doc, t, locale, onDeleted }: { doc: DocumentRecord; t: Do
       setError(apiErrorText(err, t.networkError, t.loadFailed));
     } finally {
       setBusy(null);
-      setConfirming(false);
     }
   };
   const reindex = async () => {
@@ -89,33 +95,16 @@ function DocumentRow({ doc, t, locale, onDeleted }: { doc: DocumentRecord; t: Do
               >
                 {t.reindex}
               </button>
-              {confirming ? (
-                <span className="flex gap-1">
-                  <span>{t.confirmDelete}</span>
-                  <button
-                    type="button"
-                    data-testid="document-delete-confirm"
-                    disabled={busy !== null}
-                    onClick={remove}
-                    className="font-medium text-red-700 hover:underline disabled:opacity-50 dark:text-red-400"
-                  >
-                    {t.yes}
-                  </button>
-                  <button type="button" onClick={() => setConfirming(false)} className="hover:underline">
-                    {t.no}
-                  </button>
-                </span>
-              ) : (
-                <button
-                  type="button"
-                  data-testid="document-delete"
-                  disabled={busy !== null}
-                  onClick={() => setConfirming(true)}
-                  className="text-red-700 hover:underline disabled:opacity-50 dark:text-red-400"
-                >
-                  {t.delete}
-                </button>
-              )}
+              <ConfirmButton
+                testid="document-delete"
+                label={t.delete}
+                question={<span>{t.confirmDelete}</span>}
+                yes={t.yes}
+                no={t.no}
+                onConfirm={remove}
+                disabled={busy !== null}
+                classes={DELETE_CLASSES}
+              />
             </>
           )}
         </div>
@@ -185,30 +174,20 @@ export function DocumentLibrary() {
       </p>
 
       <div className="mb-4 flex flex-wrap gap-3">
-        <input
+        <TextBox
           type="search"
-          data-testid="documents-search"
+          label={t.searchByName}
+          testid="documents-search"
           value={query}
-          onChange={(e) => setQuery(e.target.value)}
+          onChange={setQuery}
           placeholder={t.searchByName}
-          aria-label={t.searchByName}
           className="w-full max-w-sm rounded-md border border-zinc-300 bg-transparent px-3 py-1.5 text-sm dark:border-zinc-700"
         />
         {kbs.length > 1 && (
-          <select
-            aria-label={t.filterByKb}
-            data-testid="documents-kb"
-            value={kb}
-            onChange={(e) => setKb(e.target.value)}
-            className="rounded-md border border-zinc-300 bg-transparent px-2 py-1.5 text-sm dark:border-zinc-700"
-          >
+          <Select label={t.filterByKb} testid="documents-kb" value={kb} onChange={setKb} className={compactSelectClass}>
             <option value="">{t.allKbs}</option>
-            {kbs.map((k) => (
-              <option key={k} value={k}>
-                {k}
-              </option>
-            ))}
-          </select>
+            <ValueOptions values={kbs} />
+          </Select>
         )}
       </div>
 

@@ -1,8 +1,9 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
+import { type ReactNode, useEffect, useRef, useState } from "react";
 import { fill } from "@/components/chat/strings";
 import { useMessages } from "@/components/i18n";
+import type { IngestStage } from "@/lib/types";
 import { type DocumentMessages, formatBytes, T } from "./messages";
 import { useDocumentUploads } from "./UploadContext";
 import { progressPercent, summarize, type UploadItem } from "./upload-queue";
@@ -19,6 +20,15 @@ function uploadError(item: UploadItem, t: DocumentMessages): string {
     message: error.message || item.name,
   });
 }
+
+const STAGE_LABEL: Partial<Record<IngestStage, "stageReceived" | "stageParsing" | "stageChunking" | "stageIndexing" | "stageDone">> = {
+  received: "stageReceived",
+  parsing: "stageParsing",
+  chunking: "stageChunking",
+  indexing: "stageIndexing",
+  done: "stageDone",
+  skipped: "stageDone",
+};
 
 export function statusLabel(item: UploadItem, t: DocumentMessages): string {
   switch (item.state) {
@@ -37,23 +47,8 @@ export function statusLabel(item: UploadItem, t: DocumentMessages): string {
       return n !== undefined ? `${base} · ${n} ${n === 1 ? t.chunk : t.chunks}` : base;
     }
     case "processing":
-      switch (item.stage) {
-        case "received":
-          return t.stageReceived;
-        case "parsing":
-          return t.stageParsing;
-        case "chunking":
-          return t.stageChunking;
-        case "embedding":
-          return item.total ? `${t.stageEmbedding} ${item.done ?? 0}/${item.total}` : t.stageEmbedding;
-        case "indexing":
-          return t.stageIndexing;
-        case "done":
-        case "skipped":
-          return t.stageDone;
-        default:
-          return t.stageUploading;
-      }
+      if (item.stage === "embedding") return item.total ? `${t.stageEmbedding} ${item.done ?? 0}/${item.total}` : t.stageEmbedding;
+      return t[(item.stage && STAGE_LABEL[item.stage]) || "stageUploading"];
   }
 }
 
@@ -65,6 +60,35 @@ const BAR_COLOR: Record<UploadItem["state"], string> = {
   failed: "bg-red-500",
   cancelled: "bg-zinc-400",
 };
+
+/** A small button of an upload's row, named for the action and the file. */
+function RowAction({
+  testid,
+  onClick,
+  action,
+  name,
+  tone,
+  children,
+}: {
+  testid?: string;
+  onClick: () => void;
+  action: string;
+  name: string;
+  tone: string;
+  children: ReactNode;
+}) {
+  return (
+    <button
+      type="button"
+      data-testid={testid}
+      onClick={onClick}
+      className={`shrink-0 rounded px-1.5 text-xs hover:bg-zinc-100 dark:hover:bg-zinc-800 ${tone}`}
+      aria-label={`${action} ${name}`}
+    >
+      {children}
+    </button>
+  );
+}
 
 function UploadRow({
   item,
@@ -90,36 +114,25 @@ function UploadRow({
         </span>
         <span className="shrink-0 text-xs text-zinc-600 dark:text-zinc-400">{formatBytes(item.size)}</span>
         {active ? (
-          <button
-            type="button"
-            data-testid="upload-cancel"
-            onClick={onCancel}
-            className="shrink-0 rounded px-1.5 text-xs text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
-            aria-label={`${t.cancel} ${item.name}`}
-          >
+          <RowAction testid="upload-cancel" onClick={onCancel} action={t.cancel} name={item.name} tone="text-zinc-600 dark:text-zinc-300">
             {t.cancel}
-          </button>
+          </RowAction>
         ) : (
           <>
             {item.state === "failed" && onRetry && (
-              <button
-                type="button"
-                data-testid="upload-retry"
+              <RowAction
+                testid="upload-retry"
                 onClick={onRetry}
-                className="shrink-0 rounded px-1.5 text-xs font-medium text-sky-800 hover:bg-zinc-100 dark:text-sky-300 dark:hover:bg-zinc-800"
-                aria-label={`${t.retry} ${item.name}`}
+                action={t.retry}
+                name={item.name}
+                tone="font-medium text-sky-800 dark:text-sky-300"
               >
                 {t.retry}
-              </button>
+              </RowAction>
             )}
-            <button
-              type="button"
-              onClick={onDismiss}
-              className="shrink-0 rounded px-1.5 text-xs text-zinc-600 hover:bg-zinc-100 dark:hover:bg-zinc-800 dark:text-zinc-400"
-              aria-label={`${t.dismiss} ${item.name}`}
-            >
+            <RowAction onClick={onDismiss} action={t.dismiss} name={item.name} tone="text-zinc-600 dark:text-zinc-400">
               ×
-            </button>
+            </RowAction>
           </>
         )}
       </div>

@@ -5,7 +5,7 @@ import { useEffect, useState } from "react";
 import { useMessages } from "@/components/i18n";
 import { kbApi } from "@/components/kbs/api";
 import { KbOptions } from "@/components/kbs/KbOptions";
-import { TextBox } from "@/components/ui";
+import { Select, SubmitForm, TextBox } from "@/components/ui";
 import { stripCitations } from "@/lib/agent/citations";
 import type { Citation } from "@/lib/agent/protocol";
 import { faqIdOfChunk } from "@/lib/faq/types";
@@ -98,11 +98,10 @@ export function PromoteToFaq({ question, answer, citations }: { question: string
   const field =
     "w-full rounded-lg border border-zinc-300 bg-white px-2 py-1 text-sm text-zinc-900 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100";
   return (
-    <form
-      data-testid="promote-form"
+    <SubmitForm
+      testid="promote-form"
       className="mt-2 flex w-full flex-col gap-2"
-      onSubmit={(e) => {
-        e.preventDefault();
+      onSubmit={() => {
         setError(null);
         faqApi.add({ question: q, answer: a, kb: kb || undefined, from: "chat" }).then(
           (r) => setSaved(r.faq.kb),
@@ -113,9 +112,9 @@ export function PromoteToFaq({ question, answer, citations }: { question: string
       <TextBox label={t.question} testid="promote-question" className={field} value={q} onChange={setQ} required />
       <TextBox label={t.answer} testid="promote-answer" className={field} rows={4} value={a} onChange={setA} required />
       {kbs.length > 1 && (
-        <select aria-label={t.kb} data-testid="promote-kb" className={field} value={kb} onChange={(e) => setKb(e.target.value)}>
+        <Select label={t.kb} testid="promote-kb" className={field} value={kb} onChange={setKb}>
           <KbOptions kbs={kbs} />
-        </select>
+        </Select>
       )}
       {error && (
         <span role="alert" className="text-red-700">
@@ -134,6 +133,6 @@ export function PromoteToFaq({ question, answer, citations }: { question: string
           {t.cancel}
         </button>
       </span>
-    </form>
+    </SubmitForm>
   );
 }

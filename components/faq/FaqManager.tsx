@@ -1,12 +1,12 @@
 "use client";
 
 import Link from "next/link";
-import { type ComponentProps, useCallback, useEffect, useState } from "react";
+import { type ComponentProps, type ReactNode, useCallback, useEffect, useState } from "react";
 import { useAccess } from "@/components/account/viewer";
 import { useMessages } from "@/components/i18n";
 import { kbApi, kbLabel } from "@/components/kbs/api";
 import { Preferences } from "@/components/Preferences";
-import { Tabs, TextBox } from "@/components/ui";
+import { SubmitForm, Tabs, TextBox } from "@/components/ui";
 import type { FaqStatus } from "@/lib/faq/types";
 import type { KnowledgeBase } from "@/lib/kb/types";
 import { type FaqRecord, faqApi, splitLines } from "./api";
@@ -26,6 +26,15 @@ function FaqBox(props: Omit<ComponentProps<typeof TextBox>, "className" | "place
 }
 const button = "rounded-lg px-3 py-1.5 text-sm font-medium";
 
+/** One of an entry's action buttons; `tone` is its colours. */
+function ItemAction({ testid, onClick, tone, children }: { testid: string; onClick: () => void; tone: string; children: ReactNode }) {
+  return (
+    <button type="button" data-testid={testid} onClick={onClick} className={`${button} ${tone}`}>
+      {children}
+    </button>
+  );
+}
+
 function FaqForm({
   initial,
   onSave,
@@ -43,11 +52,10 @@ function FaqForm({
   const [phrasings, setPhrasings] = useState((initial?.phrasings ?? []).join("\n"));
   const [busy, setBusy] = useState(false);
   return (
-    <form
-      data-testid={testid}
+    <SubmitForm
+      testid={testid}
       className="flex flex-col gap-2"
-      onSubmit={async (e) => {
-        e.preventDefault();
+      onSubmit={async () => {
         setBusy(true);
         try {
           await onSave({ question, answer, phrasings: splitLines(phrasings) });
@@ -83,7 +91,7 @@ function FaqForm({
           </button>
         )}
       </div>
-    </form>
+    </SubmitForm>
   );
 }
 
@@ -129,40 +137,28 @@ function FaqItem({ faq, onChanged, onError }: { faq: FaqRecord; onChanged: () =>
           <span className="ml-auto flex gap-1">
             {faq.status === "pending" ? (
               <>
-                <button
-                  type="button"
-                  data-testid="faq-accept"
+                <ItemAction
+                  testid="faq-accept"
                   onClick={() => act(() => faqApi.update(faq.id, { status: "accepted" }))}
-                  className={`${button} bg-green-600 text-white`}
+                  tone="bg-green-600 text-white"
                 >
                   {t.accept}
-                </button>
-                <button
-                  type="button"
-                  data-testid="faq-reject"
-                  onClick={() => act(() => faqApi.remove(faq.id))}
-                  className={`${button} text-red-700 hover:bg-red-50`}
-                >
+                </ItemAction>
+                <ItemAction testid="faq-reject" onClick={() => act(() => faqApi.remove(faq.id))} tone="text-red-700 hover:bg-red-50">
                   {t.reject}
-                </button>
+                </ItemAction>
               </>
             ) : null}
-            <button
-              type="button"
-              data-testid="faq-edit"
-              onClick={() => setEditing(true)}
-              className={`${button} hover:bg-zinc-100 dark:hover:bg-zinc-800`}
-            >
+            <ItemAction testid="faq-edit" onClick={() => setEditing(true)} tone="hover:bg-zinc-100 dark:hover:bg-zinc-800">
               {t.edit}
-            </button>
-            <button
-              type="button"
-              data-testid="faq-delete"
+            </ItemAction>
+            <ItemAction
+              testid="faq-delete"
               onClick={() => act(() => faqApi.remove(faq.id))}
-              className={`${button} text-red-700 hover:bg-red-50 dark:text-red-300`}
+              tone="text-red-700 hover:bg-red-50 dark:text-red-300"
             >
               {t.delete}
-            </button>
+            </ItemAction>
           </span>
         )}
       </div>

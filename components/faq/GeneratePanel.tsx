@@ -3,6 +3,7 @@
 import { useEffect, useState } from "react";
 import { apiFetch } from "@/components/api";
 import { useMessages } from "@/components/i18n";
+import { Select } from "@/components/ui";
 import type { GenerationProgress } from "@/lib/faq/generate-types";
 import { fill, T } from "./messages";
 
@@ -63,11 +64,11 @@ export function GeneratePanel({ kb, onProgress }: { kb: string; onProgress: () =
       className="flex flex-wrap items-center gap-2 rounded-lg border border-dashed border-zinc-300 p-3 text-sm dark:border-zinc-700"
     >
       <span className="font-medium">{t.generate}</span>
-      <select
-        aria-label={t.document}
-        data-testid="faq-generate-document"
+      <Select
+        label={t.document}
+        testid="faq-generate-document"
         value={doc}
-        onChange={(e) => setDoc(e.target.value)}
+        onChange={setDoc}
         className="min-w-0 flex-1 rounded-lg border border-zinc-300 bg-white px-2 py-1 dark:border-zinc-700 dark:bg-zinc-900"
       >
         {docs.map((d) => (
@@ -75,7 +76,7 @@ export function GeneratePanel({ kb, onProgress }: { kb: string; onProgress: () =
             {d.title}
           </option>
         ))}
-      </select>
+      </Select>
       {running ? (
         <button
           type="button"

@@ -2,17 +2,16 @@
 
 import { useState } from "react";
 import { getAdminToken, setAdminToken } from "@/components/api";
-import { inputClass, primaryButtonClass } from "@/components/ui";
+import { inputClass, primaryButtonClass, SubmitForm } from "@/components/ui";
 import type { KbMessages } from "./messages";
 
 /** Asks for the admin token when the API refuses this browser; stores it for the next calls. */
 export function AdminTokenPrompt({ t, onSet }: { t: KbMessages; onSet: () => void }) {
   const [value, setValue] = useState(getAdminToken());
   return (
-    <form
+    <SubmitForm
       className="mb-6 flex flex-wrap items-end gap-2 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-700 dark:bg-amber-950"
-      onSubmit={(e) => {
-        e.preventDefault();
+      onSubmit={() => {
         setAdminToken(value.trim());
         onSet();
       }}
@@ -32,6 +31,6 @@ export function AdminTokenPrompt({ t, onSet }: { t: KbMessages; onSet: () => voi
       <button type="submit" className={primaryButtonClass}>
         {t.useAdminToken}
       </button>
-    </form>
+    </SubmitForm>
   );
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { ErrorLine, Field, inputClass, primaryButtonClass } from "@/components/ui";
+import { ErrorLine, Field, inputClass, primaryButtonClass, SubmitForm } from "@/components/ui";
 import { KB_NAME_HTML_PATTERN, MAX_KB_DESCRIPTION_CHARS, MAX_KB_NAME_CHARS, MAX_KB_TITLE_CHARS } from "@/lib/kb/names";
 import { kbApi } from "./api";
 import type { KbMessages } from "./messages";
@@ -28,11 +28,10 @@ export function CreateKbForm({ t, onCreated, onError }: { t: KbMessages; onCreat
   const [description, setDescription] = useState("");
   const { busy, error, run } = useKbAction(t, onError);
   return (
-    <form
-      data-testid="create-kb-form"
+    <SubmitForm
+      testid="create-kb-form"
       className="grid gap-3 rounded-lg border border-zinc-200 p-4 sm:grid-cols-2 dark:border-zinc-800"
-      onSubmit={(e) => {
-        e.preventDefault();
+      onSubmit={() => {
         void run(async () => {
           await kbApi.create({ name: name.trim(), title: title.trim() || undefined, description: description.trim() || undefined });
           setName("");
@@ -97,6 +96,6 @@ export function CreateKbForm({ t, onCreated, onError }: { t: KbMessages; onCreat
         </button>
         {error && <ErrorLine>{error}</ErrorLine>}
       </div>
-    </form>
+    </SubmitForm>
   );
 }

@@ -2,6 +2,7 @@
 
 import { useState } from "react";
 import { useAccess } from "@/components/account/viewer";
+import { ConfirmButton } from "@/components/ConfirmButton";
 import { AddDocumentsButton } from "@/components/documents/DocumentDropZone";
 import { UploadProvider } from "@/components/documents/UploadContext";
 import { buttonClass, ErrorLine, primaryButtonClass } from "@/components/ui";
@@ -12,6 +13,13 @@ import { fill, type KbMessages } from "./messages";
 import { useKbAction } from "./useKbAction";
 
 /** One knowledge base in the list: what it is and holds, its tool name, and connect, upload, edit, delete. */
+const DELETE_CLASSES = {
+  trigger: "rounded-md px-2.5 py-1 text-sm text-red-700 hover:underline dark:text-red-400",
+  prompt: "flex flex-wrap items-center gap-2 text-sm",
+  yes: "rounded-md bg-red-600 px-2.5 py-1 text-sm text-white hover:bg-red-700 disabled:opacity-50",
+  no: buttonClass,
+};
+
 export function KbCard({
   kb,
   t,
@@ -27,7 +35,6 @@ export function KbCard({
 }) {
   const { admin } = useAccess();
   const [editing, setEditing] = useState(false);
-  const [confirming, setConfirming] = useState(false);
   const action = useKbAction(t, onError);
   const { busy, error } = action;
   /** Runs a change; once it succeeded, closes the form or question and reloads the list. */
@@ -35,7 +42,6 @@ export function KbCard({
     action.run(async () => {
       await fn();
       setEditing(false);
-      setConfirming(false);
       onChanged();
     });
 
@@ -81,34 +87,18 @@ export function KbCard({
                 {t.edit}
               </button>
             )}
-            {admin &&
-              !kb.isDefault &&
-              (confirming ? (
-                <span className="flex flex-wrap items-center gap-2 text-sm">
-                  <span>{fill(t.confirmDelete, { name: kb.name, count: kb.documentCount })}</span>
-                  <button
-                    type="button"
-                    data-testid="kb-delete-confirm"
-                    disabled={busy}
-                    onClick={() => run(() => kbApi.remove(kb.name))}
-                    className="rounded-md bg-red-600 px-2.5 py-1 text-sm text-white hover:bg-red-700 disabled:opacity-50"
-                  >
-                    {busy ? t.deleting : t.confirmDeleteYes}
-                  </button>
-                  <button type="button" onClick={() => setConfirming(false)} className={buttonClass}>
-                    {t.cancel}
-                  </button>
-                </span>
-              ) : (
-                <button
-                  type="button"
-                  data-testid="kb-delete"
-                  onClick={() => setConfirming(true)}
-                  className="rounded-md px-2.5 py-1 text-sm text-red-700 hover:underline dark:text-red-400"
-                >
-                  {t.delete}
-                </button>
-              ))}
+            {admin && !kb.isDefault && (
+              <ConfirmButton
+                testid="kb-delete"
+                label={t.delete}
+                question={<span>{fill(t.confirmDelete, { name: kb.name, count: kb.documentCount })}</span>}
+                yes={busy ? t.deleting : t.confirmDeleteYes}
+                no={t.cancel}
+                onConfirm={() => run(() => kbApi.remove(kb.name))}
+                disabled={busy}
+                classes={DELETE_CLASSES}
+              />
+            )}
           </div>
         </>
       )}

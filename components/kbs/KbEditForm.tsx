@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { buttonClass, Field, inputClass, primaryButtonClass } from "@/components/ui";
+import { buttonClass, Field, inputClass, primaryButtonClass, SubmitForm } from "@/components/ui";
 import { MAX_KB_DESCRIPTION_CHARS, MAX_KB_NAME_CHARS, MAX_KB_TITLE_CHARS } from "@/lib/kb/names";
 import type { KnowledgeBase } from "@/lib/kb/types";
 import type { KbMessages } from "./messages";
@@ -24,10 +24,9 @@ export function KbEditForm({
 }) {
   const [form, setForm] = useState({ name: kb.name, title: kb.title, description: kb.description });
   return (
-    <form
+    <SubmitForm
       className="grid gap-2"
-      onSubmit={(e) => {
-        e.preventDefault();
+      onSubmit={() => {
         const patch: KbPatch = {};
         if (form.name.trim() !== kb.name) patch.name = form.name.trim();
         if (form.title !== kb.title) patch.title = form.title;
@@ -75,6 +74,6 @@ export function KbEditForm({
           {t.cancel}
         </button>
       </div>
-    </form>
+    </SubmitForm>
   );
 }

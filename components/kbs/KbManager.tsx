@@ -14,11 +14,10 @@ import { buttonClass, ErrorLine, navLinkClass } from "@/components/ui";
 import type { KnowledgeBase } from "@/lib/kb/types";
 import { AdminTokenPrompt } from "./AdminTokenPrompt";
 import { kbApi } from "./api";
-import { ConnectedApps } from "./ConnectedApps";
 import { CreateKbForm } from "./CreateKbForm";
+import { Credentials } from "./Credentials";
 import { KbCard } from "./KbCard";
 import { T } from "./messages";
-import { TokenList } from "./TokenList";
 
 type Load = { state: "loading" } | { state: "ready"; kbs: KnowledgeBase[]; requireToken: boolean } | { state: "error"; message: string };
 
@@ -104,8 +103,7 @@ export function KbManager({ share }: { share?: ShareInfo } = {}) {
 
       {admin && <CreateKbForm t={t} onCreated={refresh} onError={onError} />}
 
-      <TokenList t={t} version={tokensVersion} onError={onError} />
-      <ConnectedApps t={t} version={tokensVersion} onError={onError} />
+      <Credentials t={t} version={tokensVersion} onError={onError} />
 
       {connect && (
         <ConnectDialog

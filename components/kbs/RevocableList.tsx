@@ -16,17 +16,22 @@ export interface Revocable {
   lastUsedAt: string | null;
 }
 
-interface Props<T extends Revocable> {
+/** What the page around a list hands it. */
+export interface ListContext {
   t: KbMessages;
   /** Reloads when it changes (a new token, a new admin secret). */
   version: number;
   onError: (e: unknown) => void;
-  /** "token" or "app": the section's id and the rows' test ids. */
-  kind: string;
-  title: string;
-  intro: string;
-  empty: string;
-  confirm: string;
+}
+
+const LABELS = {
+  token: (t: KbMessages) => ({ title: t.tokensTitle, intro: t.tokensIntro, empty: t.noTokens, confirm: t.confirmRevoke }),
+  app: (t: KbMessages) => ({ title: t.appsTitle, intro: t.appsIntro, empty: t.noApps, confirm: t.confirmRevokeApp }),
+};
+
+interface Props<T extends Revocable> extends ListContext {
+  /** The section's id, its texts and the rows' test ids. */
+  kind: keyof typeof LABELS;
   load(): Promise<T[]>;
   revoke(id: string): Promise<unknown>;
   /** What a row shows between its scope and its dates. */
@@ -34,20 +39,9 @@ interface Props<T extends Revocable> {
 }
 
 /** A list of credentials (never their secrets), with revoke after a confirmation. */
-export function RevocableList<T extends Revocable>({
-  t,
-  version,
-  onError,
-  kind,
-  title,
-  intro,
-  empty,
-  confirm,
-  load,
-  revoke,
-  details,
-}: Props<T>) {
+export function RevocableList<T extends Revocable>({ t, version, onError, kind, load, revoke, details }: Props<T>) {
   const locale = useLocale();
+  const { title, intro, empty, confirm } = LABELS[kind](t);
   const [items, setItems] = useState<T[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);

@@ -5,6 +5,7 @@ import { useAccess } from "@/components/account/viewer";
 import { DocumentDropZone } from "@/components/documents/DocumentDropZone";
 import { useDocumentUploads } from "@/components/documents/UploadContext";
 import { useMessages } from "@/components/i18n";
+import { compactSelectClass } from "@/components/ui";
 import { KbOptions } from "./KbOptions";
 import { T } from "./messages";
 import { useKbList } from "./use-kb-list";
@@ -64,12 +65,7 @@ export function UploadKbPicker() {
   return (
     <label className="flex items-center gap-2 text-sm">
       <span className="text-zinc-600 dark:text-zinc-400">{t.uploadInto}</span>
-      <select
-        data-testid="upload-kb"
-        value={selected}
-        onChange={(e) => setKb(e.target.value)}
-        className="rounded-md border border-zinc-300 bg-transparent px-2 py-1.5 text-sm dark:border-zinc-700"
-      >
+      <select data-testid="upload-kb" value={selected} onChange={(e) => setKb(e.target.value)} className={compactSelectClass}>
         <KbOptions kbs={kbs} />
       </select>
     </label>

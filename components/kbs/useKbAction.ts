@@ -1,24 +1,13 @@
 "use client";
 
-import { useState } from "react";
 import { apiErrorText } from "@/components/api";
+import { useAction } from "@/components/use-action";
 import type { KbMessages } from "./messages";
 
-/** Runs one call at a time for a form: `busy` while it runs, `error` (readable) when it failed. */
+/** useAction for the knowledge-base forms: a failure is also handed to `onError`. */
 export function useKbAction(t: KbMessages, onError: (e: unknown) => void) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  async function run(fn: () => Promise<unknown>) {
-    setBusy(true);
-    setError(null);
-    try {
-      await fn();
-    } catch (err) {
-      onError(err);
-      setError(apiErrorText(err, t.networkError, t.loadFailed));
-    } finally {
-      setBusy(false);
-    }
-  }
-  return { busy, error, run };
+  return useAction((err) => {
+    onError(err);
+    return apiErrorText(err, t.networkError, t.loadFailed);
+  });
 }

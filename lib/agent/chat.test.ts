@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { AuthSettings } from "@/lib/auth/config";
 import type { AppConfig } from "@/lib/config";
 import { createOfflineEmbedder } from "@/lib/embed";
@@ -122,13 +122,14 @@ async function readTurn(res: Response) {
 
 type Step = (opts: LanguageModelV4CallOptions, results: string[]) => { search?: Record<string, unknown>; text?: string };
 
-/** A model that follows a script, one entry per step; it sees the tool results of the turn as text. */
-function scriptedModel(script: Step[], calls: LanguageModelV4CallOptions[]): LanguageModelV4 {
+/** A model that follows a script, one entry per step; it sees the tool results of the turn as text. `calls`: what each step was asked. */
+function scriptedModel(script: Step[]): { model: LanguageModelV4; calls: LanguageModelV4CallOptions[] } {
+  const calls: LanguageModelV4CallOptions[] = [];
   const usage = {
     inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
     outputTokens: { total: 1, text: 1, reasoning: 0 },
   };
-  return {
+  const model: LanguageModelV4 = {
     specificationVersion: "v4",
     provider: "test",
     modelId: "scripted",
@@ -167,6 +168,12 @@ function scriptedModel(script: Step[], calls: LanguageModelV4CallOptions[]): Lan
       };
     },
   };
+  return { model, calls };
+}
+
+/** One chat turn of `model` on `question`, read to its end. */
+async function askScripted(model: LanguageModelV4, question: string, chat = config) {
+  return readTurn(await runChat({ config: chat, mcpUrl, model, messages: [{ role: "user", content: question }] }));
 }
 
 /** The numbered blocks of a search result as a model reads it: "[n] Title › Section", a source line, the text. */
@@ -185,8 +192,11 @@ function refOf(result: string, needle: string): number {
 }
 
 describe("chat turn", () => {
-  it("offline mode: searches through the MCP endpoint and quotes the supporting sentence with a valid [n]", async () => {
+  beforeEach(() => {
     mcpLog.length = 0;
+  });
+
+  it("offline mode: searches through the MCP endpoint and quotes the supporting sentence with a valid [n]", async () => {
     const res = await runChat({
       config,
       mcpUrl,
@@ -217,14 +227,11 @@ describe("chat turn", () => {
   it("a model's search query of 5,000 characters is fitted to the one query limit (MAX_QUERY_CHARS), not refused by the tool", async () => {
     const question = `${"Context that says little. ".repeat(200)}How many days of annual leave do full-time employees get?`;
     expect(question.length).toBeGreaterThan(5000);
-    mcpLog.length = 0;
-    const model = scriptedModel(
-      [() => ({ search: { query: question } }), (_o, results) => ({ text: `Twenty days [${refOf(results[0], "20 days")}].` })],
-      [],
-    );
-    const { chunks, text, errors } = await readTurn(
-      await runChat({ config, mcpUrl, model, messages: [{ role: "user", content: question }] }),
-    );
+    const { model } = scriptedModel([
+      () => ({ search: { query: question } }),
+      (_o, results) => ({ text: `Twenty days [${refOf(results[0], "20 days")}].` }),
+    ]);
+    const { chunks, text, errors } = await askScripted(model, question);
     expect(errors).toEqual([]);
     expect(chunks.filter((c) => c.type === "tool-output-error")).toEqual([]);
     expect(mcpLog).toContain("tools/call:search_knowledge");
@@ -239,23 +246,16 @@ describe("chat turn", () => {
   });
 
   it("numbers chunks across two searches in one turn, and drops markers that point at nothing", async () => {
-    mcpLog.length = 0;
-    const calls: LanguageModelV4CallOptions[] = [];
-    const model = scriptedModel(
-      [
-        () => ({ search: { query: "annual leave days" } }),
-        () => ({ search: { query: "expense claim receipts" } }),
-        (_o, results) => ({
-          text:
-            `Employees get 20 days of annual leave [${refOf(results[0], "20 days")}]. ` +
-            `Claims need the original receipts [${refOf(results[1], "original receipts")}]. Invented [42].`,
-        }),
-      ],
-      calls,
-    );
-    const { text, citations } = await readTurn(
-      await runChat({ config, mcpUrl, model, messages: [{ role: "user", content: "leave and expenses?" }] }),
-    );
+    const { model, calls } = scriptedModel([
+      () => ({ search: { query: "annual leave days" } }),
+      () => ({ search: { query: "expense claim receipts" } }),
+      (_o, results) => ({
+        text:
+          `Employees get 20 days of annual leave [${refOf(results[0], "20 days")}]. ` +
+          `Claims need the original receipts [${refOf(results[1], "original receipts")}]. Invented [42].`,
+      }),
+    ]);
+    const { text, citations } = await askScripted(model, "leave and expenses?");
     expect(mcpLog.filter((m) => m === "tools/call:search_knowledge").length).toBe(2);
 
     // One number per chunk for the whole turn: no two citations share a number or a chunk.
@@ -281,25 +281,20 @@ describe("chat turn", () => {
   });
 
   it("checks the model's citations: a wrong [n] is moved to the chunk that says it, an unsupported sentence is marked", async () => {
-    const model = scriptedModel(
-      [
-        () => ({ search: { query: "annual leave days expense claim receipts" } }),
-        (_o, results) => {
-          const leave = refOf(results[0], "20 days");
-          const claims = refOf(results[0], "original receipts");
-          return {
-            text:
-              `Full-time employees receive 20 days of annual leave per year [${claims}]. ` +
-              `Submit an expense claim form with the original receipts within 30 days [${claims}]. ` +
-              `Interns get 45 days of paid leave on Mars [${leave}].`,
-          };
-        },
-      ],
-      [],
-    );
-    const { chunks, text, citations } = await readTurn(
-      await runChat({ config, mcpUrl, model, messages: [{ role: "user", content: "leave and expenses?" }] }),
-    );
+    const { model } = scriptedModel([
+      () => ({ search: { query: "annual leave days expense claim receipts" } }),
+      (_o, results) => {
+        const leave = refOf(results[0], "20 days");
+        const claims = refOf(results[0], "original receipts");
+        return {
+          text:
+            `Full-time employees receive 20 days of annual leave per year [${claims}]. ` +
+            `Submit an expense claim form with the original receipts within 30 days [${claims}]. ` +
+            `Interns get 45 days of paid leave on Mars [${leave}].`,
+        };
+      },
+    ]);
+    const { chunks, text, citations } = await askScripted(model, "leave and expenses?");
     const check = chunks.filter((c) => c.type === "data-check").at(-1) as unknown as { data: CitationCheck } | undefined;
     expect(check).toBeDefined();
     const [leave, claims, mars] = check!.data.sentences;
@@ -312,22 +307,15 @@ describe("chat turn", () => {
   });
 
   it("ends the loop on a repeated identical call and answers from what was found", async () => {
-    mcpLog.length = 0;
-    const calls: LanguageModelV4CallOptions[] = [];
-    const model = scriptedModel(
-      [
-        () => ({ search: { query: "sick leave certificate" } }),
-        () => ({ search: { query: "sick leave certificate" } }),
-        (opts, results) =>
-          opts.toolChoice?.type === "none"
-            ? { text: `A certificate is needed after three days [${refOf(results[0], "certificate")}].` }
-            : { search: { query: "sick leave certificate" } },
-      ],
-      calls,
-    );
-    const { text, citations } = await readTurn(
-      await runChat({ config, mcpUrl, model, messages: [{ role: "user", content: "sick leave?" }] }),
-    );
+    const { model, calls } = scriptedModel([
+      () => ({ search: { query: "sick leave certificate" } }),
+      () => ({ search: { query: "sick leave certificate" } }),
+      (opts, results) =>
+        opts.toolChoice?.type === "none"
+          ? { text: `A certificate is needed after three days [${refOf(results[0], "certificate")}].` }
+          : { search: { query: "sick leave certificate" } },
+    ]);
+    const { text, citations } = await askScripted(model, "sick leave?");
     // The repeat never reached the MCP endpoint; the model was told to answer, and could not call tools.
     expect(mcpLog.filter((m) => m === "tools/call:search_knowledge").length).toBe(1);
     expect(calls.length).toBe(3);
@@ -339,15 +327,11 @@ describe("chat turn", () => {
   });
 
   it("stops after the configured number of steps, the last one without tools", async () => {
-    const calls: LanguageModelV4CallOptions[] = [];
     let i = 0;
-    const model = scriptedModel(
-      [(opts) => (opts.toolChoice?.type === "none" ? { text: "Done." } : { search: { query: `q${i++}` } })],
-      calls,
-    );
-    const { text } = await readTurn(
-      await runChat({ config: { ...config, maxSteps: 3 }, mcpUrl, model, messages: [{ role: "user", content: "x" }] }),
-    );
+    const { model, calls } = scriptedModel([
+      (opts) => (opts.toolChoice?.type === "none" ? { text: "Done." } : { search: { query: `q${i++}` } }),
+    ]);
+    const { text } = await askScripted(model, "x", { ...config, maxSteps: 3 });
     expect(calls.length).toBe(3);
     expect(calls.map((c) => c.toolChoice?.type ?? "auto")).toEqual(["auto", "auto", "none"]);
     expect(text).toBe("Done.");

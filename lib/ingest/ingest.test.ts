@@ -1,26 +1,18 @@
-import { mkdir, mkdtemp, rm, unlink, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import iconv from "iconv-lite";
-import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { Embedder } from "@/lib/embed";
 import { createOfflineEmbedder } from "@/lib/embed/offline";
 import { searchKnowledge } from "@/lib/retrieve";
 import { openStore, type Store } from "@/lib/store";
+import { tempDirs } from "@/lib/test-helpers/temp-dirs";
 import type { IngestProgress } from "@/lib/types";
 import { fileNameOf, parseTags } from "./fields";
 import { addConcurrently, createBatchIngest, ingestDocument, reindexAll, syncKnowledgeDir } from "./index";
 
 const enc = (s: string) => new TextEncoder().encode(s);
-const dirs: string[] = [];
-async function tempDir(): Promise<string> {
-  const d = await mkdtemp(path.join(os.tmpdir(), "ingest-test-"));
-  dirs.push(d);
-  return d;
-}
-afterAll(async () => {
-  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-});
+const tempDir = tempDirs("ingest-test-");
 
 /** The real offline embedder, counting the texts it is asked to embed. */
 function countingEmbedder(dim = 64): Embedder & { texts: string[] } {

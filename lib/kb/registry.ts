@@ -6,7 +6,7 @@ import { Bool, Field, Schema, Utf8 } from "apache-arrow";
 import { credentialFromRow, credentialToRow, lastUseRecorder } from "@/lib/auth/credential-rows";
 import { setFlag } from "@/lib/auth/set-flag";
 import { type AccessToken, findToken, type TokenScope } from "@/lib/auth/tokens";
-import { type Store, serialQueue, versionCached } from "@/lib/store";
+import { openSideTables, type Store, serialQueue, versionCached } from "@/lib/store";
 import { sqlEq } from "@/lib/store/sql";
 import type { KbRecord } from "./types";
 
@@ -78,8 +78,7 @@ export interface Registry {
 
 /** The registry in the side tables of `store`. */
 export async function openRegistry(store: Store, opts: { defaultKb?: string } = {}): Promise<Registry> {
-  const kbs = await store.sideTable(REGISTRY_TABLES.kbs, kbsSchema);
-  const tokens = await store.sideTable(REGISTRY_TABLES.tokens, tokensSchema);
+  const { kbs, tokens } = await openSideTables(store, REGISTRY_TABLES, { kbs: kbsSchema, tokens: tokensSchema });
 
   const serialized = serialQueue();
 

@@ -10,6 +10,16 @@ export function serialQueue(): <T>(fn: () => Promise<T>) => Promise<T> {
   };
 }
 
+/** `fn`, skipped while less than `ms` has passed (by the `now` it is given) since it last ran. */
+export function atMostEvery(ms: number, fn: (now: Date) => Promise<void>): (now: Date) => Promise<void> {
+  let last = 0;
+  return async (now) => {
+    if (now.getTime() - last < ms) return;
+    last = now.getTime();
+    await fn(now);
+  };
+}
+
 interface PromiseCache<K, V> {
   get(key: K): Promise<V> | undefined;
   set(key: K, value: Promise<V>): unknown;

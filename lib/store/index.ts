@@ -21,10 +21,11 @@ import { openTables, readVersion } from "./tables";
 import type { OpenStoreOptions, Store } from "./types";
 import { storeWrites } from "./writes";
 
-export { serialQueue } from "./async";
+export { atMostEvery, serialQueue } from "./async";
 export { whitespaceFtsIndex } from "./fts-index";
 export { perStore } from "./per-store";
 export type { DocumentBody, StoredChunk } from "./schema";
+export { openSideTables } from "./side-tables";
 export type { DocumentWrite, OpenStoreOptions, Store } from "./types";
 export { versionCached } from "./versioned";
 

@@ -1,6 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import * as lancedb from "@lancedb/lancedb";
@@ -10,6 +9,7 @@ import { createNoEmbedder } from "@/lib/embed";
 import { createOfflineEmbedder } from "@/lib/embed/offline";
 import { createBatchIngest, ingestDocument } from "@/lib/ingest";
 import { searchKnowledge } from "@/lib/retrieve";
+import { tempDirs } from "@/lib/test-helpers/temp-dirs";
 import { toIndexText } from "@/lib/tokenize/index-text";
 import { AppError, type DocumentRecord } from "@/lib/types";
 import { whitespaceFtsIndex } from "./fts-index";
@@ -23,15 +23,7 @@ import { openTables, readVersion, retryConflicts, VERSION_TTL_MS } from "./table
 
 const repoRoot = path.resolve(import.meta.dirname, "../..");
 const enc = (s: string) => new TextEncoder().encode(s);
-const dirs: string[] = [];
-async function tempDir(): Promise<string> {
-  const d = await mkdtemp(path.join(os.tmpdir(), "store-test-"));
-  dirs.push(d);
-  return d;
-}
-afterAll(async () => {
-  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-});
+const tempDir = tempDirs("store-test-");
 
 /** A document row for tests that write the tables directly. */
 const docRecord = (id: string, title = id, source = `${id}.md`): DocumentRecord => ({
@@ -491,6 +483,14 @@ describe("offline search and the full-text index's lag", () => {
     expect((await store.textIndexState()).complete).toBe(true);
   }
 
+  /** Once a background run has come and gone, the new writes are still out of the index, yet a search finds `source`. */
+  async function expectUnfoldedYetFound(store: Store, query: string, source: string) {
+    await new Promise((r) => setTimeout(r, 100));
+    await store.maintenanceIdle();
+    expect((await store.textIndexState()).complete).toBe(false);
+    expect((await searchKnowledge(store, { query }))[0].document.source).toBe(source);
+  }
+
   /**
    * A store that counts as big past 10 chunks, holding 80 chunks all in the full-text index, whose background
    * maintenance runs 20 ms after a write.
@@ -516,10 +516,7 @@ describe("offline search and the full-text index's lag", () => {
     const store = await bigIndexedStore();
     try {
       await ingestDocument(store, { filename: "heron.md", data: enc("The heron fishes at dawn.") }); // 1 chunk: under 2 %
-      await new Promise((r) => setTimeout(r, 100));
-      await store.maintenanceIdle(); // a background run: the write waits
-      expect((await store.textIndexState()).complete).toBe(false);
-      expect((await searchKnowledge(store, { query: "heron fishes dawn" }))[0].document.source).toBe("heron.md");
+      await expectUnfoldedYetFound(store, "heron fishes dawn", "heron.md");
       await store.optimize(); // explicit: folds
       expect((await store.textIndexState()).complete).toBe(true);
       expect((await searchKnowledge(store, { query: "heron fishes dawn" }))[0].document.source).toBe("heron.md");
@@ -535,10 +532,7 @@ describe("offline search and the full-text index's lag", () => {
       for (const bird of ["heron", "egret", "curlew", "plover", "dunlin"]) {
         await ingestDocument(store, { filename: `${bird}.md`, data: enc(`The ${bird} feeds on the mudflats at low tide.`) });
       }
-      await new Promise((r) => setTimeout(r, 100));
-      await store.maintenanceIdle();
-      expect((await store.textIndexState()).complete).toBe(false); // a 2 % fold would have run here
-      expect((await searchKnowledge(store, { query: "dunlin mudflats" }))[0].document.source).toBe("dunlin.md");
+      await expectUnfoldedYetFound(store, "dunlin mudflats", "dunlin.md"); // a 2 % fold would have run here
       // Once the writes stop, the next background run folds them.
       await untilIndexed(store);
       expect((await searchKnowledge(store, { query: "dunlin mudflats" }))[0].document.source).toBe("dunlin.md");
@@ -587,10 +581,7 @@ describe("offline search and the full-text index's lag", () => {
       await store.optimize();
       expect((await store.stats()).rows.chunks).toBeGreaterThan(2000);
       await ingestDocument(store, { filename: "heron.md", data: enc("The heron fishes at dawn.") });
-      await new Promise((r) => setTimeout(r, 100));
-      await store.maintenanceIdle();
-      expect((await store.textIndexState()).complete).toBe(false);
-      expect((await searchKnowledge(store, { query: "heron fishes dawn" }))[0].document.source).toBe("heron.md");
+      await expectUnfoldedYetFound(store, "heron fishes dawn", "heron.md");
     } finally {
       store.close();
     }
@@ -605,10 +596,7 @@ describe("offline search and the full-text index's lag", () => {
       for (const bird of ["heron", "egret", "curlew"]) {
         await batch.add({ filename: `${bird}.md`, data: enc(`The ${bird} feeds on the mudflats at low tide.`) });
       }
-      await new Promise((r) => setTimeout(r, 100));
-      await store.maintenanceIdle();
-      expect((await store.textIndexState()).complete).toBe(false); // a small store folds every write otherwise
-      expect((await searchKnowledge(store, { query: "egret mudflats" }))[0].document.source).toBe("egret.md");
+      await expectUnfoldedYetFound(store, "egret mudflats", "egret.md"); // a small store folds every write otherwise
       expect(await batch.flush()).toEqual([]);
       await untilIndexed(store);
       expect((await searchKnowledge(store, { query: "curlew mudflats" }))[0].document.source).toBe("curlew.md");

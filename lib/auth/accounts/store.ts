@@ -7,8 +7,9 @@ import { randomBytes } from "node:crypto";
 import { Bool, Field, Schema, Utf8 } from "apache-arrow";
 import { setFlag } from "@/lib/auth/set-flag";
 import { hashTokenSecret } from "@/lib/auth/tokens";
-import { perStore, type Store, serialQueue, versionCached } from "@/lib/store";
+import { atMostEvery, openSideTables, perStore, type Store, serialQueue, versionCached } from "@/lib/store";
 import { sqlEq } from "@/lib/store/sql";
+import type { SideTable } from "@/lib/store/tables";
 import { AppError } from "@/lib/types";
 import type { Invite, OwnedKind, Session, User } from "./types";
 
@@ -118,12 +119,13 @@ export interface AccountStore {
 const PURGE_EVERY_MS = 3600_000;
 
 async function openAccountStore(store: Store): Promise<AccountStore> {
-  const users = await store.sideTable(ACCOUNT_TABLES.users, usersSchema);
-  const sessions = await store.sideTable(ACCOUNT_TABLES.sessions, sessionsSchema);
-  const invites = await store.sideTable(ACCOUNT_TABLES.invites, invitesSchema);
-  const owners = await store.sideTable(ACCOUNT_TABLES.owners, ownersSchema);
+  const { users, sessions, invites, owners } = await openSideTables(store, ACCOUNT_TABLES, {
+    users: usersSchema,
+    sessions: sessionsSchema,
+    invites: invitesSchema,
+    owners: ownersSchema,
+  });
   const serialized = serialQueue();
-  let purgedAt = 0;
 
   const allUsers = versionCached(users, async () => {
     const rows = (await users.table.query().toArray()).map(rowToUser);
@@ -143,11 +145,12 @@ async function openAccountStore(store: Store): Promise<AccountStore> {
     return byKind;
   });
 
-  const purge = async (now: Date) => {
-    if (now.getTime() - purgedAt < PURGE_EVERY_MS) return;
-    purgedAt = now.getTime();
+  const purge = atMostEvery(PURGE_EVERY_MS, async (now) => {
     await sessions.write((t) => t.delete(`expires_at < '${now.toISOString()}'`));
-  };
+  });
+  /** Adds a row keyed by the hash of its secret: the secret itself is never stored. */
+  const addHashed = (side: SideTable, plain: string, row: Record<string, unknown>) =>
+    side.write((t) => t.add([{ hash: hashTokenSecret(plain), ...row }]));
 
   const editGrants = (edit: (kbs: string[]) => string[] | null) =>
     serialized(async () => {
@@ -200,14 +203,12 @@ async function openAccountStore(store: Store): Promise<AccountStore> {
     },
     addSession(session, plain) {
       return serialized(async () => {
-        const row = {
-          hash: hashTokenSecret(plain),
+        await addHashed(sessions, plain, {
           user_id: session.userId,
           csrf: session.csrf,
           created_at: session.createdAt,
           expires_at: session.expiresAt,
-        };
-        await sessions.write((t) => t.add([row]));
+        });
         await purge(new Date()).catch((err) => console.error("[accounts] could not purge expired sessions:", err));
       });
     },
@@ -222,8 +223,7 @@ async function openAccountStore(store: Store): Promise<AccountStore> {
     },
     addInvite(invite, plain) {
       return serialized(async () => {
-        const row = {
-          hash: hashTokenSecret(plain),
+        await addHashed(invites, plain, {
           email: invite.email,
           role: invite.role,
           kbs: JSON.stringify(invite.kbs),
@@ -231,8 +231,7 @@ async function openAccountStore(store: Store): Promise<AccountStore> {
           created_at: invite.createdAt,
           expires_at: invite.expiresAt,
           used: false,
-        };
-        await invites.write((t) => t.add([row]));
+        });
       });
     },
     async findInvite(plain, now = new Date()) {

@@ -10,7 +10,7 @@ import { z } from "zod";
 import { credentialFromRow, credentialToRow, lastUseRecorder } from "@/lib/auth/credential-rows";
 import { setFlag } from "@/lib/auth/set-flag";
 import { hashTokenSecret } from "@/lib/auth/tokens";
-import { perStore, type Store, serialQueue, versionCached } from "@/lib/store";
+import { atMostEvery, openSideTables, perStore, type Store, serialQueue, versionCached } from "@/lib/store";
 import { sqlEq } from "@/lib/store/sql";
 import type { GrantScope, OAuthGrant } from "./types";
 
@@ -128,11 +128,12 @@ const PURGE_AFTER_MS = 24 * 3600_000;
 const PURGE_EVERY_MS = 3600_000;
 
 async function openOAuthStore(store: Store): Promise<OAuthStore> {
-  const clients = await store.sideTable(OAUTH_TABLES.clients, clientsSchema);
-  const grants = await store.sideTable(OAUTH_TABLES.grants, grantsSchema);
-  const secrets = await store.sideTable(OAUTH_TABLES.secrets, secretsSchema);
+  const { clients, grants, secrets } = await openSideTables(store, OAUTH_TABLES, {
+    clients: clientsSchema,
+    grants: grantsSchema,
+    secrets: secretsSchema,
+  });
   const serialized = serialQueue();
-  let purgedAt = 0;
 
   const liveGrants = versionCached(grants, async () => {
     const rows = await grants.table.query().where("revoked = false").toArray();
@@ -146,12 +147,10 @@ async function openOAuthStore(store: Store): Promise<OAuthStore> {
     return new Map(rows.map(rowToSecret).map((s) => [s.hash, s]));
   });
 
-  const purge = async (now: Date) => {
-    if (now.getTime() - purgedAt < PURGE_EVERY_MS) return;
-    purgedAt = now.getTime();
+  const purge = atMostEvery(PURGE_EVERY_MS, async (now) => {
     const before = new Date(now.getTime() - PURGE_AFTER_MS).toISOString();
     await secrets.write((t) => t.delete(`expires_at < '${before}'`));
-  };
+  });
 
   /** Rewrites the knowledge-base list of every live grant `edit` changes (null: unchanged); an empty list revokes. */
   const editKbs = (edit: (kbs: string[]) => string[] | null) =>

@@ -57,6 +57,11 @@ async function tablesAndAnother() {
   };
 }
 
+/** The source of the first search result for `query`. */
+async function topSource(store: Store, query: string): Promise<string | undefined> {
+  return (await searchKnowledge(store, { query }))[0]?.document.source;
+}
+
 describe("chunk ids", () => {
   it("name their document and place, and parse back", () => {
     expect(parseChunkId(chunkId("doc-1", 0))).toEqual({ documentId: "doc-1", index: 0 });
@@ -384,7 +389,7 @@ describe("offline search and the full-text index's lag", () => {
       await store.optimize();
       expect((await store.textIndexState()).complete).toBe(true);
       expect(store.recentChunks()).toEqual([]); // folded into the index
-      expect((await searchKnowledge(store, { query: "heron fishes" }))[0].document.source).toBe("b.md");
+      expect(await topSource(store, "heron fishes")).toBe("b.md");
     } finally {
       store.close();
     }
@@ -407,7 +412,7 @@ describe("offline search and the full-text index's lag", () => {
       expect(await store.textIndexState()).toMatchObject({ complete: false, inRecent: true });
       expect(await ids("dunlin wades", false)).toContain(dunlin.document.id); // Lance scans the unindexed rows
       expect(await ids("dunlin wades", true)).not.toContain(dunlin.document.id); // the net has them: no scan
-      expect((await searchKnowledge(store, { query: "dunlin wades" }))[0].document.source).toBe("dunlin.md");
+      expect(await topSource(store, "dunlin wades")).toBe("dunlin.md");
 
       // Another process's write: the unindexed rows are no longer all in this process's net.
       const sanderling = await ingestDocument(other, { filename: "s.md", data: enc("The sanderling wades in the bay at noon.") });
@@ -488,7 +493,7 @@ describe("offline search and the full-text index's lag", () => {
     await new Promise((r) => setTimeout(r, 100));
     await store.maintenanceIdle();
     expect((await store.textIndexState()).complete).toBe(false);
-    expect((await searchKnowledge(store, { query }))[0].document.source).toBe(source);
+    expect(await topSource(store, query)).toBe(source);
   }
 
   /**
@@ -519,7 +524,7 @@ describe("offline search and the full-text index's lag", () => {
       await expectUnfoldedYetFound(store, "heron fishes dawn", "heron.md");
       await store.optimize(); // explicit: folds
       expect((await store.textIndexState()).complete).toBe(true);
-      expect((await searchKnowledge(store, { query: "heron fishes dawn" }))[0].document.source).toBe("heron.md");
+      expect(await topSource(store, "heron fishes dawn")).toBe("heron.md");
     } finally {
       store.close();
     }
@@ -535,7 +540,7 @@ describe("offline search and the full-text index's lag", () => {
       await expectUnfoldedYetFound(store, "dunlin mudflats", "dunlin.md"); // a 2 % fold would have run here
       // Once the writes stop, the next background run folds them.
       await untilIndexed(store);
-      expect((await searchKnowledge(store, { query: "dunlin mudflats" }))[0].document.source).toBe("dunlin.md");
+      expect(await topSource(store, "dunlin mudflats")).toBe("dunlin.md");
     } finally {
       store.close();
     }
@@ -557,7 +562,7 @@ describe("offline search and the full-text index's lag", () => {
       expect((await chunks.indexStats(index.name))?.numUnindexedRows).toBeLessThan(30);
       // Compacting the documents table rewrites every document's text: not while writes continue.
       expect(await documentFragments()).toBeGreaterThan(20);
-      expect((await searchKnowledge(store, { query: "tide table 17 water turns" }))[0].document.source).toBe("tide-17.md");
+      expect(await topSource(store, "tide table 17 water turns")).toBe("tide-17.md");
       const deadline = Date.now() + 20_000;
       while ((await documentFragments()) > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
       expect(await documentFragments()).toBe(1);
@@ -599,7 +604,7 @@ describe("offline search and the full-text index's lag", () => {
       await expectUnfoldedYetFound(store, "egret mudflats", "egret.md"); // a small store folds every write otherwise
       expect(await batch.flush()).toEqual([]);
       await untilIndexed(store);
-      expect((await searchKnowledge(store, { query: "curlew mudflats" }))[0].document.source).toBe("curlew.md");
+      expect(await topSource(store, "curlew mudflats")).toBe("curlew.md");
     } finally {
       store.close();
     }
@@ -619,8 +624,8 @@ describe("offline search and the full-text index's lag", () => {
       await store.optimize({ retainMs: 0 });
       expect(await pieces()).toBe(1);
       expect((await store.textIndexState()).complete).toBe(true);
-      expect((await searchKnowledge(store, { query: "egret 3 wades" }))[0].document.source).toBe("more-3.md");
-      expect((await searchKnowledge(store, { query: "heron reeds" }))[0].document.source).toBe("first.md");
+      expect(await topSource(store, "egret 3 wades")).toBe("more-3.md");
+      expect(await topSource(store, "heron reeds")).toBe("first.md");
     } finally {
       store.close();
     }
@@ -652,7 +657,7 @@ describe("embedder identity", () => {
     (await openStore({ uri: dir, embedder: createOfflineEmbedder(64) })).close();
     const b = await openStore({ uri: dir, embedder: createOfflineEmbedder(32) });
     await ingestDocument(b, { filename: "y.md", data: enc("Other text about owls.") });
-    expect((await searchKnowledge(b, { query: "owls" }))[0].document.source).toBe("y.md");
+    expect(await topSource(b, "owls")).toBe("y.md");
     b.close();
   });
 
@@ -665,7 +670,7 @@ describe("embedder identity", () => {
     expect(b.mismatch).toContain("dim 64");
     await reindexAll(b);
     expect(b.mismatch).toBeNull();
-    expect((await searchKnowledge(b, { query: "herons" }))[0].document.source).toBe("x.md");
+    expect(await topSource(b, "herons")).toBe("x.md");
     await expect(searchKnowledge(a, { query: "herons" })).rejects.toMatchObject({ code: "embedder_mismatch" });
     a.close();
     b.close();

@@ -55,15 +55,6 @@ const FOLD_MIN_FRACTION = 0.02;
 const FOLD_BULK_FRACTION = 0.25;
 const FOLD_MAX_WAIT_MS = 5 * 60_000;
 const BIG_TABLES = new Set(["chunks", "documents"]);
-/**
- * The documents table holds every document's text in fewer rows than LanceDB's compaction leaves alone
- * (fragments under 100k rows are merged), so each optimize rewrote all of it: 51 MB for one new row at 7k
- * documents, all the text at a million chunks, where a fold took 50–100 s and a delete committed meanwhile
- * made it fail and start over (README, "Design notes and measurements"). While writes continue it is not
- * compacted (its new rows are one small fragment each, read as they are) until they stop for REBUILD_QUIET_MS
- * or it has this many fragments.
- */
-const DOCUMENTS_MAX_FRAGMENTS = 500;
 
 export interface IndexOptions {
   prewarm?: boolean;
@@ -189,18 +180,6 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
     foldTimer.unref?.();
     return `deferred: ${unindexed} of ${rows} chunks unindexed, first unfolded write ${Math.round(waited / 1000)} s ago${bulk ? ", writes continue" : ""}`;
   };
-  let documentsTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Why the documents table's compaction waits (see DOCUMENTS_MAX_FRAGMENTS), or null when it is due. */
-  const documentsWait = async (background: boolean): Promise<string | null> => {
-    if (!background || Date.now() - lastWriteAt >= quietMs) return null;
-    if ((await tables.chunks.countRows()) < (opts.foldAlwaysBelowRows ?? FOLD_ALWAYS_BELOW_ROWS)) return null;
-    const { numFragments } = (await tables.documents.stats()).fragmentStats;
-    if (numFragments >= DOCUMENTS_MAX_FRAGMENTS) return null;
-    clearTimeout(documentsTimer);
-    documentsTimer = setTimeout(() => maintainer.schedule(), quietMs);
-    documentsTimer.unref?.();
-    return `deferred while writes continue: compacting rewrites the whole table (${numFragments} fragments)`;
-  };
   const versionsOf = () => Promise.all(tables.all().map(([, t]) => t.version()));
   const maintain = async (retainMs: number, background = false): Promise<MaintenanceReport> => {
     const report: MaintenanceReport = {};
@@ -225,8 +204,7 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
     // Compaction, index updates (new rows into the full-text and vector indices), version cleanup; side tables too.
     const cleanupOlderThan = new Date(Date.now() - retainMs);
     for (const [name, t] of tables.all()) {
-      const waits = wait && BIG_TABLES.has(name) ? wait : name === "documents" ? await documentsWait(background) : null;
-      if (waits) report[`optimize_${name}`] = waits;
+      if (wait && BIG_TABLES.has(name)) report[`optimize_${name}`] = wait;
       else await step(`optimize_${name}`, () => t.optimize({ cleanupOlderThan }));
     }
     if (!wait) {
@@ -317,7 +295,6 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
     stop() {
       stopped = true;
       clearTimeout(foldTimer);
-      clearTimeout(documentsTimer);
       clearTimeout(cleanupTimer);
       maintainer.stop();
       return Promise.allSettled([maintainer.idle(), warming, ...outside]).then(() => undefined);

@@ -546,31 +546,6 @@ describe("offline search and the full-text index's lag", () => {
     }
   });
 
-  it("on a big store, folds the chunks of continuing writes but compacts the documents table only once they stop", async () => {
-    const dir = await tempDir();
-    const store = await bigIndexedStore({ uri: dir, writeQuietMs: 1500 });
-    const table = async (name: string) => (await lancedb.connect(dir)).openTable(name);
-    const documentFragments = async () => (await (await table("documents")).stats()).fragmentStats.numFragments;
-    try {
-      // 30 one-chunk documents, one every 50 ms: over a quarter of the chunks, folded while the writes continue.
-      for (let i = 0; i < 30; i++) {
-        await ingestDocument(store, { filename: `tide-${i}.md`, data: enc(`Tide table ${i}: the water turns at ${i} past the hour.`) });
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      const chunks = await table("chunks");
-      const [index] = await chunks.listIndices();
-      expect((await chunks.indexStats(index.name))?.numUnindexedRows).toBeLessThan(30);
-      // Compacting the documents table rewrites every document's text: not while writes continue.
-      expect(await documentFragments()).toBeGreaterThan(20);
-      expect(await topSource(store, "tide table 17 water turns")).toBe("tide-17.md");
-      const deadline = Date.now() + 20_000;
-      while ((await documentFragments()) > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-      expect(await documentFragments()).toBe(1);
-    } finally {
-      store.close();
-    }
-  });
-
   it("leaves an upload to a store of a few thousand chunks out of the index until enough wait (each fold costs memory)", async () => {
     const store = await openStore({ uri: await tempDir(), embedder: createNoEmbedder(), maintenanceDelayMs: 20 });
     try {

@@ -19,7 +19,7 @@ import type {
 import { wholeSentences } from "@/lib/retrieve/context";
 import { fitQuery } from "@/lib/retrieve/limits";
 import { hasCjk } from "@/lib/text/cjk";
-import { sentenceEnds } from "@/lib/text/sentences";
+import { sentenceEnds, sentenceRanges } from "@/lib/text/sentences";
 import { TOOL } from "@/lib/tools/names";
 import type { SearchResult } from "@/lib/tools/search-result";
 import { ANSWER_TUNING, answerPart, type Expected, type PartAnswer, type Quote, questionTerms, termShare } from "./answer";
@@ -175,8 +175,7 @@ function without(p: Passage, said: readonly string[]): Passage {
   let text = p.text;
   for (const quote of said) {
     const folded = fold(quote);
-    const bounds = [0, ...sentenceEnds(folded)];
-    for (const sentence of bounds.map((b, i) => folded.slice(b, bounds[i + 1]).trim())) {
+    for (const sentence of sentenceRanges(folded).map(([s, e]) => folded.slice(s, e).trim())) {
       if (sentence.length > 1) text = text.replace(new RegExp(escapeRegExp(sentence).replace(/ /g, "\\s+"), "g"), "");
     }
   }

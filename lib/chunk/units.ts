@@ -1,4 +1,4 @@
-import { sentenceEnds } from "@/lib/text/sentences";
+import { sentenceRanges } from "@/lib/text/sentences";
 
 /** The smallest piece the packer moves: a trimmed sentence (or a slice of an over-long one). */
 export interface Unit {
@@ -45,8 +45,7 @@ function splitAt(text: string, from: number, to: number, re: RegExp): [number, n
 
 /** The sentences of [from, to) (lib/text/sentences), untrimmed. */
 function sentencesOf(text: string, from: number, to: number): [number, number][] {
-  const bounds = [from, ...sentenceEnds(text.slice(from, to)).map((e) => from + e), to];
-  return bounds.slice(1).map((end, i) => [bounds[i], end]);
+  return sentenceRanges(text.slice(from, to)).map(([s, e]) => [from + s, from + e]);
 }
 
 function trim(text: string, s: number, e: number): [number, number] {

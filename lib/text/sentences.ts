@@ -66,6 +66,12 @@ export function sentenceEnds(text: string): number[] {
   return ends;
 }
 
+/** `text` cut at its sentence ends (sentenceEnds): each piece's [start, end), untrimmed, the last running to the end. */
+export function sentenceRanges(text: string): [number, number][] {
+  const bounds = [0, ...sentenceEnds(text), text.length];
+  return bounds.slice(1).map((end, i) => [bounds[i], end]);
+}
+
 /** Whether `text` ends a sentence or a clause: a stop, semicolon, colon or ellipsis, with any closing quotes. */
 const CLAUSE_END = new RegExp(`[${LATIN_STOPS}${CJK_STOPS};；:：…][${CLOSERS}]*$`, "u");
 export function endsClause(text: string): boolean {

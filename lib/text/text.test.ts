@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CJK_CLASS, CJK_RUN_RE, CJK_WORD_CLASS, hasCjk, KANA_HANGUL_WORD_CLASS } from "./cjk";
-import { endsClause, sentenceEnds, withoutFinalStop } from "./sentences";
+import { endsClause, sentenceRanges, withoutFinalStop } from "./sentences";
 import { fillerPattern, QUESTION_PUNCTUATION, ZH_PARTICLES, ZH_QUESTION_WORDS } from "./zh-fillers";
 
 describe("CJK classes", () => {
@@ -27,10 +27,10 @@ describe("CJK classes", () => {
 });
 
 describe("the sentence splitter", () => {
-  const split = (text: string) => {
-    const bounds = [0, ...sentenceEnds(text)];
-    return bounds.map((b, i) => text.slice(b, bounds[i + 1]).trim()).filter(Boolean);
-  };
+  const split = (text: string) =>
+    sentenceRanges(text)
+      .map(([s, e]) => text.slice(s, e).trim())
+      .filter(Boolean);
   /** What it is about, the text, its sentences. */
   const cases: [string, string, string[]][] = [
     [

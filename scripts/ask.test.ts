@@ -44,7 +44,7 @@ beforeAll(async () => {
   const store = await openStore({ uri: dir, embedder: createOfflineEmbedder(256) });
   await ingestDocument(store, { filename: "travel.md", data: enc.encode(EN), kb: "default" });
   await ingestDocument(store, { filename: "行政问答.md", data: enc.encode(ZH), kb: "admin" });
-  store.close();
+  await store.close();
 });
 
 afterAll(async () => {

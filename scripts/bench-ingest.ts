@@ -113,7 +113,7 @@ export function printIngest(r: CorpusIngest, scale: number, loadAverage: number)
   if (r.copiedChunks > 0)
     console.log(
       `          real: ${r.chunks - r.copiedChunks} chunks, ${f1(mb(r.rawBytes - r.copiedBytes))} MB; the rest are copies of the corpus files ` +
-        `with their blocks reordered (${r.copiedChunks} chunks, ${f1(mb(r.copiedBytes))} MB)`,
+        `with their sections reordered (${r.copiedChunks} chunks, ${f1(mb(r.copiedBytes))} MB)`,
     );
   for (const s of r.segments)
     console.log(

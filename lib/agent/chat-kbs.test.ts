@@ -66,7 +66,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
-  store?.close();
+  await store?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

@@ -88,7 +88,7 @@ async function serveMcp(auth?: AuthSettings): Promise<http.Server> {
 
 afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
-  store?.close();
+  await store?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

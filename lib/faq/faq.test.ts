@@ -91,7 +91,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await mcp?.close();
-  store?.close();
+  await store?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

@@ -54,7 +54,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await new Promise((r) => fake?.close(r));
-  store?.close();
+  await store?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

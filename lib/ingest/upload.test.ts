@@ -141,8 +141,8 @@ describe("ingestUploads", () => {
     dir = mkdtempSync(path.join(os.tmpdir(), "upload-test-"));
     store = await openStore({ uri: dir, embedder: createOfflineEmbedder(64) });
   });
-  afterAll(() => {
-    store?.close();
+  afterAll(async () => {
+    await store?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

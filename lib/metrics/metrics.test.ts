@@ -74,7 +74,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  store.close();
+  await store.close();
   delete (globalThis as Record<symbol, unknown>)[Symbol.for("kb-mcp-chat.store")];
   setLogger(createLogger());
   process.env = saved;

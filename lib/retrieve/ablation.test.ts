@@ -24,7 +24,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  store?.close();
+  await store?.close();
   await rm(dir, { recursive: true, force: true });
 });
 

@@ -28,7 +28,7 @@ async function runEval(set: EvalSet, opts: EvalRunOptions & { embedder: Embedder
       const { seconds, chunks, documents } = await ingestSet(store, set, opts.docs ?? set.docs, opts.onIngest);
       return { ...(await askAll(store, set, opts)), documents, chunks, ingestSeconds: seconds };
     } finally {
-      store.close();
+      await store.close();
     }
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -51,7 +51,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  store.close();
+  await store.close();
   await new Promise<void>((r) => server.close(() => r()));
   await rm(dir, { recursive: true, force: true });
 });

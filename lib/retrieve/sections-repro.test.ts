@@ -26,7 +26,7 @@ async function knowledgeBase(name: string): Promise<Store> {
 
 afterAll(async () => {
   for (const { dir, store } of opened) {
-    store.close();
+    await store.close();
     await rm(dir, { recursive: true, force: true });
   }
 });

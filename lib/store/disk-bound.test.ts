@@ -104,7 +104,7 @@ describe("the data dir after an ingest, once idle", () => {
       expect(size / raw, `${size} bytes for ${raw} of text`).toBeLessThanOrEqual(3);
       expect(await oldVersions(store)).toBe(0);
     } finally {
-      store.close();
+      await store.close();
     }
   }, 120_000);
 
@@ -121,7 +121,7 @@ describe("the data dir after an ingest, once idle", () => {
       const size = await settlesTo(store, dir, 3 * (raw + rawBytes(late)), 30_000);
       expect(size / (raw + rawBytes(late)), `${size} bytes`).toBeLessThanOrEqual(3);
     } finally {
-      store.close();
+      await store.close();
     }
   }, 120_000);
 });

@@ -75,7 +75,7 @@ describe("ingest at scale on a small machine", () => {
       const after = await store.stats();
       expect(after.rows.documents).toBe(stats.rows.documents + 1 /* late */ + 1 /* upload */ - 1 /* deleted */);
     } finally {
-      store.close();
+      await store.close();
     }
   }, 600_000);
 });

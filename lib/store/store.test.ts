@@ -363,7 +363,7 @@ describe("approximate vector index", () => {
       expect((await searchKnowledge(store, { query: words[42] }))[0].chunk.text).toContain(words[42]);
       conn.close();
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });
@@ -391,7 +391,7 @@ describe("offline search and the full-text index's lag", () => {
       expect(store.recentChunks()).toEqual([]); // folded into the index
       expect(await topSource(store, "heron fishes")).toBe("b.md");
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
@@ -427,7 +427,7 @@ describe("offline search and the full-text index's lag", () => {
       expect(await ids("knot wades", false)).toContain(knot.document.id);
     } finally {
       other.close();
-      store.close();
+      await store.close();
     }
   });
 
@@ -477,7 +477,7 @@ describe("offline search and the full-text index's lag", () => {
       expect((await store.textIndexState()).inRecent).toBe(false);
       expect((await searchKnowledge(store, { query: "godwit probes mud" }))[0]?.document.id).toBe(godwit.document.id);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
@@ -526,7 +526,7 @@ describe("offline search and the full-text index's lag", () => {
       expect((await store.textIndexState()).complete).toBe(true);
       expect(await topSource(store, "heron fishes dawn")).toBe("heron.md");
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
@@ -542,7 +542,7 @@ describe("offline search and the full-text index's lag", () => {
       await untilIndexed(store);
       expect(await topSource(store, "dunlin mudflats")).toBe("dunlin.md");
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
@@ -563,7 +563,7 @@ describe("offline search and the full-text index's lag", () => {
       await ingestDocument(store, { filename: "heron.md", data: enc("The heron fishes at dawn.") });
       await expectUnfoldedYetFound(store, "heron fishes dawn", "heron.md");
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
@@ -581,7 +581,7 @@ describe("offline search and the full-text index's lag", () => {
       await untilIndexed(store);
       expect(await topSource(store, "curlew mudflats")).toBe("curlew.md");
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
@@ -602,7 +602,7 @@ describe("offline search and the full-text index's lag", () => {
       expect(await topSource(store, "egret 3 wades")).toBe("more-3.md");
       expect(await topSource(store, "heron reeds")).toBe("first.md");
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });
@@ -666,7 +666,7 @@ describe("getStore", () => {
       expect(store.uri).toBe(dir);
       expect(store.embedder.dimension).toBe(64);
       await ingestDocument(store, { filename: "g.md", data: enc("Global store text.") });
-      store.close();
+      await store.close();
       delete (globalThis as Record<symbol, unknown>)[key];
 
       process.env.EMBEDDING_DIMENSION = "32"; // the index was built with 64
@@ -697,7 +697,7 @@ describe("a store that keeps no vectors (the offline default)", () => {
       await store.optimize();
       expect(await searchKnowledge(store, { query: "annual leave", kb: "hr" })).toEqual([]);
     } finally {
-      store.close();
+      await store.close();
     }
     const conn = await lancedb.connect(store.uri);
     const fields = (await (await conn.openTable("chunks")).schema()).fields.map((f) => f.name);
@@ -755,7 +755,7 @@ describe("cross-process visibility", () => {
       const hits = await searchKnowledge(store, { query: "wombat burrows" });
       expect(hits[0].document.source).toBe("cli-doc.md");
     } finally {
-      store.close();
+      await store.close();
     }
   }, 180_000); // a second process (tsx start-up) on a loaded 2-core machine
 });

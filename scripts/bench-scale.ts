@@ -113,7 +113,7 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
     }
   } finally {
     if (server && server.exitCode === null) server.kill("SIGTERM");
-    store.close();
+    await store.close();
     if (!o.keep) await rm(dir, { recursive: true, force: true });
     else console.log(`kept ${dir}`);
   }

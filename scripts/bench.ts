@@ -110,7 +110,7 @@ async function main() {
             `  passage R@5 ${r.passage.recallAt5.toFixed(3)}  MRR@10 ${r.passage.mrrAt10.toFixed(3)}`,
         );
       }
-      store.close();
+      await store.close();
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

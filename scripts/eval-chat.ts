@@ -100,7 +100,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     }
   } finally {
     await mcp.close();
-    store.close();
+    await store.close();
     if (!values.store) await rm(dir, { recursive: true, force: true });
   }
   return 0;

@@ -96,7 +96,7 @@ async function main(): Promise<number> {
         for (const r of rows) console.log(r);
       }
     } finally {
-      store.close();
+      await store.close();
     }
   } finally {
     if (tmp) await rm(tmp, { recursive: true, force: true });

@@ -36,7 +36,7 @@ export async function openTempStore(prefix: string, dimensions = 256) {
     store,
     /** Closes the store and removes its dir. */
     async close() {
-      store.close();
+      await store.close();
       await rm(dir, { recursive: true, force: true });
     },
   };

@@ -173,7 +173,10 @@ test("a 1.5 GB chunked body is refused without the server holding it in memory",
   expect(outcome.status, JSON.stringify(outcome)).toBe(413);
   expect(JSON.parse(outcome.body!).error.code).toBe("too_large");
   expect(outcome.sent).toBeLessThan(total);
-  expect(growthMb).toBeLessThan(100);
+  // What the server may hold: the file in progress up to the 50 MB per-file limit (a file must be whole to be
+  // ingested), and the network buffers it read and dropped, which V8 frees only after about 64 MB of them
+  // (its external-memory step): 114 MB, and some room. Holding the 200 MB it read would be far above.
+  expect(growthMb).toBeLessThan(128);
   // The server is fine afterwards.
   expect((await fetch(`${app.base}/api/health`)).status).toBe(200);
 });

@@ -17,7 +17,7 @@ import { configuredEmbedder, type OpenStoreOptions, openStore, type Store } from
 import { openIndexes } from "./indexes";
 import { documentCache } from "./reads";
 import { recentWrites } from "./recent";
-import { chunkId, chunkToRow, documentToRow, FTS_COLUMN, parseChunkId } from "./schema";
+import { chunkId, chunkToRow, documentToRow, FTS_COLUMN, parseChunkId, TABLES } from "./schema";
 import { sqlIn, sqlString } from "./sql";
 import { openTables, readVersion, retryConflicts, VERSION_TTL_MS } from "./tables";
 
@@ -205,6 +205,38 @@ describe("store on a real LanceDB", () => {
       expect((await searchKnowledge(store, { query: "narwhal" })).some((h) => h.document.id === r.document.id)).toBe(false);
     } finally {
       other.close();
+    }
+  });
+
+  it("appends a large new document's chunks in several bounded commits, and it reads back whole", async () => {
+    // About 6 M characters of text, and its index text besides: more than one commit may carry (LanceDB serializes a
+    // commit's rows in one synchronous go, which must not hold up other requests).
+    const paragraph = (i: number) => `Paragraph ${i} records that the walrus colony ${i % 97} moved north along the coast.`;
+    const text = Array.from({ length: 75_000 }, (_, i) => paragraph(i)).join("\n\n");
+    const conn = await lancedb.connect(dir, { readConsistencyInterval: 0 });
+    try {
+      const chunksTable = await conn.openTable(TABLES.chunks);
+      const before = await chunksTable.version();
+      const r = await ingestDocument(store, { filename: "walrus.txt", data: enc(text), kb: "big" });
+      // The row counts of the versions since: each append is one step up.
+      const counts: number[] = [];
+      for (let v = before; v <= (await chunksTable.version()); v++) {
+        const at = await conn.openTable(TABLES.chunks);
+        await at.checkout(v);
+        counts.push(await at.countRows());
+        at.close();
+      }
+      const appends = counts.slice(1).filter((n, i) => n > counts[i]);
+      expect(appends.length).toBeGreaterThanOrEqual(2);
+      expect(counts.at(-1)! - counts[0]).toBe(r.document.chunkCount);
+      const chunks = await store.getChunks(r.document.id);
+      expect(chunks.length).toBe(r.document.chunkCount);
+      expect(chunks.map((c) => c.index)).toEqual(chunks.map((_, i) => i));
+      expect(chunks.every((c) => c.text === text.slice(c.start, c.end))).toBe(true);
+      expect(chunks.at(-1)!.end).toBe(text.length);
+      expect((await searchKnowledge(store, { query: "walrus colony 96 moved north", kb: "big" }))[0].document.id).toBe(r.document.id);
+    } finally {
+      conn.close();
     }
   });
 });

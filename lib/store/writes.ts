@@ -40,22 +40,35 @@ const MOVE_BATCH_DOCS = 100;
 
 /** Chunk rows turned into Arrow between two turns of the event loop… */
 const ROWS_PER_SLICE = 500;
-/** …and appended per commit, so that LanceDB's encoding of one commit's rows never holds up requests long. */
-const ROWS_PER_APPEND = 10_000;
+/**
+ * …and appended per commit, at most this many rows and characters of text plus index text: LanceDB serializes
+ * one commit's rows in one synchronous go (about 6 ms per MB of Arrow IPC on 2 cores: 440 ms for 10,000 chunks
+ * of 2 KB), so a commit must stay small enough not to hold up the requests served beside an upload.
+ */
+const APPEND_LIMIT = { rows: 10_000, chars: 6_000_000 };
+const UNLIMITED = { rows: Number.POSITIVE_INFINITY, chars: Number.POSITIVE_INFINITY };
 
 /**
- * Chunks as Arrow tables of at most `perTable` rows, each built a slice at a time with the event loop served
- * in between: LanceDB converts plain rows in one synchronous go, seconds for a document of 100,000 chunks.
+ * Chunks as Arrow tables, each ending with the slice that brings it to `limit`, built a slice at a time with the
+ * event loop served in between: LanceDB converts plain rows in one synchronous go, seconds for a document of
+ * 100,000 chunks. Sizes are read off the rows made anyway (a chunk from the parse worker decodes its text when read).
  */
-async function* chunkTables(list: readonly StoredChunk[], schema: Schema, perTable = Number.POSITIVE_INFINITY): AsyncGenerator<ArrowTable> {
-  for (let from = 0; from < list.length; from += perTable) {
-    const to = Math.min(list.length, from + perTable);
-    const slices: ArrowTable[] = [];
-    for (let i = from; i < to; i += ROWS_PER_SLICE) {
-      await nextTurn();
-      slices.push(makeArrowTable(list.slice(i, Math.min(to, i + ROWS_PER_SLICE)).map(chunkToRow), { schema }));
+async function* chunkTables(list: readonly StoredChunk[], schema: Schema, limit = UNLIMITED): AsyncGenerator<ArrowTable> {
+  let slices: ArrowTable[] = [];
+  let rows = 0;
+  let chars = 0;
+  for (let i = 0; i < list.length; i += ROWS_PER_SLICE) {
+    await nextTurn();
+    const slice = list.slice(i, i + ROWS_PER_SLICE).map(chunkToRow);
+    for (const row of slice) chars += (row.text as string).length + (row[FTS_COLUMN] as string).length;
+    rows += slice.length;
+    slices.push(makeArrowTable(slice, { schema }));
+    if (rows >= limit.rows || chars >= limit.chars || i + ROWS_PER_SLICE >= list.length) {
+      yield slices[0].concat(...slices.slice(1));
+      slices = [];
+      rows = 0;
+      chars = 0;
     }
-    yield slices[0].concat(...slices.slice(1));
   }
 }
 
@@ -227,7 +240,7 @@ export function storeWrites(
         let commits = replaced.length > 0 ? 1 : 0;
         // New documents' chunks are invisible until their document rows are written, so they may come in several
         // plain appends (much cheaper than a merge); a replacement is one commit.
-        for await (const rows of chunkTables(chunksOf(appended), schema, ROWS_PER_APPEND)) {
+        for await (const rows of chunkTables(chunksOf(appended), schema, APPEND_LIMIT)) {
           await retryConflicts(() => chunks.add(rows));
           commits++;
         }

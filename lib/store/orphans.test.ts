@@ -89,3 +89,23 @@ describe("a put over orphan chunks", () => {
     }
   });
 });
+
+describe("orphan bookkeeping across a delete", () => {
+  it("still knows the orphans after this process deletes a document, so a put over one replaces it", async () => {
+    const { store, other, kept, lost } = await storeWithOrphan();
+    try {
+      // This put finds the orphan; the delete after it keeps that knowledge instead of reading every chunk again.
+      await ingestDocument(store, { filename: "new.md", data: enc("# New\n\nA new rule."), kb: "k" });
+      expect(await store.deleteDocument(kept.id)).toBe(true);
+      expect(await store.getChunks(kept.id)).toEqual([]);
+      const again = await ingestDocument(store, { filename: "lost.md", data: enc("# Lost\n\nThe lost rule.\n\nMore of it."), kb: "k" });
+      expect(again.document.id).toBe(lost.id);
+      const chunks = await store.getChunks(lost.id);
+      expect(chunks.length).toBe(lost.chunkCount);
+      expect(new Set(chunks.map((c) => c.id)).size).toBe(chunks.length);
+    } finally {
+      other.close();
+      await store.close();
+    }
+  });
+});

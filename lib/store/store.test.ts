@@ -248,19 +248,18 @@ describe("document cache", () => {
       const cache = documentCache(tables);
       const reads = vi.spyOn(tables.documents, "query");
       const otherWrites = async (d: DocumentRecord) => (await other.openTable("documents")).add([documentToRow(d, { text: "y" })]);
-      const write = async (docs: DocumentRecord[], meanwhile?: () => Promise<unknown>) => {
-        const before = await tables.documents.version();
-        await meanwhile?.();
-        await retryConflicts(() =>
-          tables.documents
-            .mergeInsert("id")
-            .whenMatchedUpdateAll()
-            .whenNotMatchedInsertAll()
-            .execute(docs.map((d) => documentToRow(d, { text: "x" }))),
-        );
-        cache.committed(before, await tables.documents.version(), docs);
-      };
       const ids = async () => (await cache.get()).list.map((d) => d.id);
+      const write = (docs: DocumentRecord[], meanwhile?: () => Promise<unknown>) =>
+        cache.commit({ upserted: docs }, async () => {
+          await meanwhile?.();
+          await retryConflicts(() =>
+            tables.documents
+              .mergeInsert("id")
+              .whenMatchedUpdateAll()
+              .whenNotMatchedInsertAll()
+              .execute(docs.map((d) => documentToRow(d, { text: "x" }))),
+          );
+        });
 
       expect(await ids()).toEqual([]);
       await write([docRecord("b", "Bravo"), docRecord("a", "alpha"), docRecord("c", "charlie")]);
@@ -279,6 +278,24 @@ describe("document cache", () => {
       await write([docRecord("e", "echo")], () => otherWrites(docRecord("n", "November")));
       expect(await ids()).toEqual(["a", "c", "d", "e", "m", "n", "b"]);
       expect(reads).toHaveBeenCalledTimes(3);
+      // A read while this process's commit is under way (the table's version already moved) answers with the
+      // documents before it, without reading every document.
+      let during: string[] = [];
+      await write([docRecord("f", "foxtrot")], async () => {
+        await retryConflicts(() => tables.documents.add([documentToRow(docRecord("g", "golf"), { text: "x" })]));
+        await new Promise((r) => setTimeout(r, VERSION_TTL_MS));
+        during = await ids();
+      });
+      expect(during).toEqual(["a", "c", "d", "e", "m", "n", "b"]);
+      expect(reads).toHaveBeenCalledTimes(3);
+      // That commit was two versions (g, then f): the next read takes both from the table.
+      expect(await ids()).toEqual(["a", "c", "d", "e", "f", "g", "m", "n", "b"]);
+      expect(reads).toHaveBeenCalledTimes(4);
+      // A deletion is followed the same way.
+      await cache.commit({ deleted: ["c", "m"] }, () => retryConflicts(() => tables.documents.delete("id IN ('c', 'm')")));
+      expect(await ids()).toEqual(["a", "d", "e", "f", "g", "n", "b"]);
+      expect((await cache.get()).byId.has("c")).toBe(false);
+      expect(reads).toHaveBeenCalledTimes(4);
     } finally {
       close();
     }

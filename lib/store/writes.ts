@@ -196,14 +196,24 @@ export function storeWrites(
       });
     },
     deleteDocument(id) {
-      return forgettingOrphans(async () => {
+      return serialized(async () => {
+        const tracked = orphansKnown;
+        orphansKnown = null; // until this delete has committed
         const existed = (await tables.documents.countRows(sqlEq("id", id))) > 0;
+        const chunkRows = tracked && (await tables.chunks.countRows(sqlEq("document_id", id)));
         // Document first: a crash in between leaves orphan chunks, which search ignores (no document).
-        await retryConflicts(() => tables.documents.delete(sqlEq("id", id)));
+        const docsCommit = await docs.commit({ deleted: [id] }, () => retryConflicts(() => tables.documents.delete(sqlEq("id", id))));
         const before = await indexes.chunksBeforeCommit();
         await retryConflicts(() => tables.chunks.delete(sqlEq("document_id", id)));
         recent.removeDocument(id);
         indexes.chunksCommitted(before, await tables.chunks.version(), 1);
+        // The document and its chunks are gone together: the orphans stay the ones known, without it.
+        if (tracked && chunkRows !== null && docsCommit.before === tracked.docsVersion && docsCommit.after === docsCommit.before + 1)
+          orphansKnown = {
+            ids: new Set([...tracked.ids].filter((x) => x !== id)),
+            chunkRows: tracked.chunkRows - chunkRows,
+            docsVersion: docsCommit.after,
+          };
         await indexes.afterWrite();
         return existed;
       });
@@ -266,11 +276,11 @@ export function storeWrites(
           docRows,
           ids.map((id) => byId.get(id)!.body),
         );
-        const before = await documents.version();
-        if (ids.every((id) => !known.has(id))) await retryConflicts(() => documents.add(docTable));
-        else await retryConflicts(() => documents.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(docTable));
-        const after = await documents.version();
-        docs.committed(before, after, docRows.map(rowToDocument));
+        const { before, after } = await docs.commit({ upserted: docRows.map(rowToDocument) }, () =>
+          ids.every((id) => !known.has(id))
+            ? retryConflicts(() => documents.add(docTable))
+            : retryConflicts(() => documents.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(docTable)),
+        );
         if (tracked && replaced.length === 0 && before === docsVersion && after === before + 1)
           orphansKnown = { ...tracked, chunkRows: tracked.chunkRows + chunksOf(appended).length, docsVersion: after };
         for (const id of replaced) recent.removeDocument(id);

@@ -60,7 +60,8 @@ export async function startServer(dataDir: string, port: number): Promise<ChildP
         LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
         NODE_ENV: "production",
       },
-      stdio: ["ignore", "ignore", "inherit"],
+      // BENCH_SERVER_LOG=1 shows the server's log (with LOG_LEVEL=info, each maintenance run and what it deferred).
+      stdio: ["ignore", process.env.BENCH_SERVER_LOG ? "inherit" : "ignore", "inherit"],
     },
   );
   const deadline = Date.now() + 120_000;

@@ -39,3 +39,43 @@ export function openOnce<K, V>(cache: PromiseCache<K, V>, key: K, open: () => Pr
   }
   return p;
 }
+
+/**
+ * Shared holders (several at once) against an exclusive one (alone): an exclusive waits for the holders under
+ * way, and holders that come while it waits or runs wait for it to end, so it is never starved.
+ */
+export interface Gate {
+  shared<T>(fn: () => Promise<T>): Promise<T>;
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+export function gate(): Gate {
+  let holders = 0;
+  let drained: (() => void) | null = null;
+  /** Resolves when the exclusive holder waiting or running ends. */
+  let closed: Promise<void> | null = null;
+  return {
+    async shared(fn) {
+      while (closed) await closed;
+      holders++;
+      try {
+        return await fn();
+      } finally {
+        if (--holders === 0) drained?.();
+      }
+    },
+    async exclusive(fn) {
+      while (closed) await closed;
+      const { promise, resolve } = Promise.withResolvers<void>();
+      closed = promise;
+      try {
+        if (holders > 0) await new Promise<void>((r) => (drained = r));
+        drained = null;
+        return await fn();
+      } finally {
+        closed = null;
+        resolve();
+      }
+    },
+  };
+}

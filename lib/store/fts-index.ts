@@ -19,6 +19,13 @@ import { isCommitConflict, readVersion, type Tables, tablesWritten } from "./tab
 const FTS_REBUILD_GROWTH = 0.25;
 /** How often ftsAvailable() looks for an index another process may have made. */
 const FTS_RECHECK_MS = 1000;
+/** The most commits one fold of this process makes to the chunks table (see `folded`). */
+const MAX_FOLD_COMMITS = 4;
+/** How long a fold waits for this process's writes to pause, to read where it starts and ends. */
+const MARK_WAIT_MS = 10_000;
+
+/** A chunks version and how many chunk commits this process had counted by then. */
+type Mark = { version: number; commits: number };
 
 /** Text is tokenized by lib/tokenize before it gets here, so LanceDB must only split on spaces. */
 export function whitespaceFtsIndex() {
@@ -64,14 +71,20 @@ export function createFtsIndex(tables: Pick<Tables, "chunks">, recent: RecentWri
   let builds = 0;
   let ensuring: Promise<void> | null = null;
   /**
-   * The latest chunks version at which every row outside the full-text index is in the freshness net: one the
-   * index covered whole, followed only by this process's puts and deletes (each taking the version one up).
-   * Any other commit (maintenance, another process, a move) leaves the table at another version, so the chain
-   * ends until the index covers everything again. Lance's full-text query scans the rows its index does not
-   * cover for every query, which slows searches down while uploads keep coming (see README, "Design notes and
-   * measurements"); while the chain holds, a search skips that scan (fastSearch).
+   * Whether every row outside the full-text index is in the freshness net, counted by commits: `base` is a
+   * chunks version at which that held (the index covered every row, or this process's fold had just covered
+   * every row but those it wrote meanwhile), with how many chunk commits this process had counted by then. It
+   * still holds at version V while every commit since was this process's own put or delete (V − base.version
+   * = own − base.commits): any other commit (another process, a move, a maintenance run still under way) makes
+   * the counts differ, and searches then let Lance scan the rows its index lacks. Lance's full-text query scans
+   * them for every query, which slowed searches down while uploads kept coming (see README, "Design notes and
+   * measurements"); while this holds, a search skips that scan (fastSearch).
    */
-  let own: number | null = null;
+  let base: Mark | null = null;
+  /** This process's chunk commits, counted once the net holds what they wrote; and puts or deletes under way. */
+  let own = 0;
+  let writing = 0;
+  let writesDone: PromiseWithResolvers<void> | null = null;
   let coverage = { version: -1, complete: false };
 
   const build = async (rows: number) => {
@@ -104,7 +117,7 @@ export function createFtsIndex(tables: Pick<Tables, "chunks">, recent: RecentWri
     return ensuring;
   };
 
-  /** The chunks version, whether the index covers all of it (checked once per version), and whether `own` holds. */
+  /** The chunks version, whether the index covers all of it (checked once per version), and whether `base` holds. */
   const coverageNow = async () => {
     const version = await readVersion(tables.chunks);
     if (coverage.version !== version) {
@@ -113,7 +126,28 @@ export function createFtsIndex(tables: Pick<Tables, "chunks">, recent: RecentWri
       const s = index ? await tables.chunks.indexStats(index.name) : undefined;
       coverage = { version, complete: s !== undefined && s.numUnindexedRows === 0 };
     }
-    return { ...coverage, inRecent: !coverage.complete && own === coverage.version && !recent.overflowed() };
+    // A version read while a write is under way may hold commits not counted yet: no new base from it.
+    if (writing === 0 && coverage.complete && coverage.version === version) base = { version, commits: own };
+    const holds = base !== null && coverage.version - base.version === own - base.commits;
+    return { ...coverage, inRecent: !coverage.complete && holds && !recent.overflowed() };
+  };
+
+  /**
+   * The chunks version and this process's commit count, read while none of its writes is under way; null when
+   * the writes did not pause for MARK_WAIT_MS (back-to-back writes: a bulk ingest).
+   */
+  const quietMark = async (): Promise<Mark | null> => {
+    const deadline = Date.now() + MARK_WAIT_MS;
+    while (Date.now() < deadline) {
+      if (writesDone) {
+        await Promise.race([writesDone.promise, new Promise((r) => setTimeout(r, 100))]);
+        continue;
+      }
+      const commits = own;
+      const version = await tables.chunks.version();
+      if (writing === 0 && own === commits) return { version, commits };
+    }
+    return null;
   };
 
   return {
@@ -134,19 +168,40 @@ export function createFtsIndex(tables: Pick<Tables, "chunks">, recent: RecentWri
       ready = true;
       return true;
     },
-    async beforeCommit(): Promise<number> {
-      const version = await tables.chunks.version();
-      const c = await coverageNow();
-      if (c.complete && c.version === version) own = version;
-      return version;
+    /**
+     * Around a put or delete of this process that commits to the chunks table: `done(commits)` once the net
+     * holds what it wrote (0 when it failed: what it did commit then ends the rule until the index covers all).
+     */
+    beginWrite(): (commits: number) => void {
+      writing++;
+      writesDone ??= Promise.withResolvers();
+      let ended = false;
+      return (commits) => {
+        if (ended) return;
+        ended = true;
+        own += commits;
+        if (--writing === 0) {
+          writesDone?.resolve();
+          writesDone = null;
+        }
+      };
     },
-    committed(before: number, after: number, commits: number): void {
-      own = own === before && after === before + commits ? after : null;
+    /** Before this process folds (rebuilds the index, or optimizes: compaction and index update). */
+    beforeFold: quietMark,
+    /**
+     * After a fold that covered every row at some version after `from`: the rows it left out are the ones this
+     * process wrote meanwhile (all in the net) unless another process committed too. Lance's optimize commits
+     * once to three times (compaction, index update, a cleanup commit) and a rebuild once; more commits than
+     * that and this process's writes mean another writer, and the rule waits for the next full cover.
+     */
+    async folded(from: Mark | null): Promise<void> {
+      const to = from && (await quietMark());
+      if (to && to.version - from.version - (to.commits - from.commits) <= MAX_FOLD_COMMITS) base = to;
     },
     /** The chunks table was emptied: the index goes with it. */
     reset(): void {
       ready = false;
-      own = null;
+      base = null;
     },
     /**
      * Rebuilds the index in one piece once FTS_REBUILD_GROWTH of the rows came in since it was built, unless

@@ -11,11 +11,11 @@ import { getConfig } from "@/lib/config";
 import { createOfflineEmbedder, type Embedder, getEmbedder, isOfflineEmbedder } from "@/lib/embed";
 import { type StoreStatsSnapshot, setStoreStats } from "@/lib/metrics";
 import { processGlobal } from "@/lib/process-global";
-import { openOnce } from "./async";
+import { gate, openOnce } from "./async";
 import { builtEmbedder, checkEmbedder, type EmbedderCheck } from "./compat";
 import { openIndexes } from "./indexes";
 import { LANCE_CACHE_MB } from "./lance-env";
-import { documentCache, storeReads } from "./reads";
+import { bodyCache, documentCache, storeReads } from "./reads";
 import { recentWrites } from "./recent";
 import { openTables, readVersion } from "./tables";
 import type { OpenStoreOptions, Store } from "./types";
@@ -60,15 +60,18 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   // Offline, vector search only covers recent documents (lib/retrieve: defaultVectorWeight): an HNSW index
   // would cost minutes of CPU per rebuild at 100k chunks and buy nothing.
   const recent = recentWrites();
+  const folds = gate();
   const indexes = await openIndexes(
     tables,
     { ...opts, vectorIndexMinRows: opts.vectorIndexMinRows ?? (isOfflineEmbedder(embedder) ? 0 : undefined) },
     recent,
+    folds,
   );
   scheduleMaintenance = indexes.schedule;
   const docs = documentCache(tables);
-  const reads = storeReads(tables, docs.get, compat, indexes);
-  const writes = storeWrites(tables, embedder, docs, compat, indexes, recent);
+  const bodies = bodyCache();
+  const reads = storeReads(tables, docs.get, compat, indexes, bodies);
+  const writes = storeWrites(tables, embedder, docs, compat, indexes, recent, folds, bodies);
 
   return {
     uri,

@@ -4,6 +4,7 @@
  */
 import * as lancedb from "@lancedb/lancedb";
 import { log } from "@/lib/log";
+import type { Gate } from "./async";
 import { createFtsIndex, indexOn, prewarmFts } from "./fts-index";
 import { createMaintainer, type MaintenanceReport } from "./maintenance";
 import type { RecentWrites } from "./recent";
@@ -77,11 +78,11 @@ export interface Indexes {
    */
   ftsCoverage(): Promise<{ version: number; complete: boolean; inRecent: boolean }>;
   /**
-   * Around `commits` commits of chunks this process also puts in (or takes out of) the freshness net: `before`
-   * what chunksBeforeCommit() returned, `after` the version after the last, told once the net holds them.
+   * Before a put or delete of this process that commits to the chunks table and puts its chunks in (or takes
+   * them out of) the freshness net; the function it returns is told how many commits it made, once the net
+   * holds them (0 if it failed).
    */
-  chunksBeforeCommit(): Promise<number>;
-  chunksCommitted(before: number, after: number, commits: number): void;
+  chunkWrite(): (commits: number) => void;
   /** The chunks table was emptied: the full-text index goes with it. */
   chunksReset(): void;
   optimize(retainMs?: number): Promise<void>;
@@ -127,7 +128,13 @@ async function maintainVectorIndex(
   return `built over ${rows} rows`;
 }
 
-export async function openIndexes(tables: Tables, opts: IndexOptions, recent: RecentWrites): Promise<Indexes> {
+/**
+ * `folds`: a fold of the big tables holds it exclusively, this process's deletes and replacements shared. Lance
+ * fails a compaction when a delete or update of the rows it rewrites commits meanwhile ("Rewrite transaction was
+ * preempted by concurrent transaction Delete"); appends do not conflict and never wait. At a million chunks a
+ * fold takes 30–40 s and a delete came every 10 s, so no fold succeeded (see README, "Design notes").
+ */
+export async function openIndexes(tables: Tables, opts: IndexOptions, recent: RecentWrites, folds: Gate): Promise<Indexes> {
   const logger = log("store");
   const vectorIndexMinRows = opts.vectorIndexMinRows ?? VECTOR_INDEX_MIN_ROWS;
   const retention = opts.versionRetentionMs ?? 60_000;
@@ -198,6 +205,8 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
     const writesBefore = writes;
     const buildsBefore = fts.builds;
     await step("fts", fts.ensure);
+    // No fold of the big tables during a bulk ingest (see foldWait), whose writes would not pause for the mark.
+    const foldFrom = bulks > 0 ? null : await fts.beforeFold();
     await step("fts_rebuild", () => maintainFtsIndex(background)); // before the cleanup below, which then drops the old one
     // A build follows a bulk of writes, whose many small fragments want compacting: no reason to wait then.
     const wait = await foldWait(background && fts.builds === buildsBefore);
@@ -205,11 +214,13 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
     const cleanupOlderThan = new Date(Date.now() - retainMs);
     for (const [name, t] of tables.all()) {
       if (wait && BIG_TABLES.has(name)) report[`optimize_${name}`] = wait;
+      else if (BIG_TABLES.has(name)) await step(`optimize_${name}`, () => folds.exclusive(() => t.optimize({ cleanupOlderThan })));
       else await step(`optimize_${name}`, () => t.optimize({ cleanupOlderThan }));
     }
     if (!wait) {
       recent.foldedUpTo(written); // the full-text index now covers what was written before this run
       unfoldedSince = writes === writesBefore ? null : Date.now();
+      await fts.folded(foldFrom);
     }
     await step("vector_index", () =>
       maintainVectorIndex(tables.chunks, {
@@ -258,8 +269,7 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
     },
     ftsAvailable: () => fts.available(),
     ftsCoverage: () => fts.coverage(),
-    chunksBeforeCommit: () => fts.beforeCommit(),
-    chunksCommitted: (before, after, commits) => fts.committed(before, after, commits),
+    chunkWrite: () => fts.beginWrite(),
     chunksReset: () => fts.reset(),
     optimize(retainMs = retention) {
       if (retainMs === retention) return maintainer.runNow();

@@ -12,7 +12,8 @@ import { searchKnowledge } from "@/lib/retrieve";
 import { tempDirs } from "@/lib/test-helpers/temp-dirs";
 import { toIndexText } from "@/lib/tokenize/index-text";
 import { AppError, type DocumentRecord } from "@/lib/types";
-import { whitespaceFtsIndex } from "./fts-index";
+import { gate } from "./async";
+import { createFtsIndex, whitespaceFtsIndex } from "./fts-index";
 import { configuredEmbedder, type OpenStoreOptions, openStore, type Store } from "./index";
 import { openIndexes } from "./indexes";
 import { documentCache } from "./reads";
@@ -347,7 +348,7 @@ describe("table versions for reads", () => {
 describe("full-text index creation", () => {
   it("is shared by a write and a maintenance run that both find none, and a concurrent build elsewhere is taken", async () => {
     const { tables, other, close } = await tablesAndAnother();
-    const indexes = await openIndexes(tables, { maintenanceDelayMs: 600_000 }, recentWrites());
+    const indexes = await openIndexes(tables, { maintenanceDelayMs: 600_000 }, recentWrites(), gate());
     try {
       const text = "The heron fishes at dawn.";
       const row = (i: number) =>
@@ -477,6 +478,104 @@ describe("offline search and the full-text index's lag", () => {
       expect(await ids("knot wades", false)).toContain(knot.document.id);
     } finally {
       other.close();
+      await store.close();
+    }
+  });
+
+  it("answers the body of a document this process just wrote from memory, not by scanning the documents table", async () => {
+    const dir = await tempDir();
+    const store = await openStore({ uri: dir, embedder: createNoEmbedder(), maintenanceDelayMs: 600_000 });
+    const conn = await lancedb.connect(dir);
+    try {
+      const text = "The oystercatcher opens mussels with its bill.";
+      const r = await ingestDocument(store, { filename: "o.md", data: enc(text) });
+      const table = Object.getPrototypeOf(await conn.openTable(TABLES.documents));
+      const reads = [vi.spyOn(table, "query"), vi.spyOn(table, "takeRowIds")];
+      expect(await store.getDocumentText(r.document.id)).toBe(text);
+      for (const read of reads) expect(read).not.toHaveBeenCalled();
+      for (const read of reads) read.mockRestore();
+    } finally {
+      conn.close();
+      await store.close();
+    }
+  });
+
+  it("leaves to the net again the rows this process wrote while its fold ran, once the fold is over", async () => {
+    const { tables, other, close } = await tablesAndAnother();
+    const recent = recentWrites();
+    const fts = createFtsIndex(tables, recent);
+    const chunk = (documentId: string, word: string) => {
+      const text = `The ${word} wades in the bay.`;
+      return {
+        id: `${documentId}:0`,
+        documentId,
+        kb: "k",
+        index: 0,
+        heading: "",
+        start: 0,
+        end: text.length,
+        page: null,
+        text,
+        indexText: `${word} wade bay`,
+      };
+    };
+    const add = (table: lancedb.Table, c: ReturnType<typeof chunk>) =>
+      retryConflicts(() => table.add([chunkToRow({ ...c, textHash: "", vector: [] })]));
+    const ownWrite = async (c: ReturnType<typeof chunk>) => {
+      const done = fts.beginWrite();
+      await add(tables.chunks, c);
+      recent.add([c]);
+      done(1);
+    };
+    try {
+      await add(tables.chunks, chunk("a", "heron"));
+      await fts.ensure();
+      expect((await fts.coverage()).complete).toBe(true);
+      await ownWrite(chunk("b", "egret"));
+      expect(await fts.coverage()).toMatchObject({ complete: false, inRecent: true });
+
+      // A fold (compaction and index update), then a write of this process that the index does not cover.
+      const from = await fts.beforeFold();
+      await retryConflicts(() => tables.chunks.optimize());
+      await ownWrite(chunk("c", "curlew"));
+      expect((await fts.coverage()).inRecent).toBe(false); // the fold's commits are not writes of this process
+      await fts.folded(from);
+      expect(await fts.coverage()).toMatchObject({ complete: false, inRecent: true });
+
+      // Another process's write after that: its rows are not in this process's net.
+      await add(await other.openTable(TABLES.chunks), chunk("d", "plover"));
+      await new Promise((r) => setTimeout(r, VERSION_TTL_MS + 20));
+      expect((await fts.coverage()).inRecent).toBe(false);
+    } finally {
+      close();
+    }
+  });
+
+  it("holds a delete back while a fold of the big tables runs, so Lance does not fail the fold for it", async () => {
+    const dir = await tempDir();
+    const store = await openStore({ uri: dir, embedder: createNoEmbedder(), maintenanceDelayMs: 600_000 });
+    const conn = await lancedb.connect(dir, { readConsistencyInterval: 0 });
+    try {
+      const paragraph = (d: number, i: number) => `Document ${d}, paragraph ${i}: the tide at station ${i % 89} rose early.`;
+      const ids: string[] = [];
+      for (let d = 0; d < 12; d++) {
+        const text = Array.from({ length: 4000 }, (_, i) => paragraph(d, i)).join("\n\n");
+        ids.push((await ingestDocument(store, { filename: `${d}.txt`, data: enc(text) })).document.id);
+      }
+      const chunks = await conn.openTable(TABLES.chunks);
+      expect((await chunks.stats()).fragmentStats.numFragments).toBeGreaterThan(1);
+      // The delete comes while the fold rewrites the fragments: without the hold, Lance fails the fold
+      // ("Rewrite transaction was preempted by concurrent transaction Delete") and nothing is compacted.
+      const fold = store.optimize();
+      await new Promise((r) => setTimeout(r, 50));
+      expect(await store.deleteDocument(ids[3])).toBe(true);
+      await fold;
+      await chunks.checkout((await chunks.listVersions()).at(-1)!.version);
+      expect((await chunks.stats()).fragmentStats.numFragments).toBe(1);
+      expect(await store.getDocument(ids[3])).toBeNull();
+      expect(await store.getChunks(ids[3])).toEqual([]);
+    } finally {
+      conn.close();
       await store.close();
     }
   });

@@ -8,10 +8,10 @@ import type { Table as ArrowTable, Schema } from "apache-arrow";
 import type { Embedder } from "@/lib/embed";
 import { nextTurn } from "@/lib/slices";
 import type { DocumentRecord } from "@/lib/types";
-import { serialQueue } from "./async";
+import { type Gate, serialQueue } from "./async";
 import type { EmbedderCheck } from "./compat";
 import type { Indexes } from "./indexes";
-import type { DocumentCache } from "./reads";
+import type { BodyCache, DocumentCache } from "./reads";
 import type { RecentWrites } from "./recent";
 import {
   chunkId,
@@ -109,6 +109,8 @@ export function storeWrites(
   compat: EmbedderCheck,
   indexes: Indexes,
   recent: RecentWrites,
+  folds: Gate,
+  bodies: BodyCache,
 ): StoreWrites {
   const serialized = serialQueue();
   /** Replaces (or adds) chunks and documents under new ids, then removes the old ones: a crash leaves copies at worst. */
@@ -170,9 +172,11 @@ export function storeWrites(
       orphansKnown = { ids: await orphanDocuments(), chunkRows, docsVersion };
     return orphansKnown.ids;
   };
+  /** A write that deletes or updates rows: not while a fold runs (see `folds` in lib/store/indexes.ts). */
+  const rewriting = <T>(write: () => Promise<T>) => folds.shared(() => serialized(write));
   /** Wraps a write that changes rows in a way the orphan bookkeeping does not follow. */
   const forgettingOrphans = <T>(write: () => Promise<T>) =>
-    serialized(async () => {
+    rewriting(async () => {
       orphansKnown = null;
       return write();
     });
@@ -196,17 +200,22 @@ export function storeWrites(
       });
     },
     deleteDocument(id) {
-      return serialized(async () => {
+      return rewriting(async () => {
         const tracked = orphansKnown;
         orphansKnown = null; // until this delete has committed
         const existed = (await tables.documents.countRows(sqlEq("id", id))) > 0;
         const chunkRows = tracked && (await tables.chunks.countRows(sqlEq("document_id", id)));
         // Document first: a crash in between leaves orphan chunks, which search ignores (no document).
         const docsCommit = await docs.commit({ deleted: [id] }, () => retryConflicts(() => tables.documents.delete(sqlEq("id", id))));
-        const before = await indexes.chunksBeforeCommit();
-        await retryConflicts(() => tables.chunks.delete(sqlEq("document_id", id)));
-        recent.removeDocument(id);
-        indexes.chunksCommitted(before, await tables.chunks.version(), 1);
+        const written = indexes.chunkWrite();
+        let commits = 0;
+        try {
+          await retryConflicts(() => tables.chunks.delete(sqlEq("document_id", id)));
+          commits = 1;
+          recent.removeDocument(id);
+        } finally {
+          written(commits);
+        }
         // The document and its chunks are gone together: the orphans stay the ones known, without it.
         if (tracked && chunkRows !== null && docsCommit.before === tracked.docsVersion && docsCommit.after === docsCommit.before + 1)
           orphansKnown = {
@@ -218,76 +227,86 @@ export function storeWrites(
         return existed;
       });
     },
-    putDocuments(items) {
-      return serialized(async () => {
-        await compat.assertCompatible();
-        const { chunks, documents } = tables;
-        const byId = new Map<string, DocumentWrite>();
-        for (const item of items) {
-          for (const c of item.chunks) {
-            if (c.documentId !== item.doc.id) throw new Error("chunk belongs to another document");
-            if (c.vector.length !== embedder.dimension)
-              throw new Error(`vector of ${c.vector.length} dims, store expects ${embedder.dimension}`);
+    async putDocuments(items) {
+      const { byId: stored } = await docs.get();
+      const put = () =>
+        serialized(async () => {
+          await compat.assertCompatible();
+          const { chunks, documents } = tables;
+          const byId = new Map<string, DocumentWrite>();
+          for (const item of items) {
+            for (const c of item.chunks) {
+              if (c.documentId !== item.doc.id) throw new Error("chunk belongs to another document");
+              if (c.vector.length !== embedder.dimension)
+                throw new Error(`vector of ${c.vector.length} dims, store expects ${embedder.dimension}`);
+            }
+            byId.set(item.doc.id, item);
           }
-          byId.set(item.doc.id, item);
-        }
-        if (byId.size === 0) return;
-        const ids = [...byId.keys()];
-        // Chunks first, then the document rows: until its row exists a document's chunks are invisible to
-        // search. A replacement is ONE commit of the chunks table (update matching ids, insert new ones,
-        // delete the document's leftovers), so readers see the old chunks or the new, never neither.
-        const { byId: known, version: docsVersion } = await docs.get();
-        // Chunks without a document row (a crashed write) must be replaced, not appended to.
-        const orphans = await orphansNow(docsVersion);
-        const fresh = ids.filter((id) => !known.has(id));
-        const tracked = orphansKnown;
-        orphansKnown = null; // until this put has committed
-        const appended = fresh.filter((id) => !orphans.has(id));
-        const replaced = ids.filter((id) => known.has(id) || orphans.has(id));
-        const chunksOf = (list: string[]) => list.flatMap((id) => byId.get(id)!.chunks);
-        const schema = await chunks.schema();
-        const chunksBefore = await indexes.chunksBeforeCommit();
-        let commits = replaced.length > 0 ? 1 : 0;
-        // New documents' chunks are invisible until their document rows are written, so they may come in several
-        // plain appends (much cheaper than a merge); a replacement is one commit.
-        for await (const rows of chunkTables(chunksOf(appended), schema, APPEND_LIMIT)) {
-          await retryConflicts(() => chunks.add(rows));
-          commits++;
-        }
-        if (replaced.length > 0) {
-          const where = sqlIn("document_id", replaced);
-          const [rows] = await Array.fromAsync(chunkTables(chunksOf(replaced), schema));
-          if (rows) {
-            await retryConflicts(() =>
-              chunks
-                .mergeInsert("id")
-                .whenMatchedUpdateAll()
-                .whenNotMatchedInsertAll()
-                .whenNotMatchedBySourceDelete({ where })
-                .execute(rows),
+          if (byId.size === 0) return;
+          const ids = [...byId.keys()];
+          // Chunks first, then the document rows: until its row exists a document's chunks are invisible to
+          // search. A replacement is ONE commit of the chunks table (update matching ids, insert new ones,
+          // delete the document's leftovers), so readers see the old chunks or the new, never neither.
+          const { byId: known, version: docsVersion } = await docs.get();
+          // Chunks without a document row (a crashed write) must be replaced, not appended to.
+          const orphans = await orphansNow(docsVersion);
+          const fresh = ids.filter((id) => !known.has(id));
+          const tracked = orphansKnown;
+          orphansKnown = null; // until this put has committed
+          const appended = fresh.filter((id) => !orphans.has(id));
+          const replaced = ids.filter((id) => known.has(id) || orphans.has(id));
+          const chunksOf = (list: string[]) => list.flatMap((id) => byId.get(id)!.chunks);
+          const schema = await chunks.schema();
+          const written = indexes.chunkWrite();
+          let commits = 0;
+          try {
+            // New documents' chunks are invisible until their document rows are written, so they may come in several
+            // plain appends (much cheaper than a merge); a replacement is one commit.
+            for await (const rows of chunkTables(chunksOf(appended), schema, APPEND_LIMIT)) {
+              await retryConflicts(() => chunks.add(rows));
+              commits++;
+            }
+            if (replaced.length > 0) {
+              const where = sqlIn("document_id", replaced);
+              const [rows] = await Array.fromAsync(chunkTables(chunksOf(replaced), schema));
+              if (rows) {
+                await retryConflicts(() =>
+                  chunks
+                    .mergeInsert("id")
+                    .whenMatchedUpdateAll()
+                    .whenNotMatchedInsertAll()
+                    .whenNotMatchedBySourceDelete({ where })
+                    .execute(rows),
+                );
+              } else {
+                await retryConflicts(() => chunks.delete(where));
+              }
+              commits++;
+            }
+            const docRows = ids.map((id) => documentToRow(byId.get(id)!.doc, byId.get(id)!.body));
+            const docTable = documentsTable(
+              await documents.schema(),
+              docRows,
+              ids.map((id) => byId.get(id)!.body),
             );
-          } else {
-            await retryConflicts(() => chunks.delete(where));
+            const { before, after } = await docs.commit({ upserted: docRows.map(rowToDocument) }, () =>
+              ids.every((id) => !known.has(id))
+                ? retryConflicts(() => documents.add(docTable))
+                : retryConflicts(() => documents.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(docTable)),
+            );
+            if (tracked && replaced.length === 0 && before === docsVersion && after === before + 1)
+              orphansKnown = { ...tracked, chunkRows: tracked.chunkRows + chunksOf(appended).length, docsVersion: after };
+            for (const id of replaced) recent.removeDocument(id);
+            recent.add(ids.flatMap((id) => byId.get(id)!.chunks));
+            for (const id of ids) bodies.written(byId.get(id)!.doc, byId.get(id)!.body);
+            written(commits);
+          } finally {
+            written(0); // when it failed: what it committed is not in the net (after written(commits), nothing)
           }
-        }
-        const docRows = ids.map((id) => documentToRow(byId.get(id)!.doc, byId.get(id)!.body));
-        const docTable = documentsTable(
-          await documents.schema(),
-          docRows,
-          ids.map((id) => byId.get(id)!.body),
-        );
-        const { before, after } = await docs.commit({ upserted: docRows.map(rowToDocument) }, () =>
-          ids.every((id) => !known.has(id))
-            ? retryConflicts(() => documents.add(docTable))
-            : retryConflicts(() => documents.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(docTable)),
-        );
-        if (tracked && replaced.length === 0 && before === docsVersion && after === before + 1)
-          orphansKnown = { ...tracked, chunkRows: tracked.chunkRows + chunksOf(appended).length, docsVersion: after };
-        for (const id of replaced) recent.removeDocument(id);
-        recent.add(ids.flatMap((id) => byId.get(id)!.chunks));
-        indexes.chunksCommitted(chunksBefore, await chunks.version(), commits);
-        await indexes.afterWrite();
-      });
+          await indexes.afterWrite();
+        });
+      // A replacement updates rows: not while a fold runs (a crashed write's orphans, rarely replaced, may race one).
+      return items.some((i) => stored.has(i.doc.id)) ? folds.shared(put) : put();
     },
     moveKb(from, to, newId) {
       return forgettingOrphans(async () => {

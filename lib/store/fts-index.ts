@@ -127,7 +127,7 @@ export function createFtsIndex(tables: Pick<Tables, "chunks">, recent: RecentWri
       coverage = { version, complete: s !== undefined && s.numUnindexedRows === 0 };
     }
     // A version read while a write is under way may hold commits not counted yet: no new base from it.
-    if (writing === 0 && coverage.complete && coverage.version === version) base = { version, commits: own };
+    if (writing === 0 && coverage.complete) base = { version, commits: own };
     const holds = base !== null && coverage.version - base.version === own - base.commits;
     return { ...coverage, inRecent: !coverage.complete && holds && !recent.overflowed() };
   };

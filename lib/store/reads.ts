@@ -238,24 +238,23 @@ function searchCandidates(rows: ArrowTable, docs: ReadonlyMap<string, DocumentRe
 /** Keyed by id, content hash and update time: a body never changes under the same key. */
 const bodyKey = (doc: DocumentRecord) => `${doc.id}\u0000${doc.contentHash}\u0000${doc.updatedAt}`;
 
-/** Document bodies in memory, shared by the reads and this process's writes. */
+/**
+ * Document bodies in memory, by document, shared by the reads and this process's writes: a body just written has
+ * no known row id, and reading it back by id scans the documents table's id column in every fragment, a cost
+ * that grew with each upload (9.6 ms after 100 uploads to a 77k-chunk store, 25 ms after 300) while searches
+ * kept landing on the new documents.
+ */
 export interface BodyCache {
-  get(key: string): DocumentBody | undefined;
-  set(key: string, body: DocumentBody): void;
-  /**
-   * The body this process just wrote: its row id is not known, and reading it back by id scans the documents
-   * table's id column in every fragment, a cost that grew with each upload (9.6 ms after 100 uploads to a
-   * 77k-chunk store, 25 ms after 300) while searches kept landing on the new documents.
-   */
-  written(doc: DocumentRecord, body: DocumentBody): void;
+  get(doc: DocumentRecord): DocumentBody | undefined;
+  /** Keeps the text and pages (not the UTF-8 bytes a write may carry beside them). */
+  set(doc: DocumentRecord, body: DocumentBody): void;
 }
 
 export function bodyCache(): BodyCache {
   const bodies = new LRUCache<string, DocumentBody>({ maxSize: BODY_CACHE_CHARS, sizeCalculation: (b) => Math.max(1, b.text.length) });
   return {
-    get: (key) => bodies.get(key),
-    set: (key, body) => void bodies.set(key, body),
-    written: (doc, { text, pages }) => void bodies.set(bodyKey(doc), pages ? { text, pages } : { text }),
+    get: (doc) => bodies.get(bodyKey(doc)),
+    set: (doc, { text, pages }) => void bodies.set(bodyKey(doc), pages ? { text, pages } : { text }),
   };
 }
 
@@ -295,21 +294,17 @@ export function storeReads(
   const getDocumentBodies = async (ids: readonly string[]): Promise<Map<string, DocumentBody>> => {
     const cache = await allDocs();
     const { byId } = cache;
-    const keyOf = (id: string) => {
-      const doc = byId.get(id);
-      return doc ? bodyKey(doc) : null;
-    };
     const out = new Map<string, DocumentBody>();
     const missing: string[] = [];
     for (const id of new Set(ids)) {
-      const key = keyOf(id);
-      const cached = key === null ? undefined : bodies.get(key);
+      const doc = byId.get(id);
+      const cached = doc && bodies.get(doc);
       if (cached) out.set(id, cached);
       else missing.push(id);
     }
     for (const [id, body] of await readBodies(missing, cache)) {
-      const key = keyOf(id);
-      if (key !== null) bodies.set(key, body);
+      const doc = byId.get(id);
+      if (doc) bodies.set(doc, body);
       out.set(id, body);
     }
     return out;

@@ -208,13 +208,12 @@ export function storeWrites(
         // Document first: a crash in between leaves orphan chunks, which search ignores (no document).
         const docsCommit = await docs.commit({ deleted: [id] }, () => retryConflicts(() => tables.documents.delete(sqlEq("id", id))));
         const written = indexes.chunkWrite();
-        let commits = 0;
         try {
           await retryConflicts(() => tables.chunks.delete(sqlEq("document_id", id)));
-          commits = 1;
           recent.removeDocument(id);
+          written(1);
         } finally {
-          written(commits);
+          written(0); // when it failed (after written(1), nothing)
         }
         // The document and its chunks are gone together: the orphans stay the ones known, without it.
         if (tracked && chunkRows !== null && docsCommit.before === tracked.docsVersion && docsCommit.after === docsCommit.before + 1)
@@ -298,7 +297,7 @@ export function storeWrites(
               orphansKnown = { ...tracked, chunkRows: tracked.chunkRows + chunksOf(appended).length, docsVersion: after };
             for (const id of replaced) recent.removeDocument(id);
             recent.add(ids.flatMap((id) => byId.get(id)!.chunks));
-            for (const id of ids) bodies.written(byId.get(id)!.doc, byId.get(id)!.body);
+            for (const id of ids) bodies.set(byId.get(id)!.doc, byId.get(id)!.body);
             written(commits);
           } finally {
             written(0); // when it failed: what it committed is not in the net (after written(commits), nothing)

@@ -46,7 +46,7 @@ const VECTOR_INDEX_NAME = "vector_idx";
  * cache beside the old one (kept up to LANCE_INDEX_CACHE_MB), so only tiny stores fold every write. An
  * explicit optimize() always folds.
  */
-const FOLD_ALWAYS_BELOW_ROWS = 2_000;
+const FOLD_ALWAYS_BELOW_ROWS = 200;
 const FOLD_MIN_FRACTION = 0.02;
 /**
  * While writes keep coming (a bulk ingest: less than REBUILD_QUIET_MS between them) the share that waits may

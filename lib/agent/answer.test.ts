@@ -93,6 +93,17 @@ describe("answerPart", () => {
     expect(answerPart(questionTerms("公司的火星基地在哪里？"), [p(1, "员工手册", "员工每年享有 12 天带薪病假。")]).kind).toBe("none");
   });
 
+  it("takes a derived form of a question's word for it when judging whether to answer (restoration, restored)", () => {
+    const mill = p(
+      1,
+      "Town › Mill",
+      "The old mill was restored between 2006 and 2008, when its wheel and roof were rebuilt. Visitors can tour it on weekends.",
+    );
+    const a = answerPart(questionTerms("What did the restoration of the old mill rebuild?"), [mill], ANSWER_TUNING, undefined);
+    if (a.kind === "none") throw new Error("refused");
+    expect(a.quotes[0].text).toContain("restored between 2006 and 2008");
+  });
+
   it("keeps answers bounded", () => {
     const long = Array.from({ length: 30 }, (_, i) => `Annual leave rule ${i} applies to employees in region ${i}.`).join(" ");
     const a = answerPart(questionTerms("annual leave rule for employees"), [p(1, "Rules", long)]);

@@ -99,7 +99,7 @@ describe("answerPart", () => {
       "Town › Mill",
       "The old mill was restored between 2006 and 2008, when its wheel and roof were rebuilt. Visitors can tour it on weekends.",
     );
-    const a = answerPart(questionTerms("What did the restoration of the old mill rebuild?"), [mill], ANSWER_TUNING, undefined);
+    const a = answerPart(questionTerms("What did the restoration of the old mill rebuild?"), [mill]);
     if (a.kind === "none") throw new Error("refused");
     expect(a.quotes[0].text).toContain("restored between 2006 and 2008");
   });

@@ -54,7 +54,7 @@ describe("offline answer quality (vendored SQuAD subset)", () => {
     const s = await evalChat(mcp.url, covid.questions.slice(0, 40), { answerable: false });
     console.log(`unanswerable: ${s.questions} questions, refused ${s.refused}`);
     // Measured: refused 36/40 (the full-set figure in the other direction, SQuAD questions against
-    // COVID-QA papers, is 90.3 %).
+    // COVID-QA papers, is 90.1 %).
     expect(s.refused / s.questions).toBeGreaterThanOrEqual(0.8);
   }, 300_000);
 });

@@ -60,6 +60,8 @@ describe("normalizeForMatch", () => {
       "ガイドブック と がぎぐ",
       "한국어 문장",
       "e\u0301 combining mark, ﬁ ligature, Å angstrom",
+      "中\u0301文 a mark after a Han character",
+      "हिन्दी and שָׁלוֹם: marks that are not Latin diacritics",
     ];
     for (const t of samples) expect(normalizeForMatch(t)).toBe(full(t));
     expect(normalizeForMatch("Crème")).toBe("creme");

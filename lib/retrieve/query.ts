@@ -60,8 +60,13 @@ export function normalizeForMatch(text: string): string {
 }
 /** Anything beyond printable ASCII, tabs and line breaks. */
 const NON_ASCII = /[^\t\n\r -~]/;
-/** Characters NFD can split into a base and combining marks: Latin, Greek and Cyrillic letters with diacritics. */
-const DECOMPOSABLE = /[\u00c0-\u024f\u0370-\u04ff\u1e00-\u1fff]|\p{M}/u;
+/**
+ * Characters NFD can split into a base and the combining marks removed above (Latin, Greek and Cyrillic letters
+ * with diacritics), and those marks themselves. No `u` flag and no \p{M}: with them the test took three times
+ * as long as the normalization it guards (13 µs on a 1,500-character Chinese chunk, 50 chunks per search); marks
+ * outside U+0300–U+036F are not removed, so finding them changed nothing.
+ */
+const DECOMPOSABLE = /[\u00c0-\u024f\u0370-\u04ff\u1e00-\u1fff]|[\u0300-\u036f]/;
 
 export function analyzeQuery(query: string, opts: { stopWords?: boolean } = {}): AnalyzedQuery {
   const useStop = opts.stopWords ?? true;

@@ -14,16 +14,13 @@ import { createServer } from "node:http";
 import { constants } from "node:os";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { allocatorApplied, allocatorEnv, allocatorInUse } from "./scripts/allocator.mjs";
 
-/**
- * glibc gives each thread that allocates its own malloc arena, and Lance's thread pools fragment them: under
- * steady uploads and searches a server grew 914 → 1,520 MB in 90 s, against 583 → 642 MB with
- * MALLOC_ARENA_MAX=2 (its JS heap stayed near 150 MB in both). glibc reads the variable only at start-up,
- * so the server runs itself once more with it set; an operator's own value wins.
- */
-if (process.platform === "linux" && process.env.MALLOC_ARENA_MAX === undefined) {
+// The allocator (scripts/allocator.mjs) is chosen at process start-up, so the server runs itself once more
+// with it unless it already does.
+if (!allocatorApplied()) {
   const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
-    env: { ...process.env, MALLOC_ARENA_MAX: "2" },
+    env: allocatorEnv(),
     stdio: ["inherit", "inherit", "inherit", "ipc"], // the channel closes when this process dies, however it dies
   });
   for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(sig, () => child.kill(sig));
@@ -146,7 +143,7 @@ async function serve() {
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.listen(port, host, () => {
-    console.log(`[server] listening on http://${host.includes(":") ? `[${host}]` : host}:${port}`);
+    console.log(`[server] listening on http://${host.includes(":") ? `[${host}]` : host}:${port} (memory allocator: ${allocatorInUse()})`);
   });
   for (const sig of ["SIGINT", "SIGTERM"]) {
     process.on(sig, () => {

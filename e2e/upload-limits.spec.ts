@@ -5,10 +5,12 @@
  * follows the one knowledge-base name rule everywhere, and a 45 MB text is ingested while /api/health keeps
  * answering (last: the index maintenance after it would blur the memory test).
  */
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { chunkText } from "@/lib/chunk";
+import { findJemalloc } from "../scripts/allocator.mjs";
 import { type OwnServer, rssBytes, startOwnServer } from "./helpers/own-server";
 
 const PORT = Number(process.env.E2E_PORT_BASE || 3100) + 4;
@@ -96,6 +98,13 @@ function watchHealth(everyMs = 200) {
 }
 
 const nested = (n: number) => `<!doctype html><html><body>${"<div>".repeat(n)}x${"</div>".repeat(n)}</body></html>`;
+
+test("the server runs on the allocator server.mjs chooses: jemalloc when the machine has it, and says so", async () => {
+  const maps = readFileSync(`/proc/${app.pid}/maps`, "utf8");
+  const jemalloc = findJemalloc();
+  expect(/libjemalloc/.test(maps)).toBe(jemalloc !== null);
+  expect(app.output()).toContain(`(memory allocator: ${jemalloc ? "jemalloc" : "glibc malloc"})`);
+});
 
 test("1,000 / 10,000 / 100,000 nested <div>s each fail alone while /api/health keeps answering", async () => {
   const idle = watchHealth();

@@ -8,6 +8,7 @@ import { listFiles } from "@/lib/ingest";
 import { isSupported } from "@/lib/parse";
 import type { Store } from "@/lib/store";
 import { hasCjk } from "@/lib/text/cjk";
+import { allocatorEnv } from "./allocator.mjs";
 
 const repoRoot = path.resolve(import.meta.dirname, "..");
 
@@ -50,16 +51,16 @@ export async function startServer(dataDir: string, port: number): Promise<ChildP
     [path.join(repoRoot, "server.mjs"), "-p", String(port), "-H", "127.0.0.1"], // the app's entry: loopback is local
     {
       cwd: repoRoot,
-      env: {
+      // With the allocator applied, server.mjs serves in this pid (its RSS is what the bench reads), as `npm start` would.
+      env: allocatorEnv({
         ...process.env,
         DATA_DIR: dataDir,
         ...(getEmbedder().dimension > 0 && { EMBEDDING_DIMENSION: String(getEmbedder().dimension) }),
         KNOWLEDGE_DIR: path.join(dataDir, "no-knowledge-folder"),
         MCP_RATE_LIMIT: "100000000",
-        MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2", // so server.mjs serves in this pid (see there)
         LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
         NODE_ENV: "production",
-      },
+      }),
       // BENCH_SERVER_LOG=1 shows the server's log (with LOG_LEVEL=info, each maintenance run and what it deferred).
       stdio: ["ignore", process.env.BENCH_SERVER_LOG ? "inherit" : "ignore", "inherit"],
     },

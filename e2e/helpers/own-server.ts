@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { allocatorEnv } from "../../scripts/allocator.mjs";
 
 export interface OwnServer {
   base: string;
@@ -15,8 +16,8 @@ export interface OwnServer {
 
 export async function startOwnServer(port: number, env: Record<string, string>): Promise<OwnServer> {
   const child: ChildProcess = spawn(process.execPath, ["server.mjs", "-p", String(port), "-H", "127.0.0.1"], {
-    // MALLOC_ARENA_MAX set: server.mjs then serves in this very process (pid), whose memory the tests read.
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", OPENAI_API_KEY: "", MALLOC_ARENA_MAX: "2", ...env },
+    // The allocator applied (as server.mjs would): it then serves in this very process (pid), whose memory the tests read.
+    env: allocatorEnv({ ...process.env, NEXT_TELEMETRY_DISABLED: "1", OPENAI_API_KEY: "", ...env }),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

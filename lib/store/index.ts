@@ -9,6 +9,7 @@ import path from "node:path";
 import * as lancedb from "@lancedb/lancedb";
 import { getConfig } from "@/lib/config";
 import { createOfflineEmbedder, type Embedder, getEmbedder, isOfflineEmbedder } from "@/lib/embed";
+import { log } from "@/lib/log";
 import { type StoreStatsSnapshot, setStoreStats } from "@/lib/metrics";
 import { processGlobal } from "@/lib/process-global";
 import { gate, openOnce } from "./async";
@@ -17,6 +18,7 @@ import { openIndexes } from "./indexes";
 import { LANCE_CACHE_MB } from "./lance-env";
 import { bodyCache, documentCache, storeReads } from "./reads";
 import { recentWrites } from "./recent";
+import { localDir, removeStaleTempFiles, STALE_TEMP_MS } from "./stale-temp";
 import { openTables, readVersion } from "./tables";
 import type { OpenStoreOptions, Store } from "./types";
 import { storeWrites } from "./writes";
@@ -43,6 +45,28 @@ const MB = BigInt(1024 * 1024);
 /** One Lance session (its caches, bounded: lib/store/lance-env.ts) for every store of the process. */
 function lanceSession(): lancedb.Session {
   return processGlobal("lance-session", () => new lancedb.Session(BigInt(LANCE_CACHE_MB.index) * MB, BigInt(LANCE_CACHE_MB.metadata) * MB));
+}
+
+/** Removes temporary files a killed writer left in a local store (./stale-temp), now and every STALE_TEMP_MS. */
+function sweepStaleTempFiles(uri: string): { stop(): Promise<void> } {
+  const dir = localDir(uri);
+  if (dir === null) return { stop: async () => {} };
+  let running: Promise<void> = Promise.resolve();
+  const sweep = () => {
+    running = running.then(async () => {
+      const r = await removeStaleTempFiles(dir).catch(() => ({ files: 0, bytes: 0 }));
+      if (r.files > 0) log("store").warn({ files: r.files, bytes: r.bytes }, "removed temporary files a stopped writer left");
+    });
+  };
+  sweep();
+  const timer = setInterval(sweep, STALE_TEMP_MS);
+  timer.unref?.();
+  return {
+    stop() {
+      clearInterval(timer);
+      return running;
+    },
+  };
 }
 
 export async function openStore(opts: OpenStoreOptions): Promise<Store> {
@@ -72,6 +96,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   const bodies = bodyCache();
   const reads = storeReads(tables, docs.get, compat, indexes, bodies);
   const writes = storeWrites(tables, embedder, docs, compat, indexes, recent, folds, bodies);
+  const tempSweep = sweepStaleTempFiles(uri);
 
   return {
     uri,
@@ -100,15 +125,17 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
         snapshot.rows[name] = await t.countRows();
         snapshot.versions[name] = (await t.listVersions()).length;
       }
-      if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(uri) || uri.startsWith("file://"))
-        snapshot.dataDirBytes = await dirBytes(uri.replace(/^file:\/\//, ""));
+      const dir = localDir(uri);
+      if (dir !== null) snapshot.dataDirBytes = await dirBytes(dir);
       setStoreStats(snapshot);
       return snapshot;
     },
     close() {
       // Closing a table while Lance works on it kills the process (LanceDB 0.31: SIGSEGV in Table.optimize()
       // after Table.close(); a test run lost a whole test file to it), so the tables close after that work.
-      return indexes.stop().finally(() => tables.close());
+      return Promise.all([indexes.stop(), tempSweep.stop()])
+        .then(() => undefined)
+        .finally(() => tables.close());
     },
   };
 }

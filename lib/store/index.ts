@@ -9,7 +9,6 @@ import path from "node:path";
 import * as lancedb from "@lancedb/lancedb";
 import { getConfig } from "@/lib/config";
 import { createOfflineEmbedder, type Embedder, getEmbedder, isOfflineEmbedder } from "@/lib/embed";
-import { log } from "@/lib/log";
 import { type StoreStatsSnapshot, setStoreStats } from "@/lib/metrics";
 import { processGlobal } from "@/lib/process-global";
 import { gate, openOnce } from "./async";
@@ -18,7 +17,7 @@ import { openIndexes } from "./indexes";
 import { LANCE_CACHE_MB } from "./lance-env";
 import { bodyCache, documentCache, storeReads } from "./reads";
 import { recentWrites } from "./recent";
-import { localDir, removeStaleTempFiles, STALE_TEMP_MS } from "./stale-temp";
+import { localDir, sweepStaleTempFiles } from "./stale-temp";
 import { openTables, readVersion } from "./tables";
 import type { OpenStoreOptions, Store } from "./types";
 import { storeWrites } from "./writes";
@@ -45,28 +44,6 @@ const MB = BigInt(1024 * 1024);
 /** One Lance session (its caches, bounded: lib/store/lance-env.ts) for every store of the process. */
 function lanceSession(): lancedb.Session {
   return processGlobal("lance-session", () => new lancedb.Session(BigInt(LANCE_CACHE_MB.index) * MB, BigInt(LANCE_CACHE_MB.metadata) * MB));
-}
-
-/** Removes temporary files a killed writer left in a local store (./stale-temp), now and every STALE_TEMP_MS. */
-function sweepStaleTempFiles(uri: string): { stop(): Promise<void> } {
-  const dir = localDir(uri);
-  if (dir === null) return { stop: async () => {} };
-  let running: Promise<void> = Promise.resolve();
-  const sweep = () => {
-    running = running.then(async () => {
-      const r = await removeStaleTempFiles(dir).catch(() => ({ files: 0, bytes: 0 }));
-      if (r.files > 0) log("store").warn({ files: r.files, bytes: r.bytes }, "removed temporary files a stopped writer left");
-    });
-  };
-  sweep();
-  const timer = setInterval(sweep, STALE_TEMP_MS);
-  timer.unref?.();
-  return {
-    stop() {
-      clearInterval(timer);
-      return running;
-    },
-  };
 }
 
 export async function openStore(opts: OpenStoreOptions): Promise<Store> {

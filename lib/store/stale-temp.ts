@@ -8,6 +8,7 @@
 import type { Dirent } from "node:fs";
 import { readdir, stat, unlink } from "node:fs/promises";
 import path from "node:path";
+import { log } from "@/lib/log";
 
 export const STALE_TEMP_MS = 15 * 60_000;
 /** data/, _versions/, _indices/<uuid>/…: how deep a table's files lie under its `<name>.lance` folder. */
@@ -52,4 +53,26 @@ export async function removeStaleTempFiles(
   };
   for (const e of await entries(dir)) if (e.isDirectory() && e.name.endsWith(".lance")) await visit(path.join(dir, e.name), 1);
   return removed;
+}
+
+/** Removes them from a local store now and every STALE_TEMP_MS, until stop() (which waits for a sweep under way). */
+export function sweepStaleTempFiles(uri: string): { stop(): Promise<void> } {
+  const dir = localDir(uri);
+  if (dir === null) return { stop: async () => {} };
+  let running: Promise<void> = Promise.resolve();
+  const sweep = () => {
+    running = running.then(async () => {
+      const r = await removeStaleTempFiles(dir).catch(() => ({ files: 0, bytes: 0 }));
+      if (r.files > 0) log("store").warn({ files: r.files, bytes: r.bytes }, "removed temporary files a stopped writer left");
+    });
+  };
+  sweep();
+  const timer = setInterval(sweep, STALE_TEMP_MS);
+  timer.unref?.();
+  return {
+    stop() {
+      clearInterval(timer);
+      return running;
+    },
+  };
 }

@@ -3,9 +3,8 @@
  * prepared concurrently), topped up with reordered copies of its text files when it has fewer chunks than
  * asked (scripts/bench-topup.ts), with the speed of every 100,000 chunks.
  */
-import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { addConcurrently, createBatchIngest } from "@/lib/ingest";
+import { addConcurrently, createBatchIngest, readInputFile } from "@/lib/ingest";
 import { fileNameOf } from "@/lib/ingest/fields";
 import type { Store } from "@/lib/store";
 import { corpusPasses, reorderedCopy } from "./bench-topup";
@@ -60,7 +59,8 @@ export async function ingestCorpus(store: Store, files: readonly string[], scale
     corpusPasses(files),
     async ({ file, pass }) => {
       if (pass > 0 && !TEXT_FORMATS.test(file)) return;
-      const data = pass === 0 ? await readFile(file) : Buffer.from(reorderedCopy(await readFile(file, "utf8"), pass));
+      const read = await readInputFile(file);
+      const data = pass === 0 ? read : Buffer.from(reorderedCopy(read.toString("utf8"), pass));
       const n = started++;
       try {
         const { result, failures } = await batch.add({ filename: fileNameOf(`${n}-${path.basename(file)}`), data, kb, origin: "cli" });

@@ -4,13 +4,13 @@
  *   npm run ingest -- --reindex      re-chunk and re-embed everything (after changing the embedder)
  * Folders are walked recursively (hidden files skipped). Exit code 1 when any file failed.
  */
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
 import { getConfig } from "@/lib/config";
 import { getEmbedder } from "@/lib/embed";
-import { addConcurrently, type BatchFailure, createBatchIngest, listFiles, reindexAll } from "@/lib/ingest";
+import { addConcurrently, type BatchFailure, createBatchIngest, listFiles, readInputFile, reindexAll } from "@/lib/ingest";
 import { fileNameOf, parseTags } from "@/lib/ingest/fields";
 import { isSupported } from "@/lib/parse";
 import { configuredEmbedder, openStore } from "@/lib/store";
@@ -127,7 +127,7 @@ async function main(): Promise<number> {
   let finished = 0;
   await addConcurrently(files, async (file) => {
     try {
-      const data = await readFile(file);
+      const data = await readInputFile(file);
       const { result: r, failures } = await batch.add({
         filename: fileNameOf(path.basename(file)),
         data,

@@ -1,5 +1,5 @@
 /** The FAQ operations behind /api/faqs (the routes stay thin). */
-import { getConfig } from "@/lib/config";
+import { defaultKbName } from "@/lib/config";
 import type { Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
 import { getFaqStore } from "./store";
@@ -18,7 +18,7 @@ export async function listFaqs(store: Store, opts: { kb?: string; q?: string; st
 export async function addFaq(store: Store, input: FaqInput & { from?: "ui" | "chat" }): Promise<FaqRecord> {
   const [faq] = await (await getFaqStore(store)).add([
     {
-      kb: input.kb ?? getConfig().defaultKb,
+      kb: input.kb ?? defaultKbName(),
       question: input.question,
       answer: input.answer,
       phrasings: input.phrasings,

@@ -5,7 +5,6 @@ import type { ExtractedPair } from "@/lib/faq/extract";
 import { afterDocumentsStored } from "@/lib/faq/ingest";
 import { ingestQueue, recordIngest } from "@/lib/metrics";
 import type { DocumentWrite, Store } from "@/lib/store";
-import { serialQueue } from "@/lib/store/async";
 import type { DocumentRecord, IngestProgress } from "@/lib/types";
 import {
   contentSha256,
@@ -34,12 +33,19 @@ export interface BatchFailure {
 }
 
 /**
+ * Batches' worth of documents that may wait while a commit runs before add() waits for it: a commit takes
+ * 40–900 ms (LanceDB's threads share the cores with the preparing), and when add() waited for the commit in
+ * flight as soon as one batch was ready, the preparing stood still behind every slow commit.
+ */
+const BACKLOG = 4;
+
+/**
  * Bulk ingestion (CLI, eval harness, bench): documents are prepared one by one and written many per commit,
  * each still atomic for readers. add() resolves once the document is prepared (its status is known); a full
  * batch is committed in the background while the next documents are prepared (parsing and chunking overlap
- * LanceDB's write), one commit at a time. Failures of a commit are returned by a later add() or by flush(),
- * which waits for every commit — a failed batch is retried document by document so one bad document never
- * loses the others. add() may be called again before it resolves (see addConcurrently): documents with the
+ * LanceDB's write), one commit at a time, the next batch taking all that was prepared meanwhile. Failures of
+ * a commit are returned by a later add() or by flush(), which waits for every commit — a failed batch is retried
+ * document by document so one bad document never loses the others. add() may be called again before it resolves (see addConcurrently): documents with the
  * same name or bytes in a knowledge base are prepared one after the other, so a duplicate is still found.
  */
 export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
@@ -50,21 +56,28 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
   let chunkCount = 0;
   /** The batch being committed: its documents are not in the store yet, but a duplicate must still find them. */
   let committing: Entry[] = [];
-  let commit: Promise<BatchFailure[]> | null = null;
-  const rotating = serialQueue();
+  /** The commit in flight: one at a time. */
+  let commit: Promise<void> | null = null;
+  /** Failures of finished commits not returned yet. */
+  const unreported: BatchFailure[] = [];
   /** Ends this ingest's bulk on the store (see Store.beginBulk): set from the first add() to flush(). */
   let endBulk: (() => void) | null = null;
   /** kb + name and kb + content hash of the documents being prepared → their preparation. */
   const preparing = new Map<string, Promise<unknown>>();
+  /**
+   * The documents of `committing` and `batch` by kb + name and kb + content hash, the latest of each: looked up
+   * for every document prepared (walking both lists each time was 1 % of a bulk ingest's main thread).
+   */
+  const unwritten = new Map<string, DocumentRecord>();
+  const bySourceKey = (kb: string, source: string) => `${kb}\u0000s\u0000${source}`;
+  const byHashKey = (kb: string, hash: string) => `${kb}\u0000h\u0000${hash}`;
+  const keysOf = (d: DocumentRecord) => [bySourceKey(d.kb, d.source), byHashKey(d.kb, d.contentHash)];
+  const forget = (entries: readonly Entry[]) => {
+    for (const { write } of entries) for (const k of keysOf(write.doc)) if (unwritten.get(k) === write.doc) unwritten.delete(k);
+  };
   const pending: PendingLookup = (kb, source, hash) => {
-    let bySource: DocumentRecord | null = null;
-    let byHash: DocumentRecord | null = null;
-    for (const { write } of [...committing, ...batch]) {
-      const d = write.doc;
-      if (d.kb !== kb) continue;
-      if (d.source === source) bySource = d;
-      if (d.contentHash === hash) byHash = d;
-    }
+    const bySource = unwritten.get(bySourceKey(kb, source)) ?? null;
+    const byHash = unwritten.get(byHashKey(kb, hash)) ?? null;
     return bySource || byHash ? { bySource, byHash } : undefined;
   };
   const done = async (entries: Entry[]) => {
@@ -99,16 +112,21 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
     }
     return failures;
   };
-  /** Waits for the commit in flight (returning its failures), then starts committing the batch. */
-  const rotate = () =>
-    rotating(async (): Promise<BatchFailure[]> => {
-      const earlier = commit ? await commit : [];
-      committing = batch;
-      batch = [];
-      chunkCount = 0;
-      commit = committing.length > 0 ? write(committing) : null;
-      return earlier;
+  /** Whether the batch is due to be committed (`times` batches' worth: see BACKLOG). */
+  const due = (times = 1) => chunkCount >= times * maxChunks || batch.length >= times * maxDocuments;
+  /** Commits the batch in the background; when that ends, the next batch at once if it is due by then. */
+  const startCommit = () => {
+    committing = batch;
+    batch = [];
+    chunkCount = 0;
+    commit = write(committing).then((failures) => {
+      unreported.push(...failures);
+      forget(committing);
+      committing = [];
+      commit = null;
+      if (due()) startCommit();
     });
+  };
   /**
    * Prepares the document once no other document with its name or bytes in its knowledge base is being
    * prepared, and puts it in the batch before the next such one starts.
@@ -140,6 +158,7 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
           bytes: prepared.bytes,
           status: prepared.result.status,
         });
+        for (const k of keysOf(prepared.write.doc)) unwritten.set(k, prepared.write.doc);
         chunkCount += prepared.write.chunks.length;
       }
       return prepared;
@@ -169,19 +188,19 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
         recordIngest("unchanged");
         return { result: prepared.result, failures: [] };
       }
-      const failures = chunkCount >= maxChunks || batch.length >= maxDocuments ? await rotate() : [];
-      return { result: prepared.result, failures };
+      if (due() && !commit) startCommit();
+      // While a commit runs, the next batch keeps growing up to BACKLOG batches' worth; past that, add() waits.
+      while (commit && due(BACKLOG)) await commit;
+      return { result: prepared.result, failures: unreported.splice(0) };
     },
     /** Commits what is pending and waits for every commit: the failures not returned yet. */
     async flush(): Promise<BatchFailure[]> {
       try {
-        const earlier = await rotate();
-        return await rotating(async () => {
-          const last = commit ? await commit : [];
-          commit = null;
-          committing = [];
-          return [...earlier, ...last];
-        });
+        while (commit || batch.length > 0) {
+          if (!commit) startCommit();
+          await commit;
+        }
+        return unreported.splice(0);
       } finally {
         endBulk?.();
         endBulk = null;

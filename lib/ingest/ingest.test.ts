@@ -1,7 +1,7 @@
 import { mkdir, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import iconv from "iconv-lite";
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { Embedder } from "@/lib/embed";
 import { createOfflineEmbedder } from "@/lib/embed/offline";
 import { searchKnowledge } from "@/lib/retrieve";
@@ -9,7 +9,7 @@ import { openStore, type Store } from "@/lib/store";
 import { tempDirs } from "@/lib/test-helpers/temp-dirs";
 import type { IngestProgress } from "@/lib/types";
 import { fileNameOf, parseTags } from "./fields";
-import { addConcurrently, createBatchIngest, ingestDocument, reindexAll, syncKnowledgeDir } from "./index";
+import { addConcurrently, createBatchIngest, ingestDocument, readInputFile, reindexAll, syncKnowledgeDir } from "./index";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const tempDir = tempDirs("ingest-test-");
@@ -165,6 +165,32 @@ describe("ingestDocument", () => {
     ).toEqual(["d2.md", "d3.md", "d4.md", "one.md"]);
   });
 
+  it("in bulk, preparing goes on while a commit is in flight, up to four batches' worth, then waits for it", async () => {
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    const put = store.putDocuments.bind(store);
+    const commits: number[] = [];
+    vi.spyOn(store, "putDocuments").mockImplementation(async (items) => {
+      commits.push(items.length);
+      if (commits.length === 1) await held;
+      return put(items);
+    });
+    const batch = createBatchIngest(store, { maxDocuments: 2 });
+    const add = (n: number) =>
+      batch.add({ filename: `d${n}.md`, data: enc(`# Doc ${n}\n\nBody number ${n} about cranes.`), origin: "cli" });
+    for (const n of [1, 2]) await add(n); // the second fills the batch: its commit starts, and is held
+    for (const n of [3, 4, 5, 6, 7, 8, 9]) await add(n); // prepared while it is held
+    let tenth = false;
+    const adding = add(10).then(() => (tenth = true)); // four batches' worth wait now: this add waits for the commit
+    await new Promise((r) => setTimeout(r, 300));
+    expect(tenth).toBe(false);
+    release();
+    await adding;
+    expect(await batch.flush()).toEqual([]);
+    expect(commits).toEqual([2, 8]); // the next commit took everything prepared meanwhile
+    expect(await store.listDocuments()).toHaveLength(10);
+  });
+
   it("in bulk, concurrent adds of the same name or bytes keep one document each, and every distinct one lands", async () => {
     const batch = createBatchIngest(store, { maxDocuments: 2 });
     const body = (n: number) => enc(`# Doc ${n}\n\nBody number ${n} about egrets.`);
@@ -237,6 +263,19 @@ describe("ingestDocument", () => {
     await ingestDocument(store, { filename: "new.md", data: enc("The axolotl regrows limbs.") });
     const byText = await store.textSearch("axolotl", { limit: 5 });
     expect(byText.map((c) => c.text)).toEqual(["The axolotl regrows limbs."]);
+  });
+});
+
+describe("readInputFile", () => {
+  it("reads small files at once and big ones without blocking, byte for byte, and reports a missing file", async () => {
+    const dir = await tempDir();
+    const small = Buffer.from("# Small\n\nA page of a few bytes. 小文件。");
+    const big = Buffer.alloc(3 * 1024 * 1024 + 17, "大文件 big file ");
+    await writeFile(path.join(dir, "small.md"), small);
+    await writeFile(path.join(dir, "big.md"), big);
+    expect((await readInputFile(path.join(dir, "small.md"))).equals(small)).toBe(true);
+    expect((await readInputFile(path.join(dir, "big.md"))).equals(big)).toBe(true);
+    await expect(readInputFile(path.join(dir, "missing.md"))).rejects.toMatchObject({ code: "ENOENT" });
   });
 });
 

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { HEADING_SEPARATOR } from "@/lib/chunk";
 import { type ChunkSettings, type IndexedChunk, indexedChunks } from "@/lib/chunk/indexed";
 import { readLazily } from "@/lib/chunk/packed";
-import { getConfig } from "@/lib/config";
+import { chunkingConfig, defaultKbName } from "@/lib/config";
 import { makesVectors } from "@/lib/embed";
 import type { ExtractedPair } from "@/lib/faq/extract";
 import { afterDocumentsStored } from "@/lib/faq/ingest";
@@ -54,7 +54,7 @@ export async function contentSha256(data: Uint8Array): Promise<string> {
 }
 
 export function normalizeKb(kb: string | undefined): string {
-  const checked = checkKbName(kb ?? getConfig().defaultKb);
+  const checked = checkKbName(kb ?? defaultKbName());
   if (!checked.ok) throw new AppError("bad_request", checked.message);
   return checked.name;
 }
@@ -238,7 +238,7 @@ async function embedChunks(
 }
 
 function chunkSettings(): ChunkSettings {
-  const cfg = getConfig();
+  const cfg = chunkingConfig();
   return { size: cfg.chunkSize, overlap: cfg.chunkOverlap };
 }
 

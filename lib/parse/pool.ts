@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import type { ChunkSettings, IndexedChunk } from "@/lib/chunk/indexed";
 import { type PackedChunks, unpackChunks } from "@/lib/chunk/packed";
-import { appDir, getConfig } from "@/lib/config";
+import { appDir, parseConfig } from "@/lib/config";
 import type { ExtractedPair } from "@/lib/faq/extract";
 import { inByteSlices } from "@/lib/slices";
 import { AppError, type ParsedDocument } from "@/lib/types";
@@ -46,7 +46,7 @@ function parseWorkerScript(): { file: string; execArgv: string[] } {
 function pool(): WorkerPool {
   const g = globalThis as G;
   if (!g[KEY]) {
-    const cfg = getConfig().parse;
+    const cfg = parseConfig();
     const { file, execArgv } = parseWorkerScript();
     g[KEY] = createWorkerPool({
       file,
@@ -65,7 +65,7 @@ export async function parseInWorker(
   data: Uint8Array,
   opts?: ParseOptions & { chunking?: ChunkSettings },
 ): Promise<ParsedAndChunked> {
-  const cfg = getConfig().parse;
+  const cfg = parseConfig();
   const copy = await copyInSlices(data); // a fresh buffer of its own, moved to the worker
   const limits = resolveLimits({ limits: { timeBudgetMs: cfg.timeoutMs, ...opts?.limits } });
   const task: ParseTask = { filename, data: copy, limits, chunking: opts?.chunking };

@@ -3,7 +3,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { getConfig } from "@/lib/config";
 import { type Embedder, getEmbedder } from "@/lib/embed";
-import { addConcurrently, createBatchIngest } from "@/lib/ingest";
+import { addConcurrently, createBatchIngest, readInputFile } from "@/lib/ingest";
 import { fileNameOf } from "@/lib/ingest/fields";
 import { openStore, type Store } from "@/lib/store";
 import { INDEX_TEXT_VERSION } from "@/lib/tokenize/index-text";
@@ -114,7 +114,7 @@ export async function ingestSet(
   const batch = createBatchIngest(store, { onProgress: (p) => onIngest?.(i, docs.length, p) });
   const failures = [];
   await addConcurrently(docs, async (name) => {
-    const data = await readFile(path.join(set.dir, "docs", name));
+    const data = await readInputFile(path.join(set.dir, "docs", name));
     const { result: r, failures: f } = await batch.add({ filename: fileNameOf(name), data, kb: "eval", origin: "cli" });
     failures.push(...f);
     chunks += r.status === "unchanged" ? 0 : r.document.chunkCount;

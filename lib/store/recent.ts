@@ -10,6 +10,9 @@ import type { ChunkRecord } from "@/lib/types";
 /** At most this many chunks are kept (the oldest go first: a bulk ingest relies on the index). */
 const MAX_RECENT_CHUNKS = 5000;
 
+/** A chunk as the store wrote it. */
+type Written = ChunkRecord & { indexText: string; vector?: unknown; textHash?: string };
+
 export interface RecentChunk {
   chunk: ChunkRecord;
   /** The chunk's full-text index tokens. */
@@ -17,7 +20,7 @@ export interface RecentChunk {
 }
 
 export interface RecentWrites {
-  add(chunks: readonly (ChunkRecord & { indexText: string; vector?: unknown; textHash?: string })[]): void;
+  add(chunks: readonly Written[]): void;
   removeDocument(id: string): void;
   clear(): void;
   /** The generation of the latest write; pass it to foldedUpTo once maintenance covered everything written by then. */
@@ -28,13 +31,29 @@ export interface RecentWrites {
   list(): RecentChunk[];
 }
 
-/** The term set is made when a search first needs it (rarely: only while the index lags), not on every write. */
-function lazyTerms<T extends { chunk: ChunkRecord }>(entry: T, indexText: string): T & RecentChunk {
+/**
+ * The chunk as written, its record and term set made when a search first needs them (rarely: only while the
+ * index lags), not on every write: a bulk ingest adds every chunk it writes, and copying each (which decodes a
+ * packed chunk's text) was 2 % of its main thread.
+ */
+function lazyEntry(written: Written, gen: number): RecentChunk & { gen: number; documentId: string } {
+  let chunk: ChunkRecord | undefined;
   let terms: ReadonlySet<string> | undefined;
-  return Object.defineProperty(entry, "terms", {
-    get: () => (terms ??= new Set(indexText.split(" "))),
-    enumerable: true,
-  }) as T & RecentChunk;
+  return {
+    gen,
+    documentId: written.documentId,
+    get chunk() {
+      if (!chunk) {
+        const { indexText: _index, vector: _vector, textHash: _hash, ...record } = written;
+        chunk = record;
+      }
+      return chunk;
+    },
+    get terms() {
+      terms ??= new Set(written.indexText.split(" "));
+      return terms;
+    },
+  };
 }
 
 export function recentWrites(max = MAX_RECENT_CHUNKS): RecentWrites {
@@ -42,15 +61,15 @@ export function recentWrites(max = MAX_RECENT_CHUNKS): RecentWrites {
   let folded = 0;
   let dropped = 0;
   // Insertion order is write order: the first entries are the oldest.
-  const byId = new Map<string, RecentChunk & { gen: number }>();
+  const byId = new Map<string, ReturnType<typeof lazyEntry>>();
   return {
     add(chunks) {
       gen++;
       // Only the newest `max` can stay: a big document's earlier chunks would be evicted again at once.
       if (chunks.length > max) dropped = gen;
-      for (const { indexText, vector: _vector, textHash: _hash, ...chunk } of chunks.slice(-max)) {
-        byId.delete(chunk.id);
-        byId.set(chunk.id, lazyTerms({ chunk, gen }, indexText));
+      for (const written of chunks.slice(-max)) {
+        byId.delete(written.id);
+        byId.set(written.id, lazyEntry(written, gen));
       }
       for (const id of byId.keys()) {
         if (byId.size <= max) break;
@@ -59,7 +78,7 @@ export function recentWrites(max = MAX_RECENT_CHUNKS): RecentWrites {
       }
     },
     removeDocument(id) {
-      for (const [key, r] of byId) if (r.chunk.documentId === id) byId.delete(key);
+      for (const [key, r] of byId) if (r.documentId === id) byId.delete(key);
     },
     clear() {
       // What was not folded yet is no longer in the net: a search must not rely on it until the next fold.

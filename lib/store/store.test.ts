@@ -16,7 +16,7 @@ import { gate } from "./async";
 import { createFtsIndex, whitespaceFtsIndex } from "./fts-index";
 import { configuredEmbedder, type OpenStoreOptions, openStore, type Store } from "./index";
 import { openIndexes } from "./indexes";
-import { documentCache } from "./reads";
+import { documentCache, titleSorted } from "./reads";
 import { recentWrites } from "./recent";
 import { chunkId, chunkToRow, documentToRow, FTS_COLUMN, parseChunkId, TABLES } from "./schema";
 import { sqlIn, sqlString } from "./sql";
@@ -250,7 +250,7 @@ describe("document cache", () => {
       const cache = documentCache(tables);
       const reads = vi.spyOn(tables.documents, "query");
       const otherWrites = async (d: DocumentRecord) => (await other.openTable("documents")).add([documentToRow(d, { text: "y" })]);
-      const ids = async () => (await cache.get()).list.map((d) => d.id);
+      const ids = async () => titleSorted(await cache.get()).map((d) => d.id);
       const write = (docs: DocumentRecord[], meanwhile?: () => Promise<unknown>) =>
         cache.commit({ upserted: docs }, async () => {
           await meanwhile?.();
@@ -297,6 +297,15 @@ describe("document cache", () => {
       await cache.commit({ deleted: ["c", "m"] }, () => retryConflicts(() => tables.documents.delete("id IN ('c', 'm')")));
       expect(await ids()).toEqual(["a", "d", "e", "f", "g", "n", "b"]);
       expect((await cache.get()).byId.has("c")).toBe(false);
+      expect(reads).toHaveBeenCalledTimes(4);
+      // Several commits with no list asked for in between: the title order is made once, when asked for, and a
+      // list a reader holds does not change.
+      const held = titleSorted(await cache.get());
+      await write([docRecord("h", "hotel"), docRecord("a", "yankee")]);
+      await cache.commit({ deleted: ["h", "d"] }, () => retryConflicts(() => tables.documents.delete("id IN ('h', 'd')")));
+      await write([docRecord("i", "india")]);
+      expect(await ids()).toEqual(["e", "f", "g", "i", "n", "a", "b"]);
+      expect(held.map((d) => d.id)).toEqual(["a", "d", "e", "f", "g", "n", "b"]);
       expect(reads).toHaveBeenCalledTimes(4);
     } finally {
       close();

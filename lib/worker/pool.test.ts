@@ -2,7 +2,8 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createWorkerPool, TaskStopped, type WorkerPool } from "./pool";
 
-const file = path.join(import.meta.dirname, "fixture-worker.mjs");
+const file = path.join(import.meta.dirname, "fixture-worker.ts");
+const execArgv = ["--import", "tsx"];
 let pool: WorkerPool | undefined;
 afterEach(async () => {
   await pool?.close();
@@ -10,7 +11,7 @@ afterEach(async () => {
 
 describe("worker pool", () => {
   it("runs tasks and passes errors back with their fields", async () => {
-    pool = createWorkerPool({ file, size: 2, timeoutMs: 10_000 });
+    pool = createWorkerPool({ file, execArgv, size: 2, timeoutMs: 10_000 });
     expect(await Promise.all([1, 2, 3].map((value) => pool!.run({ do: "echo", value })))).toEqual([1, 2, 3]);
     expect(pool.size()).toBeLessThanOrEqual(2);
     await expect(pool.run({ do: "throw" })).rejects.toMatchObject({
@@ -22,7 +23,7 @@ describe("worker pool", () => {
   });
 
   it("terminates a task at its time budget and answers the next one with a fresh worker", async () => {
-    pool = createWorkerPool({ file, size: 1, timeoutMs: 300 });
+    pool = createWorkerPool({ file, execArgv, size: 1, timeoutMs: 300 });
     const stuck = pool.run({ do: "spin" });
     const next = pool.run({ do: "echo", value: "after" });
     await expect(stuck).rejects.toMatchObject({ reason: "time" });
@@ -33,6 +34,7 @@ describe("worker pool", () => {
   it("terminates a task that outgrows its memory cap", async () => {
     pool = createWorkerPool({
       file,
+      execArgv,
       size: 1,
       timeoutMs: 60_000,
       resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 },
@@ -41,8 +43,21 @@ describe("worker pool", () => {
     expect(await pool.run({ do: "echo", value: 7 })).toBe(7);
   });
 
+  it("answers each task in order with a task waiting in the worker, and drops the answer of one aborted there", async () => {
+    pool = createWorkerPool({ file, execArgv, size: 1, timeoutMs: 60_000 });
+    const ctrl = new AbortController();
+    const first = pool.run({ do: "sleep", ms: 300, value: "first" });
+    const waiting = pool.run({ do: "echo", value: "waiting" }, { signal: ctrl.signal });
+    const third = pool.run({ do: "echo", value: "third" });
+    ctrl.abort();
+    await expect(waiting).rejects.toMatchObject({ reason: "aborted" });
+    expect(await Promise.all([first, third])).toEqual(["first", "third"]);
+    expect(await pool.run({ do: "echo", value: 4 })).toBe(4);
+    expect(pool.size()).toBe(1); // the worker was not stopped for the aborted task
+  });
+
   it("stops a task when its signal aborts", async () => {
-    pool = createWorkerPool({ file, size: 1, timeoutMs: 60_000 });
+    pool = createWorkerPool({ file, execArgv, size: 1, timeoutMs: 60_000 });
     const ctrl = new AbortController();
     const stuck = pool.run({ do: "spin" }, { signal: ctrl.signal });
     setTimeout(() => ctrl.abort(), 100);

@@ -1,11 +1,19 @@
-/** The worker side of lib/worker/pool.ts: answers each message with `fn(message)` or its error. */
+/**
+ * The worker side of lib/worker/pool.ts: answers each message with `fn(message)` or its error, one message at a
+ * time and in order (the pool hands a worker its next task before the last one ends, and counts a task's budget
+ * from the end of the one before it).
+ */
 import { parentPort, type Transferable } from "node:worker_threads";
 import type { RemoteError } from "./pool";
 
 export function serveTasks<I, O>(fn: (input: I) => O | Promise<O>, transferOf: (output: O) => Transferable[] = () => []): void {
   if (!parentPort) throw new Error("serveTasks must run in a worker thread");
   const port = parentPort;
-  port.on("message", async (input: I) => {
+  let last: Promise<void> = Promise.resolve();
+  port.on("message", (input: I) => {
+    last = last.then(() => answer(input));
+  });
+  const answer = async (input: I) => {
     try {
       const value = await fn(input);
       port.postMessage({ ok: true, value }, transferOf(value));
@@ -16,5 +24,5 @@ export function serveTasks<I, O>(fn: (input: I) => O | Promise<O>, transferOf: (
       if (typeof e?.status === "number") error.status = e.status;
       port.postMessage({ ok: false, error });
     }
-  });
+  };
 }

@@ -191,6 +191,25 @@ describe("ingestDocument", () => {
     expect(await store.listDocuments()).toHaveLength(10);
   });
 
+  it("in bulk, a document whose write fails is reported alone, and the others of its batch land", async () => {
+    const put = store.putDocuments.bind(store);
+    vi.spyOn(store, "putDocuments").mockImplementation(async (items) => {
+      if (items.some((i) => i.doc.source === "bad.md")) throw new Error("disk full");
+      return put(items);
+    });
+    const events: IngestProgress[] = [];
+    const batch = createBatchIngest(store, { maxDocuments: 3, onProgress: (p) => events.push(p) });
+    const reported = [];
+    for (const name of ["a.md", "bad.md", "c.md", "d.md", "e.md"]) {
+      const { failures } = await batch.add({ filename: name, data: enc(`# ${name}\n\nAbout ${name} and storks.`), origin: "cli" });
+      reported.push(...failures);
+    }
+    reported.push(...(await batch.flush()));
+    expect(reported).toEqual([{ filename: "bad.md", error: "disk full", status: "added" }]);
+    expect((await store.listDocuments()).map((d) => d.source).sort()).toEqual(["a.md", "c.md", "d.md", "e.md"]);
+    expect(events.filter((e) => e.stage === "failed").map((e) => e.file)).toEqual(["bad.md"]);
+  });
+
   it("in bulk, concurrent adds of the same name or bytes keep one document each, and every distinct one lands", async () => {
     const batch = createBatchIngest(store, { maxDocuments: 2 });
     const body = (n: number) => enc(`# Doc ${n}\n\nBody number ${n} about egrets.`);

@@ -5,6 +5,7 @@ import type { ExtractedPair } from "@/lib/faq/extract";
 import { afterDocumentsStored } from "@/lib/faq/ingest";
 import { ingestQueue, recordIngest } from "@/lib/metrics";
 import type { DocumentWrite, Store } from "@/lib/store";
+import { documentKeys, hashKey, sourceKey } from "@/lib/store/reads";
 import type { DocumentRecord, IngestProgress } from "@/lib/types";
 import {
   contentSha256,
@@ -45,8 +46,9 @@ const BACKLOG = 4;
  * batch is committed in the background while the next documents are prepared (parsing and chunking overlap
  * LanceDB's write), one commit at a time, the next batch taking all that was prepared meanwhile. Failures of
  * a commit are returned by a later add() or by flush(), which waits for every commit — a failed batch is retried
- * document by document so one bad document never loses the others. add() may be called again before it resolves (see addConcurrently): documents with the
- * same name or bytes in a knowledge base are prepared one after the other, so a duplicate is still found.
+ * document by document so one bad document never loses the others. add() may be called again before it
+ * resolves (see addConcurrently): documents with the same name or bytes in a knowledge base are prepared one
+ * after the other, so a duplicate is still found.
  */
 export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
   const maxChunks = opts.maxChunks ?? 2000;
@@ -54,8 +56,6 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
   type Entry = { filename: string; write: DocumentWrite; faqPairs?: ExtractedPair[]; bytes: number; status: IngestResult["status"] };
   let batch: Entry[] = [];
   let chunkCount = 0;
-  /** The batch being committed: its documents are not in the store yet, but a duplicate must still find them. */
-  let committing: Entry[] = [];
   /** The commit in flight: one at a time. */
   let commit: Promise<void> | null = null;
   /** Failures of finished commits not returned yet. */
@@ -65,19 +65,17 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
   /** kb + name and kb + content hash of the documents being prepared → their preparation. */
   const preparing = new Map<string, Promise<unknown>>();
   /**
-   * The documents of `committing` and `batch` by kb + name and kb + content hash, the latest of each: looked up
-   * for every document prepared (walking both lists each time was 1 % of a bulk ingest's main thread).
+   * The documents of the batch and of the commit in flight (not in the store yet, but a duplicate must still find
+   * them), the latest under each key: looked up for every document prepared (walking both batches each time was
+   * 1 % of a bulk ingest's main thread).
    */
   const unwritten = new Map<string, DocumentRecord>();
-  const bySourceKey = (kb: string, source: string) => `${kb}\u0000s\u0000${source}`;
-  const byHashKey = (kb: string, hash: string) => `${kb}\u0000h\u0000${hash}`;
-  const keysOf = (d: DocumentRecord) => [bySourceKey(d.kb, d.source), byHashKey(d.kb, d.contentHash)];
   const forget = (entries: readonly Entry[]) => {
-    for (const { write } of entries) for (const k of keysOf(write.doc)) if (unwritten.get(k) === write.doc) unwritten.delete(k);
+    for (const { write } of entries) for (const k of documentKeys(write.doc)) if (unwritten.get(k) === write.doc) unwritten.delete(k);
   };
   const pending: PendingLookup = (kb, source, hash) => {
-    const bySource = unwritten.get(bySourceKey(kb, source)) ?? null;
-    const byHash = unwritten.get(byHashKey(kb, hash)) ?? null;
+    const bySource = unwritten.get(sourceKey(kb, source)) ?? null;
+    const byHash = unwritten.get(hashKey(kb, hash)) ?? null;
     return bySource || byHash ? { bySource, byHash } : undefined;
   };
   const done = async (entries: Entry[]) => {
@@ -116,13 +114,12 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
   const due = (times = 1) => chunkCount >= times * maxChunks || batch.length >= times * maxDocuments;
   /** Commits the batch in the background; when that ends, the next batch at once if it is due by then. */
   const startCommit = () => {
-    committing = batch;
+    const committing = batch;
     batch = [];
     chunkCount = 0;
     commit = write(committing).then((failures) => {
       unreported.push(...failures);
       forget(committing);
-      committing = [];
       commit = null;
       if (due()) startCommit();
     });
@@ -158,7 +155,7 @@ export function createBatchIngest(store: Store, opts: BatchIngestOptions = {}) {
           bytes: prepared.bytes,
           status: prepared.result.status,
         });
-        for (const k of keysOf(prepared.write.doc)) unwritten.set(k, prepared.write.doc);
+        for (const k of documentKeys(prepared.write.doc)) unwritten.set(k, prepared.write.doc);
         chunkCount += prepared.write.chunks.length;
       }
       return prepared;

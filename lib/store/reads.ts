@@ -60,17 +60,17 @@ const collator = new Intl.Collator();
 const byTitle = (a: DocumentRecord, b: DocumentRecord) =>
   collator.compare(a.title, b.title) || collator.compare(a.source, b.source) || collator.compare(a.id, b.id);
 const byCreation = (a: DocumentRecord, b: DocumentRecord) => a.createdAt.localeCompare(b.createdAt);
-const sourceKey = (kb: string, source: string) => `${kb}\u0000s\u0000${source}`;
-const hashKey = (kb: string, hash: string) => `${kb}\u0000h\u0000${hash}`;
-
-const keysOf = (d: DocumentRecord) => [sourceKey(d.kb, d.source), hashKey(d.kb, d.contentHash)];
+/** How a document is found again (the same file, or the same bytes, in its knowledge base): the keys of a lookup map. */
+export const sourceKey = (kb: string, source: string) => `${kb}\u0000s\u0000${source}`;
+export const hashKey = (kb: string, hash: string) => `${kb}\u0000h\u0000${hash}`;
+export const documentKeys = (d: DocumentRecord) => [sourceKey(d.kb, d.source), hashKey(d.kb, d.contentHash)];
 
 /** The documents of a knowledge base with this source (or content hash), oldest first. */
 function keyed(cache: DocCache, key: string): DocumentRecord[] {
   if (!cache.byKey) {
     const byKey = new Map<string, DocumentRecord[]>();
     for (const d of titleSorted(cache))
-      for (const k of keysOf(d)) {
+      for (const k of documentKeys(d)) {
         const list = byKey.get(k);
         if (list) list.push(d);
         else byKey.set(k, [d]);
@@ -106,12 +106,12 @@ function applyChange(cache: DocCache, { upserted = [], deleted = [] }: DocumentC
   const replaced = [...gone].flatMap((id) => cache.byId.get(id) ?? []);
   if (cache.byKey) {
     for (const d of replaced)
-      for (const k of keysOf(d)) {
+      for (const k of documentKeys(d)) {
         const rest = (cache.byKey.get(k) ?? []).filter((x) => x.id !== d.id);
         if (rest.length > 0) cache.byKey.set(k, rest);
         else cache.byKey.delete(k);
       }
-    for (const d of upserted) for (const k of keysOf(d)) cache.byKey.set(k, [...(cache.byKey.get(k) ?? []), d].sort(byCreation));
+    for (const d of upserted) for (const k of documentKeys(d)) cache.byKey.set(k, [...(cache.byKey.get(k) ?? []), d].sort(byCreation));
   }
   for (const id of deleted) {
     cache.byId.delete(id);

@@ -6,7 +6,8 @@
  * runs), serves the app's MCP endpoint for it on loopback, and asks each question whose reference answer has
  * at most --max-answer characters (the first --limit of them) through runChat, the code behind /api/chat,
  * with the configured model (offline by default). Prints how often the answer text contains the reference
- * answer, and in its first sentence, the median sentences per answer, how often it cites and refuses; with
+ * answer, and in its first sentence, the median sentences per answer, how often it cites and refuses, and
+ * how far the offline answerer's sentence ranking bounds those figures (scripts/eval-chat/ranking.ts); with
  * --unanswerable, also how often questions of another set (which this set's documents cannot answer) are
  * refused; with --fake-miscite, the share of deliberately wrong citations of a fake model that the citation
  * check moves or flags, and of right ones that it does (scripts/eval-chat/miscite.ts).
@@ -21,6 +22,7 @@ import { ingestSet, loadEvalSet } from "@/lib/retrieve/eval-harness";
 import { openStore } from "@/lib/store";
 import { type ChatEvalSummary, evalChat, serveMcp, shortAnswerQuestions } from "./eval-chat/harness";
 import { evalMiscite } from "./eval-chat/miscite";
+import { rankingCeiling } from "./eval-chat/ranking";
 
 const USAGE =
   "Usage: npm run eval -- --chat <eval set dir> [--limit N] [--max-answer 30] [--store DIR] [--unanswerable <set dir>] [--fake-miscite] [--misses N]";
@@ -92,6 +94,10 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     console.log(`  cited            ${pct(s.cited, s.questions)}`);
     console.log(`  refused          ${pct(s.refused, s.questions)}`);
     printMisses(s, Number.parseInt(values.misses!, 10) || 0);
+    const r = await rankingCeiling(store, questions);
+    console.log(
+      `  the answerer's sentence ranking: best sentence holds the answer ${pct(r.best, r.questions)}, one of the best 2 ${pct(r.top2, r.questions)}, of the best 3 ${pct(r.top3, r.questions)}; any retrieved passage ${pct(r.retrieved, r.questions)}`,
+    );
     if (other) {
       const u = await evalChat(mcp.url, unanswerable, { answerable: false, onQuestion: progress("unanswerable") });
       console.log(`\nunanswerable (${u.questions} questions of ${path.basename(other.dir)}): refused ${pct(u.refused, u.questions)}`);

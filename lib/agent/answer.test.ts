@@ -134,7 +134,7 @@ describe("sentence ranking", () => {
 });
 
 describe("refusal evidence", () => {
-  const q = "When did the Oslo team move to the new harbour office?";
+  const q = "When did the Oslo team move to the new harbour office building?";
   const expected = { type: answerType(q)!, question: q };
   const about = (text: string) => [p(1, "Company › Teams", text)];
 
@@ -146,9 +146,23 @@ describe("refusal evidence", () => {
     );
     const without = readPassages(questionTerms(q), about("The Oslo team works by the harbour."), ANSWER_TUNING, expected);
     const withYear = readPassages(questionTerms(q), about("The Oslo team works by the harbour since 2019."), ANSWER_TUNING, expected);
+    // The penalty, and the best sentence's type bonus counted in the evidence.
     expect(evidence(withYear, ANSWER_TUNING, expected) - evidence(without, ANSWER_TUNING, expected)).toBeCloseTo(
-      ANSWER_TUNING.untypedPenalty,
+      ANSWER_TUNING.untypedPenalty + ANSWER_TUNING.evidenceScore * ANSWER_TUNING.typeBonus,
     );
+  });
+
+  it("counts a question's words: the same shares are stronger evidence for a longer question", () => {
+    const passages = [p(1, "Lab › Notes", "Samples are stored in the cold room. The freezer log is checked daily.")];
+    const short = readPassages(questionTerms("Where are samples stored in the cold room?"), passages);
+    const long = readPassages(questionTerms("Where are samples and reagents stored in the cold room and the freezer?"), passages);
+    const at = (n: number) => ANSWER_TUNING.evidenceTerms * Math.log1p(Math.min(n, ANSWER_TUNING.evidenceTermsCap));
+    const bonus = (r: typeof short) => evidence(r) - evidence(r, { ...ANSWER_TUNING, evidenceTerms: 0 });
+    expect(bonus(short)).toBeCloseTo(at(short.terms.length));
+    expect(bonus(long)).toBeGreaterThan(bonus(short));
+    // Capped: a 5,000-character question gets no more than a question of evidenceTermsCap words.
+    const huge = readPassages(questionTerms(Array.from({ length: 60 }, (_, i) => `samples${i}`).join(" ")), passages);
+    expect(bonus(huge)).toBeCloseTo(at(ANSWER_TUNING.evidenceTermsCap));
   });
 
   it("asks more of a question of very few words", () => {

@@ -186,14 +186,19 @@ export interface Reading {
 /** Tunables of the answerer; one configuration for every language and document set. */
 export const ANSWER_TUNING = {
   /** Below this evidence (see evidence()), retrieval found nothing about the question: refuse. */
-  refuseBelow: 0.9,
+  refuseBelow: 1.21,
   /**
    * What the evidence adds to the best chunk's score: the share of the question's words found anywhere
-   * retrieved, and the best sentence's share of adjacent question-word pairs and of question words around it.
+   * retrieved, the best sentence's share of adjacent question-word pairs and of question words around it,
+   * the best sentence's own score, and ln(1 + the question's words, at most evidenceTermsCap): the same
+   * shares are stronger evidence for a question of many words, which a chance match rarely covers.
    */
   evidenceCovered: 0.25,
-  evidencePhrase: 0.2,
+  evidencePhrase: 0.4,
   evidenceLocal: 0.25,
+  evidenceScore: 0.1,
+  evidenceTerms: 0.15,
+  evidenceTermsCap: 14,
   /** What it takes off: for a question of at most fewTerms words (a chance match is likelier), and when the best sentence lacks the kind of answer asked for. */
   fewTerms: 3,
   fewTermsPenalty: 0.1,
@@ -358,8 +363,9 @@ export function readPassages(terms: readonly Term[], passages: readonly Passage[
 /**
  * How sure the answerer can be that the retrieved chunks answer the question at all: the best chunk's
  * score (the question's words, by specificity, in its best window), plus how much of the question the
- * retrieved chunks hold anywhere and how closely the best sentence follows the question (its adjacent word
- * pairs, its words around it); less for a question of very few words, and for a best sentence without the
+ * retrieved chunks hold anywhere, how closely the best sentence follows the question (its adjacent word
+ * pairs, its words around it, its score) and how many words the question has; less for a question of very
+ * few words, and for a best sentence without the
  * kind of answer the question asks for (no year for "when", no number for "how many"). Calibrated on
  * questions of another set against the same language's documents (which they cannot answer).
  */
@@ -372,7 +378,9 @@ export function evidence(reading: Reading, t = ANSWER_TUNING, expected?: Expecte
     bestChunk +
     t.evidenceCovered * reading.covered +
     t.evidencePhrase * (f?.phrase ?? 0) +
-    t.evidenceLocal * (f?.local ?? 0) -
+    t.evidenceLocal * (f?.local ?? 0) +
+    t.evidenceScore * (reading.candidates[0]?.score ?? 0) +
+    t.evidenceTerms * Math.log1p(Math.min(reading.terms.length, t.evidenceTermsCap)) -
     (reading.terms.length <= t.fewTerms ? t.fewTermsPenalty : 0) -
     (untyped ? t.untypedPenalty : 0)
   );

@@ -183,7 +183,7 @@ function without(p: Passage, said: readonly string[]): Passage {
 }
 
 /** A search result as a passage to quote: its citation number, where it is, and its text. */
-function toPassage(r: SearchResult): Passage {
+export function toPassage(r: SearchResult): Passage {
   return { n: r.ref, context: passagePlace(r), text: wholeSentences(r.text, r.context_before, r.context_after) };
 }
 

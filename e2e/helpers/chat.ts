@@ -13,7 +13,8 @@ export async function ask(page: Page, question: string): Promise<Locator> {
   const before = await page.getByTestId("assistant-message").count();
   await send(page, question);
   await expect(page.getByTestId("assistant-message")).toHaveCount(before + 1);
-  const answer = page.getByTestId("assistant-message").last();
+  // This turn's answer, pinned by position: a later question's answer is not it.
+  const answer = page.getByTestId("assistant-message").nth(before);
   // Done when the copy button shows (it appears once the answer has finished streaming).
   await expect(answer.getByTestId("copy-answer")).toBeVisible();
   return answer;

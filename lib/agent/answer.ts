@@ -365,9 +365,9 @@ export function readPassages(terms: readonly Term[], passages: readonly Passage[
  * score (the question's words, by specificity, in its best window), plus how much of the question the
  * retrieved chunks hold anywhere, how closely the best sentence follows the question (its adjacent word
  * pairs, its words around it, its score) and how many words the question has; less for a question of very
- * few words, and for a best sentence without the
- * kind of answer the question asks for (no year for "when", no number for "how many"). Calibrated on
- * questions of another set against the same language's documents (which they cannot answer).
+ * few words, and for a best sentence without the kind of answer the question asks for (no year for "when",
+ * no number for "how many"). Calibrated on questions of another set against the same language's documents
+ * (which they cannot answer).
  */
 export function evidence(reading: Reading, t = ANSWER_TUNING, expected?: Expected): number {
   if (reading.chunks.length === 0) return 0;

@@ -187,7 +187,8 @@ export function toPassage(r: SearchResult): Passage {
   return { n: r.ref, context: passagePlace(r), text: wholeSentences(r.text, r.context_before, r.context_after) };
 }
 
-function expectation(question: string): Expected | undefined {
+/** What kind of answer the question asks for, if its question word says (answer-type.ts). */
+export function expectation(question: string): Expected | undefined {
   const type = answerType(question);
   return type ? { type, question } : undefined;
 }

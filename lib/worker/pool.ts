@@ -92,10 +92,7 @@ export function createWorkerPool(opts: PoolOptions): WorkerPool {
     slot.worker.removeAllListeners();
     slot.worker.on("error", () => {});
     void slot.worker.terminate();
-    if (running) {
-      settle(running);
-      if (!running.dropped) running.reject(err);
-    }
+    if (running && !running.dropped) fail(running, err); // a dropped one was settled when it was aborted
     const again = waiting.filter((t) => !t.dropped);
     for (const t of again) t.slot = undefined;
     queue.unshift(...again);

@@ -5,8 +5,7 @@
  * figure bounds "answer in the first sentence"; the others bound what quoting more sentences can add.
  */
 import { ANSWER_TUNING, questionTerms, readPassages } from "@/lib/agent/answer";
-import { answerType } from "@/lib/agent/answer-type";
-import { SEARCH_TOP_K, toPassage } from "@/lib/agent/offline-model";
+import { expectation, SEARCH_TOP_K, toPassage } from "@/lib/agent/offline-model";
 import { searchKnowledge } from "@/lib/retrieve";
 import { hitContexts } from "@/lib/retrieve/context";
 import type { EvalQuestion } from "@/lib/retrieve/eval-metrics";
@@ -31,9 +30,7 @@ export async function rankingCeiling(store: Store, questions: readonly EvalQuest
     const passages = toSearchResults(hits, await hitContexts(store, hits)).map(toPassage);
     const refs = referencesOf(q);
     if (passages.some((p) => answerContained(p.text, refs))) out.retrieved++;
-    const type = answerType(q.question);
-    const expected = type ? { type, question: q.question } : undefined;
-    const at = readPassages(questionTerms(q.question), passages, ANSWER_TUNING, expected).candidates.findIndex((c) =>
+    const at = readPassages(questionTerms(q.question), passages, ANSWER_TUNING, expectation(q.question)).candidates.findIndex((c) =>
       answerContained(c.span.text, refs),
     );
     if (at === 0) out.best++;

@@ -264,6 +264,12 @@ describe("README.md and the documentation files", () => {
     expect(readme).toContain("bash scripts/test.sh     # every test");
   });
 
+  it("every docs/ page starts by saying what the reader will have at the end", () => {
+    const pages = walk(path.join(ROOT, "docs"), (f) => f.endsWith(".md")).map(rel);
+    const without = pages.filter((page) => !/^# .+\n\n\*\*At the end of this page\*\*/.test(read(page)));
+    expect(without, `Start these pages with "**At the end of this page** …" under the title:\n  ${without.join("\n  ")}\n`).toEqual([]);
+  });
+
   it("the history check catches history", () => {
     const caught = ["Stop 42: small pages", "measured in stop 40", "runs G / H", "run C", "Runs I–L", "two stops ago", "this stop"];
     for (const text of caught)

@@ -6,7 +6,7 @@
  * Lance's query threads spent about 0.4 of the 2 cores in glibc's malloc (its free-list upkeep,
  * `unlink_chunk`, alone 11 % of their samples) while a 1M-chunk server answered searches at concurrency 8.
  * With jemalloc preloaded the same server answered 110–115 req/s against 71–77, at 1.41 GB RSS against
- * 1.87 GB (see README, "A company's library: 1M chunks"). Without jemalloc on the machine (Debian:
+ * 1.87 GB (see docs/benchmarks.md). Without jemalloc on the machine (Debian:
  * `libjemalloc2`), glibc is kept with MALLOC_ARENA_MAX=2: its per-thread arenas, fragmented by Lance's pools,
  * grew a server from 914 to 1,520 MB in 90 s of uploads and searches, against 583 → 642 MB with the variable.
  * An operator's own LD_PRELOAD or MALLOC_ARENA_MAX wins; SERVER_MALLOC=glibc keeps glibc.

@@ -8,8 +8,7 @@ export { HEADING_SEPARATOR } from "./heading";
 
 /**
  * Default chunk size: a heading's section up to this many characters stays one chunk, so an answer and the
- * lead-in that carries the question's words stay together (the best range on the four public sets; see README,
- * "Design notes and measurements").
+ * lead-in that carries the question's words stay together (the best range on the four public sets; see docs/design-decisions.md).
  */
 export const DEFAULT_CHUNK_SIZE = 1500;
 

@@ -5,7 +5,7 @@ import type { Embedder } from "./types";
 
 /**
  * Default dimension: 512 keeps nearly all the recall of 2048 on the eval subsets at a quarter of the storage
- * (2 KB a chunk) and of the vector search and index-build time (see README, "Design notes and measurements").
+ * (2 KB a chunk) and of the vector search and index-build time (see docs/design-decisions.md).
  */
 const OFFLINE_DIMENSION = 512;
 

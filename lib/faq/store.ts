@@ -210,7 +210,7 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
   };
 
   // Offline the match is lexical only (match.ts), so the accepted entries' question tokens are kept in memory
-  // per table version (see README, "Design notes and measurements"). FAQs are few, so this is small.
+  // per table version (see docs/design-decisions.md). FAQs are few, so this is small.
   let tokenIndex: (LexicalIndex & { version: number }) | null = null;
   const lexicalIndex = async (): Promise<LexicalIndex> => {
     const version = await faqTable.version();

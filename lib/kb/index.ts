@@ -31,8 +31,8 @@ export const getRegistry: (store: Store) => Promise<Registry> = perStore("regist
 
 /**
  * Registered knowledge bases and those implied by documents, by name, with document titles; shared and frozen.
- * Every MCP request needs it and building it walks every document (see README, "Design notes and
- * measurements"), so it is kept until the documents or the registry change (their tables' versions, which see other processes' writes).
+ * Every MCP request needs it and building it walks every document (see docs/design-decisions.md),
+ * so it is kept until the documents or the registry change (their tables' versions, which see other processes' writes).
  */
 export async function kbCatalog(store: Store, registry: Registry): Promise<readonly KbCatalogEntry[]> {
   const key = `${await store.documentsVersion()}\u0000${await registry.kbsVersion()}\u0000${defaultKbName()}`;

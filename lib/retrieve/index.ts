@@ -48,7 +48,7 @@ const DEFAULT_TUNING: Omit<SearchTuning, "vectorWeight" | "crossEncoder"> = {
 /**
  * The vote vector search gets in the fusion. A real embedding model (EMBEDDING_PROVIDER=openai) gets an equal
  * vote. The offline embedder hashes the same tokens BM25 sees, but without IDF, so it adds nothing BM25 does
- * not already know, and an equal vote costs recall (see README, "Design notes and measurements"). Offline a
+ * not already know, and an equal vote costs recall (see docs/design-decisions.md). Offline a
  * query is therefore BM25 alone (about half the time), plus the freshness net (offlineRetrieve).
  */
 function defaultVectorWeight(embedder: { name: string }): number {

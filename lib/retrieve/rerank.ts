@@ -9,7 +9,7 @@
  *   number    share of the question's numbers found in the chunk
  *   document  coverage of the document as far as its best `documentDepth` candidates show it
  * IDF comes from the candidate pool itself: a term every candidate has cannot tell them apart. Weights chosen
- * with the ablation on the four public sets (see README, "Design notes and measurements"): first 1.5; number
+ * with the ablation on the four public sets (see docs/design-decisions.md): first 1.5; number
  * and document at 0, as neither helped on any set.
  */
 import { CJK_CLASS } from "@/lib/text/cjk";

@@ -62,7 +62,7 @@ async function run(startup: Startup): Promise<void> {
 
 /**
  * The full-text index is loaded into memory when the store opens (Store.warmed: seconds on a large store; see
- * README, "Design notes and measurements"), and the server is ready once it is: searches that came meanwhile competed with the load for the CPU and read
+ * docs/design-decisions.md), and the server is ready once it is: searches that came meanwhile competed with the load for the CPU and read
  * the index piece by piece. An index bigger than this wait allows is still loading when the server is ready.
  */
 const WARM_WAIT_MS = 30_000;

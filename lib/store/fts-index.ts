@@ -13,8 +13,7 @@ import { isCommitConflict, readVersion, type Tables, tablesWritten } from "./tab
  * Maintenance folds new rows into the full-text index as another partition, merged with the others only up to
  * Lance's partition target, so an index started by the first write of a bulk ingest ends up in pieces that
  * repeat their token dictionaries and are searched one by one. Once this share of the rows came in that way
- * it is rebuilt in one piece, when writes are quiet (smaller, faster queries; see README, "Design notes and
- * measurements").
+ * it is rebuilt in one piece, when writes are quiet (smaller, faster queries; see docs/design-decisions.md).
  */
 const FTS_REBUILD_GROWTH = 0.25;
 /** How often ftsAvailable() looks for an index another process may have made. */
@@ -47,7 +46,7 @@ export async function indexOn(table: lancedb.Table, column: string): Promise<lan
 
 /**
  * Loads the full-text index whole (queries otherwise load it piece by piece, and a query meeting words no
- * query met before pays for it; see README, "Design notes and measurements").
+ * query met before pays for it; see docs/design-decisions.md).
  */
 export async function prewarmFts(chunks: lancedb.Table, logger: Logger): Promise<void> {
   try {
@@ -77,8 +76,8 @@ export function createFtsIndex(tables: Pick<Tables, "chunks">, recent: RecentWri
    * still holds at version V while every commit since was this process's own put or delete (V − base.version
    * = own − base.commits): any other commit (another process, a move, a maintenance run still under way) makes
    * the counts differ, and searches then let Lance scan the rows its index lacks. Lance's full-text query scans
-   * them for every query, which slowed searches down while uploads kept coming (see README, "Design notes and
-   * measurements"); while this holds, a search skips that scan (fastSearch).
+   * them for every query, which slowed searches down while uploads kept coming (see docs/design-decisions.md);
+   * while this holds, a search skips that scan (fastSearch).
    */
   let base: Mark | null = null;
   /** This process's chunk commits, counted once the net holds what they wrote; and puts or deletes under way. */

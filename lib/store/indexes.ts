@@ -13,7 +13,7 @@ import { type Tables, tablesWritten } from "./tables";
 
 /**
  * Below this many chunks, exact (flat) vector search is fast enough; above it an HNSW index with scalar
- * quantization keeps queries fast at about the same recall (see README, "Design notes and measurements").
+ * quantization keeps queries fast at about the same recall (see docs/design-decisions.md).
  * Background maintenance builds it; rows added since are searched flat.
  */
 const VECTOR_INDEX_MIN_ROWS = 5000;
@@ -36,8 +36,8 @@ const VECTOR_INDEX_NAME = "vector_idx";
 /**
  * Folding new rows into the full-text index happens in Table.optimize(), which also compacts, and Lance merges
  * every fragment under a million rows: one upload's single new row made it rewrite the whole chunks and
- * documents files, seconds of both cores per upload on a large store (see README, "Design notes and
- * measurements"). So background maintenance optimizes the chunks and documents tables of a store past
+ * documents files, seconds of both cores per upload on a large store (see docs/design-decisions.md).
+ * So background maintenance optimizes the chunks and documents tables of a store past
  * FOLD_ALWAYS_BELOW_ROWS chunks only once
  * FOLD_MIN_FRACTION of the chunks wait outside the index or the first unfolded write is FOLD_MAX_WAIT_MS old;
  * until then this process's new chunks are found through the freshness net (lib/store/recent.ts) and Lance's
@@ -132,7 +132,7 @@ async function maintainVectorIndex(
  * `folds`: a fold of the big tables holds it exclusively, this process's deletes and replacements shared. Lance
  * fails a compaction when a delete or update of the rows it rewrites commits meanwhile ("Rewrite transaction was
  * preempted by concurrent transaction Delete"); appends do not conflict and never wait. At a million chunks a
- * fold takes 30–40 s and a delete came every 10 s, so no fold succeeded (see README, "Design notes").
+ * fold takes 30–40 s and a delete came every 10 s, so no fold succeeded (see docs/design-decisions.md).
  */
 export async function openIndexes(tables: Tables, opts: IndexOptions, recent: RecentWrites, folds: Gate): Promise<Indexes> {
   const logger = log("store");
@@ -150,8 +150,8 @@ export async function openIndexes(tables: Tables, opts: IndexOptions, recent: Re
   /**
    * Batch ingests of this process under way (CLI, --reindex, the eval harness, the bench: Store.beginBulk).
    * Meanwhile the big tables are not folded at all: each fold rewrites the tables written so far and adds
-   * every row to an index the end of the bulk rebuilds anyway, which made a bulk ingest slower (see README,
-   * "Design notes and measurements"). Its chunks are found through the freshness net meanwhile.
+   * every row to an index the end of the bulk rebuilds anyway, which made a bulk ingest slower (see docs/design-decisions.md).
+   * Its chunks are found through the freshness net meanwhile.
    */
   let bulks = 0;
   let stopped = false;

@@ -34,7 +34,7 @@ export type MaintenanceReport = Record<string, unknown>;
 
 /**
  * Under continuous writes maintenance takes at most a quarter of the time: a run's cost grows with the table,
- * and back-to-back runs took most of a bulk ingest's CPU (see README, "Design notes and measurements").
+ * and back-to-back runs took most of a bulk ingest's CPU (see docs/design-decisions.md).
  */
 const RUN_SPACING = 3;
 

@@ -152,7 +152,7 @@ export interface DocumentCache {
    * before and after it. When that was the only commit in between, the cache takes the rows as written instead
    * of reading every document again, and a get() meanwhile answers with the documents before the commit:
    * a bulk ingest commits every few hundred documents while the next ones are prepared, and each full read
-   * (and each copy of the cache) cost time that grew with the store (see README, "Design notes").
+   * (and each copy of the cache) cost time that grew with the store (see docs/design-decisions.md).
    */
   commit(change: DocumentChange, write: () => Promise<unknown>): Promise<{ before: number; after: number }>;
 }
@@ -289,7 +289,7 @@ export function storeReads(
   /**
    * Bodies of these documents, taken by the row ids the document cache knows (cheaper than a filtered query,
    * which scans the ids first), the rest in one query. Each query has a fixed cost, so bodies are read
-   * together, not one by one (see README, "Design notes and measurements"). A row id that no longer holds its
+   * together, not one by one (see docs/design-decisions.md). A row id that no longer holds its
    * document (another process compacted the table meanwhile) is noticed by its id and read by the query.
    */
   const readBodies = async (ids: readonly string[], { rowIds }: DocCache) => {

@@ -3,7 +3,7 @@
  * full-text search scans rows its index does not cover yet, but scores them low (and not at all against an
  * index of a few rows); a search that ran while the index lagged also looks here (lib/retrieve), in memory,
  * so a document is findable the moment it is added. Any scan of the table per query was far too slow on a
- * large store (see README, "Design notes and measurements"). Writes of other processes are found by the full-text index alone.
+ * large store (see docs/design-decisions.md). Writes of other processes are found by the full-text index alone.
  */
 import type { ChunkRecord } from "@/lib/types";
 

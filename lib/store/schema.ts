@@ -30,7 +30,7 @@ export const CHUNK_COLUMNS = ["id", "document_id", "kb", "chunk_index", "heading
 /**
  * What a search takes of each of its candidates: the document and place are in the id (chunkId) and the
  * knowledge base is the document's, so they are not read. Each column is read for all 50 candidates of every
- * query, so each one left out saves time on every search (see README, "Design notes and measurements").
+ * query, so each one left out saves time on every search (see docs/design-decisions.md).
  */
 export const SEARCH_COLUMNS = ["id", "heading", "start_offset", "end_offset", "page", "text"];
 
@@ -38,7 +38,7 @@ const str = (name: string, nullable = false) => new Field(name, new Utf8(), null
 /**
  * A chunk's text and index text: many short values, which Lance 2.1 compresses with FSST alone unless asked for
  * more. Asking for zstd adds block compression over them, which shrinks the index text by about a third (see
- * README, "Design notes and measurements"). (The documents' full texts are long values, which Lance already
+ * docs/design-decisions.md). (The documents' full texts are long values, which Lance already
  * compresses one by one.)
  */
 const packedStr = (name: string) => new Field(name, new Utf8(), false, new Map([["lance-encoding:compression", "zstd"]]));

@@ -1,7 +1,6 @@
 import { hash, verify } from "@node-rs/argon2";
 
-// Argon2id with the OWASP minimum (19 MiB, 2 passes): costly to guess, still quick for a sign-in (see README,
-// "Design notes and measurements").
+// Argon2id with the OWASP minimum (19 MiB, 2 passes): costly to guess, still quick for a sign-in (see docs/design-decisions.md).
 const OPTIONS = { memoryCost: 19456, timeCost: 2, parallelism: 1 };
 
 export function hashPassword(password: string): Promise<string> {

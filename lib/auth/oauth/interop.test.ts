@@ -295,11 +295,12 @@ describe("private_key_jwt", () => {
 
     const fields = await codeFor(clientId);
     // Without an assertion, with one signed by another key, or with a foreign issuer: refused, the code kept.
-    for (const extra of [
+    const attempts: Record<string, string>[] = [
       {},
       { client_assertion_type: TYPE, client_assertion: await assertion(clientId, strangerKey) },
       { client_assertion_type: TYPE, client_assertion: await assertion("someone-else") },
-    ]) {
+    ];
+    for (const extra of attempts) {
       const r = await tokenRequest({ ...fields, ...extra });
       expect(r.status).toBe(401);
       expect(((await r.json()) as { error: string }).error).toBe("invalid_client");

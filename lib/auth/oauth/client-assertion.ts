@@ -12,7 +12,7 @@ import { processGlobal } from "@/lib/process-global";
 import { ClientMetadataError, fetchPublicDocument, isClientIdUrl } from "./client-metadata";
 import { issuer, oauthEndpoints } from "./urls";
 
-export const ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+const ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 export const ASSERTION_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"];
 const MAX_JWKS_BYTES = 16 * 1024;
 const JWKS_CACHE_MS = 5 * 60_000;

@@ -32,6 +32,11 @@ export function mediaType(req: Request): string {
   return (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
 }
 
+/** A byte limit as people read it: "8 KB", "4 MB". */
+function sizeText(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round(bytes / 1024 / 1024)} MB` : `${Math.round(bytes / 1024)} KB`;
+}
+
 /**
  * The JSON body of a web API request: `application/json` only (415 otherwise: a browser sends `text/plain`
  * cross-origin without a preflight), at most `max` bytes (413), and valid JSON (400).
@@ -41,7 +46,7 @@ export async function readJsonBody(req: Request, max = MAX_JSON_BODY_BYTES): Pro
     throw new AppError("unsupported_type", "Send the request body as JSON (Content-Type: application/json).");
   }
   const bytes = await readBodyBytes(req, max);
-  if (!bytes) throw new AppError("too_large", `The request body is larger than ${Math.round(max / 1024 / 1024)} MB.`);
+  if (!bytes) throw new AppError("too_large", `The request body is larger than ${sizeText(max)}.`);
   try {
     return JSON.parse(bytes.toString("utf8"));
   } catch {

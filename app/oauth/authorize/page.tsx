@@ -3,8 +3,10 @@ import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { CONSENT_MESSAGES, fill, localeFromAcceptLanguage } from "@/components/oauth/consent-messages";
 import { buttonClass, ErrorLine, inputClass, primaryButtonClass } from "@/components/ui";
+import { resolveAuthSettings } from "@/lib/auth/config";
 import { beginAuthorization, type ConsentView, pendingConsent } from "@/lib/auth/oauth/authorize";
 import { resourceUrl } from "@/lib/auth/oauth/urls";
+import { callerOf } from "@/lib/auth/peer";
 import { getReadyStore } from "@/lib/server/startup";
 
 export const metadata: Metadata = { title: "Authorize · Knowledge Chat", referrer: "same-origin" };
@@ -31,7 +33,8 @@ export default async function AuthorizePage({ searchParams }: Props) {
     failed = query.get("failed");
     if (!view) return <Problem title={t.errorTitle} message={t.expired} />;
   } else {
-    const result = await beginAuthorization(query, deps, h.get("cookie"));
+    const caller = callerOf(new Request("http://page.invalid/", { headers: h }), resolveAuthSettings().trustedProxies);
+    const result = await beginAuthorization(query, deps, h.get("cookie"), caller);
     if (result.kind === "redirect") redirect(result.location);
     if (result.kind === "error") return <Problem title={t.errorTitle} message={result.message} />;
     view = result.view;

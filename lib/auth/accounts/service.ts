@@ -72,8 +72,10 @@ export async function acceptInvite(
   if (!found) throw new AppError("not_found", "This invite link is invalid, used or expired. Ask your admin for a new one.");
   const email = input.email.trim().toLowerCase();
   if (found.email && found.email !== email) throw new AppError("bad_request", `This invite is for ${found.email}.`);
-  if (await accounts.findByEmail(email)) throw new AppError("conflict", `There is already an account for ${email}.`);
-  if (!(await accounts.consumeInvite(found.hash))) {
+  // An e-mail that has an account uses the invite up and gets the answer of a used one: an invite must not
+  // become a way to learn who has an account here.
+  const taken = (await accounts.findByEmail(email)) !== null;
+  if (!(await accounts.consumeInvite(found.hash)) || taken) {
     throw new AppError("not_found", "This invite link is invalid, used or expired. Ask your admin for a new one.");
   }
   const user: User = {

@@ -18,8 +18,8 @@ import { isAdminSecret } from "@/lib/auth/admin-secret";
 import { type AuthSettings, resolveAuthSettings } from "@/lib/auth/config";
 import { safeEqual } from "@/lib/auth/internal";
 import { isOriginAllowed } from "@/lib/auth/origin";
-import { callerOf } from "@/lib/auth/peer";
-import { authFailures } from "@/lib/auth/request";
+import { type Caller, callerOf } from "@/lib/auth/peer";
+import { authFailures, getRateLimiter } from "@/lib/auth/request";
 import { limitOf, mayRead } from "@/lib/auth/roles";
 import { getRegistry, kbCatalog } from "@/lib/kb";
 import { knownKbs } from "@/lib/kb/known";
@@ -27,6 +27,7 @@ import { processGlobal } from "@/lib/process-global";
 import type { Store } from "@/lib/store";
 import { resolveClient } from "./clients";
 import { readForm } from "./form";
+import { matchRedirect, redirectLabel } from "./redirects";
 import { redirect, withParams } from "./responses";
 import { getOAuthStore, newGrantId } from "./store";
 import type { GrantScope } from "./types";
@@ -39,11 +40,21 @@ export interface OAuthDeps {
 }
 
 const PENDING_MS = 10 * 60_000;
-const PENDING_MAX = 1000;
+/** Pending requests one address may hold: its own oldest make way, never another's. */
+const PENDING_PER_ADDRESS = 20;
+/** Pending requests in all: past this new ones are refused, none evicted. */
+const PENDING_MAX = 10_000;
+/**
+ * Authorization requests a minute per address from someone not signed in (each one may fetch a metadata
+ * document and holds a pending request): a quarter of MCP_RATE_LIMIT, 30 by default.
+ */
+const anonymousAuthorizePerMinute = (s: AuthSettings) => Math.max(1, Math.floor(s.rateLimitPerMinute / 4));
 const CODE_TTL_MS = 60_000;
 
 interface Pending {
   id: string;
+  /** The address that started the request (whose share of the pending requests it uses). */
+  address: string;
   csrf: string;
   expiresAt: number;
   clientId: string;
@@ -84,10 +95,18 @@ export type BeginResult =
 
 const pendingMap = () => processGlobal("oauth-pending", () => new Map<string, Pending>());
 
-function sweep(now: number) {
+/** Keeps `p` unless the address already holds its share (its oldest go) or all are taken (false). */
+function keepPending(p: Pending, now: number): boolean {
   const map = pendingMap();
-  for (const [id, p] of map) if (p.expiresAt <= now) map.delete(id);
-  while (map.size >= PENDING_MAX) map.delete(map.keys().next().value as string);
+  const mine: string[] = [];
+  for (const [id, other] of map) {
+    if (other.expiresAt <= now) map.delete(id);
+    else if (other.address === p.address) mine.push(id);
+  }
+  while (mine.length >= PENDING_PER_ADDRESS) map.delete(mine.shift() as string);
+  if (map.size >= PENDING_MAX) return false;
+  map.set(p.id, p);
+  return true;
 }
 
 /** The signed-in person of a consent request, if any. */
@@ -106,7 +125,7 @@ async function view(p: Pending, deps: OAuthDeps, cookieHeader: string | null): P
     clientName: p.clientName,
     clientId: p.clientId,
     logoUri: p.logoUri,
-    redirectHost: new URL(p.redirectUri).host,
+    redirectHost: redirectLabel(p.redirectUri),
     kb: p.kb,
     kbs: catalog
       .map((e) => ({ name: e.kb.name, title: e.kb.title }))
@@ -124,14 +143,23 @@ export async function pendingConsent(requestId: string, deps: OAuthDeps, cookieH
   return view(p, deps, cookieHeader);
 }
 
-/** Validates an authorization request (the consent page's query). */
+/**
+ * Validates an authorization request (the consent page's query). `caller`: who asks; someone not signed in
+ * is limited per address.
+ */
 export async function beginAuthorization(
   query: URLSearchParams,
   deps: OAuthDeps,
   cookieHeader: string | null = null,
+  caller: Caller = { address: "unknown", local: false },
 ): Promise<BeginResult> {
   for (const key of new Set(query.keys())) {
     if (query.getAll(key).length > 1) return { kind: "error", message: `The parameter ${key} is given more than once.` };
+  }
+  const signedIn = (await consenter(await deps.getStore(), cookieHeader)) !== null;
+  const limiter = getRateLimiter(anonymousAuthorizePerMinute(deps.auth ?? resolveAuthSettings()), "oauth-authorize");
+  if (!signedIn && !limiter.take(`ip:${caller.address}`).allowed) {
+    return { kind: "error", message: "Too many authorization requests from this address; try again in a minute." };
   }
   const store = await getOAuthStore(await deps.getStore());
   let client: Awaited<ReturnType<typeof resolveClient>>;
@@ -140,8 +168,8 @@ export async function beginAuthorization(
   } catch (err) {
     return { kind: "error", message: `This application cannot be identified: ${err instanceof Error ? err.message : String(err)}.` };
   }
-  const redirectUri = query.get("redirect_uri");
-  if (!redirectUri || !client.metadata.redirect_uris.includes(redirectUri)) {
+  const redirectUri = matchRedirect(client.metadata.redirect_uris, query.get("redirect_uri"));
+  if (!redirectUri) {
     return { kind: "error", message: "The redirect URI is not one this application registered." };
   }
   const state = query.get("state") ?? undefined;
@@ -152,6 +180,7 @@ export async function beginAuthorization(
   if (query.get("response_type") !== "code") return fail("unsupported_response_type", 'response_type must be "code"');
   const challenge = query.get("code_challenge");
   if (!challenge || !/^[A-Za-z0-9_-]{43}$/.test(challenge)) return fail("invalid_request", "code_challenge (PKCE S256) is required");
+  // Without a method RFC 7636 means "plain"; only S256 is taken, so an absent method is refused too.
   if (query.get("code_challenge_method") !== "S256") return fail("invalid_request", 'code_challenge_method must be "S256"');
   const resource = query.get("resource");
   const target = parseResource(resource);
@@ -162,6 +191,7 @@ export async function beginAuthorization(
 
   const pending: Pending = {
     id: randomBytes(16).toString("base64url"),
+    address: caller.address,
     csrf: randomBytes(24).toString("base64url"),
     expiresAt: Date.now() + PENDING_MS,
     clientId: client.clientId,
@@ -178,8 +208,7 @@ export async function beginAuthorization(
   if (target.kb !== undefined && v.kbs.length === 0) {
     return fail("invalid_target", `there is no knowledge base named "${target.kb}" that you may use`);
   }
-  sweep(Date.now());
-  pendingMap().set(pending.id, pending);
+  if (!keepPending(pending, Date.now())) return fail("temporarily_unavailable", "too many pending authorization requests; try again later");
   return { kind: "consent", view: v };
 }
 

@@ -1,10 +1,17 @@
 /**
  * Who the clients are: a client_id that is an https URL is resolved by its metadata document
  * (client-metadata.ts); any other was issued here by dynamic client registration (RFC 7591), stored in the
- * clients side table (a client secret only for client_secret_post, and only its hash).
+ * clients side table (a client secret only for client_secret_post, and only its hash). A client is public
+ * ("none"), or authenticates with its secret (client_secret_post) or a signed JWT (private_key_jwt): a client
+ * that declares a method is held to it, never taken for a public one.
  */
 import { randomBytes } from "node:crypto";
-import { InvalidClientError, InvalidClientMetadataError, InvalidRequestError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
+import {
+  InvalidClientError,
+  InvalidClientMetadataError,
+  InvalidRequestError,
+  TooManyRequestsError,
+} from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import {
   type OAuthClientInformationFull,
   OAuthClientInformationFullSchema,
@@ -13,15 +20,26 @@ import {
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { safeEqual } from "@/lib/auth/internal";
 import { hashTokenSecret } from "@/lib/auth/tokens";
+import { hasKeySource, verifyClientAssertion } from "./client-assertion";
 import { ClientMetadataError, fetchClientMetadata, isClientIdUrl } from "./client-metadata";
+import { acceptableRedirect, REDIRECT_RULE } from "./redirects";
 import type { OAuthStore } from "./store";
+
+const AUTH_METHODS = ["none", "client_secret_post", "private_key_jwt"] as const;
+type AuthMethod = (typeof AUTH_METHODS)[number];
 
 export interface ResolvedClient {
   clientId: string;
   metadata: OAuthClientMetadata;
+  authMethod: AuthMethod;
   /** Only for a registered confidential client (client_secret_post). */
   secretHash: string | null;
 }
+
+/** Registered clients kept at most; registration is refused while full (unused ones expire after a day). */
+const MAX_CLIENTS = 2000;
+/** The most a registration's metadata may hold as JSON (a metadata document may hold 5 KB). */
+const MAX_METADATA_CHARS = 4 * 1024;
 
 const MAX_CLIENT_ID_CHARS = 2048;
 
@@ -31,39 +49,47 @@ export async function resolveClient(store: OAuthStore, clientId: string | null |
   if (clientId.length > MAX_CLIENT_ID_CHARS) throw new InvalidClientError("client_id is too long");
   if (/^https?:\/\//i.test(clientId)) {
     if (!isClientIdUrl(clientId)) throw new InvalidClientError("a client_id URL must be https");
+    let metadata: OAuthClientMetadata;
     try {
-      return { clientId, metadata: await fetchClientMetadata(clientId), secretHash: null };
+      metadata = await fetchClientMetadata(clientId);
     } catch (err) {
       throw new InvalidClientError(`client metadata document: ${err instanceof ClientMetadataError ? err.message : "could not be read"}`);
     }
+    // A document cannot carry a shared secret: it is public ("none") or proves itself with its keys.
+    const method = metadata.token_endpoint_auth_method ?? "none";
+    if (method !== "none" && method !== "private_key_jwt") {
+      throw new InvalidClientError(`client metadata document: token_endpoint_auth_method "${method}" is not supported here`);
+    }
+    if (method === "private_key_jwt" && !hasKeySource(metadata)) {
+      throw new InvalidClientError("client metadata document: private_key_jwt needs an https jwks_uri or jwks");
+    }
+    return { clientId, metadata, authMethod: method, secretHash: null };
   }
   const stored = await store.getClient(clientId);
   if (!stored) throw new InvalidClientError("unknown client_id (register first, or use a client metadata document URL)");
-  return { clientId, metadata: OAuthClientMetadataSchema.parse(JSON.parse(stored.metadata)), secretHash: stored.secretHash };
+  const metadata = OAuthClientMetadataSchema.parse(JSON.parse(stored.metadata));
+  const method = (metadata.token_endpoint_auth_method ?? "none") as AuthMethod;
+  if (!AUTH_METHODS.includes(method)) throw new InvalidClientError("this client's registration cannot be used");
+  return { clientId, metadata, authMethod: method, secretHash: stored.secretHash };
 }
 
-/** Client authentication at the token and revocation endpoints: none for public clients, client_secret_post otherwise. */
-export function authenticateClient(client: ResolvedClient, presentedSecret: string | null): void {
-  if (client.secretHash === null) return;
-  if (!presentedSecret || !safeEqual(hashTokenSecret(presentedSecret), client.secretHash)) {
+/** Client authentication at the token and revocation endpoints, by the method the client declared. */
+export async function authenticateClient(client: ResolvedClient, form: URLSearchParams): Promise<void> {
+  if (client.authMethod === "private_key_jwt") return verifyClientAssertion(client.clientId, client.metadata, form);
+  if (client.authMethod === "none") return;
+  const presented = form.get("client_secret");
+  if (!client.secretHash || !presented || !safeEqual(hashTokenSecret(presented), client.secretHash)) {
     throw new InvalidClientError("client authentication failed");
   }
 }
 
-/** A redirect URI a client may register: https, or http on a loopback host (native apps, RFC 8252). */
-function acceptableRedirect(uri: string): boolean {
-  try {
-    const u = new URL(uri);
-    if (u.hash) return false;
-    if (u.protocol === "https:") return true;
-    return u.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(u.hostname);
-  } catch {
-    return false;
-  }
-}
-
 /** POST /oauth/register: validates the metadata with the SDK's schema, stores it, answers the client information. */
-export async function registerClient(store: OAuthStore, body: unknown, now = new Date()): Promise<OAuthClientInformationFull> {
+export async function registerClient(
+  store: OAuthStore,
+  body: unknown,
+  now = new Date(),
+  maxClients = MAX_CLIENTS,
+): Promise<OAuthClientInformationFull> {
   const parsed = OAuthClientMetadataSchema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -71,17 +97,26 @@ export async function registerClient(store: OAuthStore, body: unknown, now = new
   }
   const metadata = parsed.data;
   if (metadata.redirect_uris.length === 0 || !metadata.redirect_uris.every(acceptableRedirect)) {
-    throw new InvalidClientMetadataError("redirect_uris must be https URLs (or http on localhost) without a fragment");
+    throw new InvalidClientMetadataError(`redirect_uris: ${REDIRECT_RULE}`);
   }
-  const method = metadata.token_endpoint_auth_method ?? "none";
-  if (method !== "none" && method !== "client_secret_post") {
-    throw new InvalidClientMetadataError('token_endpoint_auth_method must be "none" or "client_secret_post"');
+  const method = (metadata.token_endpoint_auth_method ?? "none") as AuthMethod;
+  if (!AUTH_METHODS.includes(method)) {
+    throw new InvalidClientMetadataError(`token_endpoint_auth_method must be ${AUTH_METHODS.map((m) => `"${m}"`).join(", ")}`);
+  }
+  if (method === "private_key_jwt" && !hasKeySource(metadata)) {
+    throw new InvalidClientMetadataError("private_key_jwt needs jwks_uri (https) or jwks");
   }
   if (metadata.grant_types?.some((g) => g !== "authorization_code" && g !== "refresh_token")) {
     throw new InvalidClientMetadataError("grant_types may only be authorization_code and refresh_token");
   }
   if (metadata.response_types?.some((r) => r !== "code")) throw new InvalidClientMetadataError('response_types may only be "code"');
-  if (JSON.stringify(metadata).length > 16 * 1024) throw new InvalidClientMetadataError("the client metadata is too large");
+  if (JSON.stringify(metadata).length > MAX_METADATA_CHARS) {
+    throw new InvalidClientMetadataError(`the client metadata is larger than ${MAX_METADATA_CHARS / 1024} KB`);
+  }
+  const full = async () => (await store.countClients()) >= maxClients;
+  if ((await full()) && ((await store.purgeClients(now)) === 0 || (await full()))) {
+    throw new TooManyRequestsError("this server holds as many registered clients as it keeps; try again later");
+  }
 
   const clientId = `kbc_${randomBytes(16).toString("hex")}`;
   const secret = method === "client_secret_post" ? `kbcs_${randomBytes(24).toString("base64url")}` : undefined;

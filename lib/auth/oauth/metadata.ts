@@ -1,6 +1,7 @@
 /** The discovery documents: protected resource metadata (RFC 9728) and authorization server metadata (RFC 8414). */
 import type { OAuthMetadata, OAuthProtectedResourceMetadata } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { checkKbName } from "@/lib/kb/names";
+import { ASSERTION_ALGORITHMS } from "./client-assertion";
 import { issuer, oauthEndpoints, resourceUrl, SCOPES } from "./urls";
 
 /** Public documents: any origin may read them (browser-based MCP clients discover too). */
@@ -28,8 +29,10 @@ function authorizationServerMetadata(): OAuthMetadata & Record<string, unknown> 
     response_modes_supported: ["query"],
     grant_types_supported: ["authorization_code", "refresh_token"],
     code_challenge_methods_supported: ["S256"],
-    token_endpoint_auth_methods_supported: ["none", "client_secret_post"],
-    revocation_endpoint_auth_methods_supported: ["none", "client_secret_post"],
+    token_endpoint_auth_methods_supported: ["none", "client_secret_post", "private_key_jwt"],
+    token_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
+    revocation_endpoint_auth_methods_supported: ["none", "client_secret_post", "private_key_jwt"],
+    revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
     scopes_supported: [...SCOPES],
     client_id_metadata_document_supported: true,
     authorization_response_iss_parameter_supported: true,

@@ -66,6 +66,12 @@ interface StoredSecret {
 export interface OAuthStore {
   addClient(client: StoredClient): Promise<void>;
   getClient(clientId: string): Promise<StoredClient | null>;
+  countClients(): Promise<number>;
+  /**
+   * Deletes registrations no grant ever came of after a day, and those whose grants have not been used for
+   * 60 days (revoking those grants); returns how many went. Registration asks at most hourly, and when full.
+   */
+  purgeClients(now: Date): Promise<number>;
   addGrant(grant: OAuthGrant): Promise<void>;
   getGrant(id: string): Promise<OAuthGrant | null>;
   listGrants(): Promise<OAuthGrant[]>;
@@ -126,6 +132,10 @@ function rowToSecret(r: Record<string, unknown>): StoredSecret {
 /** Expired secrets are deleted a day after they expire (a replayed code or refresh token is still recognised until then). */
 const PURGE_AFTER_MS = 24 * 3600_000;
 const PURGE_EVERY_MS = 3600_000;
+/** A registration no consent came of within a day is someone's abandoned attempt, or filler. */
+const UNUSED_CLIENT_MS = 24 * 3600_000;
+/** Twice the refresh token's life: none of the client's tokens can still work. */
+const STALE_CLIENT_MS = 60 * 24 * 3600_000;
 
 async function openOAuthStore(store: Store): Promise<OAuthStore> {
   const { clients, grants, secrets } = await openSideTables(store, OAUTH_TABLES, {
@@ -164,13 +174,46 @@ async function openOAuthStore(store: Store): Promise<OAuthStore> {
       }
     });
 
+  const inList = (column: string, values: string[]) => values.map((v) => sqlEq(column, v)).join(" OR ");
+  const purgeClients = (now: Date) =>
+    serialized(async () => {
+      const unusedBefore = new Date(now.getTime() - UNUSED_CLIENT_MS).toISOString();
+      const staleBefore = new Date(now.getTime() - STALE_CLIENT_MS).toISOString();
+      const lastUse = new Map<string, string>();
+      for (const g of (await grants.table.query().toArray()).map(rowToGrant)) {
+        const at = g.lastUsedAt ?? g.createdAt;
+        if ((lastUse.get(g.clientId) ?? "") < at) lastUse.set(g.clientId, at);
+      }
+      const gone: string[] = [];
+      for (const r of await clients.table.query().select(["client_id", "created_at"]).toArray()) {
+        const id = String(r.client_id);
+        const used = lastUse.get(id);
+        if (used === undefined ? String(r.created_at) < unusedBefore : used < staleBefore) gone.push(id);
+      }
+      for (let i = 0; i < gone.length; i += 100) {
+        const batch = gone.slice(i, i + 100);
+        const stale = batch.filter((id) => lastUse.has(id));
+        if (stale.length) await grants.write((t) => t.update({ where: inList("client_id", stale), values: { revoked: true } }));
+        await clients.write((t) => t.delete(inList("client_id", batch)));
+      }
+      return gone.length;
+    });
+  const purgeClientsHourly = atMostEvery(PURGE_EVERY_MS, async (now) => {
+    await purgeClients(now);
+  });
+
   return {
-    addClient(client) {
+    async addClient(client) {
+      await purgeClientsHourly(new Date()).catch((err) => console.error("[oauth] could not purge unused clients:", err));
       return serialized(async () => {
         const row = { client_id: client.clientId, metadata: client.metadata, secret_hash: client.secretHash, created_at: client.createdAt };
         await clients.write((t) => t.add([row]));
       });
     },
+    countClients() {
+      return clients.table.countRows();
+    },
+    purgeClients,
     async getClient(clientId) {
       const rows = await clients.table.query().where(sqlEq("client_id", clientId)).limit(1).toArray();
       if (!rows.length) return null;

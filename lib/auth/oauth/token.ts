@@ -17,7 +17,7 @@ import {
 import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { resolveAuthSettings } from "@/lib/auth/config";
 import { callerOf } from "@/lib/auth/peer";
-import { getRateLimiter } from "@/lib/auth/request";
+import { authFailures, getRateLimiter } from "@/lib/auth/request";
 import { readJsonBody } from "@/lib/server/body";
 import type { OAuthDeps } from "./authorize";
 import { authenticateClient, registerClient, resolveClient } from "./clients";
@@ -69,7 +69,7 @@ async function exchangeCode(store: OAuthStore, form: URLSearchParams, clientId: 
   const code = form.get("code");
   if (!code) throw new InvalidRequestError("code is required");
   const stored = await store.findSecret(code, "code");
-  if (!stored) throw new InvalidGrantError("the authorization code is invalid");
+  if (!stored) throw guess(new InvalidGrantError("the authorization code is invalid"));
   const data = JSON.parse(stored.data ?? "{}") as { clientId?: string; redirectUri?: string; codeChallenge?: string };
   if (data.clientId !== clientId) throw new InvalidGrantError("the authorization code was issued to another client");
   if (!(await store.consume(stored.hash))) {
@@ -90,27 +90,41 @@ async function refresh(store: OAuthStore, form: URLSearchParams, clientId: strin
   const token = form.get("refresh_token");
   if (!token) throw new InvalidRequestError("refresh_token is required");
   const stored = await store.findSecret(token, "refresh");
-  if (!stored) throw new InvalidGrantError("the refresh token is invalid");
+  if (!stored) throw guess(new InvalidGrantError("the refresh token is invalid"));
   const grant = await store.getGrant(stored.grantId);
   if (!grant || grant.clientId !== clientId) throw new InvalidGrantError("the refresh token was issued to another client");
+  // Before the token is used up: a request for another endpoint is the client's mistake, not a replay.
+  checkResource(form, grant);
   if (!(await store.consume(stored.hash))) {
     await store.revokeGrant(grant.id);
     throw new InvalidGrantError("the refresh token was already used; the grant is revoked");
   }
   if (grant.revoked) throw new InvalidGrantError("the grant has been revoked");
   if (stored.expiresAt <= new Date().toISOString()) throw new InvalidGrantError("the refresh token has expired");
-  checkResource(form, grant);
   return issueTokens(store, grant);
 }
 
-/** POST /oauth/token */
+/** Marks an error as a wrong secret (a client credential, a code or refresh token never issued): a guess. */
+function guess<E extends Error>(err: E): E {
+  return Object.assign(err, { guess: true });
+}
+
+/**
+ * POST /oauth/token. Guesses count against the address's failed-authentication budget, as at the MCP
+ * endpoint (an expired or already used secret is no guess: shared addresses of hosted apps must not lock out).
+ */
 export async function handleToken(req: Request, deps: OAuthDeps): Promise<Response> {
+  const settings = deps.auth ?? resolveAuthSettings();
+  const failures = authFailures(settings, callerOf(req, settings.trustedProxies));
   try {
+    if (failures.blocked()) throw new TooManyRequestsError("too many failed token requests from this address; try again in a minute");
     if (req.method !== "POST") throw new MethodNotAllowedError("use POST");
     const form = await readForm(req);
     const store = await getOAuthStore(await deps.getStore());
     const client = await resolveClient(store, form.get("client_id"));
-    authenticateClient(client, form.get("client_secret"));
+    await authenticateClient(client, form).catch((err: Error) => {
+      throw guess(err);
+    });
     const grantType = form.get("grant_type");
     const tokens =
       grantType === "authorization_code"
@@ -122,6 +136,7 @@ export async function handleToken(req: Request, deps: OAuthDeps): Promise<Respon
             })();
     return Response.json(tokens, { headers: NO_STORE });
   } catch (err) {
+    if ((err as { guess?: boolean }).guess) failures.record();
     return oauthErrorResponse(err);
   }
 }
@@ -134,7 +149,7 @@ export async function handleRevoke(req: Request, deps: OAuthDeps): Promise<Respo
     if (!token) throw new InvalidRequestError("token is required");
     const store = await getOAuthStore(await deps.getStore());
     const client = await resolveClient(store, form.get("client_id"));
-    authenticateClient(client, form.get("client_secret"));
+    await authenticateClient(client, form);
     const hint = form.get("token_type_hint");
     const order = hint === "refresh_token" ? (["refresh", "access"] as const) : (["access", "refresh"] as const);
     for (const kind of order) {
@@ -152,6 +167,8 @@ export async function handleRevoke(req: Request, deps: OAuthDeps): Promise<Respo
 
 /** Registrations a minute per client address: each one is a stored row, and anyone may register. */
 const REGISTRATIONS_PER_MINUTE = 20;
+/** A registration body is a few hundred bytes; the metadata it stores may hold 4 KB. */
+const MAX_REGISTRATION_BYTES = 8 * 1024;
 
 /** POST /oauth/register (RFC 7591): JSON in, the client information out (201). */
 export async function handleRegister(req: Request, deps: OAuthDeps): Promise<Response> {
@@ -162,7 +179,7 @@ export async function handleRegister(req: Request, deps: OAuthDeps): Promise<Res
     }
     let body: unknown;
     try {
-      body = await readJsonBody(req, 64 * 1024);
+      body = await readJsonBody(req, MAX_REGISTRATION_BYTES);
     } catch (err) {
       throw new InvalidRequestError(err instanceof Error ? err.message : "the body must be JSON");
     }

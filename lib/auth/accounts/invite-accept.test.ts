@@ -1,0 +1,81 @@
+/**
+ * PUT/POST /api/invites/accept (the route module itself) on a real store: an invite used with an e-mail that
+ * already has an account answers as a used invite (no 409 telling who has an account), and unknown invites
+ * count against the address's failed-authentication budget.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { POST, PUT } from "@/app/api/invites/accept/route";
+import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
+import { getStore, type Store } from "@/lib/store";
+import { createUser, invite } from "./service";
+import { getAccountStore } from "./store";
+
+const saved = { ...process.env };
+let dir: string;
+let store: Store;
+
+const call = (handler: typeof POST, body: unknown, peer: string) =>
+  handler(
+    new Request("http://127.0.0.1/api/invites/accept", {
+      method: handler === POST ? "POST" : "PUT",
+      headers: { "content-type": "application/json", host: "127.0.0.1", [PEER_HEADER]: peerHeaderFor(peer) },
+      body: JSON.stringify(body),
+    }),
+    { params: Promise.resolve({}) },
+  );
+
+async function newInvite(email: string | null = null): Promise<string> {
+  const { link } = await invite(await getAccountStore(store), { role: "reader", kbs: [], email }, "admin", []);
+  return link.split("#")[1];
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), "invite-accept-test-"));
+  Object.assign(process.env, {
+    DATA_DIR: dir,
+    EMBEDDING_PROVIDER: "offline",
+    EMBEDDING_DIMENSION: "64",
+    KNOWLEDGE_DIR: path.join(dir, "none"),
+    AUTH_FAILURE_LIMIT: "3",
+  });
+  for (const k of ["REQUIRE_TOKEN", "ADMIN_TOKEN", "BIND_HOST", "EMBEDDING_MODEL", "TRUSTED_PROXIES"]) delete process.env[k];
+  delete (globalThis as Record<symbol, unknown>)[Symbol.for("kb-mcp-chat.store")];
+  store = await getStore();
+  await createUser(
+    await getAccountStore(store),
+    { email: "boss@team.test", name: "Boss", password: "long enough pw", role: "admin", kbs: [] },
+    [],
+  );
+});
+
+afterAll(async () => {
+  await store.close();
+  delete (globalThis as Record<symbol, unknown>)[Symbol.for("kb-mcp-chat.store")];
+  process.env = saved;
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("accepting an invite", () => {
+  it("does not reveal that an account exists: the answer of a used invite, and the invite is used up", async () => {
+    const plain = await newInvite();
+    const res = await call(POST, { invite: plain, email: "Boss@team.test", password: "another long pw" }, "10.70.0.1");
+    expect(res.status).toBe(404);
+    const used = await call(POST, { invite: await newInvite(), email: "x@team.test", password: "long enough pw" }, "10.70.0.2");
+    expect(used.status).toBe(201);
+    const again = await call(POST, { invite: plain, email: "nobody@team.test", password: "long enough pw" }, "10.70.0.1");
+    expect(again.status).toBe(404);
+    expect(await res.json()).toEqual(await again.json());
+  });
+
+  it("throttles invite guesses per address", async () => {
+    const guess = (n: number) => `kbi_${String(n).padStart(32, "g")}`;
+    for (let i = 0; i < 3; i++) expect((await call(PUT, { invite: guess(i) }, "10.70.1.1")).status).toBe(404);
+    const valid = await newInvite();
+    expect((await call(PUT, { invite: valid }, "10.70.1.1")).status).toBe(429);
+    expect((await call(POST, { invite: valid, email: "y@team.test", password: "long enough pw" }, "10.70.1.1")).status).toBe(429);
+    expect((await call(PUT, { invite: valid }, "10.70.1.2")).status).toBe(200);
+  });
+});

@@ -217,7 +217,7 @@ export async function decideConsent(req: Request, deps: OAuthDeps): Promise<Resp
   if (form.get("action") !== "allow") return page(400, "Choose Allow or Deny.");
 
   const store = await deps.getStore();
-  const caller = callerOf(req, settings.trustedProxies);
+  const caller = callerOf(req, settings);
   // A signed-in person consents within their own grants; otherwise the admin secret (the recovery path).
   const user = await consenter(store, req.headers.get("cookie"));
   const limit = user ? limitOf(user) : { kbs: null, write: true };

@@ -156,7 +156,7 @@ const REGISTRATIONS_PER_MINUTE = 20;
 /** POST /oauth/register (RFC 7591): JSON in, the client information out (201). */
 export async function handleRegister(req: Request, deps: OAuthDeps): Promise<Response> {
   try {
-    const caller = callerOf(req, (deps.auth ?? resolveAuthSettings()).trustedProxies);
+    const caller = callerOf(req, deps.auth ?? resolveAuthSettings());
     if (!getRateLimiter(REGISTRATIONS_PER_MINUTE, "oauth-register").take(`ip:${caller.address}`).allowed) {
       throw new TooManyRequestsError("too many registrations from this address; try again in a minute");
     }

@@ -94,6 +94,9 @@ async function serve() {
       return null; // a malformed Host: Next.js answers it as it would any other
     }
     return serveMcp(request, kb).then(async (response) => {
+      // What next.config.ts sends with every other API answer.
+      res.setHeader("X-Content-Type-Options", "nosniff");
+      res.setHeader("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'");
       res.writeHead(response.status, [...response.headers].flat());
       // MCP answers here are whole JSON documents (no event streams): written in one piece.
       if (response.headers.get("content-type")?.startsWith("application/json")) res.end(Buffer.from(await response.arrayBuffer()));

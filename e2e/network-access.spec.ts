@@ -268,9 +268,9 @@ for (const { style, port } of STYLES) {
     expect(statuses.slice(0, FAILURES)).toEqual(Array(FAILURES).fill(401));
     expect(statuses.at(-1)).toBe(429);
     // The client is locked out, right secret or not, whatever address it names…
-    expect(request("cli", "GET", `${remote(port())}/api/tokens`, { headers: { "x-real-ip": "10.1.1.1", ...bearer(ADMIN_TOKEN) } }).status).toBe(
-      429,
-    );
+    expect(
+      request("cli", "GET", `${remote(port())}/api/tokens`, { headers: { "x-real-ip": "10.1.1.1", ...bearer(ADMIN_TOKEN) } }).status,
+    ).toBe(429);
     // …but the loopback address it named is not: a client on loopback through the same proxy gets in.
     expect(request("srv", "GET", `${local(port())}/api/tokens`, { headers: bearer(ADMIN_TOKEN) }).status).toBe(200);
   });

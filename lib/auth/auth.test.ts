@@ -141,7 +141,13 @@ describe("web API access (authenticateApp)", () => {
     ).toBe(401);
   });
   it("treats loopback peers with any forwarding header or a foreign Host as remote, trusted proxy or not", async () => {
-    for (const h of [{ "x-forwarded-for": "127.0.0.1" }, { forwarded: "for=127.0.0.1" }, { "x-real-ip": "127.0.0.1" }, { via: "1.1 p" }]) {
+    const forwardings: Record<string, string>[] = [
+      { "x-forwarded-for": "127.0.0.1" },
+      { forwarded: "for=127.0.0.1" },
+      { "x-real-ip": "127.0.0.1" },
+      { via: "1.1 p" },
+    ];
+    for (const h of forwardings) {
       expect((await checkAppAccess(req("127.0.0.1", h), settings()))?.status).toBe(401);
       for (const header of ["x-forwarded-for", "x-real-ip", "forwarded"] as const) {
         const trusted = settings({ trustedProxies: parseTrustedProxies("127.0.0.1, ::1"), trustedProxyHeader: header });

@@ -39,10 +39,10 @@ interface PeerFacts {
 }
 
 /** The forwarding headers a request may carry; any of them makes it not local (server.mjs has the same list). */
-export const FORWARDING_HEADERS = ["forwarded", "x-forwarded-for", "x-real-ip", "via"] as const;
+const FORWARDING_HEADERS = ["forwarded", "x-forwarded-for", "x-real-ip", "via"] as const;
 
 /** The headers TRUSTED_PROXY_HEADER may name: the one a trusted proxy sets. */
-export const PROXY_HEADERS = ["x-forwarded-for", "x-real-ip", "forwarded"] as const;
+const PROXY_HEADERS = ["x-forwarded-for", "x-real-ip", "forwarded"] as const;
 export type ProxyHeader = (typeof PROXY_HEADERS)[number];
 
 /** Whom to believe about a forwarded request's client (AuthSettings has both). */

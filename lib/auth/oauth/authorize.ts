@@ -27,6 +27,7 @@ import { processGlobal } from "@/lib/process-global";
 import type { Store } from "@/lib/store";
 import { resolveClient } from "./clients";
 import { readForm } from "./form";
+import { consentLogo } from "./logo";
 import { redirect, withParams } from "./responses";
 import { getOAuthStore, newGrantId } from "./store";
 import type { GrantScope } from "./types";
@@ -64,7 +65,7 @@ export interface ConsentView {
   csrf: string;
   clientName: string;
   clientId: string;
-  /** Only an https logo. */
+  /** Only an inline data: image (./logo.ts). */
   logoUri: string | null;
   redirectHost: string;
   /** Set when the endpoint is /api/mcp/<kb>: the grant is for that one. */
@@ -166,7 +167,7 @@ export async function beginAuthorization(
     expiresAt: Date.now() + PENDING_MS,
     clientId: client.clientId,
     clientName: client.metadata.client_name?.trim() || new URL(redirectUri).host,
-    logoUri: client.metadata.logo_uri?.startsWith("https://") ? client.metadata.logo_uri : null,
+    logoUri: consentLogo(client.metadata.logo_uri),
     redirectUri,
     state,
     codeChallenge: challenge,

@@ -7,19 +7,21 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   // Lets several builds of one checkout coexist (parallel test runs); default .next.
   distDir: process.env.NEXT_DIST_DIR || ".next",
-  // The OAuth consent page must not be framed by another site (clickjacking an Allow click), and sends no
-  // Referer elsewhere. Not "no-referrer": the consent form's POST would then carry `Origin: null`, which the
-  // origin rule (lib/auth/origin.ts) refuses.
+  // Pages get their Content-Security-Policy (with a nonce) from proxy.ts. No page may be framed (clickjacking)
+  // and none sends a Referer elsewhere. Not "no-referrer": the OAuth consent form's POST would then carry
+  // `Origin: null`, which the origin rule (lib/auth/origin.ts) refuses.
   async headers() {
     return [
       {
-        source: "/oauth/:path*",
+        source: "/:path*",
         headers: [
+          { key: "X-Content-Type-Options", value: "nosniff" },
           { key: "X-Frame-Options", value: "DENY" },
-          { key: "Content-Security-Policy", value: "frame-ancestors 'none'" },
           { key: "Referrer-Policy", value: "same-origin" },
         ],
       },
+      // API answers are data, never a page: nothing loads or runs in them (server.mjs sends the same for MCP).
+      { source: "/api/:path*", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
     ];
   },
 };

@@ -49,15 +49,18 @@ async function serve() {
   process.env.KB_INTERNAL_ORIGIN = `http://${self}:${port}`;
   process.env.NODE_ENV ??= "production";
 
-  const PROXY_HEADERS = ["forwarded", "x-forwarded-for", "x-real-ip", "via"];
+  // FORWARDING_HEADERS of lib/auth/peer.ts: any of them makes a request not local. Which one names the client
+  // (behind a trusted proxy) peer.ts decides, so all three are passed on raw.
+  const FORWARDING_HEADERS = ["forwarded", "x-forwarded-for", "x-real-ip", "via"];
 
   function peerHeader(req) {
-    const proxied = PROXY_HEADERS.some((h) => req.headers[h] !== undefined);
+    const proxied = FORWARDING_HEADERS.some((h) => req.headers[h] !== undefined);
     const facts = {
       a: req.socket.remoteAddress ?? "",
       p: proxied,
       f: req.headers.forwarded ?? null,
-      x: req.headers["x-forwarded-for"] ?? req.headers["x-real-ip"] ?? null,
+      x: req.headers["x-forwarded-for"] ?? null,
+      r: req.headers["x-real-ip"] ?? null,
     };
     return `${secret}.${Buffer.from(JSON.stringify(facts)).toString("base64url")}`;
   }
@@ -91,6 +94,9 @@ async function serve() {
       return null; // a malformed Host: Next.js answers it as it would any other
     }
     return serveMcp(request, kb).then(async (response) => {
+      // What next.config.ts sends with every other API answer.
+      res.setHeader("X-Content-Type-Options", "nosniff");
+      res.setHeader("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'");
       res.writeHead(response.status, [...response.headers].flat());
       // MCP answers here are whole JSON documents (no event streams): written in one piece.
       if (response.headers.get("content-type")?.startsWith("application/json")) res.end(Buffer.from(await response.arrayBuffer()));

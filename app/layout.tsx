@@ -1,7 +1,8 @@
 import type { Metadata, Viewport } from "next";
+import { connection } from "next/server";
 import { ViewerProvider } from "@/components/account/viewer";
 import { HtmlLang } from "@/components/HtmlLang";
-import { THEME_SCRIPT } from "@/components/Preferences";
+import { THEME_SCRIPT } from "@/components/theme-script";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -18,7 +19,9 @@ export const viewport: Viewport = {
   ],
 };
 
-export default function RootLayout({ children }: { children: React.ReactNode }) {
+export default async function RootLayout({ children }: { children: React.ReactNode }) {
+  // Every page is rendered per request: Next.js puts the request's CSP nonce (proxy.ts) on its scripts then.
+  await connection();
   return (
     <html lang="en" suppressHydrationWarning>
       <head>

@@ -2,6 +2,7 @@
 
 import { useEffect, useSyncExternalStore } from "react";
 import { type Messages, setLocale, storedSettingSubscription, useLocale, useMessages } from "./i18n";
+import { THEME_KEY } from "./theme-script";
 import { Select } from "./ui";
 
 const T = {
@@ -10,7 +11,6 @@ const T = {
 } satisfies Messages;
 
 type Theme = "light" | "dark" | "system";
-const THEME_KEY = "kb-theme";
 const THEME_CHANGED = "kb-theme-change";
 
 function storedTheme(): Theme {
@@ -28,12 +28,6 @@ function applyTheme(theme: Theme = storedTheme()): void {
   document.documentElement.classList.toggle("dark", dark);
   document.documentElement.style.colorScheme = dark ? "dark" : "light";
 }
-
-/**
- * Runs before the first paint (inline in <head>), so a dark page never flashes light: the same rule as
- * applyTheme, written out because it cannot import.
- */
-export const THEME_SCRIPT = `try{var t=localStorage.getItem("${THEME_KEY}");var d=t==="dark"||(t!=="light"&&matchMedia("(prefers-color-scheme: dark)").matches);document.documentElement.classList.toggle("dark",d);document.documentElement.style.colorScheme=d?"dark":"light"}catch(e){}`;
 
 const subscribeTheme = storedSettingSubscription(THEME_CHANGED);
 

@@ -3,8 +3,11 @@
  * namespace this spec creates (veth pair 10.213.9.1/30 ↔ 10.213.9.2/30; all traffic stays in the two
  * namespaces, which are deleted afterwards). From the client namespace every management, document, chat and
  * MCP route answers 401 without credentials and works with the first-run admin secret / an access token;
- * from loopback the local flow needs no login; through a same-host reverse proxy that adds X-Forwarded-For
- * a request is remote unless TRUSTED_PROXIES names the proxy.
+ * from loopback the local flow needs no login. Behind real same-host reverse proxies of both usual styles
+ * (e2e/fixtures/xff-proxy.mjs: one appends X-Forwarded-For, one sets X-Real-IP; both pass the client's other
+ * headers through, as nginx does) a forwarded request is never local, trusted proxy or not: spoofed
+ * Forwarded / X-Forwarded-For / X-Real-IP headers get 401 on every admin route, and the failed-authentication
+ * limit counts the real client, not an address it named.
  *
  * Needs root (`ip netns`): where no namespace can be made the spec fails; it never sends traffic to this
  * host's own network address.
@@ -19,7 +22,9 @@ import { type CurlOptions, type CurlReply, curlIn, makeNetnsPair, type NetnsPair
 const DATA = path.resolve(process.env.TEST_DATA_DIR || ".test-data", `netns-${Date.now().toString(36)}`);
 const ADMIN_TOKEN = "netns-admin-token-for-the-trusted-app";
 
-const ports = { app: 3000, trusted: 3001, proxy: 8080, trustedProxy: 8081 };
+const ports = { app: 3000, trusted: 3001, realIp: 3002, proxy: 8080, trustedProxy: 8081, realIpProxy: 8082 };
+/** The failed-authentication budget of the apps behind trusted proxies. */
+const FAILURES = 5;
 const children: ChildProcess[] = [];
 let appOutput = "";
 let net: NetnsPair;
@@ -64,17 +69,22 @@ test.beforeAll(async () => {
     { ...common, PORT: String(ports.app), DATA_DIR: path.join(DATA, "app") },
     (s) => (appOutput += s),
   );
+  const behindProxy = { ...common, TRUSTED_PROXIES: "127.0.0.1, ::1", ADMIN_TOKEN, AUTH_FAILURE_LIMIT: String(FAILURES) };
+  start([...inNs("srv"), "npm", "start"], { ...behindProxy, PORT: String(ports.trusted), DATA_DIR: path.join(DATA, "trusted") });
   start([...inNs("srv"), "npm", "start"], {
-    ...common,
-    PORT: String(ports.trusted),
-    DATA_DIR: path.join(DATA, "trusted"),
-    TRUSTED_PROXIES: "127.0.0.1, ::1",
-    ADMIN_TOKEN,
+    ...behindProxy,
+    PORT: String(ports.realIp),
+    DATA_DIR: path.join(DATA, "real-ip"),
+    TRUSTED_PROXY_HEADER: "X-Real-IP",
   });
-  start([...inNs("srv"), process.execPath, "e2e/fixtures/xff-proxy.mjs", String(ports.proxy), String(ports.app)], {});
-  start([...inNs("srv"), process.execPath, "e2e/fixtures/xff-proxy.mjs", String(ports.trustedProxy), String(ports.trusted)], {});
+  const proxy = (listen: number, target: number, style: string) =>
+    start([...inNs("srv"), process.execPath, "e2e/fixtures/xff-proxy.mjs", String(listen), String(target), style], {});
+  proxy(ports.proxy, ports.app, "append-xff");
+  proxy(ports.trustedProxy, ports.trusted, "append-xff");
+  proxy(ports.realIpProxy, ports.realIp, "real-ip");
   await waitHealthy(ports.app);
   await waitHealthy(ports.trusted);
+  await waitHealthy(ports.realIp);
   adminSecret = /\[auth\]\s+(kba_[A-Za-z0-9_-]+)/.exec(appOutput)?.[1] ?? "";
   // A document to address by id, uploaded from loopback without any login.
   const up = request("srv", "POST", `${local(ports.app)}/api/documents`, { file: docFile });
@@ -193,9 +203,75 @@ test("behind a same-host reverse proxy a request is remote unless TRUSTED_PROXIE
   expect(request("cli", "GET", `${remote(ports.proxy)}/api/kbs`, { headers: bearer(adminSecret) }).status).toBe(200);
   // A client that sends its own X-Forwarded-For to the app directly is not believed either.
   expect(request("cli", "GET", `${remote(ports.app)}/api/kbs`, { headers: { "x-forwarded-for": "127.0.0.1" } }).status).toBe(401);
-  // Trusted proxy: the address it forwards decides: loopback → local, the other namespace → remote.
-  expect(request("srv", "GET", `${local(ports.trustedProxy)}/api/kbs`).status).toBe(200);
+  // Trusted proxy: a forwarded request is remote, even one that started on loopback.
+  expect(request("srv", "GET", `${local(ports.trustedProxy)}/api/kbs`).status).toBe(401);
   expect(request("cli", "GET", `${remote(ports.trustedProxy)}/api/kbs`).status).toBe(401);
   expect(request("cli", "GET", `${remote(ports.trustedProxy)}/api/kbs`, { headers: { "x-forwarded-for": "127.0.0.1" } }).status).toBe(401);
   expect(request("cli", "GET", `${remote(ports.trustedProxy)}/api/kbs`, { headers: bearer(ADMIN_TOKEN) }).status).toBe(200);
 });
+
+/** The admin routes a spoofed "I am loopback" would open, as [method, path, body]. */
+const ADMIN_ROUTES: [string, string, unknown?][] = [
+  ["GET", "/api/tokens"],
+  ["POST", "/api/tokens", { name: "spoof", scope: "read-write" }],
+  ["GET", "/api/users"],
+  ["POST", "/api/users", { email: "spoof@example.com", role: "admin" }],
+  ["POST", "/api/invites", { role: "admin" }],
+  ["GET", "/api/audit"],
+  ["GET", "/api/metrics"],
+  ["GET", "/api/kbs"],
+  ["POST", "/api/kbs", { name: "spoofed" }],
+  ["PATCH", "/api/kbs/default", { title: "Spoofed" }],
+  ["DELETE", "/api/documents/0123456789abcdef"],
+  ["POST", "/api/mcp", LIST],
+];
+
+/** What a client sends to pass for this machine: every forwarding header naming loopback, and a loopback Host. */
+const SPOOFS: Record<string, string>[] = [
+  { forwarded: "for=127.0.0.1" },
+  { forwarded: 'for="[::1]"' },
+  { "x-forwarded-for": "127.0.0.1" },
+  { "x-real-ip": "127.0.0.1" },
+  { forwarded: "for=127.0.0.1", "x-forwarded-for": "127.0.0.1", "x-real-ip": "::1", host: "127.0.0.1" },
+];
+
+/** The two proxies in front of apps that trust them, by style. */
+const STYLES = [
+  { style: "appends X-Forwarded-For", port: () => ports.trustedProxy },
+  { style: "sets X-Real-IP", port: () => ports.realIpProxy },
+];
+
+for (const { style, port } of STYLES) {
+  test(`behind a trusted proxy that ${style}, spoofed forwarding headers get 401 on every admin route`, () => {
+    for (const headers of SPOOFS) {
+      for (const [method, p, json] of ADMIN_ROUTES) {
+        const r = request("cli", method, `${remote(port())}${p}`, { headers, json });
+        expect(r.status, `${method} ${p} with ${JSON.stringify(headers)}: ${r.body}`).toBe(401);
+      }
+    }
+    // Even a request that started on loopback is remote once forwarded, and the admin secret still works.
+    expect(request("srv", "GET", `${local(port())}/api/tokens`).status).toBe(401);
+    expect(request("srv", "GET", `${local(port())}/api/tokens`, { headers: bearer(ADMIN_TOKEN) }).status).toBe(200);
+    expect(request("cli", "GET", `${remote(port())}/api/tokens`, { headers: { ...SPOOFS[4], ...bearer(ADMIN_TOKEN) } }).status).toBe(200);
+  });
+}
+
+for (const { style, port } of STYLES) {
+  test(`behind a trusted proxy that ${style}, the failed-authentication limit counts the real client`, () => {
+    // Wrong secrets from the client namespace, each naming another address: one budget, the client's.
+    const statuses: number[] = [];
+    for (let i = 0; i <= FAILURES + 2; i++) {
+      const named = i % 2 ? "127.0.0.1" : `10.9.9.${i}`;
+      const spoof = { forwarded: `for=${named}`, "x-forwarded-for": named, "x-real-ip": named };
+      statuses.push(request("cli", "GET", `${remote(port())}/api/tokens`, { headers: { ...spoof, ...bearer(`kba_wrong${i}`) } }).status);
+    }
+    expect(statuses.slice(0, FAILURES)).toEqual(Array(FAILURES).fill(401));
+    expect(statuses.at(-1)).toBe(429);
+    // The client is locked out, right secret or not, whatever address it names…
+    expect(
+      request("cli", "GET", `${remote(port())}/api/tokens`, { headers: { "x-real-ip": "10.1.1.1", ...bearer(ADMIN_TOKEN) } }).status,
+    ).toBe(429);
+    // …but the loopback address it named is not: a client on loopback through the same proxy gets in.
+    expect(request("srv", "GET", `${local(port())}/api/tokens`, { headers: bearer(ADMIN_TOKEN) }).status).toBe(200);
+  });
+}

@@ -107,8 +107,10 @@ export function getConfig() {
       allowedOrigins: listEnv("ALLOWED_ORIGINS").map((s) => s.replace(/\/+$/, "")),
       /** Bearer secret for remote administration; without it, a secret generated at first start (printed once). */
       adminToken: process.env.ADMIN_TOKEN || undefined,
-      /** Reverse proxies whose X-Forwarded-For / Forwarded headers are believed (addresses or CIDR ranges). */
+      /** Reverse proxies whose forwarding header (TRUSTED_PROXY_HEADER) is believed (addresses or CIDR ranges). */
       trustedProxies: process.env.TRUSTED_PROXIES || undefined,
+      /** The one header those proxies set with the client's address: X-Forwarded-For (default), X-Real-IP or Forwarded. */
+      trustedProxyHeader: process.env.TRUSTED_PROXY_HEADER || undefined,
       /** Where the hash of the first-run admin secret is kept; default: <DATA_DIR>/admin-secret.sha256. */
       adminSecretFile: process.env.ADMIN_SECRET_FILE || undefined,
       /** REQUIRE_LOGIN=1: the web app asks for sign-in from this machine too (remote browsers always sign in). */

@@ -144,7 +144,7 @@ async function handleTimed(req: Request, options: McpHttpOptions): Promise<Respo
   }
 
   // Requests from this machine may go without a token in a local run (REQUIRE_TOKEN unset); nobody else may.
-  const caller = callerOf(req, auth.trustedProxies);
+  const caller = callerOf(req, auth);
   const localOpen = caller.local && !auth.requireToken;
   const failures = authFailures(auth, caller);
 

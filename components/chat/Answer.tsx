@@ -4,6 +4,7 @@ import { createContext, memo, useContext, useMemo } from "react";
 import Markdown, { type Components, type Options } from "react-markdown";
 import rehypeHighlight from "rehype-highlight";
 import remarkGfm from "remark-gfm";
+import { ImageLink } from "@/components/ImageLink";
 import { CHECK_HREF, CITE_HREF, linkCitations } from "@/lib/agent/answer-links";
 import type { Citation, CitationCheck } from "@/lib/agent/protocol";
 import { CitationChip } from "./CitationChip";
@@ -64,6 +65,7 @@ function MarkdownLink({ href, children }: { href?: string; children?: React.Reac
 
 const components: Components = {
   a: ({ href, children }) => <MarkdownLink href={href}>{children}</MarkdownLink>,
+  img: ({ src, alt }) => <ImageLink src={src} alt={alt} />,
   p: ({ children }) => <p className="my-2 leading-relaxed first:mt-0 last:mb-0">{children}</p>,
   ul: ({ children }) => <ul className="my-2 list-disc space-y-1 pl-5">{children}</ul>,
   ol: ({ children }) => <ol className="my-2 list-decimal space-y-1 pl-5">{children}</ol>,

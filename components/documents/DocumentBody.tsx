@@ -2,6 +2,7 @@
 import { Fragment, useMemo } from "react";
 import Markdown, { type Components } from "react-markdown";
 import { fill } from "@/components/chat/strings";
+import { ImageLink } from "@/components/ImageLink";
 import type { ChunkRecord, DocumentRecord } from "@/lib/types";
 import { type Block, chunkStarts, documentBlocks, overlaps } from "./blocks";
 import type { DocumentMessages } from "./messages";
@@ -25,6 +26,7 @@ const md: Components = {
   pre: ({ children }) => <pre className="my-2 overflow-x-auto rounded-lg bg-zinc-100 p-3 text-[13px] dark:bg-zinc-800">{children}</pre>,
   code: ({ children }) => <code className="rounded bg-zinc-100 px-1 text-[13px] dark:bg-zinc-800">{children}</code>,
   blockquote: ({ children }) => <blockquote className="my-2 border-l-2 border-zinc-300 pl-3 dark:border-zinc-600">{children}</blockquote>,
+  img: ({ src, alt }) => <ImageLink src={src} alt={alt} />,
 };
 
 const HIGHLIGHT = "bg-amber-100 ring-2 ring-amber-400 dark:bg-amber-900/40 dark:ring-amber-600";

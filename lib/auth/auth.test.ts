@@ -3,7 +3,7 @@ import { testAuthSettings } from "@/lib/test-helpers/auth";
 import { AppError } from "@/lib/types";
 import { type AuthSettings, isLoopbackHost, resolveAuthSettings } from "./config";
 import { isOriginAllowed } from "./origin";
-import { callerOf, forwardedChain, PEER_HEADER, parseTrustedProxies, peerHeaderFor } from "./peer";
+import { addressList, callerOf, forwardedFor, PEER_HEADER, parseProxyHeader, parseTrustedProxies, peerHeaderFor } from "./peer";
 import { authenticateApp } from "./principal";
 import { createRateLimiter } from "./rate-limit";
 import { type AccessToken, bearerSecret, canWrite, findToken, generateTokenSecret, hashTokenSecret } from "./tokens";
@@ -140,13 +140,21 @@ describe("web API access (authenticateApp)", () => {
       )?.status,
     ).toBe(401);
   });
-  it("treats loopback peers with proxy headers or a foreign Host as remote unless the proxy is trusted", async () => {
-    expect((await checkAppAccess(req("127.0.0.1", { "x-forwarded-for": "127.0.0.1" }), settings()))?.status).toBe(401);
-    expect((await checkAppAccess(req("127.0.0.1", { forwarded: "for=127.0.0.1" }), settings()))?.status).toBe(401);
+  it("treats loopback peers with any forwarding header or a foreign Host as remote, trusted proxy or not", async () => {
+    const forwardings: Record<string, string>[] = [
+      { "x-forwarded-for": "127.0.0.1" },
+      { forwarded: "for=127.0.0.1" },
+      { "x-real-ip": "127.0.0.1" },
+      { via: "1.1 p" },
+    ];
+    for (const h of forwardings) {
+      expect((await checkAppAccess(req("127.0.0.1", h), settings()))?.status).toBe(401);
+      for (const header of ["x-forwarded-for", "x-real-ip", "forwarded"] as const) {
+        const trusted = settings({ trustedProxies: parseTrustedProxies("127.0.0.1, ::1"), trustedProxyHeader: header });
+        expect((await checkAppAccess(req("127.0.0.1", h), trusted))?.status, `${JSON.stringify(h)} via ${header}`).toBe(401);
+      }
+    }
     expect((await checkAppAccess(req("127.0.0.1", {}, "kb.example.com"), settings()))?.status).toBe(401);
-    const trusted = settings({ trustedProxies: parseTrustedProxies("127.0.0.1") });
-    expect(await checkAppAccess(req("127.0.0.1", { "x-forwarded-for": "127.0.0.1" }, "kb.example.com"), trusted)).toBeNull();
-    expect((await checkAppAccess(req("127.0.0.1", { "x-forwarded-for": "127.0.0.1, 10.0.0.7" }), trusted))?.status).toBe(401);
   });
   it("with REQUIRE_TOKEN, local requests need the admin secret too", async () => {
     expect((await checkAppAccess(req("127.0.0.1"), settings({ requireToken: true, requireLogin: true })))?.status).toBe(401);
@@ -172,18 +180,47 @@ describe("who is asking (callerOf)", () => {
     expect(callerOf(r("10.0.0.9", { "x-forwarded-for": "1.2.3.4" }))).toEqual({ address: "10.0.0.9", local: false });
   });
   it("walks a trusted proxy chain from the right", () => {
-    const trusted = parseTrustedProxies("127.0.0.1, 10.1.0.0/16");
-    expect(callerOf(r("127.0.0.1", { "x-forwarded-for": "9.9.9.9, 1.2.3.4, 10.1.2.3" }), trusted).address).toBe("1.2.3.4");
-    expect(callerOf(r("127.0.0.1", { forwarded: 'for=1.2.3.4;proto=http, for="[2001:db8::1]:4711"' }), trusted).address).toBe(
-      "2001:db8::1",
+    const trustedProxies = parseTrustedProxies("127.0.0.1, 10.1.0.0/16");
+    const xff = { "x-forwarded-for": "9.9.9.9, 1.2.3.4, 10.1.2.3" };
+    expect(callerOf(r("127.0.0.1", xff), { trustedProxies })).toEqual({ address: "1.2.3.4", local: false });
+    const fwd = { forwarded: 'for=1.2.3.4;proto=http, for="[2001:db8::1]:4711"' };
+    expect(callerOf(r("127.0.0.1", fwd), { trustedProxies, trustedProxyHeader: "forwarded" }).address).toBe("2001:db8::1");
+    expect(callerOf(r("127.0.0.1", { "x-real-ip": "5.6.7.8" }), { trustedProxies, trustedProxyHeader: "x-real-ip" }).address).toBe(
+      "5.6.7.8",
     );
+    // Only trusted proxies in the chain: the left-most is the best guess, and still not local.
+    expect(callerOf(r("127.0.0.1", { "x-forwarded-for": "127.0.0.1, 10.1.0.5" }), { trustedProxies })).toEqual({
+      address: "127.0.0.1",
+      local: false,
+    });
     expect(callerOf(r("::ffff:127.0.0.1", {})).local).toBe(true);
   });
+  it("reads only the header the operator names, whatever else a client sent through the proxy", () => {
+    const trustedProxies = parseTrustedProxies("127.0.0.1");
+    // nginx's default: appends the peer to X-Forwarded-For and passes the client's Forwarded and X-Real-IP on.
+    const appended = { forwarded: "for=127.0.0.1", "x-real-ip": "127.0.0.1", "x-forwarded-for": "127.0.0.1, 10.213.9.2" };
+    expect(callerOf(r("127.0.0.1", appended), { trustedProxies })).toEqual({ address: "10.213.9.2", local: false });
+    // A proxy that sets only X-Real-IP passes the client's X-Forwarded-For and Forwarded on.
+    const realIp = { forwarded: "for=127.0.0.1", "x-forwarded-for": "127.0.0.1", "x-real-ip": "10.213.9.2" };
+    expect(callerOf(r("127.0.0.1", realIp), { trustedProxies, trustedProxyHeader: "x-real-ip" })).toEqual({
+      address: "10.213.9.2",
+      local: false,
+    });
+    // The named header missing: the peer (the proxy) is the address, never local.
+    expect(callerOf(r("127.0.0.1", { forwarded: "for=127.0.0.1" }), { trustedProxies })).toEqual({ address: "127.0.0.1", local: false });
+  });
+  it("parses TRUSTED_PROXY_HEADER", () => {
+    expect(parseProxyHeader(undefined)).toBe("x-forwarded-for");
+    expect(parseProxyHeader("X-Real-IP")).toBe("x-real-ip");
+    expect(parseProxyHeader(" Forwarded ")).toBe("forwarded");
+    expect(() => parseProxyHeader("CF-Connecting-IP")).toThrow(/TRUSTED_PROXY_HEADER/);
+  });
   it("accepts forwarded-chain syntaxes", () => {
-    expect(forwardedChain('for=192.0.2.60;proto=http;by=203.0.113.43, for="198.51.100.17:8080"', null)).toEqual([
+    expect(forwardedFor('for=192.0.2.60;proto=http;by=203.0.113.43, for="198.51.100.17:8080", proto=https')).toEqual([
       "192.0.2.60",
       "198.51.100.17",
     ]);
-    expect(forwardedChain(null, " 1.1.1.1 ,2.2.2.2")).toEqual(["1.1.1.1", "2.2.2.2"]);
+    expect(forwardedFor('By=10.0.0.1;For="[2001:db8::17]:80"')).toEqual(["2001:db8::17"]);
+    expect(addressList(" 1.1.1.1 ,2.2.2.2")).toEqual(["1.1.1.1", "2.2.2.2"]);
   });
 });

@@ -1,6 +1,6 @@
 import type { BlockList } from "node:net";
 import { getConfig } from "@/lib/config";
-import { parseTrustedProxies } from "./peer";
+import { type ProxyHeader, parseProxyHeader, parseTrustedProxies } from "./peer";
 
 /** Access settings resolved from the environment (see .env.example, "Access"). */
 export interface AuthSettings {
@@ -13,6 +13,8 @@ export interface AuthSettings {
   adminToken?: string;
   /** Default: none. */
   trustedProxies?: BlockList;
+  /** The one header a trusted proxy's client is read from (TRUSTED_PROXY_HEADER). Default: x-forwarded-for. */
+  trustedProxyHeader?: ProxyHeader;
   /** REQUIRE_LOGIN=1 (or REQUIRE_TOKEN=1): the web app asks this machine to sign in too. */
   requireLogin?: boolean;
   /** Default 168 (SESSION_HOURS). */
@@ -40,6 +42,7 @@ export interface RawAuthConfig {
   allowedOrigins: string[];
   adminToken?: string;
   trustedProxies?: string;
+  trustedProxyHeader?: string;
   requireLogin?: string;
   sessionHours?: number;
   inviteHours?: number;
@@ -59,5 +62,6 @@ export function resolveAuthSettings(cfg: RawAuthConfig = getConfig().auth): Auth
     allowedOrigins: cfg.allowedOrigins,
     adminToken: cfg.adminToken,
     trustedProxies: parseTrustedProxies(cfg.trustedProxies),
+    trustedProxyHeader: parseProxyHeader(cfg.trustedProxyHeader),
   };
 }

@@ -1,11 +1,17 @@
 /**
  * Who is asking: the one trusted notion of a request's client, from facts a remote client cannot forge.
- * server.mjs (the app's server entry) puts the socket's peer address into the `x-kb-peer` header, signed
- * with a per-process secret (KB_PEER_SECRET) and always overwritten. A request is *local* when that peer
- * is a loopback address, no proxy header (Forwarded, X-Forwarded-For, X-Real-IP, Via) came with it and its
- * Host is a loopback name. Behind a proxy listed in TRUSTED_PROXIES the client is the right-most address
- * of the forwarded chain that is not itself a trusted proxy. Anything else — no or a bad signature (e.g.
- * `next start` run directly), a proxied request from an untrusted peer — is remote.
+ * server.mjs (the app's server entry) puts the socket's peer address and the raw forwarding headers into the
+ * `x-kb-peer` header, signed with a per-process secret (KB_PEER_SECRET) and always overwritten.
+ *
+ * - Local (loopback trust) is a fact about the socket only: the peer is a loopback address, its Host is a
+ *   loopback name and none of the forwarding headers (Forwarded, X-Forwarded-For, X-Real-IP, Via) came
+ *   with it. A forwarded request is never local, whoever forwarded it and whatever address it names.
+ * - The client's address is the peer's, unless the peer is listed in TRUSTED_PROXIES: then exactly one
+ *   header is read, the one TRUSTED_PROXY_HEADER names (X-Forwarded-For by default, or X-Real-IP, or
+ *   Forwarded), and the client is its right-most address that is not itself a trusted proxy. Every other
+ *   forwarding header is ignored: a proxy that sets one header passes the others through from the client.
+ *
+ * Anything else — no or a bad signature (e.g. `next start` run directly) — is remote with address "unknown".
  */
 import { BlockList, isIP } from "node:net";
 import { safeEqual } from "./internal";
@@ -22,12 +28,38 @@ export interface Caller {
 interface PeerFacts {
   /** Socket peer address. */
   a: string;
-  /** Some proxy header was present. */
+  /** Some forwarding header was present. */
   p: boolean;
   /** Raw Forwarded header. */
   f: string | null;
-  /** Raw X-Forwarded-For (or X-Real-IP). */
+  /** Raw X-Forwarded-For. */
   x: string | null;
+  /** Raw X-Real-IP. */
+  r?: string | null;
+}
+
+/** The forwarding headers a request may carry; any of them makes it not local (server.mjs has the same list). */
+const FORWARDING_HEADERS = ["forwarded", "x-forwarded-for", "x-real-ip", "via"] as const;
+
+/** The headers TRUSTED_PROXY_HEADER may name: the one a trusted proxy sets. */
+const PROXY_HEADERS = ["x-forwarded-for", "x-real-ip", "forwarded"] as const;
+export type ProxyHeader = (typeof PROXY_HEADERS)[number];
+
+/** Whom to believe about a forwarded request's client (AuthSettings has both). */
+export interface ProxyTrust {
+  /** TRUSTED_PROXIES. Default: none. */
+  trustedProxies?: BlockList;
+  /** TRUSTED_PROXY_HEADER. Default: x-forwarded-for. */
+  trustedProxyHeader?: ProxyHeader;
+}
+
+/** TRUSTED_PROXY_HEADER: X-Forwarded-For (default), X-Real-IP or Forwarded, in any case. */
+export function parseProxyHeader(raw: string | undefined): ProxyHeader {
+  const h = (raw ?? "").trim().toLowerCase() || "x-forwarded-for";
+  if (!(PROXY_HEADERS as readonly string[]).includes(h)) {
+    throw new Error(`TRUSTED_PROXY_HEADER: "${raw}" is not one of X-Forwarded-For, X-Real-IP, Forwarded`);
+  }
+  return h as ProxyHeader;
 }
 
 function unbracket(addr: string): string {
@@ -72,22 +104,31 @@ function isTrusted(list: BlockList, addr: string): boolean {
   return type !== null && list.check(a, type);
 }
 
-/** Addresses of a forwarded chain, left (original client) to right (nearest proxy). */
-export function forwardedChain(forwarded: string | null, xff: string | null): string[] {
-  if (forwarded) {
-    const out: string[] = [];
-    for (const m of forwarded.matchAll(/for\s*=\s*("?)([^;,"]+)\1/gi)) {
-      let v = m[2].trim();
-      if (v.startsWith("[")) v = v.slice(1, v.indexOf("]"));
-      else if (/^\d+\.\d+\.\d+\.\d+:\d+$/.test(v)) v = v.replace(/:\d+$/, "");
-      out.push(v);
-    }
-    if (out.length) return out;
+/** Addresses of a `Forwarded` header's `for=` parameters (RFC 7239), left (original client) to right (nearest proxy). */
+export function forwardedFor(forwarded: string | null): string[] {
+  const out: string[] = [];
+  for (const element of (forwarded ?? "").split(",")) {
+    const m = /(?:^|;)\s*for\s*=\s*("?)([^;"]*)\1\s*(?:;|$)/i.exec(element);
+    if (!m) continue;
+    let v = m[2].trim();
+    if (v.startsWith("[")) v = v.slice(1, v.indexOf("]") < 0 ? undefined : v.indexOf("]"));
+    else if (/^\d+\.\d+\.\d+\.\d+:\d+$/.test(v)) v = v.replace(/:\d+$/, "");
+    out.push(v);
   }
-  return (xff ?? "")
+  return out;
+}
+
+/** Addresses of a comma-separated list (X-Forwarded-For, X-Real-IP), left to right. */
+export function addressList(raw: string | null): string[] {
+  return (raw ?? "")
     .split(",")
     .map((s) => unbracket(s))
     .filter(Boolean);
+}
+
+function chainOf(facts: PeerFacts, header: ProxyHeader): string[] {
+  if (header === "forwarded") return forwardedFor(facts.f);
+  return addressList(header === "x-real-ip" ? (facts.r ?? null) : facts.x);
 }
 
 function peerSecret(): string | undefined {
@@ -108,23 +149,26 @@ function readFacts(header: string | null): PeerFacts | null {
 }
 
 /** Who sent `req` (see the module comment). */
-export function callerOf(req: Request, trustedProxies: BlockList = new BlockList()): Caller {
+export function callerOf(req: Request, trust: ProxyTrust = {}): Caller {
   const facts = readFacts(req.headers.get(PEER_HEADER));
   if (!facts) return { address: "unknown", local: false };
   const peer = unbracket(facts.a);
   if (!facts.p) {
     return { address: peer, local: isLoopbackAddress(peer) && isLoopbackHostName(req.headers.get("host") ?? "") };
   }
-  if (!isTrusted(trustedProxies, peer)) return { address: peer, local: false };
-  const chain = forwardedChain(facts.f, facts.x);
+  const proxies = trust.trustedProxies ?? new BlockList();
+  if (!isTrusted(proxies, peer)) return { address: peer, local: false };
+  const chain = chainOf(facts, trust.trustedProxyHeader ?? "x-forwarded-for");
+  // Right to left: the first hop a trusted proxy did not vouch for is the client. A chain of trusted proxies
+  // only (or none, the header missing) leaves the left-most, else the peer.
   let client = chain[0] ?? peer;
-  for (const addr of [...chain].reverse()) {
-    if (!isTrusted(trustedProxies, addr)) {
-      client = addr;
+  for (let i = chain.length - 1; i >= 0; i--) {
+    if (!isTrusted(proxies, chain[i])) {
+      client = chain[i];
       break;
     }
   }
-  return { address: client, local: isLoopbackAddress(client) };
+  return { address: unbracket(client).slice(0, 100), local: false };
 }
 
 /**
@@ -136,9 +180,10 @@ export function peerHeaderFor(address: string, headers: Record<string, string | 
   const get = (h: string) => headers[h] ?? null;
   const facts: PeerFacts = {
     a: address,
-    p: ["forwarded", "x-forwarded-for", "x-real-ip", "via"].some((h) => get(h) !== null),
+    p: FORWARDING_HEADERS.some((h) => get(h) !== null),
     f: get("forwarded"),
-    x: get("x-forwarded-for") ?? get("x-real-ip"),
+    x: get("x-forwarded-for"),
+    r: get("x-real-ip"),
   };
   return `${process.env.KB_PEER_SECRET}.${Buffer.from(JSON.stringify(facts)).toString("base64url")}`;
 }

@@ -68,7 +68,7 @@ export async function authenticateApp(req: Request, deps: AppAccessDeps): Promis
   const settings = deps.settings ?? resolveAuthSettings();
   const denied = checkOrigin(req, settings);
   if (denied) throw denied;
-  const caller = callerOf(req, settings.trustedProxies);
+  const caller = callerOf(req, settings);
 
   if (sessionSecret(req.headers.get("cookie"))) {
     const signedIn = await sessionUser(await deps.accounts(), req.headers.get("cookie"));

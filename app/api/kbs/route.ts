@@ -16,7 +16,7 @@ export const GET = route({}, async ({ req, store, registry, principal }) => {
   // What the Connect dialog needs to know to show a token placeholder: whether an MCP client where this
   // browser runs needs one (clients on other machines always do).
   const settings = resolveAuthSettings();
-  const access = { requireToken: settings.requireToken || !callerOf(req, settings.trustedProxies).local };
+  const access = { requireToken: settings.requireToken || !callerOf(req, settings).local };
   return { kbs, access };
 });
 

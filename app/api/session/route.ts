@@ -28,7 +28,7 @@ export const GET = route({ access: "open" }, async ({ req }) => {
 /** POST /api/session {email, password} — signs in: a session cookie (HttpOnly, SameSite=Lax, Secure behind https). */
 export const POST = route({ access: "open" }, async ({ req, body, store }) => {
   const settings = resolveAuthSettings();
-  const caller = callerOf(req, settings.trustedProxies);
+  const caller = callerOf(req, settings);
   const failures = authFailures(settings, caller);
   if (failures.blocked()) throw new AppError("rate_limited", "Too many failed sign-ins from this address; try again in a minute.");
   const { email, password } = await body(signInSchema);

@@ -15,7 +15,7 @@ type Props = { searchParams: Promise<Record<string, string | string[] | undefine
 
 /**
  * The OAuth authorization endpoint's page (lib/auth/oauth/authorize.ts does the work): the client's name,
- * logo (https only) and redirect host; the admin secret; the knowledge bases and read or read-write; Allow
+ * logo (an inline data: image only) and redirect host; the admin secret; the knowledge bases and read or read-write; Allow
  * or Deny, posted with the pending request's CSRF token to /oauth/consent.
  */
 export default async function AuthorizePage({ searchParams }: Props) {
@@ -33,7 +33,7 @@ export default async function AuthorizePage({ searchParams }: Props) {
     failed = query.get("failed");
     if (!view) return <Problem title={t.errorTitle} message={t.expired} />;
   } else {
-    const caller = callerOf(new Request("http://page.invalid/", { headers: h }), resolveAuthSettings().trustedProxies);
+    const caller = callerOf(new Request("http://page.invalid/", { headers: h }), resolveAuthSettings());
     const result = await beginAuthorization(query, deps, h.get("cookie"), caller);
     if (result.kind === "redirect") redirect(result.location);
     if (result.kind === "error") return <Problem title={t.errorTitle} message={result.message} />;
@@ -45,7 +45,7 @@ export default async function AuthorizePage({ searchParams }: Props) {
     <main className="mx-auto max-w-lg p-6">
       <div className="mb-4 flex items-center gap-3">
         {view.logoUri && (
-          // biome-ignore lint/performance/noImgElement: a remote client logo, not an app asset
+          // biome-ignore lint/performance/noImgElement: the client's inline data: logo, not an app asset
           <img src={view.logoUri} alt="" width={48} height={48} className="h-12 w-12 rounded" referrerPolicy="no-referrer" />
         )}
         <h1 className="text-xl font-semibold">{t.title}</h1>

@@ -27,6 +27,7 @@ import { processGlobal } from "@/lib/process-global";
 import type { Store } from "@/lib/store";
 import { resolveClient } from "./clients";
 import { readForm } from "./form";
+import { consentLogo } from "./logo";
 import { matchRedirect, redirectLabel } from "./redirects";
 import { redirect, withParams } from "./responses";
 import { getOAuthStore, newGrantId } from "./store";
@@ -75,7 +76,7 @@ export interface ConsentView {
   csrf: string;
   clientName: string;
   clientId: string;
-  /** Only an https logo. */
+  /** Only an inline data: image (./logo.ts). */
   logoUri: string | null;
   redirectHost: string;
   /** Set when the endpoint is /api/mcp/<kb>: the grant is for that one. */
@@ -196,7 +197,7 @@ export async function beginAuthorization(
     expiresAt: Date.now() + PENDING_MS,
     clientId: client.clientId,
     clientName: client.metadata.client_name?.trim() || new URL(redirectUri).host,
-    logoUri: client.metadata.logo_uri?.startsWith("https://") ? client.metadata.logo_uri : null,
+    logoUri: consentLogo(client.metadata.logo_uri),
     redirectUri,
     state,
     codeChallenge: challenge,
@@ -246,7 +247,7 @@ export async function decideConsent(req: Request, deps: OAuthDeps): Promise<Resp
   if (form.get("action") !== "allow") return page(400, "Choose Allow or Deny.");
 
   const store = await deps.getStore();
-  const caller = callerOf(req, settings.trustedProxies);
+  const caller = callerOf(req, settings);
   // A signed-in person consents within their own grants; otherwise the admin secret (the recovery path).
   const user = await consenter(store, req.headers.get("cookie"));
   const limit = user ? limitOf(user) : { kbs: null, write: true };

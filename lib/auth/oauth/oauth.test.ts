@@ -239,7 +239,7 @@ describe("OAuth with a client ID metadata document", () => {
     const { authorizationUrl } = await startAuth(flow);
     const view = await openConsent(authorizationUrl);
     expect(view.clientName).toBe("Metadata Doc Client");
-    expect(view.logoUri).toBeNull(); // http logo: not shown
+    expect(view.logoUri).toBeNull(); // a web logo: not shown (lib/auth/oauth/logo.ts)
     expect(view.redirectHost).toBe("127.0.0.1:9");
 
     const { code, codeVerifier } = await authorize(flow, { kb: ["hr"], access: "read" });

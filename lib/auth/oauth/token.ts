@@ -115,7 +115,7 @@ function guess<E extends Error>(err: E): E {
  */
 export async function handleToken(req: Request, deps: OAuthDeps): Promise<Response> {
   const settings = deps.auth ?? resolveAuthSettings();
-  const failures = authFailures(settings, callerOf(req, settings.trustedProxies));
+  const failures = authFailures(settings, callerOf(req, settings));
   try {
     if (failures.blocked()) throw new TooManyRequestsError("too many failed token requests from this address; try again in a minute");
     if (req.method !== "POST") throw new MethodNotAllowedError("use POST");
@@ -173,7 +173,7 @@ const MAX_REGISTRATION_BYTES = 8 * 1024;
 /** POST /oauth/register (RFC 7591): JSON in, the client information out (201). */
 export async function handleRegister(req: Request, deps: OAuthDeps): Promise<Response> {
   try {
-    const caller = callerOf(req, (deps.auth ?? resolveAuthSettings()).trustedProxies);
+    const caller = callerOf(req, deps.auth ?? resolveAuthSettings());
     if (!getRateLimiter(REGISTRATIONS_PER_MINUTE, "oauth-register").take(`ip:${caller.address}`).allowed) {
       throw new TooManyRequestsError("too many registrations from this address; try again in a minute");
     }

@@ -21,7 +21,7 @@ const peekSchema = z.strictObject({ invite: acceptInviteSchema.shape.invite });
  */
 async function guarded<T>(req: Request, use: () => Promise<T>): Promise<T> {
   const settings = resolveAuthSettings();
-  const failures = authFailures(settings, callerOf(req, settings.trustedProxies));
+  const failures = authFailures(settings, callerOf(req, settings));
   if (failures.blocked()) throw new AppError("rate_limited", "Too many invalid invite links from this address; try again in a minute.");
   try {
     return await use();
@@ -44,7 +44,7 @@ export const POST = route({ access: "open", status: 201 }, async ({ req, body, s
   const { user, cookies } = await guarded(req, async () =>
     acceptInvite(await getAccountStore(await store()), input, settings.sessionHours),
   );
-  const address = callerOf(req, settings.trustedProxies).address;
+  const address = callerOf(req, settings).address;
   await audit(null, "user_join", { actor: user.email, actorId: user.id, address, target: user.email, detail: `role ${user.role}` });
   const { id, email, name, role, kbs } = user;
   return withCookies({ viewer: { kind: "user", id, email, name, role, kbs } }, cookies, { status: 201 });

@@ -24,7 +24,7 @@ function toSignIn(error: string): Response {
 export async function GET(req: Request): Promise<Response> {
   if (!oidcEnabled()) return toSignIn("Single sign-on is not set up.");
   const settings = resolveAuthSettings();
-  const address = callerOf(req, settings.trustedProxies).address;
+  const address = callerOf(req, settings).address;
   let claims: Awaited<ReturnType<typeof finishSso>>;
   try {
     claims = await finishSso(new URL(req.url), flowCookieValue(req.headers.get("cookie")));

@@ -73,7 +73,7 @@ function latinNames(question: string): Named[] {
 }
 
 /** The entities a question names (see the module comment). */
-export function namedEntities(question: string): Named[] {
+function namedEntities(question: string): Named[] {
   const text = question.normalize("NFKC");
   return [...latinNames(text), ...[...text.matchAll(CJK_RUN)].flatMap(([run]) => chineseNames(run))];
 }

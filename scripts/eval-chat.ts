@@ -92,7 +92,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     console.log(`  in first sentence ${pct(s.first, s.contained)} of those contained`);
     console.log(`  sentences per answer, median ${s.medianSentences}`);
     console.log(`  cited            ${pct(s.cited, s.questions)}`);
-    console.log(`  refused          ${pct(s.refused, s.questions)}`);
+    console.log(`  refused          ${pct(s.refused, s.questions)} (and "closest passage" replies ${pct(s.closest, s.questions)})`);
     printMisses(s, Number.parseInt(values.misses!, 10) || 0);
     const r = await rankingCeiling(store, questions);
     console.log(
@@ -100,7 +100,9 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     );
     if (other) {
       const u = await evalChat(mcp.url, unanswerable, { answerable: false, onQuestion: progress("unanswerable") });
-      console.log(`\nunanswerable (${u.questions} questions of ${path.basename(other.dir)}): refused ${pct(u.refused, u.questions)}`);
+      console.log(
+        `\nunanswerable (${u.questions} questions of ${path.basename(other.dir)}): refused ${pct(u.refused, u.questions)}; counting "closest passage" replies as refused too ${pct(u.refused + u.closest, u.questions)}`,
+      );
       const wrong = u.items.filter((x) => !x.refused).slice(0, Number.parseInt(values.misses!, 10) || 0);
       for (const x of wrong) console.log(`  answered ${x.id}: ${x.question}\n    → ${x.text.replace(/\s+/g, " ").slice(0, 300)}`);
     }

@@ -19,7 +19,7 @@ import { ZH_PARTICLES, ZH_QUESTION_WORDS } from "@/lib/text/zh-fillers";
 import { STOP_WORDS, stem, tokenize } from "@/lib/tokenize";
 import { segmentWords } from "@/lib/tokenize/segment";
 import { type AnswerType, hasAnswerOfType } from "./answer-type";
-import { cleanSentence, type Passage, type SentenceSpan, splitSentences } from "./extractive";
+import { cleanSentence, type Passage, recordText, type SentenceSpan, splitSentences } from "./extractive";
 
 /** Question words and particles: they say what is asked, not what about. */
 const EN_QUESTION = new Set(
@@ -309,8 +309,9 @@ export function readPassages(terms: readonly Term[], passages: readonly Passage[
   const pairs = terms.slice(1).map((b, i) => [terms[i], b] as const);
   prepared.forEach(({ p, ctx, body }, rank) => {
     const inCtx = terms.map((t) => has(ctx, t));
-    const sentences = splitSentences(p.text);
-    const read = sentences.map((x) => matchable(x.text));
+    // A table's header row answers nothing alone; its column names belong to each of its rows.
+    const sentences = splitSentences(p.text).filter((x) => x.record !== "header");
+    const read = sentences.map(recordMatchable);
     const chunkScore = plainTotal ? bestWindowShare(sentences, read, terms, inCtx, plain) / plainTotal : 0;
     // A chunk whose sentences cannot be told apart (none found) is judged as a whole.
     const score = sentences.length
@@ -451,6 +452,20 @@ function trimSentence(text: string, terms: readonly Term[], limit: number): stri
 }
 
 /**
+ * A long record cut to its fields that matter: the first (its key: which row it is) and those holding the
+ * question's words, in their order, "…" where fields were left out. Never a field of another record.
+ */
+function trimRecord(text: string, terms: readonly Term[], limit: number): string {
+  if (width(text) <= limit) return text;
+  const fields = text.split(" · ");
+  const kept = fields.filter((f, i) => {
+    const m = matchable(f);
+    return i === 0 || terms.some((t) => has(m, t));
+  });
+  return `${kept.join(" · ")}${kept.length < fields.length ? " · …" : ""}`;
+}
+
+/**
  * Extends a chosen sentence to a readable unit: the rest of its list when it is a list item or introduces
  * one ("…as follows:"). A sentence opening with a pronoun ("It was…") is quoted alone, the answer first:
  * its chunk, one click away, has the sentence before.
@@ -493,6 +508,9 @@ export function answerPart(terms: readonly Term[], passages: readonly Passage[],
     if (picked.some((p) => similar(p, c.span.text))) continue;
     if (units.length > 0 && c.rank !== best.rank && c.score < best.score * t.closeAt) continue;
     if (units.some((u) => u.rank === c.rank && u.indices.includes(c.index))) continue;
+    // Another record joins a record's answer only when it holds every question word the best one does (two
+    // offices in Germany, not Berlin's row after Shanghai's: "the Shanghai office's phone number").
+    if (units.length > 0 && best.span.record && c.span.record && !holdsAll(c.span, terms, best.span)) continue;
     const chunk = reading.chunks[c.rank];
     const unit = unitAround(chunk, c.index);
     if (units.length > 0 && sentences + unit.length > t.maxSentences) continue;
@@ -509,13 +527,23 @@ export function answerPart(terms: readonly Term[], passages: readonly Passage[],
   return { kind, quotes: units.flatMap((u) => quotesFrom(reading.chunks[u.rank], u.indices, terms, t)) };
 }
 
+const recordMatchable = (span: SentenceSpan) => matchable(span.header ? `${span.header}\n${span.text}` : span.text);
+
+/** Whether `span` holds every one of `terms` that `other` holds. */
+function holdsAll(span: SentenceSpan, terms: readonly Term[], other: SentenceSpan): boolean {
+  const m = recordMatchable(span);
+  const o = recordMatchable(other);
+  return terms.every((t) => !has(o, t) || has(m, t));
+}
+
 /** The chosen sentences of one chunk as quotes: adjacent ones merged, in reading order. */
 function quotesFrom(chunk: ChunkReading, indices: number[], terms: readonly Term[], t = ANSWER_TUNING): Quote[] {
   const sorted = [...new Set(indices)].sort((a, b) => a - b);
   const runs: number[][] = [];
   for (const i of sorted) {
     const last = runs.at(-1);
-    if (last && last.at(-1) === i - 1) last.push(i);
+    // A record is a quote of its own.
+    if (last && last.at(-1) === i - 1 && !chunk.sentences[i].record && !chunk.sentences[i - 1].record) last.push(i);
     else runs.push([i]);
   }
   const cjk = hasCjk(chunk.passage.text);
@@ -523,7 +551,9 @@ function quotesFrom(chunk: ChunkReading, indices: number[], terms: readonly Term
     const text = run
       .map((i) => {
         const s = chunk.sentences[i];
-        const body = trimSentence(cleanSentence(s.text), terms, t.maxSentenceChars);
+        const body = s.record
+          ? trimRecord(recordText(s), terms, t.maxSentenceChars)
+          : trimSentence(cleanSentence(s.text), terms, t.maxSentenceChars);
         // List items read as one sentence: "…: a; b; c."
         return s.item && run.length > 1 && !endsClause(body) ? `${body}${cjk ? "；" : ";"}` : body;
       })

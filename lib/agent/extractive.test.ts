@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { contentUnits, splitSentences, supportingSpan } from "./extractive";
+import { contentUnits, recordText, splitSentences, supportingSpan } from "./extractive";
 
 const handbook = [
   "Full-time employees receive 20 days of annual leave per year.",
@@ -61,5 +61,33 @@ describe("supportingSpan", () => {
 
   it("returns null when nothing matches", () => {
     expect(supportingSpan(handbook, "Mercury boils at 357 degrees")).toBeNull();
+  });
+});
+
+describe("records (issue #43, point 10)", () => {
+  it("a CSV row's fields are one span, and a table row is one span with its header", () => {
+    const text =
+      "## Rows 1–2\n\noffice: Berlin\nphone: +49 30 1234567\n\noffice: Shanghai\nphone: +86 21 5555 0000\n\n| Office | Phone |\n|---|---|\n| Paris | +33 1 2345 6789 |";
+    const spans = splitSentences(text);
+    expect(spans.map((s) => [s.text, s.record])).toEqual([
+      ["office: Berlin\nphone: +49 30 1234567", "fields"],
+      ["office: Shanghai\nphone: +86 21 5555 0000", "fields"],
+      ["| Office | Phone |", "header"],
+      ["| Paris | +33 1 2345 6789 |", "row"],
+    ]);
+    for (const s of spans) expect(text.slice(s.start, s.end)).toBe(s.text);
+    expect(spans.map(recordText)).toEqual([
+      "office: Berlin · phone: +49 30 1234567",
+      "office: Shanghai · phone: +86 21 5555 0000",
+      "Office · Phone",
+      "Office: Paris · Phone: +33 1 2345 6789",
+    ]);
+  });
+
+  it("one `name: value` line in prose stays a sentence", () => {
+    expect(splitSentences("Note: leave requests go to your manager. They answer within a week.").map((s) => s.record)).toEqual([
+      undefined,
+      undefined,
+    ]);
   });
 });

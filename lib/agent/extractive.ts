@@ -90,26 +90,72 @@ export interface SentenceSpan {
   line?: number;
   /** The line is a list item (bullet or number). */
   item?: boolean;
+  /**
+   * A record, quoted and checked whole, never combined with its neighbours: "fields" (consecutive `name: value`
+   * lines, how a CSV row is written, lib/parse/csv.ts), a table "row", or a table's "header" row.
+   */
+  record?: "fields" | "row" | "header";
+  /** A table row's header row (its column names). */
+  header?: string;
 }
 
 /** Line prefixes that are markup, not text: bullets, numbered items, quotes. */
 const LINE_LEAD = /^\s*(?:[-*+]\s+|\d+[.)、]\s*|>\s*)?/;
 const LIST_ITEM = /^\s*(?:[-*+]\s+|\d+[.)、]\s*)/;
 
+/** A `name: value` line: a record's field (lib/parse/csv.ts writes each CSV row so). */
+const FIELD_LINE = /^\s*[^\s:：|#>*+-][^:：\n]{0,59}(?::[^\S\n]+|：[^\S\n]*)\S/u;
+const TABLE_ROW = /^\s*\|.*\|/;
+const TABLE_RULE = /^\s*\|?\s*:?-{3,}/;
+
 /**
  * Sentences of a passage with their offsets and the line they are on, split where lib/text/sentences says
  * (the chunker's splitter too). Markdown headings and table rules are dropped, bullets stripped (`item`
- * marks list items).
+ * marks list items). A record is one span, whatever sentences its cells hold: a table row, or a block of two
+ * or more consecutive `name: value` lines (a CSV row): its values belong to each other, never to the next row.
  */
 export function splitSentences(text: string): SentenceSpan[] {
   const out: SentenceSpan[] = [];
-  let lineStart = 0;
-  let lineNo = 0;
-  for (const line of text.split("\n")) {
-    const base = lineStart;
-    lineStart += line.length + 1;
-    lineNo++;
-    if (/^\s*#{1,6}\s/.test(line) || /^\s*\|?\s*:?-{3,}/.test(line)) continue;
+  const lines = text.split("\n");
+  const starts: number[] = [];
+  lines.reduce((at, line) => {
+    starts.push(at);
+    return at + line.length + 1;
+  }, 0);
+  let header: string | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const base = starts[i];
+    const lineNo = i + 1;
+    if (TABLE_ROW.test(line)) {
+      if (TABLE_RULE.test(line)) continue;
+      const isHeader = TABLE_RULE.test(lines[i + 1] ?? "");
+      if (isHeader) header = line.trim();
+      const skip = line.match(/^\s*/)![0].length;
+      const trimmed = line.trim();
+      if (trimmed.replace(/[*_`|\s]/g, "").length >= 2) {
+        out.push({
+          text: trimmed,
+          start: base + skip,
+          end: base + skip + trimmed.length,
+          line: lineNo,
+          record: isHeader ? "header" : "row",
+          ...(!isHeader && header ? { header } : {}),
+        });
+      }
+      continue;
+    }
+    header = undefined;
+    let j = i;
+    while (j < lines.length && FIELD_LINE.test(lines[j]) && !LIST_ITEM.test(lines[j])) j++;
+    if (j - i >= 2) {
+      const skip = line.match(/^\s*/)![0].length;
+      const end = starts[j - 1] + lines[j - 1].trimEnd().length;
+      out.push({ text: text.slice(base + skip, end), start: base + skip, end, line: lineNo, record: "fields" });
+      i = j - 1;
+      continue;
+    }
+    if (/^\s*#{1,6}\s/.test(line) || TABLE_RULE.test(line)) continue;
     const lead = line.match(LINE_LEAD)![0].length;
     const item = LIST_ITEM.test(line);
     let from = lead;
@@ -128,10 +174,39 @@ export function splitSentences(text: string): SentenceSpan[] {
   return out;
 }
 
+/** The cells of a table row ("| a | b |" → ["a", "b"]). */
+function tableCells(row: string): string[] {
+  return row
+    .trim()
+    .replace(/^\||\|$/g, "")
+    .split("|")
+    .map((c) => c.trim());
+}
+
+/**
+ * A record as one readable line: its fields joined by " · ", a table row's cells each with its column name
+ * ("Office: Shanghai · Phone: +86 21 5555 0000"), so the quote says which column each value belongs to.
+ */
+export function recordText(span: SentenceSpan): string {
+  if (span.record === "row" && span.header) {
+    const names = tableCells(span.header);
+    const cells = tableCells(span.text);
+    if (names.length === cells.length)
+      return cleanSentence(
+        cells
+          .map((c, i) => (names[i] && c ? `${names[i]}: ${c}` : c))
+          .filter(Boolean)
+          .join(" | "),
+      );
+  }
+  return cleanSentence(span.text);
+}
+
 /** Strips inline Markdown emphasis and table pipes so a quoted sentence reads cleanly. */
 export function cleanSentence(s: string): string {
   return s
     .replace(/\*\*|__|`/g, "")
+    .replace(/[^\S\n]*\n\s*/g, " · ")
     .replace(/^\|\s*|\s*\|$/g, "")
     .replace(/\s*\|\s*/g, " · ")
     .replace(/\s+/g, " ")

@@ -26,6 +26,7 @@ import { ANSWER_TUNING, answerPart, type Expected, type PartAnswer, type Quote, 
 import { answerType } from "./answer-type";
 import { passagePlace } from "./citations";
 import { askedPart, followUpQuery, isEllipsis, isFollowUp, splitQuestion } from "./decompose";
+import { aboutAnotherEntity } from "./entities";
 import type { Passage } from "./extractive";
 import { resultsOf } from "./tools";
 
@@ -207,7 +208,9 @@ function writeAnswer(question: string, list: readonly TurnSearch[], previous?: s
   if (list.length > 1 && new Set(list.map((s) => s.query)).size > 1) {
     const sections = list.map((s) => ({
       query: s.query,
-      answer: answerPart(questionTerms(s.query), s.passages, ANSWER_TUNING, expectation(s.query)),
+      answer: aboutAnotherEntity(s.query, s.passages)
+        ? ({ kind: "none" } as const)
+        : answerPart(questionTerms(s.query), s.passages, ANSWER_TUNING, expectation(s.query)),
     }));
     if (sections.every((s) => s.answer.kind === "none")) return t.notFound;
     return sections
@@ -218,7 +221,10 @@ function writeAnswer(question: string, list: readonly TurnSearch[], previous?: s
       .join("\n\n");
   }
   const terms = questionTerms(question);
-  let passages = list.flatMap((s) => s.passages);
+  const retrieved = list.flatMap((s) => s.passages);
+  let passages = retrieved;
+  // The question names something the passages do not, while they name other things of its kind: they are about those.
+  if (aboutAnotherEntity(question, passages)) return t.notFound;
   if (previous && isFollowUp(question)) {
     const keys = new Set(terms.map((x) => x.key));
     const before = questionTerms(previous, 0.5).filter((x) => !keys.has(x.key));
@@ -229,6 +235,9 @@ function writeAnswer(question: string, list: readonly TurnSearch[], previous?: s
       passages = about;
       const answer = answerPart(terms, passages, ANSWER_TUNING, expectation(question));
       if (answer.kind !== "none") return reply(answer, t);
+      // What the follow-up asks about ("part-time staff") is in nothing retrieved: the documents do not say,
+      // and quoting the subject again would only repeat the previous answer.
+      if (terms.length > 0 && !retrieved.some((p) => termShare(terms, p) >= 0.5)) return t.notFound;
       const subject = before.map((x) => ({ ...x, boost: 1 }));
       return reply(answerPart(subject, passages, ANSWER_TUNING), t);
     }

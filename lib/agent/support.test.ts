@@ -83,3 +83,60 @@ describe("citation check", () => {
     expect(supportOf("Proteins help the polypeptide get imported", scattered)).toBeLessThan(SUPPORTED);
   });
 });
+
+describe("claims about table and CSV rows (issue #43, point 12)", () => {
+  // How lib/parse/csv.ts writes a CSV's rows, and the same data as a Markdown table.
+  const CSV = {
+    n: 5,
+    document: { title: "offices" },
+    heading: "Rows 1–2",
+    text: "office: Berlin\nphone: +49 30 1234567\n\noffice: Shanghai\nphone: +86 21 5555 0000",
+  };
+  const TABLE = {
+    n: 6,
+    document: { title: "contacts" },
+    text: "| Office | Phone |\n|---|---|\n| Berlin | +49 30 1234567 |\n| Shanghai | +86 21 5555 0000 |",
+  };
+
+  it("a claim taking its name from one row and its figure from another is not supported, as a sentence, a table cell or a bullet", () => {
+    for (const [text, chunk] of [
+      ["The Shanghai office's phone number is +49 30 1234567 [5].", CSV],
+      ["| Office | Phone |\n|---|---|\n| Shanghai | +49 30 1234567 [6] |", TABLE],
+      ["| Office | Phone |\n|---|---|\n| Shanghai | +49 30 1234567 [5] |", CSV],
+      ["- Shanghai: +49 30 1234567 [6]", TABLE],
+    ] as const) {
+      const check = checkCitations(text, [chunk]);
+      expect(check.sentences, text).toHaveLength(1);
+      expect(check.sentences[0].unsupported, text).toBe("citation");
+    }
+  });
+
+  it("a claim stating one row's values is supported, and a mixed one moves to the row's own chunk when it was retrieved", () => {
+    for (const [text, chunk] of [
+      ["The Shanghai office's phone number is +86 21 5555 0000 [5].", CSV],
+      ["| Office | Phone |\n|---|---|\n| Shanghai | +86 21 5555 0000 [6] |", TABLE],
+      ["- office: Shanghai · phone: +86 21 5555 0000 [5]", CSV],
+    ] as const) {
+      const check = checkCitations(text, [chunk]);
+      expect(check.sentences[0].unsupported, text).toBeUndefined();
+      expect(check.sentences[0].citations[0].support, text).toBeGreaterThanOrEqual(SUPPORTED);
+    }
+    const other = { n: 7, text: "Our Shanghai office can be reached at +49 30 1234567 on weekdays." };
+    const moved = checkCitations("The Shanghai office's phone number is +49 30 1234567 [5].", [CSV, other]);
+    expect(moved.sentences[0].citations[0]).toMatchObject({ n: 7, from: 5 });
+  });
+});
+
+describe("an answer's `name: value` lines", () => {
+  it("are one claim when only the last line cites, and a claim each when each line cites", () => {
+    const whole = checkCitations("Office: Shanghai\nPhone: +86 21 5555 0000 [1]", [
+      { n: 1, text: "office: Berlin\nphone: +49 30 1234567\n\noffice: Shanghai\nphone: +86 21 5555 0000" },
+    ]);
+    expect(whole.sentences.map((s) => [s.text, s.unsupported])).toEqual([["Office: Shanghai\nPhone: +86 21 5555 0000", undefined]]);
+    const each = checkCitations("Annual leave: 20 days per year [1]\nRefunds: in full within 14 days of purchase [2]", CHUNKS);
+    expect(each.sentences.map((s) => [s.text, s.citations.map((c) => c.n), s.unsupported])).toEqual([
+      ["Annual leave: 20 days per year", [1], undefined],
+      ["Refunds: in full within 14 days of purchase", [2], undefined],
+    ]);
+  });
+});

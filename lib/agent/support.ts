@@ -64,10 +64,18 @@ function numbersOf(text: string): string[] {
   return [...new Set([...fold(text).matchAll(NUMBER)].map((m) => bareNumber(m[0])))];
 }
 
+interface Window {
+  tokens: Set<string>;
+  /** A record's own folded text: its numbers are looked for there, not in the rest of the chunk. */
+  numbers?: string;
+}
+
 interface Prepared {
   n: number;
-  /** Tokens of each run of consecutive sentences of the chunk (see windows), with its title and heading. */
-  windows: (width: number) => Set<string>[];
+  /** Tokens of each run of consecutive sentences of the chunk (see windows), with its title and heading; each record alone. */
+  windows: (width: number) => Window[];
+  /** Tokens of each of the chunk's records (table rows with their header). */
+  records: Set<string>[];
   numbers: string;
 }
 
@@ -76,24 +84,43 @@ interface Prepared {
  * offline answerer quotes them), and its title and heading; not the rest of its context, which the reader
  * opening [n] does not see as the chunk (a neighbouring chunk's sentence there is not this chunk's support).
  * A claim is matched against runs of consecutive sentences (the highlighter's sentences), not the chunk's
- * words wherever they stand.
+ * words wherever they stand; a record (a table row, a CSV row's fields) is a window of its own, so a claim
+ * cannot take its name from one row and its figure from the next.
  */
 function prepare(c: SourceChunk): Prepared {
   const text = wholeSentences(c.text, c.context_before, c.context_after);
   const label = passageTokens([c.document?.title, c.heading].filter(Boolean).join("\n"));
-  const sentences = splitSentences(text).map((x) => passageTokens(x.text));
-  const cache = new Map<number, Set<string>[]>();
+  const spans = splitSentences(text).filter((x) => x.record !== "header");
+  const recordText = (x: (typeof spans)[number]) => (x.header ? `${x.header}\n${x.text}` : x.text);
+  const records = spans.filter((x) => x.record).map((x) => passageTokens(recordText(x)));
+  // Runs of consecutive sentences that are not records.
+  const runs: Set<string>[][] = [];
+  let run: Set<string>[] = [];
+  for (const x of spans) {
+    if (x.record) {
+      if (run.length) runs.push(run);
+      run = [];
+    } else run.push(passageTokens(x.text));
+  }
+  if (run.length || runs.length === 0) runs.push(run);
+  const recordWindows: Window[] = spans
+    .filter((x) => x.record)
+    .map((x) => ({ tokens: new Set([...label, ...passageTokens(recordText(x))]), numbers: bareNumber(fold(recordText(x))) }));
+  const cache = new Map<number, Window[]>();
   const windows = (width: number) => {
     if (!cache.has(width)) {
-      const out: Set<string>[] = [];
-      for (let i = 0; i < Math.max(1, sentences.length - width + 1); i++) {
-        out.push(new Set([...label, ...sentences.slice(i, i + width).flatMap((t) => [...t])]));
+      const out: Window[] = [...recordWindows];
+      for (const sentences of runs) {
+        if (sentences.length === 0 && recordWindows.length) continue;
+        for (let i = 0; i < Math.max(1, sentences.length - width + 1); i++) {
+          out.push({ tokens: new Set([...label, ...sentences.slice(i, i + width).flatMap((t) => [...t])]) });
+        }
       }
       cache.set(width, out);
     }
     return cache.get(width)!;
   };
-  return { n: c.n, windows, numbers: bareNumber(fold([c.document?.title, c.heading, text].filter(Boolean).join("\n"))) };
+  return { n: c.n, windows, records, numbers: bareNumber(fold([c.document?.title, c.heading, text].filter(Boolean).join("\n"))) };
 }
 
 /** Whether `numbers` (a chunk's folded text) has the number `x` standing alone (not inside a longer one). */
@@ -118,9 +145,18 @@ export function supportOf(claim: string, chunk: SourceChunk | Prepared): number 
   if (total === 0) return 1;
   // A claim of k sentences is looked for in runs of k + 1 sentences of the chunk.
   const width = splitSentences(claim).length + 1;
-  const words = weightOf ? Math.max(0, ...p.windows(width).map((w) => coverage(units, w).score)) * weightOf : 0;
-  const numbers = nums.filter((x) => hasNumber(p.numbers, x)).length * 2;
-  return (words + numbers) / total;
+  const chunkNumbers = nums.filter((x) => hasNumber(p.numbers, x)).length * 2;
+  // The claim's words that tell the chunk's records apart (a row's key: "Shanghai"): a record lacking one is not the row the claim is about.
+  const claimTokens = passageTokens(claim.replace(NUMBER, " "));
+  const keys = [...claimTokens].filter((t) => p.records.some((r) => r.has(t)) && !p.records.every((r) => r.has(t)));
+  let best = 0;
+  for (const w of p.windows(width)) {
+    if (w.numbers !== undefined && keys.some((k) => !w.tokens.has(k))) continue;
+    const words = weightOf ? coverage(units, w.tokens).score * weightOf : 0;
+    const numbers = w.numbers === undefined ? chunkNumbers : nums.filter((x) => hasNumber(w.numbers!, x)).length * 2;
+    best = Math.max(best, (words + numbers) / total);
+  }
+  return best;
 }
 
 interface Group {
@@ -144,7 +180,17 @@ export function checkCitations(text: string, chunks: readonly SourceChunk[], que
     last = m.index! + m[0].length;
   }
   stripped += text.slice(last);
-  const spans = splitSentences(stripped);
+  // `name: value` lines are one claim ("Office: Shanghai\nPhone: +86 … [1]"), unless a line before the last cites on its own.
+  const spans = splitSentences(stripped).flatMap((span) => {
+    const lastLine = span.start + span.text.lastIndexOf("\n");
+    if (span.record !== "fields" || !markers.some((m) => m.at > span.start && m.at <= lastLine)) return [span];
+    let at = span.start;
+    return span.text.split("\n").map((text, i) => {
+      const start = at;
+      at += text.length + 1;
+      return { ...span, text: text.trimEnd(), start, end: start + text.trimEnd().length, line: (span.line ?? 1) + i, record: undefined };
+    });
+  });
   // Each sentence with the markers that end it; sentences of a line before its next marker join that marker's group.
   const groups: Group[] = [];
   let open: Group | null = null;

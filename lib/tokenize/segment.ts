@@ -24,3 +24,10 @@ export function segmentWords(text: string): string[] {
     .cut(text, false)
     .filter((w) => w.trim() !== "");
 }
+
+/** Dictionary words of a run of Chinese text with their jieba part-of-speech tags (nr person, ns place, nt organisation, n noun, …). */
+export function taggedWords(text: string): { word: string; tag: string }[] {
+  return load()
+    .tag(text, false)
+    .filter((w) => w.word.trim() !== "");
+}

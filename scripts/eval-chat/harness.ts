@@ -3,7 +3,7 @@ import type { ModelMessage } from "ai";
 import { runChat } from "@/lib/agent/chat";
 import { stripCitations } from "@/lib/agent/citations";
 import { splitSentences } from "@/lib/agent/extractive";
-import { isRefusal } from "@/lib/agent/offline-model";
+import { isRefusal, OFFLINE_TEXT } from "@/lib/agent/offline-model";
 import type { AppConfig } from "@/lib/config";
 import type { EvalQuestion } from "@/lib/retrieve/eval-metrics";
 import type { Store } from "@/lib/store";
@@ -104,6 +104,8 @@ interface ChatEvalItem {
   sentences: number;
   cited: boolean;
   refused: boolean;
+  /** The offline answerer's "closest passage" reply: not a refusal, but no answer either. */
+  closest: boolean;
 }
 
 export interface ChatEvalSummary {
@@ -115,6 +117,8 @@ export interface ChatEvalSummary {
   medianSentences: number;
   cited: number;
   refused: number;
+  /** "Closest passage" replies (counted apart from clean refusals). */
+  closest: number;
   items: ChatEvalItem[];
 }
 
@@ -139,6 +143,7 @@ export async function evalChat(
       sentences: sentences.length,
       cited: /\[\d+\]/.test(turn.text),
       refused: isRefusal(turn.text),
+      closest: [OFFLINE_TEXT.en.closest, OFFLINE_TEXT.zh.closest].some((c) => turn.text.trimStart().startsWith(c)),
     });
     opts.onQuestion?.(i + 1, questions.length);
   }
@@ -150,6 +155,7 @@ export async function evalChat(
     medianSentences: median(items.filter((x) => !x.refused).map((x) => x.sentences)),
     cited: count((x) => x.cited),
     refused: count((x) => x.refused),
+    closest: count((x) => x.closest),
     items,
   };
 }

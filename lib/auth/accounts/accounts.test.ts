@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { auditCsv, getAuditLog } from "@/lib/audit/log";
-import { ssoGrants } from "@/lib/auth/oidc";
+import { ssoQualifies } from "@/lib/auth/oidc";
 import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
 import { authenticateApp, limitOfPrincipal, type Principal } from "@/lib/auth/principal";
 import { createOfflineEmbedder } from "@/lib/embed";
@@ -156,15 +156,15 @@ describe("single sign-on rules", () => {
     allowInsecureIssuer: false,
   };
   it("gives an allowed domain the default role, a listed group its role, and refuses the rest", () => {
-    expect(ssoGrants({ email: "Ann@Example.com", emailVerified: true, groups: [] }, cfg)).toEqual({ role: "reader", kbs: ["hr"] });
-    expect(ssoGrants({ email: "boss@else.org", emailVerified: true, groups: ["kb-editors", "kb-admins"] }, cfg)).toEqual({
+    expect(ssoQualifies({ email: "Ann@Example.com", emailVerified: true, groups: [] }, cfg)).toEqual({ role: "reader", groupRole: null });
+    expect(ssoQualifies({ email: "boss@else.org", emailVerified: false, groups: ["kb-editors", "kb-admins"] }, cfg)).toEqual({
       role: "admin",
-      kbs: [],
+      groupRole: "admin",
     });
-    expect(ssoGrants({ email: "eve@else.org", emailVerified: true, groups: ["staff"] }, cfg)).toMatchObject({ refused: /may not join/ });
-    expect(ssoGrants({ email: "ann@example.com", emailVerified: false, groups: [] }, cfg)).toMatchObject({ refused: /not verified/ });
-    expect(ssoGrants({ email: "ann@example.com.evil.org", emailVerified: true, groups: [] }, cfg)).toMatchObject({
-      refused: /may not join/,
+    expect(ssoQualifies({ email: "eve@else.org", emailVerified: true, groups: ["staff"] }, cfg)).toEqual({ refused: "sso_not_allowed" });
+    expect(ssoQualifies({ email: "ann@example.com", emailVerified: false, groups: [] }, cfg)).toEqual({ refused: "sso_unverified" });
+    expect(ssoQualifies({ email: "ann@example.com.evil.org", emailVerified: true, groups: [] }, cfg)).toEqual({
+      refused: "sso_not_allowed",
     });
   });
 });

@@ -17,7 +17,7 @@ export interface Grants {
 }
 
 /** Only grants of knowledge bases that exist; an admin's list is kept empty (an admin has them all). */
-function normalizeGrants(g: Grants, known: readonly string[]): Grants {
+export function normalizeGrants(g: Grants, known: readonly string[]): Grants {
   if (g.role === "admin") return { role: "admin", kbs: [] };
   const unknown = g.kbs.filter((k) => !known.includes(k));
   if (unknown.length) throw new AppError("bad_request", `There is no knowledge base named "${unknown[0]}".`);
@@ -83,7 +83,8 @@ export async function acceptInvite(
     role: found.role,
     kbs: found.kbs,
     passwordHash: await hashPassword(input.password),
-    origin: "local",
+    // An address the person typed themselves is unverified: single sign-on never merges into it.
+    origin: found.email ? "local" : "invite",
     createdAt: new Date().toISOString(),
   };
   await accounts.addUser(user);
@@ -108,31 +109,6 @@ export async function createUser(
   };
   await accounts.addUser(user);
   return publicUser(user);
-}
-
-/** A single-sign-on user: found by e-mail, or made with the grants the provider's rules give. */
-export async function joinWithSso(
-  accounts: AccountStore,
-  claims: { email: string; name: string; issuer: string },
-  grants: Grants,
-  sessionHours: number | undefined,
-): Promise<{ user: User; cookies: string[]; created: boolean }> {
-  const email = claims.email.trim().toLowerCase();
-  let user = await accounts.findByEmail(email);
-  const created = !user;
-  if (!user) {
-    user = {
-      id: newUserId(),
-      email,
-      name: claims.name || email,
-      ...grants,
-      passwordHash: null,
-      origin: claims.issuer,
-      createdAt: new Date().toISOString(),
-    };
-    await accounts.addUser(user);
-  }
-  return { user, cookies: await startSession(accounts, user, sessionHours), created };
 }
 
 /** Changes a user's role or grants (effective on their next request). The admin secret stays an admin whatever happens here. */

@@ -462,14 +462,16 @@ describe("access control", () => {
     }
   });
 
-  it("rate-limits failed authentications per client address", async () => {
+  it("rate-limits failed authentications per client address and per token, never a valid token", async () => {
     auth = { ...OPEN, authFailuresPerMinute: 3 };
     try {
       const from = { "x-test-peer": "10.213.9.66", ...bearer("kbt_guess") };
       const statuses: number[] = [];
       for (let i = 0; i < 4; i++) statuses.push((await post("/api/mcp", LIST, from)).status);
       expect(statuses).toEqual([401, 401, 401, 429]);
-      expect((await post("/api/mcp", LIST, { "x-test-peer": "10.213.9.66", ...bearer(secrets.read) })).status).toBe(429);
+      // Another guess from that address is refused too; a valid token from behind the same address (a shared NAT) is not.
+      expect((await post("/api/mcp", LIST, { "x-test-peer": "10.213.9.66", ...bearer("kbt_other_guess") })).status).toBe(429);
+      expect((await post("/api/mcp", LIST, { "x-test-peer": "10.213.9.66", ...bearer(secrets.read) })).status).toBe(200);
       expect((await post("/api/mcp", LIST, { "x-test-peer": "10.213.9.67", ...bearer(secrets.read) })).status).toBe(200);
     } finally {
       auth = OPEN;

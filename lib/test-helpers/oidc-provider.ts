@@ -33,7 +33,7 @@ export async function startTestProvider(client: { clientId: string; clientSecret
     // Every claim in the ID token, as a provider without a userinfo round trip would send them.
     conformIdTokenClaims: false,
     pkce: { required: () => true },
-    async findAccount(_ctx, id) {
+    async findAccount(_ctx: unknown, id: string) {
       return { accountId: id, claims: async () => ({ sub: id, ...(claims.get(id) ?? {}) }) };
     },
   });

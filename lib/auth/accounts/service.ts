@@ -9,7 +9,7 @@ import { AppError } from "@/lib/types";
 import { checkPassword, hashPassword } from "./passwords";
 import { startSession } from "./sessions";
 import { type AccountStore, newUserId } from "./store";
-import { type Invite, type PublicUser, publicUser, type User } from "./types";
+import { type Invite, type PublicUser, publicUser, type Session, type User } from "./types";
 
 export interface Grants {
   role: Role;
@@ -126,7 +126,26 @@ export async function updateUser(
     ...(patch.name !== undefined ? { name: patch.name.trim() || current.email } : {}),
     ...(patch.password !== undefined ? { passwordHash: await hashPassword(patch.password) } : {}),
   });
+  // A reset password is for someone who lost it, or whose account was used by another: every session ends.
+  if (patch.password !== undefined) await accounts.deleteSessions(id);
   return publicUser(updated);
+}
+
+/**
+ * A signed-in person changes their own password (the current one first); every other session of theirs ends,
+ * the one they are using stays.
+ */
+export async function changePassword(
+  accounts: AccountStore,
+  signedIn: { user: User; session: Session },
+  current: string,
+  next: string,
+): Promise<void> {
+  const { user, session } = signedIn;
+  if (!user.passwordHash) throw new AppError("bad_request", "This account signs in through single sign-on and has no password here.");
+  if (!(await checkPassword(user.passwordHash, current))) throw new AppError("forbidden", "The current password is wrong.");
+  await accounts.updateUser(user.id, { passwordHash: await hashPassword(next) });
+  await accounts.deleteSessions(user.id, session.hash);
 }
 
 /** Removes an account: its sessions end, its tokens and OAuth grants stop working, its conversations are kept but unreachable. */

@@ -19,7 +19,7 @@ import { type AuthSettings, resolveAuthSettings } from "@/lib/auth/config";
 import { safeEqual } from "@/lib/auth/internal";
 import { isOriginAllowed } from "@/lib/auth/origin";
 import { callerOf } from "@/lib/auth/peer";
-import { authFailures } from "@/lib/auth/request";
+import { adminSecretAccount, authFailures } from "@/lib/auth/request";
 import { limitOf, mayRead } from "@/lib/auth/roles";
 import { getRegistry, kbCatalog } from "@/lib/kb";
 import { knownKbs } from "@/lib/kb/known";
@@ -92,7 +92,8 @@ function sweep(now: number) {
 
 /** The signed-in person of a consent request, if any. */
 async function consenter(store: Store, cookieHeader: string | null) {
-  return (await sessionUser(await getAccountStore(store), cookieHeader))?.user ?? null;
+  const signedIn = await sessionUser(await getAccountStore(store), cookieHeader);
+  return signedIn && signedIn.user !== "admin-secret" ? signedIn.user : null;
 }
 
 async function view(p: Pending, deps: OAuthDeps, cookieHeader: string | null): Promise<ConsentView> {
@@ -222,10 +223,10 @@ export async function decideConsent(req: Request, deps: OAuthDeps): Promise<Resp
   const user = await consenter(store, req.headers.get("cookie"));
   const limit = user ? limitOf(user) : { kbs: null, write: true };
   if (!user) {
-    const failures = authFailures(settings, caller);
-    if (failures.blocked()) return page(429, "Too many failed sign-ins from this address; try again in a minute.");
+    const failures = authFailures(settings, caller, { account: adminSecretAccount(caller) });
+    if (failures.locked()) return page(429, "Too many failed sign-ins from this address; try again in a minute.");
     if (!isAdminSecret(form.get("admin_secret") ?? "", settings.adminToken)) {
-      failures.record();
+      if (failures.fail()) return page(429, "Too many failed sign-ins from this address; try again in a minute.");
       return back("secret");
     }
   }

@@ -134,7 +134,31 @@ export async function handleMcpRequest(req: Request, options: McpHttpOptions = {
   const t0 = performance.now();
   const response = await handleTimed(req, options);
   observeRequest(options.kb ? "/api/mcp/[kb]" : "/api/mcp", response.status, performance.now() - t0, req.method);
+  if (response.status === 403 || response.status === 429) await auditRefusal(req, options, response);
   return response;
+}
+
+/** A refused MCP request (403, 429) goes to the audit log with its reason; never fails the answer. */
+async function auditRefusal(req: Request, options: McpHttpOptions, response: Response): Promise<void> {
+  try {
+    const auth = options.auth ?? resolveAuthSettings();
+    const body = (await response.clone().json()) as { error?: { message?: string } };
+    await recordAudit(
+      null,
+      "access_denied",
+      {
+        actor: "mcp client",
+        outcome: "denied",
+        kb: options.kb ?? null,
+        target: `${req.method} ${new URL(req.url).pathname}`,
+        detail: `${response.status}: ${String(body.error?.message ?? "").slice(0, 200)}`,
+        address: callerOf(req, auth.trustedProxies).address,
+      },
+      await (options.getStore ?? getStore)(),
+    );
+  } catch (err) {
+    console.error("[mcp] could not record a refused request:", err);
+  }
 }
 
 async function handleTimed(req: Request, options: McpHttpOptions): Promise<Response> {

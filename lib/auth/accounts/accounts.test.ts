@@ -198,7 +198,12 @@ describe("audit log", () => {
     expect((await log.list({ actor: "B@TEAM" })).map((e) => e.action)).toEqual(["sign_in_failed"]);
     expect(await log.list({ kb: "finance" })).toEqual([]);
     const csv = auditCsv(all);
-    expect(csv.split("\r\n")[0]).toBe("at,actor,action,outcome,kb,target,detail,address");
+    expect(csv.split("\r\n")[0]).toBe('"at","actor","action","outcome","kb","target","detail","address"');
     expect(csv).toContain(`"'=HYPERLINK(""x"")"`);
+    // Every cell quoted: a semicolon inside one never starts a cell (a formula) in a semicolon locale.
+    const semi = auditCsv([{ ...all[0], actor: ";=1+1", detail: "x;=1+1" }]).split("\r\n")[1];
+    expect(semi).toMatch(/^("[^"]*",){7}"[^"]*"$/);
+    expect(semi).toContain(`"';=1+1"`);
+    expect(semi).toContain(`"x;=1+1"`);
   });
 });

@@ -58,3 +58,6 @@ export const updateUserSchema = z.strictObject({
 });
 
 export const userIdSchema = z.string().regex(/^usr_[a-f0-9]{16}$/, "invalid user id");
+
+/** A pending invite's id (the SHA-256 hex of its secret, as GET /api/users lists it). */
+export const inviteIdSchema = z.string().regex(/^[a-f0-9]{64}$/, "invalid invite id");

@@ -155,10 +155,18 @@ export async function deleteUser(accounts: AccountStore, id: string): Promise<vo
   await accounts.deleteUser(id);
 }
 
+/** Withdraws a pending invite: its link stops working. Returns it for the audit log. */
+export async function cancelInvite(accounts: AccountStore, id: string): Promise<Invite> {
+  const found = (await accounts.listInvites()).find((i) => i.hash === id);
+  if (!found || !(await accounts.cancelInvite(id))) throw new AppError("not_found", "There is no such pending invite.");
+  return found;
+}
+
 export async function listPeople(accounts: AccountStore, now = new Date()) {
   const users = [...(await accounts.users()).values()].map(publicUser).sort((a, b) => a.email.localeCompare(b.email));
   const invites = (await accounts.listInvites())
     .filter((i) => !i.used && i.expiresAt > now.toISOString())
-    .map(({ email, role, kbs, createdBy, createdAt, expiresAt }) => ({ email, role, kbs, createdBy, createdAt, expiresAt }));
+    // The id is the hash of the invite's secret: it names the invite (to cancel it) and cannot be used to join.
+    .map(({ hash, email, role, kbs, createdBy, createdAt, expiresAt }) => ({ id: hash, email, role, kbs, createdBy, createdAt, expiresAt }));
   return { users, invites };
 }

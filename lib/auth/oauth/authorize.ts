@@ -11,7 +11,7 @@
  * endpoint, the knowledge bases and read or read-write chosen there) and a single-use code living 60 s.
  */
 import { randomBytes } from "node:crypto";
-import { audit } from "@/lib/audit/record";
+import { audit, kbsOf } from "@/lib/audit/record";
 import { sessionUser } from "@/lib/auth/accounts/sessions";
 import { getAccountStore } from "@/lib/auth/accounts/store";
 import { isAdminSecret } from "@/lib/auth/admin-secret";
@@ -259,6 +259,7 @@ export async function decideConsent(req: Request, deps: OAuthDeps): Promise<Resp
     actorId: user?.id,
     address: caller.address,
     target: grantId,
+    kb: kbsOf(chosen),
     detail: `${p.clientName}: ${chosen.join(", ")} (${access})`,
   });
   const code = `kboc_${randomBytes(32).toString("base64url")}`;

@@ -1,3 +1,4 @@
+import { kbsOf } from "@/lib/audit/record";
 import { z } from "zod";
 import { updateUserSchema, userIdSchema } from "@/lib/auth/accounts/schema";
 import { removeAccount } from "@/lib/auth/accounts/remove";
@@ -21,7 +22,7 @@ export const PATCH = route(userRoute, async ({ params: { id }, body, store, regi
     patch.kbs ? `kbs ${user.kbs.join(", ") || "none"}` : null,
     patch.password ? "password" : null,
   ];
-  await audit("user_update", { target: user.email, detail: changed.filter(Boolean).join("; ") || null });
+  await audit("user_update", { target: user.email, kb: patch.role || patch.kbs ? kbsOf(user.kbs) : null, detail: changed.filter(Boolean).join("; ") || null });
   return { user };
 });
 

@@ -1,8 +1,7 @@
 import { audit } from "@/lib/audit/record";
-import { adminSessionUserId } from "@/lib/auth/accounts/sessions";
 import { signInSchema } from "@/lib/auth/accounts/schema";
 import { signIn } from "@/lib/auth/accounts/service";
-import { clearedSessionCookies, sessionSecret, startSession, withCookies } from "@/lib/auth/accounts/sessions";
+import { adminSessionUserId, clearedSessionCookies, sessionSecret, startSession, withCookies } from "@/lib/auth/accounts/sessions";
 import { getAccountStore } from "@/lib/auth/accounts/store";
 import { adminSecretFingerprint, isAdminSecret } from "@/lib/auth/admin-secret";
 import { resolveAuthSettings } from "@/lib/auth/config";

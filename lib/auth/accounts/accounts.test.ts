@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { auditCsv, getAuditLog } from "@/lib/audit/log";
+import { kbsOf } from "@/lib/audit/record";
 import { ssoQualifies } from "@/lib/auth/oidc";
 import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
 import { authenticateApp, limitOfPrincipal, type Principal } from "@/lib/auth/principal";
@@ -15,7 +16,7 @@ import { createOfflineEmbedder } from "@/lib/embed";
 import { openStore, type Store } from "@/lib/store";
 import { testAuthSettings } from "@/lib/test-helpers/auth";
 import { AppError } from "@/lib/types";
-import { acceptInvite, deleteUser, describeInvite, invite, signIn, updateUser } from "./service";
+import { acceptInvite, cancelInvite, deleteUser, describeInvite, invite, listPeople, signIn, updateUser } from "./service";
 import { CSRF_HEADER, startSession } from "./sessions";
 import { type AccountStore, getAccountStore } from "./store";
 
@@ -74,6 +75,16 @@ describe("invites and sign-in", () => {
     const { link } = await invite(accounts, { role: "editor", kbs: ["hr"] }, "admin", KNOWN, -1);
     await expect(describeInvite(accounts, secretOf(link))).rejects.toThrow(/expired/);
     await expect(invite(accounts, { role: "editor", kbs: ["nope"] }, "admin", KNOWN)).rejects.toThrow(/no knowledge base named "nope"/);
+  });
+
+  it("a pending invite can be cancelled: its link stops working", async () => {
+    const { link } = await invite(accounts, { email: "maybe@team.test", role: "reader", kbs: ["hr"] }, "admin", KNOWN);
+    const pending = (await listPeople(accounts)).invites.find((i) => i.email === "maybe@team.test")!;
+    expect(pending.id).toMatch(/^[a-f0-9]{64}$/);
+    expect(await cancelInvite(accounts, pending.id)).toMatchObject({ email: "maybe@team.test", kbs: ["hr"] });
+    await expect(describeInvite(accounts, secretOf(link))).rejects.toThrow(/invalid, used or expired/);
+    expect((await listPeople(accounts)).invites.map((i) => i.email)).not.toContain("maybe@team.test");
+    await expect(cancelInvite(accounts, pending.id)).rejects.toThrow(/no such pending invite/);
   });
 
   it("signs in with the right password only (passwords are Argon2id hashes)", async () => {
@@ -197,6 +208,10 @@ describe("audit log", () => {
     expect((await log.list({ action: "document_upload" })).map((e) => e.actor)).toEqual(["a@team.test"]);
     expect((await log.list({ actor: "B@TEAM" })).map((e) => e.action)).toEqual(["sign_in_failed"]);
     expect(await log.list({ kb: "finance" })).toEqual([]);
+    // A grant, invite or role change about several knowledge bases names them all; a kb filter finds it by any.
+    log.record({ ...all[1], action: "user_invite", kb: kbsOf(["hr", "finance"]) });
+    expect((await log.list({ kb: "finance" })).map((e) => [e.action, e.kb])).toEqual([["user_invite", "finance,hr"]]);
+    expect((await log.list({ kb: "hr" })).map((e) => e.action)).toEqual(["user_invite", "document_upload"]);
     const csv = auditCsv(all);
     expect(csv.split("\r\n")[0]).toBe('"at","actor","action","outcome","kb","target","detail","address"');
     expect(csv).toContain(`"'=HYPERLINK(""x"")"`);

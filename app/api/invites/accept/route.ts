@@ -25,7 +25,14 @@ export const POST = route({ access: "open", status: 201 }, async ({ req, body, s
   const settings = resolveAuthSettings();
   const { user, cookies } = await acceptInvite(await getAccountStore(await store()), input, settings.sessionHours);
   const address = callerOf(req, settings.trustedProxies).address;
-  await audit(null, "user_join", { actor: user.email, actorId: user.id, address, target: user.email, kb: kbsOf(user.kbs), detail: `role ${user.role}` });
+  await audit(null, "user_join", {
+    actor: user.email,
+    actorId: user.id,
+    address,
+    target: user.email,
+    kb: kbsOf(user.kbs),
+    detail: `role ${user.role}`,
+  });
   const { id, email, name, role, kbs } = user;
   return withCookies({ viewer: { kind: "user", id, email, name, role, kbs } }, cookies, { status: 201 });
 });

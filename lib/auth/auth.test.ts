@@ -5,8 +5,8 @@ import { type AuthSettings, isLoopbackHost, resolveAuthSettings } from "./config
 import { isOriginAllowed } from "./origin";
 import { callerOf, forwardedChain, PEER_HEADER, parseTrustedProxies, peerHeaderFor } from "./peer";
 import { authenticateApp } from "./principal";
-import { authFailures } from "./request";
 import { createRateLimiter } from "./rate-limit";
+import { authFailures } from "./request";
 import { type AccessToken, bearerSecret, canWrite, findToken, generateTokenSecret, hashTokenSecret } from "./tokens";
 
 function token(secret: string, over: Partial<AccessToken> = {}): AccessToken {

@@ -110,7 +110,7 @@ export const flowCookieValue = (cookieHeader: string | null): string | null => c
 const RANK: Record<Role, number> = { admin: 3, editor: 2, reader: 1 };
 
 /** The highest role OIDC_GROUP_ROLES ("group=role,…") gives these groups; null when none does. */
-export function groupRole(groups: readonly string[], cfg: Pick<OidcConfig, "groupRoles">): Role | null {
+function groupRole(groups: readonly string[], cfg: Pick<OidcConfig, "groupRoles">): Role | null {
   let role: Role | null = null;
   for (const rule of cfg.groupRoles) {
     const eq = rule.lastIndexOf("=");

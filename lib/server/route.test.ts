@@ -1,8 +1,8 @@
 /** The one guarded way into every route handler: access, validation and one error shape. */
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
 import { getAuditLog } from "@/lib/audit/log";
+import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
 import { getStore } from "@/lib/store";
 import { tempDirs } from "@/lib/test-helpers/temp-dirs";
 import { AppError } from "@/lib/types";
@@ -90,7 +90,9 @@ describe("route()", () => {
 
   it("records every refused attempt (403, 429) in the audit log: what was tried, from where and why not", async () => {
     const remote = (headers: Record<string, string>) =>
-      new Request("http://10.0.0.1:3000/api/kbs", { headers: { host: "10.0.0.1:3000", [PEER_HEADER]: peerHeaderFor("10.0.0.31"), ...headers } });
+      new Request("http://10.0.0.1:3000/api/kbs", {
+        headers: { host: "10.0.0.1:3000", [PEER_HEADER]: peerHeaderFor("10.0.0.31"), ...headers },
+      });
     const list = route({}, async () => ({ ok: true }));
     expect((await list(json("{}", { origin: "http://evil.example" }))).status).toBe(403);
     process.env.AUTH_FAILURE_LIMIT = "2";
@@ -103,10 +105,19 @@ describe("route()", () => {
     }
     const refused = await (await getAuditLog(await getStore())).list({ action: "access_denied" });
     expect(refused).toContainEqual(
-      expect.objectContaining({ outcome: "denied", target: "GET /api/kbs", address: "10.0.0.31", detail: expect.stringMatching(/^429: Too many/) }),
+      expect.objectContaining({
+        outcome: "denied",
+        target: "GET /api/kbs",
+        address: "10.0.0.31",
+        detail: expect.stringMatching(/^429: Too many/),
+      }),
     );
     expect(refused).toContainEqual(
-      expect.objectContaining({ outcome: "denied", target: "POST /api/x", detail: expect.stringMatching(/^403: Requests from this origin/) }),
+      expect.objectContaining({
+        outcome: "denied",
+        target: "POST /api/x",
+        detail: expect.stringMatching(/^403: Requests from this origin/),
+      }),
     );
   });
 

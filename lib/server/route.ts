@@ -101,9 +101,12 @@ export function route<P = Record<string, never>>(opts: RouteOptions<P>, handler:
 async function recordRefusal(req: Request, principal: Principal | null, err: unknown, status: number): Promise<void> {
   const address = callerOf(req, resolveAuthSettings().trustedProxies).address;
   const detail = `${status}: ${err instanceof Error ? err.message.slice(0, 200) : "refused"}`;
-  await audit(principal, "access_denied", { outcome: "denied", target: `${req.method} ${new URL(req.url).pathname}`, detail, address }).catch(
-    (e) => console.error("[audit] could not record a refused request:", e),
-  );
+  await audit(principal, "access_denied", {
+    outcome: "denied",
+    target: `${req.method} ${new URL(req.url).pathname}`,
+    detail,
+    address,
+  }).catch((e) => console.error("[audit] could not record a refused request:", e));
 }
 
 const accessDeps = { accounts: async () => getAccountStore(await getStore()) };

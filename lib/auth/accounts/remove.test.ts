@@ -64,7 +64,10 @@ it("revokes the account's tokens and OAuth grants: its refresh token mints no mo
   };
   await accounts.setOwner("oauth_grant", grant.id, user.id);
   await oauth.addGrant(grant);
-  await oauth.addSecret({ kind: "refresh", grantId: grant.id, expiresAt: new Date(Date.now() + 3600_000).toISOString(), data: null }, "kbor_one");
+  await oauth.addSecret(
+    { kind: "refresh", grantId: grant.id, expiresAt: new Date(Date.now() + 3600_000).toISOString(), data: null },
+    "kbor_one",
+  );
   const first = await refresh("kbor_one");
   expect(first.status).toBe(200);
   const { refresh_token: next, access_token: access } = (await first.json()) as { refresh_token: string; access_token: string };

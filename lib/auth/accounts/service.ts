@@ -17,7 +17,7 @@ export interface Grants {
 }
 
 /** Only grants of knowledge bases that exist; an admin's list is kept empty (an admin has them all). */
-export function normalizeGrants(g: Grants, known: readonly string[]): Grants {
+function normalizeGrants(g: Grants, known: readonly string[]): Grants {
   if (g.role === "admin") return { role: "admin", kbs: [] };
   const unknown = g.kbs.filter((k) => !known.includes(k));
   if (unknown.length) throw new AppError("bad_request", `There is no knowledge base named "${unknown[0]}".`);
@@ -167,6 +167,14 @@ export async function listPeople(accounts: AccountStore, now = new Date()) {
   const invites = (await accounts.listInvites())
     .filter((i) => !i.used && i.expiresAt > now.toISOString())
     // The id is the hash of the invite's secret: it names the invite (to cancel it) and cannot be used to join.
-    .map(({ hash, email, role, kbs, createdBy, createdAt, expiresAt }) => ({ id: hash, email, role, kbs, createdBy, createdAt, expiresAt }));
+    .map(({ hash, email, role, kbs, createdBy, createdAt, expiresAt }) => ({
+      id: hash,
+      email,
+      role,
+      kbs,
+      createdBy,
+      createdAt,
+      expiresAt,
+    }));
   return { users, invites };
 }

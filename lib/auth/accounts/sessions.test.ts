@@ -7,9 +7,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminSecretFingerprint } from "@/lib/auth/admin-secret";
 import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
 import { authenticateApp, type Principal } from "@/lib/auth/principal";
-import { adminSecretFingerprint } from "@/lib/auth/admin-secret";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { openStore, type Store } from "@/lib/store";
 import { testAuthSettings } from "@/lib/test-helpers/auth";
@@ -87,7 +87,11 @@ describe("the admin secret as a session", () => {
     const cookies = await startSession(accounts, { id: adminSessionUserId(adminSecretFingerprint("the-admin-secret")!) }, 1);
     expect(cookies.join(" ")).not.toContain("the-admin-secret");
     const cookie = cookieOf(cookies);
-    expect(await check(remote("GET", { cookie }))).toMatchObject({ kind: "owner", via: "admin-secret", session: { csrf: csrfOf(cookies) } });
+    expect(await check(remote("GET", { cookie }))).toMatchObject({
+      kind: "owner",
+      via: "admin-secret",
+      session: { csrf: csrfOf(cookies) },
+    });
     expect(await check(remote("POST", { cookie }))).toMatchObject({ status: 403, message: /CSRF/ });
     expect(await check(remote("POST", { cookie, [CSRF_HEADER]: csrfOf(cookies) }))).toMatchObject({ kind: "owner" });
     // A new ADMIN_TOKEN (or a deleted secret file): sessions the old secret made are nobody.

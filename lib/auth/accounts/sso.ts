@@ -7,7 +7,7 @@
  * sign-in the person must still qualify (domain or group), and OIDC_GROUP_ROLES is applied again: a group's
  * role replaces the account's, and losing the group that gave a role falls back to OIDC_DEFAULT_ROLE.
  */
-import { type OidcConfig, type SsoClaims, type SsoRefusal, defaultSsoRole, mayLinkByEmail, ssoQualifies } from "@/lib/auth/oidc";
+import { defaultSsoRole, mayLinkByEmail, type OidcConfig, type SsoClaims, type SsoRefusal, ssoQualifies } from "@/lib/auth/oidc";
 import type { Role } from "@/lib/auth/roles";
 import { startSession } from "./sessions";
 import { type AccountStore, newUserId } from "./store";

@@ -1,7 +1,7 @@
-import { kbsOf } from "@/lib/audit/record";
 import { z } from "zod";
-import { updateUserSchema, userIdSchema } from "@/lib/auth/accounts/schema";
+import { kbsOf } from "@/lib/audit/record";
 import { removeAccount } from "@/lib/auth/accounts/remove";
+import { updateUserSchema, userIdSchema } from "@/lib/auth/accounts/schema";
 import { updateUser } from "@/lib/auth/accounts/service";
 import { getAccountStore } from "@/lib/auth/accounts/store";
 import { knownKbs } from "@/lib/kb/known";
@@ -22,7 +22,11 @@ export const PATCH = route(userRoute, async ({ params: { id }, body, store, regi
     patch.kbs ? `kbs ${user.kbs.join(", ") || "none"}` : null,
     patch.password ? "password" : null,
   ];
-  await audit("user_update", { target: user.email, kb: patch.role || patch.kbs ? kbsOf(user.kbs) : null, detail: changed.filter(Boolean).join("; ") || null });
+  await audit("user_update", {
+    target: user.email,
+    kb: patch.role || patch.kbs ? kbsOf(user.kbs) : null,
+    detail: changed.filter(Boolean).join("; ") || null,
+  });
   return { user };
 });
 

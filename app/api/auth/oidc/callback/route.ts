@@ -49,7 +49,12 @@ export async function GET(req: Request): Promise<Response> {
   const who = { actor: user.email, actorId: user.id, address, target: user.email };
   if (done.created) await audit(null, "user_join", { ...who, kb: kbsOf(user.kbs), detail: `sso, role ${user.role}` });
   if (done.linked) await audit(null, "user_update", { ...who, detail: `sso identity linked: ${claims.issuer} ${claims.subject}` });
-  if (done.roleChange) await audit(null, "user_update", { ...who, kb: kbsOf(user.kbs), detail: `sso groups: role ${done.roleChange.from} → ${done.roleChange.to}` });
+  if (done.roleChange)
+    await audit(null, "user_update", {
+      ...who,
+      kb: kbsOf(user.kbs),
+      detail: `sso groups: role ${done.roleChange.from} → ${done.roleChange.to}`,
+    });
   await audit(null, "sign_in", { actor: user.email, actorId: user.id, address, detail: "sso" });
   return withCookies(null, [...cookies, clearedFlowCookie()], { location: "/" });
 }

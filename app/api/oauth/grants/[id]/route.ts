@@ -1,5 +1,5 @@
-import { kbsOf } from "@/lib/audit/record";
 import { z } from "zod";
+import { kbsOf } from "@/lib/audit/record";
 import { getOAuthStore, grantIdSchema } from "@/lib/auth/oauth/store";
 import { mayManage, ownersOf } from "@/lib/auth/scope";
 import { route } from "@/lib/server/route";

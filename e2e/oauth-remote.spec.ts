@@ -215,7 +215,11 @@ for (const variant of ["client ID metadata document", "dynamic client registrati
 
     // Connected apps on /kbs, from the same remote browser with the admin secret.
     await page.goto(`${app()}/kbs`);
-    await page.evaluate((secret) => localStorage.setItem("kb-admin-token", secret), ADMIN);
+    // The admin secret, exchanged for a session cookie of this browser (it never keeps the secret).
+    await page.evaluate(async (secret) => {
+      const headers = { "content-type": "application/json" };
+      await fetch("/api/session", { method: "POST", headers, body: JSON.stringify({ secret }) });
+    }, ADMIN);
     await page.reload();
     const row = page.getByTestId("app-row").filter({ hasText: byDocument ? "metadata document" : "registered" });
     await expect(row).toContainText("hr");

@@ -214,13 +214,14 @@ for (const variant of ["client ID metadata document", "dynamic client registrati
     if (byDocument) expect(granted.clientId).toBe(CIMD_URL);
 
     // Connected apps on /kbs, from the same remote browser with the admin secret.
-    await page.goto(`${app()}/kbs`);
     // The admin secret, exchanged for a session cookie of this browser (it never keeps the secret).
-    await page.evaluate(async (secret) => {
+    await page.goto(`${app()}/signin`);
+    const signedIn = await page.evaluate(async (secret) => {
       const headers = { "content-type": "application/json" };
-      await fetch("/api/session", { method: "POST", headers, body: JSON.stringify({ secret }) });
+      return (await fetch("/api/session", { method: "POST", headers, body: JSON.stringify({ secret }) })).status;
     }, ADMIN);
-    await page.reload();
+    expect(signedIn).toBe(200);
+    await page.goto(`${app()}/kbs`);
     const row = page.getByTestId("app-row").filter({ hasText: byDocument ? "metadata document" : "registered" });
     await expect(row).toContainText("hr");
     await row.getByTestId("app-revoke").click();

@@ -1,6 +1,6 @@
 /**
- * The browser's client for the app's own API, shared by every feature folder: the stored admin token, the
- * Authorization header it gives, JSON calls with their errors, and copying text.
+ * The browser's client for the app's own API, shared by every feature folder: the session's CSRF header, the
+ * admin secret's exchange for a session, JSON calls with their errors, and copying text.
  */
 
 import { CSRF_COOKIE, CSRF_HEADER } from "@/lib/auth/accounts/csrf";
@@ -16,23 +16,21 @@ export class ApiError extends Error {
   }
 }
 
-const ADMIN_KEY = "kb-admin-token";
+/** Where an earlier version kept the admin secret itself; the secret is now exchanged for a session cookie. */
+const LEGACY_ADMIN_KEY = "kb-admin-token";
 
-export function getAdminToken(): string {
+/** Removes an admin secret an earlier version left in this browser's storage. */
+export function forgetStoredAdminSecret() {
   try {
-    return localStorage.getItem(ADMIN_KEY) ?? "";
+    localStorage.removeItem(LEGACY_ADMIN_KEY);
   } catch {
-    return "";
+    /* no storage: nothing kept */
   }
 }
 
-export function setAdminToken(token: string) {
-  try {
-    if (token) localStorage.setItem(ADMIN_KEY, token);
-    else localStorage.removeItem(ADMIN_KEY);
-  } catch {
-    /* private mode: the token lasts for this page only */
-  }
+/** Exchanges the admin secret for a session cookie (POST /api/session {secret}): the browser never keeps the secret. */
+export async function signInWithAdminSecret(secret: string): Promise<void> {
+  await apiFetch("/api/session", { method: "POST", body: { secret: secret.trim() } });
 }
 
 /** The signed-in session's CSRF token, from the cookie only this site's pages can read (lib/auth/accounts/csrf.ts). */
@@ -40,11 +38,10 @@ function csrfToken(): string | null {
   return typeof document === "undefined" ? null : cookieValue(document.cookie, CSRF_COOKIE);
 }
 
-/** The headers every call to the app's own API sends: the stored admin token, and a signed-in session's CSRF token. */
+/** The headers every call to the app's own API sends: a signed-in session's CSRF token (the session itself is a cookie). */
 export function authHeaders(): Record<string, string> {
-  const admin = getAdminToken();
   const csrf = csrfToken();
-  return { ...(admin ? { authorization: `Bearer ${admin}` } : {}), ...(csrf ? { [CSRF_HEADER]: csrf } : {}) };
+  return csrf ? { [CSRF_HEADER]: csrf } : {};
 }
 
 export async function apiFetch<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {

@@ -134,25 +134,17 @@ test.beforeAll(async () => {
     "kb-app-secret",
     `${app()}/api/auth/oidc/callback`,
   ]);
-  start([...net.inNs("srv"), process.execPath, "server.mjs", "-p", String(APP_PORT), "-H", "0.0.0.0"], {
-    DATA_DIR: path.join(DATA, "app"),
-    KNOWLEDGE_DIR: "knowledge",
-    ADMIN_TOKEN: ADMIN,
-    PUBLIC_URL: app(),
-    OIDC_ISSUER: issuer,
-    OIDC_CLIENT_ID: "kb-app",
-    OIDC_CLIENT_SECRET: "kb-app-secret",
-    OIDC_NAME: "Team ID",
-    OIDC_ALLOW_INSECURE_ISSUER: "1",
-    OIDC_ALLOWED_DOMAINS: "example.com",
-    OIDC_GROUP_ROLES: "kb-admins=admin",
-    OIDC_DEFAULT_KBS: "hr",
-  });
-  for (let i = 0; ; i++) {
-    if (curl("srv", "GET", "/api/health").status === 200) break;
-    if (i > 240) throw new Error(`the app did not become healthy:\n${output}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  const base = { DATA_DIR: path.join(DATA, "app"), KNOWLEDGE_DIR: "knowledge", ADMIN_TOKEN: ADMIN, PUBLIC_URL: app() };
+  const startApp = async (env: Record<string, string>) => {
+    const child = start([...net.inNs("srv"), process.execPath, "server.mjs", "-p", String(APP_PORT), "-H", "0.0.0.0"], { ...base, ...env });
+    for (let i = 0; ; i++) {
+      if (curl("srv", "GET", "/api/health").status === 200) return child;
+      if (i > 240) throw new Error(`the app did not become healthy:\n${output}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  };
+  // OIDC_DEFAULT_KBS must name knowledge bases that exist at start-up: first the app without single sign-on makes hr.
+  const first = await startApp({});
   expect(curl("srv", "POST", "/api/kbs", { json: { name: "hr", title: "Human Resources" } }).status).toBe(201);
   expect(curl("srv", "POST", "/api/kbs", { json: { name: "finance", title: "Finance" } }).status).toBe(201);
   const docs = {
@@ -164,6 +156,21 @@ test.beforeAll(async () => {
     writeFileSync(file, text);
     expect(curl("srv", "POST", "/api/documents", { fields: { files: `@${file}`, kb } }).status).toBe(200);
   }
+  // A read of the audit log writes what is pending (the uploads above) before the first app stops.
+  expect(curl("srv", "GET", "/api/audit?limit=1").status).toBe(200);
+  const exited = new Promise((resolve) => first.once("exit", resolve));
+  process.kill(-first.pid!, "SIGTERM");
+  await exited;
+  await startApp({
+    OIDC_ISSUER: issuer,
+    OIDC_CLIENT_ID: "kb-app",
+    OIDC_CLIENT_SECRET: "kb-app-secret",
+    OIDC_NAME: "Team ID",
+    OIDC_ALLOW_INSECURE_ISSUER: "1",
+    OIDC_ALLOWED_DOMAINS: "example.com",
+    OIDC_GROUP_ROLES: "kb-admins=admin",
+    OIDC_DEFAULT_KBS: "hr",
+  });
   for (const [who, role] of [
     ["reader", "reader"],
     ["editor", "editor"],
@@ -350,6 +357,65 @@ test("single sign-on: the allowed domain joins as a reader of hr, an admin group
   expect(JSON.parse((await pageFetch(boss, "/api/session")).body).viewer.role).toBe("admin");
 });
 
+test("a changed or reset password ends the person's other sessions; sign out everywhere ends them all", async () => {
+  const editor = pages.editor;
+  const elsewhere = curl("cli", "POST", "/api/session", { json: { email: "editor@team.test", password: PASSWORD } });
+  expect(elsewhere.status).toBe(200);
+  const other = elsewhere.headers
+    .split("\n")
+    .filter((h) => /^set-cookie: kb_/i.test(h))
+    .map((h) => h.slice(h.indexOf(":") + 1, h.indexOf(";")).trim())
+    .join("; ");
+  const viewerOf = (cookie: string) => curl("cli", "GET", "/api/session", { headers: { cookie } }).json().viewer;
+  expect(viewerOf(other)).toMatchObject({ email: "editor@team.test" });
+
+  await editor.goto(`${app()}/account`);
+  await editor.getByTestId("password-current").fill(PASSWORD);
+  await editor.getByTestId("password-new").fill("the editor's new password");
+  await editor.getByTestId("password-submit").click();
+  await expect(editor.getByTestId("password-changed")).toBeVisible();
+  expect(viewerOf(other)).toBeNull();
+  expect(JSON.parse((await pageFetch(editor, "/api/session")).body).viewer).toMatchObject({ email: "editor@team.test" });
+
+  // The admin resets it on People: every session of the editor ends, this browser's too.
+  const boss = pages.boss;
+  await boss.goto(`${app()}/people`);
+  boss.once("dialog", (d) => void d.accept(PASSWORD));
+  await boss.locator('[data-testid="user-row"][data-email="editor@team.test"]').getByTestId("user-reset-password").click();
+  await expect(boss.getByTestId("people-notice")).toBeVisible();
+  expect(JSON.parse((await pageFetch(editor, "/api/session")).body).viewer).toBeNull();
+
+  const reader = pages.reader;
+  const second = await (await browser.newContext()).newPage();
+  await second.goto(`${app()}/signin`);
+  await second.getByTestId("signin-email").fill("reader@team.test");
+  await second.getByTestId("signin-password").fill(PASSWORD);
+  await second.getByTestId("signin-submit").click();
+  await second.waitForURL(`${app()}/`);
+  await reader.goto(`${app()}/account`);
+  await reader.getByTestId("sign-out-everywhere").click();
+  await reader.waitForURL(/\/signin/);
+  expect(JSON.parse((await pageFetch(second, "/api/session")).body).viewer).toBeNull();
+});
+
+test("the admin secret signs in to a session: the browser keeps no secret, and the admin signs out", async () => {
+  const page = await (await browser.newContext()).newPage();
+  await page.goto(`${app()}/signin?error=${encodeURIComponent("Call +1 555 0100 to unlock your account")}`);
+  await expect(page.getByRole("alert").filter({ hasText: "Signing in failed." })).toBeVisible();
+  await expect(page.getByText("555 0100")).toHaveCount(0);
+  await page.getByText("Admin secret (recovery)").click();
+  await page.getByTestId("admin-token").fill(ADMIN);
+  await page.getByTestId("admin-token").press("Enter");
+  await page.waitForURL(`${app()}/`);
+  await page.goto(`${app()}/people`);
+  await expect(page.getByTestId("user-row").first()).toBeVisible();
+  const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie);
+  expect(stored).not.toContain(ADMIN);
+  await page.getByTestId("sign-out").click();
+  await page.waitForURL(/\/signin/);
+  expect(JSON.parse((await pageFetch(page, "/api/session")).body).viewer).toBeNull();
+});
+
 test("cookies are HttpOnly and SameSite=Lax; cross-origin and CSRF-less posts are refused; ten wrong passwords lock the address", async () => {
   const ok = curl("cli", "POST", "/api/session", { json: { email: "editor@team.test", password: PASSWORD } });
   expect(ok.status).toBe(200);
@@ -402,8 +468,8 @@ test("the audit log records each action with its actor, and its page filters it"
   await expect(page.getByTestId("audit-row")).toHaveCount(1);
   await expect(page.getByTestId("audit-row")).toContainText("holidays.md");
   const csv = await pageFetch(page, "/api/audit?format=csv&action=document_upload");
-  expect(csv.body.split("\r\n")[0]).toBe("at,actor,action,outcome,kb,target,detail,address");
-  expect(csv.body).toContain("editor@team.test,document_upload,ok,hr");
+  expect(csv.body.split("\r\n")[0]).toBe('"at","actor","action","outcome","kb","target","detail","address"');
+  expect(csv.body).toContain('"editor@team.test","document_upload","ok","hr"');
   const metrics = curl("srv", "GET", "/metrics").body;
   expect(metrics).toMatch(/kb_audit_events_total\{action="document_upload",outcome="ok"\} [1-9]/);
 });

@@ -214,9 +214,14 @@ for (const variant of ["client ID metadata document", "dynamic client registrati
     if (byDocument) expect(granted.clientId).toBe(CIMD_URL);
 
     // Connected apps on /kbs, from the same remote browser with the admin secret.
+    // The admin secret, exchanged for a session cookie of this browser (it never keeps the secret).
+    await page.goto(`${app()}/signin`);
+    const signedIn = await page.evaluate(async (secret) => {
+      const headers = { "content-type": "application/json" };
+      return (await fetch("/api/session", { method: "POST", headers, body: JSON.stringify({ secret }) })).status;
+    }, ADMIN);
+    expect(signedIn).toBe(200);
     await page.goto(`${app()}/kbs`);
-    await page.evaluate((secret) => localStorage.setItem("kb-admin-token", secret), ADMIN);
-    await page.reload();
     const row = page.getByTestId("app-row").filter({ hasText: byDocument ? "metadata document" : "registered" });
     await expect(row).toContainText("hr");
     await row.getByTestId("app-revoke").click();

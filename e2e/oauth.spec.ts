@@ -132,7 +132,11 @@ test("a browser signs in on the consent page and allows kb hr read-only", async 
 
   // Connected apps on /kbs (with the admin token in this browser): listed, then revoked.
   await page.goto(`${server.base}/kbs`);
-  await page.evaluate((secret) => localStorage.setItem("kb-admin-token", secret), ADMIN);
+  // The admin secret, exchanged for a session cookie of this browser (it never keeps the secret).
+  await page.evaluate(async (secret) => {
+    const headers = { "content-type": "application/json" };
+    await fetch("/api/session", { method: "POST", headers, body: JSON.stringify({ secret }) });
+  }, ADMIN);
   await page.reload();
   const row = page.getByTestId("app-row").filter({ hasText: "E2E Connector" });
   await expect(row).toContainText("hr");

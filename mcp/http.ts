@@ -134,7 +134,31 @@ export async function handleMcpRequest(req: Request, options: McpHttpOptions = {
   const t0 = performance.now();
   const response = await handleTimed(req, options);
   observeRequest(options.kb ? "/api/mcp/[kb]" : "/api/mcp", response.status, performance.now() - t0, req.method);
+  if (response.status === 403 || response.status === 429) await auditRefusal(req, options, response);
   return response;
+}
+
+/** A refused MCP request (403, 429) goes to the audit log with its reason; never fails the answer. */
+async function auditRefusal(req: Request, options: McpHttpOptions, response: Response): Promise<void> {
+  try {
+    const auth = options.auth ?? resolveAuthSettings();
+    const body = (await response.clone().json()) as { error?: { message?: string } };
+    await recordAudit(
+      null,
+      "access_denied",
+      {
+        actor: "mcp client",
+        outcome: "denied",
+        kb: options.kb ?? null,
+        target: `${req.method} ${new URL(req.url).pathname}`,
+        detail: `${response.status}: ${String(body.error?.message ?? "").slice(0, 200)}`,
+        address: callerOf(req, auth).address,
+      },
+      await (options.getStore ?? getStore)(),
+    );
+  } catch (err) {
+    console.error("[mcp] could not record a refused request:", err);
+  }
 }
 
 async function handleTimed(req: Request, options: McpHttpOptions): Promise<Response> {
@@ -146,7 +170,10 @@ async function handleTimed(req: Request, options: McpHttpOptions): Promise<Respo
   // Requests from this machine may go without a token in a local run (REQUIRE_TOKEN unset); nobody else may.
   const caller = callerOf(req, auth);
   const localOpen = caller.local && !auth.requireToken;
-  const failures = authFailures(auth, caller);
+  const secret = bearerSecret(req.headers.get("authorization"));
+  const failures = authFailures(auth, caller, { credential: secret });
+  const tooMany = () =>
+    jsonRpcError(429, -32000, "Too many failed authentications from this address; try again in a minute.", { "Retry-After": "60" });
 
   let getStoreFn = options.getStore ?? getStore;
   let token: AccessToken | null = null;
@@ -159,12 +186,8 @@ async function handleTimed(req: Request, options: McpHttpOptions): Promise<Respo
   let ownerEmail: string | undefined;
   let registry: Registry;
   try {
-    const secret = bearerSecret(req.headers.get("authorization"));
-    if ((secret || req.headers.get("authorization")) && failures.blocked()) {
-      return jsonRpcError(429, -32000, "Too many failed authentications from this address; try again in a minute.", {
-        "Retry-After": "60",
-      });
-    }
+    // Only the same wrong token is refused before it is checked: a valid one passes whatever its address has spent.
+    if (secret && failures.locked()) return tooMany();
     const store = await getStoreFn();
     getStoreFn = async () => store;
     registry = options.registry ?? (await getRegistry(store));
@@ -173,7 +196,7 @@ async function handleTimed(req: Request, options: McpHttpOptions): Promise<Respo
       else if (isOAuthAccessToken(secret)) {
         const found = await authenticateOAuthToken(store, secret, options.kb);
         if ("invalid" in found) {
-          if (found.guess) failures.record();
+          if (found.guess && failures.fail()) return tooMany();
           return unauthorized(found.invalid, true, options.kb);
         }
         token = found.token;
@@ -182,12 +205,12 @@ async function handleTimed(req: Request, options: McpHttpOptions): Promise<Respo
         token = await registry.authenticate(secret);
         // Even when tokens are optional, a presented one must be valid: a client should learn it is wrong.
         if (!token) {
-          failures.record();
+          if (failures.fail()) return tooMany();
           return unauthorized("The access token is invalid or has been revoked.", true, options.kb);
         }
       }
     } else if (req.headers.get("authorization")) {
-      failures.record();
+      if (failures.fail()) return tooMany();
       return unauthorized("Send the access token as: Authorization: Bearer <token>.", true, options.kb);
     } else if (!localOpen) {
       return unauthorized("This MCP server requires an access token: send Authorization: Bearer <token>.", false, options.kb);

@@ -10,6 +10,7 @@ import { type CallToolResult, McpError } from "@modelcontextprotocol/sdk/types.j
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postRaw } from "@/e2e/helpers/mcp";
 import { serveWeb } from "@/e2e/helpers/web-server";
+import { getAuditLog } from "@/lib/audit/log";
 import type { AuthSettings } from "@/lib/auth/config";
 import { internalMcpSecret } from "@/lib/auth/internal";
 import { createAccessToken, createKnowledgeBase, deleteKnowledgeBase, listKnowledgeBases } from "@/lib/kb";
@@ -462,15 +463,23 @@ describe("access control", () => {
     }
   });
 
-  it("rate-limits failed authentications per client address", async () => {
+  it("rate-limits failed authentications per client address and per token, never a valid token", async () => {
     auth = { ...OPEN, authFailuresPerMinute: 3 };
     try {
       const from = { "x-test-peer": "10.213.9.66", ...bearer("kbt_guess") };
       const statuses: number[] = [];
       for (let i = 0; i < 4; i++) statuses.push((await post("/api/mcp", LIST, from)).status);
       expect(statuses).toEqual([401, 401, 401, 429]);
-      expect((await post("/api/mcp", LIST, { "x-test-peer": "10.213.9.66", ...bearer(secrets.read) })).status).toBe(429);
+      // Another guess from that address is refused too; a valid token from behind the same address (a shared NAT) is not.
+      expect((await post("/api/mcp", LIST, { "x-test-peer": "10.213.9.66", ...bearer("kbt_other_guess") })).status).toBe(429);
+      expect((await post("/api/mcp", LIST, { "x-test-peer": "10.213.9.66", ...bearer(secrets.read) })).status).toBe(200);
       expect((await post("/api/mcp", LIST, { "x-test-peer": "10.213.9.67", ...bearer(secrets.read) })).status).toBe(200);
+      // Each refused attempt is in the audit log, with where it came from.
+      const refused = (await (await getAuditLog(store)).list({ action: "access_denied" })).filter((e) => e.address === "10.213.9.66");
+      expect(refused.map((e) => [e.outcome, e.detail?.slice(0, 4)])).toEqual([
+        ["denied", "429:"],
+        ["denied", "429:"],
+      ]);
     } finally {
       auth = OPEN;
     }

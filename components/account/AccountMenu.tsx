@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { apiFetch, setAdminToken } from "@/components/api";
+import { apiFetch } from "@/components/api";
 import { fill } from "@/components/fill";
 import { useMessages } from "@/components/i18n";
 import { Preferences } from "@/components/Preferences";
@@ -24,10 +24,10 @@ export function AccountMenu({ compact = false }: { compact?: boolean }) {
   ) : (
     <Preferences />
   );
-  if (!viewer || (compact && viewer.kind !== "user")) return preferences;
+  const signedIn = viewer?.kind === "user" || Boolean(viewer?.signedIn);
+  if (!viewer || (compact && !signedIn)) return preferences;
   const admin = viewer.role === "admin" && !compact;
   const signOut = async () => {
-    setAdminToken("");
     await apiFetch("/api/session", { method: "DELETE" }).catch(() => {});
     window.location.assign("/signin");
   };
@@ -44,11 +44,18 @@ export function AccountMenu({ compact = false }: { compact?: boolean }) {
           {t.audit}
         </Link>
       )}
-      {viewer.kind === "user" && (
+      {signedIn && (
         <>
-          <span className={`text-zinc-600 dark:text-zinc-400 ${compact ? "sr-only" : ""}`} data-testid="signed-in-as">
-            {fill(t.signedInAs, { email: viewer.email ?? "" })}
-          </span>
+          {viewer.kind === "user" && (
+            <span className={`text-zinc-600 dark:text-zinc-400 ${compact ? "sr-only" : ""}`} data-testid="signed-in-as">
+              {fill(t.signedInAs, { email: viewer.email ?? "" })}
+            </span>
+          )}
+          {!compact && (
+            <Link href="/account" className={navLinkClass} data-testid="account-link">
+              {t.account}
+            </Link>
+          )}
           <button
             type="button"
             onClick={() => void signOut()}

@@ -5,13 +5,14 @@ import { apiErrorText, apiFetch, copyText } from "@/components/api";
 import { fill } from "@/components/fill";
 import { useMessages } from "@/components/i18n";
 import { buttonClass, Field, inputClass, primaryButtonClass, SubmitForm } from "@/components/ui";
+import { MIN_PASSWORD_CHARS } from "@/lib/auth/accounts/password-rules";
 import type { PublicUser } from "@/lib/auth/accounts/types";
 import { ROLES, type Role } from "@/lib/auth/roles";
 import type { KnowledgeBase } from "@/lib/kb/types";
 import { AdminPage } from "./AdminPage";
 import { type AccountMessages, T } from "./messages";
 
-type PendingInvite = { email: string | null; role: Role; kbs: string[]; createdBy: string; expiresAt: string };
+type PendingInvite = { id: string; email: string | null; role: Role; kbs: string[]; createdBy: string; expiresAt: string };
 type People = { users: PublicUser[]; invites: PendingInvite[] };
 
 /** Role and knowledge-base choices, shared by the invite form and each account's row. */
@@ -74,12 +75,14 @@ function UserRow({
   t,
   onChanged,
   onError,
+  onNotice,
 }: {
   user: PublicUser;
   kbs: KnowledgeBase[];
   t: AccountMessages;
   onChanged: () => void;
   onError: (m: string) => void;
+  onNotice: (m: string) => void;
 }) {
   const [role, setRole] = useState<Role>(user.role);
   const [chosen, setChosen] = useState<string[]>(user.kbs);
@@ -89,6 +92,16 @@ function UserRow({
       await apiFetch(`/api/users/${user.id}`, { method: "PATCH", body: { role, kbs: chosen } });
       setSaved(true);
       onChanged();
+    } catch (err) {
+      onError(apiErrorText(err, t.networkError, t.failed));
+    }
+  };
+  const resetPassword = async () => {
+    const password = window.prompt(fill(t.resetPasswordPrompt, { email: user.email, min: String(MIN_PASSWORD_CHARS) }));
+    if (!password) return;
+    try {
+      await apiFetch(`/api/users/${user.id}`, { method: "PATCH", body: { password } });
+      onNotice(t.passwordReset);
     } catch (err) {
       onError(apiErrorText(err, t.networkError, t.failed));
     }
@@ -111,8 +124,12 @@ function UserRow({
       <div className="flex flex-wrap items-baseline gap-2">
         <span className="font-medium">{user.email}</span>
         {user.name && user.name !== user.email && <span className="text-sm text-zinc-600 dark:text-zinc-400">{user.name}</span>}
-        {user.origin !== "local" && (
-          <span className="text-xs text-zinc-600 dark:text-zinc-400">{fill(t.via, { origin: user.origin })}</span>
+        {user.origin === "invite" ? (
+          <span className="text-xs text-zinc-600 dark:text-zinc-400">{t.emailUnverified}</span>
+        ) : (
+          user.origin !== "local" && (
+            <span className="text-xs text-zinc-600 dark:text-zinc-400">{fill(t.via, { origin: user.origin })}</span>
+          )
         )}
       </div>
       <GrantFields
@@ -134,6 +151,11 @@ function UserRow({
         <button type="button" onClick={() => void save()} className={buttonClass} data-testid="user-save">
           {saved ? t.saved : t.save}
         </button>
+        {user.origin === "local" || user.origin === "invite" ? (
+          <button type="button" onClick={() => void resetPassword()} className={buttonClass} data-testid="user-reset-password">
+            {t.resetPassword}
+          </button>
+        ) : null}
         <button type="button" onClick={() => void remove()} className={buttonClass} data-testid="user-remove">
           {t.remove}
         </button>
@@ -148,6 +170,7 @@ export function PeopleManager() {
   const [people, setPeople] = useState<People | null>(null);
   const [kbs, setKbs] = useState<KnowledgeBase[]>([]);
   const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
   const [role, setRole] = useState<Role>("reader");
   const [chosen, setChosen] = useState<string[]>([]);
   const [email, setEmail] = useState("");
@@ -184,8 +207,22 @@ export function PeopleManager() {
     }
   };
 
+  const cancelInvite = async (id: string) => {
+    try {
+      await apiFetch(`/api/invites/${id}`, { method: "DELETE" });
+      void refresh();
+    } catch (err) {
+      setError(apiErrorText(err, t.networkError, t.failed));
+    }
+  };
+
   return (
     <AdminPage title={t.peopleTitle} intro={t.peopleIntro} back={t.back} error={error}>
+      {notice && (
+        <p role="status" className="mb-4 text-sm" data-testid="people-notice">
+          {notice}
+        </p>
+      )}
       <SubmitForm
         className="mb-8 flex flex-col gap-3 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800"
         testid="invite-form"
@@ -222,6 +259,7 @@ export function PeopleManager() {
             t={t}
             onChanged={() => void refresh()}
             onError={setError}
+            onNotice={setNotice}
           />
         ))}
       </ul>
@@ -231,9 +269,14 @@ export function PeopleManager() {
           <h2 className="mb-2 text-lg font-semibold">{t.pendingInvites}</h2>
           <ul className="grid gap-1 text-sm" data-testid="invite-list">
             {people.invites.map((i) => (
-              <li key={`${i.expiresAt}:${i.email}`}>
-                {i.email ?? "—"} · {t[`role_${i.role}`]} {i.kbs.length ? `(${i.kbs.join(", ")})` : ""} ·{" "}
-                {new Date(i.expiresAt).toLocaleString()}
+              <li key={i.id} className="flex flex-wrap items-center gap-2" data-testid="invite-row">
+                <span>
+                  {i.email ?? "—"} · {t[`role_${i.role}`]} {i.kbs.length ? `(${i.kbs.join(", ")})` : ""} ·{" "}
+                  {new Date(i.expiresAt).toLocaleString()}
+                </span>
+                <button type="button" className={buttonClass} onClick={() => void cancelInvite(i.id)} data-testid="invite-cancel">
+                  {t.cancelInvite}
+                </button>
               </li>
             ))}
           </ul>

@@ -2,13 +2,13 @@
 
 import { useSearchParams } from "next/navigation";
 import { useEffect, useState } from "react";
-import { ApiError, apiErrorText, apiFetch, setAdminToken } from "@/components/api";
+import { ApiError, apiErrorText, apiFetch, signInWithAdminSecret } from "@/components/api";
 import { fill } from "@/components/fill";
 import { useMessages } from "@/components/i18n";
 import { buttonClass, Field, inputClass, PasswordInput, SubmitForm } from "@/components/ui";
 import { useAction } from "@/components/use-action";
 import { AccountForm, AccountPage } from "./AccountForm";
-import { T } from "./messages";
+import { signInErrorText, T } from "./messages";
 import type { SessionInfo } from "./viewer";
 
 /** Only a path of this site (never "//host" or a full URL): where to go after signing in. */
@@ -23,7 +23,7 @@ export function SignInForm() {
   const next = safeNext(params.get("next"));
   const [sso, setSso] = useState<SessionInfo["sso"]>(null);
   const { busy, error, setError, run } = useAction((err) => apiErrorText(err, t.networkError, t.failed), {
-    initialError: params.get("error"),
+    initialError: signInErrorText(params.get("error"), t),
     busyAfter: true,
   });
   const [secret, setSecret] = useState("");
@@ -46,15 +46,14 @@ export function SignInForm() {
     });
 
   async function signInWithSecret() {
-    setAdminToken(secret.trim());
     try {
-      const s = await apiFetch<SessionInfo>("/api/session");
-      if (s.viewer) return go();
+      await signInWithAdminSecret(secret);
+      setSecret("");
+      return go();
     } catch (err) {
-      if (!(err instanceof ApiError)) return setError(t.networkError);
+      if (!(err instanceof ApiError) || err.status === 0) return setError(t.networkError);
+      setError(err.status === 429 ? t.tooManyAttempts : t.wrongSecret);
     }
-    setAdminToken("");
-    setError(t.wrongSecret);
   }
 
   return (

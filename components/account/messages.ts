@@ -67,6 +67,28 @@ export const T = {
     noEvents: "Nothing recorded with these filters.",
     adminOnly: "Only an admin can see this page.",
     back: "Back to chat",
+    sso_failed: "Single sign-on failed; try again.",
+    sso_off: "Single sign-on is not set up.",
+    sso_no_email: "The identity provider did not give an e-mail address.",
+    sso_unverified: "The identity provider has not verified your e-mail address.",
+    sso_not_allowed: "Your account at the identity provider may not join this knowledge base; ask an admin for an invite.",
+    sso_account_exists:
+      "There is already an account with this e-mail address that single sign-on may not take over: sign in with its password.",
+    tooManyAttempts: "Too many failed attempts; try again in a minute.",
+    account: "Account",
+    accountTitle: "Your account",
+    changePassword: "Change password",
+    changingPassword: "Changing…",
+    currentPassword: "Current password",
+    newPassword: "New password",
+    passwordChanged: "Password changed. Your other sessions have been signed out.",
+    signOutEverywhere: "Sign out everywhere",
+    signOutEverywhereHelp: "Ends every session of yours, on every device, this one too.",
+    resetPassword: "Reset password",
+    resetPasswordPrompt: "New password for {email} (at least {min} characters). All their sessions end.",
+    passwordReset: "Password reset; their sessions have ended.",
+    cancelInvite: "Cancel",
+    emailUnverified: "e-mail chosen at an invite (unverified)",
   },
   zh: {
     signInTitle: "登录",
@@ -134,7 +156,36 @@ export const T = {
     noEvents: "没有符合条件的记录。",
     adminOnly: "只有管理员可以查看此页面。",
     back: "返回聊天",
+    sso_failed: "单点登录失败，请重试。",
+    sso_off: "未配置单点登录。",
+    sso_no_email: "身份提供方没有提供电子邮箱。",
+    sso_unverified: "身份提供方尚未验证你的电子邮箱。",
+    sso_not_allowed: "你在身份提供方的账号不能加入此知识库；请向管理员索取邀请。",
+    sso_account_exists: "已有使用此电子邮箱的账号，单点登录不能接管它：请用该账号的密码登录。",
+    tooManyAttempts: "失败次数过多，请一分钟后再试。",
+    account: "账号",
+    accountTitle: "你的账号",
+    changePassword: "修改密码",
+    changingPassword: "正在修改…",
+    currentPassword: "当前密码",
+    newPassword: "新密码",
+    passwordChanged: "密码已修改。你的其他会话已退出登录。",
+    signOutEverywhere: "在所有设备上退出",
+    signOutEverywhereHelp: "结束你在所有设备上的全部会话，包括当前这个。",
+    resetPassword: "重置密码",
+    resetPasswordPrompt: "{email} 的新密码（至少 {min} 个字符）。其所有会话都将结束。",
+    passwordReset: "密码已重置，其会话已结束。",
+    cancelInvite: "取消",
+    emailUnverified: "邀请时自填的邮箱（未验证）",
   },
 } satisfies Messages;
 
 export type AccountMessages = (typeof T)["en"];
+
+/** The error codes /signin?error= may carry (single sign-on's refusals); anything else shows the generic failure, never its text. */
+const SIGN_IN_ERRORS = ["sso_failed", "sso_off", "sso_no_email", "sso_unverified", "sso_not_allowed", "sso_account_exists"] as const;
+
+export function signInErrorText(code: string | null, t: AccountMessages): string | null {
+  if (!code) return null;
+  return (SIGN_IN_ERRORS as readonly string[]).includes(code) ? t[code as (typeof SIGN_IN_ERRORS)[number]] : t.failed;
+}

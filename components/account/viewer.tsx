@@ -2,7 +2,7 @@
 
 import { usePathname, useRouter } from "next/navigation";
 import { createContext, useContext, useEffect, useState } from "react";
-import { apiFetch } from "@/components/api";
+import { apiFetch, forgetStoredAdminSecret } from "@/components/api";
 import { type AccessLimit, limitOf, mayWrite, type Viewer } from "@/lib/auth/roles";
 
 export interface SessionInfo {
@@ -35,6 +35,7 @@ export function ViewerProvider({ children }: { children: React.ReactNode }) {
   const router = useRouter();
   useEffect(() => {
     let live = true;
+    forgetStoredAdminSecret();
     apiFetch<SessionInfo>("/api/session")
       .then((s) => {
         if (!live) return;

@@ -1,19 +1,23 @@
 "use client";
 
 import { useState } from "react";
-import { getAdminToken, setAdminToken } from "@/components/api";
+import { signInWithAdminSecret } from "@/components/api";
 import { inputClass, primaryButtonClass, SubmitForm } from "@/components/ui";
 import type { KbMessages } from "./messages";
 
-/** Asks for the admin token when the API refuses this browser; stores it for the next calls. */
+/** Asks for the admin secret when the API refuses this browser, and exchanges it for a session (the secret is not kept). */
 export function AdminTokenPrompt({ t, onSet }: { t: KbMessages; onSet: () => void }) {
-  const [value, setValue] = useState(getAdminToken());
+  const [value, setValue] = useState("");
   return (
     <SubmitForm
       className="mb-6 flex flex-wrap items-end gap-2 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-700 dark:bg-amber-950"
       onSubmit={() => {
-        setAdminToken(value.trim());
-        onSet();
+        void signInWithAdminSecret(value)
+          .catch(() => {})
+          .then(() => {
+            setValue("");
+            onSet();
+          });
       }}
     >
       <p className="w-full">{t.adminNeeded}</p>

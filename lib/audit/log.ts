@@ -96,13 +96,14 @@ async function openAuditLog(store: Store): Promise<AuditLog> {
       await flush();
       const where = [
         filter.action ? sqlEq("action", filter.action) : null,
-        filter.kb ? sqlEq("kb", filter.kb) : null,
         filter.since ? `at >= ${sqlString(filter.since)}` : null,
         filter.until ? `at <= ${sqlString(filter.until)}` : null,
       ].filter(Boolean);
       let q = side.table.query();
       if (where.length) q = q.where(where.join(" AND "));
       let events = (await q.toArray()).map(rowToEvent);
+      // A row about several knowledge bases lists them all (lib/audit/record.ts kbsOf): any of them matches.
+      if (filter.kb) events = events.filter((e) => e.kb?.split(",").includes(filter.kb!));
       if (filter.actor) {
         const needle = filter.actor.toLowerCase();
         events = events.filter((e) => e.actor.toLowerCase().includes(needle));
@@ -114,14 +115,18 @@ async function openAuditLog(store: Store): Promise<AuditLog> {
   };
 }
 
-/** RFC 4180 CSV of the events, header first; cells that a spreadsheet would run as a formula are quoted with a '. */
+/**
+ * RFC 4180 CSV of the events, header first. Every cell is quoted (so no separator inside a cell — a comma, or a
+ * semicolon in locales that split on it — makes a new cell), and a cell a spreadsheet would run as a formula
+ * starts with a '.
+ */
 export function auditCsv(events: readonly AuditEvent[]): string {
   const cell = (v: string | null) => {
     let s = v ?? "";
-    if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+    if (/^[=+\-@\t\r;|%]/.test(s)) s = `'${s}`;
+    return `"${s.replace(/"/g, '""')}"`;
   };
-  const lines = [AUDIT_COLUMNS.join(",")];
+  const lines = [AUDIT_COLUMNS.map(cell).join(",")];
   for (const e of events) lines.push(AUDIT_COLUMNS.map((c) => cell(e[c])).join(","));
   return `${lines.join("\r\n")}\r\n`;
 }

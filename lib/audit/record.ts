@@ -11,6 +11,9 @@ export type AuditFields = Partial<Pick<AuditEvent, "outcome" | "target" | "kb" |
   address?: string;
 };
 
+/** The `kb` of an event about several knowledge bases (a grant, an invite, a role): their names, comma-separated; null for none. */
+export const kbsOf = (kbs: readonly string[]): string | null => (kbs.length ? [...kbs].sort().join(",") : null);
+
 /** Records an audit event for `principal` (anonymous for a failed sign-in) in the log of `store` (default: the app's). */
 export async function audit(principal: Principal | null, action: AuditEvent["action"], fields: AuditFields = {}, store?: Store) {
   const log = await getAuditLog(store ?? (await getStore()));

@@ -4,6 +4,8 @@ export const AUDIT_ACTIONS = [
   "sign_in",
   "sign_in_failed",
   "sign_out",
+  /** A refused request (403) or one over a limit (429). */
+  "access_denied",
   "user_invite",
   "user_join",
   "user_update",

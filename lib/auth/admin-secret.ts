@@ -53,3 +53,12 @@ export function isAdminSecret(presented: string, adminToken = getConfig().auth.a
   const hash = storedHash();
   return hash !== null && safeEqual(hashTokenSecret(presented), hash);
 }
+
+/**
+ * A short fingerprint of the current admin secret: a session made with the secret remembers it, and ends when
+ * the secret changes (a new ADMIN_TOKEN, or a deleted secret file). Null when there is no secret.
+ */
+export function adminSecretFingerprint(adminToken = getConfig().auth.adminToken): string | null {
+  const hash = adminToken ? hashTokenSecret(adminToken) : storedHash();
+  return hash ? hash.slice(0, 16) : null;
+}

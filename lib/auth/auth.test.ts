@@ -6,6 +6,7 @@ import { isOriginAllowed } from "./origin";
 import { addressList, callerOf, forwardedFor, PEER_HEADER, parseProxyHeader, parseTrustedProxies, peerHeaderFor } from "./peer";
 import { authenticateApp } from "./principal";
 import { createRateLimiter } from "./rate-limit";
+import { authFailures } from "./request";
 import { type AccessToken, bearerSecret, canWrite, findToken, generateTokenSecret, hashTokenSecret } from "./tokens";
 
 function token(secret: string, over: Partial<AccessToken> = {}): AccessToken {
@@ -57,6 +58,25 @@ describe("rate limiter", () => {
     expect(denied).toEqual({ allowed: false, retryAfterSeconds: 1 });
     expect(rl.take("other", t0).allowed).toBe(true);
     expect(rl.take("k", t0 + 1000).allowed).toBe(true);
+  });
+});
+
+describe("failed-authentication budgets (authFailures)", () => {
+  const s = { authFailuresPerMinute: 3 };
+  const nat = { address: "10.213.7.1", local: false };
+  it("an account spends its own budget: its right password is refused for a while, another's from the same address is not", () => {
+    const alice = authFailures(s, nat, { account: "alice@team.test" });
+    expect([alice.fail(), alice.fail(), alice.fail()]).toEqual([false, false, false]);
+    expect(authFailures(s, { ...nat, address: "10.213.7.2" }, { account: "Alice@team.test" }).locked()).toBe(true);
+    expect(authFailures(s, nat, { account: "bob@team.test" }).locked()).toBe(false);
+  });
+  it("an address that spent its budget has its wrong guesses refused (429), not its valid credentials", () => {
+    const nat2 = { address: "10.213.7.3", local: false };
+    for (let i = 0; i < 3; i++) authFailures(s, nat2, { credential: `kbt_guess_${i}` }).fail();
+    const another = authFailures(s, nat2, { credential: "kbt_guess_new" });
+    expect(another.locked()).toBe(false);
+    expect(another.fail()).toBe(true);
+    expect(authFailures(s, nat2, { credential: "kbt_valid" }).locked()).toBe(false);
   });
 });
 

@@ -7,13 +7,12 @@ import * as client from "openid-client";
 import { cookieValue, setCookie } from "@/lib/auth/cookies";
 import { ROLES, type Role } from "@/lib/auth/roles";
 import { getConfig, publicBaseUrl } from "@/lib/config";
-import type { Grants } from "./accounts/service";
 
 const OIDC_COOKIE = "kb_oidc";
 const FLOW_SECONDS = 600;
 const OIDC_CALLBACK_PATH = "/api/auth/oidc/callback";
 
-type OidcConfig = ReturnType<typeof getConfig>["oidc"];
+export type OidcConfig = ReturnType<typeof getConfig>["oidc"];
 
 export function oidcEnabled(cfg: OidcConfig = getConfig().oidc): boolean {
   return Boolean(cfg.issuer && cfg.clientId);
@@ -65,8 +64,11 @@ export async function beginSso(): Promise<{ location: string; cookie: string }> 
 export const clearedFlowCookie = (): string => flowCookie("", 0);
 
 export interface SsoClaims {
+  /** The provider's id of the person: with the issuer, what an account is linked by. */
+  subject: string;
   email: string;
-  emailVerified: boolean | undefined;
+  /** True only when the provider asserts `email_verified: true`; an absent claim is unverified. */
+  emailVerified: boolean;
   name: string;
   groups: string[];
   issuer: string;
@@ -93,8 +95,9 @@ export async function finishSso(callbackUrl: URL, cookieValue: string | null): P
   }
   const raw = claims[cfg.groupsClaim];
   return {
+    subject: String(claims.sub),
     email: typeof claims.email === "string" ? claims.email : "",
-    emailVerified: typeof claims.email_verified === "boolean" ? claims.email_verified : undefined,
+    emailVerified: claims.email_verified === true,
     name: typeof claims.name === "string" ? claims.name : "",
     groups: Array.isArray(raw) ? raw.map(String) : typeof raw === "string" ? [raw] : [],
     issuer: config.serverMetadata().issuer,
@@ -106,24 +109,44 @@ export const flowCookieValue = (cookieHeader: string | null): string | null => c
 
 const RANK: Record<Role, number> = { admin: 3, editor: 2, reader: 1 };
 
-/**
- * Who may join through single sign-on, and as what: a group listed in OIDC_GROUP_ROLES gives its role (the
- * highest of several); otherwise an address in OIDC_ALLOWED_DOMAINS gets OIDC_DEFAULT_ROLE; anyone else is
- * refused. New non-admins get OIDC_DEFAULT_KBS. An unverified address is never trusted.
- */
-export function ssoGrants(claims: Pick<SsoClaims, "email" | "emailVerified" | "groups">, cfg: OidcConfig): Grants | { refused: string } {
-  const email = claims.email.trim().toLowerCase();
-  if (!email.includes("@")) return { refused: "The identity provider did not give an e-mail address." };
-  if (claims.emailVerified === false) return { refused: `The identity provider has not verified ${email}.` };
+/** The highest role OIDC_GROUP_ROLES ("group=role,…") gives these groups; null when none does. */
+function groupRole(groups: readonly string[], cfg: Pick<OidcConfig, "groupRoles">): Role | null {
   let role: Role | null = null;
   for (const rule of cfg.groupRoles) {
     const eq = rule.lastIndexOf("=");
     const group = rule.slice(0, eq).trim();
     const r = rule.slice(eq + 1).trim() as Role;
-    if (eq > 0 && ROLES.includes(r) && claims.groups.includes(group) && (!role || RANK[r] > RANK[role])) role = r;
+    if (eq > 0 && ROLES.includes(r) && groups.includes(group) && (!role || RANK[r] > RANK[role])) role = r;
   }
-  const domain = email.slice(email.lastIndexOf("@") + 1);
-  if (!role && cfg.allowedDomains.includes(domain)) role = ROLES.includes(cfg.defaultRole as Role) ? (cfg.defaultRole as Role) : "reader";
-  if (!role) return { refused: `${email} may not join this knowledge base; ask an admin for an invite.` };
-  return { role, kbs: role === "admin" ? [] : [...cfg.defaultKbs] };
+  return role;
+}
+
+export const defaultSsoRole = (cfg: Pick<OidcConfig, "defaultRole">): Role =>
+  ROLES.includes(cfg.defaultRole as Role) ? (cfg.defaultRole as Role) : "reader";
+
+/** Why single sign-on refused someone: a code the sign-in page turns into a message (never free text in a URL). */
+export type SsoRefusal = "sso_failed" | "sso_no_email" | "sso_unverified" | "sso_not_allowed" | "sso_account_exists";
+
+/**
+ * Whether this person qualifies through single sign-on, at every sign-in: a group listed in OIDC_GROUP_ROLES
+ * (its role, the highest of several), or a *verified* address in OIDC_ALLOWED_DOMAINS (OIDC_DEFAULT_ROLE).
+ * `groupRole` is null when the domain alone qualifies.
+ */
+export function ssoQualifies(
+  claims: Pick<SsoClaims, "email" | "emailVerified" | "groups">,
+  cfg: OidcConfig,
+): { role: Role; groupRole: Role | null } | { refused: SsoRefusal } {
+  const byGroup = groupRole(claims.groups, cfg);
+  if (byGroup) return { role: byGroup, groupRole: byGroup };
+  const email = claims.email.trim().toLowerCase();
+  if (!email.includes("@")) return { refused: "sso_no_email" };
+  if (!cfg.allowedDomains.includes(email.slice(email.lastIndexOf("@") + 1))) return { refused: "sso_not_allowed" };
+  if (!claims.emailVerified) return { refused: "sso_unverified" };
+  return { role: defaultSsoRole(cfg), groupRole: null };
+}
+
+/** Whether the provider vouches for this address in a domain of OIDC_ALLOWED_DOMAINS: the only case an existing account is linked by e-mail. */
+export function mayLinkByEmail(claims: Pick<SsoClaims, "email" | "emailVerified">, cfg: Pick<OidcConfig, "allowedDomains">): boolean {
+  const email = claims.email.trim().toLowerCase();
+  return claims.emailVerified && email.includes("@") && cfg.allowedDomains.includes(email.slice(email.lastIndexOf("@") + 1));
 }

@@ -12,17 +12,18 @@ import type { AccountStore } from "@/lib/auth/accounts/store";
 import type { Session, User } from "@/lib/auth/accounts/types";
 import { type AccessLimit, limitOf, mayRead, mayWrite, type Viewer } from "@/lib/auth/roles";
 import { AppError } from "@/lib/types";
-import { isAdminSecret } from "./admin-secret";
+import { adminSecretFingerprint, isAdminSecret } from "./admin-secret";
 import { type AuthSettings, resolveAuthSettings } from "./config";
 import { safeEqual } from "./internal";
 import { isOriginAllowed } from "./origin";
 import { type Caller, callerOf } from "./peer";
-import { authFailures } from "./request";
+import { adminSecretAccount, authFailures } from "./request";
 import { bearerSecret } from "./tokens";
 
 export type Principal =
-  /** This machine without sign-in, or the admin secret: everything, like an admin. */
-  { kind: "owner"; via: "local" | "admin-secret"; caller: Caller } | { kind: "user"; user: User; session: Session; caller: Caller };
+  /** This machine without sign-in, or the admin secret (a bearer token, or the session it was exchanged for): everything, like an admin. */
+  | { kind: "owner"; via: "local" | "admin-secret"; caller: Caller; session?: Session }
+  | { kind: "user"; user: User; session: Session; caller: Caller };
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -45,7 +46,7 @@ export const ownerIdOf = (p: Principal): string | null => (p.kind === "user" ? p
 export const actorOf = (p: Principal): string => (p.kind === "user" ? p.user.email : p.via === "local" ? "local" : "admin secret");
 
 export function viewerOf(p: Principal): Viewer {
-  if (p.kind === "owner") return { kind: "owner", id: null, email: null, name: null, role: "admin", kbs: [] };
+  if (p.kind === "owner") return { kind: "owner", id: null, email: null, name: null, role: "admin", kbs: [], signedIn: Boolean(p.session) };
   const { id, email, name, role, kbs } = p.user;
   return { kind: "user", id, email, name, role, kbs };
 }
@@ -71,23 +72,24 @@ export async function authenticateApp(req: Request, deps: AppAccessDeps): Promis
   const caller = callerOf(req, settings);
 
   if (sessionSecret(req.headers.get("cookie"))) {
-    const signedIn = await sessionUser(await deps.accounts(), req.headers.get("cookie"));
+    const signedIn = await sessionUser(await deps.accounts(), req.headers.get("cookie"), adminSecretFingerprint(settings.adminToken));
     if (signedIn) {
       if (!SAFE_METHODS.has(req.method) && !safeEqual(req.headers.get(CSRF_HEADER) ?? "", signedIn.session.csrf)) {
         throw new AppError("forbidden", "The request is missing this session's CSRF token; reload the page and try again.");
       }
-      return { kind: "user", ...signedIn, caller };
+      const { user, session } = signedIn;
+      return user === "admin-secret" ? { kind: "owner", via: "admin-secret", caller, session } : { kind: "user", user, session, caller };
     }
   }
   if (caller.local && !settings.requireLogin) return { kind: "owner", via: "local", caller };
 
-  const failures = authFailures(settings, caller);
-  if (failures.blocked()) {
-    throw new AppError("rate_limited", "Too many failed authentications from this address; try again in a minute.");
-  }
   const presented = bearerSecret(req.headers.get("authorization"));
-  if (presented && isAdminSecret(presented, settings.adminToken)) return { kind: "owner", via: "admin-secret", caller };
-  if (presented || req.headers.get("authorization")) failures.record();
+  if (presented || req.headers.get("authorization")) {
+    const failures = authFailures(settings, caller, { account: adminSecretAccount(caller) });
+    if (failures.locked()) throw new AppError("rate_limited", "Too many failed authentications from this address; try again in a minute.");
+    if (presented && isAdminSecret(presented, settings.adminToken)) return { kind: "owner", via: "admin-secret", caller };
+    if (failures.fail()) throw new AppError("rate_limited", "Too many failed authentications from this address; try again in a minute.");
+  }
   throw new AppError("unauthorized", "Sign in first (or send the admin secret as a bearer token).");
 }
 

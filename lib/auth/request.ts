@@ -2,6 +2,7 @@ import { processGlobal } from "@/lib/process-global";
 import type { AuthSettings } from "./config";
 import type { Caller } from "./peer";
 import { createRateLimiter, type RateLimiter } from "./rate-limit";
+import { hashTokenSecret } from "./tokens";
 
 /** The process-wide limiter named `name` for `perMinute` requests a minute (burst = the same number). */
 export function getRateLimiter(perMinute: number, name = "mcp"): RateLimiter {
@@ -16,16 +17,37 @@ export function getRateLimiter(perMinute: number, name = "mcp"): RateLimiter {
 }
 
 /**
- * Failed authentications (a wrong admin secret or access token) per client address: `blocked` before a
- * presented secret is even checked, `record` after a failure. Shared by the web API and MCP.
+ * Failed authentications (a wrong password, admin secret or access token), counted per client address, per
+ * presented credential and per account, so that one person behind a shared address (a NAT, a proxy) cannot
+ * lock out everyone else's valid tokens and sessions. Shared by the web API, OAuth consent and MCP:
+ *
+ * - `locked()` before checking: the account (or the same wrong credential) has spent its budget, so even the
+ *   right password is refused with 429 for a while (online guessing of one account stops there);
+ * - `fail()` after a wrong one: counts it, and says whether to answer 429 instead of 401 (the address, account
+ *   or credential had spent its budget already). A valid credential is accepted whatever its address has spent.
  */
-export function authFailures(settings: Pick<AuthSettings, "authFailuresPerMinute">, caller: Caller) {
+export function authFailures(
+  settings: Pick<AuthSettings, "authFailuresPerMinute">,
+  caller: Caller,
+  presented: { credential?: string | null; account?: string | null } = {},
+) {
   const limiter = getRateLimiter(settings.authFailuresPerMinute ?? 10, "auth-failures");
-  const key = `ip:${caller.address}`;
+  const address = `ip:${caller.address}`;
+  const own = [
+    presented.credential ? `cred:${hashTokenSecret(presented.credential)}` : null,
+    presented.account ? `acct:${presented.account.trim().toLowerCase()}` : null,
+  ].filter((k): k is string => k !== null);
   return {
-    blocked: () => !limiter.peek(key),
-    record: () => {
-      limiter.take(key);
+    locked: () => own.some((k) => !limiter.peek(k)),
+    /** The address's budget is spent: for endpoints where every attempt is a guess (invite links), not a held credential. */
+    addressBlocked: () => !limiter.peek(address),
+    fail: (): boolean => {
+      const spent = [address, ...own].some((k) => !limiter.peek(k));
+      for (const k of [address, ...own]) limiter.take(k);
+      return spent;
     },
   };
 }
+
+/** The account key of admin-secret attempts from one address: wrong tokens from there do not lock the secret, wrong secrets do. */
+export const adminSecretAccount = (caller: Caller): string => `admin secret@${caller.address}`;

@@ -17,6 +17,8 @@ export interface Viewer {
   role: Role;
   /** The knowledge bases granted (an admin's list is empty: an admin has them all). */
   kbs: string[];
+  /** An owner signed in with the admin secret (a session that can sign out), not this machine without sign-in. */
+  signedIn?: boolean;
 }
 
 /** What a role grants over a set of knowledge bases; `kbs: null` means every one. */

@@ -1,7 +1,10 @@
 /** The one guarded way into every route handler: access, validation and one error shape. */
-import { describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
+import { getAuditLog } from "@/lib/audit/log";
 import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
+import { getStore } from "@/lib/store";
+import { tempDirs } from "@/lib/test-helpers/temp-dirs";
 import { AppError } from "@/lib/types";
 import { MAX_JSON_BODY_BYTES } from "./body";
 import { route } from "./route";
@@ -14,6 +17,12 @@ const local = (init: RequestInit = {}, url = "http://127.0.0.1:3000/api/x") =>
 const json = (body: string, headers: Record<string, string> = {}) =>
   local({ method: "POST", body, headers: { "content-type": "application/json", ...headers } });
 const ctx = (params: Record<string, string>) => ({ params: Promise.resolve(params) });
+
+const dataDir = tempDirs("route-");
+beforeAll(async () => {
+  // Refused requests are audited in the app's store: a fresh one for this file.
+  process.env.DATA_DIR = await dataDir();
+});
 
 describe("route()", () => {
   it("refuses a remote caller before the handler runs, with the one error shape", async () => {
@@ -77,6 +86,39 @@ describe("route()", () => {
     }
     expect(handler).not.toHaveBeenCalled();
     expect((await change(json("{}", { origin: "http://127.0.0.1:3000" }))).status).toBe(201);
+  });
+
+  it("records every refused attempt (403, 429) in the audit log: what was tried, from where and why not", async () => {
+    const remote = (headers: Record<string, string>) =>
+      new Request("http://10.0.0.1:3000/api/kbs", {
+        headers: { host: "10.0.0.1:3000", [PEER_HEADER]: peerHeaderFor("10.0.0.31"), ...headers },
+      });
+    const list = route({}, async () => ({ ok: true }));
+    expect((await list(json("{}", { origin: "http://evil.example" }))).status).toBe(403);
+    process.env.AUTH_FAILURE_LIMIT = "2";
+    try {
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await list(remote({ authorization: `Bearer wrong-${i}` }))).status);
+      expect(statuses).toEqual([401, 401, 429]);
+    } finally {
+      delete process.env.AUTH_FAILURE_LIMIT;
+    }
+    const refused = await (await getAuditLog(await getStore())).list({ action: "access_denied" });
+    expect(refused).toContainEqual(
+      expect.objectContaining({
+        outcome: "denied",
+        target: "GET /api/kbs",
+        address: "10.0.0.31",
+        detail: expect.stringMatching(/^429: Too many/),
+      }),
+    );
+    expect(refused).toContainEqual(
+      expect.objectContaining({
+        outcome: "denied",
+        target: "POST /api/x",
+        detail: expect.stringMatching(/^403: Requests from this origin/),
+      }),
+    );
   });
 
   it("maps AppErrors to their status and hides anything else behind a 500", async () => {

@@ -7,6 +7,8 @@ import type { z } from "zod";
 import { type AuditFields, audit } from "@/lib/audit/record";
 import type { AuditEvent } from "@/lib/audit/types";
 import { getAccountStore } from "@/lib/auth/accounts/store";
+import { resolveAuthSettings } from "@/lib/auth/config";
+import { callerOf } from "@/lib/auth/peer";
 import { authenticateApp, checkOrigin, type Principal, requireAdmin } from "@/lib/auth/principal";
 import { getRegistry, type Registry } from "@/lib/kb";
 import { countError, observeRequest } from "@/lib/metrics";
@@ -57,13 +59,14 @@ export function route<P = Record<string, never>>(opts: RouteOptions<P>, handler:
   };
 
   async function run(req: Request, raw: Record<string, string | string[]>): Promise<Response> {
+    let principal: Principal | null = null;
     try {
       const signedIn = opts.access !== "public" && opts.access !== "open";
       if (opts.access === "open") {
         const denied = checkOrigin(req);
         if (denied) throw denied;
       }
-      const principal = signedIn ? await authenticateApp(req, accessDeps) : null;
+      principal = signedIn ? await authenticateApp(req, accessDeps) : null;
       if (opts.access === "admin") requireAdmin(principal!);
       let params = {} as P;
       if (opts.params) {
@@ -87,9 +90,23 @@ export function route<P = Record<string, never>>(opts: RouteOptions<P>, handler:
       const result = await handler(ctx);
       return result instanceof Response ? result : Response.json(result, { status: opts.status ?? 200, headers: NO_STORE });
     } catch (err) {
-      return errorResponse(err);
+      const response = errorResponse(err);
+      if (response.status === 403 || response.status === 429) await recordRefusal(req, principal, err, response.status);
+      return response;
     }
   }
+}
+
+/** A refused attempt (403, 429) goes to the audit log: who, what they tried and why not (never failing the answer). */
+async function recordRefusal(req: Request, principal: Principal | null, err: unknown, status: number): Promise<void> {
+  const address = callerOf(req, resolveAuthSettings()).address;
+  const detail = `${status}: ${err instanceof Error ? err.message.slice(0, 200) : "refused"}`;
+  await audit(principal, "access_denied", {
+    outcome: "denied",
+    target: `${req.method} ${new URL(req.url).pathname}`,
+    detail,
+    address,
+  }).catch((e) => console.error("[audit] could not record a refused request:", e));
 }
 
 const accessDeps = { accounts: async () => getAccountStore(await getStore()) };

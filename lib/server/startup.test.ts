@@ -40,6 +40,19 @@ afterAll(async () => {
 });
 
 describe("start-up indexing", () => {
+  it("fails when OIDC_DEFAULT_KBS names a knowledge base that does not exist", async () => {
+    Object.assign(process.env, { OIDC_ISSUER: "https://id.example.com", OIDC_CLIENT_ID: "kb", OIDC_DEFAULT_KBS: "default,hrr" });
+    await startStartup();
+    expect(getStartupState()).toMatchObject({
+      status: "failed",
+      error: expect.stringMatching(/OIDC_DEFAULT_KBS names no knowledge base: hrr/),
+    });
+    resetProcessState();
+    process.env.OIDC_DEFAULT_KBS = "default";
+    await startStartup();
+    expect(getStartupState().status).toBe("ready");
+  });
+
   it("indexes the knowledge folder once, then reports healthy", async () => {
     await writeFile(path.join(dir, "knowledge", "a.md"), "# Alpha\n\nThe alpha rule.\n");
     await writeFile(path.join(dir, "knowledge", "b.md"), "# Beta\n\nThe beta rule.\n");

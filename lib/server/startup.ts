@@ -5,8 +5,11 @@
  */
 import { existsSync } from "node:fs";
 import { ensureAdminSecret } from "@/lib/auth/admin-secret";
+import { oidcEnabled } from "@/lib/auth/oidc";
 import { getConfig } from "@/lib/config";
 import { syncKnowledgeDir } from "@/lib/ingest";
+import { getRegistry } from "@/lib/kb";
+import { knownKbs } from "@/lib/kb/known";
 import { getStore, type Store } from "@/lib/store";
 
 type SyncSummary = Awaited<ReturnType<typeof syncKnowledgeDir>>;
@@ -50,6 +53,7 @@ async function run(startup: Startup): Promise<void> {
     } else {
       console.log(`[knowledge] no folder at ${config.knowledgeDir}; nothing to index`);
     }
+    await checkSsoDefaults(store, config.oidc);
     removeOrphansLater(store, config.store.orphanGraceMs);
     await settledWithin(store.warmed(), WARM_WAIT_MS);
     startup.state = { status: "ready", startedAt, finishedAt: new Date().toISOString(), knowledgeDir: config.knowledgeDir, summary };
@@ -72,6 +76,19 @@ async function settledWithin(work: Promise<void>, ms: number): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
   clearTimeout(timer);
+}
+
+/**
+ * Single sign-on gives new people OIDC_DEFAULT_KBS: a name there that is no knowledge base (a typo, or one
+ * created later under that name) must not be granted silently, so start-up fails and says which.
+ */
+async function checkSsoDefaults(store: Store, oidc: ReturnType<typeof getConfig>["oidc"]): Promise<void> {
+  if (!oidcEnabled(oidc) || oidc.defaultKbs.length === 0) return;
+  const known = await knownKbs(store, await getRegistry(store));
+  const unknown = oidc.defaultKbs.filter((k) => !known.includes(k));
+  if (unknown.length) {
+    throw new Error(`OIDC_DEFAULT_KBS names no knowledge base: ${unknown.join(", ")} (create it first, or correct the name)`);
+  }
 }
 
 /** Chunks left without their document by a killed write are removed in the background, not before ready. */

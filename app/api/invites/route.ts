@@ -1,3 +1,4 @@
+import { kbsOf } from "@/lib/audit/record";
 import { inviteSchema } from "@/lib/auth/accounts/schema";
 import { invite } from "@/lib/auth/accounts/service";
 import { getAccountStore } from "@/lib/auth/accounts/store";
@@ -23,6 +24,7 @@ export const POST = route({ access: "admin", status: 201 }, async ({ body, store
   );
   await audit("user_invite", {
     target: input.email ?? null,
+    kb: kbsOf(input.role === "admin" ? [] : input.kbs),
     detail: `role ${input.role}${input.kbs.length ? `: ${input.kbs.join(", ")}` : ""}`,
   });
   return made;

@@ -1,3 +1,4 @@
+import { kbsOf } from "@/lib/audit/record";
 import { createUserSchema } from "@/lib/auth/accounts/schema";
 import { createUser, listPeople } from "@/lib/auth/accounts/service";
 import { getAccountStore } from "@/lib/auth/accounts/store";
@@ -15,6 +16,10 @@ export const POST = route({ access: "admin", status: 201 }, async ({ body, store
   const input = await body(createUserSchema);
   const ready = await store();
   const user = await createUser(await getAccountStore(ready), input, await knownKbs(ready, await registry()));
-  await audit("user_join", { target: user.email, detail: `role ${user.role}${user.kbs.length ? `: ${user.kbs.join(", ")}` : ""}` });
+  await audit("user_join", {
+    target: user.email,
+    kb: kbsOf(user.kbs),
+    detail: `role ${user.role}${user.kbs.length ? `: ${user.kbs.join(", ")}` : ""}`,
+  });
   return { user };
 });

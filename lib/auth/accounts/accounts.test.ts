@@ -8,14 +8,15 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { auditCsv, getAuditLog } from "@/lib/audit/log";
-import { ssoGrants } from "@/lib/auth/oidc";
+import { kbsOf } from "@/lib/audit/record";
+import { ssoQualifies } from "@/lib/auth/oidc";
 import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
 import { authenticateApp, limitOfPrincipal, type Principal } from "@/lib/auth/principal";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { openStore, type Store } from "@/lib/store";
 import { testAuthSettings } from "@/lib/test-helpers/auth";
 import { AppError } from "@/lib/types";
-import { acceptInvite, deleteUser, describeInvite, invite, signIn, updateUser } from "./service";
+import { acceptInvite, cancelInvite, deleteUser, describeInvite, invite, listPeople, signIn, updateUser } from "./service";
 import { CSRF_HEADER, startSession } from "./sessions";
 import { type AccountStore, getAccountStore } from "./store";
 
@@ -74,6 +75,16 @@ describe("invites and sign-in", () => {
     const { link } = await invite(accounts, { role: "editor", kbs: ["hr"] }, "admin", KNOWN, -1);
     await expect(describeInvite(accounts, secretOf(link))).rejects.toThrow(/expired/);
     await expect(invite(accounts, { role: "editor", kbs: ["nope"] }, "admin", KNOWN)).rejects.toThrow(/no knowledge base named "nope"/);
+  });
+
+  it("a pending invite can be cancelled: its link stops working", async () => {
+    const { link } = await invite(accounts, { email: "maybe@team.test", role: "reader", kbs: ["hr"] }, "admin", KNOWN);
+    const pending = (await listPeople(accounts)).invites.find((i) => i.email === "maybe@team.test")!;
+    expect(pending.id).toMatch(/^[a-f0-9]{64}$/);
+    expect(await cancelInvite(accounts, pending.id)).toMatchObject({ email: "maybe@team.test", kbs: ["hr"] });
+    await expect(describeInvite(accounts, secretOf(link))).rejects.toThrow(/invalid, used or expired/);
+    expect((await listPeople(accounts)).invites.map((i) => i.email)).not.toContain("maybe@team.test");
+    await expect(cancelInvite(accounts, pending.id)).rejects.toThrow(/no such pending invite/);
   });
 
   it("signs in with the right password only (passwords are Argon2id hashes)", async () => {
@@ -156,15 +167,15 @@ describe("single sign-on rules", () => {
     allowInsecureIssuer: false,
   };
   it("gives an allowed domain the default role, a listed group its role, and refuses the rest", () => {
-    expect(ssoGrants({ email: "Ann@Example.com", emailVerified: true, groups: [] }, cfg)).toEqual({ role: "reader", kbs: ["hr"] });
-    expect(ssoGrants({ email: "boss@else.org", emailVerified: true, groups: ["kb-editors", "kb-admins"] }, cfg)).toEqual({
+    expect(ssoQualifies({ email: "Ann@Example.com", emailVerified: true, groups: [] }, cfg)).toEqual({ role: "reader", groupRole: null });
+    expect(ssoQualifies({ email: "boss@else.org", emailVerified: false, groups: ["kb-editors", "kb-admins"] }, cfg)).toEqual({
       role: "admin",
-      kbs: [],
+      groupRole: "admin",
     });
-    expect(ssoGrants({ email: "eve@else.org", emailVerified: true, groups: ["staff"] }, cfg)).toMatchObject({ refused: /may not join/ });
-    expect(ssoGrants({ email: "ann@example.com", emailVerified: false, groups: [] }, cfg)).toMatchObject({ refused: /not verified/ });
-    expect(ssoGrants({ email: "ann@example.com.evil.org", emailVerified: true, groups: [] }, cfg)).toMatchObject({
-      refused: /may not join/,
+    expect(ssoQualifies({ email: "eve@else.org", emailVerified: true, groups: ["staff"] }, cfg)).toEqual({ refused: "sso_not_allowed" });
+    expect(ssoQualifies({ email: "ann@example.com", emailVerified: false, groups: [] }, cfg)).toEqual({ refused: "sso_unverified" });
+    expect(ssoQualifies({ email: "ann@example.com.evil.org", emailVerified: true, groups: [] }, cfg)).toEqual({
+      refused: "sso_not_allowed",
     });
   });
 });
@@ -197,8 +208,17 @@ describe("audit log", () => {
     expect((await log.list({ action: "document_upload" })).map((e) => e.actor)).toEqual(["a@team.test"]);
     expect((await log.list({ actor: "B@TEAM" })).map((e) => e.action)).toEqual(["sign_in_failed"]);
     expect(await log.list({ kb: "finance" })).toEqual([]);
+    // A grant, invite or role change about several knowledge bases names them all; a kb filter finds it by any.
+    log.record({ ...all[1], action: "user_invite", kb: kbsOf(["hr", "finance"]) });
+    expect((await log.list({ kb: "finance" })).map((e) => [e.action, e.kb])).toEqual([["user_invite", "finance,hr"]]);
+    expect((await log.list({ kb: "hr" })).map((e) => e.action)).toEqual(["user_invite", "document_upload"]);
     const csv = auditCsv(all);
-    expect(csv.split("\r\n")[0]).toBe("at,actor,action,outcome,kb,target,detail,address");
+    expect(csv.split("\r\n")[0]).toBe('"at","actor","action","outcome","kb","target","detail","address"');
     expect(csv).toContain(`"'=HYPERLINK(""x"")"`);
+    // Every cell quoted: a semicolon inside one never starts a cell (a formula) in a semicolon locale.
+    const semi = auditCsv([{ ...all[0], actor: ";=1+1", detail: "x;=1+1" }]).split("\r\n")[1];
+    expect(semi).toMatch(/^("[^"]*",){7}"[^"]*"$/);
+    expect(semi).toContain(`"';=1+1"`);
+    expect(semi).toContain(`"x;=1+1"`);
   });
 });

@@ -15,9 +15,18 @@ const passwordSchema = z
 const roleSchema = z.enum(ROLES, { error: 'role must be "admin", "editor" or "reader"' });
 const personNameSchema = z.string().trim().max(MAX_PERSON_NAME_CHARS, `name must be at most ${MAX_PERSON_NAME_CHARS} characters`);
 
-export const signInSchema = z.strictObject({
-  email: z.string().trim().max(MAX_EMAIL_CHARS),
-  password: z.string().max(MAX_PASSWORD_CHARS),
+export const signInSchema = z.union([
+  z.strictObject({
+    email: z.string().trim().max(MAX_EMAIL_CHARS),
+    password: z.string().max(MAX_PASSWORD_CHARS),
+  }),
+  /** The admin secret, exchanged for a session cookie: the browser never keeps the secret itself. */
+  z.strictObject({ secret: z.string().trim().min(1).max(MAX_PASSWORD_CHARS) }),
+]);
+
+export const changePasswordSchema = z.strictObject({
+  current: z.string().max(MAX_PASSWORD_CHARS),
+  password: passwordSchema,
 });
 
 export const inviteSchema = z.strictObject({
@@ -49,3 +58,6 @@ export const updateUserSchema = z.strictObject({
 });
 
 export const userIdSchema = z.string().regex(/^usr_[a-f0-9]{16}$/, "invalid user id");
+
+/** A pending invite's id (the SHA-256 hex of its secret, as GET /api/users lists it). */
+export const inviteIdSchema = z.string().regex(/^[a-f0-9]{64}$/, "invalid invite id");

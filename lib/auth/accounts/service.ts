@@ -9,7 +9,7 @@ import { AppError } from "@/lib/types";
 import { checkPassword, hashPassword } from "./passwords";
 import { startSession } from "./sessions";
 import { type AccountStore, newUserId } from "./store";
-import { type Invite, type PublicUser, publicUser, type User } from "./types";
+import { type Invite, type PublicUser, publicUser, type Session, type User } from "./types";
 
 export interface Grants {
   role: Role;
@@ -85,7 +85,8 @@ export async function acceptInvite(
     role: found.role,
     kbs: found.kbs,
     passwordHash: await hashPassword(input.password),
-    origin: "local",
+    // An address the person typed themselves is unverified: single sign-on never merges into it.
+    origin: found.email ? "local" : "invite",
     createdAt: new Date().toISOString(),
   };
   await accounts.addUser(user);
@@ -112,31 +113,6 @@ export async function createUser(
   return publicUser(user);
 }
 
-/** A single-sign-on user: found by e-mail, or made with the grants the provider's rules give. */
-export async function joinWithSso(
-  accounts: AccountStore,
-  claims: { email: string; name: string; issuer: string },
-  grants: Grants,
-  sessionHours: number | undefined,
-): Promise<{ user: User; cookies: string[]; created: boolean }> {
-  const email = claims.email.trim().toLowerCase();
-  let user = await accounts.findByEmail(email);
-  const created = !user;
-  if (!user) {
-    user = {
-      id: newUserId(),
-      email,
-      name: claims.name || email,
-      ...grants,
-      passwordHash: null,
-      origin: claims.issuer,
-      createdAt: new Date().toISOString(),
-    };
-    await accounts.addUser(user);
-  }
-  return { user, cookies: await startSession(accounts, user, sessionHours), created };
-}
-
 /** Changes a user's role or grants (effective on their next request). The admin secret stays an admin whatever happens here. */
 export async function updateUser(
   accounts: AccountStore,
@@ -152,7 +128,26 @@ export async function updateUser(
     ...(patch.name !== undefined ? { name: patch.name.trim() || current.email } : {}),
     ...(patch.password !== undefined ? { passwordHash: await hashPassword(patch.password) } : {}),
   });
+  // A reset password is for someone who lost it, or whose account was used by another: every session ends.
+  if (patch.password !== undefined) await accounts.deleteSessions(id);
   return publicUser(updated);
+}
+
+/**
+ * A signed-in person changes their own password (the current one first); every other session of theirs ends,
+ * the one they are using stays.
+ */
+export async function changePassword(
+  accounts: AccountStore,
+  signedIn: { user: User; session: Session },
+  current: string,
+  next: string,
+): Promise<void> {
+  const { user, session } = signedIn;
+  if (!user.passwordHash) throw new AppError("bad_request", "This account signs in through single sign-on and has no password here.");
+  if (!(await checkPassword(user.passwordHash, current))) throw new AppError("forbidden", "The current password is wrong.");
+  await accounts.updateUser(user.id, { passwordHash: await hashPassword(next) });
+  await accounts.deleteSessions(user.id, session.hash);
 }
 
 /** Removes an account: its sessions end, its tokens and OAuth grants stop working, its conversations are kept but unreachable. */
@@ -162,10 +157,26 @@ export async function deleteUser(accounts: AccountStore, id: string): Promise<vo
   await accounts.deleteUser(id);
 }
 
+/** Withdraws a pending invite: its link stops working. Returns it for the audit log. */
+export async function cancelInvite(accounts: AccountStore, id: string): Promise<Invite> {
+  const found = (await accounts.listInvites()).find((i) => i.hash === id);
+  if (!found || !(await accounts.cancelInvite(id))) throw new AppError("not_found", "There is no such pending invite.");
+  return found;
+}
+
 export async function listPeople(accounts: AccountStore, now = new Date()) {
   const users = [...(await accounts.users()).values()].map(publicUser).sort((a, b) => a.email.localeCompare(b.email));
   const invites = (await accounts.listInvites())
     .filter((i) => !i.used && i.expiresAt > now.toISOString())
-    .map(({ email, role, kbs, createdBy, createdAt, expiresAt }) => ({ email, role, kbs, createdBy, createdAt, expiresAt }));
+    // The id is the hash of the invite's secret: it names the invite (to cancel it) and cannot be used to join.
+    .map(({ hash, email, role, kbs, createdBy, createdAt, expiresAt }) => ({
+      id: hash,
+      email,
+      role,
+      kbs,
+      createdBy,
+      createdAt,
+      expiresAt,
+    }));
   return { users, invites };
 }

@@ -34,12 +34,27 @@ export function withCookies(body: unknown, cookies: readonly string[], init: { s
 /** The session cookie's value in a Cookie header, or null. */
 export const sessionSecret = (cookieHeader: string | null): string | null => cookieValue(cookieHeader, SESSION_COOKIE);
 
-/** The signed-in user of a request's Cookie header, with the session, or null. */
-export async function sessionUser(accounts: AccountStore, cookieHeader: string | null): Promise<{ user: User; session: Session } | null> {
+/** A session made with the admin secret is kept under this user id and the secret's fingerprint (never the secret). */
+const ADMIN_SESSION_PREFIX = "admin-secret:";
+export const adminSessionUserId = (fingerprint: string): string => `${ADMIN_SESSION_PREFIX}${fingerprint}`;
+
+/**
+ * The signed-in user of a request's Cookie header, with the session; `user: "admin-secret"` for a session the
+ * admin secret made (while that secret is still the current one, `adminFingerprint`); otherwise null.
+ */
+export async function sessionUser(
+  accounts: AccountStore,
+  cookieHeader: string | null,
+  adminFingerprint: string | null = null,
+): Promise<{ user: User | "admin-secret"; session: Session } | null> {
   const plain = sessionSecret(cookieHeader);
   const session = plain ? await accounts.findSession(plain) : null;
-  const user = session ? (await accounts.users()).get(session.userId) : undefined;
-  return session && user ? { user, session } : null;
+  if (!session) return null;
+  if (session.userId.startsWith(ADMIN_SESSION_PREFIX)) {
+    return adminFingerprint && session.userId === adminSessionUserId(adminFingerprint) ? { user: "admin-secret", session } : null;
+  }
+  const user = (await accounts.users()).get(session.userId);
+  return user ? { user, session } : null;
 }
 
 /**
@@ -47,7 +62,7 @@ export async function sessionUser(accounts: AccountStore, cookieHeader: string |
  * in a second cookie the page's script reads and sends back in X-CSRF-Token (a page of another site can
  * neither read it nor set the header).
  */
-export async function startSession(accounts: AccountStore, user: User, hours = 168): Promise<string[]> {
+export async function startSession(accounts: AccountStore, user: Pick<User, "id">, hours = 168): Promise<string[]> {
   const plain = `kbs_${randomBytes(32).toString("base64url")}`;
   const csrf = randomBytes(24).toString("base64url");
   const now = new Date();

@@ -8,12 +8,18 @@ import { Bool, Field, Schema, Utf8 } from "apache-arrow";
 import { setFlag } from "@/lib/auth/set-flag";
 import { hashTokenSecret } from "@/lib/auth/tokens";
 import { atMostEvery, openSideTables, perStore, type Store, serialQueue, versionCached } from "@/lib/store";
-import { sqlEq } from "@/lib/store/sql";
+import { sqlEq, sqlString } from "@/lib/store/sql";
 import type { SideTable } from "@/lib/store/tables";
 import { AppError } from "@/lib/types";
-import type { Invite, OwnedKind, Session, User } from "./types";
+import type { Identity, Invite, OwnedKind, Session, User } from "./types";
 
-const ACCOUNT_TABLES = { users: "users", sessions: "sessions", invites: "invites", owners: "owners" } as const;
+const ACCOUNT_TABLES = {
+  users: "users",
+  sessions: "sessions",
+  invites: "invites",
+  owners: "owners",
+  identities: "sso_identities",
+} as const;
 
 const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
 const usersSchema = new Schema([
@@ -38,6 +44,8 @@ const invitesSchema = new Schema([
   new Field("used", new Bool(), false),
 ]);
 const ownersSchema = new Schema([str("kind"), str("id"), str("user_id")]);
+/** A provider identity (issuer + subject) linked to an account, and the role its groups gave at the last sign-in. */
+const identitiesSchema = new Schema([str("issuer"), str("subject"), str("user_id"), str("group_role", true), str("created_at")]);
 
 export const newUserId = (): string => `usr_${randomBytes(8).toString("hex")}`;
 
@@ -101,12 +109,19 @@ export interface AccountStore {
   /** The live session with this cookie value, or null. */
   findSession(plain: string, now?: Date): Promise<Session | null>;
   deleteSession(plain: string): Promise<void>;
+  /** Ends every session of a user but the one with hash `keep` (a password change keeps the changer's own). */
+  deleteSessions(userId: string, keep?: string): Promise<void>;
   addInvite(invite: Omit<Invite, "hash" | "used">, plain: string): Promise<void>;
   /** The unused, unexpired invite with this secret, or null. */
   findInvite(plain: string, now?: Date): Promise<Invite | null>;
   /** Marks an invite used; false when it already was (single use). */
   consumeInvite(hash: string): Promise<boolean>;
   listInvites(): Promise<Invite[]>;
+  /** Withdraws a pending invite; false when there was none (used, expired or unknown). */
+  cancelInvite(hash: string): Promise<boolean>;
+  findIdentity(issuer: string, subject: string): Promise<Identity | null>;
+  /** Links a provider identity to an account, or records the role its groups gave this time. */
+  saveIdentity(identity: Identity): Promise<void>;
   /** Ties `id` to the user who made it; 409 when it already has an owner. */
   setOwner(kind: OwnedKind, id: string, userId: string): Promise<void>;
   /** Owner user ids by subject id, for one kind (cached per table version). */
@@ -119,11 +134,12 @@ export interface AccountStore {
 const PURGE_EVERY_MS = 3600_000;
 
 async function openAccountStore(store: Store): Promise<AccountStore> {
-  const { users, sessions, invites, owners } = await openSideTables(store, ACCOUNT_TABLES, {
+  const { users, sessions, invites, owners, identities } = await openSideTables(store, ACCOUNT_TABLES, {
     users: usersSchema,
     sessions: sessionsSchema,
     invites: invitesSchema,
     owners: ownersSchema,
+    identities: identitiesSchema,
   });
   const serialized = serialQueue();
 
@@ -198,6 +214,7 @@ async function openAccountStore(store: Store): Promise<AccountStore> {
         if ((await users.table.countRows(sqlEq("id", id))) === 0) return false;
         await users.write((t) => t.delete(sqlEq("id", id)));
         await sessions.write((t) => t.delete(sqlEq("user_id", id)));
+        await identities.write((t) => t.delete(sqlEq("user_id", id)));
         return true;
       });
     },
@@ -219,6 +236,12 @@ async function openAccountStore(store: Store): Promise<AccountStore> {
     deleteSession(plain) {
       return serialized(async () => {
         await sessions.write((t) => t.delete(sqlEq("hash", hashTokenSecret(plain))));
+      });
+    },
+    deleteSessions(userId, keep) {
+      return serialized(async () => {
+        const where = keep ? `${sqlEq("user_id", userId)} AND hash <> ${sqlString(keep)}` : sqlEq("user_id", userId);
+        await sessions.write((t) => t.delete(where));
       });
     },
     addInvite(invite, plain) {
@@ -249,6 +272,37 @@ async function openAccountStore(store: Store): Promise<AccountStore> {
     async listInvites() {
       const rows = (await invites.table.query().toArray()).map(rowToInvite);
       return rows.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+    },
+    cancelInvite(hash) {
+      return serialized(async () => {
+        const rows = (await invites.table.query().where(sqlEq("hash", hash)).limit(1).toArray()).map(rowToInvite);
+        if (!rows.length || rows[0].used || rows[0].expiresAt <= new Date().toISOString()) return false;
+        return setFlag(invites, sqlEq("hash", hash), "used");
+      });
+    },
+    async findIdentity(issuer, subject) {
+      const rows = await identities.table
+        .query()
+        .where(`${sqlEq("issuer", issuer)} AND ${sqlEq("subject", subject)}`)
+        .limit(1)
+        .toArray();
+      if (!rows.length) return null;
+      const r = rows[0];
+      return {
+        issuer: String(r.issuer),
+        subject: String(r.subject),
+        userId: String(r.user_id),
+        groupRole: r.group_role == null ? null : (String(r.group_role) as Identity["groupRole"]),
+        createdAt: String(r.created_at),
+      };
+    },
+    saveIdentity(i) {
+      return serialized(async () => {
+        const where = `${sqlEq("issuer", i.issuer)} AND ${sqlEq("subject", i.subject)}`;
+        await identities.write((t) => t.delete(where));
+        const row = { issuer: i.issuer, subject: i.subject, user_id: i.userId, group_role: i.groupRole, created_at: i.createdAt };
+        await identities.write((t) => t.add([row]));
+      });
     },
     setOwner(kind, id, userId) {
       return serialized(async () => {

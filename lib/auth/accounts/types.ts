@@ -10,7 +10,10 @@ export interface User {
   kbs: string[];
   /** Argon2id; null for single-sign-on accounts. */
   passwordHash: string | null;
-  /** "local" or the OpenID issuer that created the account. */
+  /**
+   * "local" (made by an admin, or from an invite bound to this address), "invite" (the address was chosen by
+   * the person at an unbound invite: never verified), or the OpenID issuer that created the account.
+   */
   origin: string;
   createdAt: string;
 }
@@ -36,6 +39,16 @@ export interface Invite {
   createdAt: string;
   expiresAt: string;
   used: boolean;
+}
+
+/** A provider identity linked to an account (single sign-on finds the account by issuer + subject, never by e-mail alone). */
+export interface Identity {
+  issuer: string;
+  subject: string;
+  userId: string;
+  /** The role the provider's groups (OIDC_GROUP_ROLES) gave at the last sign-in; null: none. */
+  groupRole: Role | null;
+  createdAt: string;
 }
 
 /** What an owner row ties to a user: tokens, OAuth grants and conversations they made. */

@@ -11,7 +11,7 @@
  * endpoint, the knowledge bases and read or read-write chosen there) and a single-use code living 60 s.
  */
 import { randomBytes } from "node:crypto";
-import { audit } from "@/lib/audit/record";
+import { audit, kbsOf } from "@/lib/audit/record";
 import { sessionUser } from "@/lib/auth/accounts/sessions";
 import { getAccountStore } from "@/lib/auth/accounts/store";
 import { isAdminSecret } from "@/lib/auth/admin-secret";
@@ -19,7 +19,7 @@ import { type AuthSettings, resolveAuthSettings } from "@/lib/auth/config";
 import { safeEqual } from "@/lib/auth/internal";
 import { isOriginAllowed } from "@/lib/auth/origin";
 import { type Caller, callerOf } from "@/lib/auth/peer";
-import { authFailures, getRateLimiter } from "@/lib/auth/request";
+import { adminSecretAccount, authFailures, getRateLimiter } from "@/lib/auth/request";
 import { limitOf, mayRead } from "@/lib/auth/roles";
 import { getRegistry, kbCatalog } from "@/lib/kb";
 import { knownKbs } from "@/lib/kb/known";
@@ -112,7 +112,8 @@ function keepPending(p: Pending, now: number): boolean {
 
 /** The signed-in person of a consent request, if any. */
 async function consenter(store: Store, cookieHeader: string | null) {
-  return (await sessionUser(await getAccountStore(store), cookieHeader))?.user ?? null;
+  const signedIn = await sessionUser(await getAccountStore(store), cookieHeader);
+  return signedIn && signedIn.user !== "admin-secret" ? signedIn.user : null;
 }
 
 async function view(p: Pending, deps: OAuthDeps, cookieHeader: string | null): Promise<ConsentView> {
@@ -252,10 +253,10 @@ export async function decideConsent(req: Request, deps: OAuthDeps): Promise<Resp
   const user = await consenter(store, req.headers.get("cookie"));
   const limit = user ? limitOf(user) : { kbs: null, write: true };
   if (!user) {
-    const failures = authFailures(settings, caller);
-    if (failures.blocked()) return page(429, "Too many failed sign-ins from this address; try again in a minute.");
+    const failures = authFailures(settings, caller, { account: adminSecretAccount(caller) });
+    if (failures.locked()) return page(429, "Too many failed sign-ins from this address; try again in a minute.");
     if (!isAdminSecret(form.get("admin_secret") ?? "", settings.adminToken)) {
-      failures.record();
+      if (failures.fail()) return page(429, "Too many failed sign-ins from this address; try again in a minute.");
       return back("secret");
     }
   }
@@ -288,6 +289,7 @@ export async function decideConsent(req: Request, deps: OAuthDeps): Promise<Resp
     actorId: user?.id,
     address: caller.address,
     target: grantId,
+    kb: kbsOf(chosen),
     detail: `${p.clientName}: ${chosen.join(", ")} (${access})`,
   });
   const code = `kboc_${randomBytes(32).toString("base64url")}`;

@@ -111,13 +111,13 @@ function guess<E extends Error>(err: E): E {
 
 /**
  * POST /oauth/token. Guesses count against the address's failed-authentication budget, as at the MCP
- * endpoint (an expired or already used secret is no guess: shared addresses of hosted apps must not lock out).
+ * endpoint: past it a guess gets 429, while a real code or refresh token still passes, so bogus codes relayed
+ * through a hosted app's shared address cannot lock its users out (an expired or used secret is no guess).
  */
 export async function handleToken(req: Request, deps: OAuthDeps): Promise<Response> {
   const settings = deps.auth ?? resolveAuthSettings();
   const failures = authFailures(settings, callerOf(req, settings));
   try {
-    if (failures.blocked()) throw new TooManyRequestsError("too many failed token requests from this address; try again in a minute");
     if (req.method !== "POST") throw new MethodNotAllowedError("use POST");
     const form = await readForm(req);
     const store = await getOAuthStore(await deps.getStore());
@@ -136,7 +136,8 @@ export async function handleToken(req: Request, deps: OAuthDeps): Promise<Respon
             })();
     return Response.json(tokens, { headers: NO_STORE });
   } catch (err) {
-    if ((err as { guess?: boolean }).guess) failures.record();
+    if ((err as { guess?: boolean }).guess && failures.fail())
+      return oauthErrorResponse(new TooManyRequestsError("too many failed token requests from this address; try again in a minute"));
     return oauthErrorResponse(err);
   }
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { audit } from "@/lib/audit/record";
+import { audit, kbsOf } from "@/lib/audit/record";
 import { acceptInviteSchema } from "@/lib/auth/accounts/schema";
 import { acceptInvite, describeInvite } from "@/lib/auth/accounts/service";
 import { withCookies } from "@/lib/auth/accounts/sessions";
@@ -22,11 +22,12 @@ const peekSchema = z.strictObject({ invite: acceptInviteSchema.shape.invite });
 async function guarded<T>(req: Request, use: () => Promise<T>): Promise<T> {
   const settings = resolveAuthSettings();
   const failures = authFailures(settings, callerOf(req, settings));
-  if (failures.blocked()) throw new AppError("rate_limited", "Too many invalid invite links from this address; try again in a minute.");
+  if (failures.addressBlocked())
+    throw new AppError("rate_limited", "Too many invalid invite links from this address; try again in a minute.");
   try {
     return await use();
   } catch (err) {
-    if (err instanceof AppError && err.code === "not_found") failures.record();
+    if (err instanceof AppError && err.code === "not_found") failures.fail();
     throw err;
   }
 }
@@ -45,7 +46,14 @@ export const POST = route({ access: "open", status: 201 }, async ({ req, body, s
     acceptInvite(await getAccountStore(await store()), input, settings.sessionHours),
   );
   const address = callerOf(req, settings).address;
-  await audit(null, "user_join", { actor: user.email, actorId: user.id, address, target: user.email, detail: `role ${user.role}` });
+  await audit(null, "user_join", {
+    actor: user.email,
+    actorId: user.id,
+    address,
+    target: user.email,
+    kb: kbsOf(user.kbs),
+    detail: `role ${user.role}`,
+  });
   const { id, email, name, role, kbs } = user;
   return withCookies({ viewer: { kind: "user", id, email, name, role, kbs } }, cookies, { status: 201 });
 });

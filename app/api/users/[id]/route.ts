@@ -1,6 +1,8 @@
 import { z } from "zod";
+import { kbsOf } from "@/lib/audit/record";
+import { removeAccount } from "@/lib/auth/accounts/remove";
 import { updateUserSchema, userIdSchema } from "@/lib/auth/accounts/schema";
-import { deleteUser, updateUser } from "@/lib/auth/accounts/service";
+import { updateUser } from "@/lib/auth/accounts/service";
 import { getAccountStore } from "@/lib/auth/accounts/store";
 import { knownKbs } from "@/lib/kb/known";
 import { route } from "@/lib/server/route";
@@ -20,15 +22,17 @@ export const PATCH = route(userRoute, async ({ params: { id }, body, store, regi
     patch.kbs ? `kbs ${user.kbs.join(", ") || "none"}` : null,
     patch.password ? "password" : null,
   ];
-  await audit("user_update", { target: user.email, detail: changed.filter(Boolean).join("; ") || null });
+  await audit("user_update", {
+    target: user.email,
+    kb: patch.role || patch.kbs ? kbsOf(user.kbs) : null,
+    detail: changed.filter(Boolean).join("; ") || null,
+  });
   return { user };
 });
 
 /** DELETE /api/users/<id> — removes the account: its sessions, tokens and OAuth grants stop working at once. */
-export const DELETE = route(userRoute, async ({ params: { id }, store, audit }) => {
-  const accounts = await getAccountStore(await store());
-  const email = (await accounts.users()).get(id)?.email ?? id;
-  await deleteUser(accounts, id);
-  await audit("user_delete", { target: email });
+export const DELETE = route(userRoute, async ({ params: { id }, store, registry, audit }) => {
+  const email = await removeAccount(await store(), await registry(), id);
+  await audit("user_delete", { target: email, detail: "sessions, tokens and OAuth grants revoked" });
   return { deleted: id };
 });

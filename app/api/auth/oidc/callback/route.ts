@@ -1,9 +1,9 @@
-import { audit } from "@/lib/audit/record";
-import { joinWithSso } from "@/lib/auth/accounts/service";
+import { audit, kbsOf } from "@/lib/audit/record";
 import { withCookies } from "@/lib/auth/accounts/sessions";
+import { signInWithSso } from "@/lib/auth/accounts/sso";
 import { getAccountStore } from "@/lib/auth/accounts/store";
 import { resolveAuthSettings } from "@/lib/auth/config";
-import { clearedFlowCookie, finishSso, flowCookieValue, oidcEnabled, ssoGrants } from "@/lib/auth/oidc";
+import { clearedFlowCookie, finishSso, flowCookieValue, oidcEnabled, type SsoRefusal } from "@/lib/auth/oidc";
 import { callerOf } from "@/lib/auth/peer";
 import { getConfig } from "@/lib/config";
 import { getReadyStore } from "@/lib/server/startup";
@@ -11,9 +11,9 @@ import { getReadyStore } from "@/lib/server/startup";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** Back on the sign-in page with a message (never an exception page). */
-function toSignIn(error: string): Response {
-  return withCookies(null, [clearedFlowCookie()], { location: `/signin?error=${encodeURIComponent(error)}` });
+/** Back on the sign-in page with an error code it knows (never an exception page, never free text). */
+function toSignIn(error: SsoRefusal | "sso_off"): Response {
+  return withCookies(null, [clearedFlowCookie()], { location: `/signin?error=${error}` });
 }
 
 /**
@@ -22,7 +22,7 @@ function toSignIn(error: string): Response {
  * state, nonce and PKCE tie it to the browser that started the sign-in.
  */
 export async function GET(req: Request): Promise<Response> {
-  if (!oidcEnabled()) return toSignIn("Single sign-on is not set up.");
+  if (!oidcEnabled()) return toSignIn("sso_off");
   const settings = resolveAuthSettings();
   const address = callerOf(req, settings).address;
   let claims: Awaited<ReturnType<typeof finishSso>>;
@@ -36,24 +36,25 @@ export async function GET(req: Request): Promise<Response> {
       outcome: "failed",
       detail: err instanceof Error ? err.message.slice(0, 200) : "error",
     });
-    return toSignIn("Single sign-on failed; try again.");
+    return toSignIn("sso_failed");
   }
   const accounts = await getAccountStore(await getReadyStore());
-  const existing = await accounts.findByEmail(claims.email);
-  const grants =
-    existing && claims.emailVerified !== false ? { role: existing.role, kbs: existing.kbs } : ssoGrants(claims, getConfig().oidc);
-  if ("refused" in grants) {
-    await audit(null, "sign_in_failed", { actor: claims.email || "sso", address, outcome: "denied", detail: grants.refused });
-    return toSignIn(grants.refused);
+  const done = await signInWithSso(accounts, claims, getConfig().oidc, settings.sessionHours);
+  if ("refused" in done) {
+    const detail = `${done.refused} (${claims.issuer} ${claims.subject}, email_verified ${claims.emailVerified})`;
+    await audit(null, "sign_in_failed", { actor: claims.email || "sso", address, outcome: "denied", detail });
+    return toSignIn(done.refused);
   }
-  const { user, cookies, created } = await joinWithSso(
-    accounts,
-    { email: claims.email, name: claims.name, issuer: claims.issuer },
-    grants,
-    settings.sessionHours,
-  );
-  if (created)
-    await audit(null, "user_join", { actor: user.email, actorId: user.id, address, target: user.email, detail: `sso, role ${user.role}` });
+  const { user, cookies } = done;
+  const who = { actor: user.email, actorId: user.id, address, target: user.email };
+  if (done.created) await audit(null, "user_join", { ...who, kb: kbsOf(user.kbs), detail: `sso, role ${user.role}` });
+  if (done.linked) await audit(null, "user_update", { ...who, detail: `sso identity linked: ${claims.issuer} ${claims.subject}` });
+  if (done.roleChange)
+    await audit(null, "user_update", {
+      ...who,
+      kb: kbsOf(user.kbs),
+      detail: `sso groups: role ${done.roleChange.from} → ${done.roleChange.to}`,
+    });
   await audit(null, "sign_in", { actor: user.email, actorId: user.id, address, detail: "sso" });
   return withCookies(null, [...cookies, clearedFlowCookie()], { location: "/" });
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { kbsOf } from "@/lib/audit/record";
 import { getOAuthStore, grantIdSchema } from "@/lib/auth/oauth/store";
 import { mayManage, ownersOf } from "@/lib/auth/scope";
 import { route } from "@/lib/server/route";
@@ -18,7 +19,7 @@ export const DELETE = route(
       throw new AppError("not_found", "There is no such connected app.");
     }
     await oauth.revokeGrant(id);
-    await audit("oauth_revoke", { target: id, detail: grant.clientName });
+    await audit("oauth_revoke", { target: id, kb: kbsOf(grant.kbs), detail: grant.clientName });
     return { revoked: id };
   },
 );

@@ -1,0 +1,2 @@
+// node-oidc-provider ships no types; the tests use only its constructor, `callback()` and the account hook.
+declare module "oidc-provider";

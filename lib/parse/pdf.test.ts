@@ -37,7 +37,8 @@ describe("PDF parser", () => {
         ].join("\n"),
       ]),
     );
-    const sentence = "The vibration dampers on unit seven were replaced after the Quillfeather anomaly was logged by the night crew on duty.";
+    const sentence =
+      "The vibration dampers on unit seven were replaced after the Quillfeather anomaly was logged by the night crew on duty.";
     // The sentence drawn over two lines is one sentence of the text.
     const sentences = sentenceRanges(doc.text).map(([s, e]) => doc.text.slice(s, e).trim());
     expect(sentences).toContain(sentence);

@@ -29,8 +29,7 @@ function joinWrappedLines(text: string): string {
   for (let i = 1; i < lines.length; i++) {
     const prev = lines[i - 1];
     const line = lines[i];
-    const wrapped =
-      prev !== "" && line !== "" && prev.length >= longest * WRAPPED_LINE && !endsClause(prev) && !LIST_ITEM.test(line);
+    const wrapped = prev !== "" && line !== "" && prev.length >= longest * WRAPPED_LINE && !endsClause(prev) && !LIST_ITEM.test(line);
     if (!wrapped) out += `\n${line}`;
     else if (/\p{L}-$/u.test(prev) || (SPACELESS_END.test(prev) && SPACELESS_START.test(line))) out += line;
     else out += ` ${line}`;
@@ -39,15 +38,14 @@ function joinWrappedLines(text: string): string {
 }
 
 function cleanPageText(text: string): string {
-  const cleaned =
-    text
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL bytes from broken PDF text are what this strips
-      .replace(/\u0000/g, "")
-      .replace(/\r\n?/g, "\n")
-      .replace(/[^\S\n]+/g, " ")
-      .replace(/ ?\n ?/g, "\n")
-      .replace(/\n{3,}/g, "\n\n")
-      .trim();
+  const cleaned = text
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL bytes from broken PDF text are what this strips
+    .replace(/\u0000/g, "")
+    .replace(/\r\n?/g, "\n")
+    .replace(/[^\S\n]+/g, " ")
+    .replace(/ ?\n ?/g, "\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
   return joinWrappedLines(cleaned);
 }
 

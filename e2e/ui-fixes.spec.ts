@@ -72,7 +72,7 @@ test("a FAQ answer's Markdown is drawn once, and the FAQ entry it quotes is a st
 
 test("the citation card scrolls its text to the highlighted sentence", async ({ page, request }) => {
   const filler = Array.from(
-    { length: 14 },
+    { length: 12 },
     (_, i) => `Warehouse number ${i + 1} along the old quay stored grain, timber and salted fish for the merchants of the town.`,
   ).join(" ");
   const fact = "The Wobblecrest shuttle departs from pier nineteen at a quarter to seven every Tuesday.";

@@ -5,7 +5,7 @@
  * Escape closes the source panel beside the chat.
  */
 import { type APIRequestContext, expect, test } from "@playwright/test";
-import { DOCX_PHRASES, makeDocx } from "./fixtures/make-fixtures";
+import { DOCX_PHRASES, makeDocx, makePdf } from "./fixtures/make-fixtures";
 import { ask } from "./helpers/chat";
 
 test.use({ locale: "en-US" });
@@ -90,6 +90,15 @@ test("the citation card scrolls its text to the highlighted sentence", async ({ 
   const [b, m] = [await box.boundingBox(), await mark.boundingBox()];
   expect(m!.y).toBeGreaterThanOrEqual(b!.y);
   expect(m!.y + m!.height).toBeLessThanOrEqual(b!.y + b!.height);
+});
+
+test("a sentence drawn over two lines of a PDF is quoted whole", async ({ page, request }) => {
+  const sentence = `The Hollowmere pumping station was rebuilt in 1964 after the spring floods had damaged its intake gates (ref ${RUN}).`;
+  await upload(request, `pumping-${RUN}.pdf`, await makePdf([sentence], `Pumping station ${RUN}`), "application/pdf");
+  await page.goto("/");
+  const reply = await ask(page, "When was the Hollowmere pumping station rebuilt?");
+  // makePdf wraps at 80 characters: the sentence's second line is part of the quote, not a sentence of its own.
+  await expect(reply.getByTestId("answer").locator("li").first()).toContainText(sentence);
 });
 
 test("Escape closes the source panel beside the chat, after closing an open citation card first", async ({ page }) => {

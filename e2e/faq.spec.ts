@@ -108,11 +108,12 @@ test("a FAQ added in the FAQ tab answers its question asked in other words, firs
   await expect(card.getByTestId("faq-answer-label")).toHaveText("FAQ answer");
   await expect(card.getByTestId("faq-answer-question")).toHaveText(QUESTION);
   await expect(card.getByTestId("faq-answer-text")).toHaveText(ANSWER);
-  // The FAQ comes before the answer text and is source [1].
+  // The FAQ is source [1]; the answer only quotes it, so it is shown once, in the card, before the sources.
+  await expect(answer.getByTestId("answer")).toHaveCount(0);
   const order = await answer.evaluate((el) => {
     const c = el.querySelector('[data-testid="faq-answer"]')!;
-    const a = el.querySelector('[data-testid="answer"]')!;
-    return c.compareDocumentPosition(a) & Node.DOCUMENT_POSITION_FOLLOWING;
+    const s = el.querySelector('[data-testid="sources"]')!;
+    return c.compareDocumentPosition(s) & Node.DOCUMENT_POSITION_FOLLOWING;
   });
   expect(order).toBeTruthy();
   await expect(card).toContainText("[1]");

@@ -153,6 +153,19 @@ export function Chat({
       for (const e of events) el.removeEventListener(e, markUserScroll);
     };
   }, []);
+  // Escape closes the side panel, unless a dialog or citation card is open (Escape closes that first). Listened
+  // to in the capture phase, before the dialog's own handler takes it out of the page.
+  useEffect(() => {
+    if (!source) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape" || document.querySelector('[role="dialog"]')) return;
+      const inPanel = document.querySelector('[data-testid="source-panel"]')?.contains(document.activeElement);
+      setSource(null);
+      if (inPanel) document.getElementById("chat-input")?.focus();
+    };
+    window.addEventListener("keydown", onKey, true);
+    return () => window.removeEventListener("keydown", onKey, true);
+  }, [source]);
   const sourceViewer: SourceViewer = {
     conversationPath: conversationId ? `/?c=${encodeURIComponent(conversationId)}` : null,
     open: (next) => {

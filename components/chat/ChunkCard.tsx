@@ -1,5 +1,6 @@
 "use client";
 
+import { useLayoutEffect, useRef } from "react";
 import { highlightParts, sectionPath } from "@/lib/agent/highlight";
 import type { Citation } from "@/lib/agent/protocol";
 import { SourceLink } from "./source-viewer";
@@ -39,6 +40,17 @@ export function ChunkCard({
   onOpened?: () => void;
 }) {
   const path = headingPath(c);
+  const textRef = useRef<HTMLSpanElement>(null);
+  // The chunk text scrolls inside the card: the highlighted sentence is brought into its middle.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: again whenever the text or its highlight changes
+  useLayoutEffect(() => {
+    const box = textRef.current;
+    const mark = box?.querySelector("mark");
+    if (!box || !mark) return;
+    const b = box.getBoundingClientRect();
+    const m = mark.getBoundingClientRect();
+    box.scrollTop += m.top - b.top - Math.max(0, (box.clientHeight - m.height) / 2);
+  }, [c.text, claim]);
   return (
     <span className="block text-left">
       <span className="flex items-baseline gap-2">
@@ -55,6 +67,7 @@ export function ChunkCard({
         </span>
       )}
       <span
+        ref={textRef}
         data-testid="chunk-text"
         className="mt-2 block max-h-64 overflow-y-auto whitespace-pre-wrap break-words text-sm leading-relaxed text-zinc-700 dark:text-zinc-300"
       >

@@ -7,6 +7,9 @@ import type { ChatText } from "./strings";
 
 type Open = false | "hover" | "pinned";
 
+/** The card's width in a viewport `vw` wide (on a phone, a sheet as wide as the viewport less its margins). */
+const cardWidth = (vw: number) => (vw < 640 ? vw - 16 : Math.min(448, vw - 16));
+
 /**
  * An inline `[n]`: a small button that previews the cited chunk on hover, and keeps it open on click
  * (or tap) until closed, Escape, or a click elsewhere. The card is placed in the viewport with
@@ -25,12 +28,12 @@ export function CitationChip({ n, citation, claim, t }: { n: number; citation: C
     const r = chip.getBoundingClientRect();
     const vw = window.innerWidth;
     const vh = window.innerHeight;
-    const width = Math.min(448, vw - 16);
+    const width = cardWidth(vw);
     const left = Math.max(8, Math.min(r.left - 16, vw - width - 8));
     const cardHeight = cardRef.current?.offsetHeight ?? 320;
     if (vw < 640) {
       // A phone: a sheet along the bottom edge, so the sentence being checked stays in view above it.
-      setPos({ left: 8, top: Math.max(8, vh - cardHeight - 8), width: vw - 16 });
+      setPos({ left: 8, top: Math.max(8, vh - cardHeight - 8), width });
       return;
     }
     const below = r.bottom + 6;
@@ -117,7 +120,8 @@ export function CitationChip({ n, citation, claim, t }: { n: number; citation: C
           data-chunk-id={citation.chunk_id}
           // A hover preview lets the pointer through (to the next chip); a clicked card is interactive.
           style={{
-            ...(pos ? { left: pos.left, top: pos.top, width: pos.width } : { visibility: "hidden" }),
+            // Before it is placed, measured at its width (its height and where its highlight lies depend on it).
+            ...(pos ? { left: pos.left, top: pos.top, width: pos.width } : { visibility: "hidden", width: cardWidth(window.innerWidth) }),
             pointerEvents: open === "hover" ? "none" : undefined,
           }}
           className="fixed z-50 block max-h-[60vh] overflow-y-auto rounded-xl border border-zinc-200 bg-white p-3 text-sm font-normal shadow-xl dark:border-zinc-700 dark:bg-zinc-900"

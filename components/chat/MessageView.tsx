@@ -8,11 +8,12 @@ import { SubmitForm } from "@/components/ui";
 import { withCheckNotes } from "@/lib/agent/answer-links";
 import type { ChatUIMessage, Citation, CitationCheck } from "@/lib/agent/protocol";
 import { MAX_NOTE_CHARS } from "@/lib/conversations/schema";
+import { faqIdOfChunk } from "@/lib/faq/types";
 import { Answer } from "./Answer";
 import type { Feedback } from "./conversations-api";
 import { SourcesPanel } from "./SourcesPanel";
 import { TurnContext } from "./source-viewer";
-import { answerWithReferences, displayCitations, supportByChunk } from "./sources";
+import { answerWithReferences, displayCitations, repeatsFaq, supportByChunk } from "./sources";
 import { type ChatText, fill } from "./strings";
 import { ToolActivity } from "./ToolActivity";
 import { VersionSwitch, type Versions } from "./VersionSwitch";
@@ -253,6 +254,9 @@ function AssistantMessage({ m, t, streaming, busy, feedback, onRegenerate, onFee
   const { byN, cited, others } = useMemo(() => displayCitations(text, all), [text, all]);
   const support = useMemo(() => check && supportByChunk(check, byN), [check, byN]);
   const tools = m.parts.filter((p): p is DynamicToolUIPart => p.type === "dynamic-tool");
+  // An answer that only quotes the FAQ entry shown above it is not shown a second time under the card.
+  const faq = all.find((c) => faqIdOfChunk(c.chunk_id));
+  const faqIsAnswer = !streaming && !!faq && repeatsFaq(text, faq.text);
   const page = (p: number) => fill(t.page, { page: p });
 
   const copy = async () => {
@@ -273,7 +277,7 @@ function AssistantMessage({ m, t, streaming, busy, feedback, onRegenerate, onFee
       <TurnContext.Provider value={m.id}>
         <ToolActivity parts={tools} t={t} />
         {!streaming && <FaqAnswerCard citations={all} />}
-        {text ? (
+        {faqIsAnswer ? null : text ? (
           <Answer text={shown} citations={byN} check={check} t={t} />
         ) : streaming ? (
           <p className="animate-pulse text-sm text-zinc-600 dark:text-zinc-400">{t.thinking}</p>

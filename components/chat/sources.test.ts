@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Citation } from "@/lib/agent/protocol";
 import { pickExamples } from "./EmptyState";
-import { answerWithReferences, displayCitations, documentHref, plainText, relevance, snippet } from "./sources";
+import { answerWithReferences, displayCitations, documentHref, plainText, relevance, repeatsFaq, snippet } from "./sources";
 
 const cite = (n: number, over: Partial<Citation> = {}): Citation => ({
   n,
@@ -32,6 +32,14 @@ describe("sources as shown", () => {
     expect(copied).toBe("Leave is 25 days [1]. Sick leave [2].\n\nReferences\n[1] Doc 2 › Section 2\n[2] Doc 3 › Section 3 · p. 4\n");
   });
 
+  it("tells an answer that only repeats a FAQ entry from one that says more", () => {
+    const faq = "Book the wombat studio in the **Rooms** app.\n\nBookings need a *team code*.";
+    expect(repeatsFaq("From the knowledge base:\n\n- Book the wombat studio in the Rooms app. [1]", faq)).toBe(true);
+    expect(repeatsFaq("知识库中的相关内容：\n\n- Bookings need a team code. [1]", faq)).toBe(true);
+    expect(repeatsFaq("Use the Rooms app [1]; the front desk can also book it [2].", faq)).toBe(false);
+    expect(repeatsFaq("", faq)).toBe(false);
+  });
+
   it("strips Markdown from a chunk for its one-line snippet", () => {
     expect(snippet(cite(1))).toBe("The answer number 1.");
     expect(plainText("### Can I get a refund?\n- Yes, within [30 days](http://x).")).toBe("Can I get a refund? Yes, within 30 days.");
@@ -47,6 +55,8 @@ describe("sources as shown", () => {
     expect(relevance(0.02, 0.02, 0.95)).toBe("high");
     expect(relevance(0.02, 0.02, 0.6)).toBe("medium");
     expect(relevance(0.02, 0.02, 0.2)).toBe("low");
+    // The exact source of the sentence (a FAQ entry, scored on a scale of its own) is a strong match.
+    expect(relevance(0.001, 0.02, 1)).toBe("high");
   });
 
   it("links a citation to its document view at the chunk", () => {

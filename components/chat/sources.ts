@@ -2,7 +2,7 @@
  * How an answer's sources are shown: numbered 1..n in order of first citation, with a one-line snippet
  * and a relevance word instead of raw fusion scores, and how a copied answer carries its references.
  */
-import { citedNumbers } from "@/lib/agent/citations";
+import { citedNumbers, stripCitations } from "@/lib/agent/citations";
 import type { Citation, CitationCheck } from "@/lib/agent/protocol";
 import { titleWithHeading } from "@/lib/chunk/heading";
 import { passagePath } from "@/lib/tools/links";
@@ -28,9 +28,12 @@ export function displayCitations(
 /**
  * Relevance in words, relative to the best chunk of the turn (fused scores have no absolute meaning); for a
  * cited chunk, no higher than the citation check's support of the sentence citing it (0..1, lib/agent/support.ts):
- * "Strong match" only for a chunk that says what its sentence claims.
+ * "Strong match" only for a chunk that says what its sentence claims. The exact source of what the answer says
+ * (support 1: all of the claim is in it, like a FAQ entry quoted whole) is a strong match whatever its rank; a FAQ
+ * entry's score is on a scale of its own.
  */
 export function relevance(score: number, best: number, support?: number): "high" | "medium" | "low" {
+  if (support !== undefined && support >= 1) return "high";
   if (!(best > 0) || !Number.isFinite(score)) return "low";
   const r = support === undefined ? score / best : Math.min(score / best, support);
   return r >= 0.8 ? "high" : r >= 0.5 ? "medium" : "low";
@@ -88,4 +91,19 @@ export function supportByChunk(check: CitationCheck, byN: ReadonlyMap<number, Ci
     }
   }
   return out;
+}
+
+/**
+ * Whether an answer says nothing but what the FAQ entry's answer says (the offline answerer quoting the entry):
+ * every line of it, without citation markers, list bullets and its "From the knowledge base:" intro, is in the
+ * entry's text. The FAQ card then shows the entry once, drawn as Markdown, instead of the answer repeating it.
+ */
+export function repeatsFaq(answer: string, faqText: string): boolean {
+  const fold = (s: string) => plainText(s).toLowerCase();
+  const entry = fold(faqText);
+  const lines = stripCitations(answer)
+    .split("\n")
+    .map((l) => fold(l))
+    .filter((l) => l !== "" && !/[:：]$/.test(l));
+  return lines.length > 0 && lines.every((l) => entry.includes(l));
 }

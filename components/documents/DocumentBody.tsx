@@ -1,6 +1,7 @@
 /** How a document's text is drawn: its blocks (Markdown, plain text, CSV records as tables), chunk markers and highlights. */
 import { Fragment, useMemo } from "react";
 import Markdown, { type Components } from "react-markdown";
+import remarkGfm from "remark-gfm";
 import { fill } from "@/components/chat/strings";
 import { ImageLink } from "@/components/ImageLink";
 import type { ChunkRecord, DocumentRecord } from "@/lib/types";
@@ -27,7 +28,26 @@ const md: Components = {
   code: ({ children }) => <code className="rounded bg-zinc-100 px-1 text-[13px] dark:bg-zinc-800">{children}</code>,
   blockquote: ({ children }) => <blockquote className="my-2 border-l-2 border-zinc-300 pl-3 dark:border-zinc-600">{children}</blockquote>,
   img: ({ src, alt }) => <ImageLink src={src} alt={alt} />,
+  // DOCX, HTML and Markdown tables are stored as GFM rows (lib/parse/markdown.ts): drawn as tables.
+  table: ({ children }) => (
+    <div className="my-3 overflow-x-auto">
+      <table data-testid="doc-table" className="min-w-full border-collapse text-sm">
+        {children}
+      </table>
+    </div>
+  ),
+  th: ({ children, style }) => (
+    <th style={style} className="border border-zinc-300 bg-zinc-50 px-2 py-1 text-left font-semibold dark:border-zinc-700 dark:bg-zinc-900">
+      {children}
+    </th>
+  ),
+  td: ({ children, style }) => (
+    <td style={style} className="border border-zinc-300 px-2 py-1 align-top dark:border-zinc-700">
+      {children}
+    </td>
+  ),
 };
+const remarkPlugins = [remarkGfm];
 
 const HIGHLIGHT = "bg-amber-100 ring-2 ring-amber-400 dark:bg-amber-900/40 dark:ring-amber-600";
 /** The block holding the very sentence the answer relied on. */
@@ -174,7 +194,9 @@ export function DocumentBody({
           className={`-mx-2 rounded px-2 ${isPassage ? PASSAGE : highlighted ? HIGHLIGHT : ""}`}
         >
           {b.kind === "markdown" ? (
-            <Markdown components={md}>{b.text}</Markdown>
+            <Markdown components={md} remarkPlugins={remarkPlugins}>
+              {b.text}
+            </Markdown>
           ) : (
             <p className="my-2 leading-relaxed whitespace-pre-wrap">{b.text}</p>
           )}

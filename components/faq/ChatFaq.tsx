@@ -2,6 +2,8 @@
 
 import Link from "next/link";
 import { useEffect, useState } from "react";
+import Markdown, { type Components } from "react-markdown";
+import remarkGfm from "remark-gfm";
 import { useMessages } from "@/components/i18n";
 import { kbApi } from "@/components/kbs/api";
 import { KbOptions } from "@/components/kbs/KbOptions";
@@ -12,6 +14,20 @@ import { faqIdOfChunk } from "@/lib/faq/types";
 import type { KnowledgeBase } from "@/lib/kb/types";
 import { faqApi } from "./api";
 import { fill, T } from "./messages";
+
+/** The entry's answer is Markdown (as written in the FAQ tab or taken from a document): drawn, not shown as source. */
+const md: Components = {
+  p: ({ children }) => <p className="my-1 first:mt-0 last:mb-0">{children}</p>,
+  ul: ({ children }) => <ul className="my-1 list-disc pl-5">{children}</ul>,
+  ol: ({ children }) => <ol className="my-1 list-decimal pl-5">{children}</ol>,
+  a: ({ href, children }) => (
+    <a href={href} target="_blank" rel="noreferrer noopener" className="text-blue-700 underline dark:text-blue-300">
+      {children}
+    </a>
+  ),
+  code: ({ children }) => <code className="rounded bg-emerald-100 px-1 text-[13px] dark:bg-emerald-900/50">{children}</code>,
+};
+const remarkPlugins = [remarkGfm];
 
 /**
  * Above an answer whose sources start with a FAQ entry: the entry's answer, labelled as such, with a link to
@@ -36,9 +52,11 @@ export function FaqAnswerCard({ citations }: { citations: readonly Citation[] })
           {faq.heading}
         </span>
       </p>
-      <p data-testid="faq-answer-text" className="mt-2 whitespace-pre-wrap text-sm leading-relaxed">
-        {faq.text}
-      </p>
+      <div data-testid="faq-answer-text" className="mt-2 text-sm leading-relaxed">
+        <Markdown components={md} remarkPlugins={remarkPlugins}>
+          {faq.text}
+        </Markdown>
+      </div>
       {faq.document.id && (
         <Link
           href={`/documents/${encodeURIComponent(faq.document.id)}`}

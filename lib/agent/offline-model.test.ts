@@ -92,6 +92,18 @@ describe("offline answerer", () => {
     console.log(JSON.stringify([first.text, again.text]));
   });
 
+  it("says so when Regenerate finds no other passage than the answers already given", async () => {
+    const question = "Who needs a doctor's note when sick?";
+    const first = await ask(question);
+    expect(first.text).toContain("Sick leave of more than two days needs a doctor's note. [1]");
+    expect(first.text).not.toContain(OFFLINE_TEXT.en.noOther);
+    const again = await ask(question, [first.text]);
+    expect(again.text.startsWith(`${OFFLINE_TEXT.en.noOther}\n\n`)).toBe(true);
+    expect(again.text).toContain("Sick leave of more than two days needs a doctor's note. [1]");
+    const zh = await ask("报销时要先填写什么？");
+    expect((await ask("报销时要先填写什么？", [zh.text])).text).toBe(`${OFFLINE_TEXT.zh.noOther}\n\n${zh.text}`);
+  });
+
   it("searches with the question, then quotes the supporting sentence with its [n]", async () => {
     const { calls, text, deltas, steps } = await ask("How many days of annual leave do full-time employees get?");
     expect(calls).toEqual([{ query: "How many days of annual leave do full-time employees get?", top_k: 5 }]);

@@ -39,12 +39,14 @@ export const OFFLINE_TEXT = {
     closest: "The closest passage in your documents:",
     notFound: "The knowledge base does not contain an answer to this question.",
     partNotFound: "The knowledge base does not cover this part.",
+    noOther: "No other passage in your documents answers this; the answer is the same as before.",
   },
   zh: {
     intro: "知识库中的相关内容：",
     closest: "知识库中最接近的段落：",
     notFound: "知识库中没有找到这个问题的答案。",
     partNotFound: "知识库中没有找到这部分的答案。",
+    noOther: "文档中没有其他段落回答这个问题，回答与之前相同。",
   },
 };
 
@@ -142,7 +144,12 @@ function planOfflineStep(
     );
     if (!isRefusal(text) && !before.has(quotedSentences([text]).join("\n"))) return { kind: "answer", text };
   }
-  return { kind: "answer", text: writeAnswer(question, from, context) };
+  const text = writeAnswer(question, from, context);
+  // Regenerate found nothing new: it says so rather than repeating the answer as if it were another.
+  if (said.length > 0 && before.has(quotedSentences([text]).join("\n"))) {
+    return { kind: "answer", text: `${(hasCjk(question) ? OFFLINE_TEXT.zh : OFFLINE_TEXT.en).noOther}\n\n${text}` };
+  }
+  return { kind: "answer", text };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { makeCorruptPdf, makePdf, makeTextlessPdf, PDF_PAGES, PDF_PHRASES } from "@/e2e/fixtures/make-fixtures";
+import { sentenceRanges } from "@/lib/text/sentences";
 import { DEFAULT_PARSE_LIMITS, parseDocument } from "./index";
 
 /** Page on which a character offset lies, from ParsedDocument.pages. */
@@ -22,6 +23,28 @@ describe("PDF parser", () => {
     for (const p of doc.pages!) {
       expect(doc.text.slice(p.start)).toMatch(new RegExp(`^${PDF_PAGES[p.page - 1].split(" ")[0]}`));
     }
+  });
+
+  it("joins the lines a sentence was wrapped over, and keeps headings, list items and paragraph ends on lines of their own", async () => {
+    const doc = await parseDocument(
+      "wrapped.pdf",
+      await makePdf([
+        [
+          "Inspection schedule",
+          "The vibration dampers on unit seven were replaced after the Quillfeather anomaly was logged by the night crew on duty.",
+          "- first item of a list that is long enough to reach the right margin of the page here",
+          "- second item",
+        ].join("\n"),
+      ]),
+    );
+    const sentence =
+      "The vibration dampers on unit seven were replaced after the Quillfeather anomaly was logged by the night crew on duty.";
+    // The sentence drawn over two lines is one sentence of the text.
+    const sentences = sentenceRanges(doc.text).map(([s, e]) => doc.text.slice(s, e).trim());
+    expect(sentences).toContain(sentence);
+    expect(doc.text).toBe(
+      `Inspection schedule\n${sentence}\n- first item of a list that is long enough to reach the right margin of the page here\n- second item`,
+    );
   });
 
   it("skips empty pages without shifting the page numbers of the others", async () => {

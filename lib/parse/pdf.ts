@@ -1,3 +1,5 @@
+import { CJK_SPACELESS_CLASS } from "@/lib/text/cjk";
+import { endsClause } from "@/lib/text/sentences";
 import { AppError, type ParsedDocument } from "@/lib/types";
 import { type ParseOptions, resolveLimits } from "./limits";
 
@@ -6,17 +8,45 @@ async function loadUnpdf() {
   return import("unpdf");
 }
 
+/** A line that starts a list item: a bullet, or a number or letter with a period or parenthesis. */
+const LIST_ITEM = /^(?:[•·▪◦‣*–—-]\s|\(?(?:\d{1,3}|[a-z])[.)]\s)/u;
+const SPACELESS_END = new RegExp(`[${CJK_SPACELESS_CLASS}]$`, "u");
+const SPACELESS_START = new RegExp(`^[${CJK_SPACELESS_CLASS}]`, "u");
+/** A line at least this share of the page's longest line ran to the right margin: the text wrapped. */
+const WRAPPED_LINE = 0.6;
+
+/**
+ * Joins the lines a PDF wrapped inside a paragraph, so a sentence is not cut where its line ended (the
+ * sentence splitter ends a sentence at every line break). A break is kept after a line that ends a sentence
+ * or clause, after a short line (a heading, a paragraph's last line, a table row), and before a list item.
+ * Latin lines join with a space, Chinese and Japanese ones without; a word hyphenated at a line end joins
+ * with its hyphen.
+ */
+function joinWrappedLines(text: string): string {
+  const lines = text.split("\n");
+  const longest = lines.reduce((m, l) => Math.max(m, l.length), 0);
+  let out = lines[0];
+  for (let i = 1; i < lines.length; i++) {
+    const prev = lines[i - 1];
+    const line = lines[i];
+    const wrapped = prev !== "" && line !== "" && prev.length >= longest * WRAPPED_LINE && !endsClause(prev) && !LIST_ITEM.test(line);
+    if (!wrapped) out += `\n${line}`;
+    else if (/\p{L}-$/u.test(prev) || (SPACELESS_END.test(prev) && SPACELESS_START.test(line))) out += line;
+    else out += ` ${line}`;
+  }
+  return out;
+}
+
 function cleanPageText(text: string): string {
-  return (
-    text
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL bytes from broken PDF text are what this strips
-      .replace(/\u0000/g, "")
-      .replace(/\r\n?/g, "\n")
-      .replace(/[^\S\n]+/g, " ")
-      .replace(/ ?\n ?/g, "\n")
-      .replace(/\n{3,}/g, "\n\n")
-      .trim()
-  );
+  const cleaned = text
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL bytes from broken PDF text are what this strips
+    .replace(/\u0000/g, "")
+    .replace(/\r\n?/g, "\n")
+    .replace(/[^\S\n]+/g, " ")
+    .replace(/ ?\n ?/g, "\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+  return joinWrappedLines(cleaned);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { AppError, type ParsedDocument } from "@/lib/types";
 import { type ParseOptions, resolveLimits } from "./limits";
+import { checkOcrBudget, checkOcrPages, MIN_PAGE_TEXT_CHARS, NeedsOcr, OCR_MAX_SIDE, type OcrRun, recognizePage } from "./ocr";
 
 /** Node's copy of pdf.js, loaded on first use (it is large). */
 async function loadUnpdf() {
@@ -19,9 +20,38 @@ function cleanPageText(text: string): string {
   );
 }
 
+type PdfDocument = Awaited<ReturnType<Awaited<ReturnType<typeof loadUnpdf>>["getDocumentProxy"]>>;
+
+/** pdf.js's drawing operators that paint an image. */
+const IMAGE_OPS = ["paintImageXObject", "paintInlineImageXObject", "paintImageXObjectRepeat", "paintJpegXObject"];
+
+/** Whether a page paints an image: a page with (almost) no text that does is a scan, one that does not is blank. */
+async function drawsImage(page: Awaited<ReturnType<PdfDocument["getPage"]>>): Promise<boolean> {
+  const { getResolvedPDFJS } = await loadUnpdf();
+  const { OPS } = await getResolvedPDFJS();
+  const wanted = new Set(IMAGE_OPS.map((op) => (OPS as Record<string, number>)[op]).filter((op) => op !== undefined));
+  const ops = await page.getOperatorList();
+  return ops.fnArray.some((fn) => wanted.has(fn));
+}
+
+/** Pages are rendered so that their longer side has about this many pixels (a letter page: 1,545 × 2,000). */
+const RENDER_SIDE = 2000;
+
+/** One page rendered to PNG (pdf.js on @napi-rs/canvas, whose binary comes with its npm package) and read by OCR. */
+async function ocrPage(pdf: PdfDocument, n: number, run: OcrRun): Promise<string> {
+  const { renderPageAsImage } = await loadUnpdf();
+  const page = await pdf.getPage(n);
+  const { width, height } = page.getViewport({ scale: 1 });
+  const scale = Math.min(OCR_MAX_SIDE, RENDER_SIDE) / Math.max(width, height, 1);
+  const png = await renderPageAsImage(pdf, n, { canvasImport: () => import("@napi-rs/canvas"), scale });
+  page.cleanup();
+  return cleanPageText(await recognizePage(Buffer.from(png), run));
+}
+
 /**
  * PDF → text per page, joined with blank lines; `pages` records where each page starts so chunks
- * can cite "p. 12". Refuses PDFs without a text layer and PDFs over the page limit.
+ * can cite "p. 12". Pages with an image and no text layer (or almost none: a scan) are read by OCR when the task
+ * runs it (`opts.ocr`); otherwise NeedsOcr asks for such a task. Refuses PDFs over the page limit.
  */
 export async function parsePdf(data: Uint8Array, filename: string, opts?: ParseOptions): Promise<ParsedDocument> {
   const limits = resolveLimits(opts);
@@ -44,6 +74,8 @@ export async function parsePdf(data: Uint8Array, filename: string, opts?: ParseO
     }
     let text = "";
     const pages: { page: number; start: number }[] = [];
+    const layers: string[] = [];
+    const scanned: number[] = [];
     for (let n = 1; n <= pdf.numPages; n++) {
       if (opts?.signal?.aborted) throw new AppError("cancelled", "Parsing was cancelled.");
       if (Date.now() > deadline) {
@@ -54,9 +86,24 @@ export async function parsePdf(data: Uint8Array, filename: string, opts?: ParseO
         const page = await pdf.getPage(n);
         const content = await page.getTextContent();
         pageText = cleanPageText(content.items.map((item) => ("str" in item ? item.str + (item.hasEOL ? "\n" : "") : "")).join(""));
+        if (pageText.replace(/\s/g, "").length < MIN_PAGE_TEXT_CHARS && (await drawsImage(page))) scanned.push(n);
         page.cleanup();
       } catch {
         throw new AppError("parse_failed", `"${filename}" could not be read: page ${n} of the PDF is corrupt.`);
+      }
+      layers.push(pageText);
+    }
+    const run = opts?.ocr;
+    if (scanned.length > 0 && !run) throw new NeedsOcr(scanned.length);
+    if (run) checkOcrPages(run, filename, scanned.length);
+    for (let n = 1; n <= layers.length; n++) {
+      let pageText = layers[n - 1];
+      if (run && scanned.includes(n)) {
+        const done = scanned.indexOf(n) + 1;
+        checkOcrBudget(run, filename, n, opts?.signal);
+        run.onPage?.(done, scanned.length);
+        const read = await ocrPage(pdf, n, run);
+        if (read.replace(/\s/g, "").length > pageText.replace(/\s/g, "").length) pageText = read;
       }
       if (!pageText) continue;
       if (text) text += "\n\n";
@@ -67,7 +114,7 @@ export async function parsePdf(data: Uint8Array, filename: string, opts?: ParseO
       }
     }
     if (!text.trim()) {
-      throw new AppError("parse_failed", `"${filename}": this PDF has no extractable text (scanned?).`);
+      throw new AppError("parse_failed", `"${filename}": no text was found in this PDF, neither in a text layer nor by OCR.`);
     }
     let title: string | undefined;
     try {

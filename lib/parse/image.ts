@@ -1,4 +1,4 @@
-import sharp from "sharp";
+import type sharp from "sharp";
 import { AppError, type ParsedDocument } from "@/lib/types";
 import { type ParseOptions, resolveLimits } from "./limits";
 import { checkOcrBudget, checkOcrPages, NeedsOcr, OCR_MAX_SIDE, recognizePage } from "./ocr";
@@ -14,6 +14,7 @@ const MAX_INPUT_PIXELS = 100_000_000;
  */
 export async function parseImage(data: Uint8Array, filename: string, opts?: ParseOptions): Promise<ParsedDocument> {
   const limits = resolveLimits(opts);
+  const { default: sharp } = await import("sharp"); // native; loaded where images are read (the OCR worker)
   const input = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   let meta: sharp.Metadata;
   try {

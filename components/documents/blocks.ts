@@ -73,7 +73,7 @@ function recordFields(text: string): [string, string][] | null {
 }
 
 /** Documents the parsers wrote as records of `header: value` lines (CSV, spreadsheets' sheets): shown as tables. */
-export function isRecordTable(mimeType: string): boolean {
+function isRecordTable(mimeType: string): boolean {
   return mimeType === "text/csv" || mimeType.includes("spreadsheetml") || mimeType === "application/vnd.oasis.opendocument.spreadsheet";
 }
 
@@ -87,7 +87,9 @@ export function documentBlocks(text: string, mimeType: string, pages?: { page: n
     });
     return out;
   }
-  const kind: Block["kind"] = /markdown|csv|html|docx|wordprocessing|json|presentationml|spreadsheetml|opendocument|epub|rfc822/.test(mimeType)
+  const kind: Block["kind"] = /markdown|csv|html|docx|wordprocessing|json|presentationml|spreadsheetml|opendocument|epub|rfc822/.test(
+    mimeType,
+  )
     ? "markdown"
     : "text";
   return splitBlocks(text).map((b) => {

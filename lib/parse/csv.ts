@@ -28,7 +28,15 @@ export function tableRecords(
     parts.push(`${opts.heading} Rows ${group[0].n}–${group.at(-1)!.n}`);
     for (const row of group) {
       const record = header
-        .map((h, i) => [h, String(row.cells[i] ?? "").replace(/\s+/g, " ").trim()] as const)
+        .map(
+          (h, i) =>
+            [
+              h,
+              String(row.cells[i] ?? "")
+                .replace(/\s+/g, " ")
+                .trim(),
+            ] as const,
+        )
         .filter(([, v]) => v !== "")
         .map(([h, v]) => `${h}: ${v}`)
         .join("\n");

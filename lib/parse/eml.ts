@@ -27,7 +27,12 @@ const addresses = (list: Addresses | Addresses[] | undefined) =>
  * format the app reads, parsed as that document, under `# Attachment: name`. Inline parts (logos, signatures)
  * are not attachments; a nested e-mail is not opened.
  */
-export async function parseEml(data: Uint8Array, filename: string, opts: ParseOptions | undefined, nested: NestedParser): Promise<ParsedDocument> {
+export async function parseEml(
+  data: Uint8Array,
+  filename: string,
+  opts: ParseOptions | undefined,
+  nested: NestedParser,
+): Promise<ParsedDocument> {
   const limits = resolveLimits(opts);
   const { simpleParser } = await import("mailparser");
   let mail: Awaited<ReturnType<typeof simpleParser>>;
@@ -68,5 +73,10 @@ export async function parseEml(data: Uint8Array, filename: string, opts: ParseOp
     parts.push(`# Attachment: ${name}`, text.replace(/^(#{1,5}) /gm, "#$1 "));
     checkTextSize(parts.join("\n\n"), filename, limits);
   }
-  return { text: parts.join("\n\n"), title: subject, author: mail.from?.value[0]?.name || mail.from?.value[0]?.address, mimeType: "message/rfc822" };
+  return {
+    text: parts.join("\n\n"),
+    title: subject,
+    author: mail.from?.value[0]?.name || mail.from?.value[0]?.address,
+    mimeType: "message/rfc822",
+  };
 }

@@ -23,7 +23,8 @@ export async function parseImage(data: Uint8Array, filename: string, opts?: Pars
     throw new AppError("parse_failed", `"${filename}" could not be read: the image is corrupt or not a PNG, JPEG, WebP or TIFF.`);
   }
   const mimeType = MIME[meta.format ?? ""];
-  if (!mimeType) throw new AppError("unsupported_type", `"${filename}" is a ${meta.format ?? "unknown"} image; PNG, JPEG, WebP and TIFF are read.`);
+  if (!mimeType)
+    throw new AppError("unsupported_type", `"${filename}" is a ${meta.format ?? "unknown"} image; PNG, JPEG, WebP and TIFF are read.`);
   const total = meta.format === "tiff" ? (meta.pages ?? 1) : 1;
   const run = opts?.ocr;
   if (!run) throw new NeedsOcr(total);

@@ -8,7 +8,7 @@ import sharp from "sharp";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { characterAccuracy, layoutPages, makeScannedPdf, renderPage, sampleText } from "@/e2e/fixtures/make-scans";
 import { parseDocument } from "./index";
-import { type OcrProgress, closeParsePool } from "./pool";
+import { closeParsePool, type OcrProgress } from "./pool";
 
 afterAll(closeParsePool);
 afterEach(() => {

@@ -70,14 +70,24 @@ export async function recognizePage(image: Buffer, run: Pick<OcrRun, "threads">)
     if (row && Math.abs(row[0].mid - b.mid) < SAME_ROW * Math.min(row[0].height, b.height)) row.push(b);
     else rows.push([b]);
   }
-  return rows.map((row) => row.sort((a, b) => a.x - b.x).map((b) => b.text).join(" ")).join("\n");
+  return rows
+    .map((row) =>
+      row
+        .sort((a, b) => a.x - b.x)
+        .map((b) => b.text)
+        .join(" "),
+    )
+    .join("\n");
 }
 
 /** Stops a file's OCR between pages when it was cancelled or ran out of its file budget. */
 export function checkOcrBudget(run: OcrRun, filename: string, page: number, signal?: AbortSignal): void {
   if (signal?.aborted) throw new AppError("cancelled", "Parsing was cancelled.");
   if (Date.now() > run.deadline) {
-    throw new AppError("parse_failed", `"${filename}" took longer than its OCR budget (OCR_FILE_TIMEOUT_SECONDS; stopped at page ${page}).`);
+    throw new AppError(
+      "parse_failed",
+      `"${filename}" took longer than its OCR budget (OCR_FILE_TIMEOUT_SECONDS; stopped at page ${page}).`,
+    );
   }
 }
 

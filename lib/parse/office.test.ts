@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { makeDocx } from "@/e2e/fixtures/make-fixtures";
 import {
   EML_PHRASES,
   EPUB_PHRASES,
@@ -15,10 +16,9 @@ import {
   SLIDE_PHRASES,
   SLIDES,
 } from "@/e2e/fixtures/make-formats";
-import { makeDocx } from "@/e2e/fixtures/make-fixtures";
 import { indexedChunks } from "@/lib/chunk/indexed";
-import { closeParsePool } from "./pool";
 import { detectFormat, parseDocument, parseDocumentHere } from "./index";
+import { closeParsePool } from "./pool";
 
 afterAll(closeParsePool);
 
@@ -57,7 +57,8 @@ describe("sheets (XLSX, ODS)", () => {
       expect(doc.text).toContain(`# Sheet: ${SHEET.name}\n\n## Rows 2–4\n\ndepot: Rotterdam\nmanager: Ineke Vos\nforklifts: 12`);
       const record = doc.text.split("\n\n").find((b) => b.includes(SHEET_QUESTION.phrase));
       expect(record).toBe(`depot: ${SHEET_QUESTION.depot}\nmanager: ${SHEET_QUESTION.phrase}\nforklifts: 7`);
-      if (name.endsWith(".xlsx")) expect(doc.text).toContain("# Sheet: Contacts\n\n## Rows 2–2\n\nname: Switchboard\nphone: +31 10 555 0100");
+      if (name.endsWith(".xlsx"))
+        expect(doc.text).toContain("# Sheet: Contacts\n\n## Rows 2–2\n\nname: Switchboard\nphone: +31 10 555 0100");
       // The ODS repeats an empty row a million times and an empty cell 16,384 times: none becomes text.
       expect(doc.text.length).toBeLessThan(1000);
     });
@@ -87,7 +88,11 @@ describe("EML", () => {
   it("subject, sender, recipients and date as front matter, the body, and the attached CSV parsed as a document (in the worker)", async () => {
     const doc = await parseDocument("ferry.eml", makeEml());
     expect(doc).toMatchObject({ title: EML_PHRASES.subject, author: "Harbour Office", mimeType: "message/rfc822" });
-    expect(doc.text.startsWith(`---\nsubject: "${EML_PHRASES.subject}"\nfrom: "${EML_PHRASES.from}"\nto: "Crew <crew@harbour.example>"\ndate: 2026-03-03T08:30:00.000Z\n---`)).toBe(true);
+    expect(
+      doc.text.startsWith(
+        `---\nsubject: "${EML_PHRASES.subject}"\nfrom: "${EML_PHRASES.from}"\nto: "Crew <crew@harbour.example>"\ndate: 2026-03-03T08:30:00.000Z\n---`,
+      ),
+    ).toBe(true);
     expect(doc.text).toContain(`# ${EML_PHRASES.subject}`);
     expect(doc.text).toContain(EML_PHRASES.body);
     // The CSV attachment as the CSV parser writes it, one level down under its name; the inline logo is no attachment.
@@ -108,7 +113,9 @@ describe("format check", () => {
       message: expect.stringContaining("not a PowerPoint presentation"),
     });
     await expect(parseDocumentHere("sheet.xlsx", await makeDocx())).rejects.toMatchObject({ code: "unsupported_type" });
-    await expect(parseDocumentHere("book.epub", await makePptx())).rejects.toMatchObject({ message: expect.stringContaining("not an EPUB") });
+    await expect(parseDocumentHere("book.epub", await makePptx())).rejects.toMatchObject({
+      message: expect.stringContaining("not an EPUB"),
+    });
     expect(() => detectFormat("deck.pptx", Buffer.from("plain text"))).toThrow(/content is text, not PowerPoint/);
   });
 });

@@ -85,7 +85,8 @@ function odsSheets(body: Element): Sheet[] {
       }
       const repeat = Number(row.getAttribute("table:number-rows-repeated") ?? 1) || 1;
       const filled = cells.some((c) => c);
-      for (let i = 0; i < (filled ? Math.min(repeat, MAX_REPEAT) : 1); i++) rows.push({ n: n + i + 1, cells: Array.from(cells, (c) => c ?? "") });
+      for (let i = 0; i < (filled ? Math.min(repeat, MAX_REPEAT) : 1); i++)
+        rows.push({ n: n + i + 1, cells: Array.from(cells, (c) => c ?? "") });
       n += repeat;
     }
     return { name: table.getAttribute("table:name") ?? `Sheet ${rows.length}`, rows };

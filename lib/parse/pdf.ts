@@ -117,7 +117,12 @@ export async function parsePdf(data: Uint8Array, filename: string, opts?: ParseO
       }
     }
     if (!text.trim()) {
-      throw new AppError("parse_failed", `"${filename}": no text was found in this PDF, neither in a text layer nor by OCR.`);
+      throw new AppError(
+        "parse_failed",
+        run
+          ? `"${filename}": no text was found in this PDF, neither in its text layer nor by OCR of its scanned pages.`
+          : `"${filename}": this PDF has no text layer and no scanned page to read by OCR.`,
+      );
     }
     let title: string | undefined;
     try {

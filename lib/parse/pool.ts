@@ -146,10 +146,16 @@ async function ocrInWorker(filename: string, data: Uint8Array, opts?: ParseInWor
   } catch (err) {
     if (err instanceof TaskStopped) {
       if (err.reason === "aborted" && !opts?.signal?.aborted) {
-        throw new AppError("parse_failed", `"${filename}" took longer than the ${cfg.fileTimeoutMs / 1000}-second OCR budget per file and was stopped.`);
+        throw new AppError(
+          "parse_failed",
+          `"${filename}" took longer than the ${cfg.fileTimeoutMs / 1000}-second OCR budget per file and was stopped.`,
+        );
       }
       if (err.reason === "time") {
-        throw new AppError("parse_failed", `A page of "${filename}" took longer than the ${cfg.pageTimeoutMs / 1000}-second OCR budget per page and was stopped.`);
+        throw new AppError(
+          "parse_failed",
+          `A page of "${filename}" took longer than the ${cfg.pageTimeoutMs / 1000}-second OCR budget per page and was stopped.`,
+        );
       }
       if (err.reason === "memory") {
         throw new AppError("too_large", `"${filename}" needed more than the ${cfg.memoryMb} MB OCR memory budget and was stopped.`);

@@ -42,7 +42,8 @@ function readSlide(slide: Document, notes: Document | undefined): Slide {
 /** The slides in presentation order (p:sldIdLst), with their notes pages. */
 async function slides(archive: Archive, filename: string): Promise<Slide[]> {
   const presentation = await archive.xml("ppt/presentation.xml");
-  if (!presentation) throw new AppError("parse_failed", `"${filename}" is a ZIP archive but not a PowerPoint presentation (no ppt/presentation.xml).`);
+  if (!presentation)
+    throw new AppError("parse_failed", `"${filename}" is a ZIP archive but not a PowerPoint presentation (no ppt/presentation.xml).`);
   const rels = await relationships(archive, "ppt/presentation.xml");
   const out: Slide[] = [];
   for (const id of tags(presentation, "p:sldId")) {

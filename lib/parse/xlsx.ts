@@ -61,5 +61,9 @@ export async function parseXlsx(data: Uint8Array, filename: string, opts?: Parse
       return { name: ws.name, rows };
     });
   const title = (await coreTitle(archive)) ?? (path.basename(filename).replace(/\.[^.]+$/, "") || filename);
-  return { text: sheetsToText(sheets, filename, limits), title, mimeType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" };
+  return {
+    text: sheetsToText(sheets, filename, limits),
+    title,
+    mimeType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  };
 }

@@ -20,7 +20,13 @@ export interface Archive {
   bytes(name: string): Promise<Uint8Array | undefined>;
 }
 
-export async function openArchive(data: Uint8Array, filename: string, limits: ParseLimits, label: string, signal?: AbortSignal): Promise<Archive> {
+export async function openArchive(
+  data: Uint8Array,
+  filename: string,
+  limits: ParseLimits,
+  label: string,
+  signal?: AbortSignal,
+): Promise<Archive> {
   let zip: JSZip;
   try {
     zip = await JSZip.loadAsync(data, { checkCRC32: false });

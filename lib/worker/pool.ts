@@ -64,7 +64,7 @@ interface Slot {
  */
 const TASKS_PER_WORKER = 2;
 
-export interface RunOptions {
+interface RunOptions {
   transfer?: Transferable[];
   signal?: AbortSignal;
   /**

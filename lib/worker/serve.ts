@@ -8,7 +8,8 @@ import type { RemoteError } from "./pool";
 
 export function serveTasks<I, O>(
   fn: (input: I, progress: (value: unknown) => void) => O | Promise<O>,
-  transferOf: (output: O) => Transferable[] = () => []): void {
+  transferOf: (output: O) => Transferable[] = () => [],
+): void {
   if (!parentPort) throw new Error("serveTasks must run in a worker thread");
   const port = parentPort;
   let last: Promise<void> = Promise.resolve();

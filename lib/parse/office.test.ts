@@ -118,4 +118,14 @@ describe("format check", () => {
     });
     expect(() => detectFormat("deck.pptx", Buffer.from("plain text"))).toThrow(/content is text, not PowerPoint/);
   });
+
+  it("refuses an archive that inflates beyond the limit (decompression bomb) before any parser reads it", async () => {
+    const { default: JSZip } = await import("jszip");
+    const zip = new JSZip();
+    zip.file("ppt/presentation.xml", `<p:presentation>${" ".repeat(2_000_000)}</p:presentation>`);
+    const data = await zip.generateAsync({ type: "nodebuffer", compression: "DEFLATE" });
+    for (const name of ["bomb.pptx", "bomb.xlsx", "bomb.odp", "bomb.epub"]) {
+      await expect(parseDocumentHere(name, data, { limits: { maxDocxRatio: 100 } }), name).rejects.toMatchObject({ code: "too_large" });
+    }
+  });
 });

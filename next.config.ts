@@ -1,9 +1,23 @@
 import type { NextConfig } from "next";
 
 const nextConfig: NextConfig = {
-  // LanceDB ships a native module; it must be required at run time, not bundled. esbuild bundles an MCP Apps
+  // LanceDB, sharp, @napi-rs/canvas and onnxruntime (under @gutenye/ocr-node) ship native modules; they must be
+  // required at run time, not bundled. esbuild bundles an MCP Apps
   // view's script when no build made it (lib/apps/bundle.ts).
-  serverExternalPackages: ["@lancedb/lancedb", "apache-arrow", "unpdf", "mammoth", "linkedom", "@node-rs/jieba", "esbuild"],
+  serverExternalPackages: [
+    "@lancedb/lancedb",
+    "apache-arrow",
+    "unpdf",
+    "mammoth",
+    "linkedom",
+    "@node-rs/jieba",
+    "esbuild",
+    "@gutenye/ocr-node",
+    "@napi-rs/canvas",
+    "sharp",
+    "exceljs",
+    "mailparser",
+  ],
   poweredByHeader: false,
   // Lets several builds of one checkout coexist (parallel test runs); default .next.
   distDir: process.env.NEXT_DIST_DIR || ".next",

@@ -111,7 +111,7 @@ test("a multi-file upload streams progress; broken PDFs fail alone with their me
     ["station.json", "added"],
   ]);
   expect(results[1].error).toMatchObject({ code: "parse_failed", message: expect.stringContaining("corrupt") });
-  expect(results[2].error?.message).toContain("this PDF has no extractable text (scanned?)");
+  expect(results[2].error?.message).toContain("this PDF has no text layer and no scanned page");
 
   // every stage, per file, in order (the offline default keeps no vectors, so no "embedding" stage)
   const stagesOf = (i: number) => [
@@ -122,7 +122,7 @@ test("a multi-file upload streams progress; broken PDFs fail alone with their me
   expect(events.find((e) => e.type === "progress" && e.index === 2 && e.stage === "failed")).toMatchObject({
     name: "scan.pdf",
     code: "parse_failed",
-    error: expect.stringContaining("no extractable text"),
+    error: expect.stringContaining("no text layer"),
   });
   const done = events.find((e) => e.type === "progress" && e.index === 0 && e.stage === "done") as {
     documentId?: string;
@@ -239,8 +239,8 @@ test("traversal-looking and Unicode file names are stored as plain names", async
 });
 
 test("unsupported types fail with the list of supported ones; size and count limits answer 413/400", async () => {
-  const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]);
-  const unsupported = await uploadJson([{ name: "photo.png", data: png }]);
+  const gif = Buffer.from("GIF89a\x01\x00\x01\x00", "latin1");
+  const unsupported = await uploadJson([{ name: "photo.gif", data: gif }]);
   expect(unsupported.status).toBe(415);
   expect(unsupported.body.results?.[0].error).toMatchObject({ code: "unsupported_type", message: expect.stringContaining(".pdf") });
   expect(unsupported.body.results?.[0].error?.message).toContain(".docx");

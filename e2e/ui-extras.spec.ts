@@ -64,21 +64,21 @@ test.describe("upload tray", () => {
     page.on("request", (r) => r.method() === "POST" && r.url().includes("/api/documents") && posts++);
     const layout = await page.getByTestId("documents-table").boundingBox();
     await pickFiles(page, [
-      { name: `picture-${RUN}.png`, data: Buffer.from("89504e470d0a1a0a", "hex"), mimeType: "image/png" },
+      { name: `picture-${RUN}.gif`, data: Buffer.from("GIF89a", "latin1"), mimeType: "image/gif" },
       { name: `setup-${RUN}.exe`, data: Buffer.from("MZ"), mimeType: "application/octet-stream" },
     ]);
     const tray = page.getByTestId("upload-tray");
     await expect(tray.getByTestId("upload-summary")).toHaveText("2 failed");
-    const png = tray.locator(`[data-testid="upload-item"][data-name="picture-${RUN}.png"]`);
-    await expect(png).toHaveAttribute("data-status", "failed");
-    await expect(png).toContainText(`Unsupported file type ".png" for "picture-${RUN}.png". Supported: .pdf`);
+    const gif = tray.locator(`[data-testid="upload-item"][data-name="picture-${RUN}.gif"]`);
+    await expect(gif).toHaveAttribute("data-status", "failed");
+    await expect(gif).toContainText(`Unsupported file type ".gif" for "picture-${RUN}.gif". Supported: .pdf`);
     await expect(tray.getByTestId("upload-retry")).toHaveCount(0);
     expect(posts).toBe(0);
     // The server says the same of the same file.
     const res = await page.request.post("/api/documents", {
-      multipart: { files: { name: `picture-${RUN}.png`, mimeType: "image/png", buffer: Buffer.from("89504e470d0a1a0a", "hex") } },
+      multipart: { files: { name: `picture-${RUN}.gif`, mimeType: "image/gif", buffer: Buffer.from("GIF89a", "latin1") } },
     });
-    const refused = `Unsupported file type ".png" for "picture-${RUN}.png". Supported: .pdf`;
+    const refused = `Unsupported file type ".gif" for "picture-${RUN}.gif". Supported: .pdf`;
     expect(await res.text()).toContain(JSON.stringify(refused).slice(1, -1));
     expect(posts).toBe(0);
     // Failed rows keep the table's width.

@@ -62,6 +62,23 @@ export function parseConfig() {
   };
 }
 
+/**
+ * Budgets of OCR (scanned PDF pages, images), which runs in workers of its own (lib/parse/pool.ts): a page that
+ * takes longer than its budget, or a file longer than its own, stops the file; the heap cap is per OCR worker.
+ */
+export function ocrConfig() {
+  return {
+    pageTimeoutMs: intEnv("OCR_PAGE_TIMEOUT_SECONDS", 60) * 1000,
+    fileTimeoutMs: intEnv("OCR_FILE_TIMEOUT_SECONDS", 600) * 1000,
+    memoryMb: intEnv("OCR_MEMORY_MB", 1536),
+    maxPages: intEnv("OCR_MAX_PAGES", 200),
+    /** Threads onnxruntime uses for one page. */
+    threads: intEnv("OCR_THREADS", 2),
+    /** OCR workers (each holds the models, ~100 MB). */
+    workers: intEnv("OCR_WORKERS", 1),
+  };
+}
+
 export function getConfig() {
   const dataDir = process.env.DATA_DIR || "./.data";
   return {

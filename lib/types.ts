@@ -75,11 +75,11 @@ export interface SearchHit {
 }
 
 /** Progress of one file through the ingest pipeline (CLI progress bar, NDJSON upload stream). */
-export type IngestStage = "received" | "parsing" | "chunking" | "embedding" | "indexing" | "done" | "skipped" | "failed";
+export type IngestStage = "received" | "parsing" | "ocr" | "chunking" | "embedding" | "indexing" | "done" | "skipped" | "failed";
 export interface IngestProgress {
   file: string;
   stage: IngestStage;
-  /** For "embedding": chunks embedded so far / total. */
+  /** For "embedding": chunks embedded so far / total; for "ocr": the page being read / pages to read. */
   done?: number;
   total?: number;
   documentId?: string;

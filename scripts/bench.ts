@@ -3,6 +3,7 @@
  * At scale: `npm run bench -- --scale N [--corpus DIR] [--port 4800] [--seconds 10] [--mixed SECONDS]` (scripts/bench-scale.ts).
  * Mixed load: `npm run bench -- --mixed SECONDS [--docs 600] [--port 4800]` (scripts/bench-mixed.ts).
  * Replicas on an object store: `npm run bench -- --replicas N [--corpus DIR]` (scripts/bench-replicas.ts).
+ * OCR: `npm run bench -- --ocr [--pages 4]`: pages/s and character accuracy of scanned pages (scripts/bench-ocr.ts).
  * For a subset of each shared eval set: ingest throughput (docs/s, chunks/s) into a temporary store, then
  * query latency (mean/p50/p95) and passage recall@5 for the default retrieval versus the previous default
  * (fusion with a 0.1 vector vote, no query analysis, no reranker), plain BM25 and plain vector search, with
@@ -17,6 +18,7 @@ import { ABLATIONS, type SearchTuning } from "@/lib/retrieve";
 import { askAll, ingestSet, loadEvalSet, subsetOf } from "@/lib/retrieve/eval-harness";
 import { openStore } from "@/lib/store";
 import { runMixedBench } from "./bench-mixed";
+import { runOcrBench } from "./bench-ocr";
 import { runReplicaBench } from "./bench-replicas";
 import { runScaleBench } from "./bench-scale";
 
@@ -36,8 +38,14 @@ async function main() {
       mixed: { type: "string", default: "0" },
       keep: { type: "boolean", default: false },
       replicas: { type: "string" },
+      ocr: { type: "boolean", default: false },
+      pages: { type: "string", default: "4" },
     },
   });
+  if (values.ocr) {
+    await runOcrBench({ pages: Number.parseInt(values.pages!, 10) });
+    return;
+  }
   // The server benches' corpus, eval sets, port and query load.
   const served = {
     corpus: values.corpus ? path.resolve(values.corpus) : undefined,

@@ -147,7 +147,7 @@ export function DocumentBody({
     // The document's own title heading repeats the page's h1.
     const first = all[0];
     if (first && /^#\s/.test(first.text) && first.text.slice(2).trim() === doc.title.trim()) all.shift();
-    // The CSV parser's "## Rows a–b" group headings are not part of the file.
+    // The CSV parser's "## Rows a–b" group headings are not part of the file (a sheet's are: they say which rows).
     return doc.mimeType === "text/csv" ? all.filter((b) => !/^##\s+Rows\s/.test(b.text)) : all;
   }, [text, doc.mimeType, doc.title, pages]);
   const starts = useMemo(() => (showChunks ? chunkStarts(blocks, chunks) : new Map<number, ChunkRecord[]>()), [showChunks, blocks, chunks]);

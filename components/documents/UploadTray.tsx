@@ -48,6 +48,7 @@ export function statusLabel(item: UploadItem, t: DocumentMessages): string {
     }
     case "processing":
       if (item.stage === "embedding") return item.total ? `${t.stageEmbedding} ${item.done ?? 0}/${item.total}` : t.stageEmbedding;
+      if (item.stage === "ocr") return item.total ? `${t.stageOcr} ${item.done ?? 0}/${item.total}` : t.stageOcr;
       return t[(item.stage && STAGE_LABEL[item.stage]) || "stageUploading"];
   }
 }

@@ -34,4 +34,22 @@ describe("document blocks", () => {
       ["Page two text.", 2],
     ]);
   });
+
+  it("reads a spreadsheet's sheets as records, and puts an image's OCR text on its pages", () => {
+    const sheet = "# Sheet: Depots\n\n## Rows 2–3\n\ndepot: Gdansk\nmanager: Piotr";
+    const xlsx = documentBlocks(sheet, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet");
+    expect(xlsx.filter((b) => b.kind === "record").map((r) => r.fields)).toEqual([
+      [
+        ["depot", "Gdansk"],
+        ["manager", "Piotr"],
+      ],
+    ]);
+    const ods = documentBlocks(sheet, "application/vnd.oasis.opendocument.spreadsheet");
+    expect(ods.filter((b) => b.kind === "record")).toHaveLength(1);
+    const scan = documentBlocks("First page.\n\nSecond page.", "image/tiff", [
+      { page: 1, start: 0 },
+      { page: 2, start: 13 },
+    ]);
+    expect(scan.map((b) => b.page)).toEqual([1, 2]);
+  });
 });

@@ -72,8 +72,14 @@ function recordFields(text: string): [string, string][] | null {
   return fields;
 }
 
+/** Documents the parsers wrote as records of `header: value` lines (CSV, spreadsheets' sheets): shown as tables. */
+function isRecordTable(mimeType: string): boolean {
+  return mimeType === "text/csv" || mimeType.includes("spreadsheetml") || mimeType === "application/vnd.oasis.opendocument.spreadsheet";
+}
+
 export function documentBlocks(text: string, mimeType: string, pages?: { page: number; start: number }[] | null): Block[] {
-  if (mimeType === "application/pdf" && pages?.length) {
+  // Page by page: PDFs and images (OCR). Slides keep their pages as "# Slide N" headings.
+  if ((mimeType === "application/pdf" || mimeType.startsWith("image/")) && pages?.length) {
     const out: Block[] = [];
     pages.forEach((p, i) => {
       const end = pages[i + 1]?.start ?? text.length;
@@ -81,10 +87,14 @@ export function documentBlocks(text: string, mimeType: string, pages?: { page: n
     });
     return out;
   }
-  const kind: Block["kind"] = /markdown|csv|html|docx|wordprocessing|json/.test(mimeType) ? "markdown" : "text";
+  const kind: Block["kind"] = /markdown|csv|html|docx|wordprocessing|json|presentationml|spreadsheetml|opendocument|epub|rfc822/.test(
+    mimeType,
+  )
+    ? "markdown"
+    : "text";
   return splitBlocks(text).map((b) => {
     const t = text.slice(b.start, b.end);
-    if (mimeType === "text/csv" && !t.startsWith("#")) {
+    if (isRecordTable(mimeType) && !t.startsWith("#")) {
       const fields = recordFields(t);
       if (fields) return { kind: "record", ...b, text: t, fields };
     }

@@ -46,6 +46,8 @@ export function progressPercent(item: UploadItem): number {
       return 8;
     case "parsing":
       return 15;
+    case "ocr":
+      return 15 + Math.round(10 * (item.total ? (item.done ?? 0) / item.total : 0));
     case "chunking":
       return 25;
     case "embedding":

@@ -12,7 +12,7 @@ import type { ExtractedPair } from "@/lib/faq/extract";
 import { afterDocumentsStored } from "@/lib/faq/ingest";
 import { checkKbName } from "@/lib/kb/names";
 import { countEmbeddingCache, ingestQueue, recordIngest } from "@/lib/metrics";
-import { type ParsedAndChunked, parseDocument } from "@/lib/parse";
+import { type OcrProgress, type ParsedAndChunked, parseDocument } from "@/lib/parse";
 import { inByteSlices, mapInSlices } from "@/lib/slices";
 import type { DocumentBody, DocumentWrite, Store, StoredChunk } from "@/lib/store";
 import { chunkId } from "@/lib/store/schema";
@@ -130,7 +130,9 @@ export async function prepareDocument(
 
   opts.signal?.throwIfAborted();
   emit({ stage: "parsing" });
-  const parsed = await parse(file, input.data, chunkSettings());
+  // An OCR page is reported as it starts: "1/3" while the first of three is read.
+  const onOcrPage = ({ page, total }: OcrProgress) => emit({ stage: "ocr", done: page, total });
+  const parsed = await parse(file, input.data, chunkSettings(), onOcrPage);
 
   const id = existing?.id ?? documentId(kb, file);
   const body: DocumentBody = { text: parsed.text, pages: parsed.pages, utf8: parsed.utf8 };
@@ -242,10 +244,15 @@ function chunkSettings(): ChunkSettings {
   return { size: cfg.chunkSize, overlap: cfg.chunkOverlap };
 }
 
-async function parse(file: string, data: Uint8Array, chunking: ChunkSettings): Promise<ParsedAndChunked> {
+async function parse(
+  file: string,
+  data: Uint8Array,
+  chunking: ChunkSettings,
+  onOcrPage: (p: OcrProgress) => void,
+): Promise<ParsedAndChunked> {
   let parsed: ParsedAndChunked;
   try {
-    parsed = await parseDocument(file, data, { chunking });
+    parsed = await parseDocument(file, data, { chunking, onOcrPage });
   } catch (err) {
     if (err instanceof AppError) throw err;
     throw new AppError("parse_failed", `Could not read "${file}": ${errorMessage(err)}`);

@@ -163,7 +163,7 @@ describe("ingestUploads", () => {
     );
     expect(results.map((r) => r.status)).toEqual(["added", "failed", "failed", "added", "added", "added"]);
     expect(results[1].error?.message).toMatch(/corrupt/);
-    expect(results[2].error?.message).toContain("this PDF has no extractable text (scanned?)");
+    expect(results[2].error?.message).toContain("this PDF has no text layer and no scanned page");
 
     const stages = events.filter((e) => e.type === "progress" && e.index === 0).map((e) => (e as { stage: string }).stage);
     expect([...new Set(stages)]).toEqual(["received", "parsing", "chunking", "embedding", "indexing", "done"]);

@@ -12,6 +12,19 @@ export const EXTENSION_FORMATS = {
   ".markdown": "markdown",
   ".txt": "text",
   ".text": "text",
+  ".png": "image",
+  ".jpg": "image",
+  ".jpeg": "image",
+  ".webp": "image",
+  ".tif": "image",
+  ".tiff": "image",
+  ".pptx": "pptx",
+  ".xlsx": "xlsx",
+  ".odt": "opendocument",
+  ".ods": "opendocument",
+  ".odp": "opendocument",
+  ".epub": "epub",
+  ".eml": "eml",
 } as const;
 
 export type FormatName = (typeof EXTENSION_FORMATS)[keyof typeof EXTENSION_FORMATS];
@@ -33,6 +46,12 @@ export function unsupportedTypeMessage(filename: string, type: string): string {
 /** `accept` attribute for file pickers. */
 export const ACCEPT_ATTRIBUTE = SUPPORTED_EXTENSIONS.join(",");
 
+const OPEN_DOCUMENT_LABELS: Record<string, string> = {
+  "application/vnd.oasis.opendocument.text": "ODT",
+  "application/vnd.oasis.opendocument.spreadsheet": "ODS",
+  "application/vnd.oasis.opendocument.presentation": "ODP",
+};
+
 /** Short label for a stored document's MIME type (library table). */
 export function formatLabel(mimeType: string): string {
   if (mimeType === "application/pdf") return "PDF";
@@ -42,5 +61,11 @@ export function formatLabel(mimeType: string): string {
   if (mimeType === "application/json") return "JSON";
   if (mimeType === "text/markdown") return "Markdown";
   if (mimeType === "text/plain") return "Text";
+  if (mimeType.startsWith("image/")) return mimeType.slice(6).toUpperCase();
+  if (mimeType.includes("presentationml")) return "PPTX";
+  if (mimeType.includes("spreadsheetml")) return "XLSX";
+  if (mimeType in OPEN_DOCUMENT_LABELS) return OPEN_DOCUMENT_LABELS[mimeType];
+  if (mimeType === "application/epub+zip") return "EPUB";
+  if (mimeType === "message/rfc822") return "E-mail";
   return mimeType;
 }

@@ -1,21 +1,27 @@
 import path from "node:path";
 import { isMainThread } from "node:worker_threads";
-import type { ChunkSettings } from "@/lib/chunk/indexed";
 import { AppError, type ParsedDocument } from "@/lib/types";
 import { parseCsv } from "./csv";
 import { parseDocx } from "./docx";
+import { parseEml } from "./eml";
+import { parseEpub } from "./epub";
 import { EXTENSION_FORMATS, type FormatName, unsupportedTypeMessage } from "./formats";
 import { parseHtml } from "./html";
+import { parseImage } from "./image";
 import { parseJson } from "./json";
 import type { ParseOptions } from "./limits";
+import { NeedsOcr } from "./ocr";
+import { parseOpenDocument } from "./opendocument";
 import { parsePdf } from "./pdf";
-import { type ParsedAndChunked, parseInWorker } from "./pool";
+import { type ParsedAndChunked, type ParseInWorkerOptions, parseInWorker } from "./pool";
+import { parsePptx } from "./pptx";
 import { type ContentKind, describeKind, sniffContent } from "./sniff";
 import { parseMarkdown, parsePlainText } from "./text";
+import { parseXlsx } from "./xlsx";
 
 export type { ParseOptions } from "./limits";
 export { DEFAULT_PARSE_LIMITS } from "./limits";
-export type { ParsedAndChunked } from "./pool";
+export type { OcrProgress, ParsedAndChunked } from "./pool";
 
 type Parser = (data: Uint8Array, filename: string, opts?: ParseOptions) => ParsedDocument | Promise<ParsedDocument>;
 
@@ -36,6 +42,12 @@ const FORMATS = {
   json: { parse: parseJson, accepts: TEXTUAL, label: "JSON" },
   markdown: { parse: parseMarkdown, accepts: TEXTUAL, label: "Markdown" },
   text: { parse: parsePlainText, accepts: TEXTUAL, label: "plain text" },
+  image: { parse: parseImage, accepts: ["image"], label: "an image (PNG, JPEG, WebP, TIFF)" },
+  pptx: { parse: parsePptx, accepts: ["zip"], label: "PowerPoint (PPTX)" },
+  xlsx: { parse: parseXlsx, accepts: ["zip"], label: "Excel (XLSX)" },
+  opendocument: { parse: parseOpenDocument, accepts: ["zip"], label: "OpenDocument (ODT, ODS, ODP)" },
+  epub: { parse: parseEpub, accepts: ["zip"], label: "EPUB" },
+  eml: { parse: (data, filename, opts) => parseEml(data, filename, opts, parseDocumentHere), accepts: TEXTUAL, label: "e-mail (EML)" },
 } satisfies Record<FormatName, Format>;
 
 const EXTENSIONS: Record<string, FormatName> = EXTENSION_FORMATS;
@@ -44,6 +56,7 @@ const EXTENSIONS: Record<string, FormatName> = EXTENSION_FORMATS;
 const BY_CONTENT: Partial<Record<ContentKind, FormatName>> = {
   pdf: "pdf",
   docx: "docx",
+  image: "image",
   html: "html",
   json: "json",
   text: "text",
@@ -89,7 +102,7 @@ export async function parseDocumentHere(filename: string, data: Uint8Array, opts
   try {
     return await FORMATS[format].parse(data, filename, opts);
   } catch (err) {
-    if (err instanceof AppError) throw err;
+    if (err instanceof AppError || err instanceof NeedsOcr) throw err;
     throw new AppError("parse_failed", `"${filename}" could not be parsed as ${FORMATS[format].label}.`);
   }
 }
@@ -99,11 +112,7 @@ export async function parseDocumentHere(filename: string, data: Uint8Array, opts
  * here, the parsing runs where PARSE_TIMEOUT_SECONDS / PARSE_MEMORY_MB can stop it; the server keeps
  * answering meanwhile. Inside a worker it parses in place.
  */
-export async function parseDocument(
-  filename: string,
-  data: Uint8Array,
-  opts?: ParseOptions & { chunking?: ChunkSettings },
-): Promise<ParsedAndChunked> {
+export async function parseDocument(filename: string, data: Uint8Array, opts?: ParseInWorkerOptions): Promise<ParsedAndChunked> {
   if (!isMainThread) return parseDocumentHere(filename, data, opts);
   detectFormat(filename, data);
   return parseInWorker(filename, data, opts);

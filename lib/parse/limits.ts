@@ -1,3 +1,5 @@
+import type { OcrRun } from "./ocr";
+
 /** Bounds that keep one hostile or enormous file from exhausting the server while it is parsed. */
 export interface ParseLimits {
   /** A PDF with more pages is refused before any page is read. */
@@ -27,6 +29,8 @@ export interface ParseOptions {
   limits?: Partial<ParseLimits>;
   /** Aborts parsing between pages / parts (e.g. the upload was cancelled). */
   signal?: AbortSignal;
+  /** Read scanned pages and images by OCR (the OCR task); without it a parser that needs OCR throws NeedsOcr. */
+  ocr?: OcrRun;
 }
 
 export function resolveLimits(opts?: ParseOptions): ParseLimits {

@@ -55,8 +55,8 @@ describe("PDF parser", () => {
     ]);
   });
 
-  it("refuses a PDF without a text layer with a clear message", async () => {
-    await expect(parseDocument("scan.pdf", await makeTextlessPdf())).rejects.toThrow("this PDF has no extractable text (scanned?)");
+  it("refuses a PDF without a text layer nor a scanned page (drawings only) with a clear message", async () => {
+    await expect(parseDocument("drawing.pdf", await makeTextlessPdf())).rejects.toThrow("this PDF has no text layer and no scanned page");
   });
 
   it("refuses a corrupt PDF", async () => {

@@ -2,6 +2,7 @@ import { CJK_SPACELESS_CLASS } from "@/lib/text/cjk";
 import { endsClause } from "@/lib/text/sentences";
 import { AppError, type ParsedDocument } from "@/lib/types";
 import { type ParseOptions, resolveLimits } from "./limits";
+import { checkOcrBudget, checkOcrPages, MIN_PAGE_TEXT_CHARS, NeedsOcr, OCR_MAX_SIDE, type OcrRun, recognizePage } from "./ocr";
 
 /** Node's copy of pdf.js, loaded on first use (it is large). */
 async function loadUnpdf() {
@@ -49,9 +50,41 @@ function cleanPageText(text: string): string {
   return joinWrappedLines(cleaned);
 }
 
+type PdfDocument = Awaited<ReturnType<Awaited<ReturnType<typeof loadUnpdf>>["getDocumentProxy"]>>;
+
+/** pdf.js's drawing operators that paint an image. */
+const IMAGE_OPS = ["paintImageXObject", "paintInlineImageXObject", "paintImageXObjectRepeat", "paintJpegXObject"];
+
+/** Whether a page paints an image: a page with (almost) no text that does is a scan, one that does not is blank. */
+async function drawsImage(page: Awaited<ReturnType<PdfDocument["getPage"]>>): Promise<boolean> {
+  const { getResolvedPDFJS } = await loadUnpdf();
+  const { OPS } = await getResolvedPDFJS();
+  const wanted = new Set(IMAGE_OPS.map((op) => (OPS as Record<string, number>)[op]).filter((op) => op !== undefined));
+  const ops = await page.getOperatorList();
+  return ops.fnArray.some((fn) => wanted.has(fn));
+}
+
+/**
+ * Pages are rendered at this resolution (A4: 1,240 × 1,754 pixels; 10-point text is 21 pixels high, which the
+ * models read well), the longer side at most OCR_MAX_SIDE. Finer costs time and memory for no better reading.
+ */
+const RENDER_DPI = 150;
+
+/** One page rendered to PNG (pdf.js on @napi-rs/canvas, whose binary comes with its npm package) and read by OCR. */
+async function ocrPage(pdf: PdfDocument, n: number, run: OcrRun): Promise<string> {
+  const { renderPageAsImage } = await loadUnpdf();
+  const page = await pdf.getPage(n);
+  const { width, height } = page.getViewport({ scale: 1 });
+  const scale = Math.min(RENDER_DPI / 72, OCR_MAX_SIDE / Math.max(width, height, 1));
+  const png = await renderPageAsImage(pdf, n, { canvasImport: () => import("@napi-rs/canvas"), scale });
+  page.cleanup();
+  return cleanPageText(await recognizePage(Buffer.from(png), run));
+}
+
 /**
  * PDF → text per page, joined with blank lines; `pages` records where each page starts so chunks
- * can cite "p. 12". Refuses PDFs without a text layer and PDFs over the page limit.
+ * can cite "p. 12". Pages with an image and no text layer (or almost none: a scan) are read by OCR when the task
+ * runs it (`opts.ocr`); otherwise NeedsOcr asks for such a task. Refuses PDFs over the page limit.
  */
 export async function parsePdf(data: Uint8Array, filename: string, opts?: ParseOptions): Promise<ParsedDocument> {
   const limits = resolveLimits(opts);
@@ -74,6 +107,8 @@ export async function parsePdf(data: Uint8Array, filename: string, opts?: ParseO
     }
     let text = "";
     const pages: { page: number; start: number }[] = [];
+    const layers: string[] = [];
+    const scanned: number[] = [];
     for (let n = 1; n <= pdf.numPages; n++) {
       if (opts?.signal?.aborted) throw new AppError("cancelled", "Parsing was cancelled.");
       if (Date.now() > deadline) {
@@ -84,9 +119,24 @@ export async function parsePdf(data: Uint8Array, filename: string, opts?: ParseO
         const page = await pdf.getPage(n);
         const content = await page.getTextContent();
         pageText = cleanPageText(content.items.map((item) => ("str" in item ? item.str + (item.hasEOL ? "\n" : "") : "")).join(""));
+        if (pageText.replace(/\s/g, "").length < MIN_PAGE_TEXT_CHARS && (await drawsImage(page))) scanned.push(n);
         page.cleanup();
       } catch {
         throw new AppError("parse_failed", `"${filename}" could not be read: page ${n} of the PDF is corrupt.`);
+      }
+      layers.push(pageText);
+    }
+    const run = opts?.ocr;
+    if (scanned.length > 0 && !run) throw new NeedsOcr(scanned.length);
+    if (run) checkOcrPages(run, filename, scanned.length);
+    for (let n = 1; n <= layers.length; n++) {
+      let pageText = layers[n - 1];
+      if (run && scanned.includes(n)) {
+        const done = scanned.indexOf(n) + 1;
+        checkOcrBudget(run, filename, n, opts?.signal);
+        run.onPage?.(done, scanned.length);
+        const read = await ocrPage(pdf, n, run);
+        if (read.replace(/\s/g, "").length > pageText.replace(/\s/g, "").length) pageText = read;
       }
       if (!pageText) continue;
       if (text) text += "\n\n";
@@ -97,7 +147,12 @@ export async function parsePdf(data: Uint8Array, filename: string, opts?: ParseO
       }
     }
     if (!text.trim()) {
-      throw new AppError("parse_failed", `"${filename}": this PDF has no extractable text (scanned?).`);
+      throw new AppError(
+        "parse_failed",
+        run
+          ? `"${filename}": no text was found in this PDF, neither in its text layer nor by OCR of its scanned pages.`
+          : `"${filename}": this PDF has no text layer and no scanned page to read by OCR.`,
+      );
     }
     let title: string | undefined;
     try {

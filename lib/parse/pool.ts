@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import type { ChunkSettings, IndexedChunk } from "@/lib/chunk/indexed";
 import { type PackedChunks, unpackChunks } from "@/lib/chunk/packed";
-import { appDir, parseConfig } from "@/lib/config";
+import { appDir, ocrConfig, parseConfig } from "@/lib/config";
 import type { ExtractedPair } from "@/lib/faq/extract";
 import { inByteSlices } from "@/lib/slices";
 import { AppError, type ParsedDocument } from "@/lib/types";
@@ -17,7 +17,8 @@ import { createWorkerPool, TaskStopped, type WorkerPool } from "@/lib/worker/poo
 import { type ParseOptions, resolveLimits } from "./limits";
 
 const KEY = Symbol.for("kb-mcp-chat.parse-pool");
-type G = typeof globalThis & { [KEY]?: WorkerPool };
+const OCR_KEY = Symbol.for("kb-mcp-chat.ocr-pool");
+type G = typeof globalThis & { [KEY]?: WorkerPool; [OCR_KEY]?: WorkerPool };
 
 export interface ParseTask {
   filename: string;
@@ -25,6 +26,14 @@ export interface ParseTask {
   limits: ReturnType<typeof resolveLimits>;
   /** Also chunk the text and tokenize the chunks (lib/chunk/indexed.ts), and recognise its FAQ pairs, in the worker. */
   chunking?: ChunkSettings;
+  /** Read scanned pages and images by OCR (an OCR worker's task; lib/parse/ocr.ts). */
+  ocr?: { deadline: number; maxPages: number; threads: number };
+}
+
+/** What an OCR task tells as it goes (lib/worker/serve.ts progress): the page it starts, of the pages it reads. */
+export interface OcrProgress {
+  page: number;
+  total: number;
 }
 
 /**
@@ -59,12 +68,33 @@ function pool(): WorkerPool {
   return g[KEY];
 }
 
-/** Parses in a worker; a budget overrun becomes an AppError naming the file and the budget. */
-export async function parseInWorker(
-  filename: string,
-  data: Uint8Array,
-  opts?: ParseOptions & { chunking?: ChunkSettings },
-): Promise<ParsedAndChunked> {
+/**
+ * The OCR workers: the same script as the parse pool's, with OCR's budgets: `timeoutMs` is one page's (each page
+ * reported restarts it, lib/worker/pool.ts), the heap cap OCR_MEMORY_MB; the file's budget is the task's signal.
+ */
+function ocrPool(): WorkerPool {
+  const g = globalThis as G;
+  if (!g[OCR_KEY]) {
+    const cfg = ocrConfig();
+    const { file, execArgv } = parseWorkerScript();
+    g[OCR_KEY] = createWorkerPool({
+      file,
+      execArgv,
+      size: cfg.workers,
+      timeoutMs: cfg.pageTimeoutMs,
+      resourceLimits: { maxOldGenerationSizeMb: cfg.memoryMb, maxYoungGenerationSizeMb: 64, stackSizeMb: 8 },
+    });
+  }
+  return g[OCR_KEY];
+}
+
+export type ParseInWorkerOptions = Omit<ParseOptions, "ocr"> & { chunking?: ChunkSettings; onOcrPage?: (p: OcrProgress) => void };
+
+/**
+ * Parses in a worker; a budget overrun becomes an AppError naming the file and the budget. A file the parser
+ * finds needs OCR (a scanned page, an image) is then parsed again by an OCR worker, page by page.
+ */
+export async function parseInWorker(filename: string, data: Uint8Array, opts?: ParseInWorkerOptions): Promise<ParsedAndChunked> {
   const cfg = parseConfig();
   const copy = await copyInSlices(data); // a fresh buffer of its own, moved to the worker
   const limits = resolveLimits({ limits: { timeBudgetMs: cfg.timeoutMs, ...opts?.limits } });
@@ -73,6 +103,7 @@ export async function parseInWorker(
   try {
     result = await pool().run<ParseResult>(task, { transfer: [copy.buffer], signal: opts?.signal });
   } catch (err) {
+    if ((err as Error).name === "NeedsOcr") return ocrInWorker(filename, data, opts);
     if (err instanceof TaskStopped) {
       if (err.reason === "aborted") throw Object.assign(new Error("The upload was cancelled."), { name: "AbortError" });
       if (err.reason === "time") {
@@ -86,10 +117,65 @@ export async function parseInWorker(
       }
       throw new AppError("parse_failed", `"${filename}" could not be parsed: the parser crashed.`);
     }
-    const e = err as Error & { code?: string; status?: number };
-    if (e.name === "AppError" && e.code) throw new AppError(e.code as AppError["code"], e.message, e.status ?? 422);
-    throw new AppError("parse_failed", `"${filename}" could not be parsed.`);
+    throw remoteError(err, filename);
   }
+  return unpacked(result);
+}
+
+async function ocrInWorker(filename: string, data: Uint8Array, opts?: ParseInWorkerOptions): Promise<ParsedAndChunked> {
+  const cfg = ocrConfig();
+  const copy = await copyInSlices(data);
+  const fileBudget = AbortSignal.timeout(cfg.fileTimeoutMs);
+  const signal = opts?.signal ? AbortSignal.any([opts.signal, fileBudget]) : fileBudget;
+  const deadline = Date.now() + cfg.fileTimeoutMs;
+  const limits = resolveLimits({ limits: { ...opts?.limits, timeBudgetMs: cfg.fileTimeoutMs } });
+  const task: ParseTask = {
+    filename,
+    data: copy,
+    limits,
+    chunking: opts?.chunking,
+    ocr: { deadline, maxPages: cfg.maxPages, threads: cfg.threads },
+  };
+  let result: ParseResult;
+  try {
+    result = await ocrPool().run<ParseResult>(task, {
+      transfer: [copy.buffer],
+      signal,
+      onProgress: (p) => opts?.onOcrPage?.(p as OcrProgress),
+    });
+  } catch (err) {
+    if (err instanceof TaskStopped) {
+      if (err.reason === "aborted" && !opts?.signal?.aborted) {
+        throw new AppError(
+          "parse_failed",
+          `"${filename}" took longer than the ${cfg.fileTimeoutMs / 1000}-second OCR budget per file and was stopped.`,
+        );
+      }
+      if (err.reason === "time") {
+        throw new AppError(
+          "parse_failed",
+          `A page of "${filename}" took longer than the ${cfg.pageTimeoutMs / 1000}-second OCR budget per page and was stopped.`,
+        );
+      }
+      if (err.reason === "memory") {
+        throw new AppError("too_large", `"${filename}" needed more than the ${cfg.memoryMb} MB OCR memory budget and was stopped.`);
+      }
+      if (err.reason === "aborted") throw Object.assign(new Error("The upload was cancelled."), { name: "AbortError" });
+      throw new AppError("parse_failed", `"${filename}" could not be read by OCR: the reader crashed.`);
+    }
+    throw remoteError(err, filename);
+  }
+  return unpacked(result);
+}
+
+/** An error thrown in the worker, as an AppError where it was one. */
+function remoteError(err: unknown, filename: string): AppError {
+  const e = err as Error & { code?: string; status?: number };
+  if (e.name === "AppError" && e.code) return new AppError(e.code as AppError["code"], e.message, e.status ?? 422);
+  return new AppError("parse_failed", `"${filename}" could not be parsed.`);
+}
+
+async function unpacked(result: ParseResult): Promise<ParsedAndChunked> {
   const { packed, ...parsed } = result;
   return packed ? { ...parsed, chunks: await unpackChunks(packed) } : parsed;
 }
@@ -105,5 +191,7 @@ async function copyInSlices(data: Uint8Array): Promise<Uint8Array<ArrayBuffer>> 
 export async function closeParsePool(): Promise<void> {
   const g = globalThis as G;
   await g[KEY]?.close();
+  await g[OCR_KEY]?.close();
   delete g[KEY];
+  delete g[OCR_KEY];
 }

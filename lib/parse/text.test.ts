@@ -51,7 +51,8 @@ describe("type detection", () => {
 
   it("refuses a text extension whose content is binary", () => {
     expect(() => detectFormat("notes.txt", Buffer.from("%PDF-1.7\n...."))).toThrow(/content is a PDF document/);
-    expect(() => detectFormat("notes.md", Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0]))).toThrow(/binary/);
+    expect(() => detectFormat("notes.md", Buffer.from([0x47, 0x49, 0x46, 0x38, 0, 0]))).toThrow(/binary/);
+    expect(() => detectFormat("notes.md", Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0]))).toThrow(/content is an image/);
   });
 
   it("sniffs files without an extension", () => {

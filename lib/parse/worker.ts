@@ -4,11 +4,12 @@ import { packChunks, packedBuffers } from "@/lib/chunk/packed";
 import { extractFaqPairs } from "@/lib/faq/extract";
 import { serveTasks } from "@/lib/worker/serve";
 import { parseDocumentHere } from "./index";
-import type { ParseResult, ParseTask } from "./pool";
+import type { OcrProgress, ParseResult, ParseTask } from "./pool";
 
 serveTasks(
-  async (task: ParseTask): Promise<ParseResult> => {
-    const parsed = await parseDocumentHere(task.filename, task.data, { limits: task.limits });
+  async (task: ParseTask, progress): Promise<ParseResult> => {
+    const ocr = task.ocr && { ...task.ocr, onPage: (page: number, total: number) => progress({ page, total } satisfies OcrProgress) };
+    const parsed = await parseDocumentHere(task.filename, task.data, { limits: task.limits, ocr });
     if (!task.chunking || !parsed.text.trim()) return parsed;
     const chunks = indexedChunks(parsed.text, { ...task.chunking, pages: parsed.pages });
     const utf8 = new TextEncoder().encode(parsed.text);

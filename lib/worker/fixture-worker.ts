@@ -6,9 +6,10 @@ type Task =
   | { do: "throw" }
   | { do: "spin" }
   | { do: "grow" }
-  | { do: "sleep"; ms: number; value: unknown };
+  | { do: "sleep"; ms: number; value: unknown }
+  | { do: "steps"; ms: number; steps: number };
 
-serveTasks(async (task: Task) => {
+serveTasks(async (task: Task, progress) => {
   switch (task.do) {
     case "echo":
       return task.value;
@@ -23,5 +24,11 @@ serveTasks(async (task: Task) => {
     case "sleep":
       await new Promise((r) => setTimeout(r, task.ms));
       return task.value;
+    case "steps":
+      for (let i = 1; i <= task.steps; i++) {
+        await new Promise((r) => setTimeout(r, task.ms));
+        progress(i);
+      }
+      return "all steps";
   }
 });

@@ -63,4 +63,14 @@ describe("worker pool", () => {
     setTimeout(() => ctrl.abort(), 100);
     await expect(stuck).rejects.toMatchObject({ reason: "aborted" });
   });
+
+  it("passes a task's progress on, each step restarting its budget", async () => {
+    pool = createWorkerPool({ file, execArgv, size: 1, timeoutMs: 1000 });
+    expect(await pool.run({ do: "echo", value: "loaded" })).toBe("loaded"); // the worker's start is not a step
+    const heard: unknown[] = [];
+    // 10 steps of 150 ms: longer than the budget in all, each step well within it.
+    const done = await pool.run({ do: "steps", ms: 150, steps: 10 }, { onProgress: (p) => heard.push(p) });
+    expect(done).toBe("all steps");
+    expect(heard).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
 });

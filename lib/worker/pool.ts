@@ -38,6 +38,7 @@ interface Task {
   input: unknown;
   transfer: Transferable[];
   signal?: AbortSignal;
+  onProgress?: (value: unknown) => void;
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
   onAbort?: () => void;
@@ -63,8 +64,18 @@ interface Slot {
  */
 const TASKS_PER_WORKER = 2;
 
+interface RunOptions {
+  transfer?: Transferable[];
+  signal?: AbortSignal;
+  /**
+   * Hears the worker's progress messages (lib/worker/serve.ts). Each restarts the task's budget: for work in steps
+   * (OCR pages), `timeoutMs` is then the budget of one step, and the whole is bounded by the caller's `signal`.
+   */
+  onProgress?: (value: unknown) => void;
+}
+
 export interface WorkerPool {
-  run<O>(input: unknown, opts?: { transfer?: Transferable[]; signal?: AbortSignal }): Promise<O>;
+  run<O>(input: unknown, opts?: RunOptions): Promise<O>;
   /** Workers alive now (for tests). */
   size(): number;
   close(): Promise<void>;
@@ -113,7 +124,15 @@ export function createWorkerPool(opts: PoolOptions): WorkerPool {
       slot.online = true;
       if (slot.tasks.length > 0) startBudget(slot);
     });
-    worker.on("message", (msg: { ok: boolean; value?: unknown; error?: RemoteError }) => {
+    worker.on("message", (msg: { ok: boolean; value?: unknown; error?: RemoteError; progress?: unknown }) => {
+      if ("progress" in msg) {
+        const running = slot.tasks[0];
+        if (running && !running.dropped) {
+          startBudget(slot);
+          running.onProgress?.(msg.progress);
+        }
+        return;
+      }
       const task = slot.tasks.shift();
       if (!task) return;
       clearTimeout(slot.timer);
@@ -185,12 +204,13 @@ export function createWorkerPool(opts: PoolOptions): WorkerPool {
   }
 
   return {
-    run<O>(input: unknown, runOpts: { transfer?: Transferable[]; signal?: AbortSignal } = {}) {
+    run<O>(input: unknown, runOpts: RunOptions = {}) {
       return new Promise<O>((resolve, reject) => {
         const task: Task = {
           input,
           transfer: runOpts.transfer ?? [],
           signal: runOpts.signal,
+          onProgress: runOpts.onProgress,
           resolve: resolve as (v: unknown) => void,
           reject,
         };

@@ -1,0 +1,82 @@
+import { AppError, type ParsedDocument } from "@/lib/types";
+import { EXTENSION_FORMATS, extensionOf } from "./formats";
+import { type ParseOptions, resolveLimits } from "./limits";
+import { htmlToMarkdown } from "./markdown";
+import { NeedsOcr } from "./ocr";
+import { checkTextSize } from "./zip";
+
+/** Parses an attachment as a document of its own format (lib/parse/index.ts parseDocumentHere, handed in). */
+export type NestedParser = (filename: string, data: Uint8Array, opts?: ParseOptions) => Promise<ParsedDocument>;
+
+const yamlValue = (v: string) => JSON.stringify(v.replace(/\s+/g, " ").trim());
+
+type Addresses = { value: { name?: string; address?: string }[] };
+
+/** "Name <address>, …" without the quotes mailparser's own text puts around names. */
+const addresses = (list: Addresses | Addresses[] | undefined) =>
+  [list ?? []]
+    .flat()
+    .flatMap((a) => a.value)
+    .map((a) => (a.name && a.address ? `${a.name} <${a.address}>` : (a.address ?? a.name ?? "")))
+    .filter(Boolean)
+    .join(", ");
+
+/**
+ * An e-mail (RFC 822 / MIME, read by mailparser) → front matter with its subject, sender, recipients and date,
+ * the subject as title, the body (HTML as Markdown where there is no plain text), then each attached file of a
+ * format the app reads, parsed as that document, under `# Attachment: name`. Inline parts (logos, signatures)
+ * are not attachments; a nested e-mail is not opened.
+ */
+export async function parseEml(
+  data: Uint8Array,
+  filename: string,
+  opts: ParseOptions | undefined,
+  nested: NestedParser,
+): Promise<ParsedDocument> {
+  const limits = resolveLimits(opts);
+  const { simpleParser } = await import("mailparser");
+  let mail: Awaited<ReturnType<typeof simpleParser>>;
+  try {
+    mail = await simpleParser(Buffer.from(data.buffer, data.byteOffset, data.byteLength), { skipImageLinks: true, skipTextToHtml: true });
+  } catch {
+    throw new AppError("parse_failed", `"${filename}" could not be read as an e-mail.`);
+  }
+  if (!mail.headers.size || (!mail.subject && !mail.from)) {
+    throw new AppError("parse_failed", `"${filename}" is not an e-mail: it has no Subject or From header.`);
+  }
+  const subject = mail.subject?.trim() || undefined;
+  const from = addresses(mail.from);
+  const to = addresses(mail.to);
+  const front = ["---"];
+  if (subject) front.push(`subject: ${yamlValue(subject)}`);
+  if (from) front.push(`from: ${yamlValue(from)}`);
+  if (to) front.push(`to: ${yamlValue(to)}`);
+  if (mail.date) front.push(`date: ${mail.date.toISOString()}`);
+  front.push("---");
+
+  const body = (mail.text?.trim() || (typeof mail.html === "string" ? htmlToMarkdown(mail.html) : "")).replace(/\r\n?/g, "\n");
+  const parts = [front.join("\n"), `# ${subject ?? "(no subject)"}`];
+  if (body) parts.push(body);
+  for (const a of mail.attachments) {
+    const name = a.filename?.split(/[\\/]/).pop();
+    if (!name || a.related || a.contentDisposition === "inline") continue;
+    const ext = extensionOf(name);
+    if (!(ext in EXTENSION_FORMATS) || ext === ".eml") continue;
+    let text: string;
+    try {
+      text = (await nested(name, new Uint8Array(a.content), opts)).text;
+    } catch (err) {
+      if (err instanceof NeedsOcr || (err instanceof AppError && (err.code === "cancelled" || err.code === "too_large"))) throw err;
+      text = `(This attachment could not be read: ${(err as Error).message})`;
+    }
+    // The attachment's own headings go one level down, under its name.
+    parts.push(`# Attachment: ${name}`, text.replace(/^(#{1,5}) /gm, "#$1 "));
+    checkTextSize(parts.join("\n\n"), filename, limits);
+  }
+  return {
+    text: parts.join("\n\n"),
+    title: subject,
+    author: mail.from?.value[0]?.name || mail.from?.value[0]?.address,
+    mimeType: "message/rfc822",
+  };
+}

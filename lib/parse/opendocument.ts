@@ -1,0 +1,145 @@
+import path from "node:path";
+import { AppError, type ParsedDocument } from "@/lib/types";
+import { type ParseOptions, resolveLimits } from "./limits";
+import { type Slide, slidesToDocument } from "./pptx";
+import { markdownTitle } from "./text";
+import { type Sheet, sheetsToText } from "./xlsx";
+import { checkTextSize, openArchive, tags } from "./zip";
+
+const MIME = {
+  text: "application/vnd.oasis.opendocument.text",
+  spreadsheet: "application/vnd.oasis.opendocument.spreadsheet",
+  presentation: "application/vnd.oasis.opendocument.presentation",
+} as const;
+
+/** Repeated rows or cells with text are written out at most this many times (a sheet may repeat one a million times). */
+const MAX_REPEAT = 100;
+
+/** An element's text as ODF means it: `text:s` is spaces, `text:tab` a tab, `text:line-break` a new line; notes left out. */
+function odfText(node: Node): string {
+  let out = "";
+  for (const child of [...node.childNodes]) {
+    if (child.nodeType === 3) out += child.textContent ?? "";
+    else if (child.nodeType === 1) {
+      const el = child as Element;
+      if (el.tagName === "text:s") out += " ".repeat(Math.min(Number(el.getAttribute("text:c") ?? 1) || 1, 100));
+      else if (el.tagName === "text:tab") out += "\t";
+      else if (el.tagName === "text:line-break") out += "\n";
+      else if (el.tagName !== "text:note" && el.tagName !== "office:annotation") out += odfText(el);
+    }
+  }
+  return out;
+}
+
+const clean = (s: string) => s.replace(/[^\S\n]+/g, " ").trim();
+
+/** ODT body → Markdown: headings by outline level, paragraphs, list items, table rows. */
+function textBlocks(root: Element): string[] {
+  const out: string[] = [];
+  for (const el of [...root.children]) {
+    switch (el.tagName) {
+      case "text:h": {
+        const level = Math.min(6, Math.max(1, Number(el.getAttribute("text:outline-level") ?? 1) || 1));
+        const t = clean(odfText(el));
+        if (t) out.push(`${"#".repeat(level)} ${t}`);
+        break;
+      }
+      case "text:p": {
+        const t = clean(odfText(el));
+        if (t) out.push(t);
+        break;
+      }
+      case "text:list":
+        for (const item of tags(el, "text:list-item")) {
+          const t = clean(tags(item, "text:p").map(odfText).join(" "));
+          if (t) out.push(`- ${t}`);
+        }
+        break;
+      case "table:table":
+        for (const row of tags(el, "table:table-row")) {
+          const t = tags(row, "table:table-cell")
+            .map((c) => clean(odfText(c)))
+            .join(" | ");
+          if (t.replace(/[|\s]/g, "")) out.push(t);
+        }
+        break;
+      default:
+        out.push(...textBlocks(el)); // sections, frames and the like hold blocks of their own
+    }
+  }
+  return out;
+}
+
+/** ODS tables as sheets, rows numbered as the spreadsheet numbers them (repeats counted). */
+function odsSheets(body: Element): Sheet[] {
+  return tags(body, "table:table").map((table) => {
+    const rows: Sheet["rows"] = [];
+    let n = 0;
+    for (const row of tags(table, "table:table-row")) {
+      const cells: string[] = [];
+      for (const cell of [...row.children].filter((c) => c.tagName === "table:table-cell" || c.tagName === "table:covered-table-cell")) {
+        const value = clean(tags(cell, "text:p").map(odfText).join("\n"));
+        const repeat = Number(cell.getAttribute("table:number-columns-repeated") ?? 1) || 1;
+        if (!value) cells.length += repeat > MAX_REPEAT ? 0 : repeat;
+        else for (let i = 0; i < Math.min(repeat, MAX_REPEAT); i++) cells.push(value);
+      }
+      const repeat = Number(row.getAttribute("table:number-rows-repeated") ?? 1) || 1;
+      const filled = cells.some((c) => c);
+      for (let i = 0; i < (filled ? Math.min(repeat, MAX_REPEAT) : 1); i++)
+        rows.push({ n: n + i + 1, cells: Array.from(cells, (c) => c ?? "") });
+      n += repeat;
+    }
+    return { name: table.getAttribute("table:name") ?? `Sheet ${rows.length}`, rows };
+  });
+}
+
+/** ODP pages as slides: the title frame, the other frames' text, the speaker notes. */
+function odpSlides(body: Element): Slide[] {
+  return tags(body, "draw:page").map((page) => {
+    let title = "";
+    const text: string[] = [];
+    for (const frame of [...page.children].filter((c) => c.tagName === "draw:frame" || c.tagName === "draw:custom-shape")) {
+      const paras = tags(frame, "text:p")
+        .map((p) => clean(odfText(p)))
+        .filter(Boolean);
+      if (!title && frame.getAttribute("presentation:class") === "title") title = paras.join(" ");
+      else text.push(...paras);
+    }
+    const notes = tags(page, "presentation:notes")
+      .flatMap((n) => tags(n, "text:p"))
+      .map((p) => clean(odfText(p)))
+      .filter(Boolean);
+    return { title, body: text, notes };
+  });
+}
+
+/**
+ * ODT, ODS, ODP (OpenDocument, what LibreOffice writes) → Markdown, tables like XLSX, slides like PPTX. The kind
+ * comes from the archive's `mimetype` part, not the extension. JSZip + linkedom over content.xml.
+ */
+export async function parseOpenDocument(data: Uint8Array, filename: string, opts?: ParseOptions): Promise<ParsedDocument> {
+  const limits = resolveLimits(opts);
+  const archive = await openArchive(data, filename, limits, "OpenDocument", opts?.signal);
+  const mimetype = (await archive.text("mimetype"))?.trim();
+  const content = await archive.xml("content.xml");
+  const kind = (Object.keys(MIME) as (keyof typeof MIME)[]).find((k) => MIME[k] === mimetype);
+  if (!kind || !content) {
+    throw new AppError("parse_failed", `"${filename}" is a ZIP archive but not an OpenDocument text, spreadsheet or presentation.`);
+  }
+  const meta = await archive.xml("meta.xml");
+  const metaTitle = (meta && tags(meta, "dc:title")[0]?.textContent?.trim()) || undefined;
+  const body = tags(content, `office:${kind}`)[0];
+  if (!body) throw new AppError("parse_failed", `"${filename}" has no ${kind} body.`);
+  const fallbackTitle = path.basename(filename).replace(/\.[^.]+$/, "") || filename;
+  if (kind === "presentation") {
+    const slides = odpSlides(body);
+    return { ...slidesToDocument(slides, filename, opts), title: metaTitle ?? slides.find((s) => s.title)?.title, mimeType: MIME[kind] };
+  }
+  if (kind === "spreadsheet") {
+    return { text: sheetsToText(odsSheets(body), filename, limits), title: metaTitle ?? fallbackTitle, mimeType: MIME[kind] };
+  }
+  const text = textBlocks(body).join("\n\n");
+  checkTextSize(text, filename, limits);
+  if (!text.trim()) throw new AppError("parse_failed", `"${filename}": this document has no text.`);
+  return { text, title: metaTitle ?? markdownTitle(text), mimeType: MIME[kind] };
+}

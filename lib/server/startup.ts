@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { ensureAdminSecret } from "@/lib/auth/admin-secret";
 import { getConfig } from "@/lib/config";
 import { syncKnowledgeDir } from "@/lib/ingest";
+import { startSourceScheduler } from "@/lib/sources/scheduler";
 import { getStore, type Store } from "@/lib/store";
 
 type SyncSummary = Awaited<ReturnType<typeof syncKnowledgeDir>>;
@@ -51,6 +52,7 @@ async function run(startup: Startup): Promise<void> {
       console.log(`[knowledge] no folder at ${config.knowledgeDir}; nothing to index`);
     }
     removeOrphansLater(store, config.store.orphanGraceMs);
+    startSourceScheduler(store);
     await settledWithin(store.warmed(), WARM_WAIT_MS);
     startup.state = { status: "ready", startedAt, finishedAt: new Date().toISOString(), knowledgeDir: config.knowledgeDir, summary };
   } catch (err) {

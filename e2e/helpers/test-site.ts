@@ -21,7 +21,7 @@ export interface TestSite {
 const html = (title: string, body: string) =>
   `<!doctype html><html><head><title>${title}</title></head><body><nav><a href="/docs/">Home</a></nav><main><article><h1>${title}</h1>${body}</article></main></body></html>`;
 
-export async function makePdf(text: string): Promise<Uint8Array> {
+async function makePdf(text: string): Promise<Uint8Array> {
   const pdf = await PDFDocument.create();
   const font = await pdf.embedFont(StandardFonts.Helvetica);
   pdf.addPage().drawText(text, { x: 50, y: 700, size: 12, font });

@@ -7,6 +7,7 @@
  */
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
+import { getAuditLog } from "@/lib/audit/log";
 import { getConfig } from "@/lib/config";
 import { ingestDocument, sha256 } from "@/lib/ingest";
 import { sanitizeFileName } from "@/lib/ingest/fields";
@@ -20,7 +21,7 @@ import type { SourceSecrets, SyncCounts, SyncRun } from "./schema";
 import { openSecrets } from "./secrets";
 import { getSourceStore, type SourceItem, type SourceRecord } from "./store";
 
-export interface FoundItem {
+interface FoundItem {
   key: string;
   url: string;
   /** A file name for it (its extension picks the parser). */
@@ -30,7 +31,7 @@ export interface FoundItem {
   links?: string[] | null;
 }
 
-export interface SyncContext {
+interface SyncContext {
   source: SourceRecord;
   secrets: SourceSecrets;
   previous: ReadonlyMap<string, SourceItem>;
@@ -54,7 +55,7 @@ export type Connector = (ctx: SyncContext) => Promise<{ note?: string }>;
 export const readable = (name: string) => isSupported(name);
 
 /** The stored file name of an item: its own name, made unique in the knowledge base by the source and key. */
-export function itemFileName(sourceId: string, key: string, name: string): string {
+function itemFileName(sourceId: string, key: string, name: string): string {
   const ext = extensionOf(name);
   const stem = sanitizeFileName(name).slice(0, 150 - ext.length);
   const base = ext && stem.toLowerCase().endsWith(ext) ? stem.slice(0, -ext.length) : stem;
@@ -203,6 +204,18 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
   }
   const run: SyncRun = { ...counts, startedAt, finishedAt: new Date().toISOString(), error, note };
   recordSourceSync(source.id, counts, error === null);
+  (await getAuditLog(store)).record({
+    actor: "sources",
+    actorId: null,
+    action: "source_sync",
+    outcome: error ? "failed" : "ok",
+    target: source.id,
+    kb: source.kb,
+    detail:
+      error ??
+      `${counts.added} added, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.removed} removed, ${counts.failed.length} failed`,
+    address: "server",
+  });
   const current = await sources.get(source.id);
   if (current) await sources.put({ ...current, lastRun: run, nextRunAt: nextRunAfter(current.scheduleMinutes) });
   return run;

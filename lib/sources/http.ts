@@ -8,7 +8,7 @@ import https from "node:https";
 import { isIP } from "node:net";
 import { guardedLookup, isPrivateAddress } from "@/lib/net/public-address";
 
-export const MAX_SOURCE_BYTES = Number(process.env.SOURCE_MAX_BYTES) || 50 * 1024 * 1024;
+const MAX_SOURCE_BYTES = Number(process.env.SOURCE_MAX_BYTES) || 50 * 1024 * 1024;
 const TIMEOUT_MS = 30_000;
 const MAX_REDIRECTS = 5;
 const USER_AGENT = "kb-mcp-chat-sources/1.0";
@@ -32,7 +32,7 @@ function allowedHosts(): Set<string> {
 export const hostAllowed = (host: string) => allowedHosts().has(host.toLowerCase().replace(/^\[|\]$/g, ""));
 
 /** Throws FetchRefused when `url` may not be fetched at all (scheme, credentials, a private literal address). */
-export function checkFetchable(url: URL): void {
+function checkFetchable(url: URL): void {
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new FetchRefused(`${url.protocol} URLs are not fetched`);
   if (url.username || url.password) throw new FetchRefused("URLs with credentials are not fetched");
   const literal = url.hostname.replace(/^\[|\]$/g, "");

@@ -20,7 +20,7 @@ const tag = (xml: string, name: string) => {
   return m ? unescapeXml(m[1]) : null;
 };
 
-export function parseS3Url(url: string): { bucket: string; prefix: string } {
+function parseS3Url(url: string): { bucket: string; prefix: string } {
   const m = /^s3:\/\/([^/]+)\/?(.*)$/.exec(url);
   if (!m) throw new Error("not an s3:// URL");
   return { bucket: m[1], prefix: m[2] };

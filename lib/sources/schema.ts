@@ -4,8 +4,7 @@
  */
 import { z } from "zod";
 
-export const SOURCE_KINDS = ["web", "git", "s3", "folder"] as const;
-export type SourceKind = (typeof SOURCE_KINDS)[number];
+export type SourceKind = "web" | "git" | "s3" | "folder";
 
 const MAX_PAGES = 5000;
 const DEFAULT_SCHEDULE_MINUTES = 60;
@@ -145,10 +144,4 @@ export interface SourceView {
   lastRun: SyncRun | null;
   nextRunAt: string | null;
   documents: number;
-}
-
-/** Where a document that came from a source lives outside the app. */
-export interface SourceLink {
-  sourceId: string;
-  url: string;
 }

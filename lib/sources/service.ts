@@ -8,7 +8,15 @@ import { type Connector, nextRunAfter, runningOf, runningPromise, syncSource } f
 import { folderConnector } from "./folder";
 import { gitConnector } from "./git";
 import { s3Connector } from "./s3";
-import { SECRET_FIELDS, type SourceConfig, type SourceInput, type SourceKind, type SourceSecrets, type SourceView } from "./schema";
+import {
+  SECRET_FIELDS,
+  type SourceConfig,
+  type SourceInput,
+  type SourceKind,
+  type SourceSecrets,
+  type SourceView,
+  type SyncRun,
+} from "./schema";
 import { sealSecrets } from "./secrets";
 import { getSourceStore, newSourceId, type SourceRecord } from "./store";
 import { webConnector } from "./web";
@@ -86,7 +94,7 @@ export async function addSource(store: Store, kb: string, input: SourceInput, op
 }
 
 /** Starts a sync in the background (or joins the one under way); its outcome is the source's last run. */
-export function startSync(store: Store, source: SourceRecord): Promise<unknown> {
+export function startSync(store: Store, source: SourceRecord): Promise<SyncRun> {
   const done = syncSource(store, source, CONNECTORS[source.kind]);
   done.catch((err) => console.error(`[sources] sync of ${source.id} failed: ${err instanceof Error ? err.message : String(err)}`));
   return done;

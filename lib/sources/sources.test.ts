@@ -10,7 +10,7 @@ import { openStore, type Store } from "@/lib/store";
 import { tempDirs } from "@/lib/test-helpers/temp-dirs";
 import { runningPromise } from "./engine";
 import { sourceInputSchema } from "./schema";
-import { openSecrets } from "./secrets";
+import { openSecrets, sealSecrets } from "./secrets";
 import { addSource, removeSource, startSync } from "./service";
 import { getSourceStore, type SourceRecord } from "./store";
 
@@ -195,4 +195,19 @@ describe("folder source", () => {
 
 afterAll(() => {
   delete process.env.SOURCE_ALLOW_HOSTS;
+});
+
+describe("secrets", () => {
+  it("seals with the key, opens only with the same key, and refuses to seal without one", async () => {
+    const sealed = sealSecrets({ token: "ghp_abc" });
+    expect(sealed).not.toContain("ghp_abc");
+    expect(openSecrets(sealed)).toEqual({ token: "ghp_abc" });
+    process.env.SOURCE_SECRET_KEY = "another-key-of-sixteen-chars";
+    try {
+      expect(() => openSecrets(sealed)).toThrow(/another SOURCE_SECRET_KEY/);
+    } finally {
+      process.env.SOURCE_SECRET_KEY = KEY;
+    }
+    expect(sealSecrets({})).toBe("");
+  });
 });

@@ -95,7 +95,7 @@ test("the sources API validates, keeps secrets out of its answers, syncs now and
   }
 });
 
-async function addSource(page: Page, card: ReturnType<Page["locator"]>, fill: (form: ReturnType<Page["locator"]>) => Promise<void>) {
+async function addSource(card: ReturnType<Page["locator"]>, fill: (form: ReturnType<Page["locator"]>) => Promise<void>) {
   await card.getByTestId("source-add").click();
   const form = card.getByTestId("source-form");
   await fill(form);
@@ -118,14 +118,14 @@ for (const locale of ["en-US", "zh-CN"] as const) {
       const card = page.locator(`[data-testid="kb-card"][data-kb="${kb}"]`);
       await expect(card.getByTestId("kb-sources")).toContainText(zh ? "数据源" : "Sources");
 
-      await addSource(page, card, async (form) => {
+      await addSource(card, async (form) => {
         await form.getByTestId("source-url").fill(`${site.base}/docs/`);
       });
       const web = card.locator('[data-testid="source"][data-kind="web"]');
       await expect(web.getByTestId("source-status")).toContainText(zh ? "新增 5" : "5 added");
       await expect(card.getByTestId("kb-count")).toHaveText(/^5 /);
 
-      await addSource(page, card, async (form) => {
+      await addSource(card, async (form) => {
         await form.getByTestId("source-kind").selectOption("git");
         await form.getByTestId("source-url").fill(repo.url);
         await form.getByTestId("source-paths").fill("docs");

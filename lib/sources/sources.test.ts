@@ -211,3 +211,25 @@ describe("secrets", () => {
     expect(sealSecrets({})).toBe("");
   });
 });
+
+describe("knowledge base rename and delete", () => {
+  it("moves a source and its documents' links with a rename, and removes the source with the knowledge base", async () => {
+    const { createKnowledgeBase, deleteKnowledgeBase, getRegistry, updateKnowledgeBase } = await import("@/lib/kb");
+    const registry = await getRegistry(store);
+    await createKnowledgeBase(store, registry, { name: "team" });
+    const dir = await tempDir();
+    await writeFile(path.join(dir, "a.md"), "# Notes\n\nThe team notes mention the pangolin.");
+    const source = await addSource(store, "team", sourceInputSchema.parse({ kind: "folder", path: dir }), { admin: true });
+    await runningPromise(source.id);
+    await updateKnowledgeBase(store, registry, "team", { name: "crew" });
+    const sources = await getSourceStore(store);
+    expect((await sources.list("crew")).map((s) => s.id)).toEqual([source.id]);
+    const docs = await store.listDocuments({ kb: "crew" });
+    expect(docs).toHaveLength(1);
+    expect((await sources.linksOf([docs[0].id])).get(docs[0].id)?.sourceId).toBe(source.id);
+    const moved = (await sources.get(source.id))!;
+    expect(await sync(moved)).toMatchObject({ unchanged: 1, added: 0, removed: 0, error: null });
+    await deleteKnowledgeBase(store, registry, "crew");
+    expect(await sources.list()).toEqual([]);
+  });
+});

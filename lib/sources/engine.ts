@@ -101,7 +101,10 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
   const sources = await getSourceStore(store);
   const startedAt = new Date().toISOString();
   const counts: SyncCounts = { added: 0, updated: 0, unchanged: 0, removed: 0, skipped: 0, failed: [] };
-  const previous = await sources.items(source.id);
+  const stored = await sources.items(source.id);
+  // A document deleted in the app since the last run is brought back: its item is not "unchanged".
+  const live = await store.getDocuments([...stored.values()].flatMap((i) => (i.documentId ? [i.documentId] : [])));
+  const previous = new Map([...stored].filter(([, i]) => !i.documentId || live.has(i.documentId)));
   const next = new Map<string, SourceItem>();
   const failedKeys = new Set<string>();
   const handled = new Set<string>();
@@ -191,9 +194,9 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
     };
     note = (await connector(ctx)).note ?? null;
     // The walk completed: what it no longer saw is gone from the source.
-    const gone = [...previous.keys()].filter((k) => !next.has(k));
+    const gone = [...stored.keys()].filter((k) => !next.has(k));
     for (const key of gone) {
-      const id = previous.get(key)?.documentId;
+      const id = stored.get(key)?.documentId;
       if (id && (await store.deleteDocument(id))) counts.removed++;
     }
     await flush();

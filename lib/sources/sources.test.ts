@@ -190,6 +190,11 @@ describe("folder source", () => {
     const run2 = await sync(source);
     expect(run2).toMatchObject({ added: 0, updated: 1, removed: 1, error: null });
     expect(await titles()).toEqual(["One"]);
+    // A document deleted in the app comes back with the next sync, though its file did not change.
+    const [one] = await store.listDocuments({ kb: "default" });
+    await store.deleteDocument(one.id);
+    expect(await sync(source)).toMatchObject({ added: 1, unchanged: 0, removed: 0, error: null });
+    expect(await titles()).toEqual(["One"]);
   });
 });
 

@@ -73,6 +73,12 @@ test("the sources API validates, keeps secrets out of its answers, syncs now and
     const [synced] = await settled(kb);
     expect(synced).toMatchObject({ documents: 1, lastRun: { added: 1, error: null } });
     expect(JSON.stringify(await (await fetch(sources(kb))).json())).not.toContain("tok-SECRET-123");
+    const [doc] = (await (await fetch(`${BASE}/api/documents?kb=${kb}`)).json()).documents;
+    const opened = await (await fetch(`${BASE}/api/documents/${doc.id}`)).json();
+    expect(opened.sourceLink).toEqual({
+      sourceId: synced.id,
+      url: expect.stringMatching(/\/handbook\/blob\/[0-9a-f]{40}\/docs\/onboarding\.md$/),
+    });
 
     const now = await fetch(`${sources(kb)}/${synced.id}/sync`, { method: "POST" });
     expect(now.status).toBe(202);

@@ -13,9 +13,18 @@ import { defineConfig, devices } from "@playwright/test";
 // TEST_DATA_DIR and E2E_PORT_BASE let several checkouts run the suite side by side.
 const DATA = process.env.TEST_DATA_DIR || ".test-data";
 const BASE = Number(process.env.E2E_PORT_BASE || 3100);
-const common = { KNOWLEDGE_DIR: "knowledge", NEXT_TELEMETRY_DISABLED: "1" };
+// Sources (e2e/sources.spec.ts) crawl sites and repositories the tests serve on loopback, without pauses.
+const common = {
+  KNOWLEDGE_DIR: "knowledge",
+  NEXT_TELEMETRY_DISABLED: "1",
+  SOURCE_ALLOW_HOSTS: "127.0.0.1",
+  SOURCE_WEB_DELAY_MS: "0",
+  SOURCE_SECRET_KEY: "e2e-source-secret-key-0123456789",
+};
 
 export const PORTS = { fakeLlm: BASE + 99, offline: BASE, llm: BASE + 1, unreachable: BASE + 2, secure: BASE + 3 } as const;
+/** Ports the sources spec serves its web site and Git repository on. */
+export const SOURCE_PORTS = { site: BASE + 60, git: BASE + 61 } as const;
 /** The secured app's management secret and MCP requests per minute per token. */
 export const SECURE = { adminToken: "e2e-admin-secret", rateLimit: 20 } as const;
 /** Where the "model unreachable" app looks for its model: a loopback port nothing listens on. */

@@ -46,8 +46,8 @@ export interface DocumentRecord {
   mimeType: string;
   author: string | null;
   tags: string[];
-  /** How it got here. Start-up sync only removes documents that came from KNOWLEDGE_DIR ("knowledge"). */
-  origin: "knowledge" | "upload" | "cli" | "mcp";
+  /** How it got here. Start-up sync only removes documents that came from KNOWLEDGE_DIR ("knowledge"); "source": a web, Git, bucket or folder source (lib/sources). */
+  origin: "knowledge" | "upload" | "cli" | "mcp" | "source";
   chunkCount: number;
   createdAt: string; // ISO 8601
   updatedAt: string; // ISO 8601

@@ -3,6 +3,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { titleWithHeading } from "@/lib/chunk/heading";
 import { idField } from "@/lib/limits";
+import { getSourceStore } from "@/lib/sources/store";
 import { chunkWindow } from "@/lib/tools/format";
 import { TOOL } from "@/lib/tools/names";
 import { READ_ONLY } from "./annotations";
@@ -32,7 +33,7 @@ const config = {
   title: "Fetch a passage (connector)",
   description:
     "Fetch the full text of a search result by its id: the passage with its surrounding context, its title, the URL " +
-    "that opens it in the app, and its document's metadata. Shaped for ChatGPT connectors and deep research.",
+    "that opens it (the original page or file for a document from a web, Git or bucket source; else in the app), and its document's metadata. Shaped for ChatGPT connectors and deep research.",
   inputSchema,
   outputSchema,
   annotations: READ_ONLY,
@@ -51,11 +52,14 @@ export function registerFetch(server: McpServer, ctx: ToolContext) {
       const window = chunkWindow(await store.getChunks(doc.id), chunk.id, 1, 1) ?? [chunk];
       const full = await store.getDocumentText(doc.id);
       const text = full?.slice(window[0].start, window.at(-1)!.end).trim() || window.map((c) => c.text).join("\n\n");
+      // A document from a source opens where it lives (the page, the file at its commit, the object).
+      const link = doc.origin === "source" ? (await (await getSourceStore(store)).linksOf([doc.id])).get(doc.id)?.url : undefined;
+      const original = link && /^https?:/.test(link) ? link : undefined;
       return connectorResult({
         id: chunk.id,
         title: titleWithHeading(doc.title, chunk.heading),
         text,
-        url: passageUrl(doc.id, chunk.id),
+        url: original ?? passageUrl(doc.id, chunk.id),
         metadata: {
           document_id: doc.id,
           document_title: doc.title,

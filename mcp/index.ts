@@ -10,6 +10,7 @@ import { WRITE_TOOLS } from "@/lib/tools/names";
 import packageJson from "@/package.json";
 import * as addDocument from "./add-document";
 import * as addFaq from "./add-faq";
+import * as addSource from "./add-source";
 import { registerCitationView } from "./citation-view";
 import { type KnowledgeServerOptions, scopeOf, type ToolContext } from "./context";
 import * as deleteDocument from "./delete-document";
@@ -17,6 +18,7 @@ import * as deleteFaq from "./delete-faq";
 import { registerFaqResources } from "./faq-resources";
 import * as fetchTool from "./fetch";
 import * as listDocuments from "./list-documents";
+import * as listSources from "./list-sources";
 import { registerPrompts } from "./prompts";
 import * as readDocument from "./read-document";
 import { registerDocumentResources } from "./resources";
@@ -100,7 +102,8 @@ function instructions(ctx: ToolContext, kbTools: string[]): string {
     "question and cite them by their [number]; read_document to read more around a passage; list_documents " +
     `to see what is covered.${perKb}${scope} Documents are also resources (kb://<kb>/<document-id>), and the ` +
     "prompt answer_with_citations shows how to answer with citations. The write tools (add_document, " +
-    "delete_document, add_faq, delete_faq) are listed only for a read-write access token."
+    "delete_document, add_faq, delete_faq) and the source tools (add_source, list_sources) are listed only for a " +
+    "read-write access token."
   );
 }
 
@@ -135,6 +138,8 @@ export function createMcpServer(options: KnowledgeServerOptions = {}): McpServer
   addFaq.registerAddFaq(server, ctx);
   deleteFaq.registerDeleteFaq(server, ctx);
   registerFaqResources(server, ctx);
+  addSource.registerAddSource(server, ctx);
+  listSources.registerListSources(server, ctx);
   search.registerSearch(server, ctx);
   fetchTool.registerFetch(server, ctx);
   return server;

@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { type CallToolResult, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postRaw } from "@/e2e/helpers/mcp";
+import { serveTestSite } from "@/e2e/helpers/test-site";
 import { serveWeb } from "@/e2e/helpers/web-server";
 import { getAuditLog } from "@/lib/audit/log";
 import type { AuthSettings } from "@/lib/auth/config";
@@ -16,6 +17,7 @@ import { internalMcpSecret } from "@/lib/auth/internal";
 import { createAccessToken, createKnowledgeBase, deleteKnowledgeBase, listKnowledgeBases } from "@/lib/kb";
 import { searchToolBase } from "@/lib/kb/names";
 import type { Registry } from "@/lib/kb/registry";
+import { runningPromise } from "@/lib/sources/engine";
 import type { Store } from "@/lib/store";
 import { testAuthSettings } from "@/lib/test-helpers/auth";
 import { HR_KB, openTestKbs } from "@/lib/test-helpers/kb-store";
@@ -96,10 +98,12 @@ describe("tools per knowledge base", () => {
     expect(names).toEqual([
       "add_document",
       "add_faq",
+      "add_source",
       "delete_document",
       "delete_faq",
       "fetch",
       "list_documents",
+      "list_sources",
       "read_document",
       "search",
       "search_default",
@@ -300,9 +304,12 @@ describe("write tools", () => {
       const client = await connect("/api/mcp", headers);
       const names = (await client.listTools()).tools.map((t) => t.name);
       expect(names).toContain("search_knowledge");
-      for (const write of ["add_document", "delete_document", "add_faq", "delete_faq"]) expect(names).not.toContain(write);
+      for (const write of ["add_document", "delete_document", "add_faq", "delete_faq", "add_source", "list_sources"])
+        expect(names).not.toContain(write);
       for (const [name, args] of [
         ["add_document", doc],
+        ["add_source", { kind: "web", url: "http://127.0.0.1:1/" }],
+        ["list_sources", {}],
         ["delete_document", { document_id: "x" }],
         ["add_faq", { question: "Q?", answer: "A." }],
         ["delete_faq", { id: "x" }],
@@ -503,5 +510,37 @@ describe("access control", () => {
     expect(r.isError).toBe(true);
     expect(JSON.stringify(r.content)).toMatch(/must not contain control characters/);
     await client.close();
+  });
+});
+
+describe("source tools", () => {
+  it("add_source crawls a site for a read-write token, list_sources reports it, and fetch's url is the original page", async () => {
+    const site = await serveTestSite();
+    process.env.SOURCE_ALLOW_HOSTS = "127.0.0.1";
+    process.env.SOURCE_WEB_DELAY_MS = "0";
+    try {
+      const client = await connect("/api/mcp", bearer(secrets.rw));
+      const bad = await client.callTool({ name: "add_source", arguments: { kind: "web", url: "ftp://example.com/", kb: "eng-docs" } });
+      expect(bad.isError).toBe(true);
+      expect(text(bad)).toContain("http(s) URL");
+      const added = await client.callTool({
+        name: "add_source",
+        arguments: { kind: "web", url: `${site.base}/docs/alpha.html`, mode: "page", kb: "eng-docs", scheduleMinutes: 0 },
+      });
+      expect(added.isError).toBeFalsy();
+      const id = (added.structuredContent as { source: { id: string } }).source.id;
+      await runningPromise(id);
+      const listed = await client.callTool({ name: "list_sources", arguments: { kb: "eng-docs" } });
+      expect(text(listed)).toMatch(/1 documents; last sync .*: 1 added/);
+      const found = await client.callTool({ name: "search", arguments: { query: "zebra migration spring" } });
+      const hit = (found.structuredContent as { results: { id: string; title: string }[] }).results[0];
+      expect(hit.title).toContain("Alpha guide");
+      const fetched = await client.callTool({ name: "fetch", arguments: { id: hit.id } });
+      expect((fetched.structuredContent as { url: string }).url).toBe(`${site.base}/docs/alpha.html`);
+      await client.close();
+    } finally {
+      await site.close();
+      delete process.env.SOURCE_ALLOW_HOSTS;
+    }
   });
 });

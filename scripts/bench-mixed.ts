@@ -5,12 +5,15 @@
  * an upload (MCP add_document) every 2 s and a delete (delete_document of an earlier upload) every 10 s.
  * Prints search throughput and p50 per minute against idle, errors, and the server's RSS before, at the end
  * and after a minute idle, then idle throughput once more (other load on the machine moves it too).
+ * Then the same searchers beside a source sync: a web source (a site of SYNC_PAGES pages served by the bench on
+ * loopback) crawled by the server, first in full, then again with a tenth of the pages changed.
  * `--scale N --mixed S` runs the same load on the N-chunk store. Numbers only; targets beside them.
  */
 import type { ChildProcess } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { serveTestSite } from "@/e2e/helpers/test-site";
 import { getEmbedder } from "@/lib/embed";
 import { addConcurrently, createBatchIngest } from "@/lib/ingest";
 import { fileNameOf } from "@/lib/ingest/fields";
@@ -163,7 +166,65 @@ export async function mixedLoad({ port, dir, server, queries, seconds, contents 
   console.log(
     `  RSS growth ${rss1 - rss0} MB at the end, ${rss2 - rss0} MB after a minute idle (${rss0} → ${rss2} MB)   [target < 150 MB]`,
   );
+  await syncLoad(base, url, queries, idle.rps);
   // The machine's other load moves the idle figure too: measured again, for reference.
   const again = await measureMcp({ url, queries, concurrency: CONCURRENCY, seconds: IDLE_SECONDS });
   console.log(`  idle again (reference): ${f1(again.rps)} searches/s, p50 ${f1(again.p50)} ms, ${again.errors} errors`);
+}
+
+const SYNC_PAGES = 300;
+
+/** Searches beside a web source's sync: a full crawl, then a re-sync with a tenth of the pages changed. */
+async function syncLoad(base: string, url: string, queries: string[], idleRps: number): Promise<void> {
+  const site = await serveTestSite();
+  const words = (i: number) => Array.from({ length: 120 }, (_, w) => `term${(i * 7 + w) % 997}`).join(" ");
+  const page = (i: number, v: number) => ({
+    type: "text/html",
+    body: `<html><head><title>Bench page ${i}</title></head><body><main><h1>Page ${i}</h1><p>${words(i + v)}</p></main></body></html>`,
+  });
+  const links = Array.from({ length: SYNC_PAGES }, (_, i) => `<a href="/bench/p${i}.html">${i}</a>`).join(" ");
+  site.pages.set("/bench/", { type: "text/html", body: `<html><body><main>${links}</main></body></html>` });
+  for (let i = 0; i < SYNC_PAGES; i++) site.pages.set(`/bench/p${i}.html`, page(i, 0));
+  const api = `${base}/api/kbs/bench/sources`;
+  try {
+    const res = await fetch(api, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ kind: "web", url: `${site.base}/bench/`, maxPages: SYNC_PAGES + 1, maxDepth: 1, scheduleMinutes: 0 }),
+    });
+    if (res.status !== 201) throw new Error(`adding the source answered ${res.status}: ${await res.text()}`);
+    const { source } = (await res.json()) as { source: { id: string } };
+    for (const [label, start] of [
+      ["full crawl", async () => {}],
+      [
+        "re-sync, a tenth changed",
+        async () => {
+          for (let i = 0; i < SYNC_PAGES; i += 10) site.pages.set(`/bench/p${i}.html`, page(i, 1));
+          await fetch(`${api}/${source.id}/sync`, { method: "POST" });
+        },
+      ],
+    ] as const) {
+      const t0 = performance.now();
+      await start();
+      const running = async () => {
+        const list = (await (await fetch(api)).json()) as { sources: { id: string; running: unknown; lastRun: unknown }[] };
+        const s = list.sources.find((x) => x.id === source.id);
+        return !!s?.running;
+      };
+      const during: { rps: number; p50: number; p95: number; errors: number }[] = [];
+      while (await running()) during.push(await measureMcp({ url, queries, concurrency: CONCURRENCY, seconds: 5 }));
+      const secs = (performance.now() - t0) / 1000;
+      const list = (await (await fetch(api)).json()) as { sources: { lastRun: Record<string, unknown> & { failed: unknown[] } }[] };
+      const run = list.sources[0].lastRun;
+      const rps = during.length ? during.reduce((a, d) => a + d.rps, 0) / during.length : Number.NaN;
+      const p95 = during.length ? Math.max(...during.map((d) => d.p95)) : Number.NaN;
+      console.log(
+        `sync (${label}, ${SYNC_PAGES + 1} pages): ${f1(secs)} s, ${run.added} added, ${run.updated} updated, ${run.unchanged} unchanged; ` +
+          `searches meanwhile ${f1(rps)}/s = ${Math.round((100 * rps) / idleRps)} % of idle, worst p95 ${f1(p95)} ms, ` +
+          `${during.reduce((a, d) => a + d.errors, 0)} errors`,
+      );
+    }
+  } finally {
+    await site.close();
+  }
 }

@@ -58,6 +58,9 @@ export async function startServer(dataDir: string, port: number): Promise<ChildP
         ...(getEmbedder().dimension > 0 && { EMBEDDING_DIMENSION: String(getEmbedder().dimension) }),
         KNOWLEDGE_DIR: path.join(dataDir, "no-knowledge-folder"),
         MCP_RATE_LIMIT: "100000000",
+        // The mixed bench's sync scenario crawls a site it serves on loopback.
+        SOURCE_ALLOW_HOSTS: "127.0.0.1",
+        SOURCE_WEB_DELAY_MS: "0",
         LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
         NODE_ENV: "production",
       }),

@@ -5,6 +5,7 @@ import { useAccess } from "@/components/account/viewer";
 import { ConfirmButton } from "@/components/ConfirmButton";
 import { AddDocumentsButton } from "@/components/documents/DocumentDropZone";
 import { UploadProvider } from "@/components/documents/UploadContext";
+import { SourcesPanel } from "@/components/sources/SourcesPanel";
 import { buttonClass, ErrorLine, primaryButtonClass } from "@/components/ui";
 import type { KnowledgeBase } from "@/lib/kb/types";
 import { kbApi } from "./api";
@@ -33,7 +34,7 @@ export function KbCard({
   onConnect: () => void;
   onError: (e: unknown) => void;
 }) {
-  const { admin } = useAccess();
+  const { admin, canWrite } = useAccess();
   const [editing, setEditing] = useState(false);
   const action = useKbAction(t, onError);
   const { busy, error } = action;
@@ -100,6 +101,7 @@ export function KbCard({
               />
             )}
           </div>
+          <SourcesPanel kb={kb.name} canWrite={canWrite(kb.name)} admin={admin} onChanged={onChanged} />
         </>
       )}
       {error && <ErrorLine>{error}</ErrorLine>}

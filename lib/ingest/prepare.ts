@@ -26,6 +26,8 @@ export interface IngestInput {
   data: Uint8Array;
   kb?: string;
   title?: string;
+  /** The title when neither `title` nor the file itself gives one (default: the file name without its extension). */
+  defaultTitle?: string;
   author?: string;
   /** Checked tags (tagsSchema, or parseTags). */
   tags?: string[];
@@ -143,7 +145,7 @@ export async function prepareDocument(
   const document: DocumentRecord = {
     id,
     kb,
-    title: clean(input.title) ?? clean(parsed.title) ?? file.replace(/\.[^.]+$/, ""),
+    title: clean(input.title) ?? clean(parsed.title) ?? clean(input.defaultTitle) ?? file.replace(/\.[^.]+$/, ""),
     source: file,
     contentHash,
     size: bytes,

@@ -10,6 +10,7 @@ import { type AccessToken, generateTokenSecret, hashTokenSecret, type PublicToke
 import { defaultKbName } from "@/lib/config";
 import { getFaqStore } from "@/lib/faq/store";
 import { documentId } from "@/lib/ingest/prepare";
+import { moveSources, removeSourcesOfKb } from "@/lib/sources/service";
 import { perStore, type Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
 import { KB_NAME_PATTERN, searchToolNames } from "./names";
@@ -150,6 +151,7 @@ export async function updateKnowledgeBase(store: Store, registry: Registry, name
   await registry.putKb({ ...next, name: to, title: next.title === current.name ? to : next.title });
   // Moved documents get the ids they would have had if ingested into `to`: a later upload of the same file
   // into a new `name` then cannot overwrite them.
+  await moveSources(store, name, to, (source) => documentId(to, source));
   await store.moveKb(name, to, (doc) => documentId(to, doc.source));
   await (await getFaqStore(store)).moveKb(name, to);
   await registry.moveTokens(name, to);
@@ -162,6 +164,7 @@ export async function updateKnowledgeBase(store: Store, registry: Registry, name
 export async function deleteKnowledgeBase(store: Store, registry: Registry, name: string): Promise<{ documents: number }> {
   const kb = await requireKb(store, registry, name);
   if (kb.isDefault) throw new AppError("bad_request", "The default knowledge base cannot be deleted.");
+  await removeSourcesOfKb(store, name);
   const documents = await store.deleteKb(name);
   await (await getFaqStore(store)).deleteKb(name);
   await registry.revokeTokensOf(name);

@@ -38,6 +38,9 @@ function create() {
     storeVersions: gauge("kb_store_versions", "Versions kept per store table", ["table"]),
     dataDirBytes: gauge("kb_data_dir_bytes", "Bytes on disk under the data directory (local stores only)"),
     auditEvents: counter("kb_audit_events_total", "Audit log events by action and outcome", ["action", "outcome"]),
+    sourceItems: counter("kb_source_sync_items_total", "Items of a knowledge source by sync outcome", ["source", "outcome"]),
+    sourceRuns: counter("kb_source_sync_runs_total", "Sync runs of a knowledge source by outcome", ["source", "outcome"]),
+    sourceLastSync: gauge("kb_source_last_sync_timestamp_seconds", "When a knowledge source last finished a sync", ["source"]),
     maintenanceRuns: counter("kb_maintenance_runs_total", "Background store maintenance runs by outcome", ["outcome"]),
     maintenanceDuration: histogram(
       "kb_maintenance_duration_seconds",
@@ -87,6 +90,20 @@ export function countEmbeddingCache(hits: number, misses: number): void {
   const m = getMetrics();
   if (hits) m.embeddingCache.inc({ result: "hit" }, hits);
   if (misses) m.embeddingCache.inc({ result: "miss" }, misses);
+}
+
+/** One finished sync run of a source (lib/sources/engine.ts). */
+export function recordSourceSync(
+  source: string,
+  counts: { added: number; updated: number; unchanged: number; removed: number; skipped: number; failed: readonly unknown[] },
+  ok: boolean,
+): void {
+  const m = getMetrics();
+  for (const outcome of ["added", "updated", "unchanged", "removed", "skipped"] as const)
+    m.sourceItems.inc({ source, outcome }, counts[outcome]);
+  m.sourceItems.inc({ source, outcome: "failed" }, counts.failed.length);
+  m.sourceRuns.inc({ source, outcome: ok ? "ok" : "failed" });
+  m.sourceLastSync.set({ source }, Date.now() / 1000);
 }
 
 export function countAuditEvent(action: string, outcome: string): void {

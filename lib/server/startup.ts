@@ -10,6 +10,7 @@ import { getConfig } from "@/lib/config";
 import { syncKnowledgeDir } from "@/lib/ingest";
 import { getRegistry } from "@/lib/kb";
 import { knownKbs } from "@/lib/kb/known";
+import { startSourceScheduler } from "@/lib/sources/scheduler";
 import { getStore, type Store } from "@/lib/store";
 
 type SyncSummary = Awaited<ReturnType<typeof syncKnowledgeDir>>;
@@ -55,6 +56,7 @@ async function run(startup: Startup): Promise<void> {
     }
     await checkSsoDefaults(store, config.oidc);
     removeOrphansLater(store, config.store.orphanGraceMs);
+    startSourceScheduler(store);
     await settledWithin(store.warmed(), WARM_WAIT_MS);
     startup.state = { status: "ready", startedAt, finishedAt: new Date().toISOString(), knowledgeDir: config.knowledgeDir, summary };
   } catch (err) {

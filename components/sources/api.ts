@@ -1,0 +1,12 @@
+/** Browser calls to /api/kbs/<kb>/sources. */
+import { apiFetch } from "@/components/api";
+import type { SourceView } from "@/lib/sources/schema";
+
+const base = (kb: string) => `/api/kbs/${encodeURIComponent(kb)}/sources`;
+
+export const sourceApi = {
+  list: (kb: string) => apiFetch<{ sources: SourceView[] }>(base(kb)),
+  add: (kb: string, body: Record<string, unknown>) => apiFetch<{ source: SourceView }>(base(kb), { method: "POST", body }),
+  sync: (kb: string, id: string) => apiFetch<{ source: SourceView }>(`${base(kb)}/${encodeURIComponent(id)}/sync`, { method: "POST" }),
+  remove: (kb: string, id: string) => apiFetch<{ documents: number }>(`${base(kb)}/${encodeURIComponent(id)}`, { method: "DELETE" }),
+};

@@ -1,0 +1,154 @@
+/**
+ * Sources through the built server: the routes (validation, no secrets answered, Sync now, remove with the
+ * documents) and the /kbs flow in a real browser in English and Chinese: add a web source and a Git source,
+ * watch the status line, Sync now, remove a source after its confirmation.
+ */
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { expect, type Page, test } from "@playwright/test";
+import { PORTS, SOURCE_PORTS } from "../playwright.config";
+import { type GitRepo, serveGitRepo } from "./helpers/git-server";
+import { serveTestSite, type TestSite } from "./helpers/test-site";
+
+const RUN = Math.random().toString(36).slice(2, 8);
+const BASE = `http://127.0.0.1:${PORTS.offline}`;
+const json = { "content-type": "application/json" };
+
+let site: TestSite;
+let repo: GitRepo;
+
+test.describe.configure({ mode: "serial" });
+
+test.beforeAll(async () => {
+  site = await serveTestSite(SOURCE_PORTS.site);
+  repo = await serveGitRepo(mkdtempSync(path.join(os.tmpdir(), "e2e-git-")), "handbook.git", SOURCE_PORTS.git);
+  repo.commit({ "docs/onboarding.md": "# Onboarding\n\nNew starters meet the narwhal team on their first Monday.\n" });
+});
+test.afterAll(async () => {
+  await site?.close();
+  await repo?.close();
+});
+
+const createKb = (name: string) => fetch(`${BASE}/api/kbs`, { method: "POST", headers: json, body: JSON.stringify({ name }) });
+const deleteKb = (name: string) => fetch(`${BASE}/api/kbs/${name}`, { method: "DELETE" });
+const sources = (kb: string) => `${BASE}/api/kbs/${kb}/sources`;
+
+async function settled(kb: string) {
+  let list: { id: string; running: unknown; documents: number; lastRun: { added: number; error: string | null } | null }[] = [];
+  await expect(async () => {
+    list = (await (await fetch(sources(kb))).json()).sources;
+    expect(list.every((s) => !s.running && s.lastRun)).toBe(true);
+  }).toPass();
+  return list;
+}
+
+test("the sources API validates, keeps secrets out of its answers, syncs now and removes a source with its documents", async () => {
+  const kb = `src-api-${RUN}`;
+  expect((await createKb(kb)).status).toBe(201);
+  try {
+    const bad = await fetch(sources(kb), {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ kind: "web", url: "file:///etc/passwd" }),
+    });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error.message).toContain("http(s) URL");
+    const noKb = await fetch(sources(`nope-${RUN}`), {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ kind: "web", url: site.base }),
+    });
+    expect(noKb.status).toBe(404);
+
+    const git = await fetch(sources(kb), {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ kind: "git", url: repo.url, branch: "main", paths: ["docs"], token: "tok-SECRET-123", scheduleMinutes: 0 }),
+    });
+    expect(git.status).toBe(201);
+    const added = await git.json();
+    expect(JSON.stringify(added)).not.toContain("tok-SECRET-123");
+    expect(added.source).toMatchObject({ kind: "git", hasSecret: true, scheduleMinutes: 0 });
+    const [synced] = await settled(kb);
+    expect(synced).toMatchObject({ documents: 1, lastRun: { added: 1, error: null } });
+    expect(JSON.stringify(await (await fetch(sources(kb))).json())).not.toContain("tok-SECRET-123");
+    const [doc] = (await (await fetch(`${BASE}/api/documents?kb=${kb}`)).json()).documents;
+    const opened = await (await fetch(`${BASE}/api/documents/${doc.id}`)).json();
+    expect(opened.sourceLink).toEqual({
+      sourceId: synced.id,
+      url: expect.stringMatching(/\/handbook\/blob\/[0-9a-f]{40}\/docs\/onboarding\.md$/),
+    });
+
+    const now = await fetch(`${sources(kb)}/${synced.id}/sync`, { method: "POST" });
+    expect(now.status).toBe(202);
+    const [again] = await settled(kb);
+    expect(again).toMatchObject({ documents: 1, lastRun: { added: 0, error: null } });
+
+    await expect(async () => {
+      const audit = await (await fetch(`${BASE}/api/audit?kb=${kb}`)).json();
+      const actions = (audit.events as { action: string }[]).map((e) => e.action);
+      expect(actions).toContain("source_add");
+      expect(actions).toContain("source_sync");
+    }).toPass();
+
+    const removed = await fetch(`${sources(kb)}/${synced.id}`, { method: "DELETE" });
+    expect(await removed.json()).toMatchObject({ documents: 1 });
+    const docs = await (await fetch(`${BASE}/api/documents?kb=${kb}`)).json();
+    expect(docs.documents).toEqual([]);
+  } finally {
+    await deleteKb(kb);
+  }
+});
+
+async function addSource(card: ReturnType<Page["locator"]>, fill: (form: ReturnType<Page["locator"]>) => Promise<void>) {
+  await card.getByTestId("source-add").click();
+  const form = card.getByTestId("source-form");
+  await fill(form);
+  await form.getByTestId("source-submit").click();
+  await expect(form).toBeHidden();
+}
+
+for (const locale of ["en-US", "zh-CN"] as const) {
+  test.describe(locale, () => {
+    test.use({ locale });
+    const zh = locale === "zh-CN";
+    const kb = `src-ui-${zh ? "zh" : "en"}-${RUN}`;
+    test.afterAll(async () => {
+      await deleteKb(kb);
+    });
+
+    test("add a web and a Git source on /kbs, see the status line, Sync now, remove one after confirming", async ({ page }) => {
+      expect((await createKb(kb)).status).toBe(201);
+      await page.goto("/kbs");
+      const card = page.locator(`[data-testid="kb-card"][data-kb="${kb}"]`);
+      await expect(card.getByTestId("kb-sources")).toContainText(zh ? "数据源" : "Sources");
+
+      await addSource(card, async (form) => {
+        await form.getByTestId("source-url").fill(`${site.base}/docs/`);
+      });
+      const web = card.locator('[data-testid="source"][data-kind="web"]');
+      await expect(web.getByTestId("source-status")).toContainText(zh ? "新增 5" : "5 added");
+      await expect(card.getByTestId("kb-count")).toHaveText(/^5 /);
+
+      await addSource(card, async (form) => {
+        await form.getByTestId("source-kind").selectOption("git");
+        await form.getByTestId("source-url").fill(repo.url);
+        await form.getByTestId("source-paths").fill("docs");
+      });
+      const git = card.locator('[data-testid="source"][data-kind="git"]');
+      await expect(git.getByTestId("source-status")).toContainText(zh ? "新增 1" : "1 added");
+      await expect(card.getByTestId("kb-count")).toHaveText(/^6 /);
+
+      await git.getByTestId("source-sync").click();
+      await expect(git.getByTestId("source-status")).toContainText(zh ? "新增 0" : "0 added");
+      await expect(git.getByTestId("source-status")).toContainText(zh ? "未变 1" : "1 unchanged");
+
+      await web.getByTestId("source-remove").click();
+      await expect(web).toContainText(zh ? "及其 5 篇文档" : "its 5 documents");
+      await web.getByTestId("source-remove-confirm").click();
+      await expect(web).toBeHidden();
+      await expect(card.getByTestId("kb-count")).toHaveText(/^1 /);
+    });
+  });
+}

@@ -1,0 +1,235 @@
+/**
+ * The sync engine, the same for every kind of source: a connector (./web.ts, ./git.ts, ./s3.ts, ./folder.ts)
+ * walks the source and says per item "unchanged" (keep), "here is its content" (ingest), "not a format we read"
+ * (skip) or "failed"; the engine writes documents through the ordinary ingest, and once the walk is complete
+ * removes the documents of items it no longer saw. A failed item keeps its document; a failed walk removes
+ * nothing. One run per source at a time; runs go one after another, in the background, so searches never wait.
+ */
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { getAuditLog } from "@/lib/audit/log";
+import { getConfig } from "@/lib/config";
+import { ingestDocument, sha256 } from "@/lib/ingest";
+import { sanitizeFileName } from "@/lib/ingest/fields";
+import { errorMessage } from "@/lib/ingest/prepare";
+import { recordSourceSync } from "@/lib/metrics";
+import { isSupported } from "@/lib/parse";
+import { extensionOf } from "@/lib/parse/formats";
+import { processGlobal } from "@/lib/process-global";
+import type { Store } from "@/lib/store";
+import type { SourceSecrets, SyncCounts, SyncRun } from "./schema";
+import { openSecrets } from "./secrets";
+import { getSourceStore, type SourceItem, type SourceRecord } from "./store";
+
+interface FoundItem {
+  key: string;
+  url: string;
+  /** A file name for it (its extension picks the parser). */
+  name: string;
+  data: Uint8Array;
+  version: string | null;
+  links?: string[] | null;
+}
+
+interface SyncContext {
+  source: SourceRecord;
+  secrets: SourceSecrets;
+  previous: ReadonlyMap<string, SourceItem>;
+  /** A folder of this source's own for what it keeps between runs (a Git clone). */
+  workDir: string;
+  /** Unchanged since the last run (a 304, the same blob id): its document stays, not read or parsed again. */
+  keep(key: string, patch?: Partial<SourceItem>): void;
+  /** New or changed content; parsed and indexed unless its bytes are those already indexed. */
+  ingest(item: FoundItem): Promise<void>;
+  /** Something the source holds that no parser reads. */
+  skip(key: string, url: string): void;
+  /** Could not be read this time: its document (if any) stays. */
+  fail(key: string, reason: string): void;
+  /** Whether this item was already handled in this run. */
+  seen(key: string): boolean;
+}
+
+export type Connector = (ctx: SyncContext) => Promise<{ note?: string }>;
+
+/** Whether a file name is one the parsers read (connectors skip the rest without fetching them). */
+export const readable = (name: string) => isSupported(name);
+
+/** The stored file name of an item: its own name, made unique in the knowledge base by the source and key. */
+function itemFileName(sourceId: string, key: string, name: string): string {
+  const ext = extensionOf(name);
+  const stem = sanitizeFileName(name).slice(0, 150 - ext.length);
+  const base = ext && stem.toLowerCase().endsWith(ext) ? stem.slice(0, -ext.length) : stem;
+  return sanitizeFileName(`${base || "index"} (${sha256(`${sourceId}\u0000${key}`).slice(0, 6)})${ext}`);
+}
+
+interface Running {
+  seen: number;
+  done: number;
+  promise: Promise<SyncRun>;
+}
+
+const state = () =>
+  processGlobal("sourceSync", () => ({ running: new Map<string, Running>(), queue: Promise.resolve() as Promise<unknown> }));
+
+export function runningOf(sourceId: string): { seen: number; done: number } | null {
+  const r = state().running.get(sourceId);
+  return r ? { seen: r.seen, done: r.done } : null;
+}
+
+export function runningPromise(sourceId: string): Promise<SyncRun> | undefined {
+  return state().running.get(sourceId)?.promise;
+}
+
+/**
+ * Syncs a source now (or joins the run under way); runs of different sources wait for one another. The result
+ * is stored as the source's last run, with its next run scheduled.
+ */
+export function syncSource(store: Store, source: SourceRecord, connector: Connector): Promise<SyncRun> {
+  const s = state();
+  const existing = s.running.get(source.id);
+  if (existing) return existing.promise;
+  const entry: Running = { seen: 0, done: 0, promise: Promise.resolve() as unknown as Promise<SyncRun> };
+  const promise = s.queue.then(() => runOnce(store, source, connector, entry));
+  entry.promise = promise;
+  s.running.set(source.id, entry);
+  s.queue = promise.catch(() => {});
+  void promise.finally(() => s.running.delete(source.id)).catch(() => {});
+  return promise;
+}
+
+async function runOnce(store: Store, source: SourceRecord, connector: Connector, progress: Running): Promise<SyncRun> {
+  const sources = await getSourceStore(store);
+  const startedAt = new Date().toISOString();
+  const counts: SyncCounts = { added: 0, updated: 0, unchanged: 0, removed: 0, skipped: 0, failed: [] };
+  const stored = await sources.items(source.id);
+  // A document deleted in the app since the last run is brought back: its item is not "unchanged".
+  const live = await store.getDocuments([...stored.values()].flatMap((i) => (i.documentId ? [i.documentId] : [])));
+  const previous = new Map([...stored].filter(([, i]) => !i.documentId || live.has(i.documentId)));
+  const next = new Map<string, SourceItem>();
+  const failedKeys = new Set<string>();
+  const handled = new Set<string>();
+  let pending: SourceItem[] = [];
+  const flush = async () => {
+    const batch = pending;
+    pending = [];
+    if (batch.length) await sources.saveItems(source.id, batch, []);
+  };
+  const handle = (key: string) => {
+    handled.add(key);
+    progress.seen++;
+  };
+  const record = async (item: SourceItem) => {
+    next.set(item.key, item);
+    pending.push(item);
+    progress.done++;
+    if (pending.length >= 50) await flush();
+  };
+  let error: string | null = null;
+  let note: string | null = null;
+  try {
+    const workDir = path.join(workRoot(), source.id);
+    await mkdir(workDir, { recursive: true });
+    const ctx: SyncContext = {
+      source,
+      secrets: openSecrets(source.secret),
+      previous,
+      workDir,
+      seen: (key) => handled.has(key),
+      keep(key, patch) {
+        const before = previous.get(key);
+        if (!before || handled.has(key)) return;
+        handle(key);
+        counts.unchanged++;
+        const item = { ...before, ...patch };
+        next.set(key, item);
+        progress.done++;
+        if (patch) pending.push(item);
+      },
+      skip(key, url) {
+        if (handled.has(key)) return;
+        handle(key);
+        counts.skipped++;
+        next.set(key, { key, url, documentId: null, version: null, contentHash: null, links: null });
+      },
+      fail(key, reason) {
+        if (handled.has(key)) return;
+        handle(key);
+        failedKeys.add(key);
+        counts.failed.push({ item: key, reason });
+        const before = previous.get(key);
+        if (before) next.set(key, before);
+      },
+      async ingest(found) {
+        if (handled.has(found.key)) return;
+        handle(found.key);
+        const before = previous.get(found.key);
+        const contentHash = sha256(found.data);
+        const base = { key: found.key, url: found.url, version: found.version, contentHash, links: found.links ?? null };
+        if (before?.documentId && before.contentHash === contentHash && (await store.getDocument(before.documentId))) {
+          counts.unchanged++;
+          return record({ ...base, documentId: before.documentId });
+        }
+        if (!readable(found.name)) {
+          counts.skipped++;
+          return record({ ...base, documentId: null });
+        }
+        try {
+          const filename = itemFileName(source.id, found.key, found.name);
+          const defaultTitle = found.name.replace(/\.[^.]+$/, "");
+          const r = await ingestDocument(store, { filename, defaultTitle, data: found.data, kb: source.kb, origin: "source" });
+          // The same bytes as another document of the knowledge base: that one stays, and is not this item's.
+          const own = r.document.source === filename;
+          if (!own && before?.documentId) await store.deleteDocument(before.documentId);
+          if (own && r.status === "unchanged") counts.unchanged++;
+          else if (own && before?.documentId) counts.updated++;
+          else if (own) counts.added++;
+          else counts.skipped++;
+          await record({ ...base, documentId: own ? r.document.id : null });
+        } catch (err) {
+          failedKeys.add(found.key);
+          counts.failed.push({ item: found.key, reason: errorMessage(err) });
+          if (before) next.set(found.key, before);
+        }
+      },
+    };
+    note = (await connector(ctx)).note ?? null;
+    // The walk completed: what it no longer saw is gone from the source.
+    const gone = [...stored.keys()].filter((k) => !next.has(k));
+    for (const key of gone) {
+      const id = stored.get(key)?.documentId;
+      if (id && (await store.deleteDocument(id))) counts.removed++;
+    }
+    await flush();
+    await sources.saveItems(source.id, [], gone);
+  } catch (err) {
+    error = errorMessage(err);
+    await flush().catch(() => {});
+  }
+  const run: SyncRun = { ...counts, startedAt, finishedAt: new Date().toISOString(), error, note };
+  recordSourceSync(source.id, counts, error === null);
+  (await getAuditLog(store)).record({
+    actor: "sources",
+    actorId: null,
+    action: "source_sync",
+    outcome: error ? "failed" : "ok",
+    target: source.id,
+    kb: source.kb,
+    detail:
+      error ??
+      `${counts.added} added, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.removed} removed, ${counts.failed.length} failed`,
+    address: "server",
+  });
+  const current = await sources.get(source.id);
+  if (current) await sources.put({ ...current, lastRun: run, nextRunAt: nextRunAfter(current.scheduleMinutes) });
+  return run;
+}
+
+export function nextRunAfter(minutes: number, from = Date.now()): string | null {
+  return minutes > 0 ? new Date(from + minutes * 60_000).toISOString() : null;
+}
+
+/** Where sources keep what they need between runs: beside a local data folder, else in the temp folder. */
+function workRoot(): string {
+  const dir = getConfig().dataDir;
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(dir) ? path.join(process.env.TMPDIR || "/tmp", "kb-sources") : path.join(dir, "source-work");
+}

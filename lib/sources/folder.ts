@@ -1,0 +1,40 @@
+/**
+ * Server folders (admins only: it reads the server's disk): files under the path, changed ones found by size
+ * and modification time, read only then. The scheduler also watches the folder (./scheduler.ts).
+ */
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { listFiles, readInputFile } from "@/lib/ingest";
+import type { Connector } from "./engine";
+import { readable } from "./engine";
+import type { SourceConfig } from "./schema";
+
+type FolderConfig = Extract<SourceConfig, { kind: "folder" }>;
+
+export const folderConnector: Connector = async (ctx) => {
+  const root = (ctx.source.config as FolderConfig).path;
+  const files = await listFiles(root);
+  for (const rel of files) {
+    const key = rel.split(path.sep).join("/");
+    const file = path.join(root, rel);
+    const url = pathToFileURL(file).href;
+    if (!readable(rel)) {
+      ctx.skip(key, url);
+      continue;
+    }
+    try {
+      const s = await stat(file);
+      const version = `${s.size}:${s.mtimeMs}`;
+      const before = ctx.previous.get(key);
+      if (before?.documentId && before.version === version) {
+        ctx.keep(key);
+        continue;
+      }
+      await ctx.ingest({ key, url, name: path.basename(rel), data: await readInputFile(file), version });
+    } catch (err) {
+      ctx.fail(key, err instanceof Error ? err.message : String(err));
+    }
+  }
+  return { note: `${files.length} files` };
+};

@@ -1,0 +1,106 @@
+/**
+ * Git sources through the system `git` (on every machine this runs on; no JavaScript reimplementation to keep
+ * up with servers' protocol versions): a bare repository of the source's own, fetched incrementally, so a
+ * re-sync downloads only the objects new since the last commit seen, and only the files whose blob changed are
+ * read and parsed. The remote's address is checked like every other fetch (public unless an admin allows the
+ * host) and pinned with http.curloptResolve, so git connects to the address that was checked; no redirects,
+ * http(s) only. A token goes in as an Authorization header through the environment, never on the command line.
+ */
+import { execFile } from "node:child_process";
+import { lookup } from "node:dns/promises";
+import { existsSync } from "node:fs";
+import { isIP } from "node:net";
+import path from "node:path";
+import { promisify } from "node:util";
+import { isPrivateAddress } from "@/lib/net/public-address";
+import type { Connector } from "./engine";
+import { readable } from "./engine";
+import { FetchRefused, hostAllowed } from "./http";
+import type { SourceConfig } from "./schema";
+
+type GitConfig = Extract<SourceConfig, { kind: "git" }>;
+const run = promisify(execFile);
+const TIMEOUT_MS = 10 * 60_000;
+const MAX_BUFFER = 256 * 1024 * 1024;
+
+async function gitBytes(cwd: string, args: string[], env: Record<string, string> = {}): Promise<Buffer> {
+  const { stdout } = await run("git", args, {
+    cwd,
+    timeout: TIMEOUT_MS,
+    maxBuffer: MAX_BUFFER,
+    encoding: "buffer",
+    env: { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_ASKPASS: "", GIT_CONFIG_NOSYSTEM: "1", ...env },
+  });
+  return stdout;
+}
+const git = async (cwd: string, args: string[], env: Record<string, string> = {}) => (await gitBytes(cwd, args, env)).toString("utf8");
+
+/** The address git may connect to for `url` (checked like ./http.ts), as a curl resolve entry. */
+async function pinnedAddress(url: URL): Promise<string> {
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const port = url.port || (url.protocol === "https:" ? "443" : "80");
+  const addresses = isIP(host) ? [{ address: host }] : await lookup(host, { all: true });
+  const bad = addresses.find((a) => isPrivateAddress(a.address));
+  if (addresses.length === 0 || (bad && !hostAllowed(host)))
+    throw new FetchRefused(`${url.hostname} is not a public address (an admin can allow it in SOURCE_ALLOW_HOSTS)`);
+  const address = addresses[0].address;
+  return `${host}:${port}:${isIP(address) === 6 ? `[${address}]` : address}`;
+}
+
+/** Git's settings for one fetch, through GIT_CONFIG_* (so a token stays out of the process list). */
+function configEnv(settings: [string, string][]): Record<string, string> {
+  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(settings.length) };
+  settings.forEach(([k, v], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = k;
+    env[`GIT_CONFIG_VALUE_${i}`] = v;
+  });
+  return env;
+}
+
+/** Where a file opens at a commit, in the web view GitHub, GitLab, Gitea and Bitbucket Server all answer. */
+function fileLink(repo: string, commit: string, file: string): string {
+  const base = repo.replace(/\/+$/, "").replace(/\.git$/, "");
+  return `${base}/blob/${commit}/${file.split("/").map(encodeURIComponent).join("/")}`;
+}
+
+export const gitConnector: Connector = async (ctx) => {
+  const config = ctx.source.config as GitConfig;
+  const url = new URL(config.url);
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new FetchRefused("only http(s) Git URLs are fetched");
+  const repo = path.join(ctx.workDir, "repo.git");
+  if (!existsSync(path.join(repo, "HEAD"))) await git(ctx.workDir, ["init", "--bare", "--quiet", repo]);
+  const settings: [string, string][] = [
+    ["http.curloptResolve", await pinnedAddress(url)],
+    ["http.followRedirects", "false"],
+    ["protocol.allow", "never"],
+    ["protocol.http.allow", "always"],
+    ["protocol.https.allow", "always"],
+  ];
+  if (ctx.secrets.token)
+    settings.push(["http.extraHeader", `Authorization: Basic ${Buffer.from(`x-access-token:${ctx.secrets.token}`).toString("base64")}`]);
+  const ref = `refs/sources/${config.branch}`;
+  await git(repo, ["fetch", "--quiet", "--no-tags", "--", config.url, `+refs/heads/${config.branch}:${ref}`], configEnv(settings));
+  const commit = (await git(repo, ["rev-parse", "--verify", `${ref}^{commit}`])).trim();
+
+  const tree = (await git(repo, ["ls-tree", "-r", "-z", "--full-tree", commit])).split("\0").filter(Boolean);
+  const wanted = (file: string) =>
+    config.paths.length === 0 || config.paths.some((p) => file === p || file.startsWith(`${p.replace(/\/+$/, "")}/`));
+  for (const line of tree) {
+    const tab = line.indexOf("\t");
+    const [, type, blob] = line.slice(0, tab).split(" ");
+    const file = line.slice(tab + 1);
+    if (type !== "blob" || !wanted(file)) continue;
+    const link = fileLink(config.url, commit, file);
+    if (!readable(file)) {
+      ctx.skip(file, link);
+      continue;
+    }
+    if (ctx.previous.get(file)?.version === blob && ctx.previous.get(file)?.documentId) {
+      ctx.keep(file, { url: link });
+      continue;
+    }
+    const data = await gitBytes(repo, ["cat-file", "blob", blob]);
+    await ctx.ingest({ key: file, url: link, name: path.posix.basename(file), data, version: blob });
+  }
+  return { note: `commit ${commit}` };
+};

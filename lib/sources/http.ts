@@ -1,0 +1,111 @@
+/**
+ * HTTP for sources: the public-address rule of lib/net/public-address.ts (the socket connects to the address
+ * that was checked), lifted only for hosts an admin lists in SOURCE_ALLOW_HOSTS; redirects followed by hand so
+ * that each hop is checked again; size and time limits.
+ */
+import http from "node:http";
+import https from "node:https";
+import { isIP } from "node:net";
+import { guardedLookup, isPrivateAddress } from "@/lib/net/public-address";
+
+const MAX_SOURCE_BYTES = Number(process.env.SOURCE_MAX_BYTES) || 50 * 1024 * 1024;
+const TIMEOUT_MS = 30_000;
+const MAX_REDIRECTS = 5;
+const USER_AGENT = "kb-mcp-chat-sources/1.0";
+
+export class FetchRefused extends Error {}
+
+/** Hosts an admin allows though they are private (SOURCE_ALLOW_HOSTS, comma-separated host names or addresses). */
+function allowedHosts(): Set<string> {
+  return new Set(
+    (process.env.SOURCE_ALLOW_HOSTS ?? "")
+      .split(",")
+      .map((h) =>
+        h
+          .trim()
+          .toLowerCase()
+          .replace(/^\[|\]$/g, ""),
+      )
+      .filter(Boolean),
+  );
+}
+export const hostAllowed = (host: string) => allowedHosts().has(host.toLowerCase().replace(/^\[|\]$/g, ""));
+
+/** Throws FetchRefused when `url` may not be fetched at all (scheme, credentials, a private literal address). */
+function checkFetchable(url: URL): void {
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new FetchRefused(`${url.protocol} URLs are not fetched`);
+  if (url.username || url.password) throw new FetchRefused("URLs with credentials are not fetched");
+  const literal = url.hostname.replace(/^\[|\]$/g, "");
+  if (isIP(literal) && isPrivateAddress(literal) && !hostAllowed(literal))
+    throw new FetchRefused(`${url.hostname} is not a public address (an admin can allow it in SOURCE_ALLOW_HOSTS)`);
+}
+
+export interface FetchedResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+  /** The URL that answered, after redirects. */
+  url: URL;
+}
+
+interface GetOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: Buffer | string;
+  maxBytes?: number;
+  /** May a redirect go there? (A crawl stays within its prefix.) */
+  followTo?: (url: URL) => boolean;
+}
+
+/** One request under the rule; 3xx followed (each hop checked) up to MAX_REDIRECTS. */
+export async function guardedRequest(start: URL, opts: GetOptions = {}): Promise<FetchedResponse> {
+  let url = start;
+  for (let hop = 0; ; hop++) {
+    const res = await once(url, opts);
+    const location = res.headers.location;
+    if (res.status >= 300 && res.status < 400 && res.status !== 304 && location) {
+      if (hop >= MAX_REDIRECTS) throw new FetchRefused(`more than ${MAX_REDIRECTS} redirects`);
+      const next = new URL(location, url);
+      if (opts.followTo && !opts.followTo(next)) throw new FetchRefused(`redirected outside the source to ${next.href}`);
+      url = next;
+      continue;
+    }
+    return { ...res, url };
+  }
+}
+
+function once(url: URL, opts: GetOptions): Promise<Omit<FetchedResponse, "url">> {
+  checkFetchable(url);
+  const maxBytes = opts.maxBytes ?? MAX_SOURCE_BYTES;
+  const lib = url.protocol === "https:" ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = lib.request(
+      url,
+      {
+        method: opts.method ?? "GET",
+        headers: { "user-agent": USER_AGENT, ...opts.headers },
+        timeout: TIMEOUT_MS,
+        lookup: guardedLookup(hostAllowed),
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        let size = 0;
+        res.on("data", (c: Buffer) => {
+          size += c.length;
+          if (size > maxBytes) {
+            req.destroy(new FetchRefused(`larger than ${maxBytes} bytes`));
+            return;
+          }
+          parts.push(c);
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) }));
+        res.on("error", reject);
+      },
+    );
+    const deadline = setTimeout(() => req.destroy(new FetchRefused(`no answer within ${TIMEOUT_MS / 1000} s`)), TIMEOUT_MS);
+    req.on("close", () => clearTimeout(deadline));
+    req.on("timeout", () => req.destroy(new FetchRefused(`no answer within ${TIMEOUT_MS / 1000} s`)));
+    req.on("error", (err) => reject((err as { code?: string }).code === "EPRIVATE" ? new FetchRefused(err.message) : err));
+    req.end(opts.body);
+  });
+}

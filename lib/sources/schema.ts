@@ -1,0 +1,147 @@
+/**
+ * What a knowledge source is, defined once: the input rule (zod) applied by the routes and the MCP tools,
+ * and the shapes the store, the sync engine and the UI share. Browser-safe (no node imports).
+ */
+import { z } from "zod";
+
+export type SourceKind = "web" | "git" | "s3" | "folder";
+
+const MAX_PAGES = 5000;
+const DEFAULT_SCHEDULE_MINUTES = 60;
+
+const httpUrl = (what: string) =>
+  z
+    .string({ error: `${what} must be a string` })
+    .trim()
+    .max(2000, `${what} must be at most 2000 characters`)
+    .refine((u) => {
+      const p = URL.parse(u);
+      return !!p && (p.protocol === "http:" || p.protocol === "https:") && !p.username && !p.password;
+    }, `${what} must be an http(s) URL without credentials`);
+
+const schedule = z
+  .number({ error: "scheduleMinutes must be a number" })
+  .int("scheduleMinutes must be whole minutes")
+  .min(0, "scheduleMinutes must be 0 (only on demand) or more")
+  .max(7 * 24 * 60, "scheduleMinutes must be at most a week")
+  .default(DEFAULT_SCHEDULE_MINUTES);
+
+const name = z.string({ error: "name must be a string" }).trim().max(200, "name must be at most 200 characters").optional();
+
+const web = z.strictObject({
+  kind: z.literal("web"),
+  name,
+  url: httpUrl("url"),
+  /** page: this URL only (and what it links to that is a file); sitemap: the URLs the sitemap lists; site: a crawl. */
+  mode: z.enum(["page", "sitemap", "site"], { error: 'mode must be "page", "sitemap" or "site"' }).default("site"),
+  maxDepth: z.number().int().min(0).max(20).default(3),
+  maxPages: z.number().int().min(1).max(MAX_PAGES).default(200),
+  scheduleMinutes: schedule,
+});
+
+const git = z.strictObject({
+  kind: z.literal("git"),
+  name,
+  url: httpUrl("url"),
+  branch: z
+    .string()
+    .trim()
+    .regex(/^[\w./-]{1,200}$/, "branch must be a branch name")
+    .refine((b) => !b.startsWith("-") && !b.includes(".."), "branch must be a branch name")
+    .default("main"),
+  /** Path prefixes to take files from ("docs/"); none: the whole tree. */
+  paths: z
+    .array(
+      z
+        .string()
+        .trim()
+        .max(500)
+        .refine((p) => !p.startsWith("-") && !p.split("/").includes(".."), "each path must be a folder or file in the repository"),
+    )
+    .max(50)
+    .default([]),
+  token: z.string().trim().min(1).max(1000).optional(),
+  scheduleMinutes: schedule,
+});
+
+const s3 = z.strictObject({
+  kind: z.literal("s3"),
+  name,
+  url: z
+    .string()
+    .trim()
+    .regex(/^s3:\/\/[a-z0-9][a-z0-9.-]{1,62}(\/.*)?$/, "url must be s3://bucket/prefix"),
+  /** An S3-compatible service's address; default: AWS in `region`. */
+  endpoint: httpUrl("endpoint").optional(),
+  region: z.string().trim().max(50).default("us-east-1"),
+  accessKeyId: z.string().trim().min(1).max(200),
+  secretAccessKey: z.string().trim().min(1).max(500),
+  scheduleMinutes: schedule,
+});
+
+const folder = z.strictObject({
+  kind: z.literal("folder"),
+  name,
+  path: z
+    .string()
+    .trim()
+    .min(1)
+    .max(1000)
+    .refine((p) => p.startsWith("/"), "path must be an absolute folder path on the server"),
+  scheduleMinutes: schedule,
+});
+
+/** POST /api/kbs/<kb>/sources and MCP add_source. */
+export const sourceInputSchema = z.discriminatedUnion("kind", [web, git, s3, folder], {
+  error: 'kind must be "web", "git", "s3" or "folder"',
+});
+export type SourceInput = z.infer<typeof sourceInputSchema>;
+
+/** PATCH: a new schedule or name. */
+export const sourcePatchSchema = z
+  .strictObject({ name: name, scheduleMinutes: schedule.optional() })
+  .refine((p) => p.name !== undefined || p.scheduleMinutes !== undefined, "nothing to change");
+
+/** The fields of an input that are secrets: stored encrypted, never answered. */
+export const SECRET_FIELDS = ["token", "secretAccessKey"] as const;
+type SecretField = (typeof SECRET_FIELDS)[number];
+export type SourceSecrets = Partial<Record<SecretField, string>>;
+export type SourceConfig = {
+  [K in SourceKind]: Omit<Extract<SourceInput, { kind: K }>, SecretField | "name" | "scheduleMinutes">;
+}[SourceKind];
+
+export interface SyncCounts {
+  added: number;
+  updated: number;
+  unchanged: number;
+  removed: number;
+  /** Items a source holds that no parser reads (a repository's code files). */
+  skipped: number;
+  failed: { item: string; reason: string }[];
+}
+
+export interface SyncRun extends SyncCounts {
+  startedAt: string;
+  finishedAt: string | null;
+  /** Why the run as a whole failed (nothing was removed then). */
+  error: string | null;
+  /** What the source was at: a commit, a sitemap's size… */
+  note: string | null;
+}
+
+/** A source as the API answers it: no secrets, only whether there are some. */
+export interface SourceView {
+  id: string;
+  kb: string;
+  kind: SourceKind;
+  name: string;
+  config: SourceConfig;
+  hasSecret: boolean;
+  scheduleMinutes: number;
+  createdAt: string;
+  /** Running now, with how many items it has seen and done. */
+  running: { seen: number; done: number } | null;
+  lastRun: SyncRun | null;
+  nextRunAt: string | null;
+  documents: number;
+}

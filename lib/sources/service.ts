@@ -1,0 +1,151 @@
+/**
+ * What the routes, the MCP tools and the scheduler do with sources: add (secrets sealed, first sync started),
+ * list (no secrets), sync now, change the schedule, remove (with their documents).
+ */
+import type { Store } from "@/lib/store";
+import { AppError } from "@/lib/types";
+import { type Connector, nextRunAfter, runningOf, runningPromise, syncSource } from "./engine";
+import { folderConnector } from "./folder";
+import { gitConnector } from "./git";
+import { s3Connector } from "./s3";
+import {
+  SECRET_FIELDS,
+  type SourceConfig,
+  type SourceInput,
+  type SourceKind,
+  type SourceSecrets,
+  type SourceView,
+  type SyncRun,
+} from "./schema";
+import { sealSecrets } from "./secrets";
+import { getSourceStore, newSourceId, type SourceRecord } from "./store";
+import { webConnector } from "./web";
+
+const CONNECTORS: Record<SourceKind, Connector> = { web: webConnector, git: gitConnector, s3: s3Connector, folder: folderConnector };
+
+function defaultName(input: SourceInput): string {
+  if (input.kind === "folder") return input.path;
+  return input.url;
+}
+
+function split(input: SourceInput): { config: SourceConfig; secrets: SourceSecrets } {
+  const { name: _name, scheduleMinutes: _schedule, ...rest } = input;
+  const secrets: SourceSecrets = {};
+  const config = { ...rest } as Record<string, unknown>;
+  for (const field of SECRET_FIELDS) {
+    if (field in config) {
+      if (config[field]) secrets[field] = String(config[field]);
+      delete config[field];
+    }
+  }
+  return { config: config as SourceConfig, secrets };
+}
+
+export async function viewOf(store: Store, s: SourceRecord, counts?: Map<string, number>): Promise<SourceView> {
+  const documents = (counts ?? (await (await getSourceStore(store)).documentCounts())).get(s.id) ?? 0;
+  return {
+    id: s.id,
+    kb: s.kb,
+    kind: s.kind,
+    name: s.name,
+    config: s.config,
+    hasSecret: s.secret !== "",
+    scheduleMinutes: s.scheduleMinutes,
+    createdAt: s.createdAt,
+    running: runningOf(s.id),
+    lastRun: s.lastRun,
+    nextRunAt: s.nextRunAt,
+    documents,
+  };
+}
+
+export async function listSourceViews(store: Store, kb: string): Promise<SourceView[]> {
+  const sources = await getSourceStore(store);
+  const counts = await sources.documentCounts();
+  return Promise.all((await sources.list(kb)).map((s) => viewOf(store, s, counts)));
+}
+
+/** The source `id` of `kb`, or 404. */
+export async function sourceOf(store: Store, kb: string, id: string): Promise<SourceRecord> {
+  const found = await (await getSourceStore(store)).get(id);
+  if (!found || found.kb !== kb) throw new AppError("not_found", `There is no source "${id}" in "${kb}".`);
+  return found;
+}
+
+/** Adds a source to `kb` and starts its first sync in the background. Folders are for admins only. */
+export async function addSource(store: Store, kb: string, input: SourceInput, opts: { admin: boolean }): Promise<SourceRecord> {
+  if (input.kind === "folder" && !opts.admin) throw new AppError("forbidden", "Only an admin may add a server folder as a source.");
+  const { config, secrets } = split(input);
+  const record: SourceRecord = {
+    id: newSourceId(),
+    kb,
+    kind: input.kind,
+    name: input.name?.trim() || defaultName(input),
+    config,
+    secret: sealSecrets(secrets),
+    scheduleMinutes: input.scheduleMinutes,
+    createdAt: new Date().toISOString(),
+    lastRun: null,
+    nextRunAt: nextRunAfter(input.scheduleMinutes),
+  };
+  await (await getSourceStore(store)).put(record);
+  startSync(store, record);
+  return record;
+}
+
+/** Starts a sync in the background (or joins the one under way); its outcome is the source's last run. */
+export function startSync(store: Store, source: SourceRecord): Promise<SyncRun> {
+  const done = syncSource(store, source, CONNECTORS[source.kind]);
+  done.catch((err) => console.error(`[sources] sync of ${source.id} failed: ${err instanceof Error ? err.message : String(err)}`));
+  return done;
+}
+
+export async function updateSource(store: Store, source: SourceRecord, patch: { name?: string; scheduleMinutes?: number }) {
+  const next: SourceRecord = {
+    ...source,
+    name: patch.name?.trim() || source.name,
+    scheduleMinutes: patch.scheduleMinutes ?? source.scheduleMinutes,
+    nextRunAt: patch.scheduleMinutes === undefined ? source.nextRunAt : nextRunAfter(patch.scheduleMinutes),
+  };
+  await (await getSourceStore(store)).put(next);
+  return next;
+}
+
+/** Removes a source and every document it brought in; returns how many documents went. */
+export async function removeSource(store: Store, source: SourceRecord): Promise<number> {
+  const sources = await getSourceStore(store);
+  await runningPromise(source.id)?.catch(() => {});
+  let removed = 0;
+  for (const item of (await sources.items(source.id)).values()) {
+    if (item.documentId && (await store.deleteDocument(item.documentId))) removed++;
+  }
+  await sources.remove(source.id);
+  return removed;
+}
+
+/** Every source of a knowledge base that is deleted goes with it (the knowledge base's deletion takes the documents). */
+export async function removeSourcesOfKb(store: Store, kb: string): Promise<void> {
+  const sources = await getSourceStore(store);
+  for (const s of await sources.list(kb)) {
+    await runningPromise(s.id)?.catch(() => {});
+    await sources.remove(s.id);
+  }
+}
+
+/**
+ * Sources follow their knowledge base's rename; called before the documents move, as their new ids are made
+ * from their names (documentId).
+ */
+export async function moveSources(store: Store, from: string, to: string, newId: (source: string) => string): Promise<void> {
+  const sources = await getSourceStore(store);
+  for (const s of await sources.list(from)) {
+    const items = [...(await sources.items(s.id)).values()];
+    const docs = await store.getDocuments(items.flatMap((i) => (i.documentId ? [i.documentId] : [])));
+    const moved = items.map((i) => {
+      const doc = i.documentId ? docs.get(i.documentId) : undefined;
+      return { ...i, documentId: doc ? newId(doc.source) : null };
+    });
+    await sources.saveItems(s.id, moved, []);
+    await sources.put({ ...s, kb: to });
+  }
+}

@@ -1,0 +1,240 @@
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { AwsClient } from "aws4fetch";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { serveGitRepo } from "@/e2e/helpers/git-server";
+import { startS3 } from "@/e2e/helpers/s3";
+import { serveTestSite, type TestSite } from "@/e2e/helpers/test-site";
+import { createOfflineEmbedder } from "@/lib/embed/offline";
+import { openStore, type Store } from "@/lib/store";
+import { tempDirs } from "@/lib/test-helpers/temp-dirs";
+import { runningPromise } from "./engine";
+import { sourceInputSchema } from "./schema";
+import { openSecrets, sealSecrets } from "./secrets";
+import { addSource, removeSource, startSync } from "./service";
+import { getSourceStore, type SourceRecord } from "./store";
+
+const tempDir = tempDirs("sources-test-");
+const KEY = "test-source-secret-key-0123456789";
+
+let store: Store;
+beforeAll(async () => {
+  process.env.DATA_DIR = await tempDir();
+  process.env.SOURCE_ALLOW_HOSTS = "127.0.0.1";
+  process.env.SOURCE_WEB_DELAY_MS = "0";
+  process.env.SOURCE_SECRET_KEY = KEY;
+});
+beforeEach(async () => {
+  store = await openStore({ uri: await tempDir(), embedder: createOfflineEmbedder(64) });
+  return () => store.close();
+});
+
+const add = async (input: unknown, admin = false) => {
+  const source = await addSource(store, "default", sourceInputSchema.parse(input), { admin });
+  const run = await runningPromise(source.id);
+  return { source, run: run! };
+};
+const sync = async (source: SourceRecord) => (await startSync(store, source)) as Awaited<ReturnType<typeof runningPromise>> & {};
+const titles = async () => (await store.listDocuments({ kb: "default" })).map((d) => d.title).sort();
+const text = async (title: string) => {
+  const doc = (await store.listDocuments({ kb: "default" })).find((d) => d.title === title);
+  return doc ? store.getDocumentText(doc.id) : null;
+};
+
+describe("web source", () => {
+  let site: TestSite;
+  beforeEach(async () => {
+    site = await serveTestSite();
+    return () => site.close();
+  });
+
+  it("crawls within the prefix, obeys robots.txt, follows a redirect, ingests a linked PDF; a re-sync updates, removes and skips", async () => {
+    const { source, run } = await add({ kind: "web", url: `${site.base}/docs/`, mode: "site" });
+    expect(run.error).toBeNull();
+    expect(await titles()).toEqual(["Alpha guide", "Beta guide", "Handbook", "Moved guide", "manual"]);
+    expect(run).toMatchObject({ added: 5, updated: 0, removed: 0 });
+    expect(site.hits.get("/docs/private/secret.html")).toBeUndefined();
+    expect(site.hits.get("/blog/outside.html")).toBeUndefined();
+    expect(site.hits.get("/docs/missing.html")).toBe(1);
+    expect(await text("manual")).toContain("rhinoceros");
+    // Documents carry where they came from.
+    const docs = await store.listDocuments({ kb: "default" });
+    const links = await (await getSourceStore(store)).linksOf(docs.map((d) => d.id));
+    expect([...links.values()].map((l) => l.url)).toContain(`${site.base}/docs/moved.html`);
+    expect([...links.values()].map((l) => l.url)).toContain(`${site.base}/files/manual.pdf`);
+
+    site.pages.set("/docs/beta.html", {
+      type: "text/html",
+      body: "<html><head><title>Beta guide</title></head><body><main><p>Beta now covers the second edition of the giraffe schedule.</p></main></body></html>",
+    });
+    site.pages.delete("/docs/alpha.html");
+    const before304 = site.notModified;
+    const second = await sync(source);
+    expect(second).toMatchObject({ added: 0, updated: 1, removed: 1, unchanged: 3, error: null });
+    // The unchanged pages were revalidated (304), not downloaded and parsed again.
+    expect(site.notModified - before304).toBe(3);
+    expect(await titles()).toEqual(["Beta guide", "Handbook", "Moved guide", "manual"]);
+    expect(await text("Beta guide")).toContain("second edition");
+    expect(site.hits.get("/docs/private/secret.html")).toBeUndefined();
+
+    const removed = await removeSource(store, source);
+    expect(removed).toBe(4);
+    expect(await titles()).toEqual([]);
+  });
+
+  it("reads a sitemap's pages, leaving out what robots.txt disallows", async () => {
+    const { run } = await add({ kind: "web", url: `${site.base}/docs/sitemap.xml`, mode: "sitemap" });
+    expect(run).toMatchObject({ added: 2, error: null });
+    expect(await titles()).toEqual(["Alpha guide", "Beta guide"]);
+    expect(site.hits.get("/docs/private/secret.html")).toBeUndefined();
+  });
+
+  it("never fetches a private address an admin did not allow", async () => {
+    const port = new URL(site.base).port;
+    const { run } = await add({ kind: "web", url: `http://localhost:${port}/docs/`, mode: "site" });
+    expect(run.error).toMatch(/public address/);
+    const { run: literal } = await add({ kind: "web", url: `http://10.255.255.1:${port}/docs/`, mode: "page" });
+    expect(literal.error).toMatch(/public address/);
+    expect([...site.hits.values()].reduce((a, b) => a + b, 0)).toBe(0);
+    expect(await titles()).toEqual([]);
+  });
+});
+
+describe("git source", () => {
+  it("indexes the filtered paths at a commit, and a second sync reads only the files that changed", async () => {
+    const repo = await serveGitRepo(await tempDir());
+    try {
+      const first = repo.commit({
+        "docs/a.md": "# Alpha\n\nThe alpha document talks about the okapi.",
+        "docs/b.md": "# Beta\n\nThe beta document talks about the zebra.",
+        "docs/c.md": "# Gamma\n\nThe gamma document talks about the tapir.",
+        "docs/logo.png": "not really a png",
+        "src/main.ts": "console.log('code is not indexed');",
+      });
+      const { source, run } = await add({ kind: "git", url: repo.url, branch: "main", paths: ["docs"] });
+      expect(run).toMatchObject({ added: 3, skipped: 1, error: null, note: `commit ${first}` });
+      expect(await titles()).toEqual(["Alpha", "Beta", "Gamma"]);
+      const docs = await store.listDocuments({ kb: "default" });
+      const links = await (await getSourceStore(store)).linksOf(docs.map((d) => d.id));
+      expect([...links.values()].map((l) => l.url)).toContain(`${repo.url.replace(/\.git$/, "")}/blob/${first}/docs/a.md`);
+
+      const second = repo.commit({
+        "docs/b.md": "# Beta\n\nThe beta document now talks about the quagga.",
+        "docs/c.md": null,
+        "docs/d.md": "# Delta\n\nThe delta document talks about the kudu.",
+      });
+      const run2 = await sync(source);
+      expect(run2).toMatchObject({ added: 1, updated: 1, removed: 1, unchanged: 1, error: null, note: `commit ${second}` });
+      expect(await titles()).toEqual(["Alpha", "Beta", "Delta"]);
+      expect(await text("Beta")).toContain("quagga");
+    } finally {
+      await repo.close();
+    }
+  });
+});
+
+describe("s3 source", () => {
+  it("adds, changes and deletes objects between syncs; the key is stored sealed", async () => {
+    const port = 3990;
+    const s3 = await startS3(await tempDir(), port, "kb-bucket");
+    const aws = new AwsClient({ accessKeyId: "S3RVER", secretAccessKey: "S3RVER", region: "us-east-1", service: "s3" });
+    const put = (key: string, body: string) => aws.fetch(`http://127.0.0.1:${port}/kb-bucket/${key}`, { method: "PUT", body });
+    const del = (key: string) => aws.fetch(`http://127.0.0.1:${port}/kb-bucket/${key}`, { method: "DELETE" });
+    try {
+      await put("team/a.md", "# Okapi\n\nOkapis live in the forest.");
+      await put("team/b.txt", "Zebras have stripes.");
+      await put("other/c.md", "# Outside\n\nNot under the prefix.");
+      const input = {
+        kind: "s3",
+        url: "s3://kb-bucket/team/",
+        endpoint: `http://127.0.0.1:${port}`,
+        accessKeyId: "S3RVER",
+        secretAccessKey: "S3RVER",
+      };
+      const { source, run } = await add(input);
+      expect(run).toMatchObject({ added: 2, error: null });
+      expect(source.secret).not.toContain("S3RVER");
+      expect(JSON.stringify(source.config)).not.toContain("secretAccessKey");
+      expect(openSecrets(source.secret)).toEqual({ secretAccessKey: "S3RVER" });
+
+      await put("team/a.md", "# Okapi\n\nOkapis live in the rainforest of Congo.");
+      await del("team/b.txt");
+      await put("team/d.md", "# Tapir\n\nTapirs swim.");
+      const run2 = await sync(source);
+      expect(run2).toMatchObject({ added: 1, updated: 1, removed: 1, unchanged: 0, error: null });
+      expect(await titles()).toEqual(["Okapi", "Tapir"]);
+      expect(await text("Okapi")).toContain("Congo");
+
+      delete process.env.SOURCE_SECRET_KEY;
+      await expect(addSource(store, "default", sourceInputSchema.parse(input), { admin: true })).rejects.toThrow(/SOURCE_SECRET_KEY/);
+    } finally {
+      process.env.SOURCE_SECRET_KEY = KEY;
+      await s3.close();
+    }
+  });
+});
+
+describe("folder source", () => {
+  it("is for admins only, and follows added, changed and deleted files", async () => {
+    const dir = await tempDir();
+    await mkdir(path.join(dir, "sub"));
+    await writeFile(path.join(dir, "a.md"), "# One\n\nFirst file about lemurs.");
+    await writeFile(path.join(dir, "sub", "b.md"), "# Two\n\nSecond file about ibexes.");
+    await expect(addSource(store, "default", sourceInputSchema.parse({ kind: "folder", path: dir }), { admin: false })).rejects.toThrow(
+      /admin/,
+    );
+    const { source, run } = await add({ kind: "folder", path: dir }, true);
+    expect(run).toMatchObject({ added: 2, error: null });
+    await writeFile(path.join(dir, "a.md"), "# One\n\nFirst file about lemurs and their tails.");
+    await rm(path.join(dir, "sub", "b.md"));
+    const run2 = await sync(source);
+    expect(run2).toMatchObject({ added: 0, updated: 1, removed: 1, error: null });
+    expect(await titles()).toEqual(["One"]);
+    // A document deleted in the app comes back with the next sync, though its file did not change.
+    const [one] = await store.listDocuments({ kb: "default" });
+    await store.deleteDocument(one.id);
+    expect(await sync(source)).toMatchObject({ added: 1, unchanged: 0, removed: 0, error: null });
+    expect(await titles()).toEqual(["One"]);
+  });
+});
+
+afterAll(() => {
+  delete process.env.SOURCE_ALLOW_HOSTS;
+});
+
+describe("secrets", () => {
+  it("seals with the key, opens only with the same key, and refuses to seal without one", async () => {
+    const sealed = sealSecrets({ token: "ghp_abc" });
+    expect(sealed).not.toContain("ghp_abc");
+    expect(openSecrets(sealed)).toEqual({ token: "ghp_abc" });
+    process.env.SOURCE_SECRET_KEY = "another-key-of-sixteen-chars";
+    try {
+      expect(() => openSecrets(sealed)).toThrow(/another SOURCE_SECRET_KEY/);
+    } finally {
+      process.env.SOURCE_SECRET_KEY = KEY;
+    }
+    expect(sealSecrets({})).toBe("");
+  });
+});
+
+describe("knowledge base rename and delete", () => {
+  it("moves a source and its documents' links with a rename, and removes the source with the knowledge base", async () => {
+    const { createKnowledgeBase, deleteKnowledgeBase, getRegistry, updateKnowledgeBase } = await import("@/lib/kb");
+    const registry = await getRegistry(store);
+    await createKnowledgeBase(store, registry, { name: "team" });
+    const dir = await tempDir();
+    await writeFile(path.join(dir, "a.md"), "# Notes\n\nThe team notes mention the pangolin.");
+    const source = await addSource(store, "team", sourceInputSchema.parse({ kind: "folder", path: dir }), { admin: true });
+    await runningPromise(source.id);
+    await updateKnowledgeBase(store, registry, "team", { name: "crew" });
+    const sources = await getSourceStore(store);
+    expect((await sources.list("crew")).map((s) => s.id)).toEqual([source.id]);
+    const docs = await store.listDocuments({ kb: "crew" });
+    expect(docs).toHaveLength(1);
+    expect((await sources.linksOf([docs[0].id])).get(docs[0].id)?.sourceId).toBe(source.id);
+    const moved = (await sources.get(source.id))!;
+    expect(await sync(moved)).toMatchObject({ unchanged: 1, added: 0, removed: 0, error: null });
+    await deleteKnowledgeBase(store, registry, "crew");
+    expect(await sources.list()).toEqual([]);
+  });
+});

@@ -1,0 +1,62 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { getKnowledgeBase, getRegistry } from "@/lib/kb";
+import { sourceInputSchema } from "@/lib/sources/schema";
+import { addSource, viewOf } from "@/lib/sources/service";
+import { TOOL } from "@/lib/tools/names";
+import { ADDS } from "./annotations";
+import { catalogKbNames, kbArgument, perKbNames, type ToolContext, toolError, toolResult } from "./context";
+import { guardedAdd } from "./write-access";
+
+const name = TOOL.addSource;
+
+// The arguments as a flat object (a tool's input schema is one object); the rule is lib/sources' sourceInputSchema.
+const inputSchemaFor = perKbNames((kbNames) =>
+  z.strictObject({
+    kind: z.enum(["web", "git", "s3"]).describe("web: a page, sitemap or site; git: a repository over HTTP(S); s3: a bucket prefix"),
+    url: z.string().describe("web: the page, sitemap or site start URL; git: the clone URL; s3: s3://bucket/prefix"),
+    kb: kbArgument(kbNames, "Knowledge base to add it to. Default: the default knowledge base (or the only one this server serves)."),
+    name: z.string().optional().describe("A name to show for it; default: its URL"),
+    mode: z.enum(["page", "sitemap", "site"]).optional().describe("web only; default site (a crawl within the URL's folder)"),
+    maxDepth: z.number().int().optional().describe("web only; links followed this deep (default 3)"),
+    maxPages: z.number().int().optional().describe("web only; at most this many pages (default 200)"),
+    branch: z.string().optional().describe("git only; default main"),
+    paths: z.array(z.string()).optional().describe("git only; folders or files to take (default: all)"),
+    token: z.string().optional().describe("git only; an access token for a private repository (stored encrypted)"),
+    endpoint: z.string().optional().describe("s3 only; an S3-compatible service's URL"),
+    region: z.string().optional().describe("s3 only; default us-east-1"),
+    accessKeyId: z.string().optional().describe("s3 only"),
+    secretAccessKey: z.string().optional().describe("s3 only; stored encrypted"),
+    scheduleMinutes: z.number().int().optional().describe("Minutes between syncs; 0: only on demand. Default 60"),
+  }),
+);
+
+const config = {
+  title: "Add a source",
+  description:
+    "Add a web site, Git repository or S3 bucket to a knowledge base: its documents are indexed in the background " +
+    "and kept in sync on a schedule (default hourly). Requires a read-write access token. Check progress with list_sources.",
+  annotations: { ...ADDS, openWorldHint: true },
+};
+
+export function registerAddSource(server: McpServer, ctx: ToolContext) {
+  server.registerTool(
+    name,
+    { ...config, inputSchema: inputSchemaFor(catalogKbNames(ctx)) },
+    guardedAdd(name, ctx, async (args, { kb, store }): Promise<CallToolResult> => {
+      const { kb: _kb, ...rest } = args as Record<string, unknown>;
+      const parsed = sourceInputSchema.safeParse(rest);
+      if (!parsed.success) return toolError(parsed.error.issues.map((i) => i.message).join("; "));
+      if (!(await getKnowledgeBase(store, await getRegistry(store), kb))) return toolError(`There is no knowledge base "${kb}".`);
+      const source = await addSource(store, kb, parsed.data, { admin: false });
+      ctx.audit?.("source_add", { kb, target: source.id, detail: `${source.kind} ${source.name} (MCP)` });
+      const view = await viewOf(store, source);
+      return toolResult(
+        `Added the ${source.kind} source "${source.name}" to "${kb}" (id ${source.id}); its first sync is running. ` +
+          "list_sources shows its status.",
+        { source: view },
+      );
+    }),
+  );
+}

@@ -123,6 +123,8 @@ test.describe("Chinese text is drawn with a CJK font", () => {
   test("the title, the example questions and the ＋ use a font that has the glyphs", async ({ page }) => {
     await page.goto("/");
     await expect(page.getByTestId("example-question").first()).toBeVisible();
+    // The upload button appears once the viewer's access is known (a request after the first paint).
+    await expect(page.getByTestId("add-documents")).toBeVisible();
     const cdp = await page.context().newCDPSession(page);
     await cdp.send("DOM.enable");
     await cdp.send("CSS.enable");

@@ -5,6 +5,7 @@ import Markdown, { type Components, type Options } from "react-markdown";
 import rehypeHighlight from "rehype-highlight";
 import remarkGfm from "remark-gfm";
 import { ImageLink } from "@/components/ImageLink";
+import { tableComponents } from "@/components/markdown-tables";
 import { CHECK_HREF, CITE_HREF, linkCitations } from "@/lib/agent/answer-links";
 import type { Citation, CitationCheck } from "@/lib/agent/protocol";
 import { CitationChip } from "./CitationChip";
@@ -86,21 +87,7 @@ const components: Components = {
     ) : (
       <code className="rounded bg-zinc-100 px-1 py-0.5 text-[13px] dark:bg-zinc-800">{children}</code>
     ),
-  table: ({ children }) => (
-    <div className="my-2 overflow-x-auto">
-      <table className="min-w-full border-collapse text-sm">{children}</table>
-    </div>
-  ),
-  th: ({ children, style }) => (
-    <th style={style} className="border border-zinc-300 bg-zinc-50 px-2 py-1 text-left font-semibold dark:border-zinc-700 dark:bg-zinc-900">
-      {children}
-    </th>
-  ),
-  td: ({ children, style }) => (
-    <td style={style} className="border border-zinc-300 px-2 py-1 dark:border-zinc-700">
-      {children}
-    </td>
-  ),
+  ...tableComponents(),
 };
 
 function Pre({ children }: { children?: React.ReactNode }) {

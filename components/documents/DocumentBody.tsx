@@ -4,6 +4,7 @@ import Markdown, { type Components } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { fill } from "@/components/chat/strings";
 import { ImageLink } from "@/components/ImageLink";
+import { tableComponents } from "@/components/markdown-tables";
 import type { ChunkRecord, DocumentRecord } from "@/lib/types";
 import { type Block, chunkStarts, documentBlocks, overlaps } from "./blocks";
 import type { DocumentMessages } from "./messages";
@@ -29,23 +30,7 @@ const md: Components = {
   blockquote: ({ children }) => <blockquote className="my-2 border-l-2 border-zinc-300 pl-3 dark:border-zinc-600">{children}</blockquote>,
   img: ({ src, alt }) => <ImageLink src={src} alt={alt} />,
   // DOCX, HTML and Markdown tables are stored as GFM rows (lib/parse/markdown.ts): drawn as tables.
-  table: ({ children }) => (
-    <div className="my-3 overflow-x-auto">
-      <table data-testid="doc-table" className="min-w-full border-collapse text-sm">
-        {children}
-      </table>
-    </div>
-  ),
-  th: ({ children, style }) => (
-    <th style={style} className="border border-zinc-300 bg-zinc-50 px-2 py-1 text-left font-semibold dark:border-zinc-700 dark:bg-zinc-900">
-      {children}
-    </th>
-  ),
-  td: ({ children, style }) => (
-    <td style={style} className="border border-zinc-300 px-2 py-1 align-top dark:border-zinc-700">
-      {children}
-    </td>
-  ),
+  ...tableComponents("doc-table"),
 };
 const remarkPlugins = [remarkGfm];
 

@@ -4,9 +4,7 @@ import { AppError, type ParsedDocument } from "@/lib/types";
 import { type ParseLimits, type ParseOptions, resolveLimits } from "./limits";
 import { htmlToMarkdown } from "./markdown";
 import { markdownTitle } from "./text";
-
-/** JSZip keeps each entry's declared sizes on a private field. */
-type ZipEntry = JSZip.JSZipObject & { _data?: { compressedSize?: number; uncompressedSize?: number } };
+import { checkDeclaredSizes, type ZipEntry, zipBomb } from "./zip";
 
 /**
  * Decompression-bomb guard, run before mammoth sees the file: the declared sizes must fit the
@@ -23,16 +21,9 @@ async function checkDocxArchive(data: Uint8Array, filename: string, limits: Pars
   if (!zip.file("word/document.xml")) {
     throw new AppError("parse_failed", `"${filename}" is a ZIP archive but not a Word document (no word/document.xml).`);
   }
-  const bomb = () => new AppError("too_large", `"${filename}" expands to too much data when decompressed (possible decompression bomb).`);
+  const bomb = zipBomb(filename);
   const entries = Object.values(zip.files).filter((f) => !f.dir) as ZipEntry[];
-  let declared = 0;
-  for (const e of entries) {
-    const u = e._data?.uncompressedSize ?? 0;
-    const c = e._data?.compressedSize ?? 0;
-    declared += u;
-    if (u > 1024 * 1024 && c > 0 && u / c > limits.maxDocxRatio) throw bomb();
-  }
-  if (declared > limits.maxDocxUncompressedBytes) throw bomb();
+  checkDeclaredSizes(entries, limits, bomb);
 
   let inflated = 0;
   for (const e of entries) {

@@ -8,7 +8,22 @@ import { AppError } from "@/lib/types";
 import type { ParseLimits } from "./limits";
 
 /** JSZip keeps each entry's declared sizes on a private field. */
-type ZipEntry = JSZip.JSZipObject & { _data?: { compressedSize?: number; uncompressedSize?: number } };
+export type ZipEntry = JSZip.JSZipObject & { _data?: { compressedSize?: number; uncompressedSize?: number } };
+
+export const zipBomb = (filename: string) => () =>
+  new AppError("too_large", `"${filename}" expands to too much data when decompressed (possible decompression bomb).`);
+
+/** The first half of the guard: declared sizes and per-entry ratios within the limits (they can lie; inflation is counted too). */
+export function checkDeclaredSizes(entries: ZipEntry[], limits: ParseLimits, bomb: () => AppError): void {
+  let declared = 0;
+  for (const e of entries) {
+    const u = e._data?.uncompressedSize ?? 0;
+    const c = e._data?.compressedSize ?? 0;
+    declared += u;
+    if (u > 1024 * 1024 && c > 0 && u / c > limits.maxDocxRatio) throw bomb();
+  }
+  if (declared > limits.maxDocxUncompressedBytes) throw bomb();
+}
 
 export interface Archive {
   zip: JSZip;
@@ -33,15 +48,8 @@ export async function openArchive(
   } catch {
     throw new AppError("parse_failed", `"${filename}" could not be read: the ${label} file is corrupt.`);
   }
-  const bomb = () => new AppError("too_large", `"${filename}" expands to too much data when decompressed (possible decompression bomb).`);
-  let declared = 0;
-  for (const e of Object.values(zip.files) as ZipEntry[]) {
-    const u = e._data?.uncompressedSize ?? 0;
-    const c = e._data?.compressedSize ?? 0;
-    declared += u;
-    if (u > 1024 * 1024 && c > 0 && u / c > limits.maxDocxRatio) throw bomb();
-  }
-  if (declared > limits.maxDocxUncompressedBytes) throw bomb();
+  const bomb = zipBomb(filename);
+  checkDeclaredSizes(Object.values(zip.files) as ZipEntry[], limits, bomb);
 
   let inflated = 0;
   const bytes = async (name: string): Promise<Uint8Array | undefined> => {

@@ -108,7 +108,7 @@ describe("git source", () => {
         "docs/a.md": "# Alpha\n\nThe alpha document talks about the okapi.",
         "docs/b.md": "# Beta\n\nThe beta document talks about the zebra.",
         "docs/c.md": "# Gamma\n\nThe gamma document talks about the tapir.",
-        "docs/logo.png": "not really a png",
+        "docs/logo.gif": "GIF89a: not a format the app reads",
         "src/main.ts": "console.log('code is not indexed');",
       });
       const { source, run } = await add({ kind: "git", url: repo.url, branch: "main", paths: ["docs"] });

@@ -149,6 +149,16 @@ for (const locale of ["en-US", "zh-CN"] as const) {
       await web.getByTestId("source-remove-confirm").click();
       await expect(web).toBeHidden();
       await expect(card.getByTestId("kb-count")).toHaveText(/^1 /);
+
+      // The document view links to the file at the commit the sync read.
+      const [doc] = (await (await fetch(`${BASE}/api/documents?kb=${kb}`)).json()).documents;
+      await page.goto(`/documents/${doc.id}`);
+      const header = page.locator("dt", { hasText: zh ? "原始位置" : "Original" });
+      await expect(header).toBeVisible();
+      await expect(page.getByTestId("document-original").getByRole("link")).toHaveAttribute(
+        "href",
+        /\/handbook\/blob\/[0-9a-f]{40}\/docs\/onboarding\.md$/,
+      );
     });
   });
 }

@@ -22,6 +22,7 @@ type Load =
       chunks: ChunkRecord[];
       text: string | null;
       pages: { page: number; start: number }[] | null;
+      original: string | null;
     };
 
 /** Where in the document text the sentence backing `claim` lies, inside the cited chunk (as the citation card finds it). */
@@ -61,7 +62,14 @@ export function DocumentView({
     documentApi.get(id).then(
       (body) => {
         if (live)
-          setLoad({ state: "ready", document: body.document, chunks: body.chunks, text: body.text ?? null, pages: body.pages ?? null });
+          setLoad({
+            state: "ready",
+            document: body.document,
+            chunks: body.chunks,
+            text: body.text ?? null,
+            pages: body.pages ?? null,
+            original: body.sourceLink?.url ?? null,
+          });
       },
       (err: unknown) => {
         if (live) setLoad({ state: "error", message: err instanceof ApiError && err.status === 404 ? t.notFound : t.loadFailed });
@@ -136,6 +144,20 @@ export function DocumentView({
           <dl className="mt-2 grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm text-zinc-600 dark:text-zinc-400">
             <dt>{t.source}</dt>
             <dd className="break-all">{load.document.source}</dd>
+            {load.original && (
+              <>
+                <dt>{t.original}</dt>
+                <dd className="break-all" data-testid="document-original">
+                  {/^https?:\/\//i.test(load.original) ? (
+                    <a href={load.original} target="_blank" rel="noopener noreferrer" className="text-sky-800 underline dark:text-sky-300">
+                      {load.original}
+                    </a>
+                  ) : (
+                    load.original
+                  )}
+                </dd>
+              </>
+            )}
             <dt>{t.colType}</dt>
             <dd>
               {formatLabel(load.document.mimeType)} · {formatBytes(load.document.size)} · {load.chunks.length}{" "}

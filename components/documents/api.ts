@@ -9,6 +9,8 @@ export interface DocumentDetail {
   chunks: ChunkRecord[];
   text?: string | null;
   pages?: { page: number; start: number }[] | null;
+  /** Set when a source (web, Git, bucket, folder) brought the document in: the original page, file or object. */
+  sourceLink?: { sourceId: string; url: string } | null;
 }
 
 export const documentApi = {

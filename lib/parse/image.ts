@@ -10,10 +10,13 @@ const MAX_INPUT_PIXELS = 100_000_000;
 
 /**
  * PNG, JPEG, WebP, TIFF → text by OCR, decoded with sharp; each page of a multi-page TIFF is a page. Without an
- * OCR run (the plain parse task) it asks for one (NeedsOcr).
+ * OCR run (the plain parse task) it asks for one (NeedsOcr) before reading anything.
  */
 export async function parseImage(data: Uint8Array, filename: string, opts?: ParseOptions): Promise<ParsedDocument> {
   const limits = resolveLimits(opts);
+  const run = opts?.ocr;
+  // sharp is native: it runs only in the OCR worker processes, which can be stopped anywhere (lib/worker/child.ts).
+  if (!run) throw new NeedsOcr(1);
   const { default: sharp } = await import("sharp"); // native; loaded where images are read (the OCR worker)
   const input = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   let meta: sharp.Metadata;
@@ -26,8 +29,6 @@ export async function parseImage(data: Uint8Array, filename: string, opts?: Pars
   if (!mimeType)
     throw new AppError("unsupported_type", `"${filename}" is a ${meta.format ?? "unknown"} image; PNG, JPEG, WebP and TIFF are read.`);
   const total = meta.format === "tiff" ? (meta.pages ?? 1) : 1;
-  const run = opts?.ocr;
-  if (!run) throw new NeedsOcr(total);
   checkOcrPages(run, filename, total);
 
   let text = "";

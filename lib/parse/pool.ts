@@ -69,7 +69,7 @@ function pool(): WorkerPool {
 }
 
 /**
- * The OCR workers: the same script as the parse pool's, with OCR's budgets: `timeoutMs` is one page's (each page
+ * The OCR workers: child processes running the parse pool's script, with OCR's budgets: `timeoutMs` is one page's (each page
  * reported restarts it, lib/worker/pool.ts), the heap cap OCR_MEMORY_MB; the file's budget is the task's signal.
  */
 function ocrPool(): WorkerPool {
@@ -82,6 +82,7 @@ function ocrPool(): WorkerPool {
       execArgv,
       size: cfg.workers,
       timeoutMs: cfg.pageTimeoutMs,
+      isolation: "process", // onnxruntime: a thread stopped mid-page would abort the server
       resourceLimits: { maxOldGenerationSizeMb: cfg.memoryMb, maxYoungGenerationSizeMb: 64, stackSizeMb: 8 },
     });
   }

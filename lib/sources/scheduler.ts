@@ -1,7 +1,8 @@
 /**
  * Runs each source on its schedule (checked every SOURCE_SCHEDULER_TICK_S, default 30 s) and watches server
  * folders, syncing one a few seconds after it changes. Runs go one after another in the background
- * (./engine.ts), so searches never wait for them.
+ * (./engine.ts), so searches never wait for them. With several replicas, one runs the schedules
+ * (SOURCE_SCHEDULER=off on the others); "Sync now" works on any.
  */
 import { type FSWatcher, watch } from "node:fs";
 import { processGlobal } from "@/lib/process-global";
@@ -17,11 +18,23 @@ function tickMs(): number {
   return (Number.isFinite(v) && v > 0 ? v : 30) * 1000;
 }
 
-/** Starts the scheduler for `store` once per process. */
+/** Whether this process runs the schedules: SOURCE_SCHEDULER, "on" (default) or "off". */
+export function schedulerEnabled(): boolean {
+  const v = (process.env.SOURCE_SCHEDULER ?? "on").trim().toLowerCase();
+  if (v !== "on" && v !== "off") throw new Error(`SOURCE_SCHEDULER must be "on" or "off", got "${process.env.SOURCE_SCHEDULER}"`);
+  return v === "on";
+}
+
+/** Starts the scheduler for `store` once per process, unless SOURCE_SCHEDULER is off. */
 export function startSourceScheduler(store: Store): void {
   const started = processGlobal("sourceScheduler", () => ({ on: false }));
-  if (started.on) return;
+  if (started.on || !schedulerEnabled()) return;
   started.on = true;
+  runSourceScheduler(store, tickMs());
+}
+
+/** Checks for due sources every `everyMs` and watches folder sources; returns what stops it. */
+export function runSourceScheduler(store: Store, everyMs: number): () => void {
   const watchers = new Map<string, { path: string; watcher: FSWatcher }>();
   const timers = new Map<string, ReturnType<typeof setTimeout>>();
 
@@ -63,6 +76,12 @@ export function startSourceScheduler(store: Store): void {
   };
   const timer = setInterval(() => {
     tick().catch((err) => console.error(`[sources] scheduler: ${err instanceof Error ? err.message : String(err)}`));
-  }, tickMs());
+  }, everyMs);
   timer.unref();
+  return () => {
+    clearInterval(timer);
+    for (const t of timers.values()) clearTimeout(t);
+    for (const w of watchers.values()) w.watcher.close();
+    watchers.clear();
+  };
 }

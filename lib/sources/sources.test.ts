@@ -1,7 +1,7 @@
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { AwsClient } from "aws4fetch";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { serveGitRepo } from "@/e2e/helpers/git-server";
 import { startS3 } from "@/e2e/helpers/s3";
 import { serveTestSite, type TestSite } from "@/e2e/helpers/test-site";
@@ -9,6 +9,7 @@ import { createOfflineEmbedder } from "@/lib/embed/offline";
 import { openStore, type Store } from "@/lib/store";
 import { tempDirs } from "@/lib/test-helpers/temp-dirs";
 import { runningPromise } from "./engine";
+import { runSourceScheduler, schedulerEnabled } from "./scheduler";
 import { sourceInputSchema } from "./schema";
 import { openSecrets, sealSecrets } from "./secrets";
 import { addSource, removeSource, startSync } from "./service";
@@ -195,6 +196,45 @@ describe("folder source", () => {
     await store.deleteDocument(one.id);
     expect(await sync(source)).toMatchObject({ added: 1, unchanged: 0, removed: 0, error: null });
     expect(await titles()).toEqual(["One"]);
+  });
+});
+
+describe("scheduler", () => {
+  it("syncs a source when it is due and a watched folder when it changes; SOURCE_SCHEDULER turns it off", async () => {
+    const dir = await tempDir();
+    await writeFile(path.join(dir, "a.md"), "# Tides\n\nThe tide table is posted on Mondays.");
+    const { source } = await add({ kind: "folder", path: dir, scheduleMinutes: 60 }, true);
+    const sources = await getSourceStore(store);
+    const lastRun = async () => (await sources.get(source.id))?.lastRun;
+    const first = await lastRun();
+    expect(first).toMatchObject({ added: 1 });
+    // Due now: the next tick syncs it and sets the next run an hour on.
+    await writeFile(path.join(dir, "a.md"), "# Tides\n\nThe tide table is posted on Mondays and Thursdays.");
+    await sources.put({ ...(await sources.get(source.id))!, nextRunAt: new Date(Date.now() - 1000).toISOString() });
+    const stop = runSourceScheduler(store, 100);
+    try {
+      await vi.waitFor(async () => expect(await lastRun()).toMatchObject({ updated: 1 }), { timeout: 20_000, interval: 100 });
+      const next = Date.parse((await sources.get(source.id))!.nextRunAt!);
+      expect(next - Date.now()).toBeGreaterThan(59 * 60_000);
+      // Not due: a new file is picked up by the folder watch, a few seconds after it appears.
+      // (the tick that ran the sync also set the watch)
+      await writeFile(path.join(dir, "b.md"), "# Buoys\n\nRed buoys mark the channel's left side.");
+      await vi.waitFor(async () => expect(await lastRun()).toMatchObject({ added: 1, unchanged: 1 }), { timeout: 20_000, interval: 200 });
+      expect(await titles()).toEqual(["Buoys", "Tides"]);
+    } finally {
+      stop();
+    }
+    expect(schedulerEnabled()).toBe(true);
+    for (const [value, on] of [
+      ["off", false],
+      [" ON ", true],
+    ] as const) {
+      process.env.SOURCE_SCHEDULER = value;
+      expect(schedulerEnabled()).toBe(on);
+    }
+    process.env.SOURCE_SCHEDULER = "sometimes";
+    expect(() => schedulerEnabled()).toThrow(/SOURCE_SCHEDULER must be "on" or "off"/);
+    delete process.env.SOURCE_SCHEDULER;
   });
 });
 

@@ -9,9 +9,10 @@ afterEach(async () => {
   await pool?.close();
 });
 
-describe("worker pool", () => {
+// Threads for JavaScript work, processes for native addons (OCR): the same contract either way.
+describe.each(["thread", "process"] as const)("worker pool (%s)", (isolation) => {
   it("runs tasks and passes errors back with their fields", async () => {
-    pool = createWorkerPool({ file, execArgv, size: 2, timeoutMs: 10_000 });
+    pool = createWorkerPool({ file, execArgv, isolation, size: 2, timeoutMs: 10_000 });
     expect(await Promise.all([1, 2, 3].map((value) => pool!.run({ do: "echo", value })))).toEqual([1, 2, 3]);
     expect(pool.size()).toBeLessThanOrEqual(2);
     await expect(pool.run({ do: "throw" })).rejects.toMatchObject({
@@ -23,7 +24,7 @@ describe("worker pool", () => {
   });
 
   it("terminates a task at its time budget and answers the next one with a fresh worker", async () => {
-    pool = createWorkerPool({ file, execArgv, size: 1, timeoutMs: 300 });
+    pool = createWorkerPool({ file, execArgv, isolation, size: 1, timeoutMs: 300 });
     const stuck = pool.run({ do: "spin" });
     const next = pool.run({ do: "echo", value: "after" });
     await expect(stuck).rejects.toMatchObject({ reason: "time" });
@@ -35,6 +36,7 @@ describe("worker pool", () => {
     pool = createWorkerPool({
       file,
       execArgv,
+      isolation,
       size: 1,
       timeoutMs: 60_000,
       resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 },
@@ -44,7 +46,7 @@ describe("worker pool", () => {
   });
 
   it("answers each task in order with a task waiting in the worker, and drops the answer of one aborted there", async () => {
-    pool = createWorkerPool({ file, execArgv, size: 1, timeoutMs: 60_000 });
+    pool = createWorkerPool({ file, execArgv, isolation, size: 1, timeoutMs: 60_000 });
     const ctrl = new AbortController();
     const first = pool.run({ do: "sleep", ms: 300, value: "first" });
     const waiting = pool.run({ do: "echo", value: "waiting" }, { signal: ctrl.signal });
@@ -57,7 +59,7 @@ describe("worker pool", () => {
   });
 
   it("stops a task when its signal aborts", async () => {
-    pool = createWorkerPool({ file, execArgv, size: 1, timeoutMs: 60_000 });
+    pool = createWorkerPool({ file, execArgv, isolation, size: 1, timeoutMs: 60_000 });
     const ctrl = new AbortController();
     const stuck = pool.run({ do: "spin" }, { signal: ctrl.signal });
     setTimeout(() => ctrl.abort(), 100);
@@ -65,7 +67,7 @@ describe("worker pool", () => {
   });
 
   it("passes a task's progress on, each step restarting its budget", async () => {
-    pool = createWorkerPool({ file, execArgv, size: 1, timeoutMs: 1000 });
+    pool = createWorkerPool({ file, execArgv, isolation, size: 1, timeoutMs: 1000 });
     expect(await pool.run({ do: "echo", value: "loaded" })).toBe("loaded"); // the worker's start is not a step
     const heard: unknown[] = [];
     // 10 steps of 150 ms: longer than the budget in all, each step well within it.

@@ -5,6 +5,7 @@
  * next task. Workers are spawned on demand, up to `size`, and do not keep the process alive when idle.
  */
 import { type ResourceLimits, type Transferable, Worker } from "node:worker_threads";
+import { ChildWorker } from "./child";
 
 export interface PoolOptions {
   /** The worker script: a plain JS module (or TS with `execArgv: ["--import", "tsx"]`). */
@@ -13,6 +14,11 @@ export interface PoolOptions {
   timeoutMs: number;
   resourceLimits?: ResourceLimits;
   execArgv?: string[];
+  /**
+   * "thread" (default) or "process": a task in a native addon must run in a process (lib/worker/child.ts), since
+   * terminating a thread inside a native call aborts this process.
+   */
+  isolation?: "thread" | "process";
 }
 
 /** A task that ran out of its budget, crashed its worker, or was aborted. */
@@ -49,7 +55,7 @@ interface Task {
 }
 
 interface Slot {
-  worker: Worker;
+  worker: Worker | ChildWorker;
   /** The worker thread has started; a task's budget counts from then. */
   online: boolean;
   /** Handed to this worker, in its order: the first is running, the rest wait in the worker. */
@@ -117,7 +123,10 @@ export function createWorkerPool(opts: PoolOptions): WorkerPool {
   }
 
   function spawn(): Slot {
-    const worker = new Worker(opts.file, { resourceLimits: opts.resourceLimits, execArgv: opts.execArgv, stdout: false, stderr: false });
+    const worker =
+      opts.isolation === "process"
+        ? new ChildWorker(opts.file, { resourceLimits: opts.resourceLimits, execArgv: opts.execArgv })
+        : new Worker(opts.file, { resourceLimits: opts.resourceLimits, execArgv: opts.execArgv, stdout: false, stderr: false });
     const slot: Slot = { worker, tasks: [], online: false };
     worker.unref();
     worker.once("online", () => {

@@ -1,0 +1,59 @@
+/**
+ * A child process that behaves, for lib/worker/pool.ts, like a worker thread: for work in native addons
+ * (onnxruntime for OCR), where terminating a thread in the middle of a native call aborts the whole server.
+ * Killing a process is always safe. Messages go over IPC with V8 serialization (typed arrays are copied); the
+ * heap cap becomes --max-old-space-size and running out of it is told apart by V8's last words on stderr.
+ */
+import { type ChildProcess, fork } from "node:child_process";
+import { EventEmitter } from "node:events";
+import type { ResourceLimits, Transferable } from "node:worker_threads";
+
+const OUT_OF_HEAP = /Reached heap limit|JavaScript heap out of memory/;
+
+export class ChildWorker extends EventEmitter {
+  private readonly child: ChildProcess;
+  private stderrTail = "";
+
+  constructor(file: string | URL, opts: { execArgv?: string[]; resourceLimits?: ResourceLimits }) {
+    super();
+    const heap = opts.resourceLimits?.maxOldGenerationSizeMb;
+    this.child = fork(file, [], {
+      execArgv: [...(opts.execArgv ?? []), ...(heap ? [`--max-old-space-size=${heap}`] : [])],
+      serialization: "advanced",
+      stdio: ["ignore", "inherit", "pipe", "ipc"],
+    });
+    this.child.stderr?.on("data", (chunk: Buffer) => {
+      process.stderr.write(chunk);
+      this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-4096);
+    });
+    this.child.once("spawn", () => this.emit("online"));
+    this.child.on("message", (msg) => this.emit("message", msg));
+    this.child.on("error", (err) => this.emit("error", err));
+    this.child.once("exit", (code, signal) => {
+      if (OUT_OF_HEAP.test(this.stderrTail)) {
+        this.emit("error", Object.assign(new Error("The worker process ran out of its heap."), { code: "ERR_WORKER_OUT_OF_MEMORY" }));
+      } else this.emit("exit", code ?? signal);
+    });
+  }
+
+  postMessage(msg: unknown, _transfer?: readonly Transferable[]): void {
+    // A closed channel (the process died) is told by "exit"; the send error adds nothing.
+    this.child.send(msg as object, (err) => void err);
+  }
+
+  ref(): void {
+    this.child.ref();
+    this.child.channel?.ref();
+    (this.child.stderr as { ref?: () => void } | null)?.ref?.();
+  }
+
+  unref(): void {
+    this.child.unref();
+    this.child.channel?.unref();
+    (this.child.stderr as { unref?: () => void } | null)?.unref?.();
+  }
+
+  async terminate(): Promise<void> {
+    this.child.kill("SIGKILL");
+  }
+}

@@ -40,6 +40,20 @@ async function dirBytes(dir: string): Promise<number> {
   return total;
 }
 
+/**
+ * How many versions a table keeps. Lance lists the manifests and then reads each: a cleanup deleting one in
+ * between fails the listing with "not found", so it is listed again.
+ */
+async function versionCount(table: lancedb.Table): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (await table.listVersions()).length;
+    } catch (err) {
+      if (attempt >= 5 || !/not found/i.test(err instanceof Error ? err.message : String(err))) throw err;
+    }
+  }
+}
+
 const MB = BigInt(1024 * 1024);
 /** One Lance session (its caches, bounded: lib/store/lance-env.ts) for every store of the process. */
 function lanceSession(): lancedb.Session {
@@ -100,7 +114,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
       const snapshot: StoreStatsSnapshot = { rows: {}, versions: {}, dataDirBytes: null };
       for (const [name, t] of Object.entries({ chunks: tables.chunks, documents: tables.documents, meta: tables.meta })) {
         snapshot.rows[name] = await t.countRows();
-        snapshot.versions[name] = (await t.listVersions()).length;
+        snapshot.versions[name] = await versionCount(t);
       }
       const dir = localDir(uri);
       if (dir !== null) snapshot.dataDirBytes = await dirBytes(dir);

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { DocumentRecord } from "@/lib/types";
 import { DocumentBody } from "./documents/DocumentBody";
 import { T } from "./documents/messages";
-import { imageHost } from "./ImageLink";
+import { webHost } from "./ImageLink";
 
 const TEXT = [
   "# Pixels",
@@ -46,8 +46,8 @@ describe("images in a document's Markdown", () => {
     expect(html).toContain("🖼 svg");
   });
   it("names the host of web addresses only", () => {
-    expect(imageHost("https://a.example/x.png")).toBe("a.example");
-    expect(imageHost("javascript:alert(1)")).toBe("");
-    expect(imageHost("/x.png")).toBe("");
+    expect(webHost("https://a.example/x.png")).toBe("a.example");
+    expect(webHost("javascript:alert(1)")).toBe("");
+    expect(webHost("/x.png")).toBe("");
   });
 });

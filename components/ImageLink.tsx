@@ -5,8 +5,8 @@
  * drops data: and other addresses).
  */
 
-/** The host an image address names ("" for one that names none: a relative or unparsable address). */
-export function imageHost(src: string): string {
+/** The host a web (http, https) address names ("" for any other: relative, unparsable, javascript:, data:…). */
+export function webHost(src: string): string {
   try {
     const url = new URL(src);
     return url.protocol === "http:" || url.protocol === "https:" ? url.host : "";
@@ -16,7 +16,7 @@ export function imageHost(src: string): string {
 }
 
 export function ImageLink({ src, alt }: { src?: string | Blob; alt?: string }) {
-  const host = typeof src === "string" ? imageHost(src) : "";
+  const host = typeof src === "string" ? webHost(src) : "";
   const label = `🖼 ${alt || "image"}${host ? ` (${host})` : ""}`;
   if (!host || typeof src !== "string") return <span data-testid="image-link">{label}</span>;
   return (

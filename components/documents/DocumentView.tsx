@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { ApiError } from "@/components/api";
 import { fill } from "@/components/chat/strings";
+import { webHost } from "@/components/ImageLink";
 import { useLocale, useMessages } from "@/components/i18n";
 import { supportingSpan } from "@/lib/agent/extractive";
 import { LEADING_HEADINGS } from "@/lib/agent/highlight";
@@ -148,7 +149,7 @@ export function DocumentView({
               <>
                 <dt>{t.original}</dt>
                 <dd className="break-all" data-testid="document-original">
-                  {/^https?:\/\//i.test(load.original) ? (
+                  {webHost(load.original) ? (
                     <a href={load.original} target="_blank" rel="noopener noreferrer" className="text-sky-800 underline dark:text-sky-300">
                       {load.original}
                     </a>

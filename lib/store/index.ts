@@ -18,7 +18,7 @@ import { LANCE_CACHE_MB } from "./lance-env";
 import { bodyCache, documentCache, storeReads } from "./reads";
 import { recentWrites } from "./recent";
 import { localDir, sweepStaleTempFiles } from "./stale-temp";
-import { openTables, readVersion } from "./tables";
+import { openTables, readVersion, retried } from "./tables";
 import type { OpenStoreOptions, Store } from "./types";
 import { storeWrites } from "./writes";
 
@@ -45,13 +45,8 @@ async function dirBytes(dir: string): Promise<number> {
  * between fails the listing with "not found", so it is listed again.
  */
 async function versionCount(table: lancedb.Table): Promise<number> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return (await table.listVersions()).length;
-    } catch (err) {
-      if (attempt >= 5 || !/not found/i.test(err instanceof Error ? err.message : String(err))) throw err;
-    }
-  }
+  const missing = (err: unknown) => /not found/i.test(err instanceof Error ? err.message : String(err));
+  return (await retried(() => table.listVersions(), missing, "a cleanup removed a version while it was listed; listing again")).length;
 }
 
 const MB = BigInt(1024 * 1024);

@@ -75,19 +75,29 @@ export function isCommitConflict(err: unknown): boolean {
  * Background maintenance (compaction, index updates) commits beside the writes; a write that loses that race
  * gets a commit-conflict error and nothing of it was committed, so it is simply tried again.
  */
-export async function retryConflicts<T>(fn: () => Promise<T>): Promise<T> {
+export function retryConflicts<T>(fn: () => Promise<T>): Promise<T> {
+  return retried(
+    async () => {
+      try {
+        return await fn();
+      } finally {
+        tablesWritten(); // committed, or lost to someone else's commit
+      }
+    },
+    isCommitConflict,
+    "write conflicted with a concurrent commit; retrying",
+  );
+}
+
+/** `fn`, tried up to 5 times while it fails with an error `transient` accepts, a little longer apart each time. */
+export async function retried<T>(fn: () => Promise<T>, transient: (err: unknown) => boolean, why: string): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await fn();
     } catch (err) {
-      if (attempt >= 5 || !isCommitConflict(err)) throw err;
-      log("store").info(
-        { attempt, err: err instanceof Error ? err.message : String(err) },
-        "write conflicted with a concurrent commit; retrying",
-      );
+      if (attempt >= 5 || !transient(err)) throw err;
+      log("store").info({ attempt, err: err instanceof Error ? err.message : String(err) }, why);
       await new Promise((r) => setTimeout(r, 20 * attempt));
-    } finally {
-      tablesWritten(); // committed, or lost to someone else's commit
     }
   }
 }

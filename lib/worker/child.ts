@@ -29,7 +29,8 @@ export class ChildWorker extends EventEmitter {
     this.child.once("spawn", () => this.emit("online"));
     this.child.on("message", (msg) => this.emit("message", msg));
     this.child.on("error", (err) => this.emit("error", err));
-    this.child.once("exit", (code, signal) => {
+    // "close", not "exit": stderr is read to its end by then, so V8's out-of-heap message is in the tail.
+    this.child.once("close", (code, signal) => {
       if (OUT_OF_HEAP.test(this.stderrTail)) {
         this.emit("error", Object.assign(new Error("The worker process ran out of its heap."), { code: "ERR_WORKER_OUT_OF_MEMORY" }));
       } else this.emit("exit", code ?? signal);

@@ -11,8 +11,8 @@ afterEach(async () => {
 });
 
 // Threads for JavaScript work, processes for native addons (OCR): the same contract either way. Budgets are CPU time,
-// so none of these depends on how fast or how busy the machine is.
-describe.each(["thread", "process"] as const)("worker pool (%s)", (isolation) => {
+// so none of these depends on how fast or how busy the machine is; the generous test timeout only bounds a hang.
+describe.each(["thread", "process"] as const)("worker pool (%s)", { timeout: 300_000 }, (isolation) => {
   it("runs tasks and passes errors back with their fields", async () => {
     pool = createWorkerPool({ file, execArgv, isolation, size: 2, cpuBudgetMs: 10_000 });
     expect(await Promise.all([1, 2, 3].map((value) => pool!.run({ do: "echo", value })))).toEqual([1, 2, 3]);
@@ -26,7 +26,7 @@ describe.each(["thread", "process"] as const)("worker pool (%s)", (isolation) =>
   });
 
   it("stops a task that never ends at its CPU budget and answers the next one with a fresh worker", async () => {
-    pool = createWorkerPool({ file, execArgv, isolation, size: 1, cpuBudgetMs: 1000 });
+    pool = createWorkerPool({ file, execArgv, isolation, size: 1, cpuBudgetMs: 500 });
     const stuck = pool.run({ do: "spin" });
     const next = pool.run({ do: "echo", value: "after" });
     await expect(stuck).rejects.toMatchObject({ reason: "time", message: expect.stringMatching(/CPU time/) });
@@ -40,8 +40,8 @@ describe.each(["thread", "process"] as const)("worker pool (%s)", (isolation) =>
   });
 
   it("does not count the worker's start-up against the first task", async () => {
-    process.env.FIXTURE_WORKER_STARTUP_CPU_MS = "1500";
-    pool = createWorkerPool({ file, execArgv, isolation, size: 1, cpuBudgetMs: 500 });
+    process.env.FIXTURE_WORKER_STARTUP_CPU_MS = "800";
+    pool = createWorkerPool({ file, execArgv, isolation, size: 1, cpuBudgetMs: 300 });
     expect(await pool.run({ do: "echo", value: "first" })).toBe("first");
   });
 
@@ -86,10 +86,10 @@ describe.each(["thread", "process"] as const)("worker pool (%s)", (isolation) =>
   });
 
   it("passes a task's progress on, each step restarting its CPU budget", async () => {
-    pool = createWorkerPool({ file, execArgv, isolation, size: 1, cpuBudgetMs: 1000 });
+    pool = createWorkerPool({ file, execArgv, isolation, size: 1, cpuBudgetMs: 400 });
     const heard: unknown[] = [];
-    // 5 steps of 400 ms of CPU: more than the budget in all, each step well within it.
-    const done = await pool.run({ do: "steps", cpuMs: 400, steps: 5 }, { onProgress: (p) => heard.push(p) });
+    // 5 steps of 150 ms of CPU: more than the budget in all, each step well within it.
+    const done = await pool.run({ do: "steps", cpuMs: 150, steps: 5 }, { onProgress: (p) => heard.push(p) });
     expect(done).toBe("all steps");
     expect(heard).toEqual([1, 2, 3, 4, 5]);
   });

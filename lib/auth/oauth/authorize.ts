@@ -19,6 +19,7 @@ import { type AuthSettings, resolveAuthSettings } from "@/lib/auth/config";
 import { safeEqual } from "@/lib/auth/internal";
 import { isOriginAllowed } from "@/lib/auth/origin";
 import { type Caller, callerOf } from "@/lib/auth/peer";
+import { addressKey } from "@/lib/auth/rate-limit";
 import { adminSecretAccount, authFailures, getRateLimiter } from "@/lib/auth/request";
 import { limitOf, mayRead } from "@/lib/auth/roles";
 import { getRegistry, kbCatalog } from "@/lib/kb";
@@ -160,7 +161,7 @@ export async function beginAuthorization(
   }
   const signedIn = (await consenter(await deps.getStore(), cookieHeader)) !== null;
   const limiter = getRateLimiter(anonymousAuthorizePerMinute(deps.auth ?? resolveAuthSettings()), "oauth-authorize");
-  if (!signedIn && !limiter.take(`ip:${caller.address}`).allowed) {
+  if (!signedIn && !limiter.take(addressKey(caller.address)).allowed) {
     return { kind: "error", message: "Too many authorization requests from this address; try again in a minute." };
   }
   const store = await getOAuthStore(await deps.getStore());
@@ -193,7 +194,7 @@ export async function beginAuthorization(
 
   const pending: Pending = {
     id: randomBytes(16).toString("base64url"),
-    address: caller.address,
+    address: addressKey(caller.address),
     csrf: randomBytes(24).toString("base64url"),
     expiresAt: Date.now() + PENDING_MS,
     clientId: client.clientId,

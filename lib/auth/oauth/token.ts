@@ -17,6 +17,7 @@ import {
 import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { resolveAuthSettings } from "@/lib/auth/config";
 import { callerOf } from "@/lib/auth/peer";
+import { addressKey } from "@/lib/auth/rate-limit";
 import { authFailures, getRateLimiter } from "@/lib/auth/request";
 import { readJsonBody } from "@/lib/server/body";
 import type { OAuthDeps } from "./authorize";
@@ -175,7 +176,7 @@ const MAX_REGISTRATION_BYTES = 8 * 1024;
 export async function handleRegister(req: Request, deps: OAuthDeps): Promise<Response> {
   try {
     const caller = callerOf(req, deps.auth ?? resolveAuthSettings());
-    if (!getRateLimiter(REGISTRATIONS_PER_MINUTE, "oauth-register").take(`ip:${caller.address}`).allowed) {
+    if (!getRateLimiter(REGISTRATIONS_PER_MINUTE, "oauth-register").take(addressKey(caller.address)).allowed) {
       throw new TooManyRequestsError("too many registrations from this address; try again in a minute");
     }
     let body: unknown;

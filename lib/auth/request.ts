@@ -4,13 +4,13 @@ import type { Caller } from "./peer";
 import { addressKey, createRateLimiter, type RateLimiter } from "./rate-limit";
 import { hashTokenSecret } from "./tokens";
 
-/** The process-wide limiter named `name` for `perMinute` requests a minute (burst = the same number). */
-export function getRateLimiter(perMinute: number, name = "mcp"): RateLimiter {
+/** The process-wide limiter named `name` for `count` requests per `windowSeconds` (a minute; burst = `count`). */
+export function getRateLimiter(count: number, name = "mcp", windowSeconds = 60): RateLimiter {
   const map = processGlobal("rate-limiters", () => new Map<string, RateLimiter>());
-  const key = `${name}:${perMinute}`;
+  const key = `${name}:${count}/${windowSeconds}`;
   let rl = map.get(key);
   if (!rl) {
-    rl = createRateLimiter({ capacity: perMinute, refillPerSecond: perMinute / 60 });
+    rl = createRateLimiter({ capacity: count, refillPerSecond: count / windowSeconds });
     map.set(key, rl);
   }
   return rl;

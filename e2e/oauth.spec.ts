@@ -95,7 +95,7 @@ test("a browser signs in on the consent page and allows kb hr read-only", async 
   await page.goto(authorizationUrl.href);
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Allow access");
   await expect(page.getByText("E2E Connector")).toBeVisible();
-  await expect(page.getByTestId("consent-redirect-host")).toContainText(new URL(REDIRECT).host);
+  await expect(page.getByTestId("consent-redirect-uri")).toContainText(REDIRECT);
 
   // A wrong secret: back on the page with the reason, nothing granted.
   await page.getByTestId("consent-secret").fill("wrong");

@@ -7,6 +7,7 @@ import { isInternalSecret } from "@/lib/auth/internal";
 import { authenticateOAuthToken, bearerChallenge, isOAuthAccessToken } from "@/lib/auth/oauth/access";
 import { isOriginAllowed } from "@/lib/auth/origin";
 import { callerOf } from "@/lib/auth/peer";
+import { addressKey } from "@/lib/auth/rate-limit";
 import { authFailures, getRateLimiter } from "@/lib/auth/request";
 import { type AccessLimit, limitOf, mayRead, readableOf } from "@/lib/auth/roles";
 import { type AccessToken, bearerSecret } from "@/lib/auth/tokens";
@@ -234,7 +235,7 @@ async function handleTimed(req: Request, options: McpHttpOptions): Promise<Respo
 
   // A local single-user run is not rate-limited; everyone else is, per token or per (trusted) client address.
   if (!internal && !localOpen) {
-    const decision = getRateLimiter(auth.rateLimitPerMinute).take(token ? `token:${token.id}` : `ip:${caller.address}`);
+    const decision = getRateLimiter(auth.rateLimitPerMinute).take(token ? `token:${token.id}` : addressKey(caller.address));
     if (!decision.allowed) {
       return jsonRpcError(
         429,

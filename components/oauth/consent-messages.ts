@@ -3,7 +3,7 @@ export const CONSENT_MESSAGES = {
   en: {
     title: "Allow access to your knowledge base?",
     wants: "{name} wants to use this knowledge base through MCP.",
-    redirect: "After you decide, you go back to {host}.",
+    redirect: "After you decide, you go back to {uri}",
     endpoint: "Endpoint",
     secret: "Admin secret",
     secretHelp: "Only whoever holds this server's admin secret (ADMIN_TOKEN, or the one printed at first start) can allow access.",
@@ -26,7 +26,7 @@ export const CONSENT_MESSAGES = {
   zh: {
     title: "允许访问你的知识库？",
     wants: "{name} 请求通过 MCP 使用此知识库。",
-    redirect: "做出选择后将返回 {host}。",
+    redirect: "做出选择后将返回 {uri}",
     endpoint: "端点",
     secret: "管理员密钥",
     secretHelp: "只有持有本服务器管理员密钥（ADMIN_TOKEN，或首次启动时打印的密钥）的人才能授权。",

@@ -64,11 +64,12 @@ describe("rate limiter", () => {
 describe("failed-authentication budgets (authFailures)", () => {
   const s = { authFailuresPerMinute: 3 };
   const nat = { address: "10.213.7.1", local: false };
-  it("an account spends its own budget: its right password is refused for a while, another's from the same address is not", () => {
+  it("an account spends its own budget from any address; a password from the spent address is refused for every account", () => {
     const alice = authFailures(s, nat, { account: "alice@team.test" });
     expect([alice.fail(), alice.fail(), alice.fail()]).toEqual([false, false, false]);
     expect(authFailures(s, { ...nat, address: "10.213.7.2" }, { account: "Alice@team.test" }).locked()).toBe(true);
-    expect(authFailures(s, nat, { account: "bob@team.test" }).locked()).toBe(false);
+    expect(authFailures(s, nat, { account: "bob@team.test" }).locked()).toBe(true);
+    expect(authFailures(s, { ...nat, address: "10.213.7.2" }, { account: "bob@team.test" }).locked()).toBe(false);
   });
   it("an address that spent its budget has its wrong guesses refused (429), not its valid credentials", () => {
     const nat2 = { address: "10.213.7.3", local: false };

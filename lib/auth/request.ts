@@ -1,16 +1,16 @@
 import { processGlobal } from "@/lib/process-global";
 import type { AuthSettings } from "./config";
 import type { Caller } from "./peer";
-import { createRateLimiter, type RateLimiter } from "./rate-limit";
+import { addressKey, createRateLimiter, type RateLimiter } from "./rate-limit";
 import { hashTokenSecret } from "./tokens";
 
-/** The process-wide limiter named `name` for `perMinute` requests a minute (burst = the same number). */
-export function getRateLimiter(perMinute: number, name = "mcp"): RateLimiter {
+/** The process-wide limiter named `name` for `count` requests per `windowSeconds` (a minute; burst = `count`). */
+export function getRateLimiter(count: number, name = "mcp", windowSeconds = 60): RateLimiter {
   const map = processGlobal("rate-limiters", () => new Map<string, RateLimiter>());
-  const key = `${name}:${perMinute}`;
+  const key = `${name}:${count}/${windowSeconds}`;
   let rl = map.get(key);
   if (!rl) {
-    rl = createRateLimiter({ capacity: perMinute, refillPerSecond: perMinute / 60 });
+    rl = createRateLimiter({ capacity: count, refillPerSecond: count / windowSeconds });
     map.set(key, rl);
   }
   return rl;
@@ -22,9 +22,11 @@ export function getRateLimiter(perMinute: number, name = "mcp"): RateLimiter {
  * lock out everyone else's valid tokens and sessions. Shared by the web API, OAuth consent and MCP:
  *
  * - `locked()` before checking: the account (or the same wrong credential) has spent its budget, so even the
- *   right password is refused with 429 for a while (online guessing of one account stops there);
+ *   right password is refused with 429 for a while (online guessing of one account stops there); for a
+ *   password (`account` given) the address's budget too, so spraying one password over many accounts from
+ *   one address (or one IPv6 /64, see addressKey) stops at the same count;
  * - `fail()` after a wrong one: counts it, and says whether to answer 429 instead of 401 (the address, account
- *   or credential had spent its budget already). A valid credential is accepted whatever its address has spent.
+ *   or credential had spent its budget already). A valid access token is accepted whatever its address has spent.
  */
 export function authFailures(
   settings: Pick<AuthSettings, "authFailuresPerMinute">,
@@ -32,13 +34,13 @@ export function authFailures(
   presented: { credential?: string | null; account?: string | null } = {},
 ) {
   const limiter = getRateLimiter(settings.authFailuresPerMinute ?? 10, "auth-failures");
-  const address = `ip:${caller.address}`;
+  const address = addressKey(caller.address);
   const own = [
     presented.credential ? `cred:${hashTokenSecret(presented.credential)}` : null,
     presented.account ? `acct:${presented.account.trim().toLowerCase()}` : null,
   ].filter((k): k is string => k !== null);
   return {
-    locked: () => own.some((k) => !limiter.peek(k)),
+    locked: () => (presented.account ? [address, ...own] : own).some((k) => !limiter.peek(k)),
     /** The address's budget is spent: for endpoints where every attempt is a guess (invite links), not a held credential. */
     addressBlocked: () => !limiter.peek(address),
     fail: (): boolean => {
@@ -50,4 +52,4 @@ export function authFailures(
 }
 
 /** The account key of admin-secret attempts from one address: wrong tokens from there do not lock the secret, wrong secrets do. */
-export const adminSecretAccount = (caller: Caller): string => `admin secret@${caller.address}`;
+export const adminSecretAccount = (caller: Caller): string => `admin secret@${addressKey(caller.address)}`;

@@ -51,8 +51,8 @@ export default async function AuthorizePage({ searchParams }: Props) {
         <h1 className="text-xl font-semibold">{t.title}</h1>
       </div>
       <p className="mb-1 text-sm">{fill(t.wants, { name: view.clientName })}</p>
-      <p className="mb-1 text-sm text-zinc-600 dark:text-zinc-400" data-testid="consent-redirect-host">
-        {fill(t.redirect, { host: view.redirectHost })}
+      <p className="mb-1 break-all text-sm text-zinc-600 dark:text-zinc-400" data-testid="consent-redirect-uri">
+        {fill(t.redirect, { uri: view.redirectUri })}
       </p>
       <p className="mb-4 break-all text-xs text-zinc-600 dark:text-zinc-400">
         {t.endpoint}: {resourceUrl(view.kb)} · client_id: {view.clientId}

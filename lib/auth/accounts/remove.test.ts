@@ -45,12 +45,15 @@ it("revokes the account's tokens and OAuth grants: its refresh token mints no mo
   const { token } = await createAccessToken(store, registry, { name: "laptop", scope: "read", kb: null }, (id) =>
     accounts.setOwner("token", id, user.id),
   );
-  await oauth.addClient({
-    clientId: "cli_test",
-    metadata: JSON.stringify({ client_name: "Test", redirect_uris: ["http://127.0.0.1/cb"], token_endpoint_auth_method: "none" }),
-    secretHash: null,
-    createdAt: new Date().toISOString(),
-  });
+  await oauth.addClient(
+    {
+      clientId: "cli_test",
+      metadata: JSON.stringify({ client_name: "Test", redirect_uris: ["http://127.0.0.1/cb"], token_endpoint_auth_method: "none" }),
+      secretHash: null,
+      createdAt: new Date().toISOString(),
+    },
+    2000,
+  );
   const grant = {
     id: "oag_00000000000000aa",
     clientId: "cli_test",

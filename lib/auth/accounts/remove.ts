@@ -2,7 +2,30 @@ import { getOAuthStore } from "@/lib/auth/oauth/store";
 import type { Registry } from "@/lib/kb";
 import type { Store } from "@/lib/store";
 import { deleteUser } from "./service";
-import { getAccountStore } from "./store";
+import { type AccountStore, getAccountStore } from "./store";
+
+/** The ids of the tokens and OAuth grants a user made. */
+async function ownedBy(accounts: AccountStore, id: string) {
+  const of = async (kind: "token" | "oauth_grant") =>
+    [...(await accounts.owners(kind))].filter(([, owner]) => owner === id).map(([subject]) => subject);
+  return { tokens: await of("token"), grants: await of("oauth_grant") };
+}
+
+async function revokeOwned(store: Store, registry: Registry, owned: Awaited<ReturnType<typeof ownedBy>>): Promise<void> {
+  for (const t of owned.tokens) await registry.revokeToken(t);
+  const oauth = await getOAuthStore(store);
+  for (const g of owned.grants) await oauth.revokeGrant(g);
+}
+
+/**
+ * Ends everything that acts for an account while keeping it: its sessions, its access tokens and its OAuth
+ * grants (their access and refresh tokens stop working and list as revoked).
+ */
+export async function endAccountAccess(store: Store, registry: Registry, id: string): Promise<void> {
+  const accounts = await getAccountStore(store);
+  await accounts.deleteSessions(id);
+  await revokeOwned(store, registry, await ownedBy(accounts, id));
+}
 
 /**
  * Removes an account with everything that would act for it: its sessions, its access tokens and its OAuth
@@ -12,13 +35,8 @@ import { getAccountStore } from "./store";
 export async function removeAccount(store: Store, registry: Registry, id: string): Promise<string> {
   const accounts = await getAccountStore(store);
   const email = (await accounts.users()).get(id)?.email ?? id;
-  const ownedBy = async (kind: "token" | "oauth_grant") =>
-    [...(await accounts.owners(kind))].filter(([, owner]) => owner === id).map(([subject]) => subject);
-  const tokens = await ownedBy("token");
-  const grants = await ownedBy("oauth_grant");
+  const owned = await ownedBy(accounts, id);
   await deleteUser(accounts, id);
-  for (const t of tokens) await registry.revokeToken(t);
-  const oauth = await getOAuthStore(store);
-  for (const g of grants) await oauth.revokeGrant(g);
+  await revokeOwned(store, registry, owned);
   return email;
 }

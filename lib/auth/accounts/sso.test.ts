@@ -2,18 +2,23 @@
  * Single sign-on against a real OpenID provider (node-oidc-provider on a loopback port) whose ID tokens leave
  * out `email_verified` unless a test gives it, the real openid-client code exchange, and accounts on a real
  * LanceDB store: no takeover of an existing account by e-mail, no merge into an address typed at an unbound
- * invite, identities linked by issuer + subject, and OIDC_GROUP_ROLES applied at every sign-in.
+ * invite nor of two people of the provider into one account, identities linked by issuer + subject,
+ * OIDC_GROUP_ROLES applied at every sign-in, and an identity that no longer qualifies de-provisioned.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getOAuthStore } from "@/lib/auth/oauth/store";
 import { beginSso, finishSso, flowCookieValue } from "@/lib/auth/oidc";
 import { getConfig } from "@/lib/config";
 import { createOfflineEmbedder } from "@/lib/embed";
+import { createAccessToken, getRegistry } from "@/lib/kb";
 import { openStore, type Store } from "@/lib/store";
 import { startTestProvider, type TestProvider, walkProvider } from "@/lib/test-helpers/oidc-provider";
+import { endAccountAccess } from "./remove";
 import { acceptInvite, createUser, invite } from "./service";
+import { sessionUser } from "./sessions";
 import { signInWithSso } from "./sso";
 import { type AccountStore, getAccountStore } from "./store";
 
@@ -55,7 +60,8 @@ async function sso(login: string, claims: Record<string, unknown>) {
   const { location, cookie } = await beginSso();
   const back = await walkProvider(location, login, CALLBACK);
   const got = await finishSso(back, flowCookieValue(cookie.split(";")[0]));
-  return signInWithSso(accounts, got, getConfig().oidc, 1);
+  const registry = await getRegistry(store);
+  return signInWithSso({ accounts, endAccess: (id) => endAccountAccess(store, registry, id) }, got, getConfig().oidc, 1);
 }
 
 describe("single sign-on with a real provider", () => {
@@ -100,7 +106,7 @@ describe("single sign-on with a real provider", () => {
     const editor = await sso("boss", { email: "boss@other.test", email_verified: true, groups: ["kb-editors"] });
     expect(editor).toMatchObject({ roleChange: { from: "admin", to: "editor" }, user: { role: "editor", kbs: ["hr"] } });
     // Out of every group and not in an allowed domain: refused, however the account was made.
-    expect(await sso("boss", { email: "boss@other.test", email_verified: true, groups: [] })).toEqual({ refused: "sso_not_allowed" });
+    expect(await sso("boss", { email: "boss@other.test", email_verified: true, groups: [] })).toMatchObject({ refused: "sso_not_allowed" });
 
     const ann = await sso("ann", { email: "ann@example.com", email_verified: true, groups: ["kb-admins"] });
     expect(ann).toMatchObject({ created: true, user: { role: "admin" } });
@@ -109,5 +115,60 @@ describe("single sign-on with a real provider", () => {
     expect(demoted).toMatchObject({ roleChange: { from: "admin", to: "reader" }, user: { role: "reader", kbs: ["hr"] } });
     if ("refused" in demoted) throw new Error(demoted.refused);
     expect((await accounts.users()).get(demoted.user.id)?.role).toBe("reader");
+  });
+
+  it("never merges two people: an account made from an unverified address is not linked to a verified sign-in with another sub", async () => {
+    // Mallory's provider account carries the victim's address, unverified; the group admits her.
+    const mallory = await sso("mallory", { email: "victim@corp.test", groups: ["kb-editors"] });
+    if ("refused" in mallory) throw new Error(mallory.refused);
+    expect(mallory).toMatchObject({ created: true, user: { role: "editor" } });
+    const victim = await sso("victim-sub", { email: "victim@corp.test", email_verified: true, groups: ["kb-admins"] });
+    expect(victim).toEqual({ refused: "sso_account_exists" });
+    // The same in an allowed domain, where a verified address could link an admin-made account.
+    const squat = await sso("mallory-2", { email: "cto@example.com", groups: ["kb-editors"] });
+    expect(squat).toMatchObject({ created: true });
+    expect(await sso("cto", { email: "cto@example.com", email_verified: true, groups: ["kb-admins"] })).toEqual({
+      refused: "sso_account_exists",
+    });
+    // Mallory's old session is still hers alone, an editor, never the victim's admin.
+    const cookie = mallory.cookies.map((c) => c.slice(0, c.indexOf(";"))).join("; ");
+    const signedIn = await sessionUser(accounts, cookie);
+    expect(signedIn?.user).toMatchObject({ id: mallory.user.id, role: "editor" });
+    expect(await accounts.findIdentity(idp.issuer, "victim-sub")).toBeNull();
+    expect((await accounts.identitiesOf(mallory.user.id)).map((i) => i.subject)).toEqual(["mallory"]);
+  });
+
+  it("de-provisions an identity the provider no longer admits: no role left, sessions, tokens and OAuth grants end", async () => {
+    const first = await sso("carol", { email: "carol@other.test", email_verified: true, groups: ["kb-admins"] });
+    if ("refused" in first) throw new Error(first.refused);
+    const cookie = first.cookies.map((c) => c.slice(0, c.indexOf(";"))).join("; ");
+    const registry = await getRegistry(store);
+    const { token } = await createAccessToken(store, registry, { name: "ci", scope: "read-write", kb: null }, (id) =>
+      accounts.setOwner("token", id, first.user.id),
+    );
+    const oauth = await getOAuthStore(store);
+    const grantId = "oag_00000000000000c1";
+    await accounts.setOwner("oauth_grant", grantId, first.user.id);
+    const at = new Date().toISOString();
+    await oauth.addGrant({
+      id: grantId,
+      clientId: "kbc_test",
+      clientName: "Test",
+      resource: `${APP}/api/mcp`,
+      kbs: ["default"],
+      scope: "read-write",
+      createdAt: at,
+      lastUsedAt: null,
+      revoked: false,
+    });
+    expect(await sessionUser(accounts, cookie)).not.toBeNull();
+
+    // Removed from every group, outside the allowed domains: refused, and the account keeps nothing.
+    const refused = await sso("carol", { email: "carol@other.test", email_verified: true, groups: [] });
+    expect(refused).toMatchObject({ refused: "sso_not_allowed", deprovisioned: { from: "admin" } });
+    expect((await accounts.users()).get(first.user.id)).toMatchObject({ role: "reader", kbs: [] });
+    expect(await sessionUser(accounts, cookie)).toBeNull();
+    expect((await registry.getToken(token.id))?.revoked).toBe(true);
+    expect((await oauth.getGrant(grantId))?.revoked).toBe(true);
   });
 });

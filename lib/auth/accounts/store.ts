@@ -89,6 +89,14 @@ const rowToInvite = (r: Record<string, unknown>): Invite => ({
   used: Boolean(r.used),
 });
 
+const rowToIdentity = (r: Record<string, unknown>): Identity => ({
+  issuer: String(r.issuer),
+  subject: String(r.subject),
+  userId: String(r.user_id),
+  groupRole: r.group_role == null ? null : (String(r.group_role) as Identity["groupRole"]),
+  createdAt: String(r.created_at),
+});
+
 interface UserPatch {
   name?: string;
   role?: User["role"];
@@ -120,6 +128,8 @@ export interface AccountStore {
   /** Withdraws a pending invite; false when there was none (used, expired or unknown). */
   cancelInvite(hash: string): Promise<boolean>;
   findIdentity(issuer: string, subject: string): Promise<Identity | null>;
+  /** The provider identities linked to an account. */
+  identitiesOf(userId: string): Promise<Identity[]>;
   /** Links a provider identity to an account, or records the role its groups gave this time. */
   saveIdentity(identity: Identity): Promise<void>;
   /** Ties `id` to the user who made it; 409 when it already has an owner. */
@@ -286,15 +296,10 @@ async function openAccountStore(store: Store): Promise<AccountStore> {
         .where(`${sqlEq("issuer", issuer)} AND ${sqlEq("subject", subject)}`)
         .limit(1)
         .toArray();
-      if (!rows.length) return null;
-      const r = rows[0];
-      return {
-        issuer: String(r.issuer),
-        subject: String(r.subject),
-        userId: String(r.user_id),
-        groupRole: r.group_role == null ? null : (String(r.group_role) as Identity["groupRole"]),
-        createdAt: String(r.created_at),
-      };
+      return rows.length ? rowToIdentity(rows[0]) : null;
+    },
+    async identitiesOf(userId) {
+      return (await identities.table.query().where(sqlEq("user_id", userId)).toArray()).map(rowToIdentity);
     },
     saveIdentity(i) {
       return serialized(async () => {

@@ -3,8 +3,10 @@
  *
  * GET /oauth/authorize (the consent page, app/oauth/authorize/page.tsx) calls beginAuthorization: a request
  * whose client or redirect URI cannot be trusted gets an error page and is never redirected; any other
- * problem goes back to the client's redirect URI with `error`, `state` and `iss` (RFC 9207). A valid request
- * becomes a pending request (ten minutes, in this process) with a CSRF token the consent form carries.
+ * problem goes back to the client's redirect URI with `error`, `state` and `iss` (RFC 9207) only when the
+ * client has proven that URI (a code sent there was exchanged), else an error page too (RFC 9700 §4.11.2: no
+ * open redirector through a freshly registered client). A valid request becomes a pending request (ten
+ * minutes, in this process) with a CSRF token the consent form carries.
  *
  * POST /oauth/consent (decideConsent) grants nothing without the admin secret typed into that form, the
  * pending request's CSRF token and the app's origin rule (lib/auth/origin.ts). Allow creates the grant (the
@@ -19,6 +21,7 @@ import { type AuthSettings, resolveAuthSettings } from "@/lib/auth/config";
 import { safeEqual } from "@/lib/auth/internal";
 import { isOriginAllowed } from "@/lib/auth/origin";
 import { type Caller, callerOf } from "@/lib/auth/peer";
+import { addressKey } from "@/lib/auth/rate-limit";
 import { adminSecretAccount, authFailures, getRateLimiter } from "@/lib/auth/request";
 import { limitOf, mayRead } from "@/lib/auth/roles";
 import { getRegistry, kbCatalog } from "@/lib/kb";
@@ -28,7 +31,7 @@ import type { Store } from "@/lib/store";
 import { resolveClient } from "./clients";
 import { readForm } from "./form";
 import { consentLogo } from "./logo";
-import { matchRedirect, redirectLabel } from "./redirects";
+import { matchRedirect } from "./redirects";
 import { redirect, withParams } from "./responses";
 import { getOAuthStore, newGrantId } from "./store";
 import type { GrantScope } from "./types";
@@ -78,7 +81,8 @@ export interface ConsentView {
   clientId: string;
   /** Only an inline data: image (./logo.ts). */
   logoUri: string | null;
-  redirectHost: string;
+  /** The whole redirect URI the answer goes to. */
+  redirectUri: string;
   /** Set when the endpoint is /api/mcp/<kb>: the grant is for that one. */
   kb: string | undefined;
   kbs: { name: string; title: string }[];
@@ -127,7 +131,7 @@ async function view(p: Pending, deps: OAuthDeps, cookieHeader: string | null): P
     clientName: p.clientName,
     clientId: p.clientId,
     logoUri: p.logoUri,
-    redirectHost: redirectLabel(p.redirectUri),
+    redirectUri: p.redirectUri,
     kb: p.kb,
     kbs: catalog
       .map((e) => ({ name: e.kb.name, title: e.kb.title }))
@@ -160,7 +164,7 @@ export async function beginAuthorization(
   }
   const signedIn = (await consenter(await deps.getStore(), cookieHeader)) !== null;
   const limiter = getRateLimiter(anonymousAuthorizePerMinute(deps.auth ?? resolveAuthSettings()), "oauth-authorize");
-  if (!signedIn && !limiter.take(`ip:${caller.address}`).allowed) {
+  if (!signedIn && !limiter.take(addressKey(caller.address)).allowed) {
     return { kind: "error", message: "Too many authorization requests from this address; try again in a minute." };
   }
   const store = await getOAuthStore(await deps.getStore());
@@ -175,10 +179,11 @@ export async function beginAuthorization(
     return { kind: "error", message: "The redirect URI is not one this application registered." };
   }
   const state = query.get("state") ?? undefined;
-  const fail = (error: string, description: string): BeginResult => ({
-    kind: "redirect",
-    location: withParams(redirectUri, { error, error_description: description, state, iss: issuer() }),
-  });
+  const proven = matchRedirect(await store.provenRedirects(client.clientId), redirectUri) !== null;
+  const fail = (error: string, description: string): BeginResult =>
+    proven
+      ? { kind: "redirect", location: withParams(redirectUri, { error, error_description: description, state, iss: issuer() }) }
+      : { kind: "error", message: `This authorization request cannot be completed (${error}): ${description}.` };
   if (query.get("response_type") !== "code") return fail("unsupported_response_type", 'response_type must be "code"');
   const challenge = query.get("code_challenge");
   if (!challenge || !/^[A-Za-z0-9_-]{43}$/.test(challenge)) return fail("invalid_request", "code_challenge (PKCE S256) is required");
@@ -193,7 +198,7 @@ export async function beginAuthorization(
 
   const pending: Pending = {
     id: randomBytes(16).toString("base64url"),
-    address: caller.address,
+    address: addressKey(caller.address),
     csrf: randomBytes(24).toString("base64url"),
     expiresAt: Date.now() + PENDING_MS,
     clientId: client.clientId,

@@ -36,7 +36,7 @@ export interface ResolvedClient {
   secretHash: string | null;
 }
 
-/** Registered clients kept at most; registration is refused while full (unused ones expire after a day). */
+/** Registered clients kept at most; registration is refused while full (unused ones expire after an hour). */
 const MAX_CLIENTS = 2000;
 /** The most a registration's metadata may hold as JSON (a metadata document may hold 5 KB). */
 const MAX_METADATA_CHARS = 4 * 1024;
@@ -113,11 +113,6 @@ export async function registerClient(
   if (JSON.stringify(metadata).length > MAX_METADATA_CHARS) {
     throw new InvalidClientMetadataError(`the client metadata is larger than ${MAX_METADATA_CHARS / 1024} KB`);
   }
-  const full = async () => (await store.countClients()) >= maxClients;
-  if ((await full()) && ((await store.purgeClients(now)) === 0 || (await full()))) {
-    throw new TooManyRequestsError("this server holds as many registered clients as it keeps; try again later");
-  }
-
   const clientId = `kbc_${randomBytes(16).toString("hex")}`;
   const secret = method === "client_secret_post" ? `kbcs_${randomBytes(24).toString("base64url")}` : undefined;
   const info: OAuthClientInformationFull = {
@@ -130,11 +125,11 @@ export async function registerClient(
     ...(secret ? { client_secret: secret, client_secret_expires_at: 0 } : {}),
   };
   const stored = { ...info, client_secret: undefined };
-  await store.addClient({
-    clientId,
-    metadata: JSON.stringify(stored),
-    secretHash: secret ? hashTokenSecret(secret) : null,
-    createdAt: now.toISOString(),
-  });
+  const added = await store.addClient(
+    { clientId, metadata: JSON.stringify(stored), secretHash: secret ? hashTokenSecret(secret) : null, createdAt: now.toISOString() },
+    maxClients,
+    now,
+  );
+  if (!added) throw new TooManyRequestsError("this server holds as many registered clients as it keeps; try again later");
   return OAuthClientInformationFullSchema.parse(info);
 }

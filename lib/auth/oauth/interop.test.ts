@@ -22,9 +22,9 @@ import { getOAuthStore, newGrantId } from "./store";
 import { handleRegister, handleToken } from "./token";
 
 const ADMIN = "s3cret-admin";
-const CURSOR_REDIRECTS = [
-  "cursor://anysphere.cursor-mcp/oauth/callback",
-  "https://www.cursor.com/agents/mcp/oauth/callback",
+const NATIVE_REDIRECTS = [
+  "com.example.kbclient://oauth/callback",
+  "https://app.example/agents/mcp/oauth/callback",
   "http://localhost:8787/callback",
 ];
 let kbs: Awaited<ReturnType<typeof openTestKbs>>;
@@ -101,7 +101,7 @@ function serveDoc(name: string, body: Record<string, unknown>): string {
 async function openAuthorization(url: URL, peer = "10.40.0.1") {
   const res = await fetch(url, { redirect: "manual", headers: { "x-test-peer": peer } });
   if (res.status === 307) return { location: new URL(res.headers.get("location") ?? "") };
-  return (await res.json()) as { kind: string; message?: string; view?: { requestId: string; csrf: string; redirectHost: string } };
+  return (await res.json()) as { kind: string; message?: string; view?: { requestId: string; csrf: string; redirectUri: string } };
 }
 
 /** Consent (hr, read) as the page posts it; the Location it answers. */
@@ -139,21 +139,21 @@ const tokenRequest = (form: Record<string, string>, peer = "10.40.0.2") =>
   });
 
 describe("native and loopback redirects", () => {
-  it("registers Cursor's exact redirect list and returns the code to its cursor:// callback", async () => {
+  it("registers a native app's redirect list and returns the code to its reverse-DNS scheme", async () => {
     const client = await registerClient(base, {
       metadata,
-      clientMetadata: { client_name: "Cursor", redirect_uris: CURSOR_REDIRECTS, token_endpoint_auth_method: "none" },
+      clientMetadata: { client_name: "Native", redirect_uris: NATIVE_REDIRECTS, token_endpoint_auth_method: "none" },
     });
-    expect(client.redirect_uris).toEqual(CURSOR_REDIRECTS);
-    const { code, codeVerifier, back, view } = await authorize(client, CURSOR_REDIRECTS[0]);
-    expect(view.redirectHost).toBe("cursor://anysphere.cursor-mcp");
-    expect(`${back.protocol}//${back.host}${back.pathname}`).toBe(CURSOR_REDIRECTS[0]);
+    expect(client.redirect_uris).toEqual(NATIVE_REDIRECTS);
+    const { code, codeVerifier, back, view } = await authorize(client, NATIVE_REDIRECTS[0]);
+    expect(view.redirectUri).toBe(NATIVE_REDIRECTS[0]);
+    expect(`${back.protocol}//${back.host}${back.pathname}`).toBe(NATIVE_REDIRECTS[0]);
     const tokens = await exchangeAuthorization(base, {
       metadata,
       clientInformation: client,
       authorizationCode: code,
       codeVerifier,
-      redirectUri: CURSOR_REDIRECTS[0],
+      redirectUri: NATIVE_REDIRECTS[0],
       resource: resource(),
     });
     expect(tokens.access_token).toMatch(/^kboa_/);
@@ -162,7 +162,7 @@ describe("native and loopback redirects", () => {
     const { authorizationUrl } = await startAuthorization(base, {
       metadata,
       clientInformation: client,
-      redirectUrl: "cursor://anysphere.cursor-mcp/oauth/callback/other",
+      redirectUrl: "com.example.kbclient://oauth/callback/other",
       resource: resource(),
     });
     expect(await openAuthorization(authorizationUrl)).toMatchObject({ kind: "error", message: expect.stringMatching(/redirect URI/) });
@@ -247,9 +247,11 @@ describe("token endpoint edge cases", () => {
       resource: resource(),
     });
     authorizationUrl.searchParams.delete("code_challenge_method");
-    const opened = await openAuthorization(authorizationUrl);
-    expect("location" in opened && opened.location.searchParams.get("error")).toBe("invalid_request");
-    expect("location" in opened && opened.location.searchParams.get("error_description")).toMatch(/code_challenge_method/);
+    // A fresh client's redirect URI is unproven: an error page, not a redirect.
+    expect(await openAuthorization(authorizationUrl)).toMatchObject({
+      kind: "error",
+      message: expect.stringMatching(/code_challenge_method/),
+    });
   });
 });
 
@@ -343,7 +345,7 @@ describe("private_key_jwt", () => {
 });
 
 describe("registration storage", () => {
-  it("caps the registered clients, and expires unused (a day) and stale (60 days) ones", async () => {
+  it("caps the registered clients, and expires unused (an hour) and stale (60 days) ones", async () => {
     const oauth = await getOAuthStore(store);
     const body = { client_name: "filler", redirect_uris: ["http://127.0.0.1/cb"] };
     const now = new Date();
@@ -364,9 +366,9 @@ describe("registration storage", () => {
       lastUsedAt: null,
       revoked: false,
     });
-    // A day later every client no consent came of is gone (making room), the one with a grant stays.
-    const dayLater = new Date(now.getTime() + 25 * 3600_000);
-    const fresh = await registerHere(oauth, body, dayLater, cap);
+    // An hour later every client no consent came of is gone (making room), the one with a grant stays.
+    const hourLater = new Date(now.getTime() + 61 * 60_000);
+    const fresh = await registerHere(oauth, body, hourLater, cap);
     expect(await oauth.getClient(used.client_id)).not.toBeNull();
     expect(await oauth.getClient(fresh.client_id)).not.toBeNull();
     // 61 days without use: the client goes and its grant is revoked.

@@ -1,8 +1,8 @@
 /**
- * OAuth state in three side tables of the document store (like the registry's tokens, so every replica sees
+ * OAuth state in four side tables of the document store (like the registry's tokens, so every replica sees
  * the same data): registered clients, grants (what the admin allowed one client: endpoint, knowledge bases,
- * read or read-write) and the grant's secrets — authorization codes, access and refresh tokens — kept only as
- * SHA-256 hashes.
+ * read or read-write), the grant's secrets — authorization codes, access and refresh tokens — kept only as
+ * SHA-256 hashes, and the redirect URIs each client has proven (a code sent there was exchanged).
  */
 import { randomBytes } from "node:crypto";
 import { Bool, Field, Schema, Utf8 } from "apache-arrow";
@@ -14,7 +14,12 @@ import { atMostEvery, openSideTables, perStore, type Store, serialQueue, version
 import { sqlEq } from "@/lib/store/sql";
 import type { GrantScope, OAuthGrant } from "./types";
 
-const OAUTH_TABLES = { clients: "oauth_clients", grants: "oauth_grants", secrets: "oauth_secrets" } as const;
+const OAUTH_TABLES = {
+  clients: "oauth_clients",
+  grants: "oauth_grants",
+  secrets: "oauth_secrets",
+  redirects: "oauth_redirects",
+} as const;
 
 const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
 
@@ -38,6 +43,8 @@ const secretsSchema = new Schema([
   new Field("used", new Bool(), false),
   str("data", true),
 ]);
+
+const redirectsSchema = new Schema([str("client_id"), str("redirect_uri"), str("created_at")]);
 
 type SecretKind = "code" | "access" | "refresh";
 
@@ -64,12 +71,17 @@ interface StoredSecret {
 }
 
 export interface OAuthStore {
-  addClient(client: StoredClient): Promise<void>;
+  /**
+   * Adds a registration unless `maxClients` are kept (then after purging, see purgeClients): false when
+   * still full. Counting and adding are one step of this process's queue, so concurrent registrations never
+   * pass the cap.
+   */
+  addClient(client: StoredClient, maxClients: number, now?: Date): Promise<boolean>;
   getClient(clientId: string): Promise<StoredClient | null>;
   countClients(): Promise<number>;
   /**
-   * Deletes registrations no grant ever came of after a day, and those whose grants have not been used for
-   * 60 days (revoking those grants); returns how many went. Registration asks at most hourly, and when full.
+   * Deletes registrations no grant ever came of after an hour, and those whose grants have not been used
+   * for 60 days (revoking those grants); returns how many went. Registration asks at most hourly, and when full.
    */
   purgeClients(now: Date): Promise<number>;
   addGrant(grant: OAuthGrant): Promise<void>;
@@ -91,6 +103,10 @@ export interface OAuthStore {
   findSecret(plain: string, kind: SecretKind): Promise<StoredSecret | null>;
   /** Marks a code or refresh token used; false when it already was (a replay). */
   consume(hash: string): Promise<boolean>;
+  /** Records that a code sent to this redirect URI was exchanged by the client: an error may be sent there. */
+  proveRedirect(clientId: string, redirectUri: string, now?: Date): Promise<void>;
+  /** The redirect URIs the client has proven. */
+  provenRedirects(clientId: string): Promise<string[]>;
   /**
    * The live grant of a live access token (cached per table version: every MCP request asks); otherwise
    * whether the token was never issued ("unknown": a guess) or has expired or been revoked ("stale").
@@ -132,16 +148,17 @@ function rowToSecret(r: Record<string, unknown>): StoredSecret {
 /** Expired secrets are deleted a day after they expire (a replayed code or refresh token is still recognised until then). */
 const PURGE_AFTER_MS = 24 * 3600_000;
 const PURGE_EVERY_MS = 3600_000;
-/** A registration no consent came of within a day is someone's abandoned attempt, or filler. */
-const UNUSED_CLIENT_MS = 24 * 3600_000;
+/** A registration no consent came of within an hour is someone's abandoned attempt, or filler. */
+const UNUSED_CLIENT_MS = 3600_000;
 /** Twice the refresh token's life: none of the client's tokens can still work. */
 const STALE_CLIENT_MS = 60 * 24 * 3600_000;
 
 async function openOAuthStore(store: Store): Promise<OAuthStore> {
-  const { clients, grants, secrets } = await openSideTables(store, OAUTH_TABLES, {
+  const { clients, grants, secrets, redirects } = await openSideTables(store, OAUTH_TABLES, {
     clients: clientsSchema,
     grants: grantsSchema,
     secrets: secretsSchema,
+    redirects: redirectsSchema,
   });
   const serialized = serialQueue();
 
@@ -175,39 +192,44 @@ async function openOAuthStore(store: Store): Promise<OAuthStore> {
     });
 
   const inList = (column: string, values: string[]) => values.map((v) => sqlEq(column, v)).join(" OR ");
-  const purgeClients = (now: Date) =>
-    serialized(async () => {
-      const unusedBefore = new Date(now.getTime() - UNUSED_CLIENT_MS).toISOString();
-      const staleBefore = new Date(now.getTime() - STALE_CLIENT_MS).toISOString();
-      const lastUse = new Map<string, string>();
-      for (const g of (await grants.table.query().toArray()).map(rowToGrant)) {
-        const at = g.lastUsedAt ?? g.createdAt;
-        if ((lastUse.get(g.clientId) ?? "") < at) lastUse.set(g.clientId, at);
-      }
-      const gone: string[] = [];
-      for (const r of await clients.table.query().select(["client_id", "created_at"]).toArray()) {
-        const id = String(r.client_id);
-        const used = lastUse.get(id);
-        if (used === undefined ? String(r.created_at) < unusedBefore : used < staleBefore) gone.push(id);
-      }
-      for (let i = 0; i < gone.length; i += 100) {
-        const batch = gone.slice(i, i + 100);
-        const stale = batch.filter((id) => lastUse.has(id));
-        if (stale.length) await grants.write((t) => t.update({ where: inList("client_id", stale), values: { revoked: true } }));
-        await clients.write((t) => t.delete(inList("client_id", batch)));
-      }
-      return gone.length;
-    });
+  /** purgeClients, for a caller already in the queue. */
+  const purgeClientsNow = async (now: Date) => {
+    const unusedBefore = new Date(now.getTime() - UNUSED_CLIENT_MS).toISOString();
+    const staleBefore = new Date(now.getTime() - STALE_CLIENT_MS).toISOString();
+    const lastUse = new Map<string, string>();
+    for (const g of (await grants.table.query().toArray()).map(rowToGrant)) {
+      const at = g.lastUsedAt ?? g.createdAt;
+      if ((lastUse.get(g.clientId) ?? "") < at) lastUse.set(g.clientId, at);
+    }
+    const gone: string[] = [];
+    for (const r of await clients.table.query().select(["client_id", "created_at"]).toArray()) {
+      const id = String(r.client_id);
+      const used = lastUse.get(id);
+      if (used === undefined ? String(r.created_at) < unusedBefore : used < staleBefore) gone.push(id);
+    }
+    for (let i = 0; i < gone.length; i += 100) {
+      const batch = gone.slice(i, i + 100);
+      const stale = batch.filter((id) => lastUse.has(id));
+      if (stale.length) await grants.write((t) => t.update({ where: inList("client_id", stale), values: { revoked: true } }));
+      await clients.write((t) => t.delete(inList("client_id", batch)));
+      await redirects.write((t) => t.delete(inList("client_id", batch)));
+    }
+    return gone.length;
+  };
+  const purgeClients = (now: Date) => serialized(() => purgeClientsNow(now));
   const purgeClientsHourly = atMostEvery(PURGE_EVERY_MS, async (now) => {
     await purgeClients(now);
   });
 
   return {
-    async addClient(client) {
-      await purgeClientsHourly(new Date()).catch((err) => console.error("[oauth] could not purge unused clients:", err));
+    async addClient(client, maxClients, now = new Date()) {
+      await purgeClientsHourly(now).catch((err) => console.error("[oauth] could not purge unused clients:", err));
       return serialized(async () => {
+        const full = async () => (await clients.table.countRows()) >= maxClients;
+        if ((await full()) && ((await purgeClientsNow(now)) === 0 || (await full()))) return false;
         const row = { client_id: client.clientId, metadata: client.metadata, secret_hash: client.secretHash, created_at: client.createdAt };
         await clients.write((t) => t.add([row]));
+        return true;
       });
     },
     countClients() {
@@ -269,6 +291,17 @@ async function openOAuthStore(store: Store): Promise<OAuthStore> {
     },
     consume(hash) {
       return serialized(() => setFlag(secrets, sqlEq("hash", hash), "used"));
+    },
+    proveRedirect(clientId, redirectUri, now = new Date()) {
+      return serialized(async () => {
+        const where = `${sqlEq("client_id", clientId)} AND ${sqlEq("redirect_uri", redirectUri)}`;
+        if ((await redirects.table.countRows(where)) > 0) return;
+        await redirects.write((t) => t.add([{ client_id: clientId, redirect_uri: redirectUri, created_at: now.toISOString() }]));
+      });
+    },
+    async provenRedirects(clientId) {
+      const rows = await redirects.table.query().where(sqlEq("client_id", clientId)).toArray();
+      return rows.map((r) => String(r.redirect_uri));
     },
     async authenticate(plain, now = new Date()) {
       const found = (await accessTokens()).get(hashTokenSecret(plain));

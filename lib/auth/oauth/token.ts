@@ -17,6 +17,7 @@ import {
 import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { resolveAuthSettings } from "@/lib/auth/config";
 import { callerOf } from "@/lib/auth/peer";
+import { addressKey } from "@/lib/auth/rate-limit";
 import { authFailures, getRateLimiter } from "@/lib/auth/request";
 import { readJsonBody } from "@/lib/server/body";
 import type { OAuthDeps } from "./authorize";
@@ -72,17 +73,20 @@ async function exchangeCode(store: OAuthStore, form: URLSearchParams, clientId: 
   if (!stored) throw guess(new InvalidGrantError("the authorization code is invalid"));
   const data = JSON.parse(stored.data ?? "{}") as { clientId?: string; redirectUri?: string; codeChallenge?: string };
   if (data.clientId !== clientId) throw new InvalidGrantError("the authorization code was issued to another client");
-  if (!(await store.consume(stored.hash))) {
-    await store.revokeGrant(stored.grantId);
-    throw new InvalidGrantError("the authorization code was already used; every token it issued is revoked");
-  }
   if (stored.expiresAt <= new Date().toISOString()) throw new InvalidGrantError("the authorization code has expired");
+  // Checked before the code is used up: a request that cannot be the client's (no verifier) or is its mistake
+  // (another resource) leaves the code to the real client's retry; only a replay that passes them revokes.
   if (form.get("redirect_uri") !== data.redirectUri) throw new InvalidGrantError("redirect_uri does not match the authorization request");
   if (!pkceMatches(form.get("code_verifier"), data.codeChallenge ?? ""))
     throw new InvalidGrantError("code_verifier does not match the code challenge");
   const grant = await store.getGrant(stored.grantId);
   if (!grant || grant.revoked) throw new InvalidGrantError("the grant has been revoked");
   checkResource(form, grant);
+  if (!(await store.consume(stored.hash))) {
+    await store.revokeGrant(stored.grantId);
+    throw new InvalidGrantError("the authorization code was already used; every token it issued is revoked");
+  }
+  await store.proveRedirect(clientId, data.redirectUri ?? "");
   return issueTokens(store, grant);
 }
 
@@ -166,8 +170,13 @@ export async function handleRevoke(req: Request, deps: OAuthDeps): Promise<Respo
   }
 }
 
-/** Registrations a minute per client address: each one is a stored row, and anyone may register. */
+/**
+ * Registrations per client address (an IPv6 /64 as one): each one is a stored row, and anyone may register.
+ * 20 a minute, 30 an hour: the registry's 2,000 places, whose unused registrations go after an hour, take
+ * some 70 addresses (or /64s) to fill.
+ */
 const REGISTRATIONS_PER_MINUTE = 20;
+const REGISTRATIONS_PER_HOUR = 30;
 /** A registration body is a few hundred bytes; the metadata it stores may hold 4 KB. */
 const MAX_REGISTRATION_BYTES = 8 * 1024;
 
@@ -175,9 +184,13 @@ const MAX_REGISTRATION_BYTES = 8 * 1024;
 export async function handleRegister(req: Request, deps: OAuthDeps): Promise<Response> {
   try {
     const caller = callerOf(req, deps.auth ?? resolveAuthSettings());
-    if (!getRateLimiter(REGISTRATIONS_PER_MINUTE, "oauth-register").take(`ip:${caller.address}`).allowed) {
+    const key = addressKey(caller.address);
+    const hourly = getRateLimiter(REGISTRATIONS_PER_HOUR, "oauth-register-hour", 3600);
+    if (!hourly.peek(key)) throw new TooManyRequestsError("too many registrations from this address; try again in an hour");
+    if (!getRateLimiter(REGISTRATIONS_PER_MINUTE, "oauth-register").take(key).allowed) {
       throw new TooManyRequestsError("too many registrations from this address; try again in a minute");
     }
+    hourly.take(key);
     let body: unknown;
     try {
       body = await readJsonBody(req, MAX_REGISTRATION_BYTES);

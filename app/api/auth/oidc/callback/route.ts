@@ -1,4 +1,5 @@
 import { audit, kbsOf } from "@/lib/audit/record";
+import { endAccountAccess } from "@/lib/auth/accounts/remove";
 import { withCookies } from "@/lib/auth/accounts/sessions";
 import { signInWithSso } from "@/lib/auth/accounts/sso";
 import { getAccountStore } from "@/lib/auth/accounts/store";
@@ -6,6 +7,7 @@ import { resolveAuthSettings } from "@/lib/auth/config";
 import { clearedFlowCookie, finishSso, flowCookieValue, oidcEnabled, type SsoRefusal } from "@/lib/auth/oidc";
 import { callerOf } from "@/lib/auth/peer";
 import { getConfig } from "@/lib/config";
+import { getRegistry } from "@/lib/kb";
 import { getReadyStore } from "@/lib/server/startup";
 
 export const runtime = "nodejs";
@@ -38,11 +40,19 @@ export async function GET(req: Request): Promise<Response> {
     });
     return toSignIn("sso_failed");
   }
-  const accounts = await getAccountStore(await getReadyStore());
-  const done = await signInWithSso(accounts, claims, getConfig().oidc, settings.sessionHours);
+  const store = await getReadyStore();
+  const registry = await getRegistry(store);
+  const accounts = await getAccountStore(store);
+  const endAccess = (id: string) => endAccountAccess(store, registry, id);
+  const done = await signInWithSso({ accounts, endAccess }, claims, getConfig().oidc, settings.sessionHours);
   if ("refused" in done) {
     const detail = `${done.refused} (${claims.issuer} ${claims.subject}, email_verified ${claims.emailVerified})`;
     await audit(null, "sign_in_failed", { actor: claims.email || "sso", address, outcome: "denied", detail });
+    const gone = done.deprovisioned;
+    if (gone) {
+      const detail = `sso access ended: role ${gone.from} → reader of no knowledge base; sessions, tokens and OAuth grants revoked`;
+      await audit(null, "user_update", { actor: "sso", address, target: gone.user.email, detail });
+    }
     return toSignIn(done.refused);
   }
   const { user, cookies } = done;

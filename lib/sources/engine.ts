@@ -123,10 +123,7 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
   const { signal } = progress.controller;
   const { maxBytes, syncTimeoutMs } = sourceLimits();
   const budget = setTimeout(
-    () =>
-      progress.controller.abort(
-        new Error(`the sync took longer than its budget of ${syncTimeoutMs / 1000} s (SOURCE_SYNC_TIMEOUT_S)`),
-      ),
+    () => progress.controller.abort(new Error(`the sync took longer than its budget of ${syncTimeoutMs / 1000} s (SOURCE_SYNC_TIMEOUT_S)`)),
     syncTimeoutMs,
   );
   if (!signal.aborted) await markRunning(store, source.id, startedAt);

@@ -104,7 +104,12 @@ export const gitConnector: Connector = async (ctx) => {
   if (ctx.secrets.token)
     settings.push(["http.extraHeader", `Authorization: Basic ${Buffer.from(`x-access-token:${ctx.secrets.token}`).toString("base64")}`]);
   const ref = `refs/sources/${config.branch}`;
-  await git(repo, ["fetch", "--quiet", "--no-tags", "--", config.url, `+refs/heads/${config.branch}:${ref}`], ctx.signal, configEnv(settings));
+  await git(
+    repo,
+    ["fetch", "--quiet", "--no-tags", "--", config.url, `+refs/heads/${config.branch}:${ref}`],
+    ctx.signal,
+    configEnv(settings),
+  );
   const commit = (await git(repo, ["rev-parse", "--verify", `${ref}^{commit}`], ctx.signal)).trim();
 
   // -l: each blob's size, so one over SOURCE_MAX_BYTES is refused before it is read.

@@ -190,8 +190,7 @@ describe("a sync killed mid-way", () => {
     s3.keys = Array.from({ length: 60 }, (_, i) => `docs/n${i}.md`);
     for (const k of s3.keys) s3.objects.set(`/kb-bucket/${k}`, `# ${k}\n\nObject ${k} about the heron.`);
     s3.delayMs = 100;
-    const child = spawn(process.execPath, ["--import", "tsx", "e2e/fixtures/source-sync-child.ts"], {
-      env: { ...process.env, STORE_DIR: uri, S3_ENDPOINT: s3.endpoint },
+    const child = spawn(process.execPath, ["--import", "tsx", "e2e/fixtures/source-sync-child.ts", uri, s3.endpoint], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

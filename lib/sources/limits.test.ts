@@ -183,7 +183,7 @@ describe("SOURCE_MAX_BYTES for Git and folders", () => {
   });
 });
 
-describe("a sync killed mid-way", () => {
+describe("a sync killed mid-way", { timeout: 300_000 }, () => {
   it("leaves, after start-up's reconcile, no document that no source owns, and its run shows as interrupted", async () => {
     const uri = await tempDir();
     await store.close();
@@ -199,7 +199,7 @@ describe("a sync killed mid-way", () => {
     const exited = new Promise((resolve) => child.on("exit", resolve));
     try {
       // Object n+1 is asked for once object n is stored: six asked, five documents written.
-      await vi.waitFor(() => expect(s3.objectGets(), output).toBeGreaterThanOrEqual(6), { timeout: 90_000, interval: 50 });
+      await vi.waitFor(() => expect(s3.objectGets(), output).toBeGreaterThanOrEqual(6), { timeout: 200_000, interval: 50 });
     } finally {
       child.kill("SIGKILL");
     }

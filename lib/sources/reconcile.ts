@@ -9,7 +9,7 @@ import type { Store } from "@/lib/store";
 import { runningOf } from "./engine";
 import { getSourceStore } from "./store";
 
-export const INTERRUPTED = "interrupted: the server stopped during this sync (nothing was removed; the next sync completes it)";
+const INTERRUPTED = "interrupted: the server stopped during this sync (nothing was removed; the next sync completes it)";
 
 export async function reconcileSources(store: Store, graceMs: number): Promise<{ interrupted: number; removed: number }> {
   const began = new Date().toISOString();

@@ -33,7 +33,7 @@ const MAX_LIST_PAGES = 10_000;
  * The key's path inside the bucket, or null when it has `.` or `..` segments or lies outside the prefix: a URL
  * parser would normalise them away, and the signed request would reach another object, another bucket.
  */
-export function objectPath(bucket: string, prefix: string, key: string): string | null {
+function objectPath(bucket: string, prefix: string, key: string): string | null {
   const segments = key.split("/");
   if (!key.startsWith(prefix) || segments.some((s) => s === "." || s === "..")) return null;
   const wanted = `/${bucket}/${segments.map(encodeURIComponent).join("/")}`;

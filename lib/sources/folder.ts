@@ -1,6 +1,7 @@
 /**
  * Server folders (admins only: it reads the server's disk): files under the path, changed ones found by size
- * and modification time, read only then. The scheduler also watches the folder (./scheduler.ts).
+ * and modification time, read only then (one over SOURCE_MAX_BYTES not at all). A subfolder that cannot be
+ * read is skipped with a note. The scheduler also watches the folder (./scheduler.ts).
  */
 import { stat } from "node:fs/promises";
 import path from "node:path";

@@ -5,6 +5,7 @@
  * read and parsed. The remote's address is checked like every other fetch (public unless an admin allows the
  * host) and pinned with http.curloptResolve, so git connects to the address that was checked; no redirects,
  * http(s) only. A token goes in as an Authorization header through the environment, never on the command line.
+ * A blob over SOURCE_MAX_BYTES (its size from `ls-tree -l`) fails alone, unread; the others are streamed.
  */
 import { execFile, spawn } from "node:child_process";
 import { lookup } from "node:dns/promises";

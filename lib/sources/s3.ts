@@ -2,7 +2,8 @@
  * S3-compatible buckets: `s3://bucket/prefix` listed with ListObjectsV2 (path-style, so any S3-compatible
  * service works), an object fetched only when its ETag changed. Requests are signed with aws4fetch (SigV4 in
  * a few kilobytes, instead of the AWS SDK's many packages) and sent through ./http.ts, so an endpoint is
- * held to the same public-address rule as every other fetch.
+ * held to the same public-address rule as every other fetch. A hostile or broken service cannot lead it out of
+ * the bucket and prefix (objectPath) or keep it listing forever (a repeated token, MAX_LIST_PAGES).
  */
 import path from "node:path";
 import { AwsClient } from "aws4fetch";

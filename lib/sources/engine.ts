@@ -75,6 +75,8 @@ interface Running {
   done: number;
   promise: Promise<SyncRun>;
   controller: AbortController;
+  /** Its turn came (until then it waits for the runs of other sources). */
+  started: boolean;
 }
 
 const state = () =>
@@ -97,8 +99,17 @@ export function syncSource(store: Store, source: SourceRecord, connector: Connec
   const s = state();
   const existing = s.running.get(source.id);
   if (existing) return existing.promise;
-  const entry: Running = { seen: 0, done: 0, promise: Promise.resolve() as unknown as Promise<SyncRun>, controller: new AbortController() };
-  const promise = s.queue.then(() => runOnce(store, source, connector, entry));
+  const entry: Running = {
+    seen: 0,
+    done: 0,
+    promise: Promise.resolve() as unknown as Promise<SyncRun>,
+    controller: new AbortController(),
+    started: false,
+  };
+  const promise = s.queue.then(() => {
+    entry.started = true;
+    return runOnce(store, source, connector, entry);
+  });
   entry.promise = promise;
   s.running.set(source.id, entry);
   s.queue = promise.catch(() => {});
@@ -106,11 +117,15 @@ export function syncSource(store: Store, source: SourceRecord, connector: Connec
   return promise;
 }
 
-/** Stops the run of a source under way (or waiting for its turn), e.g. because the source is being removed. */
-export function cancelSync(sourceId: string, reason: string): Promise<SyncRun> | undefined {
+/**
+ * Stops the run of a source under way, e.g. because the source is being removed; resolves once it stopped. A
+ * run still waiting for its turn is not waited for: it ends as soon as its turn comes, having done nothing.
+ */
+export async function cancelSync(sourceId: string, reason: string): Promise<void> {
   const r = state().running.get(sourceId);
-  r?.controller.abort(new AppError("cancelled", reason));
-  return r?.promise;
+  if (!r) return;
+  r.controller.abort(new AppError("cancelled", reason));
+  if (r.started) await r.promise.catch(() => {});
 }
 
 /** What an aborted run says: the reason it was given. */
@@ -121,12 +136,14 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
   const startedAt = new Date().toISOString();
   const counts: SyncCounts = { added: 0, updated: 0, unchanged: 0, removed: 0, skipped: 0, failed: [] };
   const { signal } = progress.controller;
+  // Cancelled while it waited (its source removed meanwhile): nothing to do, nothing to record.
+  if (signal.aborted) return { ...counts, startedAt, finishedAt: startedAt, error: abortReason(signal), note: null };
   const { maxBytes, syncTimeoutMs } = sourceLimits();
   const budget = setTimeout(
     () => progress.controller.abort(new Error(`the sync took longer than its budget of ${syncTimeoutMs / 1000} s (SOURCE_SYNC_TIMEOUT_S)`)),
     syncTimeoutMs,
   );
-  if (!signal.aborted) await markRunning(store, source.id, startedAt);
+  await markRunning(store, source.id, startedAt);
   const stored = await sources.items(source.id);
   // A document deleted in the app since the last run is brought back: its item is not "unchanged".
   const live = await store.getDocuments([...stored.values()].flatMap((i) => (i.documentId ? [i.documentId] : [])));

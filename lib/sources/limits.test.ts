@@ -97,14 +97,20 @@ describe("s3 source against a hostile server", () => {
     expect(await titles()).toContain("Notes");
   });
 
-  it("removing a source cancels its sync under way", async () => {
+  it("removing a source cancels its sync under way, and one waiting for its turn without waiting for the others", async () => {
     s3.keys = Array.from({ length: 200 }, (_, i) => `docs/n${i}.md`);
     for (const k of s3.keys) s3.objects.set(`/kb-bucket/${k}`, `# ${k}\n\nObject ${k} about the ibis.`);
     s3.delayMs = 200;
     const source = await addSource(store, "default", s3Input(), { admin: true });
     const run = runningPromise(source.id)!;
     await vi.waitFor(() => expect(s3.objectGets()).toBeGreaterThanOrEqual(3), { timeout: 30_000, interval: 50 });
+    // A second source waits behind the first; removing it ends it while the first still runs.
+    const queued = await addSource(store, "default", s3Input({ url: "s3://kb-bucket/docs/n1" }), { admin: true });
+    const queuedRun = runningPromise(queued.id)!;
+    await removeSource(store, queued);
+    expect(runningOf(source.id)).not.toBeNull();
     await removeSource(store, source);
+    expect((await queuedRun).error).toBe("the source was removed");
     expect((await run).error).toBe("the source was removed");
     expect(runningOf(source.id)).toBeNull();
     const gets = s3.objectGets();

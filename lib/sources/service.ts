@@ -128,7 +128,7 @@ export async function updateSource(store: Store, source: SourceRecord, patch: So
 /** Removes a source and every document it brought in, stopping its sync under way; returns how many documents went. */
 export async function removeSource(store: Store, source: SourceRecord): Promise<number> {
   const sources = await getSourceStore(store);
-  await cancelSync(source.id, "the source was removed")?.catch(() => {});
+  await cancelSync(source.id, "the source was removed");
   let removed = 0;
   for (const item of (await sources.items(source.id)).values()) {
     if (item.documentId && (await store.deleteDocument(item.documentId))) removed++;
@@ -141,7 +141,7 @@ export async function removeSource(store: Store, source: SourceRecord): Promise<
 export async function removeSourcesOfKb(store: Store, kb: string): Promise<void> {
   const sources = await getSourceStore(store);
   for (const s of await sources.list(kb)) {
-    await cancelSync(s.id, "the knowledge base was deleted")?.catch(() => {});
+    await cancelSync(s.id, "the knowledge base was deleted");
     await sources.remove(s.id);
   }
 }

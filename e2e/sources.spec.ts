@@ -4,7 +4,7 @@
  * watch the status line, Sync now, remove a source after its confirmation.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, type Page, test } from "@playwright/test";
@@ -137,11 +137,12 @@ test("a wrong SOURCE_SECRET_KEY, TRUSTED_PROXY_HEADER or TRUSTED_PROXIES stops t
     ["TRUSTED_PROXY_HEADER", "X-Client-IP"],
     ["TRUSTED_PROXIES", "proxy.example"],
   ] as const) {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "e2e-startup-"));
     const child = spawn(process.execPath, ["server.mjs", "-p", String(STARTUP_PORT), "-H", "127.0.0.1"], {
       env: {
         ...process.env,
         NEXT_TELEMETRY_DISABLED: "1",
-        DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "e2e-startup-")),
+        DATA_DIR: dataDir,
         KNOWLEDGE_DIR: "/nonexistent",
         SOURCE_SECRET_KEY: "e2e-source-secret-key-0123456789",
         [name]: value,
@@ -158,6 +159,7 @@ test("a wrong SOURCE_SECRET_KEY, TRUSTED_PROXY_HEADER or TRUSTED_PROXIES stops t
         resolve(c);
       });
     });
+    rmSync(dataDir, { recursive: true, force: true });
     expect(code, out).toBe(1);
     expect(out).toContain(`[config] ${name}`);
     expect(out).not.toContain("listening on");

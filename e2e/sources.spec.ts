@@ -3,7 +3,8 @@
  * documents) and the /kbs flow in a real browser in English and Chinese: add a web source and a Git source,
  * watch the status line, Sync now, remove a source after its confirmation.
  */
-import { mkdtempSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, type Page, test } from "@playwright/test";
@@ -13,6 +14,8 @@ import { serveTestSite, type TestSite } from "./helpers/test-site";
 
 const RUN = Math.random().toString(36).slice(2, 8);
 const BASE = `http://127.0.0.1:${PORTS.offline}`;
+/** Where the start-up check's own servers would listen (they stop before they do). */
+const STARTUP_PORT = PORTS.offline + 66;
 const json = { "content-type": "application/json" };
 
 let site: TestSite;
@@ -98,6 +101,68 @@ test("the sources API validates, keeps secrets out of its answers, syncs now and
     expect(docs.documents).toEqual([]);
   } finally {
     await deleteKb(kb);
+  }
+});
+
+test("a source's secret can be entered again by PATCH, only the field its kind has", async () => {
+  const kb = `src-secret-${RUN}`;
+  expect((await createKb(kb)).status).toBe(201);
+  try {
+    const added = await fetch(sources(kb), {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ kind: "git", url: repo.url, branch: "main", paths: ["docs"], scheduleMinutes: 0 }),
+    });
+    const { source } = await added.json();
+    expect(source.hasSecret).toBe(false);
+    await settled(kb);
+    const patch = (body: object) => fetch(`${sources(kb)}/${source.id}`, { method: "PATCH", headers: json, body: JSON.stringify(body) });
+    const wrong = await patch({ secretAccessKey: "not-for-git" });
+    expect(wrong.status).toBe(400);
+    expect((await wrong.json()).error.message).toContain("git source has no secretAccessKey");
+    const ok = await patch({ token: "tok-AGAIN-456" });
+    expect(ok.status).toBe(200);
+    const body = await ok.json();
+    expect(body.source.hasSecret).toBe(true);
+    expect(JSON.stringify(body)).not.toContain("tok-AGAIN-456");
+  } finally {
+    await deleteKb(kb);
+  }
+});
+
+test("a wrong SOURCE_SECRET_KEY, TRUSTED_PROXY_HEADER or TRUSTED_PROXIES stops the server at start-up, naming it", async () => {
+  test.setTimeout(600_000);
+  for (const [name, value] of [
+    ["SOURCE_SECRET_KEY", "short"],
+    ["TRUSTED_PROXY_HEADER", "X-Client-IP"],
+    ["TRUSTED_PROXIES", "proxy.example"],
+  ] as const) {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "e2e-startup-"));
+    const child = spawn(process.execPath, ["server.mjs", "-p", String(STARTUP_PORT), "-H", "127.0.0.1"], {
+      env: {
+        ...process.env,
+        NEXT_TELEMETRY_DISABLED: "1",
+        DATA_DIR: dataDir,
+        KNOWLEDGE_DIR: "/nonexistent",
+        SOURCE_SECRET_KEY: "e2e-source-secret-key-0123456789",
+        [name]: value,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => child.kill("SIGKILL"), 180_000);
+      child.on("exit", (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    rmSync(dataDir, { recursive: true, force: true });
+    expect(code, out).toBe(1);
+    expect(out).toContain(`[config] ${name}`);
+    expect(out).not.toContain("listening on");
   }
 });
 

@@ -79,6 +79,16 @@ export function ocrConfig() {
   };
 }
 
+/** Limits of every source's sync (lib/sources). */
+export function sourceLimits() {
+  return {
+    /** The largest page, file, blob or object a source reads, checked before reading it. */
+    maxBytes: intEnv("SOURCE_MAX_BYTES", 50 * 1024 * 1024),
+    /** One sync's time budget: past it the run stops (nothing removed), so the syncs queued behind it run. */
+    syncTimeoutMs: intEnv("SOURCE_SYNC_TIMEOUT_S", 3600) * 1000,
+  };
+}
+
 export function getConfig() {
   const dataDir = process.env.DATA_DIR || "./.data";
   return {

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { type Dirent, readFileSync, statSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { isSupported, SUPPORTED_EXTENSIONS } from "@/lib/parse";
@@ -28,11 +28,21 @@ export async function readInputFile(file: string): Promise<Buffer> {
   return statSync(file).size <= READ_AT_ONCE_BYTES ? readFileSync(file) : await readFile(file);
 }
 
-/** Regular, non-hidden files under `dir`, recursively, as paths relative to it (sorted). */
-export async function listFiles(dir: string): Promise<string[]> {
+/**
+ * Regular, non-hidden files under `dir`, recursively, as paths relative to it (sorted). A subfolder that cannot
+ * be read goes to `onUnreadable` when given (the walk goes on without it), else fails the listing.
+ */
+export async function listFiles(dir: string, onUnreadable?: (rel: string, err: Error) => void): Promise<string[]> {
   const out: string[] = [];
   const walk = async (rel: string) => {
-    const entries = await readdir(path.join(dir, rel), { withFileTypes: true });
+    let entries: Dirent[];
+    try {
+      entries = await readdir(path.join(dir, rel), { withFileTypes: true });
+    } catch (err) {
+      if (!rel || !onUnreadable) throw err;
+      onUnreadable(rel, err as Error);
+      return;
+    }
     for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
       if (e.name.startsWith(".")) continue;
       const r = rel ? path.join(rel, e.name) : e.name;

@@ -57,9 +57,16 @@ export async function parseEml(
   const body = (mail.text?.trim() || (typeof mail.html === "string" ? htmlToMarkdown(mail.html) : "")).replace(/\r\n?/g, "\n");
   const parts = [front.join("\n"), `# ${subject ?? "(no subject)"}`];
   if (body) parts.push(body);
-  for (const a of mail.attachments) {
+  const attached = mail.attachments.filter((a) => a.filename?.split(/[\\/]/).pop() && !a.related && a.contentDisposition !== "inline");
+  if (attached.length > limits.maxEmailAttachments) {
+    throw new AppError(
+      "too_large",
+      `"${filename}" has ${attached.length} attachments: too many (an e-mail is read with at most ${limits.maxEmailAttachments}).`,
+    );
+  }
+  for (const a of attached) {
     const name = a.filename?.split(/[\\/]/).pop();
-    if (!name || a.related || a.contentDisposition === "inline") continue;
+    if (!name) continue;
     const ext = extensionOf(name);
     if (!(ext in EXTENSION_FORMATS) || ext === ".eml") continue;
     let text: string;

@@ -8,6 +8,17 @@ const MIME: Record<string, string> = { png: "image/png", jpeg: "image/jpeg", web
 /** Largest image accepted, in pixels (sharp refuses larger ones before decoding them). */
 const MAX_INPUT_PIXELS = 100_000_000;
 
+/** sharp's refusal of an image over limitInputPixels (a size, not a corrupt file). */
+const PIXEL_LIMIT = /pixel limit/i;
+
+function tooLarge(filename: string, width: number, height: number): AppError {
+  const size = width && height ? ` (${width} × ${height} pixels)` : "";
+  return new AppError(
+    "too_large",
+    `"${filename}" is too large an image${size}: images up to ${MAX_INPUT_PIXELS / 1e6} million pixels are read.`,
+  );
+}
+
 /**
  * PNG, JPEG, WebP, TIFF → text by OCR, decoded with sharp; each page of a multi-page TIFF is a page. Without an
  * OCR run (the plain parse task) it asks for one (NeedsOcr) before reading anything.
@@ -21,10 +32,13 @@ export async function parseImage(data: Uint8Array, filename: string, opts?: Pars
   const input = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   let meta: sharp.Metadata;
   try {
-    meta = await sharp(input, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
+    // The header only (nothing decoded): its size is checked below, so a refusal can say how large it is.
+    meta = await sharp(input, { limitInputPixels: false }).metadata();
   } catch {
     throw new AppError("parse_failed", `"${filename}" could not be read: the image is corrupt or not a PNG, JPEG, WebP or TIFF.`);
   }
+  const pixels = (meta.width ?? 0) * (meta.height ?? 0);
+  if (pixels > MAX_INPUT_PIXELS) throw tooLarge(filename, meta.width ?? 0, meta.height ?? 0);
   const mimeType = MIME[meta.format ?? ""];
   if (!mimeType)
     throw new AppError("unsupported_type", `"${filename}" is a ${meta.format ?? "unknown"} image; PNG, JPEG, WebP and TIFF are read.`);
@@ -44,7 +58,8 @@ export async function parseImage(data: Uint8Array, filename: string, opts?: Pars
         .flatten({ background: "#ffffff" })
         .png()
         .toBuffer();
-    } catch {
+    } catch (err) {
+      if (PIXEL_LIMIT.test(String(err))) throw tooLarge(filename, 0, 0);
       throw new AppError("parse_failed", `"${filename}" could not be read: page ${n} of the image is corrupt.`);
     }
     const pageText = await recognizePage(png, run);

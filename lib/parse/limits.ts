@@ -14,6 +14,8 @@ export interface ParseLimits {
   timeBudgetMs: number;
   /** HTML nested deeper than this is refused before it is parsed (lib/parse/depth.ts). */
   maxHtmlDepth: number;
+  /** An e-mail with more attached files is refused before any is read. */
+  maxEmailAttachments: number;
 }
 
 export const DEFAULT_PARSE_LIMITS: ParseLimits = {
@@ -23,6 +25,7 @@ export const DEFAULT_PARSE_LIMITS: ParseLimits = {
   maxTextChars: 50_000_000,
   timeBudgetMs: 120_000,
   maxHtmlDepth: 256,
+  maxEmailAttachments: 100,
 };
 
 export interface ParseOptions {

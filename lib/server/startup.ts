@@ -10,6 +10,7 @@ import { getConfig } from "@/lib/config";
 import { syncKnowledgeDir } from "@/lib/ingest";
 import { getRegistry } from "@/lib/kb";
 import { knownKbs } from "@/lib/kb/known";
+import { reconcileSources } from "@/lib/sources/reconcile";
 import { startSourceScheduler } from "@/lib/sources/scheduler";
 import { getStore, type Store } from "@/lib/store";
 
@@ -56,6 +57,7 @@ async function run(startup: Startup): Promise<void> {
     }
     await checkSsoDefaults(store, config.oidc);
     removeOrphansLater(store, config.store.orphanGraceMs);
+    reconcileSourcesLater(store, config.store.orphanGraceMs);
     startSourceScheduler(store);
     await settledWithin(store.warmed(), WARM_WAIT_MS);
     startup.state = { status: "ready", startedAt, finishedAt: new Date().toISOString(), knowledgeDir: config.knowledgeDir, summary };
@@ -100,6 +102,16 @@ function removeOrphansLater(store: Store, graceMs: number): void {
       if (removed > 0) console.log(`[store] removed ${removed} orphan chunks (their document rows were never written)`);
     },
     (err) => console.error(`[store] could not remove orphan chunks: ${err instanceof Error ? err.message : String(err)}`),
+  );
+}
+
+/** A sync a crash interrupted: shown as interrupted, and its documents no source owns removed (in the background). */
+function reconcileSourcesLater(store: Store, graceMs: number): void {
+  reconcileSources(store, graceMs).then(
+    ({ interrupted, removed }) => {
+      if (interrupted || removed) console.log(`[sources] ${interrupted} interrupted syncs; removed ${removed} documents no source owns`);
+    },
+    (err) => console.error(`[sources] could not reconcile sources: ${err instanceof Error ? err.message : String(err)}`),
   );
 }
 

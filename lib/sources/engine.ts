@@ -4,11 +4,14 @@
  * (skip) or "failed"; the engine writes documents through the ordinary ingest, and once the walk is complete
  * removes the documents of items it no longer saw. A failed item keeps its document; a failed walk removes
  * nothing. One run per source at a time; runs go one after another, in the background, so searches never wait.
+ * Each run has a time budget (SOURCE_SYNC_TIMEOUT_S) and can be cancelled (the source removed): an AbortSignal
+ * reaches every request and child process of the connector. A run in progress is stored as one (finishedAt null),
+ * so after a crash start-up shows it as interrupted and removes the documents no item owns (reconcileSources).
  */
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { getAuditLog } from "@/lib/audit/log";
-import { getConfig } from "@/lib/config";
+import { getConfig, sourceLimits } from "@/lib/config";
 import { ingestDocument, sha256 } from "@/lib/ingest";
 import { sanitizeFileName } from "@/lib/ingest/fields";
 import { errorMessage } from "@/lib/ingest/prepare";
@@ -17,6 +20,7 @@ import { isSupported } from "@/lib/parse";
 import { extensionOf } from "@/lib/parse/formats";
 import { processGlobal } from "@/lib/process-global";
 import type { Store } from "@/lib/store";
+import { AppError } from "@/lib/types";
 import type { SourceSecrets, SyncCounts, SyncRun } from "./schema";
 import { openSecrets } from "./secrets";
 import { getSourceStore, type SourceItem, type SourceRecord } from "./store";
@@ -37,6 +41,10 @@ interface SyncContext {
   previous: ReadonlyMap<string, SourceItem>;
   /** A folder of this source's own for what it keeps between runs (a Git clone). */
   workDir: string;
+  /** Aborted when the run is cancelled or out of time: every request and child process takes it. */
+  signal: AbortSignal;
+  /** The largest item read (SOURCE_MAX_BYTES). */
+  maxBytes: number;
   /** Unchanged since the last run (a 304, the same blob id): its document stays, not read or parsed again. */
   keep(key: string, patch?: Partial<SourceItem>): void;
   /** New or changed content; parsed and indexed unless its bytes are those already indexed. */
@@ -66,6 +74,9 @@ interface Running {
   seen: number;
   done: number;
   promise: Promise<SyncRun>;
+  controller: AbortController;
+  /** Its turn came (until then it waits for the runs of other sources). */
+  started: boolean;
 }
 
 const state = () =>
@@ -88,8 +99,17 @@ export function syncSource(store: Store, source: SourceRecord, connector: Connec
   const s = state();
   const existing = s.running.get(source.id);
   if (existing) return existing.promise;
-  const entry: Running = { seen: 0, done: 0, promise: Promise.resolve() as unknown as Promise<SyncRun> };
-  const promise = s.queue.then(() => runOnce(store, source, connector, entry));
+  const entry: Running = {
+    seen: 0,
+    done: 0,
+    promise: Promise.resolve() as unknown as Promise<SyncRun>,
+    controller: new AbortController(),
+    started: false,
+  };
+  const promise = s.queue.then(() => {
+    entry.started = true;
+    return runOnce(store, source, connector, entry);
+  });
   entry.promise = promise;
   s.running.set(source.id, entry);
   s.queue = promise.catch(() => {});
@@ -97,10 +117,33 @@ export function syncSource(store: Store, source: SourceRecord, connector: Connec
   return promise;
 }
 
+/**
+ * Stops the run of a source under way, e.g. because the source is being removed; resolves once it stopped. A
+ * run still waiting for its turn is not waited for: it ends as soon as its turn comes, having done nothing.
+ */
+export async function cancelSync(sourceId: string, reason: string): Promise<void> {
+  const r = state().running.get(sourceId);
+  if (!r) return;
+  r.controller.abort(new AppError("cancelled", reason));
+  if (r.started) await r.promise.catch(() => {});
+}
+
+/** What an aborted run says: the reason it was given. */
+const abortReason = (signal: AbortSignal) => (signal.reason instanceof Error ? signal.reason.message : String(signal.reason));
+
 async function runOnce(store: Store, source: SourceRecord, connector: Connector, progress: Running): Promise<SyncRun> {
   const sources = await getSourceStore(store);
   const startedAt = new Date().toISOString();
   const counts: SyncCounts = { added: 0, updated: 0, unchanged: 0, removed: 0, skipped: 0, failed: [] };
+  const { signal } = progress.controller;
+  // Cancelled while it waited (its source removed meanwhile): nothing to do, nothing to record.
+  if (signal.aborted) return { ...counts, startedAt, finishedAt: startedAt, error: abortReason(signal), note: null };
+  const { maxBytes, syncTimeoutMs } = sourceLimits();
+  const budget = setTimeout(
+    () => progress.controller.abort(new Error(`the sync took longer than its budget of ${syncTimeoutMs / 1000} s (SOURCE_SYNC_TIMEOUT_S)`)),
+    syncTimeoutMs,
+  );
+  await markRunning(store, source.id, startedAt);
   const stored = await sources.items(source.id);
   // A document deleted in the app since the last run is brought back: its item is not "unchanged".
   const live = await store.getDocuments([...stored.values()].flatMap((i) => (i.documentId ? [i.documentId] : [])));
@@ -127,6 +170,7 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
   let error: string | null = null;
   let note: string | null = null;
   try {
+    signal.throwIfAborted();
     const workDir = path.join(workRoot(), source.id);
     await mkdir(workDir, { recursive: true });
     const ctx: SyncContext = {
@@ -134,8 +178,11 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
       secrets: openSecrets(source.secret),
       previous,
       workDir,
+      signal,
+      maxBytes,
       seen: (key) => handled.has(key),
       keep(key, patch) {
+        signal.throwIfAborted();
         const before = previous.get(key);
         if (!before || handled.has(key)) return;
         handle(key);
@@ -146,12 +193,14 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
         if (patch) pending.push(item);
       },
       skip(key, url) {
+        signal.throwIfAborted();
         if (handled.has(key)) return;
         handle(key);
         counts.skipped++;
         next.set(key, { key, url, documentId: null, version: null, contentHash: null, links: null });
       },
       fail(key, reason) {
+        signal.throwIfAborted();
         if (handled.has(key)) return;
         handle(key);
         failedKeys.add(key);
@@ -160,6 +209,7 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
         if (before) next.set(key, before);
       },
       async ingest(found) {
+        signal.throwIfAborted();
         if (handled.has(found.key)) return;
         handle(found.key);
         const before = previous.get(found.key);
@@ -176,7 +226,7 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
         try {
           const filename = itemFileName(source.id, found.key, found.name);
           const defaultTitle = found.name.replace(/\.[^.]+$/, "");
-          const r = await ingestDocument(store, { filename, defaultTitle, data: found.data, kb: source.kb, origin: "source" });
+          const r = await ingestDocument(store, { filename, defaultTitle, data: found.data, kb: source.kb, origin: "source" }, { signal });
           // The same bytes as another document of the knowledge base: that one stays, and is not this item's.
           const own = r.document.source === filename;
           if (!own && before?.documentId) await store.deleteDocument(before.documentId);
@@ -186,6 +236,7 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
           else counts.skipped++;
           await record({ ...base, documentId: own ? r.document.id : null });
         } catch (err) {
+          signal.throwIfAborted();
           failedKeys.add(found.key);
           counts.failed.push({ item: found.key, reason: errorMessage(err) });
           if (before) next.set(found.key, before);
@@ -193,6 +244,7 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
       },
     };
     note = (await connector(ctx)).note ?? null;
+    signal.throwIfAborted();
     // The walk completed: what it no longer saw is gone from the source.
     const gone = [...stored.keys()].filter((k) => !next.has(k));
     for (const key of gone) {
@@ -202,8 +254,10 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
     await flush();
     await sources.saveItems(source.id, [], gone);
   } catch (err) {
-    error = errorMessage(err);
+    error = signal.aborted ? abortReason(signal) : errorMessage(err);
     await flush().catch(() => {});
+  } finally {
+    clearTimeout(budget);
   }
   const run: SyncRun = { ...counts, startedAt, finishedAt: new Date().toISOString(), error, note };
   recordSourceSync(source.id, counts, error === null);
@@ -222,6 +276,14 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
   const current = await sources.get(source.id);
   if (current) await sources.put({ ...current, lastRun: run, nextRunAt: nextRunAfter(current.scheduleMinutes) });
   return run;
+}
+
+/** The run under way is stored as the source's last run, unfinished: after a crash it reads as interrupted. */
+async function markRunning(store: Store, sourceId: string, startedAt: string): Promise<void> {
+  const sources = await getSourceStore(store);
+  const current = await sources.get(sourceId);
+  const empty = { added: 0, updated: 0, unchanged: 0, removed: 0, skipped: 0, failed: [] };
+  if (current) await sources.put({ ...current, lastRun: { ...empty, startedAt, finishedAt: null, error: null, note: null } });
 }
 
 export function nextRunAfter(minutes: number, from = Date.now()): string | null {

@@ -1,6 +1,7 @@
 /**
  * Server folders (admins only: it reads the server's disk): files under the path, changed ones found by size
- * and modification time, read only then. The scheduler also watches the folder (./scheduler.ts).
+ * and modification time, read only then (one over SOURCE_MAX_BYTES not at all). A subfolder that cannot be
+ * read is skipped with a note. The scheduler also watches the folder (./scheduler.ts).
  */
 import { stat } from "node:fs/promises";
 import path from "node:path";
@@ -8,13 +9,20 @@ import { pathToFileURL } from "node:url";
 import { listFiles, readInputFile } from "@/lib/ingest";
 import type { Connector } from "./engine";
 import { readable } from "./engine";
+import { overLimit } from "./http";
 import type { SourceConfig } from "./schema";
 
 type FolderConfig = Extract<SourceConfig, { kind: "folder" }>;
 
 export const folderConnector: Connector = async (ctx) => {
   const root = (ctx.source.config as FolderConfig).path;
-  const files = await listFiles(root);
+  const unreadable: string[] = [];
+  const files = await listFiles(root, (rel, err) => {
+    unreadable.push(`${rel} (${(err as NodeJS.ErrnoException).code ?? err.message})`);
+    // What was indexed from it stays: the folder could not be read, which is not its files being gone.
+    const under = `${rel.split(path.sep).join("/")}/`;
+    for (const key of ctx.previous.keys()) if (key.startsWith(under)) ctx.keep(key);
+  });
   for (const rel of files) {
     const key = rel.split(path.sep).join("/");
     const file = path.join(root, rel);
@@ -25,6 +33,10 @@ export const folderConnector: Connector = async (ctx) => {
     }
     try {
       const s = await stat(file);
+      if (s.size > ctx.maxBytes) {
+        ctx.fail(key, overLimit(s.size, ctx.maxBytes));
+        continue;
+      }
       const version = `${s.size}:${s.mtimeMs}`;
       const before = ctx.previous.get(key);
       if (before?.documentId && before.version === version) {
@@ -36,5 +48,6 @@ export const folderConnector: Connector = async (ctx) => {
       ctx.fail(key, err instanceof Error ? err.message : String(err));
     }
   }
-  return { note: `${files.length} files` };
+  const skipped = unreadable.length ? `; ${unreadable.length} unreadable folders skipped: ${unreadable.slice(0, 5).join(", ")}` : "";
+  return { note: `${files.length} files${skipped}` };
 };

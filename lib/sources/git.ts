@@ -5,8 +5,9 @@
  * read and parsed. The remote's address is checked like every other fetch (public unless an admin allows the
  * host) and pinned with http.curloptResolve, so git connects to the address that was checked; no redirects,
  * http(s) only. A token goes in as an Authorization header through the environment, never on the command line.
+ * A blob over SOURCE_MAX_BYTES (its size from `ls-tree -l`) fails alone, unread; the others are streamed.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { lookup } from "node:dns/promises";
 import { existsSync } from "node:fs";
 import { isIP } from "node:net";
@@ -15,25 +16,50 @@ import { promisify } from "node:util";
 import { isPrivateAddress } from "@/lib/net/public-address";
 import type { Connector } from "./engine";
 import { readable } from "./engine";
-import { FetchRefused, hostAllowed } from "./http";
+import { FetchRefused, hostAllowed, overLimit } from "./http";
 import type { SourceConfig } from "./schema";
 
 type GitConfig = Extract<SourceConfig, { kind: "git" }>;
 const run = promisify(execFile);
 const TIMEOUT_MS = 10 * 60_000;
 const MAX_BUFFER = 256 * 1024 * 1024;
+const gitEnv = (env: Record<string, string>) => ({
+  ...process.env,
+  GIT_TERMINAL_PROMPT: "0",
+  GIT_ASKPASS: "",
+  GIT_CONFIG_NOSYSTEM: "1",
+  ...env,
+});
 
-async function gitBytes(cwd: string, args: string[], env: Record<string, string> = {}): Promise<Buffer> {
-  const { stdout } = await run("git", args, {
-    cwd,
-    timeout: TIMEOUT_MS,
-    maxBuffer: MAX_BUFFER,
-    encoding: "buffer",
-    env: { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_ASKPASS: "", GIT_CONFIG_NOSYSTEM: "1", ...env },
-  });
+async function git(cwd: string, args: string[], signal: AbortSignal, env: Record<string, string> = {}): Promise<string> {
+  const { stdout } = await run("git", args, { cwd, timeout: TIMEOUT_MS, maxBuffer: MAX_BUFFER, signal, env: gitEnv(env) });
   return stdout;
 }
-const git = async (cwd: string, args: string[], env: Record<string, string> = {}) => (await gitBytes(cwd, args, env)).toString("utf8");
+
+/** A blob's bytes, streamed from `git cat-file` (no output buffer to overflow), at most `maxBytes`. */
+function readBlob(repo: string, blob: string, maxBytes: number, signal: AbortSignal): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("git", ["cat-file", "blob", blob], { cwd: repo, env: gitEnv({}), signal, timeout: TIMEOUT_MS });
+    const parts: Buffer[] = [];
+    let size = 0;
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > maxBytes) {
+        child.kill();
+        return reject(new Error(overLimit(null, maxBytes)));
+      }
+      parts.push(c);
+    });
+    child.stderr.on("data", (c: Buffer) => {
+      stderr = (stderr + c.toString("utf8")).slice(-2000);
+    });
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0 ? resolve(Buffer.concat(parts)) : reject(new Error(`git cat-file failed: ${stderr.trim() || `exit ${code}`}`)),
+    );
+  });
+}
 
 /** The address git may connect to for `url` (checked like ./http.ts), as a curl resolve entry. */
 async function pinnedAddress(url: URL): Promise<string> {
@@ -68,7 +94,7 @@ export const gitConnector: Connector = async (ctx) => {
   const url = new URL(config.url);
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new FetchRefused("only http(s) Git URLs are fetched");
   const repo = path.join(ctx.workDir, "repo.git");
-  if (!existsSync(path.join(repo, "HEAD"))) await git(ctx.workDir, ["init", "--bare", "--quiet", repo]);
+  if (!existsSync(path.join(repo, "HEAD"))) await git(ctx.workDir, ["init", "--bare", "--quiet", repo], ctx.signal);
   const settings: [string, string][] = [
     ["http.curloptResolve", await pinnedAddress(url)],
     ["http.followRedirects", "false"],
@@ -79,15 +105,21 @@ export const gitConnector: Connector = async (ctx) => {
   if (ctx.secrets.token)
     settings.push(["http.extraHeader", `Authorization: Basic ${Buffer.from(`x-access-token:${ctx.secrets.token}`).toString("base64")}`]);
   const ref = `refs/sources/${config.branch}`;
-  await git(repo, ["fetch", "--quiet", "--no-tags", "--", config.url, `+refs/heads/${config.branch}:${ref}`], configEnv(settings));
-  const commit = (await git(repo, ["rev-parse", "--verify", `${ref}^{commit}`])).trim();
+  await git(
+    repo,
+    ["fetch", "--quiet", "--no-tags", "--", config.url, `+refs/heads/${config.branch}:${ref}`],
+    ctx.signal,
+    configEnv(settings),
+  );
+  const commit = (await git(repo, ["rev-parse", "--verify", `${ref}^{commit}`], ctx.signal)).trim();
 
-  const tree = (await git(repo, ["ls-tree", "-r", "-z", "--full-tree", commit])).split("\0").filter(Boolean);
+  // -l: each blob's size, so one over SOURCE_MAX_BYTES is refused before it is read.
+  const tree = (await git(repo, ["ls-tree", "-r", "-l", "-z", "--full-tree", commit], ctx.signal)).split("\0").filter(Boolean);
   const wanted = (file: string) =>
     config.paths.length === 0 || config.paths.some((p) => file === p || file.startsWith(`${p.replace(/\/+$/, "")}/`));
   for (const line of tree) {
     const tab = line.indexOf("\t");
-    const [, type, blob] = line.slice(0, tab).split(" ");
+    const [, type, blob, size] = line.slice(0, tab).split(/ +/);
     const file = line.slice(tab + 1);
     if (type !== "blob" || !wanted(file)) continue;
     const link = fileLink(config.url, commit, file);
@@ -99,7 +131,17 @@ export const gitConnector: Connector = async (ctx) => {
       ctx.keep(file, { url: link });
       continue;
     }
-    const data = await gitBytes(repo, ["cat-file", "blob", blob]);
+    if (Number(size) > ctx.maxBytes) {
+      ctx.fail(file, overLimit(Number(size), ctx.maxBytes));
+      continue;
+    }
+    let data: Buffer;
+    try {
+      data = await readBlob(repo, blob, ctx.maxBytes, ctx.signal);
+    } catch (err) {
+      ctx.fail(file, err instanceof Error ? err.message : String(err));
+      continue;
+    }
     await ctx.ingest({ key: file, url: link, name: path.posix.basename(file), data, version: blob });
   }
   return { note: `commit ${commit}` };

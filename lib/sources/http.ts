@@ -6,14 +6,19 @@
 import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
+import { sourceLimits } from "@/lib/config";
 import { guardedLookup, isPrivateAddress } from "@/lib/net/public-address";
 
-const MAX_SOURCE_BYTES = Number(process.env.SOURCE_MAX_BYTES) || 50 * 1024 * 1024;
 const TIMEOUT_MS = 30_000;
 const MAX_REDIRECTS = 5;
 const USER_AGENT = "kb-mcp-chat-sources/1.0";
 
 export class FetchRefused extends Error {}
+
+/** Why an item is not read: over SOURCE_MAX_BYTES (named, so an admin knows what to raise). */
+export function overLimit(size: number | null, maxBytes: number): string {
+  return `${size === null ? "larger" : `${size} bytes, larger`} than the limit of ${maxBytes} bytes (SOURCE_MAX_BYTES)`;
+}
 
 /** Hosts an admin allows though they are private (SOURCE_ALLOW_HOSTS, comma-separated host names or addresses). */
 function allowedHosts(): Set<string> {
@@ -55,6 +60,8 @@ interface GetOptions {
   maxBytes?: number;
   /** May a redirect go there? (A crawl stays within its prefix.) */
   followTo?: (url: URL) => boolean;
+  /** Stops the request (the sync was cancelled or ran out of time). */
+  signal?: AbortSignal;
 }
 
 /** One request under the rule; 3xx followed (each hop checked) up to MAX_REDIRECTS. */
@@ -76,7 +83,8 @@ export async function guardedRequest(start: URL, opts: GetOptions = {}): Promise
 
 function once(url: URL, opts: GetOptions): Promise<Omit<FetchedResponse, "url">> {
   checkFetchable(url);
-  const maxBytes = opts.maxBytes ?? MAX_SOURCE_BYTES;
+  opts.signal?.throwIfAborted();
+  const maxBytes = opts.maxBytes ?? sourceLimits().maxBytes;
   const lib = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
     const req = lib.request(
@@ -86,6 +94,7 @@ function once(url: URL, opts: GetOptions): Promise<Omit<FetchedResponse, "url">>
         headers: { "user-agent": USER_AGENT, ...opts.headers },
         timeout: TIMEOUT_MS,
         lookup: guardedLookup(hostAllowed),
+        signal: opts.signal,
       },
       (res) => {
         const parts: Buffer[] = [];
@@ -93,7 +102,7 @@ function once(url: URL, opts: GetOptions): Promise<Omit<FetchedResponse, "url">>
         res.on("data", (c: Buffer) => {
           size += c.length;
           if (size > maxBytes) {
-            req.destroy(new FetchRefused(`larger than ${maxBytes} bytes`));
+            req.destroy(new FetchRefused(overLimit(null, maxBytes)));
             return;
           }
           parts.push(c);

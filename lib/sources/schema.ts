@@ -73,7 +73,12 @@ const s3 = z.strictObject({
     .regex(/^s3:\/\/[a-z0-9][a-z0-9.-]{1,62}(\/.*)?$/, "url must be s3://bucket/prefix"),
   /** An S3-compatible service's address; default: AWS in `region`. */
   endpoint: httpUrl("endpoint").optional(),
-  region: z.string().trim().max(50).default("us-east-1"),
+  /** Signed into every request and part of AWS's host name: letters, digits and dashes only ("us-east-1", "auto"). */
+  region: z
+    .string({ error: "region must be a string" })
+    .trim()
+    .regex(/^[a-z0-9](?:[a-z0-9-]{0,48}[a-z0-9])?$/, "region must be a region name: lowercase letters, digits and dashes (us-east-1)")
+    .default("us-east-1"),
   accessKeyId: z.string().trim().min(1).max(200),
   secretAccessKey: z.string().trim().min(1).max(500),
   scheduleMinutes: schedule,
@@ -97,10 +102,16 @@ export const sourceInputSchema = z.discriminatedUnion("kind", [web, git, s3, fol
 });
 export type SourceInput = z.infer<typeof sourceInputSchema>;
 
-/** PATCH: a new schedule or name. */
+/** PATCH: a new schedule or name, or the secret entered again (after SOURCE_SECRET_KEY changed, or a new token). */
 export const sourcePatchSchema = z
-  .strictObject({ name: name, scheduleMinutes: schedule.optional() })
-  .refine((p) => p.name !== undefined || p.scheduleMinutes !== undefined, "nothing to change");
+  .strictObject({
+    name: name,
+    scheduleMinutes: schedule.optional(),
+    token: z.string().trim().min(1).max(1000).optional(),
+    secretAccessKey: z.string().trim().min(1).max(500).optional(),
+  })
+  .refine((p) => Object.values(p).some((v) => v !== undefined), "nothing to change");
+export type SourcePatch = z.infer<typeof sourcePatchSchema>;
 
 /** The fields of an input that are secrets: stored encrypted, never answered. */
 export const SECRET_FIELDS = ["token", "secretAccessKey"] as const;

@@ -15,6 +15,11 @@ function key(): Buffer | null {
   return createHash("sha256").update(`kb-sources\u0000${raw}`).digest();
 }
 
+/** Start-up check: a SOURCE_SECRET_KEY that is set must be long enough (throws, naming the variable). */
+export function checkSourceSecretKey(): void {
+  key();
+}
+
 /** The secrets sealed for storage ("" when there are none); refused without SOURCE_SECRET_KEY. */
 export function sealSecrets(secrets: SourceSecrets): string {
   if (Object.values(secrets).every((v) => !v)) return "";

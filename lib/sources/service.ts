@@ -4,7 +4,7 @@
  */
 import type { Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
-import { type Connector, nextRunAfter, runningOf, runningPromise, syncSource } from "./engine";
+import { type Connector, cancelSync, nextRunAfter, runningOf, syncSource } from "./engine";
 import { folderConnector } from "./folder";
 import { gitConnector } from "./git";
 import { s3Connector } from "./s3";
@@ -13,6 +13,7 @@ import {
   type SourceConfig,
   type SourceInput,
   type SourceKind,
+  type SourcePatch,
   type SourceSecrets,
   type SourceView,
   type SyncRun,
@@ -100,9 +101,22 @@ export function startSync(store: Store, source: SourceRecord): Promise<SyncRun> 
   return done;
 }
 
-export async function updateSource(store: Store, source: SourceRecord, patch: { name?: string; scheduleMinutes?: number }) {
+/** The secret field each kind of source takes. */
+const SECRET_OF: Partial<Record<SourceKind, (typeof SECRET_FIELDS)[number]>> = { git: "token", s3: "secretAccessKey" };
+
+export async function updateSource(store: Store, source: SourceRecord, patch: SourcePatch) {
+  let secret = source.secret;
+  const given = SECRET_FIELDS.filter((f) => patch[f] !== undefined);
+  if (given.length) {
+    const field = SECRET_OF[source.kind];
+    const wrong = given.find((f) => f !== field);
+    if (wrong) throw new AppError("bad_request", `A ${source.kind} source has no ${wrong}${field ? `; its secret is ${field}` : ""}.`);
+    // Sealed anew with the current key: the old secret may be unreadable (SOURCE_SECRET_KEY changed).
+    if (field) secret = sealSecrets({ [field]: patch[field] });
+  }
   const next: SourceRecord = {
     ...source,
+    secret,
     name: patch.name?.trim() || source.name,
     scheduleMinutes: patch.scheduleMinutes ?? source.scheduleMinutes,
     nextRunAt: patch.scheduleMinutes === undefined ? source.nextRunAt : nextRunAfter(patch.scheduleMinutes),
@@ -111,10 +125,10 @@ export async function updateSource(store: Store, source: SourceRecord, patch: { 
   return next;
 }
 
-/** Removes a source and every document it brought in; returns how many documents went. */
+/** Removes a source and every document it brought in, stopping its sync under way; returns how many documents went. */
 export async function removeSource(store: Store, source: SourceRecord): Promise<number> {
   const sources = await getSourceStore(store);
-  await runningPromise(source.id)?.catch(() => {});
+  await cancelSync(source.id, "the source was removed");
   let removed = 0;
   for (const item of (await sources.items(source.id)).values()) {
     if (item.documentId && (await store.deleteDocument(item.documentId))) removed++;
@@ -127,7 +141,7 @@ export async function removeSource(store: Store, source: SourceRecord): Promise<
 export async function removeSourcesOfKb(store: Store, kb: string): Promise<void> {
   const sources = await getSourceStore(store);
   for (const s of await sources.list(kb)) {
-    await runningPromise(s.id)?.catch(() => {});
+    await cancelSync(s.id, "the knowledge base was deleted");
     await sources.remove(s.id);
   }
 }

@@ -117,6 +117,8 @@ export interface SourceStore {
   linksOf(documentIds: readonly string[]): Promise<Map<string, { sourceId: string; url: string }>>;
   /** Documents per source. */
   documentCounts(): Promise<Map<string, number>>;
+  /** Every document some source's item owns. */
+  ownedDocuments(): Promise<Set<string>>;
 }
 
 export function newSourceId(): string {
@@ -198,5 +200,9 @@ export const getSourceStore = perStore("sourceStore", async (store: Store): Prom
       return out;
     },
     documentCounts: counts,
+    async ownedDocuments() {
+      const rows = await items.table.query().select(["document_id"]).where("document_id IS NOT NULL").toArray();
+      return new Set(rows.map((r) => String(r.document_id)));
+    },
   };
 });

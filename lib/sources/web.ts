@@ -90,7 +90,7 @@ export const webConnector: Connector = async (ctx) => {
 
   // robots.txt: missing or unreadable means everything is allowed; a refused address fails the run (nothing removed).
   const robotsUrl = new URL("/robots.txt", start);
-  const robotsRes = await guardedRequest(robotsUrl, { maxBytes: 512 * 1024 });
+  const robotsRes = await guardedRequest(robotsUrl, { maxBytes: 512 * 1024, signal: ctx.signal });
   const robots = robotsParser(robotsUrl.href, robotsRes.status === 200 ? robotsRes.body.toString("utf8") : "");
   const allowed = (u: URL) => robots.isAllowed(u.href, USER_AGENT) !== false;
   const crawlDelay = Math.min((robots.getCrawlDelay(USER_AGENT) ?? 0) * 1000, MAX_CRAWL_DELAY_MS);
@@ -110,7 +110,7 @@ export const webConnector: Connector = async (ctx) => {
     for (let n = 0; pending.length && n < MAX_SITEMAPS; n++) {
       const sitemap = pending.shift()!;
       await pause();
-      const res = await guardedRequest(sitemap, { followTo: sameHost });
+      const res = await guardedRequest(sitemap, { followTo: sameHost, signal: ctx.signal });
       if (res.status !== 200) throw new Error(`the sitemap ${sitemap.href} answered HTTP ${res.status}`);
       const xml = res.body.toString("utf8");
       for (const loc of locsOf(xml)) {
@@ -139,7 +139,11 @@ export const webConnector: Connector = async (ctx) => {
     await pause();
     let res: Awaited<ReturnType<typeof guardedRequest>>;
     try {
-      res = await guardedRequest(url, { headers, followTo: (u) => (fileOnly ? sameHost(u) : inScope(u)) && allowed(u) });
+      res = await guardedRequest(url, {
+        headers,
+        followTo: (u) => (fileOnly ? sameHost(u) : inScope(u)) && allowed(u),
+        signal: ctx.signal,
+      });
     } catch (err) {
       ctx.fail(key, err instanceof Error ? err.message : String(err));
       continue;

@@ -14,13 +14,14 @@ export const GET = route(sourceRoute, async ({ params: { name, id }, store, prin
   return { source: await viewOf(ready, await sourceOf(ready, name, id)) };
 });
 
-/** PATCH /api/kbs/<name>/sources/<id> {name?, scheduleMinutes?} */
+/** PATCH /api/kbs/<name>/sources/<id> {name?, scheduleMinutes?, token? (Git), secretAccessKey? (S3)} */
 export const PATCH = route(sourceRoute, async ({ params: { name, id }, body, store, principal, audit }) => {
   requireKbAccess(principal, name, true);
   const patch = await body(sourcePatchSchema);
   const ready = await store();
   const source = await updateSource(ready, await sourceOf(ready, name, id), patch);
-  await audit("source_update", { kb: name, target: id, detail: `every ${source.scheduleMinutes} min` });
+  const secret = patch.token !== undefined || patch.secretAccessKey !== undefined ? "; secret entered again" : "";
+  await audit("source_update", { kb: name, target: id, detail: `every ${source.scheduleMinutes} min${secret}` });
   return { source: await viewOf(ready, source) };
 });
 

@@ -1,0 +1,29 @@
+/**
+ * Settings checked once when the server starts (instrumentation.ts), so a wrong value stops it with a message
+ * naming the variable instead of a healthy server that answers 500 to every request.
+ */
+import { parseProxyHeader, parseTrustedProxies } from "@/lib/auth/peer";
+import { getConfig, sourceLimits } from "@/lib/config";
+import { schedulerEnabled } from "@/lib/sources/scheduler";
+import { checkSourceSecretKey } from "@/lib/sources/secrets";
+
+/** Every problem found, one line each (none: the settings are usable). */
+export function settingsProblems(): string[] {
+  const checks = [
+    getConfig,
+    () => parseTrustedProxies(process.env.TRUSTED_PROXIES),
+    () => parseProxyHeader(process.env.TRUSTED_PROXY_HEADER),
+    checkSourceSecretKey,
+    sourceLimits,
+    schedulerEnabled,
+  ];
+  const problems: string[] = [];
+  for (const check of checks) {
+    try {
+      check();
+    } catch (err) {
+      problems.push(err instanceof Error ? err.message : String(err));
+    }
+  }
+  return problems;
+}

@@ -135,13 +135,12 @@ describe("dynamic client registration", () => {
     expect(await oauth.countClients()).toBe(cap);
   }, 120_000);
 
-  it("takes only reverse-DNS private-use schemes and no fragment; the consent page names the whole redirect URI", async () => {
+  it("takes only reverse-DNS private-use schemes (and MCP hosts' own) and no fragment; the consent page names the whole redirect URI", async () => {
     const refused = [
       "microsoft-edge:https://evil.example/cb",
       "ms-msdt:/id PCWDiagnostic /skip force",
       "search-ms:query=invoice&crumb=location:\\\\evil.example\\share",
       "firefox:https://evil.example/cb",
-      "cursor://anysphere.cursor-mcp/oauth/callback",
       "https://app.example/cb#",
     ];
     for (const [i, uri] of refused.entries()) {

@@ -139,6 +139,19 @@ const tokenRequest = (form: Record<string, string>, peer = "10.40.0.2") =>
   });
 
 describe("native and loopback redirects", () => {
+  it("registers Cursor's exact redirect list, its cursor:// callback among them", async () => {
+    const cursor = [
+      "cursor://anysphere.cursor-mcp/oauth/callback",
+      "https://www.cursor.com/agents/mcp/oauth/callback",
+      "http://localhost:8787/callback",
+    ];
+    const client = await registerClient(base, {
+      metadata,
+      clientMetadata: { client_name: "Cursor", redirect_uris: cursor, token_endpoint_auth_method: "none" },
+    });
+    expect(client.redirect_uris).toEqual(cursor);
+  });
+
   it("registers a native app's redirect list and returns the code to its reverse-DNS scheme", async () => {
     const client = await registerClient(base, {
       metadata,

@@ -4,7 +4,7 @@
  * native app's private-use scheme in reverse-DNS form (RFC 8252 §7.1, e.g. `com.example.app:/oauth/callback`),
  * matched exactly. A scheme without a dot is refused: it is no one's domain but often a handler of the
  * browser or the system (`microsoft-edge:`, `ms-msdt:`, `search-ms:`, `firefox:`, `javascript:`) that runs,
- * opens or searches something. PKCE, required of every client, is what protects a code another app's scheme
+ * opens or searches something — except the few MCP hosts whose callback predates the rule (`cursor:`, `vscode:`). PKCE, required of every client, is what protects a code another app's scheme
  * catches. No fragment, not even an empty one (`…/cb#`).
  */
 
@@ -12,6 +12,9 @@ const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
 
 /** A private-use scheme: reverse-DNS labels (at least two, dot-separated) of letters, digits and hyphens. */
 const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+$/;
+
+/** Single-label schemes of MCP hosts in use, which open the host itself: Cursor's `cursor://anysphere.cursor-mcp/oauth/callback`, VS Code's. */
+const MCP_HOST_SCHEMES = new Set(["cursor", "vscode", "vscode-insiders"]);
 
 function isLoopbackHttp(u: URL): boolean {
   return u.protocol === "http:" && LOOPBACK_HOSTS.includes(u.hostname);
@@ -26,7 +29,8 @@ export function acceptableRedirect(uri: string): boolean {
   if (!u || uri.includes("#") || u.username || u.password) return false;
   if (u.protocol === "https:") return true;
   if (u.protocol === "http:") return isLoopbackHttp(u);
-  return PRIVATE_USE_SCHEME.test(u.protocol.slice(0, -1)) && uri.length > u.protocol.length;
+  const scheme = u.protocol.slice(0, -1);
+  return (PRIVATE_USE_SCHEME.test(scheme) || MCP_HOST_SCHEMES.has(scheme)) && uri.length > u.protocol.length;
 }
 
 /** The registered redirect URI a request's `redirect_uri` matches: exactly, or a loopback one on any port. */

@@ -5,22 +5,18 @@ import { useEffect, useState } from "react";
 import { ApiError, apiErrorText, apiFetch, signInWithAdminSecret } from "@/components/api";
 import { fill } from "@/components/fill";
 import { useMessages } from "@/components/i18n";
+import { safeReturnPath } from "@/lib/auth/return-path";
 import { buttonClass, Field, inputClass, PasswordInput, SubmitForm } from "@/components/ui";
 import { useAction } from "@/components/use-action";
 import { AccountForm, AccountPage } from "./AccountForm";
 import { signInErrorText, T } from "./messages";
 import type { SessionInfo } from "./viewer";
 
-/** Only a path of this site (never "//host" or a full URL): where to go after signing in. */
-function safeNext(raw: string | null): string {
-  return raw?.startsWith("/") && !raw.startsWith("//") && !raw.startsWith("/\\") ? raw : "/";
-}
-
 /** The /signin page: e-mail and password, single sign-on when set up, and the admin secret as the recovery path. */
 export function SignInForm() {
   const t = useMessages(T);
   const params = useSearchParams();
-  const next = safeNext(params.get("next"));
+  const next = safeReturnPath(params.get("next"));
   const [sso, setSso] = useState<SessionInfo["sso"]>(null);
   const { busy, error, setError, run } = useAction((err) => apiErrorText(err, t.networkError, t.failed), {
     initialError: signInErrorText(params.get("error"), t),

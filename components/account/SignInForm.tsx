@@ -5,9 +5,9 @@ import { useEffect, useState } from "react";
 import { ApiError, apiErrorText, apiFetch, signInWithAdminSecret } from "@/components/api";
 import { fill } from "@/components/fill";
 import { useMessages } from "@/components/i18n";
-import { safeReturnPath } from "@/lib/auth/return-path";
 import { buttonClass, Field, inputClass, PasswordInput, SubmitForm } from "@/components/ui";
 import { useAction } from "@/components/use-action";
+import { safeReturnPath } from "@/lib/auth/return-path";
 import { AccountForm, AccountPage } from "./AccountForm";
 import { signInErrorText, T } from "./messages";
 import type { SessionInfo } from "./viewer";
@@ -67,7 +67,10 @@ export function SignInForm() {
           {fill(t.sso, { name: sso.name })}
         </a>
       )}
-      <details className="mt-6 text-sm">
+      <p className="mt-6 text-sm text-zinc-600 dark:text-zinc-400" data-testid="signin-owner-link-help">
+        {t.ownerLinkHelp}
+      </p>
+      <details className="mt-4 text-sm">
         <summary className="cursor-pointer text-zinc-600 dark:text-zinc-400">{t.useSecret}</summary>
         <SubmitForm className="mt-2 flex flex-col gap-2" onSubmit={() => void signInWithSecret()}>
           <p className="text-xs text-zinc-600 dark:text-zinc-400">{t.useSecretHelp}</p>

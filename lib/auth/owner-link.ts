@@ -14,13 +14,10 @@ import { callerOf } from "./peer";
 import { authFailures } from "./request";
 import { safeReturnPath } from "./return-path";
 
-/** The path of the link; its query has `token` and, optionally, `next`. */
-export const OWNER_LINK_PATH = "/api/session/owner";
-
 /** The account key that wrong owner-link secrets count against (per address: nobody else is locked out). */
 const OWNER_LINK_ACCOUNT = "owner link";
 
-/** GET <OWNER_LINK_PATH>?token=…: an owner session and a redirect to `next` (this site only), or 401. */
+/** GET /api/session/owner?token=…[&next=…] (the link server.mjs prints): an owner session and a redirect to `next` (this site only), or 401. */
 export async function signInWithOwnerLink(req: Request, accounts: () => Promise<AccountStore>, settings: AuthSettings): Promise<Response> {
   const url = new URL(req.url);
   const caller = callerOf(req, settings);

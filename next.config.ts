@@ -1,4 +1,7 @@
 import type { NextConfig } from "next";
+import { API_HEADERS, COMMON_HEADERS } from "./lib/security/headers.mjs";
+
+const asList = (h: Readonly<Record<string, string>>) => Object.entries(h).map(([key, value]) => ({ key, value }));
 
 const nextConfig: NextConfig = {
   // LanceDB, sharp, @napi-rs/canvas and onnxruntime (under @gutenye/ocr-node) ship native modules; they must be
@@ -21,21 +24,11 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   // Lets several builds of one checkout coexist (parallel test runs); default .next.
   distDir: process.env.NEXT_DIST_DIR || ".next",
-  // Pages get their Content-Security-Policy (with a nonce) from proxy.ts. No page may be framed (clickjacking)
-  // and none sends a Referer elsewhere. Not "no-referrer": the OAuth consent form's POST would then carry
-  // `Origin: null`, which the origin rule (lib/auth/origin.ts) refuses.
+  // Pages get their Content-Security-Policy (with a nonce) from proxy.ts; the rest is lib/security/headers.mjs.
   async headers() {
     return [
-      {
-        source: "/:path*",
-        headers: [
-          { key: "X-Content-Type-Options", value: "nosniff" },
-          { key: "X-Frame-Options", value: "DENY" },
-          { key: "Referrer-Policy", value: "same-origin" },
-        ],
-      },
-      // API answers are data, never a page: nothing loads or runs in them (server.mjs sends the same for MCP).
-      { source: "/api/:path*", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
+      { source: "/:path*", headers: asList(COMMON_HEADERS) },
+      { source: "/api/:path*", headers: asList(API_HEADERS) },
     ];
   },
 };

@@ -10,6 +10,9 @@ import { defineConfig, devices } from "@playwright/test";
  *   3103  the app with REQUIRE_TOKEN=1, ADMIN_TOKEN and a low MCP rate limit (access control)
  * Every app server runs through server.mjs, the same entry as `npm start`. Run `npm run build` first (npm test does).
  */
+// The app servers here, and those specs start (they inherit this environment), treat a bare loopback request as
+// the owner; a spec about the default (the owner link, e2e/owner-link.spec.ts) unsets it.
+process.env.LOCAL_OWNER ??= "1";
 // TEST_DATA_DIR and E2E_PORT_BASE let several checkouts run the suite side by side.
 const DATA = process.env.TEST_DATA_DIR || ".test-data";
 const BASE = Number(process.env.E2E_PORT_BASE || 3100);

@@ -14,6 +14,7 @@ import { createServer } from "node:http";
 import { constants } from "node:os";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { API_HEADERS } from "./lib/security/headers.mjs";
 import { allocatorApplied, allocatorEnv, allocatorInUse } from "./scripts/allocator.mjs";
 
 // The allocator (scripts/allocator.mjs) is chosen at process start-up, so the server runs itself once more
@@ -47,6 +48,9 @@ async function serve() {
   // Where the app reaches itself (the chat's own MCP endpoint): never derived from a client's Host header.
   const self = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
   process.env.KB_INTERNAL_ORIGIN = `http://${self}:${port}`;
+  // The owner sign-in link's secret (lib/auth/owner-link.ts): new at every start, printed below, never stored.
+  const ownerToken = randomBytes(24).toString("base64url");
+  process.env.KB_OWNER_TOKEN = ownerToken;
   process.env.NODE_ENV ??= "production";
 
   // FORWARDING_HEADERS of lib/auth/peer.ts: any of them makes a request not local. Which one names the client
@@ -95,8 +99,7 @@ async function serve() {
     }
     return serveMcp(request, kb).then(async (response) => {
       // What next.config.ts sends with every other API answer.
-      res.setHeader("X-Content-Type-Options", "nosniff");
-      res.setHeader("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'");
+      for (const [name, value] of Object.entries(API_HEADERS)) res.setHeader(name, value);
       res.writeHead(response.status, [...response.headers].flat());
       // MCP answers here are whole JSON documents (no event streams): written in one piece.
       if (response.headers.get("content-type")?.startsWith("application/json")) res.end(Buffer.from(await response.arrayBuffer()));
@@ -132,9 +135,24 @@ async function serve() {
     });
   }
 
+  /** A path whose percent-encoding is not UTF-8 (`%C0%AF`, `%ZZ`) names nothing: 400 here, before the router throws on it. */
+  function malformedPath(url) {
+    try {
+      decodeURIComponent((url ?? "/").split("?")[0]);
+      return false;
+    } catch {
+      return true;
+    }
+  }
+
   const server = createServer((req, res) => {
     req.headers["x-kb-peer"] = peerHeader(req); // always overwritten: never what the client sent
     drainUnreadBody(req, res);
+    if (malformedPath(req.url)) {
+      const body = JSON.stringify({ error: { code: "bad_request", message: "The address is not valid percent-encoded UTF-8." } });
+      res.writeHead(400, { ...API_HEADERS, "Content-Type": "application/json", "Cache-Control": "no-store" }).end(body);
+      return;
+    }
     // MCP answers are small JSON made per request: gzipping them cost more than it saved (a search through
     // /api/mcp: p50 19.9 → 16.2 ms, 82 → 99 req/s at concurrency 8 on 2 cores). Pages and assets stay compressed.
     if (req.url?.startsWith("/api/mcp")) delete req.headers["accept-encoding"];
@@ -150,6 +168,9 @@ async function serve() {
   server.headersTimeout = 66_000;
   server.listen(port, host, () => {
     console.log(`[server] listening on http://${host.includes(":") ? `[${host}]` : host}:${port} (memory allocator: ${allocatorInUse()})`);
+    // Like Jupyter's: whoever opens it is the owner (a session cookie), so only the person who started the server.
+    console.log(`[server] Owner sign-in link (open it in your browser on this machine; new at every start):`);
+    console.log(`[server]   http://${self}:${port}/api/session/owner?token=${ownerToken}`);
   });
   for (const sig of ["SIGINT", "SIGTERM"]) {
     process.on(sig, () => {

@@ -9,5 +9,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // Servers made from the environment treat this machine as the owner, as the e2e servers do (docs/security.md).
+    env: { LOCAL_OWNER: "1" },
   },
 });

@@ -45,10 +45,25 @@ const pages: Record<string, Page> = {};
 
 const start = (cmd: string[], env: Record<string, string> = {}) => startChild(children, cmd, env, { onOutput: (s) => (output += s) });
 
-/** curl in a namespace: "srv" on the app's loopback (this machine: no sign-in), "cli" from the remote peer. */
+/** The owner's session on this machine (the link the app printed at start): its Cookie header and CSRF token. */
+let owner: { cookie: string; csrf: string } | null = null;
+
+/** curl in a namespace: "srv" on the app's loopback as the owner (signed in with the owner link), "cli" from the remote peer. */
 function curl(where: Where, method: string, pathname: string, opts: Omit<CurlOptions, "headerFile"> = {}): CurlReply {
   const base = where === "srv" ? `http://127.0.0.1:${APP_PORT}` : app();
-  return curlIn(net, where, method, `${base}${pathname}`, { ...opts, headerFile: path.join(DATA, "last-headers.txt") });
+  const headers = where === "srv" && owner ? { cookie: owner.cookie, "x-csrf-token": owner.csrf, ...opts.headers } : opts.headers;
+  return curlIn(net, where, method, `${base}${pathname}`, { ...opts, headers, headerFile: path.join(DATA, "last-headers.txt") });
+}
+
+/** Opens the last owner link the app printed (a session stays valid across the app's restarts: it is stored). */
+function signInOwner() {
+  const links = [...output.matchAll(/http:\/\/127\.0\.0\.1:\d+(\/api\/session\/owner\?token=[\w-]+)/g)];
+  expect(links.length, output).toBeGreaterThan(0);
+  const opened = curl("srv", "GET", links[links.length - 1][1]);
+  expect(opened.status).toBe(303);
+  const value = (name: string) => new RegExp(`^set-cookie: ${name}=([^;]+)`, "im").exec(opened.headers)?.[1] ?? "";
+  owner = { cookie: `kb_session=${value("kb_session")}; kb_csrf=${value("kb_csrf")}`, csrf: value("kb_csrf") };
+  expect(owner.csrf).not.toBe("");
 }
 
 /** One MCP JSON-RPC call from the remote peer with a bearer token. */
@@ -138,7 +153,10 @@ test.beforeAll(async () => {
   const startApp = async (env: Record<string, string>) => {
     const child = start([...net.inNs("srv"), process.execPath, "server.mjs", "-p", String(APP_PORT), "-H", "0.0.0.0"], { ...base, ...env });
     for (let i = 0; ; i++) {
-      if (curl("srv", "GET", "/api/health").status === 200) return child;
+      if (curl("srv", "GET", "/api/health").status === 200) {
+        if (!owner) signInOwner();
+        return child;
+      }
       if (i > 240) throw new Error(`the app did not become healthy:\n${output}`);
       await new Promise((r) => setTimeout(r, 500));
     }

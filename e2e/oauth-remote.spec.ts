@@ -32,7 +32,7 @@ const app = () => `http://${net.addr.srv}:${APP_PORT}`;
 const start = (cmd: string[], env: Record<string, string> = {}, interactive = false) =>
   startChild(children, cmd, env, { onOutput: (s) => (appOutput += s), interactive });
 
-/** curl inside the server's namespace, on its loopback (a local request: no credentials needed). */
+/** curl inside the server's namespace, on its loopback, as the admin (with PUBLIC_URL set, loopback is nobody's). */
 function local(method: string, pathname: string, extra: string[] = []) {
   const r = spawnSync(
     "ip",
@@ -46,6 +46,8 @@ function local(method: string, pathname: string, extra: string[] = []) {
       "60",
       "-X",
       method,
+      "-H",
+      `authorization: Bearer ${ADMIN}`,
       ...extra,
       "-w",
       "\n%{http_code}",

@@ -142,6 +142,11 @@ export function getConfig() {
       adminSecretFile: process.env.ADMIN_SECRET_FILE || undefined,
       /** REQUIRE_LOGIN=1: the web app asks for sign-in from this machine too (remote browsers always sign in). */
       requireLogin: process.env.REQUIRE_LOGIN || undefined,
+      /** LOCAL_OWNER=1: a loopback request without forwarding headers is the owner, no sign-in (off when PUBLIC_URL or TRUSTED_PROXIES is set). */
+      localOwner: process.env.LOCAL_OWNER || undefined,
+      /** Set by server.mjs: the secret of the owner sign-in link it prints at start. */
+      ownerLinkToken: process.env.KB_OWNER_TOKEN || undefined,
+      publicUrl: process.env.PUBLIC_URL?.trim() || undefined,
       /** How long a sign-in lasts. */
       sessionHours: intEnv("SESSION_HOURS", 168),
       /** How long an invite link stays valid. */

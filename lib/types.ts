@@ -124,6 +124,8 @@ export class AppError extends Error {
     public readonly code: ErrorCode,
     message: string,
     status?: number,
+    /** The knowledge base the refused request named, for the audit log. */
+    public readonly kb?: string,
   ) {
     super(message);
     this.name = "AppError";

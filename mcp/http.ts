@@ -1,6 +1,7 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { ClientRequestSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { audit as recordAudit } from "@/lib/audit/record";
+import { isRecordedRefusal } from "@/lib/audit/refusal";
 import { getAccountStore } from "@/lib/auth/accounts/store";
 import { type AuthSettings, resolveAuthSettings } from "@/lib/auth/config";
 import { isInternalSecret } from "@/lib/auth/internal";
@@ -135,11 +136,11 @@ export async function handleMcpRequest(req: Request, options: McpHttpOptions = {
   const t0 = performance.now();
   const response = await handleTimed(req, options);
   observeRequest(options.kb ? "/api/mcp/[kb]" : "/api/mcp", response.status, performance.now() - t0, req.method);
-  if (response.status === 403 || response.status === 429) await auditRefusal(req, options, response);
+  if (isRecordedRefusal(req, response.status)) await auditRefusal(req, options, response);
   return response;
 }
 
-/** A refused MCP request (403, 429) goes to the audit log with its reason; never fails the answer. */
+/** A refused MCP request (403, 429, a 401 with a wrong token) goes to the audit log with its reason; never fails the answer. */
 async function auditRefusal(req: Request, options: McpHttpOptions, response: Response): Promise<void> {
   try {
     const auth = options.auth ?? resolveAuthSettings();

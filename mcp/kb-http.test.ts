@@ -481,11 +481,14 @@ describe("access control", () => {
       expect((await post("/api/mcp", LIST, { "x-test-peer": "10.213.9.66", ...bearer("kbt_other_guess") })).status).toBe(429);
       expect((await post("/api/mcp", LIST, { "x-test-peer": "10.213.9.66", ...bearer(secrets.read) })).status).toBe(200);
       expect((await post("/api/mcp", LIST, { "x-test-peer": "10.213.9.67", ...bearer(secrets.read) })).status).toBe(200);
-      // Each refused attempt is in the audit log, with where it came from.
+      // Each refused attempt is in the audit log, with where it came from: the wrong tokens (401) and the 429s.
       const refused = (await (await getAuditLog(store)).list({ action: "access_denied" })).filter((e) => e.address === "10.213.9.66");
       expect(refused.map((e) => [e.outcome, e.detail?.slice(0, 4)])).toEqual([
         ["denied", "429:"],
         ["denied", "429:"],
+        ["denied", "401:"],
+        ["denied", "401:"],
+        ["denied", "401:"],
       ]);
     } finally {
       auth = OPEN;

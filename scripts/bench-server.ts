@@ -48,7 +48,7 @@ export async function startServer(dataDir: string, port: number): Promise<ChildP
   if (!existsSync(path.join(repoRoot, ".next/BUILD_ID"))) throw new Error("No production build: run `npm run build` first.");
   const child = spawn(
     process.execPath,
-    [path.join(repoRoot, "server.mjs"), "-p", String(port), "-H", "127.0.0.1"], // the app's entry: loopback is local
+    [path.join(repoRoot, "server.mjs"), "-p", String(port), "-H", "127.0.0.1"], // the app's entry; LOCAL_OWNER: loopback is the owner
     {
       cwd: repoRoot,
       // With the allocator applied, server.mjs serves in this pid (its RSS is what the bench reads), as `npm start` would.
@@ -58,6 +58,7 @@ export async function startServer(dataDir: string, port: number): Promise<ChildP
         ...(getEmbedder().dimension > 0 && { EMBEDDING_DIMENSION: String(getEmbedder().dimension) }),
         KNOWLEDGE_DIR: path.join(dataDir, "no-knowledge-folder"),
         MCP_RATE_LIMIT: "100000000",
+        LOCAL_OWNER: "1",
         // The mixed bench's sync scenario crawls a site it serves on loopback.
         SOURCE_ALLOW_HOSTS: "127.0.0.1",
         SOURCE_WEB_DELAY_MS: "0",

@@ -7,20 +7,16 @@ import { fill } from "@/components/fill";
 import { useMessages } from "@/components/i18n";
 import { buttonClass, Field, inputClass, PasswordInput, SubmitForm } from "@/components/ui";
 import { useAction } from "@/components/use-action";
+import { safeReturnPath } from "@/lib/auth/return-path";
 import { AccountForm, AccountPage } from "./AccountForm";
 import { signInErrorText, T } from "./messages";
 import type { SessionInfo } from "./viewer";
-
-/** Only a path of this site (never "//host" or a full URL): where to go after signing in. */
-function safeNext(raw: string | null): string {
-  return raw?.startsWith("/") && !raw.startsWith("//") && !raw.startsWith("/\\") ? raw : "/";
-}
 
 /** The /signin page: e-mail and password, single sign-on when set up, and the admin secret as the recovery path. */
 export function SignInForm() {
   const t = useMessages(T);
   const params = useSearchParams();
-  const next = safeNext(params.get("next"));
+  const next = safeReturnPath(params.get("next"));
   const [sso, setSso] = useState<SessionInfo["sso"]>(null);
   const { busy, error, setError, run } = useAction((err) => apiErrorText(err, t.networkError, t.failed), {
     initialError: signInErrorText(params.get("error"), t),
@@ -71,7 +67,10 @@ export function SignInForm() {
           {fill(t.sso, { name: sso.name })}
         </a>
       )}
-      <details className="mt-6 text-sm">
+      <p className="mt-6 text-sm text-zinc-600 dark:text-zinc-400" data-testid="signin-owner-link-help">
+        {t.ownerLinkHelp}
+      </p>
+      <details className="mt-4 text-sm">
         <summary className="cursor-pointer text-zinc-600 dark:text-zinc-400">{t.useSecret}</summary>
         <SubmitForm className="mt-2 flex flex-col gap-2" onSubmit={() => void signInWithSecret()}>
           <p className="text-xs text-zinc-600 dark:text-zinc-400">{t.useSecretHelp}</p>

@@ -3,7 +3,10 @@
 import { usePathname, useRouter } from "next/navigation";
 import { createContext, useContext, useEffect, useState } from "react";
 import { apiFetch, forgetStoredAdminSecret } from "@/components/api";
+import { safeReturnPath } from "@/lib/auth/return-path";
 import { type AccessLimit, limitOf, mayWrite, type Viewer } from "@/lib/auth/roles";
+// On every page, before any zod parser runs in the browser: no eval under the CSP.
+import "@/lib/security/zod-jitless";
 
 export interface SessionInfo {
   viewer: Viewer | null;
@@ -41,7 +44,7 @@ export function ViewerProvider({ children }: { children: React.ReactNode }) {
         if (!live) return;
         setViewer(s.viewer);
         if (!s.viewer && !OPEN_PATHS.some((p) => pathname.startsWith(p))) {
-          router.replace(`/signin?next=${encodeURIComponent(window.location.pathname + window.location.search)}`);
+          router.replace(`/signin?next=${encodeURIComponent(safeReturnPath(window.location.pathname + window.location.search))}`);
         }
       })
       .catch(() => {});

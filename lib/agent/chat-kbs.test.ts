@@ -27,7 +27,7 @@ let registry: Registry;
 let server: http.Server;
 let mcpUrl: string;
 const seen: { authorization?: string; filter?: string; tools: string[] }[] = [];
-const AUTH: AuthSettings = { requireToken: true, loopbackOnly: true, rateLimitPerMinute: 1000, allowedOrigins: [] };
+const AUTH: AuthSettings = { requireToken: true, loopbackOnly: true, localOwner: true, rateLimitPerMinute: 1000, allowedOrigins: [] };
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "chat-kbs-"));

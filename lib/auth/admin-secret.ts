@@ -31,7 +31,7 @@ export function ensureAdminSecret(cfg = getConfig()): void {
   console.log(
     `[auth] Admin secret for remote administration (shown only this once; its hash is in ${file}):\n` +
       `[auth]   ${secret}\n` +
-      "[auth] Requests from other machines need it as a bearer token (or set ADMIN_TOKEN). Requests from this machine need nothing.",
+      "[auth] Send it as a bearer token, or sign in with it at /signin (or set ADMIN_TOKEN). In this machine's browser, the owner sign-in link the server prints is enough.",
   );
 }
 

@@ -214,7 +214,16 @@ describe("who is asking (callerOf)", () => {
       address: "127.0.0.1",
       local: false,
     });
-    expect(callerOf(r("::ffff:127.0.0.1", {})).local).toBe(true);
+    expect(callerOf(r("::ffff:127.0.0.1", {}), { localOwner: true }).local).toBe(true);
+  });
+  it("never takes a bare loopback request for the owner without LOCAL_OWNER=1 (a same-host proxy sends just that)", () => {
+    expect(callerOf(r("127.0.0.1", {}))).toEqual({ address: "127.0.0.1", local: false });
+    expect(callerOf(r("::1", {}))).toEqual({ address: "::1", local: false });
+    const base = { rateLimitPerMinute: 10, allowedOrigins: [] };
+    expect(resolveAuthSettings({ ...base, localOwner: "1" }).localOwner).toBe(true);
+    expect(resolveAuthSettings(base).localOwner).toBe(false);
+    expect(resolveAuthSettings({ ...base, localOwner: "1", publicUrl: "https://kb.example" }).localOwner).toBe(false);
+    expect(resolveAuthSettings({ ...base, localOwner: "1", trustedProxies: "127.0.0.1" }).localOwner).toBe(false);
   });
   it("reads only the header the operator names, whatever else a client sent through the proxy", () => {
     const trustedProxies = parseTrustedProxies("127.0.0.1");

@@ -17,6 +17,13 @@ export interface AuthSettings {
   trustedProxyHeader?: ProxyHeader;
   /** REQUIRE_LOGIN=1 (or REQUIRE_TOKEN=1): the web app asks this machine to sign in too. */
   requireLogin?: boolean;
+  /**
+   * LOCAL_OWNER=1 without PUBLIC_URL and TRUSTED_PROXIES: a loopback request with a loopback Host and no
+   * forwarding header is the owner (tests, scripts). Off by default: a proxy on this host looks just like that.
+   */
+  localOwner?: boolean;
+  /** The owner sign-in link's secret (server.mjs makes one per process); none: no link. */
+  ownerLinkToken?: string;
   /** Default 168 (SESSION_HOURS). */
   sessionHours?: number;
   /** Default 72 (INVITE_HOURS). */
@@ -44,6 +51,9 @@ export interface RawAuthConfig {
   trustedProxies?: string;
   trustedProxyHeader?: string;
   requireLogin?: string;
+  localOwner?: string;
+  ownerLinkToken?: string;
+  publicUrl?: string;
   sessionHours?: number;
   inviteHours?: number;
 }
@@ -55,6 +65,8 @@ export function resolveAuthSettings(cfg: RawAuthConfig = getConfig().auth): Auth
   return {
     requireToken,
     requireLogin: requireToken || on(cfg.requireLogin),
+    localOwner: on(cfg.localOwner) && !cfg.publicUrl && !cfg.trustedProxies?.trim(),
+    ownerLinkToken: cfg.ownerLinkToken,
     sessionHours: cfg.sessionHours ?? 168,
     inviteHours: cfg.inviteHours ?? 72,
     rateLimitPerMinute: cfg.rateLimitPerMinute,

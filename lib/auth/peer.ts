@@ -3,9 +3,11 @@
  * server.mjs (the app's server entry) puts the socket's peer address and the raw forwarding headers into the
  * `x-kb-peer` header, signed with a per-process secret (KB_PEER_SECRET) and always overwritten.
  *
- * - Local (loopback trust) is a fact about the socket only: the peer is a loopback address, its Host is a
- *   loopback name and none of the forwarding headers (Forwarded, X-Forwarded-For, X-Real-IP, Via) came
- *   with it. A forwarded request is never local, whoever forwarded it and whatever address it names.
+ * - Local is never the default: a reverse proxy on this host (nginx's bare `proxy_pass`) sends exactly what a
+ *   local browser sends. Only with LOCAL_OWNER=1 (`localOwner`) is a request local, and then only as a fact
+ *   about the socket: the peer is a loopback address, its Host is a loopback name and none of the forwarding
+ *   headers (Forwarded, X-Forwarded-For, X-Real-IP, Via) came with it. Otherwise the owner signs in with the
+ *   link server.mjs prints (lib/auth/owner-link.ts).
  * - The client's address is the peer's, unless the peer is listed in TRUSTED_PROXIES: then exactly one
  *   header is read, the one TRUSTED_PROXY_HEADER names (X-Forwarded-For by default, or X-Real-IP, or
  *   Forwarded), and the client is its right-most address that is not itself a trusted proxy. Every other
@@ -51,6 +53,8 @@ export interface ProxyTrust {
   trustedProxies?: BlockList;
   /** TRUSTED_PROXY_HEADER. Default: x-forwarded-for. */
   trustedProxyHeader?: ProxyHeader;
+  /** LOCAL_OWNER=1 (AuthSettings.localOwner): a bare loopback request is local. Default: none is. */
+  localOwner?: boolean;
 }
 
 /** TRUSTED_PROXY_HEADER: X-Forwarded-For (default), X-Real-IP or Forwarded, in any case. */
@@ -154,7 +158,10 @@ export function callerOf(req: Request, trust: ProxyTrust = {}): Caller {
   if (!facts) return { address: "unknown", local: false };
   const peer = unbracket(facts.a);
   if (!facts.p) {
-    return { address: peer, local: isLoopbackAddress(peer) && isLoopbackHostName(req.headers.get("host") ?? "") };
+    return {
+      address: peer,
+      local: trust.localOwner === true && isLoopbackAddress(peer) && isLoopbackHostName(req.headers.get("host") ?? ""),
+    };
   }
   const proxies = trust.trustedProxies ?? new BlockList();
   if (!isTrusted(proxies, peer)) return { address: peer, local: false };

@@ -2,8 +2,8 @@
  * The web app's one access check: who is asking, from facts the server made itself.
  *
  * In order: the origin rule (lib/auth/origin.ts) → a session cookie of a signed-in account (a state-changing
- * request must also carry the session's CSRF token) → this machine without sign-in (unless REQUIRE_LOGIN=1 or
- * REQUIRE_TOKEN=1) → the admin secret as a bearer token (the recovery path; wrong secrets count against the
+ * request must also carry the session's CSRF token; the owner link's session is the owner) → this machine without
+ * sign-in, only with LOCAL_OWNER=1 (lib/auth/peer.ts; not with REQUIRE_LOGIN=1 or REQUIRE_TOKEN=1) → the admin secret as a bearer token (the recovery path; wrong secrets count against the
  * address's failed-authentication budget, 429 once spent) → 401.
  */
 
@@ -21,7 +21,7 @@ import { adminSecretAccount, authFailures } from "./request";
 import { bearerSecret } from "./tokens";
 
 export type Principal =
-  /** This machine without sign-in, or the admin secret (a bearer token, or the session it was exchanged for): everything, like an admin. */
+  /** The owner link's session or (LOCAL_OWNER=1) this machine without sign-in, or the admin secret (a bearer token, or the session it was exchanged for): everything, like an admin. */
   | { kind: "owner"; via: "local" | "admin-secret"; caller: Caller; session?: Session }
   | { kind: "user"; user: User; session: Session; caller: Caller };
 
@@ -78,7 +78,9 @@ export async function authenticateApp(req: Request, deps: AppAccessDeps): Promis
         throw new AppError("forbidden", "The request is missing this session's CSRF token; reload the page and try again.");
       }
       const { user, session } = signedIn;
-      return user === "admin-secret" ? { kind: "owner", via: "admin-secret", caller, session } : { kind: "user", user, session, caller };
+      if (user === "admin-secret") return { kind: "owner", via: "admin-secret", caller, session };
+      if (user === "local-owner") return { kind: "owner", via: "local", caller, session };
+      return { kind: "user", user, session, caller };
     }
   }
   if (caller.local && !settings.requireLogin) return { kind: "owner", via: "local", caller };
@@ -101,6 +103,6 @@ export function requireAdmin(p: Principal): void {
 /** 403 unless the principal may read (`write` false) or change (`write` true) knowledge base `kb`. */
 export function requireKbAccess(p: Principal, kb: string, write: boolean): void {
   const limit = limitOfPrincipal(p);
-  if (!mayRead(limit, kb)) throw new AppError("forbidden", `You have no access to the knowledge base "${kb}".`);
-  if (write && !mayWrite(limit, kb)) throw new AppError("forbidden", `You may not change the knowledge base "${kb}".`);
+  if (!mayRead(limit, kb)) throw new AppError("forbidden", `You have no access to the knowledge base "${kb}".`, undefined, kb);
+  if (write && !mayWrite(limit, kb)) throw new AppError("forbidden", `You may not change the knowledge base "${kb}".`, undefined, kb);
 }

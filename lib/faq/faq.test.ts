@@ -26,7 +26,7 @@ let dir: string;
 let store: Store;
 let registry: Registry;
 let mcp: LocalMcp;
-const OPEN: AuthSettings = { requireToken: false, loopbackOnly: true, rateLimitPerMinute: 100_000, allowedOrigins: [] };
+const OPEN: AuthSettings = { requireToken: false, loopbackOnly: true, localOwner: true, rateLimitPerMinute: 100_000, allowedOrigins: [] };
 const secrets: Record<string, string> = {};
 const docIds: Record<string, string> = {};
 

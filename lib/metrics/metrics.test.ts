@@ -19,7 +19,7 @@ import { setLogger } from "@/lib/test-helpers/log";
 import { handleMcpRequest } from "@/mcp/http";
 import { observeRequest } from "./index";
 
-const OPEN: AuthSettings = { requireToken: false, loopbackOnly: true, rateLimitPerMinute: 100_000, allowedOrigins: [] };
+const OPEN: AuthSettings = { requireToken: false, loopbackOnly: true, localOwner: true, rateLimitPerMinute: 100_000, allowedOrigins: [] };
 const saved = { ...process.env };
 /** What server.mjs sets for a request from this machine. */
 const LOCAL = () => ({ Host: "127.0.0.1", [PEER_HEADER]: peerHeaderFor("127.0.0.1") });

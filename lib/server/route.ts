@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import { type AuditFields, audit } from "@/lib/audit/record";
+import { isRecordedRefusal } from "@/lib/audit/refusal";
 import type { AuditEvent } from "@/lib/audit/types";
 import { getAccountStore } from "@/lib/auth/accounts/store";
 import { resolveAuthSettings } from "@/lib/auth/config";
@@ -91,19 +92,26 @@ export function route<P = Record<string, never>>(opts: RouteOptions<P>, handler:
       return result instanceof Response ? result : Response.json(result, { status: opts.status ?? 200, headers: NO_STORE });
     } catch (err) {
       const response = errorResponse(err);
-      if (response.status === 403 || response.status === 429) await recordRefusal(req, principal, err, response.status);
+      if (isRecordedRefusal(req, response.status)) await recordRefusal(req, principal, err, response.status, kbNamed(req, raw, err));
       return response;
     }
   }
 }
 
-/** A refused attempt (403, 429) goes to the audit log: who, what they tried and why not (never failing the answer). */
-async function recordRefusal(req: Request, principal: Principal | null, err: unknown, status: number): Promise<void> {
+/** The knowledge base a refused request named: the one the access check refused, else the path's /api/kbs/<name>. */
+function kbNamed(req: Request, raw: Record<string, string | string[]>, err: unknown): string | null {
+  if (err instanceof AppError && err.kb) return err.kb;
+  return new URL(req.url).pathname.startsWith("/api/kbs/") && typeof raw.name === "string" ? raw.name.slice(0, 200) : null;
+}
+
+/** A refused attempt goes to the audit log: who, from where, what they tried and why not (never failing the answer). */
+async function recordRefusal(req: Request, principal: Principal | null, err: unknown, status: number, kb: string | null): Promise<void> {
   const address = callerOf(req, resolveAuthSettings()).address;
   const detail = `${status}: ${err instanceof Error ? err.message.slice(0, 200) : "refused"}`;
   await audit(principal, "access_denied", {
     outcome: "denied",
     target: `${req.method} ${new URL(req.url).pathname}`,
+    kb,
     detail,
     address,
   }).catch((e) => console.error("[audit] could not record a refused request:", e));

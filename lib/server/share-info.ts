@@ -21,5 +21,10 @@ export function shareInfo(): ShareInfo {
   } else if (!isLoopbackHost(bind)) {
     lanHosts = [bind];
   }
-  return { lanHosts, loopbackOnly: lanHosts.length === 0, requireToken: settings.requireToken, adminTokenSet: !!settings.adminToken };
+  return {
+    lanHosts,
+    loopbackOnly: lanHosts.length === 0,
+    requireToken: settings.requireToken || !settings.localOwner,
+    adminTokenSet: !!settings.adminToken,
+  };
 }

@@ -5,6 +5,6 @@ import { getStore } from "@/lib/store";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** GET /api/metrics (also /metrics) — Prometheus metrics; admins only (this machine without sign-in, the admin secret, or an admin account). */
+/** GET /api/metrics (also /metrics) — Prometheus metrics; admins only (the owner, the admin secret, or an admin account). */
 // Not the ready store: metrics stay readable while start-up indexing runs.
 export const GET = route({ access: "admin" }, () => metricsResponse(getStore));

@@ -38,18 +38,23 @@ export const sessionSecret = (cookieHeader: string | null): string | null => coo
 const ADMIN_SESSION_PREFIX = "admin-secret:";
 export const adminSessionUserId = (fingerprint: string): string => `${ADMIN_SESSION_PREFIX}${fingerprint}`;
 
+/** A session made with the owner sign-in link (lib/auth/owner-link.ts) is kept under this user id. */
+export const LOCAL_OWNER_USER_ID = "local-owner";
+
 /**
  * The signed-in user of a request's Cookie header, with the session; `user: "admin-secret"` for a session the
- * admin secret made (while that secret is still the current one, `adminFingerprint`); otherwise null.
+ * admin secret made (while that secret is still the current one, `adminFingerprint`), `"local-owner"` for one
+ * the owner link made; otherwise null.
  */
 export async function sessionUser(
   accounts: AccountStore,
   cookieHeader: string | null,
   adminFingerprint: string | null = null,
-): Promise<{ user: User | "admin-secret"; session: Session } | null> {
+): Promise<{ user: User | "admin-secret" | "local-owner"; session: Session } | null> {
   const plain = sessionSecret(cookieHeader);
   const session = plain ? await accounts.findSession(plain) : null;
   if (!session) return null;
+  if (session.userId === LOCAL_OWNER_USER_ID) return { user: "local-owner", session };
   if (session.userId.startsWith(ADMIN_SESSION_PREFIX)) {
     return adminFingerprint && session.userId === adminSessionUserId(adminFingerprint) ? { user: "admin-secret", session } : null;
   }

@@ -5,6 +5,7 @@
  */
 import { AppError } from "@/lib/types";
 import { headerNames } from "./csv";
+import { recordHeading } from "./formats";
 import type { ParseLimits } from "./limits";
 
 /** One sheet's rows, numbered as the sheet numbers them; cells as the sheet shows them. */
@@ -24,9 +25,6 @@ export interface SheetRow {
 const filled = (r: SheetRow) => r.cells.filter((c) => c.trim() !== "").length;
 const NUMERIC = /^[-+(]?[\d.,\s]+%?\)?$|^\d{4}-\d{2}-\d{2}/;
 
-/** A record's section heading: the sheet and the record's own row (the document view and tests read it back). */
-export const recordHeading = (sheet: string, row: number) => `# ${sheet}, row ${row}`;
-export const RECORD_HEADING_RE = /^# (.+), row (\d+)$/;
 
 /**
  * Where a sheet's table starts: rows before it with at most one filled cell are titles (a merged title over the

@@ -24,7 +24,8 @@ describe("document blocks", () => {
   });
 
   it("draws a sheet's records as one table, each with its row, without their row headings", () => {
-    const text = "# Sheet: Inventory\n\nStock on hand — week 41\n\n# Inventory, row 4\n\nSKU: A\nItem: Hinge\n\n# Inventory, row 5\n\nSKU: B";
+    const text =
+      "# Sheet: Inventory\n\nStock on hand — week 41\n\n# Inventory, row 4\n\nSKU: A\nItem: Hinge\n\n# Inventory, row 5\n\nSKU: B";
     const blocks = documentBlocks(text, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet");
     expect(blocks.map((b) => [b.kind, b.row ?? b.text])).toEqual([
       ["markdown", "# Sheet: Inventory"],

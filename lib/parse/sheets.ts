@@ -25,7 +25,6 @@ export interface SheetRow {
 const filled = (r: SheetRow) => r.cells.filter((c) => c.trim() !== "").length;
 const NUMERIC = /^[-+(]?[\d.,\s]+%?\)?$|^\d{4}-\d{2}-\d{2}/;
 
-
 /**
  * Where a sheet's table starts: rows before it with at most one filled cell are titles (a merged title over the
  * columns leaves one); the header is the first row after them. A second header row is joined when the first has

@@ -14,7 +14,7 @@ export interface Sheet {
   rows: SheetRow[];
 }
 
-export interface SheetRow {
+interface SheetRow {
   n: number;
   /** Cells by column; a cell covered by a merged one is "". */
   cells: string[];
@@ -30,7 +30,7 @@ const NUMERIC = /^[-+(]?[\d.,\s]+%?\)?$|^\d{4}-\d{2}-\d{2}/;
  * columns leaves one); the header is the first row after them. A second header row is joined when the first has
  * a cell merged across columns (a group name over the columns below) and the second holds no numbers.
  */
-export function sheetTable(rows: SheetRow[]): { titles: SheetRow[]; header: string[]; records: SheetRow[] } {
+function sheetTable(rows: SheetRow[]): { titles: SheetRow[]; header: string[]; records: SheetRow[] } {
   const width = Math.max(...rows.map((r) => r.cells.length));
   let h = 0;
   if (rows.some((r) => filled(r) > 1)) while (h < rows.length - 1 && filled(rows[h]) <= 1) h++;

@@ -22,7 +22,7 @@ function isoDate(d: Date): string {
 }
 
 /** A plain value through the cell's number format. */
-export function display(value: Plain, format: string | undefined): string {
+function display(value: Plain, format: string | undefined): string {
   if (value === null || value === undefined) return "";
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? "" : isoDate(value);
   if (typeof value === "boolean") return value ? "TRUE" : "FALSE";

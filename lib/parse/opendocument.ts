@@ -71,6 +71,14 @@ function textBlocks(root: Element): string[] {
   return out;
 }
 
+/** A date cell as an ISO date (with its time of day when it has one), whatever format the sheet shows it in. */
+function isoDate(cell: Element): string | undefined {
+  const m =
+    cell.getAttribute("office:value-type") === "date" &&
+    /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}:\d{2}))?/.exec(cell.getAttribute("office:date-value") ?? "");
+  return m ? (m[2] && m[2] !== "00:00" ? `${m[1]} ${m[2]}` : m[1]) : undefined;
+}
+
 /** ODS tables as sheets, rows numbered as the spreadsheet numbers them (repeats counted). */
 function odsSheets(body: Element): Sheet[] {
   return tags(body, "table:table").map((table) => {
@@ -80,7 +88,7 @@ function odsSheets(body: Element): Sheet[] {
       const cells: string[] = [];
       const merged: number[] = [];
       for (const cell of [...row.children].filter((c) => c.tagName === "table:table-cell" || c.tagName === "table:covered-table-cell")) {
-        const value = clean(tags(cell, "text:p").map(odfText).join("\n"));
+        const value = isoDate(cell) ?? clean(tags(cell, "text:p").map(odfText).join("\n"));
         const repeat = Number(cell.getAttribute("table:number-columns-repeated") ?? 1) || 1;
         if (value && Number(cell.getAttribute("table:number-columns-spanned") ?? 1) > 1) merged.push(cells.length);
         if (!value) cells.length += repeat > MAX_REPEAT ? 0 : repeat;
@@ -114,8 +122,10 @@ function odpSlides(body: Element): Slide[] {
       if (!title && frame.getAttribute("presentation:class") === "title") title = paras.join(" ");
       else text.push(...paras);
     }
+    // The notes page also holds the slide image and a page-number field: only its notes frame is the notes.
     const notes = tags(page, "presentation:notes")
-      .flatMap((n) => tags(n, "text:p"))
+      .flatMap((n) => tags(n, "draw:frame").filter((f) => f.getAttribute("presentation:class") === "notes"))
+      .flatMap((f) => tags(f, "text:p"))
       .map((p) => clean(odfText(p)))
       .filter(Boolean);
     return { title, body: text, notes };

@@ -1,4 +1,5 @@
 import { Document, HeadingLevel, Packer, Paragraph } from "docx";
+import ExcelJS from "exceljs";
 import { describe, expect, it } from "vitest";
 import {
   AGENDA,
@@ -29,6 +30,18 @@ describe("sheets keep their structure (XLSX written by ExcelJS)", () => {
     expect(doc.text).not.toMatch(/GMT|Coordinated Universal Time|not computed/);
     // Every row keeps its computed total.
     expect(doc.text.match(/^Total cost: [\d,.]+ €$/gm)).toHaveLength(30);
+  });
+
+  it("marks a formula it cannot compute instead of dropping it; an Excel error is shown as the sheet shows it", async () => {
+    const wb = new ExcelJS.Workbook();
+    const ws = wb.addWorksheet("Checks");
+    ws.addRow(["name", "value", "ratio"]);
+    ws.addRow(["loop", { formula: "B3+1" }, { formula: "B4/0" }]);
+    ws.addRow(["unknown", { formula: "NOSUCHFUNCTION(1)+B2" }, { formula: "SUM(B4:B9)*2" }]);
+    ws.addRow(["sum", 4, 5]);
+    const doc = await parseDocumentHere("checks.xlsx", Buffer.from(await wb.xlsx.writeBuffer()));
+    expect(recordAt(doc.text, "# Checks, row 2")).toBe("name: loop\nvalue: =B3+1 (not computed)\nratio: #DIV/0!");
+    expect(recordAt(doc.text, "# Checks, row 3")).toBe("name: unknown\nvalue: =NOSUCHFUNCTION(1)+B2 (not computed)\nratio: 8");
   });
 
   it("joins a two-row header whose group name is merged over the columns below", async () => {

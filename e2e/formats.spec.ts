@@ -20,6 +20,7 @@ import {
   SHEET_QUESTION,
 } from "./fixtures/make-formats";
 import { layoutPages, makeScannedPdf, renderPage, sampleText } from "./fixtures/make-scans";
+import { INVENTORY, LEAD_TIMES, makeInventoryXlsx, makeLeadTimesPptx } from "./fixtures/make-structured";
 import { ask } from "./helpers/chat";
 
 test.use({ locale: "en-US", viewport: { width: 1000, height: 800 } });
@@ -27,7 +28,7 @@ test.describe.configure({ mode: "serial" });
 
 const BASE = `http://127.0.0.1:${PORTS.offline}`;
 const RUN = Date.now().toString(36);
-const KB = { scan: `scan-${RUN}`, office: `office-${RUN}`, open: `open-${RUN}` };
+const KB = { scan: `scan-${RUN}`, office: `office-${RUN}`, open: `open-${RUN}`, sheet: `sheet-${RUN}`, deck: `deck-${RUN}` };
 
 type Event = {
   type: string;
@@ -119,21 +120,22 @@ test("PPTX, XLSX, ODT, EPUB and EML answer in the chat; citations open the slide
 
   // A slide's notes: cited as slide 2, opened on that slide's section.
   let answer = await ask(page, "What does the Quarrydove warranty cover?");
-  await expect(answer.getByTestId("source-item").first()).toContainText("Slide 2: Lantern supplier");
+  await expect(answer.getByTestId("source-item").first()).toContainText("Slide 2 — Lantern supplier");
   await expect(answer.getByTestId("source-item").first()).toContainText("p. 2");
   await openFirstCitation(page, answer);
   await expect(page.locator('[data-testid="doc-block"][data-highlighted="true"]', { hasText: "Quarrydove" }).first()).toBeVisible();
-  await expect(page.getByTestId("document-body").getByRole("heading", { name: "Slide 2: Lantern supplier" })).toBeVisible();
+  await expect(page.getByTestId("document-body").getByRole("heading", { name: "Slide 2 — Lantern supplier" })).toBeVisible();
 
   // A sheet row: the sheet is a table and the cited row is the passage.
   await onlyKb(page, KB.office);
   answer = await ask(page, `Tell me about ${SHEET_QUESTION.phrase}`);
-  await expect(answer.getByTestId("source-item").first()).toContainText("Sheet: Depots");
+  await expect(answer.getByTestId("source-item").first()).toContainText(`Depots, row ${SHEET_QUESTION.row}`);
   await openFirstCitation(page, answer);
   await expect(page.getByTestId("csv-table").first().locator("th")).toHaveText(["depot", "manager", "forklifts"]);
   const row = page.locator('[data-testid="csv-row"][data-passage="true"]');
   await expect(row).toHaveCount(1);
   await expect(row).toContainText(SHEET_QUESTION.depot);
+  await expect(row).toHaveAttribute("data-row", String(SHEET_QUESTION.row));
 
   for (const [question, title] of [
     ["Who checks every mooring line before sunset?", "Dock safety"],
@@ -153,9 +155,33 @@ test("ODP slides and ODS rows are cited like PPTX slides and XLSX rows", async (
   ]);
   await onlyKb(page, KB.open);
   let answer = await ask(page, "What does the Quarrydove warranty cover?");
-  await expect(answer.getByTestId("source-item").first()).toContainText("Slide 2: Lantern supplier");
+  await expect(answer.getByTestId("source-item").first()).toContainText("Slide 2 — Lantern supplier");
   await onlyKb(page, KB.open);
   answer = await ask(page, `Tell me about ${SHEET_QUESTION.phrase}`);
   await openFirstCitation(page, answer);
   await expect(page.locator('[data-testid="csv-row"][data-passage="true"]')).toContainText(SHEET_QUESTION.depot);
+});
+
+test("a sheet with a title row answers a cell's question citing its row; a slide table answers a cell's question", async ({ page }) => {
+  test.slow(); // two uploads and two questions on a shared CPU
+  await upload(KB.sheet, [{ name: `stock-${RUN}.xlsx`, data: await makeInventoryXlsx() }]);
+  await upload(KB.deck, [{ name: `review-${RUN}.pptx`, data: await makeLeadTimesPptx() }]);
+
+  await onlyKb(page, KB.sheet);
+  let answer = await ask(page, INVENTORY.question);
+  await expect(answer.getByTestId("answer")).toContainText(INVENTORY.shown["Unit cost"]);
+  await expect(answer.getByTestId("source-item").first()).toContainText(`${INVENTORY.sheet}, row ${INVENTORY.row}`);
+  await openFirstCitation(page, answer);
+  // The sheet is a table under its real header (the title row above it is text), the cited record its row.
+  await expect(page.getByTestId("document-body")).toContainText(INVENTORY.title);
+  await expect(page.getByTestId("csv-table").first().locator("th")).toHaveText([...INVENTORY.header]);
+  const row = page.locator('[data-testid="csv-row"][data-passage="true"]');
+  await expect(row).toHaveCount(1);
+  await expect(row).toHaveAttribute("data-row", String(INVENTORY.row));
+  await expect(row).toContainText(INVENTORY.shown["Total cost"]);
+
+  await onlyKb(page, KB.deck);
+  answer = await ask(page, LEAD_TIMES.question);
+  await expect(answer.getByTestId("answer")).toContainText("17");
+  await expect(answer.getByTestId("source-item").first()).toContainText(`Slide 2 — ${LEAD_TIMES.title}`);
 });

@@ -7,8 +7,8 @@ import { hasCjk } from "@/lib/text/cjk";
 import type { ChatText } from "./strings";
 
 /** The first screen: what the chat does, and a few questions drawn from the indexed documents. */
-/** CSV documents are grouped under "Rows 1–10" headings: not a topic anyone asks about. */
-const SYNTHETIC = /\brows?\s+\d+\s*[–-]\s*\d+/i;
+/** CSV records are grouped under "Rows 1–10" headings, a sheet's each under "Inventory, row 27": no topic anyone asks about. */
+const SYNTHETIC = /\brows?\s+\d+(\s*[–-]\s*\d+)?$/i;
 
 /** Four questions, those in the UI language first. */
 export function pickExamples(all: string[], locale: "en" | "zh", n = 4): string[] {

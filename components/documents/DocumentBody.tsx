@@ -91,6 +91,7 @@ function RecordTable({
                   data-highlighted={highlighted || undefined}
                   data-passage={passage || undefined}
                   data-start={block.start}
+                  data-row={block.row}
                   className={passage ? PASSAGE : highlighted ? HIGHLIGHT : ""}
                 >
                   {columns.map((c) => (

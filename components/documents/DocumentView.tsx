@@ -69,7 +69,7 @@ export function DocumentView({
             chunks: body.chunks,
             text: body.text ?? null,
             pages: body.pages ?? null,
-            original: body.sourceLink?.url ?? null,
+            original: body.sourceLink?.url || null,
           });
       },
       (err: unknown) => {

@@ -23,6 +23,18 @@ describe("document blocks", () => {
     ]);
   });
 
+  it("draws a sheet's records as one table, each with its row, without their row headings", () => {
+    const text =
+      "# Sheet: Inventory\n\nStock on hand — week 41\n\n# Inventory, row 4\n\nSKU: A\nItem: Hinge\n\n# Inventory, row 5\n\nSKU: B";
+    const blocks = documentBlocks(text, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet");
+    expect(blocks.map((b) => [b.kind, b.row ?? b.text])).toEqual([
+      ["markdown", "# Sheet: Inventory"],
+      ["markdown", "Stock on hand — week 41"],
+      ["record", 4],
+      ["record", 5],
+    ]);
+  });
+
   it("puts each PDF paragraph on its page", () => {
     const text = "Page one text.\n\nPage two text.";
     const blocks = documentBlocks(text, "application/pdf", [

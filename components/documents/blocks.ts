@@ -3,6 +3,7 @@
  * paragraph, a fenced code block, a CSV record, a PDF page's paragraph), each with its offsets into the
  * text, so the chunks (which are offset ranges into the same text) can be mapped onto what the reader sees.
  */
+import { RECORD_HEADING_RE } from "@/lib/parse/formats";
 import type { ChunkRecord } from "@/lib/types";
 
 export interface Block {
@@ -14,6 +15,8 @@ export interface Block {
   page?: number;
   /** For "record" (a CSV row): its columns in order. */
   fields?: [string, string][];
+  /** For a sheet's record: its row in the sheet. */
+  row?: number;
 }
 
 /** Splits text into blocks at blank lines; a fenced code block stays whole; a heading line is its own block. */
@@ -92,14 +95,27 @@ export function documentBlocks(text: string, mimeType: string, pages?: { page: n
   )
     ? "markdown"
     : "text";
-  return splitBlocks(text).map((b) => {
+  const out: Block[] = [];
+  let row: number | undefined;
+  for (const b of splitBlocks(text)) {
     const t = text.slice(b.start, b.end);
-    if (isRecordTable(mimeType) && !t.startsWith("#")) {
-      const fields = recordFields(t);
-      if (fields) return { kind: "record", ...b, text: t, fields };
+    if (isRecordTable(mimeType)) {
+      // A sheet record's "# Sheet, row N" heading is no part of the sheet: its row goes with the record below it.
+      const heading = RECORD_HEADING_RE.exec(t);
+      if (heading) {
+        row = Number(heading[2]);
+        continue;
+      }
+      const fields = t.startsWith("#") ? null : recordFields(t);
+      if (fields) {
+        out.push({ kind: "record", ...b, text: t, fields, ...(row !== undefined && { row }) });
+        row = undefined;
+        continue;
+      }
     }
-    return { kind, ...b, text: t };
-  });
+    out.push({ kind, ...b, text: t });
+  }
+  return out;
 }
 
 /** Chunks overlapping a block: [start, end) ranges that intersect. */

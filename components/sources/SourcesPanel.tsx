@@ -120,6 +120,18 @@ export function SourcesPanel({ kb, canWrite, admin, onChanged }: { kb: string; c
             <p data-testid="source-status" role="status" className="text-xs text-zinc-600 dark:text-zinc-400">
               {statusLine(s, t)}
             </p>
+            {!s.running && !!s.lastRun?.notes?.length && (
+              <details className="text-xs" data-testid="source-notes">
+                <summary>{t.skippedItems}</summary>
+                <ul>
+                  {s.lastRun.notes.map((f) => (
+                    <li key={f.item} className="break-all">
+                      {f.item}: {f.reason}
+                    </li>
+                  ))}
+                </ul>
+              </details>
+            )}
             {!s.running && s.lastRun && s.lastRun.failed.length > 0 && (
               <details className="text-xs">
                 <summary>{t.failedItems}</summary>

@@ -16,7 +16,7 @@ export function headerNames(row: unknown[], width: number): string[] {
  * Rows of a table as records of `header: value` lines (empty values left out), grouped CSV_ROWS_PER_GROUP at a
  * time under `<heading> Rows a–b` headings that name the rows' own numbers (a CSV's record numbers, a sheet's rows).
  */
-export function tableRecords(
+function tableRecords(
   header: string[],
   rows: { n: number; cells: unknown[] }[],
   opts: { heading: string; filename: string; maxChars: number },

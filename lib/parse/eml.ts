@@ -21,9 +21,22 @@ const addresses = (list: Addresses | Addresses[] | undefined) =>
     .filter(Boolean)
     .join(", ");
 
+const words = (s: string) => s.match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
+const TABLE_ROW = /^\|.*\|$/m;
+
+/**
+ * The body that holds more: the HTML one (as Markdown) when it has more words than the plain one, or as many and a
+ * table the plain one flattens (a plain body made from HTML glues table cells together: "DayAgendaDay 1").
+ */
+function richerBody(plain: string, html: string): string {
+  if (!html) return plain;
+  const [p, h] = [words(plain), words(html)];
+  return h > p || (h === p && TABLE_ROW.test(html) && !TABLE_ROW.test(plain)) ? html : plain;
+}
+
 /**
  * An e-mail (RFC 822 / MIME, read by mailparser) → front matter with its subject, sender, recipients and date,
- * the subject as title, the body (HTML as Markdown where there is no plain text), then each attached file of a
+ * the subject as title, the richer of its bodies (HTML as Markdown, tables as tables), then each attached file of a
  * format the app reads, parsed as that document, under `# Attachment: name`. Inline parts (logos, signatures)
  * are not attachments; a nested e-mail is not opened.
  */
@@ -54,7 +67,7 @@ export async function parseEml(
   if (mail.date) front.push(`date: ${mail.date.toISOString()}`);
   front.push("---");
 
-  const body = (mail.text?.trim() || (typeof mail.html === "string" ? htmlToMarkdown(mail.html) : "")).replace(/\r\n?/g, "\n");
+  const body = richerBody(mail.text?.trim() ?? "", typeof mail.html === "string" ? htmlToMarkdown(mail.html) : "").replace(/\r\n?/g, "\n");
   const parts = [front.join("\n"), `# ${subject ?? "(no subject)"}`];
   if (body) parts.push(body);
   const attached = mail.attachments.filter((a) => a.filename?.split(/[\\/]/).pop() && !a.related && a.contentDisposition !== "inline");

@@ -69,3 +69,8 @@ export function formatLabel(mimeType: string): string {
   if (mimeType === "message/rfc822") return "E-mail";
   return mimeType;
 }
+
+/** A sheet record's section heading (lib/parse/sheets.ts): its sheet and its own row, which a citation then names. */
+export const recordHeading = (sheet: string, row: number) => `# ${sheet}, row ${row}`;
+/** The document view reads a record's row back from its heading. */
+export const RECORD_HEADING_RE = /^#{1,6} (.+), row (\d+)$/;

@@ -1,22 +1,30 @@
 import TurndownService from "turndown";
 
-const cellText = (cell: Element) => (cell.textContent ?? "").replace(/\s+/g, " ").trim().replace(/\|/g, "\\|");
+const cellText = (cell: Element) => (cell.textContent ?? "").replace(/\s+/g, " ").trim();
 
-/** One table as GFM rows (`| a | b |`), so every row stays a readable line of text. */
-function tableToMarkdown(table: Element): string {
-  const rows = Array.from(table.querySelectorAll("tr")).filter((tr) => tr.closest("table") === table);
+/** Rows of cells as a GFM table (`| a | b |`), the first row its header; every row stays a readable line of text. */
+export function markdownTable(rows: string[][]): string {
   const lines = rows
-    .map((tr) =>
-      Array.from(tr.children)
-        .filter((c) => /^(td|th)$/i.test(c.tagName))
-        .map(cellText),
-    )
+    .map((cells) => cells.map((c) => c.replace(/\s+/g, " ").trim().replace(/\|/g, "\\|")))
     .filter((cells) => cells.some((c) => c !== ""))
     .map((cells) => `| ${cells.join(" | ")} |`);
   if (lines.length === 0) return "";
   const width = lines[0].split(" | ").length;
   lines.splice(1, 0, `| ${Array(width).fill("---").join(" | ")} |`);
-  return `\n\n${lines.join("\n")}\n\n`;
+  return lines.join("\n");
+}
+
+/** One HTML table as GFM rows. */
+function tableToMarkdown(table: Element): string {
+  const rows = Array.from(table.querySelectorAll("tr")).filter((tr) => tr.closest("table") === table);
+  const md = markdownTable(
+    rows.map((tr) =>
+      Array.from(tr.children)
+        .filter((c) => /^(td|th)$/i.test(c.tagName))
+        .map(cellText),
+    ),
+  );
+  return md ? `\n\n${md}\n\n` : "";
 }
 
 /** Link targets kept in stored text: web, mail and relative links. Anything else (javascript:, data:, vbscript:…) loses its target. */
@@ -35,6 +43,18 @@ export function htmlToMarkdown(html: string): string {
   td.addRule("unsafeLink", {
     filter: (node) => node.nodeName === "A" && !isSafeHref(node.getAttribute("href") ?? ""),
     replacement: (content) => content,
+  });
+  // Escapes that keep a paragraph from reading as a list or a heading ("2\\. Per diem") mean nothing after "## ".
+  td.addRule("heading", {
+    filter: ["h1", "h2", "h3", "h4", "h5", "h6"],
+    replacement: (content, node) => {
+      const text = content
+        .replace(/\s+/g, " ")
+        .trim()
+        .replace(/^(\d+)\\([.)])/, "$1$2")
+        .replace(/^\\([-+#>=])/, "$1");
+      return text ? `\n\n${"#".repeat(Number(node.nodeName.charAt(1)))} ${text}\n\n` : "";
+    },
   });
   td.addRule("table", { filter: "table", replacement: (_content, node) => tableToMarkdown(node as unknown as Element) });
   return td

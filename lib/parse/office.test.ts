@@ -33,15 +33,15 @@ describe("slides (PPTX, ODP)", () => {
       const doc = await parseDocumentHere(name, await make());
       expect(doc.mimeType).toBe(mime);
       expect(doc.title).toBe("Harbour lighting review");
-      expect(doc.text.match(/^# .*/gm)).toEqual(SLIDES.map((s, i) => `# Slide ${i + 1}: ${s.title}`));
+      expect(doc.text.match(/^# .*/gm)).toEqual(SLIDES.map((s, i) => `# Slide ${i + 1} — ${s.title}`));
       expect(doc.pages?.map((p) => p.page)).toEqual([1, 2, 3]);
       for (const [phrase, slide] of Object.entries(SLIDE_PHRASES)) expect(pageAt(doc.pages!, doc.text.indexOf(phrase)), phrase).toBe(slide);
       // Notes are a section of their slide; the notes page's slide number placeholder is not text.
-      expect(doc.text).toMatch(/# Slide 2: Lantern supplier[\s\S]*## Notes\n\nMention that the Quarrydove/);
+      expect(doc.text).toMatch(/# Slide 2 — Lantern supplier[\s\S]*## Notes\n\nMention that the Quarrydove/);
       expect(doc.text).not.toContain("99");
       const chunk = indexedChunks(doc.text, { size: 400, overlap: 0, pages: doc.pages }).find((c) => c.text.includes("Quarrydove"))!;
       expect(chunk.page).toBe(2);
-      expect(chunk.headingPath).toEqual(["Slide 2: Lantern supplier", "Notes"]);
+      expect(chunk.headingPath).toEqual(["Slide 2 — Lantern supplier", "Notes"]);
     });
   }
 });
@@ -51,14 +51,14 @@ describe("sheets (XLSX, ODS)", () => {
     ["depots.xlsx", makeXlsx],
     ["depots.ods", makeOds],
   ] as const) {
-    it(`${name}: each sheet a table, its first row the header, one record per row numbered as in the sheet`, async () => {
+    it(`${name}: each sheet a table, its first row the header, each record under its sheet and row`, async () => {
       const doc = await parseDocumentHere(name, await make());
       expect(doc.title).toBe("Depot register");
-      expect(doc.text).toContain(`# Sheet: ${SHEET.name}\n\n## Rows 2–4\n\ndepot: Rotterdam\nmanager: Ineke Vos\nforklifts: 12`);
+      expect(doc.text).toContain(`# Sheet: ${SHEET.name}\n\n# ${SHEET.name}, row 2\n\ndepot: Rotterdam\nmanager: Ineke Vos\nforklifts: 12`);
       const record = doc.text.split("\n\n").find((b) => b.includes(SHEET_QUESTION.phrase));
       expect(record).toBe(`depot: ${SHEET_QUESTION.depot}\nmanager: ${SHEET_QUESTION.phrase}\nforklifts: 7`);
       if (name.endsWith(".xlsx"))
-        expect(doc.text).toContain("# Sheet: Contacts\n\n## Rows 2–2\n\nname: Switchboard\nphone: +31 10 555 0100");
+        expect(doc.text).toContain("# Sheet: Contacts\n\n# Contacts, row 2\n\nname: Switchboard\nphone: +31 10 555 0100");
       // The ODS repeats an empty row a million times and an empty cell 16,384 times: none becomes text.
       expect(doc.text.length).toBeLessThan(1000);
     });

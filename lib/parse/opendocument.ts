@@ -1,9 +1,10 @@
 import path from "node:path";
 import { AppError, type ParsedDocument } from "@/lib/types";
 import { type ParseOptions, resolveLimits } from "./limits";
+import { markdownTable } from "./markdown";
 import { type Slide, slidesToDocument } from "./pptx";
+import { type Sheet, sheetsToText } from "./sheets";
 import { markdownTitle } from "./text";
-import { type Sheet, sheetsToText } from "./xlsx";
 import { checkTextSize, openArchive, tags } from "./zip";
 
 const MIME = {
@@ -70,6 +71,14 @@ function textBlocks(root: Element): string[] {
   return out;
 }
 
+/** A date cell as an ISO date (with its time of day when it has one), whatever format the sheet shows it in. */
+function isoDate(cell: Element): string | undefined {
+  const m =
+    cell.getAttribute("office:value-type") === "date" &&
+    /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}:\d{2}))?/.exec(cell.getAttribute("office:date-value") ?? "");
+  return m ? (m[2] && m[2] !== "00:00" ? `${m[1]} ${m[2]}` : m[1]) : undefined;
+}
+
 /** ODS tables as sheets, rows numbered as the spreadsheet numbers them (repeats counted). */
 function odsSheets(body: Element): Sheet[] {
   return tags(body, "table:table").map((table) => {
@@ -77,16 +86,18 @@ function odsSheets(body: Element): Sheet[] {
     let n = 0;
     for (const row of tags(table, "table:table-row")) {
       const cells: string[] = [];
+      const merged: number[] = [];
       for (const cell of [...row.children].filter((c) => c.tagName === "table:table-cell" || c.tagName === "table:covered-table-cell")) {
-        const value = clean(tags(cell, "text:p").map(odfText).join("\n"));
+        const value = isoDate(cell) ?? clean(tags(cell, "text:p").map(odfText).join("\n"));
         const repeat = Number(cell.getAttribute("table:number-columns-repeated") ?? 1) || 1;
+        if (value && Number(cell.getAttribute("table:number-columns-spanned") ?? 1) > 1) merged.push(cells.length);
         if (!value) cells.length += repeat > MAX_REPEAT ? 0 : repeat;
         else for (let i = 0; i < Math.min(repeat, MAX_REPEAT); i++) cells.push(value);
       }
       const repeat = Number(row.getAttribute("table:number-rows-repeated") ?? 1) || 1;
       const filled = cells.some((c) => c);
       for (let i = 0; i < (filled ? Math.min(repeat, MAX_REPEAT) : 1); i++)
-        rows.push({ n: n + i + 1, cells: Array.from(cells, (c) => c ?? "") });
+        rows.push({ n: n + i + 1, cells: Array.from(cells, (c) => c ?? ""), merged });
       n += repeat;
     }
     return { name: table.getAttribute("table:name") ?? `Sheet ${rows.length}`, rows };
@@ -99,14 +110,22 @@ function odpSlides(body: Element): Slide[] {
     let title = "";
     const text: string[] = [];
     for (const frame of [...page.children].filter((c) => c.tagName === "draw:frame" || c.tagName === "draw:custom-shape")) {
+      const table = tags(frame, "table:table")[0];
+      if (table) {
+        const md = markdownTable(tags(table, "table:table-row").map((r) => tags(r, "table:table-cell").map((c) => clean(odfText(c)))));
+        if (md) text.push(md);
+        continue;
+      }
       const paras = tags(frame, "text:p")
         .map((p) => clean(odfText(p)))
         .filter(Boolean);
       if (!title && frame.getAttribute("presentation:class") === "title") title = paras.join(" ");
       else text.push(...paras);
     }
+    // The notes page also holds the slide image and a page-number field: only its notes frame is the notes.
     const notes = tags(page, "presentation:notes")
-      .flatMap((n) => tags(n, "text:p"))
+      .flatMap((n) => tags(n, "draw:frame").filter((f) => f.getAttribute("presentation:class") === "notes"))
+      .flatMap((f) => tags(f, "text:p"))
       .map((p) => clean(odfText(p)))
       .filter(Boolean);
     return { title, body: text, notes };

@@ -1,5 +1,6 @@
 import { AppError, type ParsedDocument } from "@/lib/types";
 import { type ParseOptions, resolveLimits } from "./limits";
+import { markdownTable } from "./markdown";
 import { type Archive, checkTextSize, openArchive, relationships, tags } from "./zip";
 
 /** One slide's parts, as text. */
@@ -30,6 +31,16 @@ function readSlide(slide: Document, notes: Document | undefined): Slide {
   const body: string[] = [];
   for (const shape of [...tags(slide, "p:sp"), ...tags(slide, "p:graphicFrame")]) {
     const ph = tags(shape, "p:ph")[0];
+    const table = tags(shape, "a:tbl")[0];
+    if (table) {
+      // A table stays rows of cells, its first row the header (a:tc spanned over by a merge is left blank).
+      const rows = tags(table, "a:tr").map((tr) =>
+        tags(tr, "a:tc").map((tc) => (tc.getAttribute("hMerge") || tc.getAttribute("vMerge") ? "" : paragraphs(tc).join(" "))),
+      );
+      const md = markdownTable(rows);
+      if (md) body.push(md);
+      continue;
+    }
     const texts = paragraphs(shape);
     if (!title && ph && TITLE_TYPES.has(ph.getAttribute("type") ?? "")) title = texts.join(" ");
     else body.push(...texts);
@@ -64,7 +75,7 @@ export async function coreTitle(archive: Archive): Promise<string | undefined> {
 }
 
 /**
- * Slides as sections: `# Slide N: title`, its text, then `## Notes` with the speaker notes; each slide is a page
+ * Slides as sections: `# Slide N — title`, its text, then `## Notes` with the speaker notes; each slide is a page
  * (its number), so a citation says which slide. Shared by PPTX and ODP (lib/parse/opendocument.ts).
  */
 export function slidesToDocument(list: Slide[], filename: string, opts?: ParseOptions): Pick<ParsedDocument, "text" | "pages"> {
@@ -73,7 +84,7 @@ export function slidesToDocument(list: Slide[], filename: string, opts?: ParseOp
   const pages: { page: number; start: number }[] = [];
   list.forEach((s, i) => {
     const n = i + 1;
-    const parts = [`# Slide ${n}${s.title ? `: ${s.title}` : ""}`, ...s.body];
+    const parts = [`# Slide ${n}${s.title ? ` — ${s.title}` : ""}`, ...s.body];
     if (s.notes.length) parts.push("## Notes", ...s.notes);
     if (!s.title && s.body.length === 0 && s.notes.length === 0) return;
     if (text) text += "\n\n";

@@ -1,5 +1,6 @@
 import { headingTitle } from "@/lib/chunk/sections";
 import type { ParsedDocument } from "@/lib/types";
+import { EXTENSION_FORMATS, extensionOf } from "./formats";
 import { frontMatter } from "./front-matter";
 
 /**
@@ -53,6 +54,14 @@ export function parseMarkdown(data: Uint8Array): ParsedDocument {
   if (meta.tags?.length) doc.tags = meta.tags;
   if (meta.author) doc.author = meta.author;
   return doc;
+}
+
+/** A Markdown file that is YAML front matter and nothing else: metadata, no text to index. */
+export function isFrontMatterOnly(filename: string, data: Uint8Array): boolean {
+  if (EXTENSION_FORMATS[extensionOf(filename) as keyof typeof EXTENSION_FORMATS] !== "markdown") return false;
+  const text = normalizeNewlines(decodeText(data));
+  const { body } = frontMatter(text);
+  return body !== text && body.trim() === "";
 }
 
 export function parsePlainText(data: Uint8Array): ParsedDocument {

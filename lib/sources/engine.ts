@@ -18,6 +18,7 @@ import { errorMessage } from "@/lib/ingest/prepare";
 import { recordSourceSync } from "@/lib/metrics";
 import { isSupported } from "@/lib/parse";
 import { extensionOf } from "@/lib/parse/formats";
+import { isFrontMatterOnly } from "@/lib/parse/text";
 import { processGlobal } from "@/lib/process-global";
 import type { Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
@@ -33,6 +34,8 @@ interface FoundItem {
   data: Uint8Array;
   version: string | null;
   links?: string[] | null;
+  /** A hash of what gets indexed, when the bytes hold more (a page's navigation): unchanged while it is. */
+  fingerprint?: string;
 }
 
 interface SyncContext {
@@ -134,7 +137,7 @@ const abortReason = (signal: AbortSignal) => (signal.reason instanceof Error ? s
 async function runOnce(store: Store, source: SourceRecord, connector: Connector, progress: Running): Promise<SyncRun> {
   const sources = await getSourceStore(store);
   const startedAt = new Date().toISOString();
-  const counts: SyncCounts = { added: 0, updated: 0, unchanged: 0, removed: 0, skipped: 0, failed: [] };
+  const counts: SyncCounts = { added: 0, updated: 0, unchanged: 0, removed: 0, skipped: 0, failed: [], notes: [] };
   const { signal } = progress.controller;
   // Cancelled while it waited (its source removed meanwhile): nothing to do, nothing to record.
   if (signal.aborted) return { ...counts, startedAt, finishedAt: startedAt, error: abortReason(signal), note: null };
@@ -213,7 +216,7 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
         if (handled.has(found.key)) return;
         handle(found.key);
         const before = previous.get(found.key);
-        const contentHash = sha256(found.data);
+        const contentHash = found.fingerprint ?? sha256(found.data);
         const base = { key: found.key, url: found.url, version: found.version, contentHash, links: found.links ?? null };
         if (before?.documentId && before.contentHash === contentHash && (await store.getDocument(before.documentId))) {
           counts.unchanged++;
@@ -221,6 +224,12 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
         }
         if (!readable(found.name)) {
           counts.skipped++;
+          return record({ ...base, documentId: null });
+        }
+        if (isFrontMatterOnly(found.name, found.data)) {
+          counts.skipped++;
+          counts.notes!.push({ item: found.key, reason: "front matter only, no text to index" });
+          if (before?.documentId && (await store.deleteDocument(before.documentId))) counts.removed++;
           return record({ ...base, documentId: null });
         }
         try {

@@ -16,6 +16,7 @@ import { promisify } from "node:util";
 import { isPrivateAddress } from "@/lib/net/public-address";
 import type { Connector } from "./engine";
 import { readable } from "./engine";
+import { gitFileLink } from "./git-links";
 import { FetchRefused, hostAllowed, overLimit } from "./http";
 import type { SourceConfig } from "./schema";
 
@@ -83,12 +84,6 @@ function configEnv(settings: [string, string][]): Record<string, string> {
   return env;
 }
 
-/** Where a file opens at a commit, in the web view GitHub, GitLab, Gitea and Bitbucket Server all answer. */
-function fileLink(repo: string, commit: string, file: string): string {
-  const base = repo.replace(/\/+$/, "").replace(/\.git$/, "");
-  return `${base}/blob/${commit}/${file.split("/").map(encodeURIComponent).join("/")}`;
-}
-
 export const gitConnector: Connector = async (ctx) => {
   const config = ctx.source.config as GitConfig;
   const url = new URL(config.url);
@@ -122,7 +117,8 @@ export const gitConnector: Connector = async (ctx) => {
     const [, type, blob, size] = line.slice(0, tab).split(/ +/);
     const file = line.slice(tab + 1);
     if (type !== "blob" || !wanted(file)) continue;
-    const link = fileLink(config.url, commit, file);
+    // A plain Git server has no page for a file: its item keeps no link.
+    const link = gitFileLink(config.url, commit, file) ?? "";
     if (!readable(file)) {
       ctx.skip(file, link);
       continue;

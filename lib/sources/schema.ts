@@ -126,9 +126,11 @@ export interface SyncCounts {
   updated: number;
   unchanged: number;
   removed: number;
-  /** Items a source holds that no parser reads (a repository's code files). */
+  /** Items a source holds that no parser reads (a repository's code files), or that hold nothing to index. */
   skipped: number;
   failed: { item: string; reason: string }[];
+  /** Why an item of a format the parsers read was skipped (a Markdown file with front matter only). */
+  notes?: { item: string; reason: string }[];
 }
 
 export interface SyncRun extends SyncCounts {

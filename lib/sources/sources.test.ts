@@ -83,6 +83,24 @@ describe("web source", () => {
     expect(await titles()).toEqual([]);
   });
 
+  it("re-indexes a page when its main text changes, not when only its navigation does", async () => {
+    const { source, run } = await add({ kind: "web", url: `${site.base}/docs/`, mode: "site" });
+    expect(run).toMatchObject({ added: 5, error: null });
+    const html = [...site.pages].filter(([, p]) => p.type.startsWith("text/html"));
+    for (const [path, page] of html)
+      site.pages.set(path, {
+        ...page,
+        body: String(page.body).replace('<nav><a href="/docs/">Home</a></nav>', '<nav><a href="/docs/">Start</a> · Week 41</nav>'),
+      });
+    expect(html.length).toBeGreaterThanOrEqual(4);
+    const navOnly = await sync(source);
+    expect(navOnly).toMatchObject({ added: 0, updated: 0, removed: 0, unchanged: 5, error: null });
+    const beta = site.pages.get("/docs/beta.html")!;
+    site.pages.set("/docs/beta.html", { ...beta, body: String(beta.body).replace("first edition", "second edition") });
+    expect(await sync(source)).toMatchObject({ added: 0, updated: 1, unchanged: 4, error: null });
+    expect(await text("Beta guide")).toContain("second edition");
+  });
+
   it("reads a sitemap's pages, leaving out what robots.txt disallows", async () => {
     const { run } = await add({ kind: "web", url: `${site.base}/docs/sitemap.xml`, mode: "sitemap" });
     expect(run).toMatchObject({ added: 2, error: null });
@@ -117,7 +135,8 @@ describe("git source", () => {
       expect(await titles()).toEqual(["Alpha", "Beta", "Gamma"]);
       const docs = await store.listDocuments({ kb: "default" });
       const links = await (await getSourceStore(store)).linksOf(docs.map((d) => d.id));
-      expect([...links.values()].map((l) => l.url)).toContain(`${repo.url.replace(/\.git$/, "")}/blob/${first}/docs/a.md`);
+      // A plain Git server has no web view: no link is made up for it (lib/sources/git-links.test.ts has the hosts that do).
+      expect([...links.values()].map((l) => l.url)).toEqual(["", "", ""]);
 
       const second = repo.commit({
         "docs/b.md": "# Beta\n\nThe beta document now talks about the quagga.",
@@ -195,6 +214,19 @@ describe("folder source", () => {
     const [one] = await store.listDocuments({ kb: "default" });
     await store.deleteDocument(one.id);
     expect(await sync(source)).toMatchObject({ added: 1, unchanged: 0, removed: 0, error: null });
+    expect(await titles()).toEqual(["One"]);
+  });
+});
+
+describe("front matter only", () => {
+  it("a Markdown file with front matter and no text is skipped with a note, not failed, on every sync", async () => {
+    const dir = await tempDir();
+    await writeFile(path.join(dir, "a.md"), "# One\n\nA file about lemurs.");
+    await writeFile(path.join(dir, "meta.md"), "---\ntitle: Only metadata\ntags: [x]\n---\n");
+    const { source, run } = await add({ kind: "folder", path: dir }, true);
+    const note = { item: "meta.md", reason: expect.stringMatching(/front matter only/) };
+    expect(run).toMatchObject({ added: 1, skipped: 1, failed: [], notes: [note], error: null });
+    expect(await sync(source)).toMatchObject({ unchanged: 1, skipped: 1, failed: [], notes: [note], error: null });
     expect(await titles()).toEqual(["One"]);
   });
 });

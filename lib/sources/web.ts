@@ -2,12 +2,15 @@
  * Web sources: one page, a sitemap's pages, or a crawl within the start URL's host and path prefix (depth and
  * page limits), robots.txt obeyed (robots-parser), one request at a time with a pause between (robots.txt's
  * Crawl-delay when longer), pages revalidated with ETag / Last-Modified. Pages go through the HTML parser
- * (Readability); files they link to on the same host (PDF, DOCX…) are ingested too. Every request goes through
- * ./http.ts (public addresses only, unless an admin allows the host).
+ * (Readability), and a page counts as changed only when its main text does; files they link to on the same host
+ * (PDF, DOCX…) are ingested too. Every request goes through ./http.ts (public addresses only, unless an admin
+ * allows the host).
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseHTML } from "linkedom";
 import robotsParser from "robots-parser";
+import { sha256 } from "@/lib/ingest";
+import { parseDocument } from "@/lib/parse";
 import { extensionOf } from "@/lib/parse/formats";
 import type { Connector } from "./engine";
 import { readable } from "./engine";
@@ -72,6 +75,20 @@ function linksOf(html: string, base: URL): string[] {
 
 function locsOf(xml: string): string[] {
   return [...xml.matchAll(/<loc>\s*([^<\s]+)\s*<\/loc>/gi)].map((m) => m[1].replaceAll("&amp;", "&"));
+}
+
+/**
+ * A page's main text (what the HTML parser keeps, lib/parse/html.ts) as a hash: a change to the page's navigation,
+ * scripts or footer leaves it as it was, so the page is not indexed again. Undefined when the page cannot be read
+ * (its ingest then says why).
+ */
+async function mainTextHash(name: string, data: Uint8Array): Promise<string | undefined> {
+  try {
+    const parsed = await parseDocument(name, data);
+    return sha256(`${parsed.title ?? ""}\u0000${parsed.text}`);
+  } catch {
+    return undefined;
+  }
 }
 
 interface Queued {
@@ -173,13 +190,15 @@ export const webConnector: Connector = async (ctx) => {
     const contentType = String(res.headers["content-type"] ?? "");
     const pageLinks = isHtml(contentType) ? linksOf(res.body.toString("utf8"), res.url) : null;
     const version = JSON.stringify({ etag: res.headers.etag, lastModified: res.headers["last-modified"] });
+    const name = nameFor(res.url, contentType);
     await ctx.ingest({
       key,
       url: res.url.href,
-      name: nameFor(res.url, contentType),
+      name,
       data: res.body,
       version,
       links: pageLinks,
+      fingerprint: pageLinks ? await mainTextHash(name, res.body) : undefined,
     });
     links(pageLinks);
   }

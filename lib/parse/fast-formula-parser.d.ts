@@ -1,0 +1,16 @@
+/** The part of fast-formula-parser (untyped) that lib/parse/xlsx-cells.ts uses. */
+declare module "fast-formula-parser" {
+  interface CellRef {
+    sheet?: string;
+    row: number;
+    col: number;
+  }
+  export default class FormulaParser {
+    constructor(config: {
+      onCell?: (ref: CellRef) => unknown;
+      onRange?: (ref: { sheet?: string; from: CellRef; to: CellRef }) => unknown[][];
+    });
+    /** The formula's value; an Excel error (#DIV/0!…) is returned as a FormulaError, a formula it cannot read throws. */
+    parse(formula: string, position: CellRef): unknown;
+  }
+}

@@ -10,7 +10,6 @@ import { authHeaders } from "@/components/api";
 import { ConnectButton } from "@/components/connect/ConnectButton";
 import type { ShareInfo } from "@/components/connect/share-info";
 import { AddDocumentsButton, DocumentDropZone } from "@/components/documents/DocumentDropZone";
-import { DocumentView } from "@/components/documents/DocumentView";
 import { useMessages } from "@/components/i18n";
 import { KbFilter } from "@/components/kbs/KbFilter";
 import { KbsLink } from "@/components/kbs/KbsLink";
@@ -25,6 +24,7 @@ import { EmptyState } from "./EmptyState";
 import { ErrorNotice } from "./ErrorNotice";
 import { MessageView, messageAnswerText } from "./MessageView";
 import { Shortcuts } from "./Shortcuts";
+import { type OpenSource, SourceSidePanel } from "./SourceSidePanel";
 import { type SourceViewer, SourceViewerContext } from "./source-viewer";
 import { fill, T } from "./strings";
 import type { Versions } from "./VersionSwitch";
@@ -71,7 +71,8 @@ export function Chat({
   const [historyOpen, setHistoryOpen] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   // The document opened from a citation, beside the chat (wide screens).
-  const [source, setSource] = useState<{ documentId: string; chunkId: string; claim?: string } | null>(null);
+  const [source, setSource] = useState<OpenSource | null>(null);
+  const closeSource = useCallback(() => setSource(null), []);
   // The turn to show after opening a conversation from an address with `#m-<answer id>` (Back from a document).
   const turnToShow = useRef<string | null>(null);
   const busy = status === "submitted" || status === "streaming";
@@ -153,19 +154,6 @@ export function Chat({
       for (const e of events) el.removeEventListener(e, markUserScroll);
     };
   }, []);
-  // Escape closes the side panel, unless a dialog or citation card is open (Escape closes that first). Listened
-  // to in the capture phase, before the dialog's own handler takes it out of the page.
-  useEffect(() => {
-    if (!source) return;
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key !== "Escape" || document.querySelector('[role="dialog"]')) return;
-      const inPanel = document.querySelector('[data-testid="source-panel"]')?.contains(document.activeElement);
-      setSource(null);
-      if (inPanel) document.getElementById("chat-input")?.focus();
-    };
-    window.addEventListener("keydown", onKey, true);
-    return () => window.removeEventListener("keydown", onKey, true);
-  }, [source]);
   const sourceViewer: SourceViewer = {
     conversationPath: conversationId ? `/?c=${encodeURIComponent(conversationId)}` : null,
     open: (next) => {
@@ -405,34 +393,7 @@ export function Chat({
                 </div>
               </div>
             </main>
-            {source && (
-              <aside
-                aria-label={t.sourcePanel}
-                data-testid="source-panel"
-                className="hidden w-[42%] max-w-2xl shrink-0 flex-col border-l border-zinc-200 lg:flex dark:border-zinc-800"
-              >
-                <div className="flex items-center justify-between border-b border-zinc-200 px-3 py-1.5 dark:border-zinc-800">
-                  <a
-                    href={`/documents/${encodeURIComponent(source.documentId)}?chunk=${encodeURIComponent(source.chunkId)}`}
-                    className="text-xs text-blue-800 underline dark:text-blue-300"
-                  >
-                    {t.openFullPage}
-                  </a>
-                  <button type="button" data-testid="source-panel-close" onClick={() => setSource(null)} className={NAV}>
-                    {t.close} ×
-                  </button>
-                </div>
-                <div className="min-h-0 flex-1 overflow-y-auto">
-                  <DocumentView
-                    key={`${source.documentId}:${source.chunkId}:${source.claim ?? ""}`}
-                    id={source.documentId}
-                    chunkId={source.chunkId}
-                    claim={source.claim}
-                    embedded
-                  />
-                </div>
-              </aside>
-            )}
+            {source && <SourceSidePanel source={source} t={t} onClose={closeSource} />}
           </div>
         </div>
       </DocumentDropZone>

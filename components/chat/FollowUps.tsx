@@ -31,7 +31,9 @@ export function FollowUps({ message, onAsk }: { message: ChatUIMessage | undefin
               onClick={() => onAsk(q.question)}
               className="w-full rounded-lg border border-zinc-200 px-3 py-1.5 text-left text-sm text-zinc-800 hover:border-blue-400 hover:bg-blue-50 dark:border-zinc-800 dark:text-zinc-200 dark:hover:border-blue-700 dark:hover:bg-blue-950/40"
             >
-              <span aria-hidden="true" className="mr-1.5 text-zinc-500">↳</span>
+              <span aria-hidden="true" className="mr-1.5 text-zinc-500">
+                ↳
+              </span>
               {q.question}
             </button>
           </li>

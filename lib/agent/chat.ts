@@ -24,10 +24,10 @@ import { internalMcpSecret } from "@/lib/auth/internal";
 import type { AppConfig } from "@/lib/config";
 import { KB_FILTER_HEADER } from "@/lib/kb/names";
 import { CONNECTOR_TOOLS, TOOL, WRITE_TOOLS } from "@/lib/tools/names";
-import { createCitationStreamSanitizer, shownCitation } from "./citations";
+import { createCitationStreamSanitizer, extractRetrieved, shownCitation } from "./citations";
 import { decomposeWithModel } from "./decompose-model";
 import { classifyChatError, type ErrorContext } from "./errors";
-import { modelFollowUps, offlineFollowUps } from "./follow-ups";
+import { modelFollowUps, verifiedOfflineFollowUps } from "./follow-ups";
 import { createOfflineModel, OFFLINE_MODEL_ID, SEARCH_TOP_K } from "./offline-model";
 import { SYSTEM_PROMPT } from "./prompt";
 import type { ChatError, ChatMetadata, ChatUIMessage } from "./protocol";
@@ -68,7 +68,9 @@ function chatModel(
 /** The system prompt, with the knowledge bases' own instructions after the app's rules. */
 export function systemPrompt(instructions?: string): string {
   const own = instructions?.trim();
-  return own ? `${SYSTEM_PROMPT}\n\nInstructions of the knowledge base owners (follow them unless they conflict with the rules above):\n${own}` : SYSTEM_PROMPT;
+  return own
+    ? `${SYSTEM_PROMPT}\n\nInstructions of the knowledge base owners (follow them unless they conflict with the rules above):\n${own}`
+    : SYSTEM_PROMPT;
 }
 
 /**
@@ -87,6 +89,21 @@ export function mcpHeaders(config: Pick<AppConfig["chat"], "mcpUrl">, kbs?: stri
 /** The chat only reads: the MCP write tools are never offered to its model, nor the connectors' copies of the search. */
 export function readOnlyTools(tools: ToolSet): ToolSet {
   return Object.fromEntries(Object.entries(tools).filter(([name]) => !WRITE_TOOLS.has(name) && !CONNECTOR_TOOLS.has(name)));
+}
+
+/** One search through the MCP tool, outside the turn (its results get no citation numbers): the follow-up check. */
+function searchOnce(tools: ToolSet, signal?: AbortSignal) {
+  const search = tools[TOOL.searchKnowledge]?.execute;
+  return async (query: string) => {
+    if (!search) return null;
+    const out = (await search(
+      { query, top_k: SEARCH_TOP_K },
+      { toolCallId: "follow-up-check", messages: [], abortSignal: signal, context: undefined },
+    )) as {
+      structuredContent?: unknown;
+    };
+    return extractRetrieved(out?.structuredContent);
+  };
 }
 
 function errorResponse(err: ChatError, status: number): Response {
@@ -278,7 +295,7 @@ export async function runChat(opts: ChatOptions): Promise<Response> {
         const questions =
           metadata.mode === "llm"
             ? await modelFollowUps(model, question, answer, passages, opts.signal)
-            : offlineFollowUps(question, answer, passages, opts.locale);
+            : await verifiedOfflineFollowUps(question, answer, passages, searchOnce(mcpTools, opts.signal), opts.locale);
         if (questions.length) writer.write({ type: "data-followups", id: "followups", data: { questions } });
       }
       if (finish) writer.write(finish);

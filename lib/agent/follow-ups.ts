@@ -18,9 +18,14 @@ type Passage = RetrievedChunk & { n: number };
 type Lang = "en" | "zh";
 
 export const MAX_FOLLOW_UPS = 3;
+/** Candidates built before the check that each leads back to its passage (verifyFollowUps). */
+const MAX_CANDIDATES = 6;
+/** A suggestion stands when searching it returns its passage among the first few (the answerer quotes those first). */
+const VERIFY_RANK = 2;
 
 const QUESTION_HEADING = /[?？]$|^(how|what|which|who|whom|why|when|where|can|could|do|does|did|is|are|should|will|may)\b/i;
-const GENERIC = /^(introduction|overview|summary|contents|table of contents|about|faq|abstract|references|简介|概述|目录|前言|总则|附录|摘要)$/i;
+const GENERIC =
+  /^(introduction|overview|summary|contents|table of contents|about|faq|abstract|references|简介|概述|目录|前言|总则|附录|摘要)$/i;
 
 const fold = (s: string) => s.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
 
@@ -73,7 +78,8 @@ function askedQuestion(text: string): string | null {
   return null;
 }
 
-const NAME_EN = /\b(?:[A-Z][\p{L}\d'’-]*[\p{L}\d]|[A-Z]{2,}\d*)(?:\s+(?:(?:of|the|and|de|for)\s+)?(?:[A-Z][\p{L}\d'’-]*[\p{L}\d]|\d{2,4}))*/gu;
+const NAME_EN =
+  /\b(?:[A-Z][\p{L}\d'’-]*[\p{L}\d]|[A-Z]{2,}\d*)(?:\s+(?:(?:of|the|and|de|for)\s+)?(?:[A-Z][\p{L}\d'’-]*[\p{L}\d]|\d{2,4}))*/gu;
 const ZH_NAME_TAGS = new Set(["nr", "ns", "nt", "nz", "nrt", "nrfg"]);
 const MONTHS_AND_DAYS =
   /^(January|February|March|April|May|June|July|August|September|October|November|December|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)$/;
@@ -84,7 +90,10 @@ function englishNames(text: string): string[] {
   for (const m of text.matchAll(NAME_EN)) {
     const words = m[0].trim().split(/\s+/);
     // "The Apollo", "When the FCC": a function word that only starts the sentence is not part of the name.
-    while (words.length > 1 && (STOP_WORDS.has(words[0].toLowerCase()) || /^(When|After|Before|During|Although|While|Since)$/.test(words[0])))
+    while (
+      words.length > 1 &&
+      (STOP_WORDS.has(words[0].toLowerCase()) || /^(When|After|Before|During|Although|While|Since)$/.test(words[0]))
+    )
       words.shift();
     const name = words.join(" ");
     const single = !/\s/.test(name);
@@ -92,6 +101,8 @@ function englishNames(text: string): string[] {
     const startsSentence = before === "" || /[.!?:\n#>*-]$/.test(before);
     if (name.length < 3 || STOP_WORDS.has(name.toLowerCase()) || MONTHS_AND_DAYS.test(name)) continue;
     if (single && startsSentence && !/^[A-Z]{2,}|\d/.test(name)) continue;
+    // A capitalised common word ("Additional", "Before") is written lower-case elsewhere in the text.
+    if (single && !/^[A-Z]{2,}|\d/.test(name) && new RegExp(`\\b${name.toLowerCase()}\\b`).test(text)) continue;
     out.push(name);
   }
   return out;
@@ -113,8 +124,9 @@ function namesIn(p: Passage, others: readonly Passage[], lang: Lang): string[] {
     names = [...new Set(englishNames(text))].sort((a, b) => b.split(/\s+/).length - a.split(/\s+/).length);
   }
   const elsewhere = (n: string) => others.filter((o) => o !== p && fold(o.text).includes(fold(n))).length;
-  const counted = names.map((n, i) => ({ n, i, e: elsewhere(n) }));
-  return counted.sort((a, b) => a.e - b.e || a.i - b.i).map((c) => c.n);
+  const single = (n: string) => Number(!/\s/.test(n) && !hasCjk(n));
+  const counted = names.map((n, i) => ({ n, i, e: elsewhere(n), s: single(n) }));
+  return counted.sort((a, b) => a.e - b.e || a.s - b.s || a.i - b.i).map((c) => c.n);
 }
 
 /** Whether `name` says something the question (or the answer) does not already say. */
@@ -129,7 +141,13 @@ function isNew(name: string, seen: string): boolean {
  * cite first (what else there is to learn), then the cited ones; never two from one passage, never one
  * that repeats the question.
  */
-export function offlineFollowUps(question: string, answer: string, passages: readonly Passage[], locale?: string): FollowUp[] {
+export function offlineFollowUps(
+  question: string,
+  answer: string,
+  passages: readonly Passage[],
+  locale?: string,
+  max = MAX_FOLLOW_UPS,
+): FollowUp[] {
   const lang = conversationLanguage(question, locale);
   const cited = new Set(citedNumbers(answer));
   const ordered = [...passages].sort((a, b) => Number(cited.has(a.n)) - Number(cited.has(b.n)) || b.score - a.score);
@@ -138,14 +156,14 @@ export function offlineFollowUps(question: string, answer: string, passages: rea
   const taken = new Set<string>([fold(question)]);
   const add = (q: string, p: Passage) => {
     const key = fold(q);
-    if (taken.has(key) || out.length >= MAX_FOLLOW_UPS) return false;
+    if (taken.has(key) || out.length >= max) return false;
     taken.add(key);
     out.push({ question: q, from: p.chunk_id });
     return true;
   };
   const usedTopics = new Set<string>();
   for (const p of ordered) {
-    if (out.length >= MAX_FOLLOW_UPS) break;
+    if (out.length >= max) break;
     const section = sectionOf(p);
     if (section && QUESTION_HEADING.test(section) && hasCjk(section) === (lang === "zh")) {
       if (add(/[?？]$/.test(section) ? section : `${section}?`, p)) continue;
@@ -170,6 +188,31 @@ export function offlineFollowUps(question: string, answer: string, passages: rea
 }
 
 const FOLLOW_UP_TIMEOUT_MS = 15_000;
+
+/**
+ * Offline suggestions checked against the library: each candidate is searched, and only those whose search
+ * returns the passage they were built from near the top are kept (the first MAX_FOLLOW_UPS of them).
+ */
+export async function verifiedOfflineFollowUps(
+  question: string,
+  answer: string,
+  passages: readonly Passage[],
+  search: (query: string) => Promise<readonly { chunk_id: string }[] | null>,
+  locale?: string,
+): Promise<FollowUp[]> {
+  const candidates = offlineFollowUps(question, answer, passages, locale, MAX_CANDIDATES);
+  const kept = await Promise.all(
+    candidates.map(async (c) => {
+      try {
+        const found = await search(c.question);
+        return !!found?.slice(0, VERIFY_RANK).some((r) => r.chunk_id === c.from);
+      } catch {
+        return false;
+      }
+    }),
+  );
+  return candidates.filter((_, i) => kept[i]).slice(0, MAX_FOLLOW_UPS);
+}
 
 export const FOLLOW_UP_INSTRUCTIONS = `You suggest follow-up questions for a knowledge-base chat.
 Write 3 short questions the user might ask next, each answered by the passages below, in the language of the user's question.
@@ -196,7 +239,9 @@ export async function modelFollowUps(
       prompt: `Question: ${question}\n\nAnswer: ${answer.slice(0, 2000)}\n\nPassages:\n${context}`,
       maxOutputTokens: 300,
       maxRetries: 0,
-      abortSignal: signal ? AbortSignal.any([signal, AbortSignal.timeout(FOLLOW_UP_TIMEOUT_MS)]) : AbortSignal.timeout(FOLLOW_UP_TIMEOUT_MS),
+      abortSignal: signal
+        ? AbortSignal.any([signal, AbortSignal.timeout(FOLLOW_UP_TIMEOUT_MS)])
+        : AbortSignal.timeout(FOLLOW_UP_TIMEOUT_MS),
     });
     const lines = text
       .split("\n")

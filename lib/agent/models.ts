@@ -45,7 +45,8 @@ export async function availableModels(config: AppConfig["chat"]): Promise<ModelC
     others = config.models;
   } else {
     const key = `${config.baseURL}|${config.apiKey}`;
-    if (!cached || cached.key !== key || Date.now() - cached.at > LIST_TTL_MS) cached = { key, at: Date.now(), models: listedByEndpoint(config) };
+    if (!cached || cached.key !== key || Date.now() - cached.at > LIST_TTL_MS)
+      cached = { key, at: Date.now(), models: listedByEndpoint(config) };
     others = await cached.models;
   }
   return { default: config.model, models: [...new Set([config.model, ...others])].slice(0, MAX_MODELS) };

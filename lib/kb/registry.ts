@@ -7,15 +7,22 @@ import { credentialFromRow, credentialToRow, lastUseRecorder } from "@/lib/auth/
 import { setFlag } from "@/lib/auth/set-flag";
 import { type AccessToken, findToken, type TokenScope } from "@/lib/auth/tokens";
 import { openSideTables, type Store, serialQueue, versionCached } from "@/lib/store";
-import type { SideTable } from "@/lib/store/tables";
 import { sqlEq } from "@/lib/store/sql";
+import type { SideTable } from "@/lib/store/tables";
 import type { KbRecord } from "./types";
 
 const REGISTRY_TABLES = { kbs: "kbs", tokens: "tokens" } as const;
 
 const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
 
-const kbsSchema = new Schema([str("name"), str("title"), str("description"), str("created_at"), str("updated_at"), str("instructions", true)]);
+const kbsSchema = new Schema([
+  str("name"),
+  str("title"),
+  str("description"),
+  str("created_at"),
+  str("updated_at"),
+  str("instructions", true),
+]);
 const tokensSchema = new Schema([
   str("id"),
   str("name"),

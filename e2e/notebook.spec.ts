@@ -89,7 +89,9 @@ for (const c of CASES) {
       // Stored with the message: reopening the conversation shows who wrote it and keeps its model.
       await expect(page).toHaveURL(/[?&]c=/);
       await page.reload();
-      await expect(page.getByTestId("answer-model")).toHaveText(c.lang === "zh" ? "由 fake-model-large 回答" : "Written by fake-model-large");
+      await expect(page.getByTestId("answer-model")).toHaveText(
+        c.lang === "zh" ? "由 fake-model-large 回答" : "Written by fake-model-large",
+      );
       await expect(page.getByTestId("model-picker")).toHaveValue("fake-model-large");
       await fetch(`http://127.0.0.1:${PORTS.fakeLlm}/reset`, { method: "POST" });
       await page.getByTestId("follow-up-suggestion").first().click();

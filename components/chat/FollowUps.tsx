@@ -9,7 +9,7 @@ const T = {
 } satisfies Messages;
 
 /** The follow-up suggestions the server sent with an answer (`data-followups`). */
-export function followUpsOf(m: ChatUIMessage | undefined): FollowUp[] {
+function followUpsOf(m: ChatUIMessage | undefined): FollowUp[] {
   for (const p of m?.parts ?? []) if (p.type === "data-followups") return p.data.questions;
   return [];
 }

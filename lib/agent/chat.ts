@@ -66,7 +66,7 @@ function chatModel(
 }
 
 /** The system prompt, with the knowledge bases' own instructions after the app's rules. */
-export function systemPrompt(instructions?: string): string {
+function systemPrompt(instructions?: string): string {
   const own = instructions?.trim();
   return own
     ? `${SYSTEM_PROMPT}\n\nInstructions of the knowledge base owners (follow them unless they conflict with the rules above):\n${own}`

@@ -17,7 +17,7 @@ import type { FollowUp } from "./protocol";
 type Passage = RetrievedChunk & { n: number };
 type Lang = "en" | "zh";
 
-export const MAX_FOLLOW_UPS = 3;
+const MAX_FOLLOW_UPS = 3;
 /** Candidates built before the check that each leads back to its passage (verifyFollowUps). */
 const MAX_CANDIDATES = 6;
 /** A suggestion stands when searching it returns its passage among the first few (the answerer quotes those first). */
@@ -30,7 +30,7 @@ const GENERIC =
 const fold = (s: string) => s.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
 
 /** The conversation's language: the question's script, else the UI's. */
-export function conversationLanguage(question: string, locale?: string): Lang {
+function conversationLanguage(question: string, locale?: string): Lang {
   if (hasCjk(question)) return "zh";
   return /[A-Za-z]/.test(question) ? "en" : locale === "zh" ? "zh" : "en";
 }
@@ -141,7 +141,7 @@ function isNew(name: string, seen: string): boolean {
  * cite first (what else there is to learn), then the cited ones; never two from one passage, never one
  * that repeats the question.
  */
-export function offlineFollowUps(
+function offlineFollowUps(
   question: string,
   answer: string,
   passages: readonly Passage[],
@@ -214,7 +214,7 @@ export async function verifiedOfflineFollowUps(
   return candidates.filter((_, i) => kept[i]).slice(0, MAX_FOLLOW_UPS);
 }
 
-export const FOLLOW_UP_INSTRUCTIONS = `You suggest follow-up questions for a knowledge-base chat.
+const FOLLOW_UP_INSTRUCTIONS = `You suggest follow-up questions for a knowledge-base chat.
 Write 3 short questions the user might ask next, each answered by the passages below, in the language of the user's question.
 One question per line, no numbering, nothing else.`;
 

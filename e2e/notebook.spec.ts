@@ -54,8 +54,9 @@ for (const c of CASES) {
       await expect(page.getByTestId("user-message").nth(1)).toContainText(texts[0]);
       const next = page.getByTestId("assistant-message").nth(1);
       await expect(next.getByTestId("copy-answer")).toBeVisible();
-      // Answered from the library: it cites a passage (a refusal cites none).
-      await expect(next.getByTestId("citation-chip").first()).toBeVisible();
+      // Answered from the library: it cites a passage or answers with an FAQ entry (a refusal does neither).
+      await expect(next.getByTestId("citation-chip").or(next.getByTestId("faq-answer")).first()).toBeVisible();
+      await expect(next).not.toContainText(c.lang === "zh" ? "知识库中没有找到" : "does not contain an answer");
       // The new answer brings its own suggestions.
       await expect(page.getByTestId("follow-up-suggestion").first()).toBeVisible();
       await expect(page.getByTestId("model-picker")).toHaveCount(0);
@@ -134,7 +135,8 @@ test.describe("custom instructions", () => {
 
   for (const c of CASES) {
     test(`edited on /kbs (${c.lang}), stored with the knowledge base and sent in the model's system prompt`, async ({ browser }) => {
-      const page = await browser.newPage({ locale: c.locale });
+      const context = await browser.newContext({ locale: c.locale });
+      const page = await context.newPage();
       const rule = c.lang === "zh" ? "请用正式的中文回答，不回答薪资问题。" : "Answer formally. Refuse questions about salaries.";
       await page.goto(`${LLM}/kbs`);
       const card = page.locator(`[data-testid="kb-card"][data-kb="${kb}"]`);
@@ -157,7 +159,7 @@ test.describe("custom instructions", () => {
         expect(r.system).toContain("You are the assistant of a knowledge base");
         expect(r.system).toContain(rule);
       }
-      await page.close();
+      await context.close();
     });
   }
 });

@@ -82,7 +82,6 @@ function citationsOf(events: Record<string, unknown>[]): Citation[] {
 /** Asks the suggestion and says whether the answer cites the passage it came from. */
 async function answersFromItsPassage(s: FollowUp): Promise<boolean> {
   const turn = await askChat(mcp.url, [{ role: "user", content: s.question }]);
-    console.log(JSON.stringify({ q: s, text: turn.text, c: citationsOf(turn.events).map((c) => [c.n, c.chunk_id, c.heading]) }));
   if (isRefusal(turn.text)) return false;
   const cited = new Set(citedNumbers(turn.text));
   return citationsOf(turn.events).some((c) => c.chunk_id === s.from && cited.has(c.n));

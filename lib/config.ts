@@ -114,6 +114,8 @@ export function getConfig() {
       apiKey: process.env.OPENAI_API_KEY || undefined,
       baseURL: process.env.OPENAI_BASE_URL || undefined,
       model: process.env.CHAT_MODEL || "gpt-4o-mini",
+      /** Models the user may pick per conversation (CHAT_MODEL first); empty: the endpoint's /v1/models list. */
+      models: listEnv("CHAT_MODELS"),
       maxSteps: intEnv("CHAT_MAX_STEPS", 4),
       /** Conversation memory: at most this many turns (the current one included)… */
       historyTurns: intEnv("CHAT_HISTORY_TURNS", 8),

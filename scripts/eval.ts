@@ -130,7 +130,12 @@ function ablationRow(label: string, r: Awaited<ReturnType<typeof askAll>>, base:
 }
 
 // `--chat`: answer quality through the chat instead of retrieval quality (scripts/eval-chat.ts).
-const run = process.argv.includes("--chat") ? () => import("./eval-chat").then((m) => m.main()) : main;
+// `--follow-ups`: the offline follow-up suggestions (scripts/eval-followups.ts).
+const run = process.argv.includes("--chat")
+  ? () => import("./eval-chat").then((m) => m.main())
+  : process.argv.includes("--follow-ups")
+    ? () => import("./eval-followups").then((m) => m.main())
+    : main;
 run().then(
   (code) => process.exit(code),
   (err) => {

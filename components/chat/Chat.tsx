@@ -10,8 +10,7 @@ import { authHeaders } from "@/components/api";
 import { ConnectButton } from "@/components/connect/ConnectButton";
 import type { ShareInfo } from "@/components/connect/share-info";
 import { AddDocumentsButton, DocumentDropZone } from "@/components/documents/DocumentDropZone";
-import { DocumentView } from "@/components/documents/DocumentView";
-import { useMessages } from "@/components/i18n";
+import { useLocale, useMessages } from "@/components/i18n";
 import { KbFilter } from "@/components/kbs/KbFilter";
 import { KbsLink } from "@/components/kbs/KbsLink";
 import { Preferences } from "@/components/Preferences";
@@ -23,10 +22,14 @@ import { type Branch, setConversationInUrl, useConversationSaving } from "./conv
 import { conversationApi } from "./conversations-api";
 import { EmptyState } from "./EmptyState";
 import { ErrorNotice } from "./ErrorNotice";
+import { FollowUps } from "./FollowUps";
 import { MessageView, messageAnswerText } from "./MessageView";
+import { ModelPicker, useConversationModel } from "./ModelPicker";
 import { Shortcuts } from "./Shortcuts";
+import { type OpenSource, SourceSidePanel } from "./SourceSidePanel";
 import { type SourceViewer, SourceViewerContext } from "./source-viewer";
 import { fill, T } from "./strings";
+import { useFollowScroll } from "./use-follow-scroll";
 import type { Versions } from "./VersionSwitch";
 
 // Headers are resolved per request, so an admin token entered later is used without a reload.
@@ -34,12 +37,6 @@ const transport = new DefaultChatTransport<ChatUIMessage>({ api: "/api/chat", he
 
 const NAV =
   "shrink-0 whitespace-nowrap rounded-lg px-2 py-1 text-sm text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800";
-
-/** When the reader last scrolled the chat themselves (one chat per page). */
-const userScrolledAt = { current: 0 };
-const markUserScroll = () => {
-  userScrolledAt.current = Date.now();
-};
 
 export function Chat({
   offline,
@@ -62,6 +59,8 @@ export function Chat({
   });
   // Every version of every turn (a tree, see lib/conversations/branches.ts); `messages` is the shown branch.
   const tree = useRef<Branch>([]);
+  const { model: chosenModel, pick: pickModel, reset: resetModel } = useConversationModel(messages);
+  const locale = useLocale();
   // Knowledge bases the chat searches (empty = all), sent with every request and saved with the conversation.
   const [kbs, setKbs] = useState<string[]>([]);
   const viewer = useViewer();
@@ -71,13 +70,12 @@ export function Chat({
   const [historyOpen, setHistoryOpen] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   // The document opened from a citation, beside the chat (wide screens).
-  const [source, setSource] = useState<{ documentId: string; chunkId: string; claim?: string } | null>(null);
+  const [source, setSource] = useState<OpenSource | null>(null);
+  const closeSource = useCallback(() => setSource(null), []);
   // The turn to show after opening a conversation from an address with `#m-<answer id>` (Back from a document).
   const turnToShow = useRef<string | null>(null);
+  const { scroller, content, pinnedToBottom, onScroll, followNext } = useFollowScroll(turnToShow, messages, status, error);
   const busy = status === "submitted" || status === "streaming";
-  const scroller = useRef<HTMLDivElement>(null);
-  const pinnedToBottom = useRef(true);
-  const content = useRef<HTMLDivElement>(null);
   const { conversationId, feedback, listVersion, opened, closed, saveKbs, rate, isOpen } = useConversationSaving({
     tree,
     messages,
@@ -93,6 +91,7 @@ export function Chat({
         opened(id, tree.current, conversation.feedback);
         setMessages(activePath(tree.current));
         setKbs(conversation.kbs);
+        resetModel();
         setNotice(null);
         pinnedToBottom.current = true;
       } catch {
@@ -100,7 +99,7 @@ export function Chat({
         setConversationInUrl(null);
       }
     },
-    [opened, setMessages, t.conversationMissing],
+    [opened, setMessages, t.conversationMissing, resetModel, pinnedToBottom],
   );
 
   // Once, on arrival: the conversation and turn the URL names (a Back from a document page lands here).
@@ -114,58 +113,6 @@ export function Chat({
     if (id) void open(id);
   }, [open]);
 
-  // Follows the conversation as it grows (down to the last answer's sources and actions) unless the reader
-  // scrolled up; after Back from a document, shows the turn the citation was opened from.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: scroll again whenever the conversation grows
-  useEffect(() => {
-    const el = scroller.current;
-    if (!el) return;
-    const turn = turnToShow.current && document.getElementById(turnToShow.current);
-    if (turn) {
-      turnToShow.current = null;
-      pinnedToBottom.current = false;
-      turn.scrollIntoView({ block: "start" });
-      return;
-    }
-    if (!pinnedToBottom.current) return;
-    el.scrollTop = el.scrollHeight;
-    // The sources and the action row appear a moment after the text settles (layout, fonts): follow them too.
-    const id = requestAnimationFrame(() => {
-      if (pinnedToBottom.current) el.scrollTop = el.scrollHeight;
-    });
-    return () => cancelAnimationFrame(id);
-  }, [messages, status, error]);
-  // Whatever grows after a render (sources, the action row, fonts, highlighted code) is followed too.
-  useEffect(() => {
-    const el = scroller.current;
-    const inner = content.current;
-    if (!el || !inner) return;
-    const observer = new ResizeObserver(() => {
-      if (pinnedToBottom.current && !turnToShow.current) el.scrollTop = el.scrollHeight;
-    });
-    observer.observe(inner);
-    // The reader's own scrolling (wheel, touch, keys, scrollbar): content growing between two renders must
-    // not look like "scrolled up".
-    const events = ["wheel", "touchmove", "keydown", "pointerdown"] as const;
-    for (const e of events) el.addEventListener(e, markUserScroll, { passive: true });
-    return () => {
-      observer.disconnect();
-      for (const e of events) el.removeEventListener(e, markUserScroll);
-    };
-  }, []);
-  // Escape closes the side panel, unless a dialog or citation card is open (Escape closes that first). Listened
-  // to in the capture phase, before the dialog's own handler takes it out of the page.
-  useEffect(() => {
-    if (!source) return;
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key !== "Escape" || document.querySelector('[role="dialog"]')) return;
-      const inPanel = document.querySelector('[data-testid="source-panel"]')?.contains(document.activeElement);
-      setSource(null);
-      if (inPanel) document.getElementById("chat-input")?.focus();
-    };
-    window.addEventListener("keydown", onKey, true);
-    return () => window.removeEventListener("keydown", onKey, true);
-  }, [source]);
   const sourceViewer: SourceViewer = {
     conversationPath: conversationId ? `/?c=${encodeURIComponent(conversationId)}` : null,
     open: (next) => {
@@ -183,15 +130,12 @@ export function Chat({
     [saveKbs],
   );
 
+  const body = () => ({ kbs, locale, ...(chosenModel ? { model: chosenModel } : {}) });
   const send = (text: string) => {
     if (busy) return;
     if (error) clearError();
-    // A new question is followed down to its answer: a click in the chat a moment ago (a citation) is not the
-    // reader scrolling away, nor is a turn a source was opened from still to be shown.
-    pinnedToBottom.current = true;
-    userScrolledAt.current = 0;
-    turnToShow.current = null;
-    void sendMessage({ text }, { body: { kbs } });
+    followNext();
+    void sendMessage({ text }, { body: body() });
   };
   /** Regenerating adds a version of the answer; the earlier ones (and the turns after them) stay. */
   const regenerateAnswer = (messageId?: string) => {
@@ -200,7 +144,7 @@ export function Chat({
     tree.current = mergePath(tree.current, messages);
     // What the earlier versions said, so the offline answerer offers the next-best passages instead.
     const avoid = messageId ? siblingsOf(tree.current, messageId).map(messageAnswerText) : [];
-    void regenerate({ ...(messageId ? { messageId } : {}), body: { kbs, ...(avoid.length ? { avoid } : {}) } });
+    void regenerate({ ...(messageId ? { messageId } : {}), body: { ...body(), ...(avoid.length ? { avoid } : {}) } });
   };
   /** An edited question is a new version of it: the original question and its answers stay. */
   const edit = (messageId: string, text: string) => {
@@ -210,7 +154,7 @@ export function Chat({
     const at = messages.findIndex((m) => m.id === messageId);
     if (at >= 0) setMessages(messages.slice(0, at));
     pinnedToBottom.current = true;
-    void sendMessage({ text }, { body: { kbs } });
+    void sendMessage({ text }, { body: body() });
   };
   const shownTree = busy ? tree.current : mergePath(tree.current, messages);
   const versionsOf = (id: string): Versions | undefined => {
@@ -231,6 +175,7 @@ export function Chat({
     clearError();
     setMessages([]);
     tree.current = [];
+    resetModel();
     closed();
     setNotice(null);
   };
@@ -365,16 +310,15 @@ export function Chat({
               {/* The question box comes first in the DOM (Tab reaches it before the example questions), last on screen. */}
               <div className="order-last border-t border-zinc-200 px-3 pt-3 pb-[max(0.75rem,env(safe-area-inset-bottom))] sm:px-5 dark:border-zinc-800">
                 <Composer busy={busy} onSend={send} onStop={() => void stop()} t={t} />
-                <p className="mx-auto mt-1.5 hidden max-w-3xl text-[11px] text-zinc-600 sm:block dark:text-zinc-400">{t.keyHint}</p>
+                <div className="mx-auto mt-1.5 flex max-w-3xl items-center gap-3">
+                  <ModelPicker value={chosenModel} onChange={pickModel} disabled={busy} />
+                  <p className="hidden text-[11px] text-zinc-600 sm:block dark:text-zinc-400">{t.keyHint}</p>
+                </div>
               </div>
               <div
                 ref={scroller}
-                // Only the reader's own scrolling unpins the view (see the effect that marks it).
-                onScroll={(e) => {
-                  if (Date.now() - userScrolledAt.current > 800) return;
-                  const el = e.currentTarget;
-                  pinnedToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
-                }}
+                // Only the reader's own scrolling unpins the view (see use-follow-scroll.ts).
+                onScroll={onScroll}
                 className="flex-1 overflow-y-auto"
               >
                 <div ref={content} data-testid="messages" className="mx-auto flex max-w-3xl flex-col gap-6 px-3 py-6 sm:px-5">
@@ -400,39 +344,13 @@ export function Chat({
                       stopped={stopped.has(m.id)}
                     />
                   ))}
+                  {!busy && <FollowUps message={last} onAsk={send} />}
                   {waitingForFirstPart && <p className="animate-pulse text-sm text-zinc-600 dark:text-zinc-400">{t.thinking}</p>}
                   {error && <ErrorNotice error={error} t={t} onRetry={() => regenerateAnswer()} />}
                 </div>
               </div>
             </main>
-            {source && (
-              <aside
-                aria-label={t.sourcePanel}
-                data-testid="source-panel"
-                className="hidden w-[42%] max-w-2xl shrink-0 flex-col border-l border-zinc-200 lg:flex dark:border-zinc-800"
-              >
-                <div className="flex items-center justify-between border-b border-zinc-200 px-3 py-1.5 dark:border-zinc-800">
-                  <a
-                    href={`/documents/${encodeURIComponent(source.documentId)}?chunk=${encodeURIComponent(source.chunkId)}`}
-                    className="text-xs text-blue-800 underline dark:text-blue-300"
-                  >
-                    {t.openFullPage}
-                  </a>
-                  <button type="button" data-testid="source-panel-close" onClick={() => setSource(null)} className={NAV}>
-                    {t.close} ×
-                  </button>
-                </div>
-                <div className="min-h-0 flex-1 overflow-y-auto">
-                  <DocumentView
-                    key={`${source.documentId}:${source.chunkId}:${source.claim ?? ""}`}
-                    id={source.documentId}
-                    chunkId={source.chunkId}
-                    claim={source.claim}
-                    embedded
-                  />
-                </div>
-              </aside>
-            )}
+            {source && <SourceSidePanel source={source} t={t} onClose={closeSource} />}
           </div>
         </div>
       </DocumentDropZone>

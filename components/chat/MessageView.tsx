@@ -11,6 +11,7 @@ import { MAX_NOTE_CHARS } from "@/lib/conversations/schema";
 import { faqIdOfChunk } from "@/lib/faq/types";
 import { Answer } from "./Answer";
 import type { Feedback } from "./conversations-api";
+import { AnswerModel } from "./ModelPicker";
 import { SourcesPanel } from "./SourcesPanel";
 import { TurnContext } from "./source-viewer";
 import { answerWithReferences, displayCitations, repeatsFaq, supportByChunk } from "./sources";
@@ -305,6 +306,7 @@ function AssistantMessage({ m, t, streaming, busy, feedback, onRegenerate, onFee
             </button>
             {onFeedback && <FeedbackButtons messageId={m.id} feedback={feedback} t={t} onFeedback={onFeedback} />}
             {question && <PromoteToFaq question={question} answer={text} citations={cited} />}
+            <AnswerModel m={m} />
           </div>
         )}
       </TurnContext.Provider>

@@ -2,11 +2,11 @@
 
 import { useState } from "react";
 import { buttonClass, Field, inputClass, primaryButtonClass, SubmitForm } from "@/components/ui";
-import { MAX_KB_DESCRIPTION_CHARS, MAX_KB_NAME_CHARS, MAX_KB_TITLE_CHARS } from "@/lib/kb/names";
+import { MAX_KB_DESCRIPTION_CHARS, MAX_KB_INSTRUCTIONS_CHARS, MAX_KB_NAME_CHARS, MAX_KB_TITLE_CHARS } from "@/lib/kb/names";
 import type { KnowledgeBase } from "@/lib/kb/types";
 import type { KbMessages } from "./messages";
 
-export type KbPatch = { name?: string; title?: string; description?: string };
+export type KbPatch = { name?: string; title?: string; description?: string; instructions?: string };
 
 /** Rename and describe one knowledge base; saves only what changed (nothing changed: just closes). */
 export function KbEditForm({
@@ -22,7 +22,7 @@ export function KbEditForm({
   onSave: (patch: KbPatch) => void;
   onCancel: () => void;
 }) {
-  const [form, setForm] = useState({ name: kb.name, title: kb.title, description: kb.description });
+  const [form, setForm] = useState({ name: kb.name, title: kb.title, description: kb.description, instructions: kb.instructions ?? "" });
   return (
     <SubmitForm
       className="grid gap-2"
@@ -31,6 +31,7 @@ export function KbEditForm({
         if (form.name.trim() !== kb.name) patch.name = form.name.trim();
         if (form.title !== kb.title) patch.title = form.title;
         if (form.description !== kb.description) patch.description = form.description;
+        if (form.instructions !== (kb.instructions ?? "")) patch.instructions = form.instructions;
         if (Object.keys(patch).length === 0) return onCancel();
         onSave(patch);
       }}
@@ -65,6 +66,18 @@ export function KbEditForm({
           onChange={(e) => setForm({ ...form, description: e.target.value })}
           className={inputClass}
         />
+      </Field>
+      <Field label={t.instructions}>
+        <textarea
+          data-testid="kb-edit-instructions"
+          value={form.instructions}
+          rows={3}
+          maxLength={MAX_KB_INSTRUCTIONS_CHARS}
+          placeholder={t.instructionsHint}
+          onChange={(e) => setForm({ ...form, instructions: e.target.value })}
+          className={inputClass}
+        />
+        <span className="mt-1 block text-xs text-zinc-600 dark:text-zinc-400">{t.instructionsNote}</span>
       </Field>
       <div className="flex gap-2">
         <button type="submit" data-testid="kb-save" disabled={busy} className={primaryButtonClass}>

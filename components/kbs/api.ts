@@ -13,7 +13,7 @@ export const kbApi = {
   list: () => apiFetch<{ kbs: KnowledgeBase[]; access: { requireToken: boolean } }>("/api/kbs"),
   create: (body: { name: string; title?: string; description?: string }) =>
     apiFetch<{ kb: KnowledgeBase }>("/api/kbs", { method: "POST", body }),
-  update: (name: string, body: { name?: string; title?: string; description?: string }) =>
+  update: (name: string, body: { name?: string; title?: string; description?: string; instructions?: string }) =>
     apiFetch<{ kb: KnowledgeBase }>(`/api/kbs/${encodeURIComponent(name)}`, { method: "PATCH", body }),
   remove: (name: string) => apiFetch<{ documents: number }>(`/api/kbs/${encodeURIComponent(name)}`, { method: "DELETE" }),
 };

@@ -22,7 +22,11 @@ export function withFakeModelApp(): { mcp: () => Client } {
   return { mcp: () => mcp };
 }
 
-/** What the fake model received since the last reset. */
-export async function fakeRequests(): Promise<RecordedRequest[]> {
-  return (await fetch(`${FAKE_MODEL}/requests`)).json();
+/**
+ * What the fake model received since the last reset: the requests that answer the question, and with
+ * `followUps` also the follow-up suggestion request each answer ends with.
+ */
+export async function fakeRequests({ followUps = false } = {}): Promise<RecordedRequest[]> {
+  const all = (await (await fetch(`${FAKE_MODEL}/requests`)).json()) as RecordedRequest[];
+  return followUps ? all : all.filter((r) => !r.system.startsWith("You suggest follow-up questions"));
 }

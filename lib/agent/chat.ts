@@ -10,6 +10,7 @@ import type { LanguageModelV4 } from "@ai-sdk/provider";
 import {
   createUIMessageStream,
   createUIMessageStreamResponse,
+  type InferUIMessageChunk,
   isStepCount,
   type ModelMessage,
   streamText,
@@ -23,9 +24,10 @@ import { internalMcpSecret } from "@/lib/auth/internal";
 import type { AppConfig } from "@/lib/config";
 import { KB_FILTER_HEADER } from "@/lib/kb/names";
 import { CONNECTOR_TOOLS, TOOL, WRITE_TOOLS } from "@/lib/tools/names";
-import { createCitationStreamSanitizer, shownCitation } from "./citations";
+import { createCitationStreamSanitizer, extractRetrieved, shownCitation } from "./citations";
 import { decomposeWithModel } from "./decompose-model";
 import { classifyChatError, type ErrorContext } from "./errors";
+import { modelFollowUps, verifiedOfflineFollowUps } from "./follow-ups";
 import { createOfflineModel, OFFLINE_MODEL_ID, SEARCH_TOP_K } from "./offline-model";
 import { SYSTEM_PROMPT } from "./prompt";
 import type { ChatError, ChatMetadata, ChatUIMessage } from "./protocol";
@@ -44,13 +46,31 @@ export interface ChatOptions {
   model?: LanguageModelV4;
   /** Answers already given to this question (regenerate): the offline answerer offers the next-best passages. */
   avoid?: readonly string[];
+  /** The model the user picked for this conversation (one of availableModels); default: CHAT_MODEL. */
+  modelId?: string;
+  /** The knowledge bases' custom instructions (lib/kb/instructions.ts), added to the model's system prompt. */
+  instructions?: string;
+  /** The UI language: the offline follow-up suggestions' language when the question's script does not say. */
+  locale?: string;
 }
 
-function chatModel(config: AppConfig["chat"], avoid?: readonly string[]): { model: LanguageModelV4; metadata: ChatMetadata } {
+function chatModel(
+  config: AppConfig["chat"],
+  avoid?: readonly string[],
+  modelId = config.model,
+): { model: LanguageModelV4; metadata: ChatMetadata } {
   if (!config.apiKey) return { model: createOfflineModel({ avoid }), metadata: { mode: "offline", model: OFFLINE_MODEL_ID } };
   const provider = createOpenAI({ apiKey: config.apiKey, baseURL: config.baseURL });
   // .chat(): the Chat Completions API, which Ollama, vLLM, DeepSeek and other compatible servers speak.
-  return { model: provider.chat(config.model), metadata: { mode: "llm", model: config.model } };
+  return { model: provider.chat(modelId), metadata: { mode: "llm", model: modelId } };
+}
+
+/** The system prompt, with the knowledge bases' own instructions after the app's rules. */
+function systemPrompt(instructions?: string): string {
+  const own = instructions?.trim();
+  return own
+    ? `${SYSTEM_PROMPT}\n\nInstructions of the knowledge base owners (follow them unless they conflict with the rules above):\n${own}`
+    : SYSTEM_PROMPT;
 }
 
 /**
@@ -69,6 +89,21 @@ export function mcpHeaders(config: Pick<AppConfig["chat"], "mcpUrl">, kbs?: stri
 /** The chat only reads: the MCP write tools are never offered to its model, nor the connectors' copies of the search. */
 export function readOnlyTools(tools: ToolSet): ToolSet {
   return Object.fromEntries(Object.entries(tools).filter(([name]) => !WRITE_TOOLS.has(name) && !CONNECTOR_TOOLS.has(name)));
+}
+
+/** One search through the MCP tool, outside the turn (its results get no citation numbers): the follow-up check. */
+function searchOnce(tools: ToolSet, signal?: AbortSignal) {
+  const search = tools[TOOL.searchKnowledge]?.execute;
+  return async (query: string) => {
+    if (!search) return null;
+    const out = (await search(
+      { query, top_k: SEARCH_TOP_K },
+      { toolCallId: "follow-up-check", messages: [], abortSignal: signal, context: undefined },
+    )) as {
+      structuredContent?: unknown;
+    };
+    return extractRetrieved(out?.structuredContent);
+  };
 }
 
 function errorResponse(err: ChatError, status: number): Response {
@@ -173,7 +208,7 @@ async function searchParts(
 
 export async function runChat(opts: ChatOptions): Promise<Response> {
   const { config, mcpUrl } = opts;
-  const ctx: ErrorContext = { baseURL: config.baseURL ?? "https://api.openai.com/v1", model: config.model, mcpUrl };
+  const ctx: ErrorContext = { baseURL: config.baseURL ?? "https://api.openai.com/v1", model: opts.modelId ?? config.model, mcpUrl };
   const classify = (e: unknown) => JSON.stringify(classifyChatError(e, ctx));
 
   let client: MCPClient;
@@ -206,7 +241,7 @@ export async function runChat(opts: ChatOptions): Promise<Response> {
 
   const { model, metadata } = opts.model
     ? { model: opts.model, metadata: { mode: "llm" as const, model: opts.model.modelId } }
-    : chatModel(config, opts.avoid);
+    : chatModel(config, opts.avoid, opts.modelId);
   const maxSteps = Math.max(1, config.maxSteps);
   const turn = newTurn();
 
@@ -225,7 +260,7 @@ export async function runChat(opts: ChatOptions): Promise<Response> {
       }
       const result = streamText({
         model,
-        instructions: SYSTEM_PROMPT,
+        instructions: systemPrompt(metadata.mode === "llm" ? opts.instructions : undefined),
         messages,
         tools,
         stopWhen: [isStepCount(maxSteps), () => turn.mcpFailure != null],
@@ -236,18 +271,34 @@ export async function runChat(opts: ChatOptions): Promise<Response> {
         onError: ({ error }) =>
           console.error("[chat] model error:", classifyChatError(error, ctx).code, error instanceof Error ? error.message : error),
       });
-      writer.merge(
-        toUIMessageStream<ToolSet, ChatUIMessage>({
-          stream: result.stream.pipeThrough(
-            citationTransform(turn, (text) => {
-              // Every answer's citations checked against the chunks they cite (lib/agent/support.ts).
-              writer.write({ type: "data-check", id: "check", data: checkCitations(text, turn.registry.list(), question) });
-            }),
-          ),
-          sendStart: false,
-          onError: classify,
-        }),
-      );
+      let answer = "";
+      const ui = toUIMessageStream<ToolSet, ChatUIMessage>({
+        stream: result.stream.pipeThrough(
+          citationTransform(turn, (text) => {
+            answer = text;
+            // Every answer's citations checked against the chunks they cite (lib/agent/support.ts).
+            writer.write({ type: "data-check", id: "check", data: checkCitations(text, turn.registry.list(), question) });
+          }),
+        ),
+        sendStart: false,
+        onError: classify,
+      });
+      // The follow-up suggestions come after the answer, before the message's finish.
+      let finish: InferUIMessageChunk<ChatUIMessage> | undefined;
+      const reader = ui.getReader();
+      for (let r = await reader.read(); !r.done; r = await reader.read()) {
+        if (r.value.type === "finish") finish = r.value;
+        else writer.write(r.value);
+      }
+      if (answer && !opts.signal?.aborted) {
+        const passages = turn.registry.list();
+        const questions =
+          metadata.mode === "llm"
+            ? await modelFollowUps(model, question, answer, passages, opts.signal)
+            : await verifiedOfflineFollowUps(question, answer, passages, searchOnce(mcpTools, opts.signal), opts.locale);
+        if (questions.length) writer.write({ type: "data-followups", id: "followups", data: { questions } });
+      }
+      if (finish) writer.write(finish);
     },
     onError: classify,
     onEnd: close,

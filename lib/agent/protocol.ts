@@ -13,6 +13,17 @@ interface CitationsData {
   citations: Citation[];
 }
 
+/** A suggested next question; `from`: the chunk the offline suggestion was built from (it answers it). */
+export interface FollowUp {
+  question: string;
+  from?: string;
+}
+
+/** `data-followups`: two or three suggested next questions, sent after the answer (lib/agent/follow-ups.ts). */
+interface FollowUpsData {
+  questions: FollowUp[];
+}
+
 /** `messageMetadata` of an answer. */
 export interface ChatMetadata {
   /** "offline": the embedded extractive answerer; "llm": an OpenAI-compatible model. */
@@ -23,7 +34,7 @@ export interface ChatMetadata {
 /** `data-check`: the citation check of the finished answer (lib/agent/support.ts): moved citations, unsupported sentences. */
 export type { CitationCheck } from "./support";
 
-export type ChatUIMessage = UIMessage<ChatMetadata, { citations: CitationsData; check: CitationCheck }>;
+export type ChatUIMessage = UIMessage<ChatMetadata, { citations: CitationsData; check: CitationCheck; followups: FollowUpsData }>;
 
 type ChatErrorCode =
   | "model_unreachable"

@@ -124,6 +124,7 @@ export interface KbPatch {
   name?: string;
   title?: string;
   description?: string;
+  instructions?: string;
 }
 
 export async function updateKnowledgeBase(store: Store, registry: Registry, name: string, patch: KbPatch): Promise<KnowledgeBase> {
@@ -133,6 +134,7 @@ export async function updateKnowledgeBase(store: Store, registry: Registry, name
     name: current.name,
     title: patch.title !== undefined ? patch.title.trim() || current.name : current.title,
     description: patch.description !== undefined ? patch.description.trim() : current.description,
+    instructions: patch.instructions !== undefined ? patch.instructions.trim() : current.instructions,
     createdAt: current.createdAt,
     updatedAt: now,
   };

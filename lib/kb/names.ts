@@ -8,6 +8,8 @@ export const KB_NAME_HTML_PATTERN = `[a-z0-9][a-z0-9_\\-]{0,${MAX_KB_NAME_CHARS 
 export const KB_NAME_PATTERN = new RegExp(`^${KB_NAME_HTML_PATTERN}$`);
 export const MAX_KB_TITLE_CHARS = 100;
 export const MAX_KB_DESCRIPTION_CHARS = 1000;
+/** Custom instructions: a few paragraphs of tone, language and what to refuse. */
+export const MAX_KB_INSTRUCTIONS_CHARS = 2000;
 
 /**
  * The one rule for a knowledge-base name wherever one comes in (upload field, CLI --kb, URL path, token
@@ -103,4 +105,16 @@ export function searchToolDescription(kb: { name: string; title: string; descrip
     " Returns the best passages in rank order, numbered [1], [2]… with document title, section and chunk_id; " +
     "cite them by number, and use read_document with a chunk_id to read more."
   );
+}
+
+/**
+ * The custom instructions of the knowledge bases a chat searches (`kbs`; none: all), each under its title, for
+ * the model's system prompt; empty when none has any.
+ */
+export function instructionsFor(all: readonly { name: string; title: string; instructions?: string }[], kbs?: readonly string[]): string {
+  const chosen = kbs?.length ? all.filter((k) => kbs.includes(k.name)) : all;
+  return chosen
+    .filter((k) => k.instructions?.trim())
+    .map((k) => `For ${k.title || k.name} (${k.name}):\n${k.instructions!.trim()}`)
+    .join("\n\n");
 }

@@ -8,13 +8,21 @@ import { setFlag } from "@/lib/auth/set-flag";
 import { type AccessToken, findToken, type TokenScope } from "@/lib/auth/tokens";
 import { openSideTables, type Store, serialQueue, versionCached } from "@/lib/store";
 import { sqlEq } from "@/lib/store/sql";
+import type { SideTable } from "@/lib/store/tables";
 import type { KbRecord } from "./types";
 
 const REGISTRY_TABLES = { kbs: "kbs", tokens: "tokens" } as const;
 
 const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
 
-const kbsSchema = new Schema([str("name"), str("title"), str("description"), str("created_at"), str("updated_at")]);
+const kbsSchema = new Schema([
+  str("name"),
+  str("title"),
+  str("description"),
+  str("created_at"),
+  str("updated_at"),
+  str("instructions", true),
+]);
 const tokensSchema = new Schema([
   str("id"),
   str("name"),
@@ -31,12 +39,20 @@ function rowToKb(r: Record<string, unknown>): KbRecord {
     name: String(r.name),
     title: String(r.title ?? ""),
     description: String(r.description ?? ""),
+    instructions: String(r.instructions ?? ""),
     createdAt: String(r.created_at),
     updatedAt: String(r.updated_at),
   };
 }
 function kbToRow(k: KbRecord) {
-  return { name: k.name, title: k.title, description: k.description, created_at: k.createdAt, updated_at: k.updatedAt };
+  return {
+    name: k.name,
+    title: k.title,
+    description: k.description,
+    created_at: k.createdAt,
+    updated_at: k.updatedAt,
+    instructions: k.instructions ?? "",
+  };
 }
 function rowToToken(r: Record<string, unknown>): AccessToken {
   return {
@@ -76,11 +92,24 @@ export interface Registry {
   revokeTokensOf(kb: string): Promise<void>;
 }
 
+/** A store made before custom instructions gets their column (empty); another process doing it at once is fine. */
+async function addInstructionsColumn(kbs: SideTable): Promise<void> {
+  const has = async () => (await kbs.table.schema()).fields.some((f) => f.name === "instructions");
+  if (await has()) return;
+  try {
+    await kbs.write((t) => t.addColumns([{ name: "instructions", valueSql: "CAST(NULL AS STRING)" }]));
+  } catch (err) {
+    await kbs.table.checkoutLatest();
+    if (!(await has())) throw err;
+  }
+}
+
 /** The registry in the side tables of `store`. */
 export async function openRegistry(store: Store, opts: { defaultKb?: string } = {}): Promise<Registry> {
   const { kbs, tokens } = await openSideTables(store, REGISTRY_TABLES, { kbs: kbsSchema, tokens: tokensSchema });
 
   const serialized = serialQueue();
+  await addInstructionsColumn(kbs);
 
   // Every MCP request reads both tables (token check, tool catalog).
   const allKbs = versionCached(kbs, async () =>

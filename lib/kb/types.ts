@@ -6,6 +6,8 @@ export interface KbRecord {
   title: string;
   /** What the knowledge base holds; models read it to decide when to search it. */
   description: string;
+  /** Custom instructions (tone, language, what to refuse) added to the chat model's system prompt. */
+  instructions?: string;
   createdAt: string;
   updatedAt: string;
 }

@@ -18,6 +18,7 @@ export const OFFLINE_CHAT: AppConfig["chat"] = {
   apiKey: undefined,
   baseURL: undefined,
   model: "offline",
+  models: [],
   maxSteps: 6,
   historyTurns: 8,
   historyChars: 12000,

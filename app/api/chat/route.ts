@@ -1,7 +1,9 @@
 import { runChat } from "@/lib/agent/chat";
 import { messageText, selectHistory, toPlainMessages } from "@/lib/agent/memory";
+import { pickModel } from "@/lib/agent/models";
 import { scopeKbs } from "@/lib/auth/scope";
 import { getConfig } from "@/lib/config";
+import { instructionsFor } from "@/lib/kb/names";
 import { MAX_QUESTION_CHARS } from "@/lib/limits";
 import { route } from "@/lib/server/route";
 import { AppError } from "@/lib/types";
@@ -31,5 +33,7 @@ export const POST = route({}, async ({ req, body, store, registry, principal }) 
   const mcpUrl = config.mcpUrl ?? ownMcpUrl(req);
   // A person's chat searches only what they may read: the MCP calls carry that scope (X-KB-Filter).
   const kbs = await scopeKbs(principal, await store(), await registry(), data.kbs);
-  return runChat({ config, messages, mcpUrl, kbs, signal: req.signal, avoid: data.avoid });
+  const modelId = await pickModel(config, data.model);
+  const instructions = config.apiKey ? instructionsFor(await (await registry()).listKbs(), kbs) : undefined;
+  return runChat({ config, messages, mcpUrl, kbs, signal: req.signal, avoid: data.avoid, modelId, instructions, locale: data.locale });
 });

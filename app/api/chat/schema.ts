@@ -17,4 +17,8 @@ export const chatRequestSchema = z.looseObject({
   kbs: kbListSchema.optional(),
   /** Regenerate: the answers already given to this question (the offline answerer then offers others). */
   avoid: z.array(z.string().max(20_000)).max(20).optional(),
+  /** The model picked for this conversation (one of /api/chat/models); omitted: CHAT_MODEL. */
+  model: z.string().min(1).max(200).optional(),
+  /** The UI language, for the offline follow-up suggestions when the question does not say. */
+  locale: z.enum(["en", "zh"]).optional(),
 });

@@ -10,11 +10,9 @@ import { authHeaders } from "@/components/api";
 import { ConnectButton } from "@/components/connect/ConnectButton";
 import type { ShareInfo } from "@/components/connect/share-info";
 import { AddDocumentsButton, DocumentDropZone } from "@/components/documents/DocumentDropZone";
-import { DocumentView } from "@/components/documents/DocumentView";
 import { useMessages } from "@/components/i18n";
 import { KbFilter } from "@/components/kbs/KbFilter";
 import { KbsLink } from "@/components/kbs/KbsLink";
-import { Preferences } from "@/components/Preferences";
 import type { ChatUIMessage } from "@/lib/agent/protocol";
 import { activePath, mergePath, normalizeTree, siblingsOf, switchTo } from "@/lib/conversations/branches";
 import { Composer } from "./Composer";
@@ -23,8 +21,12 @@ import { type Branch, setConversationInUrl, useConversationSaving } from "./conv
 import { conversationApi } from "./conversations-api";
 import { EmptyState } from "./EmptyState";
 import { ErrorNotice } from "./ErrorNotice";
-import { MessageView, messageAnswerText } from "./MessageView";
+import { ExportDialog } from "./ExportDialog";
+import { HistoryDrawer } from "./HistoryDrawer";
+import { MessageView } from "./MessageView";
+import { messageAnswerText } from "./message-parts";
 import { Shortcuts } from "./Shortcuts";
+import { type OpenSource, SourceSidePanel } from "./SourceSidePanel";
 import { type SourceViewer, SourceViewerContext } from "./source-viewer";
 import { fill, T } from "./strings";
 import type { Versions } from "./VersionSwitch";
@@ -71,7 +73,8 @@ export function Chat({
   const [historyOpen, setHistoryOpen] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   // The document opened from a citation, beside the chat (wide screens).
-  const [source, setSource] = useState<{ documentId: string; chunkId: string; claim?: string } | null>(null);
+  const [source, setSource] = useState<OpenSource | null>(null);
+  const closeSource = useCallback(() => setSource(null), []);
   // The turn to show after opening a conversation from an address with `#m-<answer id>` (Back from a document).
   const turnToShow = useRef<string | null>(null);
   const busy = status === "submitted" || status === "streaming";
@@ -153,19 +156,6 @@ export function Chat({
       for (const e of events) el.removeEventListener(e, markUserScroll);
     };
   }, []);
-  // Escape closes the side panel, unless a dialog or citation card is open (Escape closes that first). Listened
-  // to in the capture phase, before the dialog's own handler takes it out of the page.
-  useEffect(() => {
-    if (!source) return;
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key !== "Escape" || document.querySelector('[role="dialog"]')) return;
-      const inPanel = document.querySelector('[data-testid="source-panel"]')?.contains(document.activeElement);
-      setSource(null);
-      if (inPanel) document.getElementById("chat-input")?.focus();
-    };
-    window.addEventListener("keydown", onKey, true);
-    return () => window.removeEventListener("keydown", onKey, true);
-  }, [source]);
   const sourceViewer: SourceViewer = {
     conversationPath: conversationId ? `/?c=${encodeURIComponent(conversationId)}` : null,
     open: (next) => {
@@ -299,6 +289,9 @@ export function Chat({
                 </span>
               )
             )}
+            {conversationId && messages.length > 0 && !busy && (
+              <ExportDialog conversationId={conversationId} messages={messages} className={NAV} />
+            )}
             {messages.length > 0 && (
               <button type="button" data-testid="new-chat" onClick={newChat} className={`${NAV} ml-auto sm:order-last sm:ml-0`}>
                 {t.newChat}
@@ -335,31 +328,9 @@ export function Chat({
               {history}
             </aside>
             {historyOpen && (
-              <div className="fixed inset-0 z-40 flex lg:hidden" role="dialog" aria-modal="true" aria-label={t.history}>
-                <div className="flex h-full w-80 max-w-[85vw] flex-col bg-white shadow-xl dark:bg-zinc-950">
-                  <button
-                    type="button"
-                    data-testid="history-close"
-                    onClick={() => setHistoryOpen(false)}
-                    className={`${NAV} m-2 self-end`}
-                    // biome-ignore lint/a11y/noAutofocus: focus moves into the drawer that just opened
-                    autoFocus
-                  >
-                    {t.closeHistory} ×
-                  </button>
-                  <div className="px-3 pb-1">
-                    <Preferences />
-                  </div>
-                  <div className="min-h-0 flex-1">{history}</div>
-                </div>
-                <button
-                  type="button"
-                  aria-label={t.closeHistory}
-                  tabIndex={-1}
-                  className="flex-1 bg-black/40"
-                  onClick={() => setHistoryOpen(false)}
-                />
-              </div>
+              <HistoryDrawer t={t} nav={NAV} onClose={() => setHistoryOpen(false)}>
+                {history}
+              </HistoryDrawer>
             )}
             <main id="main" className="flex min-w-0 flex-1 flex-col">
               {/* The question box comes first in the DOM (Tab reaches it before the example questions), last on screen. */}
@@ -405,34 +376,7 @@ export function Chat({
                 </div>
               </div>
             </main>
-            {source && (
-              <aside
-                aria-label={t.sourcePanel}
-                data-testid="source-panel"
-                className="hidden w-[42%] max-w-2xl shrink-0 flex-col border-l border-zinc-200 lg:flex dark:border-zinc-800"
-              >
-                <div className="flex items-center justify-between border-b border-zinc-200 px-3 py-1.5 dark:border-zinc-800">
-                  <a
-                    href={`/documents/${encodeURIComponent(source.documentId)}?chunk=${encodeURIComponent(source.chunkId)}`}
-                    className="text-xs text-blue-800 underline dark:text-blue-300"
-                  >
-                    {t.openFullPage}
-                  </a>
-                  <button type="button" data-testid="source-panel-close" onClick={() => setSource(null)} className={NAV}>
-                    {t.close} ×
-                  </button>
-                </div>
-                <div className="min-h-0 flex-1 overflow-y-auto">
-                  <DocumentView
-                    key={`${source.documentId}:${source.chunkId}:${source.claim ?? ""}`}
-                    id={source.documentId}
-                    chunkId={source.chunkId}
-                    claim={source.claim}
-                    embedded
-                  />
-                </div>
-              </aside>
-            )}
+            {source && <SourceSidePanel source={source} onClose={closeSource} t={t} nav={NAV} />}
           </div>
         </div>
       </DocumentDropZone>

@@ -11,9 +11,12 @@ export const dynamic = "force-dynamic";
 const gone = "This share link does not exist or was revoked.";
 
 /** GET /api/shared/<token> — the shared conversation, read-only, for whoever may read every knowledge base it cites. */
-export const GET = route({ params: z.object({ token: shareTokenSchema }), notFound: gone }, async ({ params: { token }, store, principal }) => {
-  const share = await (await getShares(await store())).byToken(token);
-  const conversation = share && (await (await getConversations()).get(share.conversationId));
-  if (!conversation) throw new AppError("not_found", gone);
-  return { conversation: sharedView(principal, conversation) };
-});
+export const GET = route(
+  { params: z.object({ token: shareTokenSchema }), notFound: gone },
+  async ({ params: { token }, store, principal }) => {
+    const share = await (await getShares(await store())).byToken(token);
+    const conversation = share && (await (await getConversations()).get(share.conversationId));
+    if (!conversation) throw new AppError("not_found", gone);
+    return { conversation: sharedView(principal, conversation) };
+  },
+);

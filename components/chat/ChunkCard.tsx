@@ -1,8 +1,10 @@
 "use client";
 
 import { useLayoutEffect, useRef } from "react";
+import { useMessages } from "@/components/i18n";
 import { highlightParts, sectionPath } from "@/lib/agent/highlight";
 import type { Citation } from "@/lib/agent/protocol";
+import { S } from "./share-strings";
 import { SourceLink } from "./source-viewer";
 import { type ChatText, fill } from "./strings";
 
@@ -39,6 +41,7 @@ export function ChunkCard({
   /** After the document opened beside the chat (the citation card then closes). */
   onOpened?: () => void;
 }) {
+  const s = useMessages(S);
   const path = headingPath(c);
   const textRef = useRef<HTMLSpanElement>(null);
   // The chunk text scrolls inside the card: the highlighted sentence is brought into its middle.
@@ -69,6 +72,10 @@ export function ChunkCard({
       <span
         ref={textRef}
         data-testid="chunk-text"
+        // It scrolls: reachable and scrollable by keyboard, named for a screen reader.
+        role="group"
+        tabIndex={0}
+        aria-label={fill(s.passage, { title: c.document.title })}
         className="mt-2 block max-h-64 overflow-y-auto whitespace-pre-wrap break-words text-sm leading-relaxed text-zinc-700 dark:text-zinc-300"
       >
         <HighlightedText text={c.text} claim={claim} />

@@ -1,6 +1,6 @@
 import type { Messages } from "@/components/i18n";
 
-/** UI text of exporting, sharing and pinning a conversation. */
+/** UI text of exporting, sharing and pinning a conversation, and of a citation card's passage. */
 export const S = {
   en: {
     export: "Export",
@@ -28,6 +28,7 @@ export const S = {
     sharedFailed: "The shared conversation could not be loaded.",
     openApp: "Open Knowledge Chat",
     failed: "That did not work; try again.",
+    passage: "Passage from {title}",
   },
   zh: {
     export: "导出",
@@ -55,6 +56,7 @@ export const S = {
     sharedFailed: "无法加载分享的对话。",
     openApp: "打开知识库问答",
     failed: "操作失败，请重试。",
+    passage: "来自《{title}》的段落",
   },
 } satisfies Messages;
 

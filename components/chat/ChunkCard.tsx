@@ -72,8 +72,9 @@ export function ChunkCard({
       <span
         ref={textRef}
         data-testid="chunk-text"
-        // It scrolls: reachable and scrollable by keyboard, named for a screen reader.
+        // biome-ignore lint/a11y/useSemanticElements: a span, since the card sits inside an answer's paragraph; named for a screen reader
         role="group"
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: the passage scrolls, so it must be reachable and scrollable by keyboard
         tabIndex={0}
         aria-label={fill(s.passage, { title: c.document.title })}
         className="mt-2 block max-h-64 overflow-y-auto whitespace-pre-wrap break-words text-sm leading-relaxed text-zinc-700 dark:text-zinc-300"

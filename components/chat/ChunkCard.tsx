@@ -69,10 +69,10 @@ export function ChunkCard({
           {[path, c.page ? fill(t.page, { page: c.page }) : ""].filter(Boolean).join(" · ")}
         </span>
       )}
+      {/* biome-ignore lint/a11y/useSemanticElements: a span, since the card sits inside an answer's paragraph; a group so it can carry a name */}
       <span
         ref={textRef}
         data-testid="chunk-text"
-        // biome-ignore lint/a11y/useSemanticElements: a span, since the card sits inside an answer's paragraph; named for a screen reader
         role="group"
         // biome-ignore lint/a11y/noNoninteractiveTabindex: the passage scrolls, so it must be reachable and scrollable by keyboard
         tabIndex={0}

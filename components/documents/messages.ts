@@ -67,6 +67,8 @@ export const T = {
     expand: "Show",
     retry: "Retry",
     // The server's English message names the file and the limit; it is shown as is.
+    fromSource: "from source {name}",
+    aSource: "a source",
     err_unsupported_type: "{message}",
     err_content_mismatch: "{message}",
     err_too_large: "{message}",
@@ -147,6 +149,8 @@ export const T = {
     collapse: "收起",
     expand: "展开",
     retry: "重试",
+    fromSource: "来自数据源 {name}",
+    aSource: "某个数据源",
     err_unsupported_type: "不支持 {name} 的文件类型。支持的格式：{formats}",
     err_content_mismatch: "{name} 的内容与扩展名不符：文件可能已损坏，或并不是该格式。",
     err_too_large: "{name} 超出了大小限制（文件或其中的文字过多）。",

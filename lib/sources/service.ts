@@ -74,6 +74,19 @@ export async function sourceOf(store: Store, kb: string, id: string): Promise<So
   return found;
 }
 
+/** The name of the source each of these documents came from (documents of no source are left out). */
+export async function sourceNamesOf(store: Store, documentIds: readonly string[]): Promise<Map<string, string>> {
+  const sources = await getSourceStore(store);
+  const links = await sources.linksOf(documentIds);
+  const names = new Map((await sources.list()).map((s) => [s.id, s.name]));
+  const out = new Map<string, string>();
+  for (const [id, link] of links) {
+    const name = names.get(link.sourceId);
+    if (name) out.set(id, name);
+  }
+  return out;
+}
+
 /** Adds a source to `kb` and starts its first sync in the background. Folders are for admins only. */
 export async function addSource(store: Store, kb: string, input: SourceInput, opts: { admin: boolean }): Promise<SourceRecord> {
   if (input.kind === "folder" && !opts.admin) throw new AppError("forbidden", "Only an admin may add a server folder as a source.");

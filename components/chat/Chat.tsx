@@ -261,7 +261,10 @@ export function Chat({
           >
             {t.skipToInput}
           </a>
-          <header className="flex flex-wrap items-center gap-x-2 gap-y-0.5 border-b border-zinc-200 px-2 py-1 sm:px-5 sm:py-1.5 dark:border-zinc-800">
+          <header
+            data-testid="chat-header"
+            className="flex flex-wrap items-center gap-x-2 gap-y-0.5 lg:flex-nowrap border-b border-zinc-200 px-2 py-1 sm:px-5 sm:py-1.5 dark:border-zinc-800"
+          >
             <button
               type="button"
               data-testid="history-open"
@@ -284,7 +287,7 @@ export function Chat({
               </span>
             ) : (
               model && (
-                <span className="hidden rounded-full bg-zinc-100 px-2 py-0.5 text-[11px] text-zinc-700 sm:inline dark:bg-zinc-800 dark:text-zinc-300">
+                <span className="hidden min-w-0 max-w-[12rem] truncate whitespace-nowrap rounded-full bg-zinc-100 px-2 py-0.5 text-[11px] text-zinc-700 sm:inline dark:bg-zinc-800 dark:text-zinc-300">
                   {fill(t.modelBadge, { model })}
                 </span>
               )
@@ -299,7 +302,7 @@ export function Chat({
             )}
             <nav
               aria-label={t.title}
-              className="-mx-1 flex w-full min-w-0 items-center gap-x-1 text-sm sm:mx-0 sm:ml-auto sm:w-auto sm:justify-end"
+              className="-mx-1 flex w-full min-w-0 items-center gap-x-1 text-sm sm:mx-0 sm:ml-auto sm:w-auto sm:justify-end lg:shrink"
             >
               <KbFilter value={kbs} onChange={changeKbs} />
               <AddDocumentsButton className={NAV} short />

@@ -31,5 +31,5 @@ export const POST = route({}, async ({ req, body, store, registry, principal }) 
   const mcpUrl = config.mcpUrl ?? ownMcpUrl(req);
   // A person's chat searches only what they may read: the MCP calls carry that scope (X-KB-Filter).
   const kbs = await scopeKbs(principal, await store(), await registry(), data.kbs);
-  return runChat({ config, messages, mcpUrl, kbs, signal: req.signal, avoid: data.avoid });
+  return runChat({ config, messages, mcpUrl, kbs, documents: data.documents, signal: req.signal, avoid: data.avoid });
 });

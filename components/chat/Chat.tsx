@@ -19,6 +19,7 @@ import { Composer } from "./Composer";
 import { ConversationList } from "./ConversationList";
 import { type Branch, setConversationInUrl, useConversationSaving } from "./conversation-saving";
 import { conversationApi } from "./conversations-api";
+import { DocumentScope } from "./DocumentScope";
 import { EmptyState } from "./EmptyState";
 import { ErrorNotice } from "./ErrorNotice";
 import { ExportDialog } from "./ExportDialog";
@@ -66,6 +67,8 @@ export function Chat({
   const tree = useRef<Branch>([]);
   // Knowledge bases the chat searches (empty = all), sent with every request and saved with the conversation.
   const [kbs, setKbs] = useState<string[]>([]);
+  // Documents the answers are limited to (empty = all): the sources picked for this conversation.
+  const [documents, setDocuments] = useState<string[]>([]);
   const viewer = useViewer();
   const { canWrite } = useAccess();
   // Uploads from the chat go to the first chosen knowledge base the person may write to (a non-admin's own first one).
@@ -181,7 +184,7 @@ export function Chat({
     pinnedToBottom.current = true;
     userScrolledAt.current = 0;
     turnToShow.current = null;
-    void sendMessage({ text }, { body: { kbs } });
+    void sendMessage({ text }, { body: { kbs, documents } });
   };
   /** Regenerating adds a version of the answer; the earlier ones (and the turns after them) stay. */
   const regenerateAnswer = (messageId?: string) => {
@@ -190,7 +193,7 @@ export function Chat({
     tree.current = mergePath(tree.current, messages);
     // What the earlier versions said, so the offline answerer offers the next-best passages instead.
     const avoid = messageId ? siblingsOf(tree.current, messageId).map(messageAnswerText) : [];
-    void regenerate({ ...(messageId ? { messageId } : {}), body: { kbs, ...(avoid.length ? { avoid } : {}) } });
+    void regenerate({ ...(messageId ? { messageId } : {}), body: { kbs, documents, ...(avoid.length ? { avoid } : {}) } });
   };
   /** An edited question is a new version of it: the original question and its answers stay. */
   const edit = (messageId: string, text: string) => {
@@ -200,7 +203,7 @@ export function Chat({
     const at = messages.findIndex((m) => m.id === messageId);
     if (at >= 0) setMessages(messages.slice(0, at));
     pinnedToBottom.current = true;
-    void sendMessage({ text }, { body: { kbs } });
+    void sendMessage({ text }, { body: { kbs, documents } });
   };
   const shownTree = busy ? tree.current : mergePath(tree.current, messages);
   const versionsOf = (id: string): Versions | undefined => {
@@ -221,6 +224,7 @@ export function Chat({
     clearError();
     setMessages([]);
     tree.current = [];
+    setDocuments([]);
     closed();
     setNotice(null);
   };
@@ -338,6 +342,7 @@ export function Chat({
             <main id="main" className="flex min-w-0 flex-1 flex-col">
               {/* The question box comes first in the DOM (Tab reaches it before the example questions), last on screen. */}
               <div className="order-last border-t border-zinc-200 px-3 pt-3 pb-[max(0.75rem,env(safe-area-inset-bottom))] sm:px-5 dark:border-zinc-800">
+                <DocumentScope value={documents} onChange={setDocuments} />
                 <Composer busy={busy} onSend={send} onStop={() => void stop()} t={t} />
                 <p className="mx-auto mt-1.5 hidden max-w-3xl text-[11px] text-zinc-600 sm:block dark:text-zinc-400">{t.keyHint}</p>
               </div>

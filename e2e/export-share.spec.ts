@@ -185,7 +185,10 @@ test.describe("a share link opened by other accounts", () => {
 
   test("opens for an account that may read every cited knowledge base, 403 for one that may not, 404 once revoked", async ({ browser }) => {
     const alice = await join(browser, "alice", "en-US");
-    await ask(alice, QUESTION.en);
+    const answered = await ask(alice, QUESTION.en);
+    // A reader is not offered what their role cannot do.
+    await expect(answered.getByTestId("copy-answer")).toBeVisible();
+    await expect(answered.getByTestId("promote-faq")).toHaveCount(0);
     await conversationIdOf(alice);
     const dialog = await openExport(alice);
     await dialog.getByTestId("share-create").click();
@@ -199,6 +202,14 @@ test.describe("a share link opened by other accounts", () => {
     await expect(bob.getByTestId("shared-answer")).toContainText("20");
     await expect(bob.getByTestId("shared-badge")).toHaveText("分享的对话 · 只读");
     await audit(bob, "shared conversation (zh)");
+
+    // On a phone, "Sign out" stays on one line.
+    await bob.setViewportSize({ width: 390, height: 800 });
+    await bob.goto(`${server.base}/`);
+    const signOut = bob.getByTestId("sign-out");
+    await expect(signOut).toBeVisible();
+    expect((await signOut.boundingBox())!.height).toBeLessThan(30);
+    await bob.goto(link);
 
     // Carol reads only finance: 403 from the API, and the page says why, without the conversation.
     const carol = await join(browser, "carol", "en-US");

@@ -189,7 +189,11 @@ test.describe("a share link opened by other accounts", () => {
     // A reader is not offered what their role cannot do.
     await expect(answered.getByTestId("copy-answer")).toBeVisible();
     await expect(answered.getByTestId("promote-faq")).toHaveCount(0);
-    await conversationIdOf(alice);
+    const conversation = await conversationIdOf(alice);
+    // Saved (the address names it as soon as the chat starts saving it).
+    await expect
+      .poll(async () => (await alice.request.get(`${server.base}/api/conversations/${conversation}`)).status(), { timeout: 60_000 })
+      .toBe(200);
     const dialog = await openExport(alice);
     await dialog.getByTestId("share-create").click();
     const link = await dialog.getByTestId("share-link").inputValue();

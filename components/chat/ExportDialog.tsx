@@ -15,7 +15,7 @@ interface Share {
 }
 
 const sharePath = (id: string) => `/api/conversations/${encodeURIComponent(id)}/share`;
-export const shareUrl = (token: string) => `${window.location.origin}/shared/${token}`;
+const shareUrl = (token: string) => `${window.location.origin}/shared/${token}`;
 
 const BUTTON = "rounded-lg border border-zinc-300 px-3 py-1.5 text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800";
 

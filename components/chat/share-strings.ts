@@ -59,5 +59,3 @@ export const S = {
     passage: "来自《{title}》的段落",
   },
 } satisfies Messages;
-
-export type ShareText = (typeof S)["en"];

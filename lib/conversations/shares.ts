@@ -15,7 +15,7 @@ const SHARES_TABLE = "conversation_shares";
 const str = (name: string) => new Field(name, new Utf8(), false);
 const sharesSchema = new Schema([str("token"), str("conversation_id"), str("created_at")]);
 
-export interface Share {
+interface Share {
   token: string;
   conversationId: string;
   createdAt: string;

@@ -16,6 +16,8 @@ export interface KnowledgeServerOptions {
   kb?: string;
   /** Restrict every tool to these knowledge bases (a token limited to one, the chat's selection). Never empty. */
   kbs?: readonly string[];
+  /** Restrict searches to these documents (the chat's picked sources, lib/tools/scope.ts). */
+  documents?: readonly string[];
   /** Where tools get the store; the HTTP route passes one that first waits for start-up indexing. */
   getStore?: () => Promise<Store>;
   /** The authenticated access token of the request, if any; write tools require a read-write one. */
@@ -35,6 +37,8 @@ export type ToolAudit = (action: AuditAction, fields: { kb: string; target: stri
 export interface ToolContext {
   /** Knowledge bases the tools may touch; undefined = all. */
   kbs?: readonly string[];
+  /** Documents searches are limited to; undefined = all. */
+  documents?: readonly string[];
   getStore: () => Promise<Store>;
   token: AccessToken | null;
   /** Catalog entries in scope (already filtered by `kbs`). */

@@ -18,6 +18,7 @@ import { KB_FILTER_HEADER } from "@/lib/kb/names";
 import { observeRequest } from "@/lib/metrics";
 import { readBodyBytes } from "@/lib/server/body";
 import { getStore } from "@/lib/store";
+import { DOCUMENT_FILTER_HEADER, decodeDocumentFilter } from "@/lib/tools/scope";
 import type { ToolAudit } from "./context";
 import { createMcpServer, type KnowledgeServerOptions } from "./index";
 
@@ -293,7 +294,8 @@ async function handleTimed(req: Request, options: McpHttpOptions): Promise<Respo
       void recordAudit(null, action, { ...fields, actor, actorId: ownerId, address: caller.address }, store).catch((err) =>
         console.error("[mcp] could not record an audit event:", err),
       );
-    return createMcpServer({ kb: options.kb, kbs, token, catalog, getStore: getStoreFn, audit });
+    const documents = decodeDocumentFilter(req.headers.get(DOCUMENT_FILTER_HEADER));
+    return createMcpServer({ kb: options.kb, kbs, documents, token, catalog, getStore: getStoreFn, audit });
   })().catch((err: unknown) => {
     console.error("[mcp] could not build the server:", err);
     return jsonRpcError(500, ErrorCode.InternalError, "Internal error");

@@ -115,7 +115,14 @@ function instructions(ctx: ToolContext, kbTools: string[]): string {
 export function createMcpServer(options: KnowledgeServerOptions = {}): McpServer {
   const kbs = scopeOf(options);
   const catalog = options.catalog && kbs ? options.catalog.filter((e) => kbs.includes(e.kb.name)) : options.catalog;
-  const ctx: ToolContext = { kbs, getStore: options.getStore ?? getStore, token: options.token ?? null, catalog, audit: options.audit };
+  const ctx: ToolContext = {
+    kbs,
+    documents: options.documents,
+    getStore: options.getStore ?? getStore,
+    token: options.token ?? null,
+    catalog,
+    audit: options.audit,
+  };
   const kbToolNames = [...searchToolNames((catalog ?? []).map((e) => e.kb.name)).values()];
   const server = new KnowledgeMcpServer(
     { name: SERVER_NAME, version: SERVER_VERSION },

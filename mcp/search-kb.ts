@@ -5,9 +5,9 @@ import { searchToolDescription, searchToolNames } from "@/lib/kb/names";
 import { READ_ONLY } from "./annotations";
 import * as citationView from "./citation-view";
 import { guarded, type ToolContext } from "./context";
-import { outputSchema, queryField, runSearch, topKField } from "./search-knowledge";
+import { documentsField, outputSchema, queryField, runSearch, topKField } from "./search-knowledge";
 
-const inputSchema = z.strictObject({ query: queryField, top_k: topKField });
+const inputSchema = z.strictObject({ query: queryField, top_k: topKField, documents: documentsField });
 
 /**
  * One search tool per knowledge base in scope, `search_<slug>`, described by the knowledge base's own

@@ -7,6 +7,7 @@ import { DEFAULT_TOP_K, MAX_TOP_K, searchKnowledge } from "@/lib/retrieve";
 import { hitContexts } from "@/lib/retrieve/context";
 import { formatSearchResults, toSearchResults } from "@/lib/tools/format";
 import { TOOL } from "@/lib/tools/names";
+import { documentIdsSchema, scopedDocuments } from "@/lib/tools/scope";
 import { searchOutputSchema } from "@/lib/tools/search-result";
 import { READ_ONLY } from "./annotations";
 import * as citationView from "./citation-view";
@@ -34,7 +35,13 @@ function kbField(kbNames?: readonly string[]) {
   return kbArgument(kbNames, `Only search this knowledge base${listed}. Omit to search all.`);
 }
 
-export const inputSchemaFor = perKbNames((kbNames) => z.strictObject({ query: queryField, top_k: topKField, kb: kbField(kbNames) }));
+export const documentsField = documentIdsSchema
+  .optional()
+  .describe("Only search these documents (ids from list_documents or earlier results). Omit to search all.");
+
+export const inputSchemaFor = perKbNames((kbNames) =>
+  z.strictObject({ query: queryField, top_k: topKField, kb: kbField(kbNames), documents: documentsField }),
+);
 
 const inputSchema = inputSchemaFor();
 
@@ -59,12 +66,14 @@ const config = {
 /** Runs a search and shapes the tool result (shared with the per-knowledge-base tools). */
 export async function runSearch(
   ctx: ToolContext,
-  args: { query: string; top_k: number },
+  args: { query: string; top_k: number; documents?: readonly string[] },
   kb: string | string[] | undefined,
 ): Promise<CallToolResult> {
   const store = await ctx.getStore();
-  const faqs = strongFaqs(store, args.query, kb); // in parallel with the passage search
-  const hits = await searchKnowledge(store, { query: args.query, topK: args.top_k, kb });
+  const documents = scopedDocuments(args.documents, ctx.documents);
+  // FAQ entries are no document: a search limited to picked documents leaves them out.
+  const faqs = documents ? Promise.resolve([]) : strongFaqs(store, args.query, kb); // in parallel with the passage search
+  const hits = await searchKnowledge(store, { query: args.query, topK: args.top_k, kb, documents });
   const results = withFaqsFirst(await faqs, toSearchResults(hits, await hitContexts(store, hits)), args.top_k);
   let text = formatSearchResults(results, args.query, typeof kb === "string" ? kb : undefined);
   if (results.length === 0 && typeof kb === "string" && !ctx.kbs && !ctx.catalog) {

@@ -6,16 +6,17 @@ import { publicBaseUrl } from "@/lib/config";
 import { searchKnowledge } from "@/lib/retrieve";
 import { passagePath } from "@/lib/tools/links";
 import { TOOL } from "@/lib/tools/names";
+import { scopedDocuments } from "@/lib/tools/scope";
 import { READ_ONLY } from "./annotations";
 import { guardedRead, type ToolContext, toolResult } from "./context";
-import { queryField } from "./search-knowledge";
+import { documentsField, queryField } from "./search-knowledge";
 
 const name = TOOL.search;
 
 /** How many passages `search` returns: the host reads them with `fetch`. */
 const RESULTS = 10;
 
-const inputSchema = z.strictObject({ query: queryField });
+const inputSchema = z.strictObject({ query: queryField, documents: documentsField });
 
 const outputSchema = z.object({
   results: z.array(
@@ -53,7 +54,8 @@ export function registerSearch(server: McpServer, ctx: ToolContext) {
     name,
     config,
     guardedRead(name, ctx, async (args, kb): Promise<CallToolResult> => {
-      const hits = await searchKnowledge(await ctx.getStore(), { query: args.query, topK: RESULTS, kb });
+      const documents = scopedDocuments(args.documents, ctx.documents);
+      const hits = await searchKnowledge(await ctx.getStore(), { query: args.query, topK: RESULTS, kb, documents });
       const results = hits.map((h) => ({
         id: h.chunk.id,
         title: titleWithHeading(h.document.title, h.chunk.heading),

@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { FORMAT_LIST } from "@/lib/parse/formats";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const read = (rel: string) => fs.readFileSync(path.join(ROOT, rel), "utf8");
@@ -257,6 +258,10 @@ function markdownFiles(): string[] {
 }
 
 describe("README.md and the documentation files", () => {
+  it("README.md and docs/getting-started.md name the formats of the one list (lib/parse/formats.ts)", () => {
+    for (const file of ["README.md", "docs/getting-started.md"]) expect(read(file).replace(/\s+/g, " "), file).toContain(FORMAT_LIST);
+  });
+
   it("README.md is at most 200 lines and starts with the two commands", () => {
     const readme = read("README.md");
     expect(readme.trimEnd().split("\n").length).toBeLessThanOrEqual(200);

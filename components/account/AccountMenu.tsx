@@ -60,7 +60,7 @@ export function AccountMenu({ compact = false }: { compact?: boolean }) {
             type="button"
             onClick={() => void signOut()}
             title={viewer.email ?? undefined}
-            className={navLinkClass}
+            className={`${navLinkClass} shrink-0 whitespace-nowrap`}
             data-testid="sign-out"
           >
             {t.signOut}

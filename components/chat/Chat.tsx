@@ -13,18 +13,21 @@ import { AddDocumentsButton, DocumentDropZone } from "@/components/documents/Doc
 import { useLocale, useMessages } from "@/components/i18n";
 import { KbFilter } from "@/components/kbs/KbFilter";
 import { KbsLink } from "@/components/kbs/KbsLink";
-import { Preferences } from "@/components/Preferences";
 import type { ChatUIMessage } from "@/lib/agent/protocol";
 import { activePath, mergePath, normalizeTree, siblingsOf, switchTo } from "@/lib/conversations/branches";
 import { Composer } from "./Composer";
 import { ConversationList } from "./ConversationList";
 import { type Branch, setConversationInUrl, useConversationSaving } from "./conversation-saving";
 import { conversationApi } from "./conversations-api";
+import { DocumentScope } from "./DocumentScope";
 import { EmptyState } from "./EmptyState";
 import { ErrorNotice } from "./ErrorNotice";
+import { ExportDialog } from "./ExportDialog";
 import { FollowUps } from "./FollowUps";
-import { MessageView, messageAnswerText } from "./MessageView";
+import { HistoryDrawer } from "./HistoryDrawer";
+import { MessageView } from "./MessageView";
 import { ModelPicker, useConversationModel } from "./ModelPicker";
+import { messageAnswerText } from "./message-parts";
 import { Shortcuts } from "./Shortcuts";
 import { type OpenSource, SourceSidePanel } from "./SourceSidePanel";
 import { type SourceViewer, SourceViewerContext } from "./source-viewer";
@@ -63,6 +66,8 @@ export function Chat({
   const locale = useLocale();
   // Knowledge bases the chat searches (empty = all), sent with every request and saved with the conversation.
   const [kbs, setKbs] = useState<string[]>([]);
+  // Documents the answers are limited to (empty = all): the sources picked for this conversation.
+  const [documents, setDocuments] = useState<string[]>([]);
   const viewer = useViewer();
   const { canWrite } = useAccess();
   // Uploads from the chat go to the first chosen knowledge base the person may write to (a non-admin's own first one).
@@ -130,7 +135,7 @@ export function Chat({
     [saveKbs],
   );
 
-  const body = () => ({ kbs, locale, ...(chosenModel ? { model: chosenModel } : {}) });
+  const body = () => ({ kbs, documents, locale, ...(chosenModel ? { model: chosenModel } : {}) });
   const send = (text: string) => {
     if (busy) return;
     if (error) clearError();
@@ -176,6 +181,7 @@ export function Chat({
     setMessages([]);
     tree.current = [];
     resetModel();
+    setDocuments([]);
     closed();
     setNotice(null);
   };
@@ -216,7 +222,10 @@ export function Chat({
           >
             {t.skipToInput}
           </a>
-          <header className="flex flex-wrap items-center gap-x-2 gap-y-0.5 border-b border-zinc-200 px-2 py-1 sm:px-5 sm:py-1.5 dark:border-zinc-800">
+          <header
+            data-testid="chat-header"
+            className="flex flex-wrap items-center gap-x-2 gap-y-0.5 lg:flex-nowrap border-b border-zinc-200 px-2 py-1 sm:px-5 sm:py-1.5 dark:border-zinc-800"
+          >
             <button
               type="button"
               data-testid="history-open"
@@ -239,10 +248,13 @@ export function Chat({
               </span>
             ) : (
               model && (
-                <span className="hidden rounded-full bg-zinc-100 px-2 py-0.5 text-[11px] text-zinc-700 sm:inline dark:bg-zinc-800 dark:text-zinc-300">
+                <span className="hidden min-w-0 max-w-[12rem] truncate whitespace-nowrap rounded-full bg-zinc-100 px-2 py-0.5 text-[11px] text-zinc-700 sm:inline dark:bg-zinc-800 dark:text-zinc-300">
                   {fill(t.modelBadge, { model })}
                 </span>
               )
+            )}
+            {conversationId && messages.length > 0 && !busy && (
+              <ExportDialog conversationId={conversationId} messages={messages} className={NAV} />
             )}
             {messages.length > 0 && (
               <button type="button" data-testid="new-chat" onClick={newChat} className={`${NAV} ml-auto sm:order-last sm:ml-0`}>
@@ -251,7 +263,7 @@ export function Chat({
             )}
             <nav
               aria-label={t.title}
-              className="-mx-1 flex w-full min-w-0 items-center gap-x-1 text-sm sm:mx-0 sm:ml-auto sm:w-auto sm:justify-end"
+              className="-mx-1 flex w-full min-w-0 items-center gap-x-1 text-sm sm:mx-0 sm:ml-auto sm:w-auto sm:justify-end lg:shrink"
             >
               <KbFilter value={kbs} onChange={changeKbs} />
               <AddDocumentsButton className={NAV} short />
@@ -280,35 +292,14 @@ export function Chat({
               {history}
             </aside>
             {historyOpen && (
-              <div className="fixed inset-0 z-40 flex lg:hidden" role="dialog" aria-modal="true" aria-label={t.history}>
-                <div className="flex h-full w-80 max-w-[85vw] flex-col bg-white shadow-xl dark:bg-zinc-950">
-                  <button
-                    type="button"
-                    data-testid="history-close"
-                    onClick={() => setHistoryOpen(false)}
-                    className={`${NAV} m-2 self-end`}
-                    // biome-ignore lint/a11y/noAutofocus: focus moves into the drawer that just opened
-                    autoFocus
-                  >
-                    {t.closeHistory} ×
-                  </button>
-                  <div className="px-3 pb-1">
-                    <Preferences />
-                  </div>
-                  <div className="min-h-0 flex-1">{history}</div>
-                </div>
-                <button
-                  type="button"
-                  aria-label={t.closeHistory}
-                  tabIndex={-1}
-                  className="flex-1 bg-black/40"
-                  onClick={() => setHistoryOpen(false)}
-                />
-              </div>
+              <HistoryDrawer t={t} nav={NAV} onClose={() => setHistoryOpen(false)}>
+                {history}
+              </HistoryDrawer>
             )}
             <main id="main" className="flex min-w-0 flex-1 flex-col">
               {/* The question box comes first in the DOM (Tab reaches it before the example questions), last on screen. */}
               <div className="order-last border-t border-zinc-200 px-3 pt-3 pb-[max(0.75rem,env(safe-area-inset-bottom))] sm:px-5 dark:border-zinc-800">
+                <DocumentScope value={documents} onChange={setDocuments} />
                 <Composer busy={busy} onSend={send} onStop={() => void stop()} t={t} />
                 <div className="mx-auto mt-1.5 flex max-w-3xl items-center gap-3">
                   <ModelPicker value={chosenModel} onChange={pickModel} disabled={busy} />
@@ -350,7 +341,7 @@ export function Chat({
                 </div>
               </div>
             </main>
-            {source && <SourceSidePanel source={source} t={t} onClose={closeSource} />}
+            {source && <SourceSidePanel source={source} onClose={closeSource} t={t} nav={NAV} />}
           </div>
         </div>
       </DocumentDropZone>

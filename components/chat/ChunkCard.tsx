@@ -1,8 +1,10 @@
 "use client";
 
 import { useLayoutEffect, useRef } from "react";
+import { useMessages } from "@/components/i18n";
 import { highlightParts, sectionPath } from "@/lib/agent/highlight";
 import type { Citation } from "@/lib/agent/protocol";
+import { S } from "./share-strings";
 import { SourceLink } from "./source-viewer";
 import { type ChatText, fill } from "./strings";
 
@@ -39,6 +41,7 @@ export function ChunkCard({
   /** After the document opened beside the chat (the citation card then closes). */
   onOpened?: () => void;
 }) {
+  const s = useMessages(S);
   const path = headingPath(c);
   const textRef = useRef<HTMLSpanElement>(null);
   // The chunk text scrolls inside the card: the highlighted sentence is brought into its middle.
@@ -66,9 +69,14 @@ export function ChunkCard({
           {[path, c.page ? fill(t.page, { page: c.page }) : ""].filter(Boolean).join(" · ")}
         </span>
       )}
+      {/* biome-ignore lint/a11y/useSemanticElements: a span, since the card sits inside an answer's paragraph; a group so it can carry a name */}
       <span
         ref={textRef}
         data-testid="chunk-text"
+        role="group"
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: the passage scrolls, so it must be reachable and scrollable by keyboard
+        tabIndex={0}
+        aria-label={fill(s.passage, { title: c.document.title })}
         className="mt-2 block max-h-64 overflow-y-auto whitespace-pre-wrap break-words text-sm leading-relaxed text-zinc-700 dark:text-zinc-300"
       >
         <HighlightedText text={c.text} claim={claim} />

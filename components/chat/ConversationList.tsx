@@ -1,10 +1,11 @@
 "use client";
 
 import { useEffect, useId, useState } from "react";
-import { useLocale } from "@/components/i18n";
+import { useLocale, useMessages } from "@/components/i18n";
 import { SubmitForm } from "@/components/ui";
 import { MAX_TITLE_CHARS } from "@/lib/conversations/schema";
 import { type ConversationSummary, conversationApi } from "./conversations-api";
+import { S } from "./share-strings";
 import type { ChatText } from "./strings";
 
 function Item({
@@ -23,6 +24,7 @@ function Item({
   onDeleted: (id: string) => void;
 }) {
   const locale = useLocale();
+  const s = useMessages(S);
   const [mode, setMode] = useState<"view" | "rename" | "delete">("view");
   const [title, setTitle] = useState(c.title);
   const inputId = useId();
@@ -80,6 +82,12 @@ function Item({
         className="block w-full min-w-0 px-2 pt-1.5 text-left text-sm"
       >
         <span data-testid="conversation-title" className="block truncate font-medium">
+          {c.pinned && (
+            <span data-testid="pinned-mark" title={s.pinned} className="mr-1">
+              <span aria-hidden="true">📌</span>
+              <span className="sr-only">{s.pinned}: </span>
+            </span>
+          )}
           {c.title || t.untitled}
         </span>
         <span className="block text-[11px] text-zinc-600 dark:text-zinc-400">
@@ -109,6 +117,19 @@ function Item({
         <div className="flex gap-3 px-2 pb-1.5 text-xs text-zinc-600 dark:text-zinc-400">
           <button
             type="button"
+            data-testid="pin-conversation"
+            aria-pressed={Boolean(c.pinned)}
+            aria-label={`${c.pinned ? s.unpin : s.pin}: ${c.title || t.untitled}`}
+            onClick={async () => {
+              await conversationApi.pin(c.id, !c.pinned).catch(() => null);
+              onChanged();
+            }}
+            className="hover:text-zinc-900 hover:underline dark:hover:text-zinc-100"
+          >
+            {c.pinned ? s.unpin : s.pin}
+          </button>
+          <button
+            type="button"
             data-testid="conversation-rename"
             aria-label={`${t.rename}: ${c.title || t.untitled}`}
             onClick={() => {
@@ -134,7 +155,7 @@ function Item({
   );
 }
 
-/** Saved conversations: search, reopen, rename, delete. `version` changes when the list must be re-read. */
+/** Saved conversations, pinned ones first: search, reopen, pin, rename, delete. `version` changes when the list must be re-read. */
 export function ConversationList({
   activeId,
   version,
@@ -187,7 +208,7 @@ export function ConversationList({
       <ul className="flex-1 space-y-1 overflow-y-auto px-2 pb-3">
         {list?.map((c) => (
           <Item
-            key={`${c.id}:${c.title}`}
+            key={`${c.id}:${c.title}:${c.pinned}`}
             c={c}
             active={c.id === activeId}
             t={t}

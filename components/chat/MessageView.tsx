@@ -6,36 +6,19 @@ import { copyText } from "@/components/api";
 import { FaqAnswerCard, PromoteToFaq } from "@/components/faq/ChatFaq";
 import { SubmitForm } from "@/components/ui";
 import { withCheckNotes } from "@/lib/agent/answer-links";
-import type { ChatUIMessage, Citation, CitationCheck } from "@/lib/agent/protocol";
+import type { ChatUIMessage } from "@/lib/agent/protocol";
 import { MAX_NOTE_CHARS } from "@/lib/conversations/schema";
 import { faqIdOfChunk } from "@/lib/faq/types";
 import { Answer } from "./Answer";
 import type { Feedback } from "./conversations-api";
 import { AnswerModel } from "./ModelPicker";
+import { checkOf, citationsOf, messageAnswerText } from "./message-parts";
 import { SourcesPanel } from "./SourcesPanel";
 import { TurnContext } from "./source-viewer";
 import { answerWithReferences, displayCitations, repeatsFaq, supportByChunk } from "./sources";
 import { type ChatText, fill } from "./strings";
 import { ToolActivity } from "./ToolActivity";
 import { VersionSwitch, type Versions } from "./VersionSwitch";
-
-export function messageAnswerText(m: ChatUIMessage): string {
-  return m.parts.map((p) => (p.type === "text" ? p.text : "")).join("");
-}
-
-/** The citation check of a finished answer (`data-check`), if the server sent one. */
-function checkOf(m: ChatUIMessage): CitationCheck | undefined {
-  for (const p of m.parts) if (p.type === "data-check") return p.data;
-  return undefined;
-}
-
-function citationsOf(m: ChatUIMessage): Citation[] {
-  for (let i = m.parts.length - 1; i >= 0; i--) {
-    const p = m.parts[i];
-    if (p.type === "data-citations") return p.data.citations;
-  }
-  return [];
-}
 
 const ACTION = "rounded px-1 py-0.5 hover:bg-zinc-100 hover:text-zinc-900 dark:hover:bg-zinc-800 dark:hover:text-zinc-100";
 

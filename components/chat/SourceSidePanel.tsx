@@ -10,13 +10,10 @@ export interface OpenSource {
   claim?: string;
 }
 
-const CLOSE =
-  "shrink-0 whitespace-nowrap rounded-lg px-2 py-1 text-sm text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800";
-
-/** The document opened from a citation, beside the chat (wide screens). */
-export function SourceSidePanel({ source, t, onClose }: { source: OpenSource; t: ChatText; onClose: () => void }) {
-  // Escape closes the panel, unless a dialog or citation card is open (Escape closes that first). Listened
-  // to in the capture phase, before the dialog's own handler takes it out of the page.
+/** The document a citation opened, beside the chat (wide screens); Escape closes it. */
+export function SourceSidePanel({ source, onClose, t, nav }: { source: OpenSource; onClose: () => void; t: ChatText; nav: string }) {
+  // Escape closes the panel, unless a dialog or citation card is open (Escape closes that first). Listened to in
+  // the capture phase, before the dialog's own handler takes it out of the page.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== "Escape" || document.querySelector('[role="dialog"]')) return;
@@ -27,7 +24,6 @@ export function SourceSidePanel({ source, t, onClose }: { source: OpenSource; t:
     window.addEventListener("keydown", onKey, true);
     return () => window.removeEventListener("keydown", onKey, true);
   }, [onClose]);
-
   return (
     <aside
       aria-label={t.sourcePanel}
@@ -41,7 +37,7 @@ export function SourceSidePanel({ source, t, onClose }: { source: OpenSource; t:
         >
           {t.openFullPage}
         </a>
-        <button type="button" data-testid="source-panel-close" onClick={onClose} className={CLOSE}>
+        <button type="button" data-testid="source-panel-close" onClick={onClose} className={nav}>
           {t.close} ×
         </button>
       </div>

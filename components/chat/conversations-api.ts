@@ -14,6 +14,7 @@ export const conversationApi = {
     apiFetch<{ conversation: Conversation }>("/api/conversations", { method: "POST", body }),
   update: (id: string, body: { title?: string; kbs?: string[]; messages?: ChatUIMessage[] }) =>
     apiFetch<{ conversation: Conversation }>(path(id), { method: "PATCH", body }),
+  pin: (id: string, pinned: boolean) => apiFetch<{ pinned: boolean }>(`${path(id)}/pin`, { method: "PUT", body: { pinned } }),
   remove: (id: string) => apiFetch<{ deleted: string }>(path(id), { method: "DELETE" }),
   feedback: (id: string, body: { messageId: string; rating: "up" | "down" | null; note?: string }) =>
     apiFetch<{ feedback: Record<string, Feedback> }>(`${path(id)}/feedback`, { method: "POST", body }),

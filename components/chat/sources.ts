@@ -70,15 +70,28 @@ export function documentHref(c: Pick<Citation, "document" | "chunk_id">, claim?:
   return passagePath(c.document.id, c.chunk_id, claim);
 }
 
-/** The answer as copied: display numbers in the text, then the reference list of the cited sources. */
-export function answerWithReferences(text: string, byN: Map<number, Citation>, heading: string, page: (p: number) => string): string {
+/**
+ * The answer as copied or exported: display numbers in the text, then the reference list of the cited sources
+ * (with `href`, each a Markdown link to where it opens).
+ */
+export function answerWithReferences(
+  text: string,
+  byN: Map<number, Citation>,
+  heading: string,
+  page: (p: number) => string,
+  href?: (c: Citation) => string,
+): string {
   const body = text.replace(MARKER, (whole, num: string) => {
     const c = byN.get(Number(num));
     return c ? `[${c.n}]` : whole;
   });
   const cited = [...byN.values()].filter((c) => citedNumbers(body).includes(c.n)).sort((a, b) => a.n - b.n);
   if (cited.length === 0) return body;
-  return `${body.trimEnd()}\n\n${heading}\n${cited.map((c) => `[${c.n}] ${citationLabel(c, page)}`).join("\n")}\n`;
+  const line = (c: Citation) => {
+    const label = citationLabel(c, page);
+    return `[${c.n}] ${href ? `[${label.replace(/[[\]]/g, "\\$&")}](${href(c)})` : label}`;
+  };
+  return `${body.trimEnd()}\n\n${heading}\n${cited.map(line).join(href ? "  \n" : "\n")}\n`;
 }
 
 /** The citation check's support of each cited chunk, by chunk id: the weakest sentence citing it. */

@@ -2,8 +2,9 @@
 
 import { useEffect, useRef, useState } from "react";
 import { useAccess } from "@/components/account/viewer";
+import { fill } from "@/components/fill";
 import { useMessages } from "@/components/i18n";
-import { ACCEPT_ATTRIBUTE } from "@/lib/parse/formats";
+import { ACCEPT_ATTRIBUTE, FORMAT_LIST } from "@/lib/parse/formats";
 import { T } from "./messages";
 import { UploadProvider, useDocumentUploads } from "./UploadContext";
 import { UploadTray } from "./UploadTray";
@@ -65,7 +66,7 @@ function DropTarget() {
     >
       <div className="rounded-xl border-2 border-dashed border-sky-500 bg-white/90 px-10 py-8 text-center shadow-xl dark:bg-zinc-900/90">
         <p className="text-lg font-semibold text-sky-700 dark:text-sky-300">{t.dropTitle}</p>
-        <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{t.dropHint}</p>
+        <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{fill(t.dropHint, { formats: FORMAT_LIST })}</p>
       </div>
     </div>
   );

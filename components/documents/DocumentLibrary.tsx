@@ -6,19 +6,20 @@ import { AccountMenu } from "@/components/account/AccountMenu";
 import { useAccess } from "@/components/account/viewer";
 import { apiErrorText } from "@/components/api";
 import { ConfirmButton } from "@/components/ConfirmButton";
+import { fill } from "@/components/fill";
 import { useLocale, useMessages } from "@/components/i18n";
 import { KbsLink } from "@/components/kbs/KbsLink";
 import { UploadKbPicker } from "@/components/kbs/UploadKbScope";
 import { compactSelectClass, ErrorLine, navLinkClass, Select, TextBox, ValueOptions } from "@/components/ui";
 import { formatLabel } from "@/lib/parse/formats";
-import type { DocumentRecord } from "@/lib/types";
-import { documentApi } from "./api";
+import { followsSource, shownFileName } from "@/lib/sources/display";
+import { documentApi, type LibraryDocument } from "./api";
 import { AddDocumentsButton } from "./DocumentDropZone";
 import { type DocumentMessages, formatBytes, T } from "./messages";
 import { useDocumentUploads } from "./UploadContext";
 import { statusLabel } from "./UploadTray";
 
-type Load = { state: "loading" } | { state: "error"; message: string } | { state: "ready"; documents: DocumentRecord[] };
+type Load = { state: "loading" } | { state: "error"; message: string } | { state: "ready"; documents: LibraryDocument[] };
 
 const DELETE_CLASSES = {
   trigger: "text-red-700 hover:underline disabled:opacity-50 dark:text-red-400",
@@ -27,11 +28,12 @@ const DELETE_CLASSES = {
   no: "hover:underline",
 };
 
-function DocumentRow({ doc, t, locale, onDeleted }: { doc: DocumentRecord; t: DocumentMessages; locale: string; onDeleted: () => void }) {
+function DocumentRow({ doc, t, locale, onDeleted }: { doc: LibraryDocument; t: DocumentMessages; locale: string; onDeleted: () => void }) {
   const [busy, setBusy] = useState<"delete" | "reindex" | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [chunkCount, setChunkCount] = useState(doc.chunkCount);
-  const writable = useAccess().canWrite(doc.kb);
+  // A source's document is changed through its source: by hand, the next sync would undo it.
+  const writable = useAccess().canWrite(doc.kb) && !followsSource(doc);
 
   const remove = async () => {
     setBusy("delete");
@@ -64,8 +66,13 @@ function DocumentRow({ doc, t, locale, onDeleted }: { doc: DocumentRecord; t: Do
           {doc.title}
         </Link>
         <div className="text-xs text-zinc-600 dark:text-zinc-400">
-          {doc.source}
+          {shownFileName(doc)}
           {doc.kb ? ` · ${doc.kb}` : ""}
+          {followsSource(doc) && (
+            <span data-testid="from-source" className="ml-1 rounded bg-zinc-100 px-1 py-0.5 dark:bg-zinc-800">
+              {fill(t.fromSource, { name: doc.sourceName ?? t.aSource })}
+            </span>
+          )}
         </div>
         {error && <ErrorLine className="mt-1 text-xs">{error}</ErrorLine>}
       </td>

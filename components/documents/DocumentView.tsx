@@ -9,6 +9,7 @@ import { useLocale, useMessages } from "@/components/i18n";
 import { supportingSpan } from "@/lib/agent/extractive";
 import { LEADING_HEADINGS } from "@/lib/agent/highlight";
 import { formatLabel } from "@/lib/parse/formats";
+import { shownFileName } from "@/lib/sources/display";
 import type { ChunkRecord, DocumentRecord } from "@/lib/types";
 import { documentApi } from "./api";
 import { ChunkList, DocumentBody } from "./DocumentBody";
@@ -144,7 +145,7 @@ export function DocumentView({
         <>
           <dl className="mt-2 grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm text-zinc-600 dark:text-zinc-400">
             <dt>{t.source}</dt>
-            <dd className="break-all">{load.document.source}</dd>
+            <dd className="break-all">{shownFileName(load.document)}</dd>
             {load.original && (
               <>
                 <dt>{t.original}</dt>

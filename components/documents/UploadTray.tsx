@@ -3,6 +3,7 @@
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import { fill } from "@/components/chat/strings";
 import { useMessages } from "@/components/i18n";
+import { extensionOf, FORMAT_LIST, SUPPORTED_EXTENSIONS } from "@/lib/parse/formats";
 import type { IngestStage } from "@/lib/types";
 import { type DocumentMessages, formatBytes, T } from "./messages";
 import { useDocumentUploads } from "./UploadContext";
@@ -14,10 +15,13 @@ const ERROR_KEYS = ["unsupported_type", "too_large", "parse_failed", "bad_reques
 function uploadError(item: UploadItem, t: DocumentMessages): string {
   const error = item.result?.error;
   if (!error || error.code === "network") return t.networkError;
-  const code = (ERROR_KEYS as readonly string[]).includes(error.code) ? (error.code as (typeof ERROR_KEYS)[number]) : "other";
+  const known = (ERROR_KEYS as readonly string[]).includes(error.code) ? (error.code as (typeof ERROR_KEYS)[number]) : "other";
+  // A type the app reads, refused for its content (a broken PDF): not an unsupported type.
+  const code = known === "unsupported_type" && SUPPORTED_EXTENSIONS.includes(extensionOf(item.name)) ? "content_mismatch" : known;
   return fill(t[`err_${code}`], {
     name: item.name,
     message: error.message || item.name,
+    formats: FORMAT_LIST,
   });
 }
 

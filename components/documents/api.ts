@@ -13,8 +13,11 @@ export interface DocumentDetail {
   sourceLink?: { sourceId: string; url: string } | null;
 }
 
+/** A library row: a document a source brought in names the source. */
+export type LibraryDocument = DocumentRecord & { sourceName?: string };
+
 export const documentApi = {
-  list: () => apiFetch<{ documents: DocumentRecord[] }>("/api/documents"),
+  list: () => apiFetch<{ documents: LibraryDocument[] }>("/api/documents"),
   get: (id: string) => apiFetch<DocumentDetail>(path(id)),
   remove: (id: string) => apiFetch<unknown>(path(id), { method: "DELETE" }),
   reindex: (id: string) => apiFetch<{ document: DocumentRecord }>(`${path(id)}/reindex`, { method: "POST" }),

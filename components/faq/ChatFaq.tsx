@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useEffect, useState } from "react";
 import Markdown, { type Components } from "react-markdown";
 import remarkGfm from "remark-gfm";
+import { useAccess } from "@/components/account/viewer";
 import { useMessages } from "@/components/i18n";
 import { kbApi } from "@/components/kbs/api";
 import { KbOptions } from "@/components/kbs/KbOptions";
@@ -80,6 +81,7 @@ export function PromoteToFaq({ question, answer, citations }: { question: string
   const [kb, setKb] = useState<string>(citations[0]?.kb ?? "");
   const [saved, setSaved] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const { write } = useAccess();
   useEffect(() => {
     if (!open) return;
     kbApi.list().then(
@@ -91,6 +93,8 @@ export function PromoteToFaq({ question, answer, citations }: { question: string
     );
   }, [open]);
 
+  // A reader may not add FAQ entries: the action is not offered (the API would refuse it on Save).
+  if (!write) return null;
   if (saved) {
     return (
       <span data-testid="promoted" className="text-emerald-700 dark:text-emerald-300">

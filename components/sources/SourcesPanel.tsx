@@ -9,7 +9,7 @@ import { buttonClass, ErrorLine, Field, inputClass, primaryButtonClass, SubmitFo
 import { useAction } from "@/components/use-action";
 import type { SourceKind, SourceView } from "@/lib/sources/schema";
 import { sourceApi } from "./api";
-import { type SourceMessages, T } from "./messages";
+import { kindLabel, type SourceMessages, T } from "./messages";
 
 const POLL_MS = 1000;
 
@@ -83,14 +83,16 @@ export function SourcesPanel({ kb, canWrite, admin, onChanged }: { kb: string; c
           </button>
         )}
       </div>
-      {sources && sources.length === 0 && !adding && <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">{t.noSources}</p>}
+      {sources && sources.length === 0 && !adding && (
+        <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">{canWrite ? t.noSources : t.noSourcesReader}</p>
+      )}
       <ul className="mt-1 space-y-2">
         {sources?.map((s) => (
           <li key={s.id} data-testid="source" data-kind={s.kind} className="text-sm">
             <div className="flex flex-wrap items-center gap-2">
               <span className="font-medium break-all">{s.name}</span>
               <span className="text-xs text-zinc-600 dark:text-zinc-400">
-                {s.kind} · {fill(t.documentsCount, { count: s.documents })} ·{" "}
+                <span data-testid="source-kind-label">{kindLabel(t, s.kind)}</span> · {fill(t.documentsCount, { count: s.documents })} ·{" "}
                 {s.scheduleMinutes ? fill(t.every, { minutes: s.scheduleMinutes }) : t.onDemand}
               </span>
               {canWrite && (

@@ -4,6 +4,7 @@ export const T = {
   en: {
     sources: "Sources",
     noSources: "No sources yet: add a web site or a Git repository to keep this knowledge base in sync with it.",
+    noSourcesReader: "No sources: its documents were added by hand.",
     addSource: "Add source",
     kind: "Kind",
     kindWeb: "Web site",
@@ -47,6 +48,7 @@ export const T = {
   zh: {
     sources: "数据源",
     noSources: "还没有数据源：添加网站或 Git 仓库，让知识库自动与它保持同步。",
+    noSourcesReader: "没有数据源：文档是手动添加的。",
     addSource: "添加数据源",
     kind: "类型",
     kindWeb: "网站",
@@ -90,3 +92,10 @@ export const T = {
 } satisfies Messages;
 
 export type SourceMessages = (typeof T)["en"];
+
+const KIND_LABEL = { web: "kindWeb", git: "kindGit", s3: "kindS3", folder: "kindFolder" } as const;
+
+/** A source kind in the UI language ("web" → "Web site" / "网站"). */
+export function kindLabel(t: SourceMessages, kind: string): string {
+  return kind in KIND_LABEL ? t[KIND_LABEL[kind as keyof typeof KIND_LABEL]] : kind;
+}

@@ -24,6 +24,7 @@ import { internalMcpSecret } from "@/lib/auth/internal";
 import type { AppConfig } from "@/lib/config";
 import { KB_FILTER_HEADER } from "@/lib/kb/names";
 import { CONNECTOR_TOOLS, TOOL, WRITE_TOOLS } from "@/lib/tools/names";
+import { DOCUMENT_FILTER_HEADER, encodeDocumentFilter } from "@/lib/tools/scope";
 import { createCitationStreamSanitizer, extractRetrieved, shownCitation } from "./citations";
 import { decomposeWithModel } from "./decompose-model";
 import { classifyChatError, type ErrorContext } from "./errors";
@@ -41,6 +42,8 @@ export interface ChatOptions {
   mcpUrl: string;
   /** Limit the tools to these knowledge bases (sent as X-KB-Filter; the MCP server scopes itself). */
   kbs?: string[];
+  /** Limit the searches to these documents (sent as X-Document-Filter); an empty list finds nothing. */
+  documents?: readonly string[];
   signal?: AbortSignal;
   /** For tests: a model to use instead of the configured one. */
   model?: LanguageModelV4;
@@ -79,10 +82,15 @@ function systemPrompt(instructions?: string): string {
  * INTERNAL_MCP_TOKEN is set (the same value on that server). X-KB-Filter narrows the tools to the chosen
  * knowledge bases.
  */
-export function mcpHeaders(config: Pick<AppConfig["chat"], "mcpUrl">, kbs?: string[]): Record<string, string> {
+export function mcpHeaders(
+  config: Pick<AppConfig["chat"], "mcpUrl">,
+  kbs?: string[],
+  documents?: readonly string[],
+): Record<string, string> {
   const headers: Record<string, string> = {};
   if (!config.mcpUrl || process.env.INTERNAL_MCP_TOKEN) headers.Authorization = `Bearer ${internalMcpSecret()}`;
   if (kbs?.length) headers[KB_FILTER_HEADER] = kbs.map(encodeURIComponent).join(",");
+  if (documents?.length) headers[DOCUMENT_FILTER_HEADER] = encodeDocumentFilter(documents);
   return headers;
 }
 
@@ -215,7 +223,7 @@ export async function runChat(opts: ChatOptions): Promise<Response> {
   let mcpTools: ToolSet;
   try {
     client = await createMCPClient({
-      transport: { type: "http", url: mcpUrl, headers: mcpHeaders(config, opts.kbs) },
+      transport: { type: "http", url: mcpUrl, headers: mcpHeaders(config, opts.kbs, opts.documents) },
       clientName: "kb-chat",
       initializationOptions: { signal: opts.signal },
     });

@@ -47,6 +47,18 @@ export const listConversationsSchema = z.object({
   kb: kbNameSchema.optional(),
 });
 
+export const pinSchema = z.strictObject({ pinned: z.boolean() });
+
+/** A share link's secret part: 32 URL-safe characters. */
+export const shareTokenSchema = z.string().regex(/^[A-Za-z0-9_-]{32}$/, "Not a share link.");
+
+/** A conversation as a share link shows it: the shown branch, read-only, without feedback. */
+export interface SharedConversation {
+  title: string;
+  messages: StoredMessage[];
+  updatedAt: string;
+}
+
 export type CreateConversation = z.input<typeof createConversationSchema>;
 export type UpdateConversation = z.infer<typeof updateConversationSchema>;
 export type FeedbackInput = z.infer<typeof feedbackSchema>;
@@ -64,6 +76,8 @@ export interface ConversationSummary {
   messageCount: number;
   createdAt: string;
   updatedAt: string;
+  /** Shown at the top of the list (lib/conversations/pins.ts). */
+  pinned?: boolean;
 }
 
 export interface Conversation extends ConversationSummary {

@@ -90,6 +90,19 @@ export function isPrivateAddress(address: string): boolean {
   return blocked.check(a, "ipv6");
 }
 
+/** Whether every address `hostname` (a name or a literal address) resolves to is public; false when it resolves to none. */
+export async function resolvesPublic(hostname: string): Promise<boolean> {
+  const host = hostname.replace(/^\[|\]$/g, "");
+  if (isIP(host)) return !isPrivateAddress(host);
+  const addresses = await dnsLookupAll(host).catch(() => []);
+  return addresses.length > 0 && !addresses.some((a) => isPrivateAddress(a.address));
+}
+
+const dnsLookupAll = (host: string) =>
+  new Promise<LookupAddress[]>((resolve, reject) =>
+    dnsLookup(host, { all: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))),
+  );
+
 /** A lookup that refuses names resolving to any non-public address; the socket connects to what it returned. */
 export function guardedLookup(allowedHost: (hostname: string) => boolean = () => false): LookupFunction {
   return (hostname, options, callback) => {

@@ -43,6 +43,9 @@ export function unsupportedTypeMessage(filename: string, type: string): string {
   return `Unsupported file type "${type}" for "${filename}". Supported: ${SUPPORTED_EXTENSIONS.join(", ")}`;
 }
 
+/** The formats read, as the UI and the docs name them (one list, language-neutral). */
+export const FORMAT_LIST = "PDF, DOCX, PPTX, XLSX, ODT, ODS, ODP, EPUB, EML, HTML, Markdown, CSV, JSON, TXT, PNG, JPEG, WebP, TIFF";
+
 /** `accept` attribute for file pickers. */
 export const ACCEPT_ATTRIBUTE = SUPPORTED_EXTENSIONS.join(",");
 

@@ -66,7 +66,11 @@ type Retrieved = { byVector: ChunkRecord[]; byText: TextHit[]; vectorWeight: num
  * holds every chunk the index lacks, the full-text search leaves those out (Lance would scan them for every
  * query) and the net gets a full vote in their place.
  */
-async function offlineRetrieve(store: Store, textQuery: string, o: { limit: number; kbs?: string[] }): Promise<Retrieved> {
+async function offlineRetrieve(
+  store: Store,
+  textQuery: string,
+  o: { limit: number; kbs?: string[]; documents?: readonly string[] },
+): Promise<Retrieved> {
   const before = await store.textIndexState();
   const byText = await store.textSearch(textQuery, { ...o, withRecent: true });
   const after = await store.textIndexState();
@@ -76,7 +80,7 @@ async function offlineRetrieve(store: Store, textQuery: string, o: { limit: numb
   const terms = [...new Set(textQuery.split(" ").filter(Boolean))];
   const net = store
     .recentChunks()
-    .filter((r) => !o.kbs || o.kbs.includes(r.chunk.kb))
+    .filter((r) => (!o.kbs || o.kbs.includes(r.chunk.kb)) && (!o.documents || o.documents.includes(r.chunk.documentId)))
     .map((r) => ({ chunk: r.chunk, hits: terms.filter((t) => r.terms.has(t)).length }))
     .filter((r) => r.hits > 0)
     .sort((a, b) => b.hits - a.hits)
@@ -106,6 +110,8 @@ export interface SearchOptions {
   query: string;
   topK?: number;
   kb?: string | string[];
+  /** Only passages of these documents (the sources a person picked); an empty list finds nothing. */
+  documents?: readonly string[];
 }
 
 /**
@@ -124,6 +130,7 @@ export async function searchKnowledge(store: Store, opts: SearchOptions, tuning:
   if (!query) throw new AppError("bad_request", "The search query is empty.");
   const topK = clampTopK(opts.topK);
   const kbs = normalizeKbs(opts.kb);
+  const documents = opts.documents;
   const analyzed = analyzeQuery(query, { stopWords: t.queryAnalysis });
   const textQuery = t.queryAnalysis ? analyzed.indexText : toIndexText(query);
 
@@ -133,10 +140,10 @@ export async function searchKnowledge(store: Store, opts: SearchOptions, tuning:
     throw new AppError("bad_request", "This store keeps no vectors (EMBEDDING_PROVIDER=none): vector search is not available.");
   const { byVector, byText, vectorWeight }: Retrieved =
     t.mode === "hybrid" && tuning.vectorWeight === undefined && isOfflineEmbedder(store.embedder)
-      ? await offlineRetrieve(store, textQuery, { limit, kbs })
+      ? await offlineRetrieve(store, textQuery, { limit, kbs, documents })
       : await Promise.all([
-          useVector ? store.embedder.embed([query]).then(([v]) => store.vectorSearch(v, { limit, kbs })) : [],
-          t.mode === "vector" ? [] : store.textSearch(textQuery, { limit, kbs }),
+          useVector ? store.embedder.embed([query]).then(([v]) => store.vectorSearch(v, { limit, kbs, documents })) : [],
+          t.mode === "vector" ? [] : store.textSearch(textQuery, { limit, kbs, documents }),
         ]).then(([byVector, byText]) => ({ byVector, byText, vectorWeight: t.vectorWeight }));
   const fused = reciprocalRankFusion<ChunkRecord>(
     [

@@ -7,7 +7,7 @@ import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
 import { sourceLimits } from "@/lib/config";
-import { guardedLookup, isPrivateAddress } from "@/lib/net/public-address";
+import { guardedLookup, isPrivateAddress, resolvesPublic } from "@/lib/net/public-address";
 
 const TIMEOUT_MS = 30_000;
 const MAX_REDIRECTS = 5;
@@ -42,6 +42,16 @@ function checkFetchable(url: URL): void {
   if (url.username || url.password) throw new FetchRefused("URLs with credentials are not fetched");
   const literal = url.hostname.replace(/^\[|\]$/g, "");
   if (isIP(literal) && isPrivateAddress(literal) && !hostAllowed(literal))
+    throw new FetchRefused(`${url.hostname} is not a public address (an admin can allow it in SOURCE_ALLOW_HOSTS)`);
+}
+
+/**
+ * Throws FetchRefused when a source's `url` would be refused at sync: checked when the source is added, so a
+ * private address is refused there rather than failing every sync.
+ */
+export async function checkSourceUrl(url: URL): Promise<void> {
+  checkFetchable(url);
+  if (!hostAllowed(url.hostname) && !(await resolvesPublic(url.hostname)))
     throw new FetchRefused(`${url.hostname} is not a public address (an admin can allow it in SOURCE_ALLOW_HOSTS)`);
 }
 

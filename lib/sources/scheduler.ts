@@ -1,6 +1,6 @@
 /**
- * Runs each source on its schedule (checked every SOURCE_SCHEDULER_TICK_S, default 30 s) and watches server
- * folders, syncing one a few seconds after it changes. Runs go one after another in the background
+ * Runs each source on its schedule (checked every SOURCE_SCHEDULER_TICK_S, default 30 s, and at start) and
+ * watches server folders from the moment they are added, syncing one a few seconds after it changes. Runs go one after another in the background
  * (./engine.ts), so searches never wait for them. With several replicas, one runs the schedules
  * (SOURCE_SCHEDULER=off on the others); "Sync now" works on any.
  */
@@ -10,6 +10,7 @@ import type { Store } from "@/lib/store";
 import { runningOf } from "./engine";
 import { startSync } from "./service";
 import { getSourceStore, type SourceRecord } from "./store";
+import { onSourceAdded } from "./wake";
 
 const WATCH_DEBOUNCE_MS = 3000;
 
@@ -74,11 +75,16 @@ export function runSourceScheduler(store: Store, everyMs: number): () => void {
       }
     }
   };
-  const timer = setInterval(() => {
+  const runTick = () => {
     tick().catch((err) => console.error(`[sources] scheduler: ${err instanceof Error ? err.message : String(err)}`));
-  }, everyMs);
+  };
+  const timer = setInterval(runTick, everyMs);
   timer.unref();
+  // Folders are watched from the start and from the moment one is added, not from the next tick on.
+  runTick();
+  const stopListening = onSourceAdded((s) => s.kind === "folder" && watchFolder(s));
   return () => {
+    stopListening();
     clearInterval(timer);
     for (const t of timers.values()) clearTimeout(t);
     for (const w of watchers.values()) w.watcher.close();

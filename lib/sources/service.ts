@@ -7,6 +7,7 @@ import { AppError } from "@/lib/types";
 import { type Connector, cancelSync, nextRunAfter, runningOf, syncSource } from "./engine";
 import { folderConnector } from "./folder";
 import { gitConnector } from "./git";
+import { checkSourceUrl, FetchRefused } from "./http";
 import { s3Connector } from "./s3";
 import {
   SECRET_FIELDS,
@@ -20,6 +21,7 @@ import {
 } from "./schema";
 import { sealSecrets } from "./secrets";
 import { getSourceStore, newSourceId, type SourceRecord } from "./store";
+import { sourceAdded } from "./wake";
 import { webConnector } from "./web";
 
 const CONNECTORS: Record<SourceKind, Connector> = { web: webConnector, git: gitConnector, s3: s3Connector, folder: folderConnector };
@@ -73,9 +75,30 @@ export async function sourceOf(store: Store, kb: string, id: string): Promise<So
   return found;
 }
 
+/** The name of the source each of these documents came from (documents of no source are left out). */
+export async function sourceNamesOf(store: Store, documentIds: readonly string[]): Promise<Map<string, string>> {
+  const sources = await getSourceStore(store);
+  const links = await sources.linksOf(documentIds);
+  const names = new Map((await sources.list()).map((s) => [s.id, s.name]));
+  const out = new Map<string, string>();
+  for (const [id, link] of links) {
+    const name = names.get(link.sourceId);
+    if (name) out.set(id, name);
+  }
+  return out;
+}
+
 /** Adds a source to `kb` and starts its first sync in the background. Folders are for admins only. */
 export async function addSource(store: Store, kb: string, input: SourceInput, opts: { admin: boolean }): Promise<SourceRecord> {
   if (input.kind === "folder" && !opts.admin) throw new AppError("forbidden", "Only an admin may add a server folder as a source.");
+  if (input.kind === "web" || input.kind === "git") {
+    try {
+      await checkSourceUrl(new URL(input.url));
+    } catch (err) {
+      if (err instanceof FetchRefused) throw new AppError("bad_request", `This source cannot be added: ${err.message}.`);
+      throw err;
+    }
+  }
   const { config, secrets } = split(input);
   const record: SourceRecord = {
     id: newSourceId(),
@@ -91,6 +114,7 @@ export async function addSource(store: Store, kb: string, input: SourceInput, op
   };
   await (await getSourceStore(store)).put(record);
   startSync(store, record);
+  sourceAdded(record);
   return record;
 }
 

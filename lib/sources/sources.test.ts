@@ -12,7 +12,7 @@ import { runningPromise } from "./engine";
 import { runSourceScheduler, schedulerEnabled } from "./scheduler";
 import { sourceInputSchema } from "./schema";
 import { openSecrets, sealSecrets } from "./secrets";
-import { addSource, removeSource, startSync } from "./service";
+import { addSource, listSourceViews, removeSource, startSync } from "./service";
 import { getSourceStore, type SourceRecord } from "./store";
 
 const tempDir = tempDirs("sources-test-");
@@ -108,12 +108,16 @@ describe("web source", () => {
     expect(site.hits.get("/docs/private/secret.html")).toBeUndefined();
   });
 
-  it("never fetches a private address an admin did not allow", async () => {
+  it("refuses a private address an admin did not allow when the source is added, and never fetches it", async () => {
     const port = new URL(site.base).port;
-    const { run } = await add({ kind: "web", url: `http://localhost:${port}/docs/`, mode: "site" });
-    expect(run.error).toMatch(/public address/);
-    const { run: literal } = await add({ kind: "web", url: `http://10.255.255.1:${port}/docs/`, mode: "page" });
-    expect(literal.error).toMatch(/public address/);
+    const before = (await listSourceViews(store, "default")).length;
+    await expect(add({ kind: "web", url: `http://localhost:${port}/docs/`, mode: "site" })).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/localhost is not a public address/),
+    });
+    await expect(add({ kind: "web", url: `http://10.255.255.1:${port}/docs/`, mode: "page" })).rejects.toMatchObject({ status: 400 });
+    await expect(add({ kind: "git", url: `http://[::1]:${port}/repo.git` })).rejects.toMatchObject({ status: 400 });
+    expect(await listSourceViews(store, "default")).toHaveLength(before);
     expect([...site.hits.values()].reduce((a, b) => a + b, 0)).toBe(0);
     expect(await titles()).toEqual([]);
   });
@@ -232,6 +236,25 @@ describe("front matter only", () => {
 });
 
 describe("scheduler", () => {
+  it("watches a folder from the moment it is added, not from the next tick", async () => {
+    const stop = runSourceScheduler(store, 3_600_000);
+    try {
+      const dir = await tempDir();
+      await writeFile(path.join(dir, "a.md"), "# Kelp\n\nKelp grows a foot a day.");
+      const { source, run } = await add({ kind: "folder", path: dir, scheduleMinutes: 60 }, true);
+      expect(run).toMatchObject({ added: 1 });
+      await writeFile(path.join(dir, "b.md"), "# Urchins\n\nUrchins graze the kelp.");
+      const sources = await getSourceStore(store);
+      await vi.waitFor(async () => expect((await sources.get(source.id))?.lastRun).toMatchObject({ added: 1, unchanged: 1 }), {
+        timeout: 30_000,
+        interval: 200,
+      });
+      await removeSource(store, (await sources.get(source.id))!);
+    } finally {
+      stop();
+    }
+  });
+
   it("syncs a source when it is due and a watched folder when it changes; SOURCE_SCHEDULER turns it off", async () => {
     const dir = await tempDir();
     await writeFile(path.join(dir, "a.md"), "# Tides\n\nThe tide table is posted on Mondays.");

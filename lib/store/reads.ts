@@ -285,7 +285,14 @@ export function storeReads(
   indexes: Indexes,
   bodies: BodyCache,
 ): StoreReads {
-  const kbFilter = (kbs?: readonly string[]) => (kbs && kbs.length > 0 ? sqlIn("kb", kbs) : undefined);
+  // A search limited to knowledge bases and/or documents (an empty document list matches nothing).
+  const kbFilter = (kbs?: readonly string[], documents?: readonly string[]) => {
+    const parts = [
+      kbs && kbs.length > 0 ? sqlIn("kb", kbs) : "",
+      documents ? (documents.length ? sqlIn("document_id", documents) : "document_id = ''") : "",
+    ];
+    return parts.filter(Boolean).join(" AND ") || undefined;
+  };
   /**
    * Bodies of these documents, taken by the row ids the document cache knows (cheaper than a filtered query,
    * which scans the ids first), the rest in one query. Each query has a fixed cost, so bodies are read
@@ -389,7 +396,7 @@ export function storeReads(
         .distanceType("cosine")
         .select([...SEARCH_COLUMNS, "_distance"])
         .limit(o.limit);
-      const where = kbFilter(o.kbs);
+      const where = kbFilter(o.kbs, o.documents);
       if (where) q = q.where(where);
       const [rows, { byId }] = await Promise.all([q.toArrow(), allDocs()]);
       return searchCandidates(rows, byId);
@@ -404,7 +411,7 @@ export function storeReads(
         .select([...SEARCH_COLUMNS, "_score"])
         .limit(o.limit);
       if (o.withRecent && (await indexes.ftsCoverage()).inRecent) q = q.fastSearch();
-      const where = kbFilter(o.kbs);
+      const where = kbFilter(o.kbs, o.documents);
       if (where) q = q.where(where);
       const [rows, { byId }] = await Promise.all([q.toArrow(), allDocs()]);
       return searchCandidates(rows, byId);

@@ -71,14 +71,17 @@ export interface Store {
    */
   putDocuments(items: readonly DocumentWrite[]): Promise<void>;
   /** Nearest chunks by cosine distance, best first; chunks of a document that is gone are left out. */
-  vectorSearch(vector: number[], opts: { limit: number; kbs?: readonly string[] }): Promise<ChunkRecord[]>;
+  vectorSearch(vector: number[], opts: { limit: number; kbs?: readonly string[]; documents?: readonly string[] }): Promise<ChunkRecord[]>;
   /**
    * BM25 over the chunks' index text (already tokenized, space-separated), best first; chunks of a document
    * that is gone are left out. `withRecent`: the caller also searches recentChunks(), so rows the index does
    * not cover may be left out when this process wrote them all (they are all there). Each carries its BM25
    * score (`textScore`, higher is better).
    */
-  textSearch(indexText: string, opts: { limit: number; kbs?: readonly string[]; withRecent?: boolean }): Promise<TextHit[]>;
+  textSearch(
+    indexText: string,
+    opts: { limit: number; kbs?: readonly string[]; documents?: readonly string[]; withRecent?: boolean },
+  ): Promise<TextHit[]>;
   /**
    * The chunks table's version and whether the full-text index covers every chunk in it. LanceDB also
    * searches rows it does not cover yet, but scores them low (and not at all against an index of a few rows)

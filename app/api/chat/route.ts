@@ -35,5 +35,16 @@ export const POST = route({}, async ({ req, body, store, registry, principal }) 
   const kbs = await scopeKbs(principal, await store(), await registry(), data.kbs);
   const modelId = await pickModel(config, data.model);
   const instructions = config.apiKey ? instructionsFor(await (await registry()).listKbs(), kbs) : undefined;
-  return runChat({ config, messages, mcpUrl, kbs, signal: req.signal, avoid: data.avoid, modelId, instructions, locale: data.locale });
+  return runChat({
+    config,
+    messages,
+    mcpUrl,
+    kbs,
+    documents: data.documents,
+    signal: req.signal,
+    avoid: data.avoid,
+    modelId,
+    instructions,
+    locale: data.locale,
+  });
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { kbListSchema } from "@/lib/kb/names";
+import { documentIdsSchema } from "@/lib/tools/scope";
 
 const part = z.looseObject({ type: z.string().max(100) });
 
@@ -15,6 +16,8 @@ export const chatRequestSchema = z.looseObject({
   messages: z.array(message).min(1).max(400),
   /** Limit the chat's searches to these knowledge bases; omitted or empty = all. */
   kbs: kbListSchema.optional(),
+  /** Limit the chat's searches to these documents (the sources picked for the conversation or the question). */
+  documents: documentIdsSchema.optional(),
   /** Regenerate: the answers already given to this question (the offline answerer then offers others). */
   avoid: z.array(z.string().max(20_000)).max(20).optional(),
   /** The model picked for this conversation (one of /api/chat/models); omitted: CHAT_MODEL. */

@@ -1,4 +1,5 @@
 import { isOwn, ownersOf, recordOwner } from "@/lib/auth/scope";
+import { getPins, withPins } from "@/lib/conversations/pins";
 import { getConversations } from "@/lib/conversations/store";
 import { route } from "@/lib/server/route";
 import { createConversationSchema, listConversationsSchema } from "./schema";
@@ -6,12 +7,13 @@ import { createConversationSchema, listConversationsSchema } from "./schema";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** GET /api/conversations?q=&kb= — saved conversations, newest first (summaries, no messages). */
+/** GET /api/conversations?q=&kb= — saved conversations, pinned ones first, then newest first (summaries, no messages). */
 export const GET = route({}, async ({ req, store, principal }) => {
   const params = new URL(req.url).searchParams;
   const opts = listConversationsSchema.parse({ q: params.get("q") ?? undefined, kb: params.get("kb") ?? undefined });
   const owners = await ownersOf(await store(), "conversation");
-  return { conversations: (await (await getConversations()).list(opts)).filter((c) => isOwn(principal, owners, c.id)) };
+  const own = (await (await getConversations()).list(opts)).filter((c) => isOwn(principal, owners, c.id));
+  return { conversations: withPins(own, await (await getPins(await store())).all()) };
 });
 
 /** POST /api/conversations {id?, title?, kbs?, messages?} — starts a conversation. */

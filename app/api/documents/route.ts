@@ -2,13 +2,14 @@ import { limitOfPrincipal, mayReadKb, requireKbAccess } from "@/lib/auth/princip
 import { getConfig } from "@/lib/config";
 import { ingestUploads, receiveUpload, toErrorBody, type UploadEvent, type UploadFileResult, uploadLimits } from "@/lib/ingest/upload";
 import { route } from "@/lib/server/route";
+import { sourceNamesOf } from "@/lib/sources/service";
 import { AppError, ERROR_STATUS, type ErrorCode } from "@/lib/types";
 import { listQuerySchema, uploadFieldsSchema } from "./schema";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** GET /api/documents?kb=&q= — the library, newest first. */
+/** GET /api/documents?kb=&q= — the library, newest first; a document a source brought in names it (`sourceName`). */
 export const GET = route({}, async ({ req, store, principal }) => {
   const params = new URL(req.url).searchParams;
   const { kb, q } = listQuerySchema.parse({ kb: params.get("kb") ?? undefined, q: params.get("q") ?? undefined });
@@ -20,7 +21,11 @@ export const GET = route({}, async ({ req, store, principal }) => {
     documents = documents.filter((d) => d.title.toLowerCase().includes(needle) || d.source.toLowerCase().includes(needle));
   }
   documents.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
-  return { documents };
+  const fromSource = await sourceNamesOf(
+    await store(),
+    documents.filter((d) => d.origin === "source").map((d) => d.id),
+  );
+  return { documents: documents.map((d) => (fromSource.has(d.id) ? { ...d, sourceName: fromSource.get(d.id) } : d)) };
 });
 
 /**

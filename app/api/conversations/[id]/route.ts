@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { requireOwn } from "@/lib/auth/scope";
+import { getPins } from "@/lib/conversations/pins";
+import { getShares } from "@/lib/conversations/shares";
 import { getConversations } from "@/lib/conversations/store";
 import { route } from "@/lib/server/route";
 import { AppError } from "@/lib/types";
@@ -25,9 +27,11 @@ export const PATCH = route(conversationRoute, async ({ body, params: { id }, sto
   return { conversation: await (await getConversations()).update(id, patch) };
 });
 
-/** DELETE /api/conversations/<id> */
+/** DELETE /api/conversations/<id> — with its pin and share link. */
 export const DELETE = route(conversationRoute, async ({ params: { id }, store, principal }) => {
   await requireOwn(principal, await store(), "conversation", id);
   if (!(await (await getConversations()).delete(id))) throw new AppError("not_found", `No conversation with id "${id}".`);
+  await (await getShares(await store())).revoke(id);
+  await (await getPins(await store())).set(id, false);
   return { deleted: id };
 });

@@ -1,0 +1,206 @@
+"use client";
+
+import { useEffect, useRef, useState } from "react";
+import { createPortal } from "react-dom";
+import { apiFetch, copyText } from "@/components/api";
+import { useMessages } from "@/components/i18n";
+import type { ChatUIMessage } from "@/lib/agent/protocol";
+import { ConversationDocument } from "./ConversationDocument";
+import { conversationApi } from "./conversations-api";
+import { conversationMarkdown, exportFileName } from "./export";
+import { S } from "./share-strings";
+
+interface Share {
+  token: string;
+}
+
+const sharePath = (id: string) => `/api/conversations/${encodeURIComponent(id)}/share`;
+const shareUrl = (token: string) => `${window.location.origin}/shared/${token}`;
+
+const BUTTON = "rounded-lg border border-zinc-300 px-3 py-1.5 text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800";
+
+function download(name: string, text: string) {
+  const url = URL.createObjectURL(new Blob([text], { type: "text/markdown;charset=utf-8" }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/**
+ * "Export" in the chat header: download the shown conversation as Markdown, print it (or save it as PDF) with
+ * its references, and make or revoke its read-only share link.
+ */
+export function ExportDialog({
+  conversationId,
+  messages,
+  className,
+}: {
+  conversationId: string;
+  messages: ChatUIMessage[];
+  className?: string;
+}) {
+  const s = useMessages(S);
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [open, setOpen] = useState(false);
+  const [title, setTitle] = useState("");
+  const [share, setShare] = useState<Share | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const [copied, setCopied] = useState(false);
+  const [printing, setPrinting] = useState(false);
+
+  useEffect(() => {
+    if (!open) return;
+    dialog.current?.showModal();
+    let live = true;
+    setNote(null);
+    conversationApi
+      .get(conversationId)
+      .then((r) => live && setTitle(r.conversation.title))
+      .catch(() => null);
+    apiFetch<{ share: Share | null }>(sharePath(conversationId))
+      .then((r) => live && setShare(r.share))
+      .catch(() => live && setShare(null));
+    return () => {
+      live = false;
+    };
+  }, [open, conversationId]);
+
+  // The print view is in the page only while printing (globals.css hides the rest of the page in print).
+  useEffect(() => {
+    if (!printing) return;
+    const id = requestAnimationFrame(() => {
+      window.print();
+      setPrinting(false);
+    });
+    return () => cancelAnimationFrame(id);
+  }, [printing]);
+
+  const act = async (fn: () => Promise<void>) => {
+    try {
+      await fn();
+    } catch {
+      setNote(s.failed);
+    }
+  };
+
+  return (
+    <>
+      <button type="button" data-testid="export-conversation" onClick={() => setOpen(true)} className={className}>
+        {s.export}
+      </button>
+      {open && (
+        <dialog
+          ref={dialog}
+          data-testid="export-dialog"
+          aria-labelledby="export-dialog-title"
+          onClose={() => setOpen(false)}
+          className="m-auto w-[min(32rem,calc(100vw-2rem))] rounded-xl bg-white p-5 text-zinc-900 shadow-xl backdrop:bg-black/40 print:hidden dark:bg-zinc-900 dark:text-zinc-100"
+        >
+          <h2 id="export-dialog-title" className="text-base font-semibold">
+            {s.exportTitle}
+          </h2>
+          <div className="mt-3 flex flex-wrap gap-2">
+            <button
+              type="button"
+              data-testid="export-markdown"
+              className={BUTTON}
+              onClick={() => download(exportFileName(title), conversationMarkdown(title, messages, s, window.location.origin))}
+            >
+              {s.downloadMarkdown}
+            </button>
+            <button
+              type="button"
+              data-testid="export-print"
+              className={BUTTON}
+              onClick={() => {
+                dialog.current?.close();
+                setPrinting(true);
+              }}
+            >
+              {s.print}
+            </button>
+          </div>
+          <h3 className="mt-5 text-sm font-semibold">{s.shareHeading}</h3>
+          <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">{s.shareHint}</p>
+          {share ? (
+            <div className="mt-2 flex flex-col gap-2">
+              <label className="text-xs text-zinc-700 dark:text-zinc-300">
+                {s.shareLink}
+                <input
+                  data-testid="share-link"
+                  readOnly
+                  value={shareUrl(share.token)}
+                  onFocus={(e) => e.currentTarget.select()}
+                  className="mt-1 block w-full rounded border border-zinc-400 bg-white px-2 py-1 font-mono text-xs dark:border-zinc-600 dark:bg-zinc-950"
+                />
+              </label>
+              <div className="flex gap-2">
+                <button
+                  type="button"
+                  data-testid="share-copy"
+                  className={BUTTON}
+                  onClick={() =>
+                    void act(async () => {
+                      await copyText(shareUrl(share.token));
+                      setCopied(true);
+                    })
+                  }
+                >
+                  {copied ? s.copied : s.copyLink}
+                </button>
+                <button
+                  type="button"
+                  data-testid="share-revoke"
+                  className={`${BUTTON} text-red-800 dark:text-red-300`}
+                  onClick={() =>
+                    void act(async () => {
+                      await apiFetch(sharePath(conversationId), { method: "DELETE" });
+                      setShare(null);
+                      setNote(s.revoked);
+                    })
+                  }
+                >
+                  {s.revoke}
+                </button>
+              </div>
+            </div>
+          ) : (
+            <button
+              type="button"
+              data-testid="share-create"
+              className={`${BUTTON} mt-2`}
+              onClick={() =>
+                void act(async () => {
+                  setShare((await apiFetch<{ share: Share }>(sharePath(conversationId), { method: "POST" })).share);
+                  setCopied(false);
+                  setNote(null);
+                })
+              }
+            >
+              {s.createLink}
+            </button>
+          )}
+          {note && (
+            <p role="status" data-testid="export-note" className="mt-2 text-sm">
+              {note}
+            </p>
+          )}
+          <div className="mt-5 flex justify-end">
+            <button type="button" data-testid="export-close" className={BUTTON} onClick={() => dialog.current?.close()}>
+              {s.close}
+            </button>
+          </div>
+        </dialog>
+      )}
+      {(open || printing) &&
+        createPortal(
+          <div data-testid="print-view" className="print-root hidden print:block">
+            <ConversationDocument title={title} messages={messages} />
+          </div>,
+          document.body,
+        )}
+    </>
+  );
+}

@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import type { ChatUIMessage } from "@/lib/agent/protocol";
+import { conversationMarkdown, exportFileName } from "./export";
+
+const citation = (n: number, id: string, title: string, page?: number) => ({
+  n,
+  chunk_id: `${id}-c${n}`,
+  document: { id, title, source: `${id}.md` },
+  kb: "hr",
+  heading: "",
+  text: "passage",
+  score: 1,
+  ...(page ? { page } : {}),
+});
+
+const messages = [
+  { id: "q1", role: "user", parts: [{ type: "text", text: "How much leave?" }] },
+  {
+    id: "a1",
+    role: "assistant",
+    parts: [
+      { type: "text", text: "25 days [2], booked in the portal [1]." },
+      { type: "data-citations", data: { citations: [citation(1, "portal", "Portal [guide]"), citation(2, "leave", "Leave policy", 3)] } },
+    ],
+  },
+] as unknown as ChatUIMessage[];
+
+describe("conversation export", () => {
+  it("writes questions as headings and answers with renumbered citations and linked references", () => {
+    const md = conversationMarkdown("Leave", messages, { references: "References", page: "p. {page}" }, "http://kb.test");
+    expect(md).toContain("# Leave\n\n## How much leave?\n\n25 days [1], booked in the portal [2].");
+    expect(md).toContain("[1] [Leave policy · p. 3](http://kb.test/documents/leave?chunk=leave-c2)");
+    expect(md).toContain("[2] [Portal \\[guide\\]](http://kb.test/documents/portal?chunk=portal-c1)");
+  });
+
+  it("names the file after the title in any script", () => {
+    expect(exportFileName("年假 / leave?")).toBe("年假-leave.md");
+    expect(exportFileName("???")).toBe("conversation.md");
+  });
+});

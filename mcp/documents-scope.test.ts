@@ -1,0 +1,79 @@
+/**
+ * Sources a person picked: the `documents` argument of the search tools and the server's document scope
+ * (the chat's X-Document-Filter) limit the passages, on a real LanceDB store in a temp dir.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Store } from "@/lib/store";
+import { ingestMarkdown, openTempStore, type TempStore } from "@/lib/test-helpers/kb-store";
+import { decodeDocumentFilter, encodeDocumentFilter, scopedDocuments } from "@/lib/tools/scope";
+import { createMcpServer, type KnowledgeServerOptions } from "./index";
+
+let temp: TempStore;
+let store: Store;
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  temp = await openTempStore("mcp-scope-test-");
+  store = temp.store;
+  await ingestMarkdown(store, "hr", {
+    "bikes.md": "# Bikes\n\nBike parking is in the north garage; the bike allowance is 30 euros a month.",
+    "cars.md": "# Cars\n\nCar parking is in the south garage; the parking allowance is 50 euros a month.",
+  });
+  for (const d of await store.listDocuments()) ids[d.source] = d.id;
+});
+
+afterAll(async () => {
+  await temp?.close();
+});
+
+async function connect(options: KnowledgeServerOptions = {}) {
+  const server = createMcpServer({ getStore: async () => store, ...options });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: "test", version: "0" });
+  await client.connect(clientSide);
+  return client;
+}
+
+const documentsOf = (r: Awaited<ReturnType<Client["callTool"]>>) =>
+  new Set((r.structuredContent as { results: { document: { id: string } }[] }).results.map((x) => x.document.id));
+
+describe("documents scope", () => {
+  it("search_knowledge's documents argument keeps only those documents' passages", async () => {
+    const client = await connect();
+    const all = await client.callTool({ name: "search_knowledge", arguments: { query: "parking allowance garage" } });
+    expect(documentsOf(all)).toEqual(new Set([ids["bikes.md"], ids["cars.md"]]));
+    const picked = await client.callTool({
+      name: "search_knowledge",
+      arguments: { query: "parking allowance garage", documents: [ids["cars.md"]] },
+    });
+    expect(documentsOf(picked)).toEqual(new Set([ids["cars.md"]]));
+    const bad = await client.callTool({ name: "search_knowledge", arguments: { query: "parking", documents: "cars" } });
+    expect(bad.isError).toBe(true);
+  });
+
+  it("a server limited to documents (the chat's pick) searches only those, whatever the tool is asked", async () => {
+    const client = await connect({ documents: [ids["bikes.md"]] });
+    const r = await client.callTool({ name: "search_knowledge", arguments: { query: "car parking south garage" } });
+    expect(documentsOf(r)).toEqual(new Set([ids["bikes.md"]]));
+    const outside = await client.callTool({
+      name: "search_knowledge",
+      arguments: { query: "car parking south garage", documents: [ids["cars.md"]] },
+    });
+    expect(documentsOf(outside).size).toBe(0);
+    const connector = await client.callTool({ name: "search", arguments: { query: "parking garage" } });
+    const urls = (connector.structuredContent as { results: { url: string }[] }).results.map((x) => x.url);
+    expect(urls.length).toBeGreaterThan(0);
+    expect(urls.every((u) => u.includes(encodeURIComponent(ids["bikes.md"])))).toBe(true);
+  });
+
+  it("the rule and the header's encoding", () => {
+    expect(scopedDocuments(undefined, undefined)).toBeUndefined();
+    expect(scopedDocuments(["a", "b"], ["b", "c"])).toEqual(["b"]);
+    expect(scopedDocuments([], ["c"])).toEqual(["c"]);
+    expect(decodeDocumentFilter(encodeDocumentFilter(["a,b", "c d"]))).toEqual(["a,b", "c d"]);
+    expect(decodeDocumentFilter(null)).toBeUndefined();
+  });
+});

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The one test command: the quality gates (Biome lint + format, knip unused code, dpdm import cycles, tsc),
-// unit + store tests (Vitest), a production build, then HTTP integration and browser tests (Playwright)
+// unit + store tests (Vitest), the worker-pool and OCR budget tests again with every core busy
+// (scripts/under-load.mjs), a production build, then HTTP integration and browser tests (Playwright)
 // against the real server. Ends with one "N passed, N failed" line; each gate counts as one check.
 // `--gates-only` runs just the gates, with the same summary line and exit status.
 import { spawnSync } from "node:child_process";
@@ -87,6 +88,27 @@ if (!process.argv.includes("--gates-only")) {
   const v = readJson(`${DATA}/vitest.json`);
   failures.push(...explained("vitest", vitestStatus, vitestFailures(v)));
   count(vitestStatus, v && { passed: v.numPassedTests, failed: v.numFailedTests, skipped: v.numPendingTests + v.numTodoTests });
+
+  // The worker-pool and OCR budget tests again, with every core busy: a loaded machine must not fail them.
+  const loadedStatus = run("node", [
+    "scripts/under-load.mjs",
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile=${DATA}/vitest-loaded.json`,
+    "lib/worker/pool.test.ts",
+    "lib/parse/ocr.test.ts",
+    "-t",
+    "worker pool|OCR_FILE_TIMEOUT_SECONDS",
+  ]);
+  const loaded = readJson(`${DATA}/vitest-loaded.json`);
+  failures.push(
+    ...explained(
+      "vitest (loaded)",
+      loadedStatus,
+      vitestFailures(loaded).map((f) => f.replace(/^vitest/, "vitest (loaded)")),
+    ),
+  );
+  count(loadedStatus, loaded && { passed: loaded.numPassedTests, failed: loaded.numFailedTests, skipped: 0 });
 
   if (run("npm", ["run", "build"]) !== 0) {
     tally.failed += 1;

@@ -10,7 +10,7 @@ export interface ParseLimits {
   maxDocxRatio: number;
   /** Extracted text longer than this is refused (characters). */
   maxTextChars: number;
-  /** Wall-clock budget for one file's parsing, checked between pages / parts (the worker's is hard). */
+  /** CPU-time budget for one file's parsing (lib/worker/cpu.ts), checked between pages / parts (the worker's is hard). */
   timeBudgetMs: number;
   /** HTML nested deeper than this is refused before it is parsed (lib/parse/depth.ts). */
   maxHtmlDepth: number;

@@ -3,12 +3,13 @@
  * lib/parse/ocr-engine.ts (PP-OCRv4), put in reading order here. The models load once per worker, on first use.
  */
 import { AppError } from "@/lib/types";
+import { ownCpuMs } from "@/lib/worker/cpu";
 import { readLines } from "./ocr-engine";
 
-/** How one file's OCR runs: its deadline, its page limit, and who hears of each page done. */
+/** How one file's OCR runs: its CPU budget, its page limit, and who hears of each page done. */
 export interface OcrRun {
-  /** Epoch ms after which the file's OCR stops between pages (the worker's per-page budget is hard). */
-  deadline: number;
+  /** The worker's CPU time (lib/worker/cpu.ts) after which the file's OCR stops between pages (the per-page budget is hard). */
+  cpuDeadline: number;
   maxPages: number;
   threads: number;
   /** A page is about to be read (1-based), of `total`; also restarts the page budget (lib/worker/pool.ts). */
@@ -77,10 +78,10 @@ export async function recognizePage(image: Buffer, run: Pick<OcrRun, "threads">)
 /** Stops a file's OCR between pages when it was cancelled or ran out of its file budget. */
 export function checkOcrBudget(run: OcrRun, filename: string, page: number, signal?: AbortSignal): void {
   if (signal?.aborted) throw new AppError("cancelled", "Parsing was cancelled.");
-  if (Date.now() > run.deadline) {
+  if (ownCpuMs() > run.cpuDeadline) {
     throw new AppError(
       "parse_failed",
-      `"${filename}" took longer than its OCR budget (OCR_FILE_TIMEOUT_SECONDS; stopped at page ${page}).`,
+      `"${filename}" needed more CPU time than its OCR budget (OCR_FILE_TIMEOUT_SECONDS; stopped at page ${page}).`,
     );
   }
 }

@@ -1,6 +1,7 @@
 import { CJK_SPACELESS_CLASS } from "@/lib/text/cjk";
 import { endsClause } from "@/lib/text/sentences";
 import { AppError, type ParsedDocument } from "@/lib/types";
+import { ownCpuMs } from "@/lib/worker/cpu";
 import { type ParseOptions, resolveLimits } from "./limits";
 import { checkOcrBudget, checkOcrPages, MIN_PAGE_TEXT_CHARS, NeedsOcr, OCR_MAX_SIDE, type OcrRun, recognizePage } from "./ocr";
 
@@ -88,7 +89,7 @@ async function ocrPage(pdf: PdfDocument, n: number, run: OcrRun): Promise<string
  */
 export async function parsePdf(data: Uint8Array, filename: string, opts?: ParseOptions): Promise<ParsedDocument> {
   const limits = resolveLimits(opts);
-  const deadline = Date.now() + limits.timeBudgetMs;
+  const cpuDeadline = ownCpuMs() + limits.timeBudgetMs;
   const { getDocumentProxy } = await loadUnpdf();
   let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
@@ -111,7 +112,7 @@ export async function parsePdf(data: Uint8Array, filename: string, opts?: ParseO
     const scanned: number[] = [];
     for (let n = 1; n <= pdf.numPages; n++) {
       if (opts?.signal?.aborted) throw new AppError("cancelled", "Parsing was cancelled.");
-      if (Date.now() > deadline) {
+      if (ownCpuMs() > cpuDeadline) {
         throw new AppError("parse_failed", `"${filename}" took too long to parse (stopped at page ${n}).`);
       }
       let pageText: string;

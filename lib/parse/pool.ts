@@ -27,7 +27,7 @@ export interface ParseTask {
   /** Also chunk the text and tokenize the chunks (lib/chunk/indexed.ts), and recognise its FAQ pairs, in the worker. */
   chunking?: ChunkSettings;
   /** Read scanned pages and images by OCR (an OCR worker's task; lib/parse/ocr.ts). */
-  ocr?: { deadline: number; maxPages: number; threads: number };
+  ocr?: { cpuBudgetMs: number; maxPages: number; threads: number };
 }
 
 /** What an OCR task tells as it goes (lib/worker/serve.ts progress): the page it starts, of the pages it reads. */
@@ -61,7 +61,7 @@ function pool(): WorkerPool {
       file,
       execArgv,
       size: cfg.workers ?? Math.min(4, Math.max(1, os.availableParallelism() - 1)),
-      timeoutMs: cfg.timeoutMs,
+      cpuBudgetMs: cfg.timeoutMs,
       resourceLimits: { maxOldGenerationSizeMb: cfg.memoryMb, maxYoungGenerationSizeMb: 64, stackSizeMb: 8 },
     });
   }
@@ -69,8 +69,9 @@ function pool(): WorkerPool {
 }
 
 /**
- * The OCR workers: child processes running the parse pool's script, with OCR's budgets: `timeoutMs` is one page's (each page
- * reported restarts it, lib/worker/pool.ts), the heap cap OCR_MEMORY_MB; the file's budget is the task's signal.
+ * The OCR workers: child processes running the parse pool's script, with OCR's budgets: `cpuBudgetMs` is one page's (each
+ * page reported restarts it, lib/worker/pool.ts), the heap cap OCR_MEMORY_MB; the file's CPU budget is checked by the
+ * worker between pages (lib/parse/ocr.ts).
  */
 function ocrPool(): WorkerPool {
   const g = globalThis as G;
@@ -81,7 +82,7 @@ function ocrPool(): WorkerPool {
       file,
       execArgv,
       size: cfg.workers,
-      timeoutMs: cfg.pageTimeoutMs,
+      cpuBudgetMs: cfg.pageTimeoutMs,
       isolation: "process", // onnxruntime: a thread stopped mid-page would abort the server
       resourceLimits: { maxOldGenerationSizeMb: cfg.memoryMb, maxYoungGenerationSizeMb: 64, stackSizeMb: 8 },
     });
@@ -110,7 +111,7 @@ export async function parseInWorker(filename: string, data: Uint8Array, opts?: P
       if (err.reason === "time") {
         throw new AppError(
           "parse_failed",
-          `"${filename}" took longer than the ${cfg.timeoutMs / 1000}-second parse budget and was stopped.`,
+          `"${filename}" needed more than the ${cfg.timeoutMs / 1000}-CPU-second parse budget and was stopped.`,
         );
       }
       if (err.reason === "memory") {
@@ -126,36 +127,27 @@ export async function parseInWorker(filename: string, data: Uint8Array, opts?: P
 async function ocrInWorker(filename: string, data: Uint8Array, opts?: ParseInWorkerOptions): Promise<ParsedAndChunked> {
   const cfg = ocrConfig();
   const copy = await copyInSlices(data);
-  const fileBudget = AbortSignal.timeout(cfg.fileTimeoutMs);
-  const signal = opts?.signal ? AbortSignal.any([opts.signal, fileBudget]) : fileBudget;
-  const deadline = Date.now() + cfg.fileTimeoutMs;
   const limits = resolveLimits({ limits: { ...opts?.limits, timeBudgetMs: cfg.fileTimeoutMs } });
   const task: ParseTask = {
     filename,
     data: copy,
     limits,
     chunking: opts?.chunking,
-    ocr: { deadline, maxPages: cfg.maxPages, threads: cfg.threads },
+    ocr: { cpuBudgetMs: cfg.fileTimeoutMs, maxPages: cfg.maxPages, threads: cfg.threads },
   };
   let result: ParseResult;
   try {
     result = await ocrPool().run<ParseResult>(task, {
       transfer: [copy.buffer],
-      signal,
+      signal: opts?.signal,
       onProgress: (p) => opts?.onOcrPage?.(p as OcrProgress),
     });
   } catch (err) {
     if (err instanceof TaskStopped) {
-      if (err.reason === "aborted" && !opts?.signal?.aborted) {
-        throw new AppError(
-          "parse_failed",
-          `"${filename}" took longer than the ${cfg.fileTimeoutMs / 1000}-second OCR budget per file and was stopped.`,
-        );
-      }
       if (err.reason === "time") {
         throw new AppError(
           "parse_failed",
-          `A page of "${filename}" took longer than the ${cfg.pageTimeoutMs / 1000}-second OCR budget per page and was stopped.`,
+          `A page of "${filename}" needed more than the ${cfg.pageTimeoutMs / 1000}-CPU-second OCR budget per page and was stopped.`,
         );
       }
       if (err.reason === "memory") {

@@ -2,13 +2,19 @@
 import { indexedChunks } from "@/lib/chunk/indexed";
 import { packChunks, packedBuffers } from "@/lib/chunk/packed";
 import { extractFaqPairs } from "@/lib/faq/extract";
+import { ownCpuMs } from "@/lib/worker/cpu";
 import { serveTasks } from "@/lib/worker/serve";
 import { parseDocumentHere } from "./index";
 import type { OcrProgress, ParseResult, ParseTask } from "./pool";
 
 serveTasks(
   async (task: ParseTask, progress): Promise<ParseResult> => {
-    const ocr = task.ocr && { ...task.ocr, onPage: (page: number, total: number) => progress({ page, total } satisfies OcrProgress) };
+    const ocr = task.ocr && {
+      maxPages: task.ocr.maxPages,
+      threads: task.ocr.threads,
+      cpuDeadline: ownCpuMs() + task.ocr.cpuBudgetMs,
+      onPage: (page: number, total: number) => progress({ page, total } satisfies OcrProgress),
+    };
     const parsed = await parseDocumentHere(task.filename, task.data, { limits: task.limits, ocr });
     if (!task.chunking || !parsed.text.trim()) return parsed;
     const chunks = indexedChunks(parsed.text, { ...task.chunking, pages: parsed.pages });

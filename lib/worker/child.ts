@@ -26,7 +26,6 @@ export class ChildWorker extends EventEmitter {
       process.stderr.write(chunk);
       this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-4096);
     });
-    this.child.once("spawn", () => this.emit("online"));
     this.child.on("message", (msg) => this.emit("message", msg));
     this.child.on("error", (err) => this.emit("error", err));
     // "close", not "exit": stderr is read to its end by then, so V8's out-of-heap message is in the tail.
@@ -35,6 +34,11 @@ export class ChildWorker extends EventEmitter {
         this.emit("error", Object.assign(new Error("The worker process ran out of its heap."), { code: "ERR_WORKER_OUT_OF_MEMORY" }));
       } else this.emit("exit", code ?? signal);
     });
+  }
+
+  /** The process's id, once spawned (its CPU time is read from it: lib/worker/cpu.ts). */
+  get pid(): number | undefined {
+    return this.child.pid;
   }
 
   postMessage(msg: unknown, _transfer?: readonly Transferable[]): void {

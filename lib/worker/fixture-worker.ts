@@ -1,13 +1,24 @@
 // A worker for lib/worker/pool.test.ts: each task names what to do.
+import { ownCpuMs } from "./cpu";
 import { serveTasks } from "./serve";
 
 type Task =
   | { do: "echo"; value: unknown }
   | { do: "throw" }
   | { do: "spin" }
+  | { do: "hang" }
   | { do: "grow" }
   | { do: "sleep"; ms: number; value: unknown }
-  | { do: "steps"; ms: number; steps: number };
+  | { do: "steps"; cpuMs: number; steps: number };
+
+/** Uses `ms` of this worker's CPU time, however busy the machine is. */
+function burn(ms: number) {
+  const until = ownCpuMs() + ms;
+  while (ownCpuMs() < until);
+}
+
+// A slow start-up (loading a model, say), which no task's budget should count.
+burn(Number(process.env.FIXTURE_WORKER_STARTUP_CPU_MS ?? 0));
 
 serveTasks(async (task: Task, progress) => {
   switch (task.do) {
@@ -17,6 +28,8 @@ serveTasks(async (task: Task, progress) => {
       throw Object.assign(new Error("bad input"), { name: "AppError", code: "parse_failed", status: 422 });
     case "spin":
       for (;;);
+    case "hang":
+      return new Promise(() => {});
     case "grow": {
       const hog: number[][] = [];
       for (;;) hog.push(new Array(100_000).fill(Math.random()));
@@ -26,7 +39,7 @@ serveTasks(async (task: Task, progress) => {
       return task.value;
     case "steps":
       for (let i = 1; i <= task.steps; i++) {
-        await new Promise((r) => setTimeout(r, task.ms));
+        burn(task.cpuMs);
         progress(i);
       }
       return "all steps";

@@ -7,12 +7,14 @@ const execArgv = ["--import", "tsx"];
 let pool: WorkerPool | undefined;
 afterEach(async () => {
   await pool?.close();
+  delete process.env.FIXTURE_WORKER_STARTUP_CPU_MS;
 });
 
-// Threads for JavaScript work, processes for native addons (OCR): the same contract either way.
+// Threads for JavaScript work, processes for native addons (OCR): the same contract either way. Budgets are CPU time,
+// so none of these depends on how fast or how busy the machine is.
 describe.each(["thread", "process"] as const)("worker pool (%s)", (isolation) => {
   it("runs tasks and passes errors back with their fields", async () => {
-    pool = createWorkerPool({ file, execArgv, isolation, size: 2, timeoutMs: 10_000 });
+    pool = createWorkerPool({ file, execArgv, isolation, size: 2, cpuBudgetMs: 10_000 });
     expect(await Promise.all([1, 2, 3].map((value) => pool!.run({ do: "echo", value })))).toEqual([1, 2, 3]);
     expect(pool.size()).toBeLessThanOrEqual(2);
     await expect(pool.run({ do: "throw" })).rejects.toMatchObject({
@@ -23,13 +25,30 @@ describe.each(["thread", "process"] as const)("worker pool (%s)", (isolation) =>
     });
   });
 
-  it("terminates a task at its time budget and answers the next one with a fresh worker", async () => {
-    pool = createWorkerPool({ file, execArgv, isolation, size: 1, timeoutMs: 300 });
+  it("stops a task that never ends at its CPU budget and answers the next one with a fresh worker", async () => {
+    pool = createWorkerPool({ file, execArgv, isolation, size: 1, cpuBudgetMs: 1000 });
     const stuck = pool.run({ do: "spin" });
     const next = pool.run({ do: "echo", value: "after" });
-    await expect(stuck).rejects.toMatchObject({ reason: "time" });
+    await expect(stuck).rejects.toMatchObject({ reason: "time", message: expect.stringMatching(/CPU time/) });
     await expect(stuck).rejects.toBeInstanceOf(TaskStopped);
     expect(await next).toBe("after");
+  });
+
+  it("counts a task's CPU time, not its waiting: a task idle past its CPU budget finishes", async () => {
+    pool = createWorkerPool({ file, execArgv, isolation, size: 1, cpuBudgetMs: 300 });
+    expect(await pool.run({ do: "sleep", ms: 1500, value: "rested" })).toBe("rested");
+  });
+
+  it("does not count the worker's start-up against the first task", async () => {
+    process.env.FIXTURE_WORKER_STARTUP_CPU_MS = "1500";
+    pool = createWorkerPool({ file, execArgv, isolation, size: 1, cpuBudgetMs: 500 });
+    expect(await pool.run({ do: "echo", value: "first" })).toBe("first");
+  });
+
+  it("stops a task that hangs without using CPU at its wall-clock ceiling", async () => {
+    pool = createWorkerPool({ file, execArgv, isolation, size: 1, cpuBudgetMs: 60_000, wallCeilingMs: 1000 });
+    await expect(pool.run({ do: "hang" })).rejects.toMatchObject({ reason: "time", message: expect.stringMatching(/wall-clock/) });
+    expect(await pool.run({ do: "echo", value: "after" })).toBe("after");
   });
 
   it("terminates a task that outgrows its memory cap", async () => {
@@ -38,7 +57,7 @@ describe.each(["thread", "process"] as const)("worker pool (%s)", (isolation) =>
       execArgv,
       isolation,
       size: 1,
-      timeoutMs: 60_000,
+      cpuBudgetMs: 60_000,
       resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 },
     });
     await expect(pool.run({ do: "grow" })).rejects.toMatchObject({ reason: "memory" });
@@ -46,7 +65,7 @@ describe.each(["thread", "process"] as const)("worker pool (%s)", (isolation) =>
   });
 
   it("answers each task in order with a task waiting in the worker, and drops the answer of one aborted there", async () => {
-    pool = createWorkerPool({ file, execArgv, isolation, size: 1, timeoutMs: 60_000 });
+    pool = createWorkerPool({ file, execArgv, isolation, size: 1, cpuBudgetMs: 60_000 });
     const ctrl = new AbortController();
     const first = pool.run({ do: "sleep", ms: 300, value: "first" });
     const waiting = pool.run({ do: "echo", value: "waiting" }, { signal: ctrl.signal });
@@ -59,20 +78,19 @@ describe.each(["thread", "process"] as const)("worker pool (%s)", (isolation) =>
   });
 
   it("stops a task when its signal aborts", async () => {
-    pool = createWorkerPool({ file, execArgv, isolation, size: 1, timeoutMs: 60_000 });
+    pool = createWorkerPool({ file, execArgv, isolation, size: 1, cpuBudgetMs: 60_000 });
     const ctrl = new AbortController();
     const stuck = pool.run({ do: "spin" }, { signal: ctrl.signal });
     setTimeout(() => ctrl.abort(), 100);
     await expect(stuck).rejects.toMatchObject({ reason: "aborted" });
   });
 
-  it("passes a task's progress on, each step restarting its budget", async () => {
-    pool = createWorkerPool({ file, execArgv, isolation, size: 1, timeoutMs: 1000 });
-    expect(await pool.run({ do: "echo", value: "loaded" })).toBe("loaded"); // the worker's start is not a step
+  it("passes a task's progress on, each step restarting its CPU budget", async () => {
+    pool = createWorkerPool({ file, execArgv, isolation, size: 1, cpuBudgetMs: 1000 });
     const heard: unknown[] = [];
-    // 10 steps of 150 ms: longer than the budget in all, each step well within it.
-    const done = await pool.run({ do: "steps", ms: 150, steps: 10 }, { onProgress: (p) => heard.push(p) });
+    // 5 steps of 400 ms of CPU: more than the budget in all, each step well within it.
+    const done = await pool.run({ do: "steps", cpuMs: 400, steps: 5 }, { onProgress: (p) => heard.push(p) });
     expect(done).toBe("all steps");
-    expect(heard).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(heard).toEqual([1, 2, 3, 4, 5]);
   });
 });

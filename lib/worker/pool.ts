@@ -1,17 +1,23 @@
 /**
  * A small pool of worker threads for CPU-heavy work that must not stall the server (parsing untrusted
- * files). Each task gets a hard wall-clock budget and the worker a heap cap (resourceLimits); a worker
- * that runs out of either is terminated — the only way to stop synchronous code — and replaced for the
- * next task. Workers are spawned on demand, up to `size`, and do not keep the process alive when idle.
+ * files). Each task gets a hard budget of CPU time, counted from when its worker is ready and running it, a
+ * generous wall-clock ceiling for a worker that hangs without using CPU, and the worker a heap cap
+ * (resourceLimits); a worker that runs out of any is terminated — the only way to stop synchronous code — and
+ * replaced for the next task. CPU time, not wall time, because a busy machine must make a task slower, never
+ * stop it. Workers are spawned on demand, up to `size`, and do not keep the process alive when idle.
  */
 import { type ResourceLimits, type Transferable, Worker } from "node:worker_threads";
 import { ChildWorker } from "./child";
+import { processCpuMs } from "./cpu";
 
 export interface PoolOptions {
   /** The worker script: a plain JS module (or TS with `execArgv: ["--import", "tsx"]`). */
   file: string | URL;
   size: number;
-  timeoutMs: number;
+  /** CPU time one task (or one step of it: RunOptions.onProgress) may use. */
+  cpuBudgetMs: number;
+  /** Wall-clock time one task (or step) may take: for a worker that hangs without using CPU. Default 10 × cpuBudgetMs, at least a minute. */
+  wallCeilingMs?: number;
   resourceLimits?: ResourceLimits;
   execArgv?: string[];
   /**
@@ -56,11 +62,20 @@ interface Task {
 
 interface Slot {
   worker: Worker | ChildWorker;
-  /** The worker thread has started; a task's budget counts from then. */
-  online: boolean;
+  /** The worker has loaded its script and said so (lib/worker/serve.ts); a task's budget counts from then. */
+  ready: boolean;
   /** Handed to this worker, in its order: the first is running, the rest wait in the worker. */
   tasks: Task[];
-  timer?: ReturnType<typeof setTimeout>;
+  budget?: Budget;
+}
+
+/** The running task's budget: CPU and wall clock at its start, and the timer that checks them. */
+interface Budget {
+  wallStart: number;
+  /** Read asynchronously just after the start; until then the CPU budget is not checked. */
+  cpuStart?: number;
+  reading: boolean;
+  timer: ReturnType<typeof setInterval>;
 }
 
 /**
@@ -75,7 +90,7 @@ interface RunOptions {
   signal?: AbortSignal;
   /**
    * Hears the worker's progress messages (lib/worker/serve.ts). Each restarts the task's budget: for work in steps
-   * (OCR pages), `timeoutMs` is then the budget of one step, and the whole is bounded by the caller's `signal`.
+   * (OCR pages), `cpuBudgetMs` is then the budget of one step, and the whole is bounded by the caller's `signal`.
    */
   onProgress?: (value: unknown) => void;
 }
@@ -88,6 +103,8 @@ export interface WorkerPool {
 }
 
 export function createWorkerPool(opts: PoolOptions): WorkerPool {
+  const wallCeilingMs = opts.wallCeilingMs ?? Math.max(60_000, 10 * opts.cpuBudgetMs);
+  const checkEveryMs = Math.max(20, Math.min(250, opts.cpuBudgetMs / 4));
   const slots = new Set<Slot>();
   const queue: Task[] = [];
   let closed = false;
@@ -103,7 +120,7 @@ export function createWorkerPool(opts: PoolOptions): WorkerPool {
    */
   function kill(slot: Slot, err: unknown) {
     const [running, ...waiting] = slot.tasks;
-    clearTimeout(slot.timer);
+    stopBudget(slot);
     slot.tasks = [];
     slots.delete(slot);
     slot.worker.removeAllListeners();
@@ -127,13 +144,14 @@ export function createWorkerPool(opts: PoolOptions): WorkerPool {
       opts.isolation === "process"
         ? new ChildWorker(opts.file, { resourceLimits: opts.resourceLimits, execArgv: opts.execArgv })
         : new Worker(opts.file, { resourceLimits: opts.resourceLimits, execArgv: opts.execArgv, stdout: false, stderr: false });
-    const slot: Slot = { worker, tasks: [], online: false };
+    const slot: Slot = { worker, tasks: [], ready: false };
     worker.unref();
-    worker.once("online", () => {
-      slot.online = true;
-      if (slot.tasks.length > 0) startBudget(slot);
-    });
-    worker.on("message", (msg: { ok: boolean; value?: unknown; error?: RemoteError; progress?: unknown }) => {
+    worker.on("message", (msg: { ok: boolean; value?: unknown; error?: RemoteError; progress?: unknown; ready?: true }) => {
+      if ("ready" in msg) {
+        slot.ready = true;
+        if (slot.tasks.length > 0) startBudget(slot);
+        return;
+      }
       if ("progress" in msg) {
         const running = slot.tasks[0];
         if (running && !running.dropped) {
@@ -144,7 +162,7 @@ export function createWorkerPool(opts: PoolOptions): WorkerPool {
       }
       const task = slot.tasks.shift();
       if (!task) return;
-      clearTimeout(slot.timer);
+      stopBudget(slot);
       settle(task);
       if (!task.dropped) {
         if (msg.ok) task.resolve(msg.value);
@@ -173,9 +191,37 @@ export function createWorkerPool(opts: PoolOptions): WorkerPool {
 
   /** The budget of the slot's running task, from now. */
   function startBudget(s: Slot) {
-    clearTimeout(s.timer);
-    if (!s.online) return;
-    s.timer = setTimeout(() => kill(s, new TaskStopped("time", `The task ran out of its ${opts.timeoutMs} ms budget.`)), opts.timeoutMs);
+    stopBudget(s);
+    if (!s.ready) return;
+    const budget: Budget = { wallStart: performance.now(), reading: true, timer: setInterval(() => checkBudget(s, budget), checkEveryMs) };
+    budget.timer.unref();
+    s.budget = budget;
+    void cpuOf(s).then((cpu) => {
+      budget.cpuStart = cpu;
+      budget.reading = false;
+    });
+  }
+
+  function stopBudget(s: Slot) {
+    if (s.budget) clearInterval(s.budget.timer);
+    s.budget = undefined;
+  }
+
+  function checkBudget(s: Slot, budget: Budget) {
+    const wall = performance.now() - budget.wallStart;
+    if (wall > wallCeilingMs) {
+      kill(s, new TaskStopped("time", `The task ran past its ${wallCeilingMs} ms wall-clock ceiling.`));
+      return;
+    }
+    if (budget.reading) return;
+    budget.reading = true;
+    void cpuOf(s).then((cpu) => {
+      budget.reading = false;
+      if (s.budget !== budget) return;
+      // Where CPU time cannot be read, wall time since the task started stands in for it.
+      const used = cpu === undefined || budget.cpuStart === undefined ? wall : cpu - budget.cpuStart;
+      if (used > opts.cpuBudgetMs) kill(s, new TaskStopped("time", `The task used more than its ${opts.cpuBudgetMs} ms of CPU time.`));
+    });
   }
 
   /** An idle worker first, then a new one, then one with room for a task to wait in it. */
@@ -185,6 +231,18 @@ export function createWorkerPool(opts: PoolOptions): WorkerPool {
     if (idle) return idle;
     if (slots.size < opts.size) return spawn();
     return all.filter((s) => s.tasks.length < TASKS_PER_WORKER).sort((a, b) => a.tasks.length - b.tasks.length)[0];
+  }
+
+  /** CPU milliseconds the slot's worker has used: its thread's, or its process's and its children's. */
+  async function cpuOf(s: Slot): Promise<number | undefined> {
+    const w = s.worker;
+    if (w instanceof ChildWorker) return w.pid === undefined ? undefined : processCpuMs(w.pid);
+    try {
+      const used = await (w as Worker & { cpuUsage(): Promise<NodeJS.CpuUsage> }).cpuUsage();
+      return (used.user + used.system) / 1000;
+    } catch {
+      return undefined; // the thread has ended
+    }
   }
 
   function dispatch() {

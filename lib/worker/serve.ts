@@ -1,7 +1,8 @@
 /**
  * The worker side of lib/worker/pool.ts: answers each message with `fn(message)` or its error, one message at a
  * time and in order (the pool hands a worker its next task before the last one ends, and counts a task's budget
- * from the end of the one before it). `progress` tells the pool how the task goes: it restarts the task's budget.
+ * from the end of the one before it). It says `ready` once its script is loaded: a task's budget counts from then, not
+ * from the worker's start-up. `progress` tells the pool how the task goes: it restarts the task's budget.
  * In a worker thread it talks over `parentPort`; in a child process (lib/worker/child.ts), over IPC.
  */
 import { parentPort, type Transferable } from "node:worker_threads";
@@ -26,6 +27,7 @@ export function serveTasks<I, O>(
   transferOf: (output: O) => Transferable[] = () => [],
 ): void {
   const port = connect();
+  port.postMessage({ ready: true });
   let last: Promise<void> = Promise.resolve();
   port.onMessage((input) => {
     last = last.then(() => answer(input as I));

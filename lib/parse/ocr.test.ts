@@ -11,6 +11,7 @@ import {
   layoutPages,
   makeMultiPageTiff,
   makeScannedPdf,
+  renderDensePage,
   renderPage,
   renderScanLike,
   sampleText,
@@ -21,6 +22,7 @@ import { closeParsePool, type OcrProgress } from "./pool";
 
 afterAll(closeParsePool);
 afterEach(() => {
+  delete process.env.OCR_MEMORY_MB;
   delete process.env.OCR_MAX_PAGES;
   delete process.env.OCR_FILE_TIMEOUT_SECONDS;
 });
@@ -179,5 +181,22 @@ describe("OCR", { timeout: 300_000 }, () => {
     delete process.env.OCR_FILE_TIMEOUT_SECONDS;
     const doc = await parseDocument("after.png", await renderPage(["Readable after the stop."]));
     expect(characterAccuracy("Readable after the stop.", doc.text)).toBeGreaterThanOrEqual(0.9);
+  });
+
+  // A dense 2048 × 2048 page takes the OCR process past 1 GB, most of it outside the JavaScript heap (models, images,
+  // WebAssembly): the operating system's cap on the whole process stops it (lib/worker/memory-cap.ts).
+  it("stops a page that needs more memory than OCR_MEMORY_MB in all (not only heap), alone, and reads the next file", async () => {
+    await closeParsePool(); // the pool takes OCR_MEMORY_MB when it starts
+    process.env.OCR_MEMORY_MB = "900";
+    try {
+      await expect(parseDocument("dense.png", await renderDensePage())).rejects.toMatchObject({
+        code: "too_large",
+        message: expect.stringContaining("OCR_MEMORY_MB"),
+      });
+      const doc = await parseDocument("after.png", await renderPage(["Read after the memory stop."]));
+      expect(characterAccuracy("Read after the memory stop.", doc.text)).toBeGreaterThanOrEqual(0.9);
+    } finally {
+      await closeParsePool();
+    }
   });
 });

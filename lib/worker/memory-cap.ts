@@ -5,7 +5,7 @@
  * size is watched and the child killed over the cap. An address-space limit (RLIMIT_AS) cannot serve: V8 reserves
  * gigabytes of address space for each WebAssembly memory, so a child under a few-GB limit cannot even start.
  */
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 export interface MemoryCap {
@@ -14,6 +14,8 @@ export interface MemoryCap {
   /** Frees what the cap holds (its cgroup, its watch) once the child has ended. */
   release(): void;
 }
+
+const PREFIX = "kb-mcp-chat-ocr-";
 
 /** How often the fallback watch reads the child's resident size. */
 const WATCH_MS = 100;
@@ -35,7 +37,7 @@ function cgroupCap(pid: number, bytes: number): MemoryCap | undefined {
   const own = ownCgroup();
   const candidates: { dir: string; limit: string; extra?: [string, string]; ooms: () => number }[] = [];
   if (own.v2 !== undefined && readIfExists("/sys/fs/cgroup/cgroup.controllers")?.includes("memory")) {
-    const dir = path.join("/sys/fs/cgroup", own.v2, `kb-mcp-chat-ocr-${pid}`);
+    const dir = path.join("/sys/fs/cgroup", own.v2, `${PREFIX}${pid}`);
     const events = () => Number(/oom_kill (\d+)/.exec(readIfExists(path.join(dir, "memory.events")) ?? "")?.[1] ?? 0);
     candidates.push({ dir, limit: "memory.max", extra: ["memory.swap.max", "0"], ooms: events });
   }
@@ -43,11 +45,12 @@ function cgroupCap(pid: number, bytes: number): MemoryCap | undefined {
     const parent = existsSync(path.join("/sys/fs/cgroup/memory", own.v1))
       ? path.join("/sys/fs/cgroup/memory", own.v1)
       : "/sys/fs/cgroup/memory";
-    const dir = path.join(parent, `kb-mcp-chat-ocr-${pid}`);
+    const dir = path.join(parent, `${PREFIX}${pid}`);
     const ooms = () => Number(/oom_kill (\d+)/.exec(readIfExists(path.join(dir, "memory.oom_control")) ?? "")?.[1] ?? 0);
     candidates.push({ dir, limit: "memory.limit_in_bytes", ooms });
   }
   for (const c of candidates) {
+    removeStale(path.dirname(c.dir));
     try {
       mkdirSync(c.dir);
     } catch {
@@ -81,6 +84,24 @@ function cgroupCap(pid: number, bytes: number): MemoryCap | undefined {
     }
   }
   return undefined;
+}
+
+/** Empty cgroups left by children whose parent ended before it could remove them. */
+function removeStale(parent: string) {
+  let names: string[] = [];
+  try {
+    names = readdirSync(parent).filter((n) => n.startsWith(PREFIX));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (existsSync(`/proc/${name.slice(PREFIX.length)}`)) continue;
+    try {
+      rmdirSync(path.join(parent, name));
+    } catch {
+      // in use after all
+    }
+  }
 }
 
 function readIfExists(file: string): string | undefined {

@@ -115,7 +115,7 @@ interface Gap {
 }
 
 /** The gaps between inked columns of a line image (greyscale). */
-export function inkGaps(grey: Uint8Array, width: number, height: number): Gap[] {
+function inkGaps(grey: Uint8Array, width: number, height: number): Gap[] {
   let lo = 255;
   let hi = 0;
   for (const v of grey) {
@@ -144,7 +144,7 @@ export function inkGaps(grey: Uint8Array, width: number, height: number): Gap[] 
  * The narrowest word gap of a page, in line heights: its gaps split in two groups by Otsu's method, the wider being
  * word gaps, kept within 0.15–0.3 line heights (a page of single words has letter gaps only).
  */
-export function wordGapThreshold(gaps: number[]): number {
+function wordGapThreshold(gaps: number[]): number {
   const widths = [...gaps].sort((a, b) => a - b);
   const total = widths.reduce((a, b) => a + b, 0);
   let best = 0;

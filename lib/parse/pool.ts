@@ -151,7 +151,10 @@ async function ocrInWorker(filename: string, data: Uint8Array, opts?: ParseInWor
         );
       }
       if (err.reason === "memory") {
-        throw new AppError("too_large", `"${filename}" needed more than the ${cfg.memoryMb} MB OCR memory budget and was stopped.`);
+        throw new AppError(
+          "too_large",
+          `"${filename}" needed more than the ${cfg.memoryMb} MB OCR memory budget (OCR_MEMORY_MB) and was stopped.`,
+        );
       }
       if (err.reason === "aborted") throw Object.assign(new Error("The upload was cancelled."), { name: "AbortError" });
       throw new AppError("parse_failed", `"${filename}" could not be read by OCR: the reader crashed.`);

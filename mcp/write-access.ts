@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { canWrite } from "@/lib/auth/tokens";
+import { canWrite } from "@/lib/credentials/tokens";
 import { getConfig } from "@/lib/config";
 import type { Store } from "@/lib/store";
 import { guarded, inScope, type ToolContext, toolError } from "./context";

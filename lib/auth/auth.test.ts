@@ -7,7 +7,7 @@ import { addressList, callerOf, forwardedFor, PEER_HEADER, parseProxyHeader, par
 import { authenticateApp } from "./principal";
 import { createRateLimiter } from "./rate-limit";
 import { authFailures } from "./request";
-import { type AccessToken, bearerSecret, canWrite, findToken, generateTokenSecret, hashTokenSecret } from "./tokens";
+import { type AccessToken, bearerSecret, canWrite, findToken, generateTokenSecret, hashTokenSecret } from "@/lib/credentials/tokens";
 
 function token(secret: string, over: Partial<AccessToken> = {}): AccessToken {
   return {

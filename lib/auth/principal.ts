@@ -18,7 +18,7 @@ import { safeEqual } from "./internal";
 import { isOriginAllowed } from "./origin";
 import { type Caller, callerOf } from "./peer";
 import { adminSecretAccount, authFailures } from "./request";
-import { bearerSecret } from "./tokens";
+import { bearerSecret } from "@/lib/credentials/tokens";
 
 export type Principal =
   /** This machine without sign-in, or the admin secret (a bearer token, or the session it was exchanged for): everything, like an admin. */

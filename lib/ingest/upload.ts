@@ -4,7 +4,7 @@
  */
 import busboy from "busboy";
 import { getConfig } from "@/lib/config";
-import { errorBody } from "@/lib/server/errors";
+import { errorBody } from "@/lib/http/errors";
 import type { Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
 import { sanitizeFileName } from "./fields";

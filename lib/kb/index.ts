@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { getAccountStore } from "@/lib/auth/accounts/store";
 import { getOAuthStore } from "@/lib/auth/oauth/store";
-import { type AccessToken, generateTokenSecret, hashTokenSecret, type PublicToken, publicToken, type TokenScope } from "@/lib/auth/tokens";
+import { type AccessToken, generateTokenSecret, hashTokenSecret, type PublicToken, publicToken, type TokenScope } from "@/lib/credentials/tokens";
 import { defaultKbName } from "@/lib/config";
 import { getFaqStore } from "@/lib/faq/store";
 import { documentId } from "@/lib/ingest/prepare";

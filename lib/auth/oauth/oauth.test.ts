@@ -21,8 +21,9 @@ import type { AuthorizationServerMetadata, OAuthClientInformationMixed, OAuthTok
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { serveWeb } from "@/e2e/helpers/web-server";
+import { deleteKnowledgeBase, updateKnowledgeBase } from "@/lib/admin/knowledge-bases";
 import type { AuthSettings } from "@/lib/auth/config";
-import { createKnowledgeBase, deleteKnowledgeBase, updateKnowledgeBase } from "@/lib/kb";
+import { createKnowledgeBase } from "@/lib/kb";
 import type { Registry } from "@/lib/kb/registry";
 import { isPrivateAddress } from "@/lib/net/public-address";
 import type { Store } from "@/lib/store";

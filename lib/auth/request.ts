@@ -1,8 +1,8 @@
+import { hashTokenSecret } from "@/lib/credentials/tokens";
 import { processGlobal } from "@/lib/process-global";
 import type { AuthSettings } from "./config";
 import type { Caller } from "./peer";
 import { createRateLimiter, type RateLimiter } from "./rate-limit";
-import { hashTokenSecret } from "@/lib/credentials/tokens";
 
 /** The process-wide limiter named `name` for `perMinute` requests a minute (burst = the same number). */
 export function getRateLimiter(perMinute: number, name = "mcp"): RateLimiter {

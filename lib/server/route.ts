@@ -10,12 +10,12 @@ import { getAccountStore } from "@/lib/auth/accounts/store";
 import { resolveAuthSettings } from "@/lib/auth/config";
 import { callerOf } from "@/lib/auth/peer";
 import { authenticateApp, checkOrigin, type Principal, requireAdmin } from "@/lib/auth/principal";
+import { readJsonBody } from "@/lib/http/body";
+import { errorResponse, NO_STORE } from "@/lib/http/errors";
 import { getRegistry, type Registry } from "@/lib/kb";
 import { countError, observeRequest } from "@/lib/metrics";
 import { getStore, type Store } from "@/lib/store";
 import { AppError, errorCodeOfStatus } from "@/lib/types";
-import { readJsonBody } from "@/lib/http/body";
-import { errorResponse, NO_STORE } from "@/lib/http/errors";
 import { getReadyStore } from "./startup";
 
 interface RouteContext<P> {

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { buttonClass, Field, inputClass, primaryButtonClass, SubmitForm } from "@/components/ui";
+import { Field, FormActions, inputClass, SubmitForm } from "@/components/ui";
 import { MAX_KB_DESCRIPTION_CHARS, MAX_KB_NAME_CHARS, MAX_KB_TITLE_CHARS } from "@/lib/kb/names";
 import type { KnowledgeBase } from "@/lib/kb/types";
 import type { KbMessages } from "./messages";
@@ -66,14 +66,7 @@ export function KbEditForm({
           className={inputClass}
         />
       </Field>
-      <div className="flex gap-2">
-        <button type="submit" data-testid="kb-save" disabled={busy} className={primaryButtonClass}>
-          {busy ? t.saving : t.save}
-        </button>
-        <button type="button" onClick={onCancel} className={buttonClass}>
-          {t.cancel}
-        </button>
-      </div>
+      <FormActions testid="kb-save" busy={busy} label={t.save} busyLabel={t.saving} cancelLabel={t.cancel} onCancel={onCancel} />
     </SubmitForm>
   );
 }

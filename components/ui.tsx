@@ -143,6 +143,36 @@ export function SubmitForm({
   );
 }
 
+/** A form's submit button (its `busy` label while it works) and Cancel. */
+export function FormActions({
+  testid,
+  className = "flex gap-2",
+  busy,
+  label,
+  busyLabel,
+  cancelLabel,
+  onCancel,
+}: {
+  testid: string;
+  className?: string;
+  busy: boolean;
+  label: string;
+  busyLabel: string;
+  cancelLabel: string;
+  onCancel(): void;
+}) {
+  return (
+    <div className={className}>
+      <button type="submit" data-testid={testid} disabled={busy} className={primaryButtonClass}>
+        {busy ? busyLabel : label}
+      </button>
+      <button type="button" onClick={onCancel} className={buttonClass}>
+        {cancelLabel}
+      </button>
+    </div>
+  );
+}
+
 /** A row of tabs (role="tablist"), `selected` the chosen one; each tab's test id is `testidPrefix` and its id. */
 export function Tabs<T extends string>({
   tabs,

@@ -6,6 +6,7 @@
 import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
 import { CSV_QUESTION, makeCsv, makePdf, PDF_PHRASES } from "./fixtures/make-fixtures";
 import { ask } from "./helpers/chat";
+import { uploadDocument } from "./helpers/documents";
 
 test.use({ locale: "en-US" });
 test.describe.configure({ mode: "serial" });
@@ -14,12 +15,9 @@ const RUN = Date.now().toString(36);
 const uploaded: string[] = [];
 
 async function upload(request: APIRequestContext, name: string, data: Buffer, mimeType: string): Promise<string> {
-  const res = await request.post("/api/documents", { multipart: { files: { name, mimeType, buffer: data } } });
-  expect(res.ok()).toBe(true);
-  const { results } = (await res.json()) as { results: { status: string; documentId?: string }[] };
-  expect(results[0].documentId).toBeTruthy();
-  uploaded.push(results[0].documentId!);
-  return results[0].documentId!;
+  const id = await uploadDocument(request, name, data, mimeType);
+  uploaded.push(id);
+  return id;
 }
 
 // Below 1024 px "Open in document" opens the full page (wider screens open it beside the chat: e2e/chat-ui.spec.ts).

@@ -7,6 +7,7 @@
 import { type APIRequestContext, expect, test } from "@playwright/test";
 import { DOCX_PHRASES, makeDocx, makePdf } from "./fixtures/make-fixtures";
 import { ask } from "./helpers/chat";
+import { uploadDocument } from "./helpers/documents";
 
 test.use({ locale: "en-US" });
 test.describe.configure({ mode: "serial" });
@@ -15,12 +16,9 @@ const RUN = Date.now().toString(36);
 const uploaded: string[] = [];
 
 async function upload(request: APIRequestContext, name: string, data: Buffer, mimeType: string): Promise<string> {
-  const res = await request.post("/api/documents", { multipart: { files: { name, mimeType, buffer: data } } });
-  expect(res.ok()).toBe(true);
-  const { results } = (await res.json()) as { results: { status: string; documentId?: string }[] };
-  expect(results[0].documentId).toBeTruthy();
-  uploaded.push(results[0].documentId!);
-  return results[0].documentId!;
+  const id = await uploadDocument(request, name, data, mimeType);
+  uploaded.push(id);
+  return id;
 }
 
 const faqIds: string[] = [];

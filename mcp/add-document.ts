@@ -2,7 +2,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { ingestDocument, sha256 } from "@/lib/ingest";
-import { sanitizeFileName, tagsSchema } from "@/lib/ingest/fields";
+import { sanitizeFileName, tagsSchema } from "@/lib/kb/fields";
 import { documentUri, MAX_AUTHOR_CHARS, MAX_DOCUMENT_TITLE_CHARS } from "@/lib/limits";
 import { TOOL } from "@/lib/tools/names";
 import { ADDS_IDEMPOTENT } from "./annotations";

@@ -3,7 +3,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { getFaqStore } from "@/lib/faq/store";
 import { answerField, phrasingsField, questionField } from "@/lib/faq/types";
-import { tagsSchema } from "@/lib/ingest/fields";
+import { tagsSchema } from "@/lib/kb/fields";
 import { faqUri } from "@/lib/limits";
 import { TOOL } from "@/lib/tools/names";
 import { ADDS } from "./annotations";

@@ -1,7 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { AuditAction } from "@/lib/audit/types";
-import type { AccessToken } from "@/lib/auth/tokens";
+import type { AccessToken } from "@/lib/credentials/tokens";
 import type { KbCatalogEntry } from "@/lib/kb";
 import { kbNameSchema } from "@/lib/kb/names";
 import { log } from "@/lib/log";

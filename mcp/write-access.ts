@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { canWrite } from "@/lib/auth/tokens";
 import { getConfig } from "@/lib/config";
+import { canWrite } from "@/lib/credentials/tokens";
 import type { Store } from "@/lib/store";
 import { guarded, inScope, type ToolContext, toolError } from "./context";
 

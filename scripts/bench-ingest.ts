@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import { addConcurrently, createBatchIngest, readInputFile } from "@/lib/ingest";
-import { fileNameOf } from "@/lib/ingest/fields";
+import { fileNameOf } from "@/lib/kb/fields";
 import type { Store } from "@/lib/store";
 import { corpusPasses, reorderedCopy } from "./bench-topup";
 

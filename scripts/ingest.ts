@@ -11,7 +11,7 @@ import cliProgress from "cli-progress";
 import { getConfig } from "@/lib/config";
 import { getEmbedder } from "@/lib/embed";
 import { addConcurrently, type BatchFailure, createBatchIngest, listFiles, readInputFile, reindexAll } from "@/lib/ingest";
-import { fileNameOf, parseTags } from "@/lib/ingest/fields";
+import { fileNameOf, parseTags } from "@/lib/kb/fields";
 import { isSupported } from "@/lib/parse";
 import { configuredEmbedder, openStore } from "@/lib/store";
 import type { IngestProgress } from "@/lib/types";

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The one test command: the quality gates (Biome lint + format, knip unused code, dpdm import cycles, tsc),
+// The one test command: the quality gates (Biome lint + format, knip unused code, dpdm import cycles, the lib/ layer order, tsc),
 // unit + store tests (Vitest), the worker-pool and OCR budget tests again with every core busy
 // (scripts/under-load.mjs), a production build, then HTTP integration and browser tests (Playwright)
 // against the real server. Ends with one "N passed, N failed" line; each gate counts as one check.
@@ -77,7 +77,7 @@ function explained(runner, status, found) {
 }
 
 const failedGates = [];
-for (const gate of ["lint", "unused", "cycles", "typecheck"]) {
+for (const gate of ["lint", "unused", "cycles", "layers", "typecheck"]) {
   if (run("npm", ["run", "--silent", gate]) === 0) tally.passed += 1;
   else failedGates.push(gate);
 }

@@ -7,7 +7,7 @@ import { useMessages } from "@/components/i18n";
 import { kbApi, tokenApi } from "@/components/kbs/api";
 import { KbOptions } from "@/components/kbs/KbOptions";
 import { ErrorLine, Field, inputClass, primaryButtonClass, Tabs } from "@/components/ui";
-import { MAX_TOKEN_NAME_CHARS } from "@/lib/auth/token-types";
+import { MAX_TOKEN_NAME_CHARS } from "@/lib/credentials/token-types";
 import { type ClientId, connectSnippets, mcpEndpoint } from "@/lib/kb/connect";
 import type { KnowledgeBase } from "@/lib/kb/types";
 import { CopyButton } from "./CopyButton";

@@ -1,7 +1,7 @@
 "use client";
 
 import type { OAuthGrant } from "@/lib/auth/oauth/types";
-import type { PublicToken } from "@/lib/auth/token-types";
+import type { PublicToken } from "@/lib/credentials/token-types";
 import { grantApi, tokenApi } from "./api";
 import type { KbMessages } from "./messages";
 import { type ListContext, RevocableList } from "./RevocableList";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { buttonClass, Field, inputClass, primaryButtonClass, SubmitForm } from "@/components/ui";
+import { Field, FormActions, inputClass, SubmitForm } from "@/components/ui";
 import { MAX_KB_DESCRIPTION_CHARS, MAX_KB_INSTRUCTIONS_CHARS, MAX_KB_NAME_CHARS, MAX_KB_TITLE_CHARS } from "@/lib/kb/names";
 import type { KnowledgeBase } from "@/lib/kb/types";
 import type { KbMessages } from "./messages";
@@ -79,14 +79,7 @@ export function KbEditForm({
         />
         <span className="mt-1 block text-xs text-zinc-600 dark:text-zinc-400">{t.instructionsNote}</span>
       </Field>
-      <div className="flex gap-2">
-        <button type="submit" data-testid="kb-save" disabled={busy} className={primaryButtonClass}>
-          {busy ? t.saving : t.save}
-        </button>
-        <button type="button" onClick={onCancel} className={buttonClass}>
-          {t.cancel}
-        </button>
-      </div>
+      <FormActions testid="kb-save" busy={busy} label={t.save} busyLabel={t.saving} cancelLabel={t.cancel} onCancel={onCancel} />
     </SubmitForm>
   );
 }

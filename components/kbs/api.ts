@@ -1,7 +1,7 @@
 /** Browser calls to /api/kbs and /api/tokens (the shared client is components/api.ts). */
 import { apiFetch } from "@/components/api";
 import type { OAuthGrant } from "@/lib/auth/oauth/types";
-import type { PublicToken, TokenScope } from "@/lib/auth/token-types";
+import type { PublicToken, TokenScope } from "@/lib/credentials/token-types";
 import type { KnowledgeBase } from "@/lib/kb/types";
 
 /** How a knowledge base is named in pickers: its title, with the name when they differ. */

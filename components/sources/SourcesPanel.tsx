@@ -5,7 +5,7 @@ import { apiErrorText } from "@/components/api";
 import { ConfirmButton } from "@/components/ConfirmButton";
 import { fill } from "@/components/fill";
 import { useMessages } from "@/components/i18n";
-import { buttonClass, ErrorLine, Field, inputClass, primaryButtonClass, SubmitForm } from "@/components/ui";
+import { buttonClass, ErrorLine, Field, FormActions, inputClass, SubmitForm } from "@/components/ui";
 import { useAction } from "@/components/use-action";
 import type { SourceKind, SourceView } from "@/lib/sources/schema";
 import { sourceApi } from "./api";
@@ -278,14 +278,15 @@ function AddSourceForm({
       <Field label={t.schedule}>
         <input name="scheduleMinutes" type="number" min={0} defaultValue={60} className={inputClass} />
       </Field>
-      <div className="flex items-end gap-2 sm:col-span-2">
-        <button type="submit" data-testid="source-submit" disabled={busy} className={primaryButtonClass}>
-          {busy ? t.adding : t.add}
-        </button>
-        <button type="button" onClick={onCancel} className={buttonClass}>
-          {t.cancel}
-        </button>
-      </div>
+      <FormActions
+        testid="source-submit"
+        className="flex items-end gap-2 sm:col-span-2"
+        busy={busy}
+        label={t.add}
+        busyLabel={t.adding}
+        cancelLabel={t.cancel}
+        onCancel={onCancel}
+      />
     </SubmitForm>
   );
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ANSWER_TUNING, answerPart, evidence, questionTerms, readPassages } from "./answer";
+import { ANSWER_TUNING, evidence, readPassages } from "./answer";
+import { answerPart } from "./answer-quotes";
+import { questionTerms } from "./answer-terms";
 import { answerType } from "./answer-type";
 import { splitSentences } from "./extractive";
 

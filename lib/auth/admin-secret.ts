@@ -7,8 +7,8 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { getConfig } from "@/lib/config";
+import { hashTokenSecret } from "@/lib/credentials/tokens";
 import { safeEqual } from "./internal";
-import { hashTokenSecret } from "./tokens";
 
 const KEY = Symbol.for("kb-mcp-chat.admin-secret-hash");
 type G = typeof globalThis & { [KEY]?: string | null };

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { type AccessToken, bearerSecret, canWrite, findToken, generateTokenSecret, hashTokenSecret } from "@/lib/credentials/tokens";
 import { testAuthSettings } from "@/lib/test-helpers/auth";
 import { AppError } from "@/lib/types";
 import { type AuthSettings, isLoopbackHost, resolveAuthSettings } from "./config";
@@ -7,7 +8,6 @@ import { addressList, callerOf, forwardedFor, PEER_HEADER, parseProxyHeader, par
 import { authenticateApp } from "./principal";
 import { createRateLimiter } from "./rate-limit";
 import { authFailures } from "./request";
-import { type AccessToken, bearerSecret, canWrite, findToken, generateTokenSecret, hashTokenSecret } from "./tokens";
 
 function token(secret: string, over: Partial<AccessToken> = {}): AccessToken {
   return {

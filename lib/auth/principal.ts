@@ -11,6 +11,7 @@ import { CSRF_HEADER, sessionSecret, sessionUser } from "@/lib/auth/accounts/ses
 import type { AccountStore } from "@/lib/auth/accounts/store";
 import type { Session, User } from "@/lib/auth/accounts/types";
 import { type AccessLimit, limitOf, mayRead, mayWrite, type Viewer } from "@/lib/auth/roles";
+import { bearerSecret } from "@/lib/credentials/tokens";
 import { AppError } from "@/lib/types";
 import { adminSecretFingerprint, isAdminSecret } from "./admin-secret";
 import { type AuthSettings, resolveAuthSettings } from "./config";
@@ -18,7 +19,6 @@ import { safeEqual } from "./internal";
 import { isOriginAllowed } from "./origin";
 import { type Caller, callerOf } from "./peer";
 import { adminSecretAccount, authFailures } from "./request";
-import { bearerSecret } from "./tokens";
 
 export type Principal =
   /** The owner link's session or (LOCAL_OWNER=1) this machine without sign-in, or the admin secret (a bearer token, or the session it was exchanged for): everything, like an admin. */
@@ -41,9 +41,6 @@ export const isAdmin = (p: Principal): boolean => p.kind === "owner" || p.user.r
 
 /** The owner id of what this principal makes (tokens, grants, conversations); null for the admin secret's. */
 export const ownerIdOf = (p: Principal): string | null => (p.kind === "user" ? p.user.id : null);
-
-/** Who did it, for the audit log. */
-export const actorOf = (p: Principal): string => (p.kind === "user" ? p.user.email : p.via === "local" ? "local" : "admin secret");
 
 export function viewerOf(p: Principal): Viewer {
   if (p.kind === "owner") return { kind: "owner", id: null, email: null, name: null, role: "admin", kbs: [], signedIn: Boolean(p.session) };

@@ -1,8 +1,8 @@
+import { hashTokenSecret } from "@/lib/credentials/tokens";
 import { processGlobal } from "@/lib/process-global";
 import type { AuthSettings } from "./config";
 import type { Caller } from "./peer";
 import { addressKey, createRateLimiter, type RateLimiter } from "./rate-limit";
-import { hashTokenSecret } from "./tokens";
 
 /** The process-wide limiter named `name` for `count` requests per `windowSeconds` (a minute; burst = `count`). */
 export function getRateLimiter(count: number, name = "mcp", windowSeconds = 60): RateLimiter {

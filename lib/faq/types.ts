@@ -4,7 +4,7 @@
  * the browser (no server imports here).
  */
 import { z } from "zod";
-import { tagsSchema } from "@/lib/ingest/fields";
+import { tagsSchema } from "@/lib/kb/fields";
 import { kbNameSchema } from "@/lib/kb/names";
 import { MAX_FAQ_QUESTION_CHARS } from "@/lib/limits";
 

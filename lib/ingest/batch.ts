@@ -5,7 +5,7 @@ import type { ExtractedPair } from "@/lib/faq/extract";
 import { afterDocumentsStored } from "@/lib/faq/ingest";
 import { ingestQueue, recordIngest } from "@/lib/metrics";
 import type { DocumentWrite, Store } from "@/lib/store";
-import { documentKeys, hashKey, sourceKey } from "@/lib/store/reads";
+import { documentKeys, hashKey, sourceKey } from "@/lib/store/document-cache";
 import type { DocumentRecord, IngestProgress } from "@/lib/types";
 import {
   contentSha256,

@@ -10,6 +10,7 @@ import { chunkingConfig, defaultKbName } from "@/lib/config";
 import { makesVectors } from "@/lib/embed";
 import type { ExtractedPair } from "@/lib/faq/extract";
 import { afterDocumentsStored } from "@/lib/faq/ingest";
+import { tagsSchema } from "@/lib/kb/fields";
 import { checkKbName } from "@/lib/kb/names";
 import { countEmbeddingCache, ingestQueue, recordIngest } from "@/lib/metrics";
 import { type OcrProgress, type ParsedAndChunked, parseDocument } from "@/lib/parse";
@@ -17,7 +18,6 @@ import { inByteSlices, mapInSlices } from "@/lib/slices";
 import type { DocumentBody, DocumentWrite, Store, StoredChunk } from "@/lib/store";
 import { chunkId } from "@/lib/store/schema";
 import { AppError, type DocumentRecord, type IngestProgress } from "@/lib/types";
-import { tagsSchema } from "./fields";
 
 /** What comes in with a document: its name and tags already under the rules of ./fields, applied where it came in. */
 export interface IngestInput {

@@ -1,10 +1,10 @@
 import { type Dirent, readFileSync, statSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
+import { fileNameOf } from "@/lib/kb/fields";
 import { isSupported, SUPPORTED_EXTENSIONS } from "@/lib/parse";
 import type { Store } from "@/lib/store";
 import type { IngestProgress } from "@/lib/types";
-import { fileNameOf } from "./fields";
 import { errorMessage, ingestDocument, normalizeKb } from "./prepare";
 
 export interface SyncResult {

@@ -2,9 +2,10 @@
  * The NDJSON stream of POST /api/documents, one event a line: written by lib/ingest/upload.ts, read by the
  * browser (components/documents/upload-client.ts). The browser imports this file too.
  */
+
+import { sanitizeFileName } from "@/lib/kb/fields";
 import { extensionOf, SUPPORTED_EXTENSIONS, unsupportedTypeMessage } from "@/lib/parse/formats";
 import type { IngestProgress } from "@/lib/types";
-import { sanitizeFileName } from "./fields";
 
 type UploadStatus = "added" | "updated" | "unchanged" | "failed" | "cancelled";
 

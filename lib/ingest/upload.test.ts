@@ -16,8 +16,8 @@ import {
   PDF_PHRASES,
 } from "@/e2e/fixtures/make-fixtures";
 import { createOfflineEmbedder } from "@/lib/embed/offline";
+import { sanitizeFileName } from "@/lib/kb/fields";
 import { openStore, type Store } from "@/lib/store";
-import { sanitizeFileName } from "./fields";
 import { reindexDocument } from "./reindex";
 import { ingestUploads, receiveUpload, type UploadEvent } from "./upload";
 

@@ -4,10 +4,10 @@
  */
 import busboy from "busboy";
 import { getConfig } from "@/lib/config";
-import { errorBody } from "@/lib/server/errors";
+import { errorBody } from "@/lib/http/errors";
+import { sanitizeFileName } from "@/lib/kb/fields";
 import type { Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
-import { sanitizeFileName } from "./fields";
 import { ingestDocument } from "./index";
 import { tooLargeMessage, type UploadEvent, type UploadFileResult } from "./upload-events";
 

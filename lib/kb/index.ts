@@ -4,13 +4,15 @@
  * by the CLI with `--kb`) are listed too.
  */
 import { randomBytes } from "node:crypto";
-import { getAccountStore } from "@/lib/auth/accounts/store";
-import { getOAuthStore } from "@/lib/auth/oauth/store";
-import { type AccessToken, generateTokenSecret, hashTokenSecret, type PublicToken, publicToken, type TokenScope } from "@/lib/auth/tokens";
 import { defaultKbName } from "@/lib/config";
-import { getFaqStore } from "@/lib/faq/store";
-import { documentId } from "@/lib/ingest/prepare";
-import { moveSources, removeSourcesOfKb } from "@/lib/sources/service";
+import {
+  type AccessToken,
+  generateTokenSecret,
+  hashTokenSecret,
+  type PublicToken,
+  publicToken,
+  type TokenScope,
+} from "@/lib/credentials/tokens";
 import { perStore, type Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
 import { KB_NAME_PATTERN, searchToolNames } from "./names";
@@ -80,13 +82,13 @@ export async function getKnowledgeBase(store: Store, registry: Registry, name: s
   return (await listKnowledgeBases(store, registry)).find((k) => k.name === name) ?? null;
 }
 
-async function requireKb(store: Store, registry: Registry, name: string): Promise<KnowledgeBase> {
+export async function requireKb(store: Store, registry: Registry, name: string): Promise<KnowledgeBase> {
   const kb = await getKnowledgeBase(store, registry, name);
   if (!kb) throw new AppError("not_found", `There is no knowledge base named "${name}".`);
   return kb;
 }
 
-function checkNewName(name: string) {
+export function checkNewName(name: string) {
   if (!KB_NAME_PATTERN.test(name)) {
     throw new AppError(
       "bad_request",
@@ -117,63 +119,6 @@ export async function createKnowledgeBase(store: Store, registry: Registry, inpu
   await registry.putKb(record);
   // Read back from the catalog: its tool name depends on every other knowledge base's name.
   return (await getKnowledgeBase(store, registry, record.name))!;
-}
-
-export interface KbPatch {
-  /** New name: moves the documents (and tokens limited to it) to that name. */
-  name?: string;
-  title?: string;
-  description?: string;
-  instructions?: string;
-}
-
-export async function updateKnowledgeBase(store: Store, registry: Registry, name: string, patch: KbPatch): Promise<KnowledgeBase> {
-  const current = await requireKb(store, registry, name);
-  const now = new Date().toISOString();
-  const next: KbRecord = {
-    name: current.name,
-    title: patch.title !== undefined ? patch.title.trim() || current.name : current.title,
-    description: patch.description !== undefined ? patch.description.trim() : current.description,
-    instructions: patch.instructions !== undefined ? patch.instructions.trim() : current.instructions,
-    createdAt: current.createdAt,
-    updatedAt: now,
-  };
-  if (patch.name === undefined || patch.name === name) {
-    await registry.putKb(next);
-    return { ...current, ...next };
-  }
-
-  const to = patch.name;
-  checkNewName(to);
-  if (current.isDefault) throw new AppError("bad_request", "The default knowledge base cannot be renamed.");
-  if (await getKnowledgeBase(store, registry, to)) {
-    throw new AppError("conflict", `A knowledge base named "${to}" already exists.`);
-  }
-  // Register the new name first, so a failure part-way leaves both names listed (and the rename retryable).
-  await registry.putKb({ ...next, name: to, title: next.title === current.name ? to : next.title });
-  // Moved documents get the ids they would have had if ingested into `to`: a later upload of the same file
-  // into a new `name` then cannot overwrite them.
-  await moveSources(store, name, to, (source) => documentId(to, source));
-  await store.moveKb(name, to, (doc) => documentId(to, doc.source));
-  await (await getFaqStore(store)).moveKb(name, to);
-  await registry.moveTokens(name, to);
-  await (await getOAuthStore(store)).renameKb(name, to);
-  await (await getAccountStore(store)).renameKb(name, to);
-  await registry.deleteKb(name);
-  return (await getKnowledgeBase(store, registry, to))!;
-}
-
-export async function deleteKnowledgeBase(store: Store, registry: Registry, name: string): Promise<{ documents: number }> {
-  const kb = await requireKb(store, registry, name);
-  if (kb.isDefault) throw new AppError("bad_request", "The default knowledge base cannot be deleted.");
-  await removeSourcesOfKb(store, name);
-  const documents = await store.deleteKb(name);
-  await (await getFaqStore(store)).deleteKb(name);
-  await registry.revokeTokensOf(name);
-  await (await getOAuthStore(store)).removeKb(name);
-  await (await getAccountStore(store)).removeKb(name);
-  await registry.deleteKb(name);
-  return { documents };
 }
 
 // ---- access tokens ----

@@ -1,6 +1,7 @@
 /** Knowledge bases and tokens on a real LanceDB store + registry in a temp dir. */
 import * as lancedb from "@lancedb/lancedb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deleteKnowledgeBase, updateKnowledgeBase } from "@/lib/admin/knowledge-bases";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
 import { searchKnowledge } from "@/lib/retrieve";
@@ -10,13 +11,11 @@ import { AppError } from "@/lib/types";
 import {
   createAccessToken,
   createKnowledgeBase,
-  deleteKnowledgeBase,
   getKnowledgeBase,
   kbCatalog,
   listAccessTokens,
   listKnowledgeBases,
   revokeAccessToken,
-  updateKnowledgeBase,
 } from "./index";
 import { GENERIC_SEARCH_TOOL, searchToolBase, searchToolDescription, searchToolNames } from "./names";
 import { openRegistry, type Registry } from "./registry";

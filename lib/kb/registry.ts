@@ -3,9 +3,9 @@
  * dataset, so an object-store deployment keeps working and every replica sees the same data).
  */
 import { Bool, Field, Schema, Utf8 } from "apache-arrow";
-import { credentialFromRow, credentialToRow, lastUseRecorder } from "@/lib/auth/credential-rows";
-import { setFlag } from "@/lib/auth/set-flag";
-import { type AccessToken, findToken, type TokenScope } from "@/lib/auth/tokens";
+import { credentialFromRow, credentialToRow, lastUseRecorder } from "@/lib/credentials/credential-rows";
+import { setFlag } from "@/lib/credentials/set-flag";
+import { type AccessToken, findToken, type TokenScope } from "@/lib/credentials/tokens";
 import { openSideTables, type Store, serialQueue, versionCached } from "@/lib/store";
 import { sqlEq } from "@/lib/store/sql";
 import type { SideTable } from "@/lib/store/tables";

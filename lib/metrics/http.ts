@@ -1,12 +1,11 @@
 import { log } from "@/lib/log";
-import type { Store } from "@/lib/store";
 import { renderMetrics } from "./index";
 
 /**
  * The /metrics response: store gauges (rows, versions, data-dir bytes) read now, then every metric in the
  * Prometheus text format. A store that cannot be read leaves its gauges as they were; the rest is served.
  */
-export async function metricsResponse(getStore: () => Promise<Store>): Promise<Response> {
+export async function metricsResponse(getStore: () => Promise<{ stats(): Promise<unknown> }>): Promise<Response> {
   try {
     await (await getStore()).stats();
   } catch (err) {

@@ -1,3 +1,4 @@
+import { useTestDataDir } from "@/lib/test-helpers/env";
 /**
  * GET /api/metrics (the route module itself) on a real store, after real MCP tool calls through the MCP
  * HTTP handler: Prometheus text with per-tool latency and counts, errors by code, ingest and store gauges;
@@ -47,14 +48,7 @@ const metrics = (headers: Record<string, string> = {}) =>
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "metrics-test-"));
-  Object.assign(process.env, {
-    DATA_DIR: dir,
-    EMBEDDING_PROVIDER: "offline",
-    EMBEDDING_DIMENSION: "64",
-    KNOWLEDGE_DIR: path.join(dir, "none"),
-  });
-  for (const k of ["REQUIRE_TOKEN", "ADMIN_TOKEN", "BIND_HOST", "EMBEDDING_MODEL"]) delete process.env[k];
-  delete (globalThis as Record<symbol, unknown>)[Symbol.for("kb-mcp-chat.store")];
+  useTestDataDir(dir);
   store = await getStore();
   await ingestDocument(store, {
     filename: "otters.md",

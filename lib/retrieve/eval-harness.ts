@@ -4,7 +4,7 @@ import { performance } from "node:perf_hooks";
 import { getConfig } from "@/lib/config";
 import { type Embedder, getEmbedder } from "@/lib/embed";
 import { addConcurrently, createBatchIngest, readInputFile } from "@/lib/ingest";
-import { fileNameOf } from "@/lib/ingest/fields";
+import { fileNameOf } from "@/lib/kb/fields";
 import { openStore, type Store } from "@/lib/store";
 import { INDEX_TEXT_VERSION } from "@/lib/tokenize/index-text";
 import type { IngestProgress } from "@/lib/types";

@@ -3,10 +3,10 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { getAuditLog } from "@/lib/audit/log";
 import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
+import { MAX_JSON_BODY_BYTES } from "@/lib/http/body";
 import { getStore } from "@/lib/store";
 import { tempDirs } from "@/lib/test-helpers/temp-dirs";
 import { AppError } from "@/lib/types";
-import { MAX_JSON_BODY_BYTES } from "./body";
 import { route } from "./route";
 
 const local = (init: RequestInit = {}, url = "http://127.0.0.1:3000/api/x") =>

@@ -1,6 +1,6 @@
 /**
  * The one guarded way into every route handler of the web API: the access check, path-parameter and
- * JSON-body validation, the ready store and registry, and error → HTTP mapping (lib/server/errors.ts).
+ * JSON-body validation, the ready store and registry, and error → HTTP mapping (lib/http/errors.ts).
  * A handler only does its own work and returns a Response or a JSON-able value.
  */
 import type { z } from "zod";
@@ -11,12 +11,12 @@ import { getAccountStore } from "@/lib/auth/accounts/store";
 import { resolveAuthSettings } from "@/lib/auth/config";
 import { callerOf } from "@/lib/auth/peer";
 import { authenticateApp, checkOrigin, type Principal, requireAdmin } from "@/lib/auth/principal";
+import { readJsonBody } from "@/lib/http/body";
+import { errorResponse, NO_STORE } from "@/lib/http/errors";
 import { getRegistry, type Registry } from "@/lib/kb";
 import { countError, observeRequest } from "@/lib/metrics";
 import { getStore, type Store } from "@/lib/store";
 import { AppError, errorCodeOfStatus } from "@/lib/types";
-import { readJsonBody } from "./body";
-import { errorResponse, NO_STORE } from "./errors";
 import { getReadyStore } from "./startup";
 
 interface RouteContext<P> {
@@ -29,7 +29,7 @@ interface RouteContext<P> {
   /** The store once start-up indexing is done (or has waited its time). */
   store(): Promise<Store>;
   registry(): Promise<Registry>;
-  /** The request body as JSON (application/json, size-limited, lib/server/body.ts), validated (400 with a readable message otherwise). */
+  /** The request body as JSON (application/json, size-limited, lib/http/body.ts), validated (400 with a readable message otherwise). */
   body<T>(schema: z.ZodType<T>): Promise<T>;
 }
 

@@ -314,7 +314,8 @@ describe("secrets", () => {
 
 describe("knowledge base rename and delete", () => {
   it("moves a source and its documents' links with a rename, and removes the source with the knowledge base", async () => {
-    const { createKnowledgeBase, deleteKnowledgeBase, getRegistry, updateKnowledgeBase } = await import("@/lib/kb");
+    const { createKnowledgeBase, getRegistry } = await import("@/lib/kb");
+    const { deleteKnowledgeBase, updateKnowledgeBase } = await import("@/lib/admin/knowledge-bases");
     const registry = await getRegistry(store);
     await createKnowledgeBase(store, registry, { name: "team" });
     const dir = await tempDir();

@@ -10,8 +10,9 @@ import { nextTurn } from "@/lib/slices";
 import type { DocumentRecord } from "@/lib/types";
 import { type Gate, serialQueue } from "./async";
 import type { EmbedderCheck } from "./compat";
+import type { DocumentCache } from "./document-cache";
 import type { Indexes } from "./indexes";
-import type { BodyCache, DocumentCache } from "./reads";
+import type { BodyCache } from "./reads";
 import type { RecentWrites } from "./recent";
 import {
   chunkId,

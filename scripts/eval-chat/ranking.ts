@@ -4,7 +4,8 @@
  * sentence holds the reference answer, one of the best two or three, and any retrieved passage. The first
  * figure bounds "answer in the first sentence"; the others bound what quoting more sentences can add.
  */
-import { ANSWER_TUNING, questionTerms, readPassages } from "@/lib/agent/answer";
+import { ANSWER_TUNING, readPassages } from "@/lib/agent/answer";
+import { questionTerms } from "@/lib/agent/answer-terms";
 import { expectation, SEARCH_TOP_K, toPassage } from "@/lib/agent/offline-model";
 import { searchKnowledge } from "@/lib/retrieve";
 import { hitContexts } from "@/lib/retrieve/context";

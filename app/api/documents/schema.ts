@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_TAGS, tagsSchema } from "@/lib/ingest/fields";
+import { MAX_TAGS, tagsSchema } from "@/lib/kb/fields";
 import { kbNameSchema } from "@/lib/kb/names";
 import { MAX_AUTHOR_CHARS, MAX_DOCUMENT_TITLE_CHARS } from "@/lib/limits";
 

@@ -1,9 +1,8 @@
-import { kbsOf } from "@/lib/audit/record";
+import { actorOf, kbsOf } from "@/lib/audit/record";
 import { inviteSchema } from "@/lib/auth/accounts/schema";
 import { invite } from "@/lib/auth/accounts/service";
 import { getAccountStore } from "@/lib/auth/accounts/store";
 import { resolveAuthSettings } from "@/lib/auth/config";
-import { actorOf } from "@/lib/auth/principal";
 import { knownKbs } from "@/lib/kb/known";
 import { route } from "@/lib/server/route";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_TOKEN_NAME_CHARS } from "@/lib/auth/token-types";
+import { MAX_TOKEN_NAME_CHARS } from "@/lib/credentials/token-types";
 import { kbNameSchema } from "@/lib/kb/names";
 
 /** POST /api/tokens */

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST, PUT } from "@/app/api/invites/accept/route";
 import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
 import { getStore, type Store } from "@/lib/store";
+import { useTestDataDir } from "@/lib/test-helpers/env";
 import { createUser, invite } from "./service";
 import { getAccountStore } from "./store";
 
@@ -34,15 +35,7 @@ async function newInvite(email: string | null = null): Promise<string> {
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "invite-accept-test-"));
-  Object.assign(process.env, {
-    DATA_DIR: dir,
-    EMBEDDING_PROVIDER: "offline",
-    EMBEDDING_DIMENSION: "64",
-    KNOWLEDGE_DIR: path.join(dir, "none"),
-    AUTH_FAILURE_LIMIT: "3",
-  });
-  for (const k of ["REQUIRE_TOKEN", "ADMIN_TOKEN", "BIND_HOST", "EMBEDDING_MODEL", "TRUSTED_PROXIES"]) delete process.env[k];
-  delete (globalThis as Record<symbol, unknown>)[Symbol.for("kb-mcp-chat.store")];
+  useTestDataDir(dir, { AUTH_FAILURE_LIMIT: "3" }, ["TRUSTED_PROXIES"]);
   store = await getStore();
   await createUser(
     await getAccountStore(store),

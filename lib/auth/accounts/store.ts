@@ -5,8 +5,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { Bool, Field, Schema, Utf8 } from "apache-arrow";
-import { setFlag } from "@/lib/auth/set-flag";
-import { hashTokenSecret } from "@/lib/auth/tokens";
+import { setFlag } from "@/lib/credentials/set-flag";
+import { hashTokenSecret } from "@/lib/credentials/tokens";
 import { atMostEvery, openSideTables, perStore, type Store, serialQueue, versionCached } from "@/lib/store";
 import { sqlEq, sqlString } from "@/lib/store/sql";
 import type { SideTable } from "@/lib/store/tables";

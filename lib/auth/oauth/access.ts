@@ -4,7 +4,7 @@
  * /api/mcp). It yields the same scope object as an access token of the Connect dialog: read or read-write, and
  * the knowledge bases chosen at consent.
  */
-import type { AccessToken } from "@/lib/auth/tokens";
+import type { AccessToken } from "@/lib/credentials/tokens";
 import type { Store } from "@/lib/store";
 import { getOAuthStore } from "./store";
 import { resourceMetadataUrl, resourceUrl, SCOPES } from "./urls";

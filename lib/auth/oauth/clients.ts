@@ -19,7 +19,7 @@ import {
   OAuthClientMetadataSchema,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { safeEqual } from "@/lib/auth/internal";
-import { hashTokenSecret } from "@/lib/auth/tokens";
+import { hashTokenSecret } from "@/lib/credentials/tokens";
 import { hasKeySource, verifyClientAssertion } from "./client-assertion";
 import { ClientMetadataError, fetchClientMetadata, isClientIdUrl } from "./client-metadata";
 import { acceptableRedirect, REDIRECT_RULE } from "./redirects";

@@ -1,5 +1,5 @@
 import { InvalidRequestError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
-import { mediaType, readBodyBytes } from "@/lib/server/body";
+import { mediaType, readBodyBytes } from "@/lib/http/body";
 
 /** The most an OAuth form body (token, revocation, consent) may hold. */
 const MAX_FORM_BYTES = 64 * 1024;

@@ -14,6 +14,7 @@ import { callerOf } from "@/lib/auth/peer";
 import { isPrivateAddress } from "@/lib/net/public-address";
 import type { Store } from "@/lib/store";
 import { testAuthSettings } from "@/lib/test-helpers/auth";
+import { restoreEnv } from "@/lib/test-helpers/env";
 import { HR_KB, openTestKbs } from "@/lib/test-helpers/kb-store";
 import { beginAuthorization, decideConsent, type OAuthDeps } from "./authorize";
 import { registerClient as registerHere } from "./clients";
@@ -79,13 +80,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await kbs?.close();
-  for (const [k, v] of [
-    ["PUBLIC_URL", saved.PUBLIC_URL],
-    ["OAUTH_ALLOW_PRIVATE_CLIENT_URLS", saved.FLAG],
-  ] as const) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
+  restoreEnv({ PUBLIC_URL: saved.PUBLIC_URL, OAUTH_ALLOW_PRIVATE_CLIENT_URLS: saved.FLAG });
 });
 
 const resource = () => new URL(`${base}/api/mcp/hr`);

@@ -21,12 +21,14 @@ import type { AuthorizationServerMetadata, OAuthClientInformationMixed, OAuthTok
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { serveWeb } from "@/e2e/helpers/web-server";
+import { deleteKnowledgeBase, updateKnowledgeBase } from "@/lib/admin/knowledge-bases";
 import type { AuthSettings } from "@/lib/auth/config";
-import { createKnowledgeBase, deleteKnowledgeBase, updateKnowledgeBase } from "@/lib/kb";
+import { createKnowledgeBase } from "@/lib/kb";
 import type { Registry } from "@/lib/kb/registry";
 import { isPrivateAddress } from "@/lib/net/public-address";
 import type { Store } from "@/lib/store";
 import { testAuthSettings } from "@/lib/test-helpers/auth";
+import { restoreEnv } from "@/lib/test-helpers/env";
 import { HR_KB, openTestKbs } from "@/lib/test-helpers/kb-store";
 import { handleMcpRequest } from "@/mcp/http";
 import { authenticateOAuthToken } from "./access";
@@ -114,13 +116,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await kbs?.close();
-  for (const [k, v] of [
-    ["PUBLIC_URL", saved.PUBLIC_URL],
-    ["OAUTH_ALLOW_PRIVATE_CLIENT_URLS", saved.FLAG],
-  ] as const) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
+  restoreEnv({ PUBLIC_URL: saved.PUBLIC_URL, OAUTH_ALLOW_PRIVATE_CLIENT_URLS: saved.FLAG });
 });
 
 const remote = { "x-test-peer": REMOTE };

@@ -7,9 +7,9 @@
 import { randomBytes } from "node:crypto";
 import { Bool, Field, Schema, Utf8 } from "apache-arrow";
 import { z } from "zod";
-import { credentialFromRow, credentialToRow, lastUseRecorder } from "@/lib/auth/credential-rows";
-import { setFlag } from "@/lib/auth/set-flag";
-import { hashTokenSecret } from "@/lib/auth/tokens";
+import { credentialFromRow, credentialToRow, lastUseRecorder } from "@/lib/credentials/credential-rows";
+import { setFlag } from "@/lib/credentials/set-flag";
+import { hashTokenSecret } from "@/lib/credentials/tokens";
 import { atMostEvery, openSideTables, perStore, type Store, serialQueue, versionCached } from "@/lib/store";
 import { sqlEq } from "@/lib/store/sql";
 import type { GrantScope, OAuthGrant } from "./types";

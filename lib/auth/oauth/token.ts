@@ -19,7 +19,7 @@ import { resolveAuthSettings } from "@/lib/auth/config";
 import { callerOf } from "@/lib/auth/peer";
 import { addressKey } from "@/lib/auth/rate-limit";
 import { authFailures, getRateLimiter } from "@/lib/auth/request";
-import { readJsonBody } from "@/lib/server/body";
+import { readJsonBody } from "@/lib/http/body";
 import type { OAuthDeps } from "./authorize";
 import { authenticateClient, registerClient, resolveClient } from "./clients";
 import { readForm } from "./form";

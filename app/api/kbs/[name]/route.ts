@@ -1,6 +1,7 @@
 import { z } from "zod";
+import { deleteKnowledgeBase, updateKnowledgeBase } from "@/lib/admin/knowledge-bases";
 import { requireKbAccess } from "@/lib/auth/principal";
-import { deleteKnowledgeBase, getKnowledgeBase, updateKnowledgeBase } from "@/lib/kb";
+import { getKnowledgeBase } from "@/lib/kb";
 import { route } from "@/lib/server/route";
 import { AppError } from "@/lib/types";
 import { kbParamSchema, updateKbSchema } from "../schema";

@@ -5,10 +5,11 @@ import path from "node:path";
 import { Field, Schema, Utf8 } from "apache-arrow";
 import { afterEach, describe, expect, it } from "vitest";
 import { createOfflineEmbedder } from "@/lib/embed";
+import { createKnowledgeBase, getKnowledgeBase } from "@/lib/kb";
+import { instructionsFor } from "@/lib/kb/names";
+import { openRegistry } from "@/lib/kb/registry";
 import { openStore, type Store } from "@/lib/store";
-import { createKnowledgeBase, getKnowledgeBase, updateKnowledgeBase } from ".";
-import { instructionsFor } from "./names";
-import { openRegistry } from "./registry";
+import { updateKnowledgeBase } from "./knowledge-bases";
 
 const dirs: string[] = [];
 const stores: Store[] = [];

@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+// The layer check: a module in lib/ imports only its own folder and the folders below it, in the order
+// the fenced `layers` block of docs/architecture.md gives (lowest first). Every lib/ folder and top-level
+// lib/ file must be listed there. Test code (`*.test.ts`, lib/test-helpers) may set a module up through
+// the folders above it and is not checked. Prints each import that points up and exits 1 when there is any.
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** The layer order, lowest first, from docs/architecture.md. */
+export function readLayers(doc = fs.readFileSync(path.join(root, "docs/architecture.md"), "utf8")) {
+  const block = doc.match(/```layers\n([\s\S]*?)```/);
+  if (!block) throw new Error("docs/architecture.md has no ```layers block");
+  return block[1].split(/\s+/).filter(Boolean);
+}
+
+const IMPORT = /(?:import|export)\s[^'"]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|import\s+["']([^"']+)["']/g;
+
+/** `lib/x/...` → "x"; `lib/x.ts` (or `lib/x`) → "x". */
+const unitOf = (rel) => rel.split("/")[1].replace(/\.(test\.)?(d\.)?(ts|tsx|mjs)$/, "");
+
+function sourceFiles(dir, out = []) {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) sourceFiles(p, out);
+    else if (/\.(ts|tsx|mjs)$/.test(e.name)) out.push(p);
+  }
+  return out;
+}
+
+/** Every import from a lib/ module to a lib/ folder above its own, as "file: specifier (from → to)". */
+export function upwardImports(layers = readLayers()) {
+  const rank = new Map(layers.map((name, i) => [name, i]));
+  const found = [];
+  const units = new Set();
+  for (const file of sourceFiles(path.join(root, "lib"))) {
+    const rel = path.relative(root, file).split(path.sep).join("/");
+    const from = unitOf(rel);
+    units.add(from);
+    if (/\.test\.tsx?$/.test(rel) || from === "test-helpers") continue;
+    for (const m of fs.readFileSync(file, "utf8").matchAll(IMPORT)) {
+      const spec = m[1] ?? m[2] ?? m[3];
+      let target = null;
+      if (spec.startsWith("@/lib/")) target = `lib/${spec.slice(6)}`;
+      else if (spec.startsWith(".")) target = path.posix.normalize(path.posix.join(path.posix.dirname(rel), spec));
+      if (!target?.startsWith("lib/")) continue;
+      const to = unitOf(target);
+      if (to === from) continue;
+      if (rank.get(to) > rank.get(from)) found.push(`${rel}: ${spec} (${from} → ${to})`);
+    }
+  }
+  const unlisted = [...units].filter((u) => !rank.has(u)).sort();
+  return { found, unlisted };
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { found, unlisted } = upwardImports();
+  for (const u of unlisted) console.log(`lib/${u} is not in the layers block of docs/architecture.md`);
+  for (const f of found) console.log(f);
+  const n = found.length + unlisted.length;
+  console.log(n ? `${n} layer finding(s)` : "layers: every lib/ import points down");
+  process.exit(n ? 1 : 0);
+}

@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+// @ts-expect-error -- a plain ES module script without types
+import { readLayers, upwardImports } from "./layers.mjs";
+
+describe("lib/ layer order", () => {
+  it("lists every lib/ folder once, and no module imports a folder above its own", () => {
+    const layers: string[] = readLayers();
+    expect(new Set(layers).size).toBe(layers.length);
+    expect(upwardImports(layers)).toEqual({ found: [], unlisted: [] });
+  });
+
+  it("reports an import that points up and a folder the order leaves out", () => {
+    const layers: string[] = readLayers();
+    const swapped = layers.filter((l) => l !== "store" && l !== "kb");
+    swapped.splice(0, 0, "kb");
+    const { found, unlisted } = upwardImports([...swapped, "store"].filter((l) => l !== "http"));
+    expect(found).toContain("lib/kb/registry.ts: @/lib/store (kb → store)");
+    expect(unlisted).toEqual(["http"]);
+  });
+
+  it("reads the order from the fenced layers block", () => {
+    expect(readLayers("text\n```layers\na b\nc\n```\n")).toEqual(["a", "b", "c"]);
+    expect(() => readLayers("no block")).toThrow(/layers/);
+  });
+});

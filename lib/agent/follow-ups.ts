@@ -199,8 +199,9 @@ export async function verifiedOfflineFollowUps(
   passages: readonly Passage[],
   search: (query: string) => Promise<readonly { chunk_id: string }[] | null>,
   locale?: string,
+  max = MAX_FOLLOW_UPS,
 ): Promise<FollowUp[]> {
-  const candidates = offlineFollowUps(question, answer, passages, locale, MAX_CANDIDATES);
+  const candidates = offlineFollowUps(question, answer, passages, locale, Math.max(MAX_CANDIDATES, 2 * max));
   const kept = await Promise.all(
     candidates.map(async (c) => {
       try {
@@ -211,7 +212,7 @@ export async function verifiedOfflineFollowUps(
       }
     }),
   );
-  return candidates.filter((_, i) => kept[i]).slice(0, MAX_FOLLOW_UPS);
+  return candidates.filter((_, i) => kept[i]).slice(0, max);
 }
 
 const FOLLOW_UP_INSTRUCTIONS = `You suggest follow-up questions for a knowledge-base chat.

@@ -5,7 +5,7 @@ import { apiFetch } from "@/components/api";
 import { type Messages, useLocale, useMessages } from "@/components/i18n";
 import type { Overview } from "@/lib/agent/overview-contract";
 
-export const OVERVIEW_T = {
+const OVERVIEW_T = {
   en: {
     extracted: "Extracted overview (offline)",
     written: "Overview written by the model",

@@ -21,7 +21,7 @@ import type { Overview } from "./overview-contract";
 
 type Lang = "en" | "zh";
 type Doc = Pick<DocumentRecord, "id" | "title" | "source" | "kb" | "contentHash">;
-export interface OverviewSource {
+interface OverviewSource {
   document: Doc;
   chunks: readonly ChunkRecord[];
 }
@@ -53,7 +53,7 @@ function sectionPath(c: ChunkRecord, title: string): string[] {
 }
 
 /** The document's top sections in order (the first level below its title). */
-export function sectionsOf(doc: OverviewSource): string[] {
+function sectionsOf(doc: OverviewSource): string[] {
   const title = doc.document.title.replace(/\.[a-z0-9]{1,5}$/i, "");
   const out: string[] = [];
   for (const c of [...doc.chunks].sort((a, b) => a.index - b.index)) {
@@ -120,7 +120,7 @@ function coversOf(docs: readonly OverviewSource[], lang: Lang): string {
 }
 
 /** The extracted overview; `search` checks each question (it must return the passage the question came from). */
-export async function extractOverview(
+async function extractOverview(
   docs: readonly OverviewSource[],
   lang: Lang,
   search: (query: string) => Promise<readonly { chunk_id: string }[] | null>,
@@ -138,7 +138,7 @@ QUESTION: a question the material answers (3 to 5 such lines)`;
 const OVERVIEW_TIMEOUT_MS = 20_000;
 
 /** The model's overview from the opening, sections and sample passages; the extracted one stands in when it fails. */
-export async function modelOverview(
+async function modelOverview(
   model: LanguageModelV4,
   docs: readonly OverviewSource[],
   lang: Lang,
@@ -172,7 +172,7 @@ export async function modelOverview(
 }
 
 /** The cache key: who wrote it, the UI language, and every document's content (added, changed or removed ones change it). */
-export function overviewKey(docs: readonly OverviewSource["document"][], lang: Lang, writer: string): string {
+function overviewKey(docs: readonly OverviewSource["document"][], lang: Lang, writer: string): string {
   const h = createHash("sha256");
   for (const d of [...docs].sort((a, b) => a.id.localeCompare(b.id))) h.update(`${d.id}:${d.contentHash}\n`);
   return `${writer}:${lang}:${h.digest("hex")}`;
@@ -182,7 +182,7 @@ const MAX_CACHED = 200;
 const cache = new Map<string, Promise<Overview>>();
 
 /** `make()` once per key; a failed one is forgotten so the next request tries again. */
-export function cachedOverview(key: string, make: () => Promise<Overview>): Promise<Overview> {
+function cachedOverview(key: string, make: () => Promise<Overview>): Promise<Overview> {
   const hit = cache.get(key);
   if (hit) return hit;
   if (cache.size >= MAX_CACHED) cache.clear();

@@ -16,6 +16,7 @@ const nextConfig: NextConfig = {
     "@node-rs/jieba",
     "esbuild",
     "@gutenye/ocr-node",
+    "@gutenye/ocr-common",
     "@napi-rs/canvas",
     "sharp",
     "exceljs",

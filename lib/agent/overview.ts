@@ -138,12 +138,7 @@ QUESTION: a question the material answers (3 to 5 such lines)`;
 const OVERVIEW_TIMEOUT_MS = 20_000;
 
 /** The model's overview from the opening, sections and sample passages; the extracted one stands in when it fails. */
-async function modelOverview(
-  model: LanguageModelV4,
-  docs: readonly OverviewSource[],
-  lang: Lang,
-  extracted: Overview,
-): Promise<Overview> {
+async function modelOverview(model: LanguageModelV4, docs: readonly OverviewSource[], lang: Lang, extracted: Overview): Promise<Overview> {
   try {
     const passages = samplePassages(docs)
       .slice(0, 6)

@@ -78,8 +78,9 @@ function askedQuestion(text: string): string | null {
   return null;
 }
 
+/** A name does not run on over a line break (a title line, then the paragraph's first word). */
 const NAME_EN =
-  /\b(?:[A-Z][\p{L}\d'’-]*[\p{L}\d]|[A-Z]{2,}\d*)(?:\s+(?:(?:of|the|and|de|for)\s+)?(?:[A-Z][\p{L}\d'’-]*[\p{L}\d]|\d{2,4}))*/gu;
+  /\b(?:[A-Z][\p{L}\d'’-]*[\p{L}\d]|[A-Z]{2,}\d*)(?:[ \t]+(?:(?:of|the|and|de|for)[ \t]+)?(?:[A-Z][\p{L}\d'’-]*[\p{L}\d]|\d{2,4}))*/gu;
 const ZH_NAME_TAGS = new Set(["nr", "ns", "nt", "nz", "nrt", "nrfg"]);
 const MONTHS_AND_DAYS =
   /^(January|February|March|April|May|June|July|August|September|October|November|December|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)$/;

@@ -90,6 +90,8 @@ describe("extracted overview", () => {
     expect(o.questions.length).toBeGreaterThanOrEqual(3);
     expect(o.questions.length).toBeLessThanOrEqual(5);
     expect(o.questions.every((q) => !hasCjk(q))).toBe(true);
+    // A title line and the next paragraph's first word are no name.
+    expect(o.questions.join("\n")).not.toMatch(/Handbook This/);
     await answerable(o.questions, [d.id]);
   });
 

@@ -101,7 +101,8 @@ function samplePassages(docs: readonly OverviewSource[]) {
     document: { id: d.id, title: d.title, source: d.source },
     kb: d.kb,
     heading: c.heading,
-    text: c.text,
+    // Without the heading lines: a title followed by the first word reads as one name ("Employee Handbook This").
+    text: bodyOf(c),
     score: MAX_PASSAGES - i,
     page: c.page ?? undefined,
     context_before: "",

@@ -2,27 +2,25 @@
 
 import { useEffect, useState } from "react";
 import { apiFetch } from "@/components/api";
+import { OverviewLabel, useOverview } from "@/components/documents/Overview";
 import { useLocale } from "@/components/i18n";
 import { hasCjk } from "@/lib/text/cjk";
 import type { ChatText } from "./strings";
 
-/** The first screen: what the chat does, and a few questions drawn from the indexed documents. */
 /** CSV records are grouped under "Rows 1–10" headings, a sheet's each under "Inventory, row 27": no topic anyone asks about. */
 const SYNTHETIC = /\brows?\s+\d+(\s*[–-]\s*\d+)?$/i;
 
-/** Four questions, those in the UI language first. */
+/** Four heading questions in the UI language only (a Chinese screen never offers an English template). */
 export function pickExamples(all: string[], locale: "en" | "zh", n = 4): string[] {
-  const usable = all.filter((q) => !SYNTHETIC.test(q));
-  const mine = usable.filter((q) => hasCjk(q) === (locale === "zh"));
-  return [...mine, ...usable.filter((q) => !mine.includes(q))].slice(0, n);
+  return all.filter((q) => !SYNTHETIC.test(q) && hasCjk(q) === (locale === "zh")).slice(0, n);
 }
 
-export function EmptyState({ t, onAsk }: { t: ChatText; onAsk: (q: string) => void }) {
+/** Questions from the headings, asked for only when the overview has none. */
+function useFallbackExamples(wanted: boolean): string[] | null {
   const locale = useLocale();
   const [all, setAll] = useState<string[] | null>(null);
-  const questions = all && pickExamples(all, locale);
-
   useEffect(() => {
+    if (!wanted) return;
     let cancelled = false;
     apiFetch<{ questions?: string[] }>("/api/chat/examples?max=12")
       .then((d) => !cancelled && setAll(d.questions ?? []))
@@ -30,14 +28,31 @@ export function EmptyState({ t, onAsk }: { t: ChatText; onAsk: (q: string) => vo
     return () => {
       cancelled = true;
     };
-  }, []);
+  }, [wanted]);
+  return all && pickExamples(all, locale);
+}
+
+/** The first screen: what the chat does, and the overview of the knowledge bases with questions they answer. */
+export function EmptyState({ t, onAsk }: { t: ChatText; onAsk: (q: string) => void }) {
+  const overview = useOverview();
+  const ready = overview && overview !== "failed" ? overview : null;
+  const fallback = useFallbackExamples(overview === "failed" || (ready !== null && ready.questions.length === 0));
+  const questions = ready?.questions.length ? ready.questions.slice(0, 4) : fallback;
 
   return (
     <div data-testid="empty-state" className="mx-auto flex max-w-xl flex-col items-center px-2 pt-[12vh] text-center">
       <h2 className="text-2xl font-semibold tracking-tight">{t.emptyTitle}</h2>
       <p className="mt-2 text-sm text-zinc-600 dark:text-zinc-400">{t.emptyHint}</p>
+      {ready?.covers && (
+        <div data-testid="chat-overview" className="mt-6 w-full text-left">
+          <OverviewLabel overview={ready} />
+          <p data-testid="overview-covers" className="mt-1 text-sm text-zinc-700 dark:text-zinc-300">
+            {ready.covers}
+          </p>
+        </div>
+      )}
       {questions && questions.length > 0 && (
-        <div className="mt-8 w-full">
+        <div className="mt-6 w-full">
           <p className="mb-2 text-xs font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-400">{t.examples}</p>
           <div className="grid gap-2 sm:grid-cols-2">
             {questions.map((q) => (

@@ -14,6 +14,7 @@ import type { ChunkRecord, DocumentRecord } from "@/lib/types";
 import { documentApi } from "./api";
 import { ChunkList, DocumentBody } from "./DocumentBody";
 import { formatBytes, T } from "./messages";
+import { DocumentOverview } from "./Overview";
 
 type Load =
   | { state: "loading" }
@@ -180,6 +181,7 @@ export function DocumentView({
               </>
             )}
           </dl>
+          {!embedded && <DocumentOverview id={id} />}
           <div className="mt-4 flex flex-wrap items-center gap-x-4 gap-y-2 text-sm">
             <label className="ml-auto flex items-center gap-2 text-zinc-700 dark:text-zinc-300">
               <input type="checkbox" data-testid="show-chunks" checked={showChunks} onChange={(e) => setShowChunks(e.target.checked)} />

@@ -4,12 +4,13 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { apiErrorText } from "@/components/api";
 import { ConfirmButton } from "@/components/ConfirmButton";
 import { fill } from "@/components/fill";
-import { useMessages } from "@/components/i18n";
+import { useLocale, useMessages } from "@/components/i18n";
 import { buttonClass, ErrorLine, Field, FormActions, inputClass, SubmitForm } from "@/components/ui";
 import { useAction } from "@/components/use-action";
 import type { SourceKind, SourceView } from "@/lib/sources/schema";
 import { sourceApi } from "./api";
 import { kindLabel, type SourceMessages, T } from "./messages";
+import { syncErrorText } from "./sync-errors";
 
 const POLL_MS = 1000;
 
@@ -20,12 +21,12 @@ const REMOVE_CLASSES = {
   no: buttonClass,
 };
 
-function statusLine(s: SourceView, t: SourceMessages): string {
+function statusLine(s: SourceView, t: SourceMessages, locale: "en" | "zh"): string {
   if (s.running) return fill(t.syncing, s.running);
   const r = s.lastRun;
   if (!r) return t.neverSynced;
   const time = new Date(r.finishedAt ?? r.startedAt).toLocaleString();
-  if (r.error) return fill(t.lastSyncFailed, { time, error: r.error });
+  if (r.error) return fill(t.lastSyncFailed, { time, error: syncErrorText(r.error, locale) });
   const { added, updated, unchanged, removed } = r;
   return fill(t.lastSync, { time, added, updated, unchanged, removed, failed: r.failed.length });
 }
@@ -33,6 +34,7 @@ function statusLine(s: SourceView, t: SourceMessages): string {
 /** A knowledge base's sources (web sites, Git repositories, buckets, folders): status, Sync now, remove, add. */
 export function SourcesPanel({ kb, canWrite, admin, onChanged }: { kb: string; canWrite: boolean; admin: boolean; onChanged(): void }) {
   const t = useMessages(T);
+  const locale = useLocale();
   const [sources, setSources] = useState<SourceView[] | null>(null);
   const [adding, setAdding] = useState(false);
   const action = useAction((err) => apiErrorText(err, t.networkError, t.failed));
@@ -120,7 +122,7 @@ export function SourcesPanel({ kb, canWrite, admin, onChanged }: { kb: string; c
               )}
             </div>
             <p data-testid="source-status" role="status" className="text-xs text-zinc-600 dark:text-zinc-400">
-              {statusLine(s, t)}
+              {statusLine(s, t, locale)}
             </p>
             {!s.running && !!s.lastRun?.notes?.length && (
               <details className="text-xs" data-testid="source-notes">

@@ -24,9 +24,12 @@ export function withFakeModelApp(): { mcp: () => Client } {
 
 /**
  * What the fake model received since the last reset: the requests that answer the question, and with
- * `followUps` also the follow-up suggestion request each answer ends with.
+ * `followUps` also the follow-up suggestion request each answer ends with; `overviews` only the overview requests
+ * the empty chat and document pages make (never part of an answer).
  */
-export async function fakeRequests({ followUps = false } = {}): Promise<RecordedRequest[]> {
+export async function fakeRequests({ followUps = false, overviews = false } = {}): Promise<RecordedRequest[]> {
   const all = (await (await fetch(`${FAKE_MODEL}/requests`)).json()) as RecordedRequest[];
-  return followUps ? all : all.filter((r) => !r.system.startsWith("You suggest follow-up questions"));
+  const overview = (r: RecordedRequest) => r.system.startsWith("You write the overview");
+  if (overviews) return all.filter(overview);
+  return all.filter((r) => !overview(r) && (followUps || !r.system.startsWith("You suggest follow-up questions")));
 }

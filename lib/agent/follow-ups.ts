@@ -80,8 +80,9 @@ function askedQuestion(text: string): string | null {
   return null;
 }
 
+/** A name does not run on over a line break (a title line, then the paragraph's first word). */
 const NAME_EN =
-  /\b(?:[A-Z][\p{L}\d'’-]*[\p{L}\d]|[A-Z]{2,}\d*)(?:\s+(?:(?:of|the|and|de|for)\s+)?(?:[A-Z][\p{L}\d'’-]*[\p{L}\d]|\d{2,4}))*/gu;
+  /\b(?:[A-Z][\p{L}\d'’-]*[\p{L}\d]|[A-Z]{2,}\d*)(?:[ \t]+(?:(?:of|the|and|de|for)[ \t]+)?(?:[A-Z][\p{L}\d'’-]*[\p{L}\d]|\d{2,4}))*/gu;
 const ZH_NAME_TAGS = new Set(["nr", "ns", "nt", "nz", "nrt", "nrfg"]);
 const MONTHS_AND_DAYS =
   /^(January|February|March|April|May|June|July|August|September|October|November|December|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)$/;
@@ -201,8 +202,9 @@ export async function verifiedOfflineFollowUps(
   passages: readonly Passage[],
   search: (query: string) => Promise<readonly { chunk_id: string }[] | null>,
   locale?: string,
+  max = MAX_FOLLOW_UPS,
 ): Promise<FollowUp[]> {
-  const candidates = offlineFollowUps(question, answer, passages, locale, MAX_CANDIDATES);
+  const candidates = offlineFollowUps(question, answer, passages, locale, Math.max(MAX_CANDIDATES, 2 * max));
   const kept = await Promise.all(
     candidates.map(async (c) => {
       try {
@@ -213,7 +215,7 @@ export async function verifiedOfflineFollowUps(
       }
     }),
   );
-  return candidates.filter((_, i) => kept[i]).slice(0, MAX_FOLLOW_UPS);
+  return candidates.filter((_, i) => kept[i]).slice(0, max);
 }
 
 const FOLLOW_UP_INSTRUCTIONS = `You suggest follow-up questions for a knowledge-base chat.

@@ -1,0 +1,33 @@
+/**
+ * A source sync's error as the Chinese UI shows it. The engine records English sentences (lib/sources); the
+ * known ones are matched here and said in Chinese, their names, addresses and numbers kept. An unknown one is
+ * shown as recorded.
+ */
+const ZH: [RegExp, string][] = [
+  [/^interrupted: the server stopped during this sync/, "已中断：同步期间服务器停止了（未删除任何内容，下次同步会完成）"],
+  [/^the source was removed$/, "该来源已被删除"],
+  [/^the knowledge base was deleted$/, "该知识库已被删除"],
+  [/^the sitemap (\S+) answered HTTP (\d+)$/, "站点地图 $1 返回了 HTTP $2"],
+  [/^SOURCE_SECRET_KEY is not set/, "未设置 SOURCE_SECRET_KEY：无法读取该来源的密钥。"],
+  [/^this source's secrets were sealed with another SOURCE_SECRET_KEY$/, "该来源的密钥是用另一个 SOURCE_SECRET_KEY 加密的"],
+  [/^S3 answered HTTP (\d+) for (\S+): ?(.*)$/, "S3 对 $2 返回了 HTTP $1：$3"],
+  [/^the bucket listing did not end after (\d+) pages$/, "存储桶列表在 $1 页后仍未结束"],
+  [/^this source has no secret access key$/, "该来源没有 secret access key"],
+  [/^git cat-file failed: (.*)$/, "git cat-file 失败：$1"],
+  [
+    /^(\S+) is not a public address \(an admin can allow it in SOURCE_ALLOW_HOSTS\)$/,
+    "$1 不是公网地址（管理员可在 SOURCE_ALLOW_HOSTS 中允许它）",
+  ],
+  [/^no answer within (\d+) s$/, "$1 秒内没有响应"],
+  [/^more than (\d+) redirects$/, "重定向超过 $1 次"],
+  [/^redirected outside the source to (\S+)$/, "被重定向到来源之外：$1"],
+  [/^(\d+) bytes, larger than the limit of (\d+) bytes \(SOURCE_MAX_BYTES\)$/, "$1 字节，超过了 $2 字节的上限（SOURCE_MAX_BYTES）"],
+  [/^larger than the limit of (\d+) bytes \(SOURCE_MAX_BYTES\)$/, "超过了 $1 字节的上限（SOURCE_MAX_BYTES）"],
+];
+
+export function syncErrorText(error: string, locale: "en" | "zh"): string {
+  if (locale !== "zh") return error;
+  const text = error.trim();
+  for (const [re, zh] of ZH) if (re.test(text)) return text.replace(re, zh);
+  return error;
+}

@@ -1,0 +1,19 @@
+/**
+ * The overview of a document or of the knowledge bases a person reads, as GET /api/overview answers it:
+ * what it covers, its sections, and questions it answers. `kind` says who wrote it: "extracted" offline from
+ * the text (questions checked against the library), "model" by the chat model.
+ */
+import { z } from "zod";
+import { documentIdSchema } from "@/lib/limits";
+
+export interface Overview {
+  kind: "extracted" | "model";
+  covers: string;
+  sections: string[];
+  questions: string[];
+}
+
+export const overviewQuerySchema = z.object({
+  document: documentIdSchema.optional(),
+  locale: z.enum(["en", "zh"]).default("en"),
+});

@@ -1,0 +1,130 @@
+/**
+ * Extracted overviews over a real store: the opening, the sections, and questions that search finds their
+ * passage for, in the UI language; cached until a document changes.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createOfflineEmbedder } from "@/lib/embed";
+import { ingestDocument } from "@/lib/ingest";
+import { searchKnowledge } from "@/lib/retrieve";
+import { openStore, type Store } from "@/lib/store";
+import { hasCjk } from "@/lib/text/cjk";
+import { overviewOf } from "./overview";
+
+const HANDBOOK = `# Employee Handbook
+
+This handbook describes the leave, expenses and remote work rules for all employees of Acme.
+
+## Annual leave
+
+Full-time employees receive 20 days of annual leave per year. Requests go to your manager two weeks ahead.
+
+## Sick leave
+
+Sick leave of more than three days requires a doctor's certificate from a registered physician.
+
+## Parental leave
+
+New parents receive 16 weeks of paid parental leave, taken within the first year after the birth or adoption.
+
+## Remote work
+
+Employees may work from home up to three days a week with their manager's agreement.
+`;
+const ZH = `# 员工手册
+
+本手册说明公司员工的请假、报销与考勤规定。
+
+## 年假
+
+全职员工每年享有二十天带薪年假，需提前两周向主管申请。
+
+## 病假
+
+病假超过三天需要提供医院出具的诊断证明。
+
+## 报销
+
+差旅报销需在出差结束后三十天内提交发票原件，由财务部审核后发放。
+`;
+
+let dir: string;
+let store: Store;
+const enc = new TextEncoder();
+const offline = { apiKey: "", model: "offline", baseURL: undefined } as unknown as Parameters<typeof overviewOf>[3];
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), "overview-"));
+  store = await openStore({ uri: dir, embedder: createOfflineEmbedder(256) });
+  await ingestDocument(store, { filename: "handbook.md", kb: "default", data: enc.encode(HANDBOOK) });
+  await ingestDocument(store, { filename: "shouce.md", kb: "default", data: enc.encode(ZH) });
+}, 60_000);
+
+afterAll(async () => {
+  await store?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const doc = async (source: string) => (await store.listDocuments()).find((d) => d.source === source)!;
+
+/** Each question, searched, returns a passage of the documents among the first two. */
+async function answerable(questions: string[], ids: string[]) {
+  for (const q of questions) {
+    const hits = await searchKnowledge(store, { query: q, topK: 2 });
+    expect(
+      hits.some((h) => ids.includes(h.document.id)),
+      q,
+    ).toBe(true);
+  }
+}
+
+describe("extracted overview", () => {
+  it("sums up an English document: its opening, its sections, 3–5 questions it answers", async () => {
+    const d = await doc("handbook.md");
+    const o = await overviewOf(store, [d], "en", offline);
+    expect(o.kind).toBe("extracted");
+    expect(o.covers).toMatch(/^This handbook describes the leave/);
+    expect(o.sections).toEqual(["Annual leave", "Sick leave", "Parental leave", "Remote work"]);
+    expect(o.questions.length).toBeGreaterThanOrEqual(3);
+    expect(o.questions.length).toBeLessThanOrEqual(5);
+    expect(o.questions.every((q) => !hasCjk(q))).toBe(true);
+    // A title line and the next paragraph's first word are no name.
+    expect(o.questions.join("\n")).not.toMatch(/Handbook This/);
+    await answerable(o.questions, [d.id]);
+  });
+
+  it("sums up a Chinese document in Chinese, with no English template", async () => {
+    const d = await doc("shouce.md");
+    const o = await overviewOf(store, [d], "zh", offline);
+    expect(o.covers).toMatch(/^本手册说明/);
+    expect(o.sections).toEqual(["年假", "病假", "报销"]);
+    expect(o.questions.length).toBeGreaterThanOrEqual(3);
+    expect(o.questions.every((q) => hasCjk(q) && !/Tell me|What does/.test(q))).toBe(true);
+    await answerable(o.questions, [d.id]);
+  });
+
+  it("asks about an English library in Chinese in the Chinese UI, and names its documents", async () => {
+    const docs = await store.listDocuments();
+    const o = await overviewOf(store, docs, "zh", offline);
+    expect(o.covers).toMatch(/^共 2 篇文档：/);
+    expect(o.sections.sort()).toEqual(["Employee Handbook", "员工手册"].sort());
+    expect(o.questions.length).toBeGreaterThanOrEqual(3);
+    expect(o.questions.every((q) => hasCjk(q) && !/Tell me|What does/.test(q))).toBe(true);
+  });
+
+  it("is cached until the document changes", async () => {
+    const d = await doc("handbook.md");
+    const first = await overviewOf(store, [d], "en", offline);
+    expect(await overviewOf(store, [d], "en", offline)).toBe(first);
+    await ingestDocument(store, {
+      filename: "handbook.md",
+      kb: "default",
+      data: enc.encode(HANDBOOK.replace("This handbook describes", "This guide explains")),
+    });
+    const changed = await doc("handbook.md");
+    const again = await overviewOf(store, [changed], "en", offline);
+    expect(again.covers).toMatch(/^This guide explains/);
+  });
+});

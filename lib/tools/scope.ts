@@ -26,9 +26,10 @@ export function encodeDocumentFilter(ids: readonly string[]): string {
   return ids.map(encodeURIComponent).join(",");
 }
 
-export function decodeDocumentFilter(raw: string | null): string[] | undefined {
+/** A header's comma-separated, percent-encoded list (the knowledge-base and document filters); a bad item is dropped. */
+export function decodeCommaList(raw: string | null): string[] | undefined {
   if (raw === null) return undefined;
-  const ids = raw
+  return raw
     .split(",")
     .map((s) => {
       try {
@@ -38,5 +39,8 @@ export function decodeDocumentFilter(raw: string | null): string[] | undefined {
       }
     })
     .filter(Boolean);
-  return ids.slice(0, MAX_SCOPE_DOCUMENTS);
+}
+
+export function decodeDocumentFilter(raw: string | null): string[] | undefined {
+  return decodeCommaList(raw)?.slice(0, MAX_SCOPE_DOCUMENTS);
 }

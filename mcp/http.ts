@@ -18,7 +18,7 @@ import { getRegistry, kbCatalog, type Registry } from "@/lib/kb";
 import { KB_FILTER_HEADER } from "@/lib/kb/names";
 import { observeRequest } from "@/lib/metrics";
 import { getStore } from "@/lib/store";
-import { DOCUMENT_FILTER_HEADER, decodeDocumentFilter } from "@/lib/tools/scope";
+import { DOCUMENT_FILTER_HEADER, decodeCommaList, decodeDocumentFilter } from "@/lib/tools/scope";
 import type { ToolAudit } from "./context";
 import { createMcpServer, type KnowledgeServerOptions } from "./index";
 
@@ -107,16 +107,7 @@ async function checkParams(req: Request, max: number): Promise<{ parsedBody: unk
 function kbFilter(req: Request): string[] | undefined {
   const raw = req.headers.get(KB_FILTER_HEADER);
   if (raw === null) return undefined;
-  return raw
-    .split(",")
-    .map((s) => {
-      try {
-        return decodeURIComponent(s.trim());
-      } catch {
-        return "";
-      }
-    })
-    .filter(Boolean);
+  return decodeCommaList(raw);
 }
 
 /**

@@ -26,9 +26,9 @@ export function encodeDocumentFilter(ids: readonly string[]): string {
   return ids.map(encodeURIComponent).join(",");
 }
 
-export function decodeDocumentFilter(raw: string | null): string[] | undefined {
-  if (raw === null) return undefined;
-  const ids = raw
+/** A comma-separated list of URI-encoded values; a value that does not decode is dropped. */
+export function decodeCommaList(raw: string): string[] {
+  return raw
     .split(",")
     .map((s) => {
       try {
@@ -38,5 +38,9 @@ export function decodeDocumentFilter(raw: string | null): string[] | undefined {
       }
     })
     .filter(Boolean);
-  return ids.slice(0, MAX_SCOPE_DOCUMENTS);
+}
+
+export function decodeDocumentFilter(raw: string | null): string[] | undefined {
+  if (raw === null) return undefined;
+  return decodeCommaList(raw).slice(0, MAX_SCOPE_DOCUMENTS);
 }

@@ -3,8 +3,9 @@
  * Messages and feedback are JSON cells: a conversation is always read and written whole.
  */
 import { randomUUID } from "node:crypto";
-import { Field, Int32, Schema, Utf8 } from "apache-arrow";
+import { Field, Int32, Schema } from "apache-arrow";
 import { getStore, perStore, type Store, serialQueue } from "@/lib/store";
+import { textField } from "@/lib/store/schema";
 import { sqlEq } from "@/lib/store/sql";
 import { AppError } from "@/lib/types";
 import {
@@ -21,18 +22,17 @@ import {
 
 const CONVERSATIONS_TABLE = "conversations";
 
-const str = (name: string) => new Field(name, new Utf8(), false);
 const conversationsSchema = new Schema([
-  str("id"),
-  str("title"),
-  str("kbs"),
-  str("scope"),
-  str("messages"),
-  str("feedback"),
-  str("search_text"),
+  textField("id"),
+  textField("title"),
+  textField("kbs"),
+  textField("scope"),
+  textField("messages"),
+  textField("feedback"),
+  textField("search_text"),
   new Field("message_count", new Int32(), false),
-  str("created_at"),
-  str("updated_at"),
+  textField("created_at"),
+  textField("updated_at"),
 ]);
 const SUMMARY_COLUMNS = ["id", "title", "kbs", "message_count", "created_at", "updated_at"];
 

@@ -7,6 +7,7 @@ import { Field, Int32, Schema } from "apache-arrow";
 import { getStore, perStore, type Store, serialQueue } from "@/lib/store";
 import { textField } from "@/lib/store/schema";
 import { sqlEq } from "@/lib/store/sql";
+import { upsertRows } from "@/lib/store/tables";
 import { AppError } from "@/lib/types";
 import {
   type Conversation,
@@ -113,13 +114,7 @@ export async function openConversations(store: Store): Promise<ConversationStore
     };
   };
   const write = async (c: Conversation) => {
-    await side.write((t) =>
-      t
-        .mergeInsert("id")
-        .whenMatchedUpdateAll()
-        .whenNotMatchedInsertAll()
-        .execute([toRow(c)]),
-    );
+    await upsertRows(side, "id", [toRow(c)]);
   };
   const mustRead = async (id: string) => {
     const c = await read(id);

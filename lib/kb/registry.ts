@@ -10,6 +10,7 @@ import { openSideTables, type Store, serialQueue, versionCached } from "@/lib/st
 import { textField } from "@/lib/store/schema";
 import { sqlEq } from "@/lib/store/sql";
 import type { SideTable } from "@/lib/store/tables";
+import { upsertRows } from "@/lib/store/tables";
 import type { KbRecord } from "./types";
 
 const REGISTRY_TABLES = { kbs: "kbs", tokens: "tokens" } as const;
@@ -127,13 +128,7 @@ export async function openRegistry(store: Store, opts: { defaultKb?: string } = 
     },
     putKb(kb) {
       return serialized(async () => {
-        await kbs.write((t) =>
-          t
-            .mergeInsert("name")
-            .whenMatchedUpdateAll()
-            .whenNotMatchedInsertAll()
-            .execute([kbToRow(kb)]),
-        );
+        await upsertRows(kbs, "name", [kbToRow(kb)]);
       });
     },
     deleteKb(name) {

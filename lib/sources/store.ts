@@ -8,6 +8,7 @@ import { Field, Int32, Schema } from "apache-arrow";
 import { openSideTables, perStore, type Store, serialQueue, versionCached } from "@/lib/store";
 import { textField } from "@/lib/store/schema";
 import { sqlEq, sqlIn } from "@/lib/store/sql";
+import { upsertRows } from "@/lib/store/tables";
 import type { SourceConfig, SourceKind, SyncRun } from "./schema";
 
 const TABLES = { sources: "sources", items: "source_items" } as const;
@@ -146,13 +147,7 @@ export const getSourceStore = perStore("sourceStore", async (store: Store): Prom
     },
     put(source) {
       return serialized(async () => {
-        await sources.write((t) =>
-          t
-            .mergeInsert("id")
-            .whenMatchedUpdateAll()
-            .whenNotMatchedInsertAll()
-            .execute([sourceToRow(source)]),
-        );
+        await upsertRows(sources, "id", [sourceToRow(source)]);
       });
     },
     remove(id) {

@@ -3,25 +3,9 @@
  * no critical or serious violation. Also: `<html lang>` follows the UI language, and Chinese text is drawn
  * with a CJK font (no glyph falls back to a box).
  */
-import AxeBuilder from "@axe-core/playwright";
-import { expect, type Page, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
+import { audit } from "./helpers/axe";
 import { ask } from "./helpers/chat";
-
-async function audit(page: Page, what: string, include?: string) {
-  let builder = new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]);
-  if (include) builder = builder.include(include);
-  const { violations } = await builder.analyze();
-  const bad = violations
-    .filter((v) => v.impact === "critical" || v.impact === "serious")
-    .map(
-      (v) =>
-        `${what}: [${v.impact}] ${v.id} — ${v.help}\n  ${v.nodes
-          .slice(0, 3)
-          .map((n) => n.target.join(" "))
-          .join("\n  ")}`,
-    );
-  expect(bad, bad.join("\n")).toEqual([]);
-}
 
 // axe runs several times per test, which takes a while on a small machine.
 test.describe.configure({ timeout: 300_000 });

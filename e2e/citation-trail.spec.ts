@@ -3,22 +3,16 @@
  * the sources panel (numbered by first citation, snippets, relevance words); Copy with references.
  * Real browser, built app on embedded defaults (offline answerer).
  */
-import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
+import { expect, type Page, test } from "@playwright/test";
 import { CSV_QUESTION, makeCsv, makePdf, PDF_PHRASES } from "./fixtures/make-fixtures";
 import { ask } from "./helpers/chat";
-import { uploadDocument } from "./helpers/documents";
+import { uploadsToRemove } from "./helpers/documents";
 
 test.use({ locale: "en-US" });
 test.describe.configure({ mode: "serial" });
 
 const RUN = Date.now().toString(36);
-const uploaded: string[] = [];
-
-async function upload(request: APIRequestContext, name: string, data: Buffer, mimeType: string): Promise<string> {
-  const id = await uploadDocument(request, name, data, mimeType);
-  uploaded.push(id);
-  return id;
-}
+const { upload, removeAll } = uploadsToRemove();
 
 // Below 1024 px "Open in document" opens the full page (wider screens open it beside the chat: e2e/chat-ui.spec.ts).
 test.use({ viewport: { width: 1000, height: 800 } });
@@ -29,7 +23,7 @@ test.beforeAll(async ({ request }) => {
 });
 
 test.afterAll(async ({ request }) => {
-  for (const id of uploaded) await request.delete(`/api/documents/${id}`);
+  await removeAll(request);
 });
 
 /** Clicks the first chip, then "Open in document"; returns the cited chunk id. */

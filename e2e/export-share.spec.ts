@@ -8,23 +8,13 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import AxeBuilder from "@axe-core/playwright";
 import { type Browser, expect, type Page, test } from "@playwright/test";
+import { audit } from "./helpers/axe";
 import { ask } from "./helpers/chat";
 import { type OwnServer, startOwnServer } from "./helpers/own-server";
 
 const BASE = Number(process.env.E2E_PORT_BASE || 3100);
 const QUESTION = { en: "How many days of annual leave do full-time employees get?", zh: "报销时员工要先填写什么？" } as const;
-
-async function audit(page: Page, what: string, include?: string) {
-  let builder = new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]);
-  if (include) builder = builder.include(include);
-  const { violations } = await builder.analyze();
-  const bad = violations
-    .filter((v) => v.impact === "critical" || v.impact === "serious")
-    .map((v) => `${what}: [${v.impact}] ${v.id} — ${v.help}\n  ${v.nodes.map((n) => n.target.join(" ")).join("\n  ")}`);
-  expect(bad, bad.join("\n")).toEqual([]);
-}
 
 async function conversationIdOf(page: Page): Promise<string> {
   await expect(page).toHaveURL(/[?&]c=/);

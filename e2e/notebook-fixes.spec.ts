@@ -8,20 +8,10 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import AxeBuilder from "@axe-core/playwright";
-import { expect, type Page, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { PORTS } from "../playwright.config";
+import { audit } from "./helpers/axe";
 import { ask } from "./helpers/chat";
-
-async function audit(page: Page, what: string, include?: string) {
-  let builder = new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]);
-  if (include) builder = builder.include(include);
-  const { violations } = await builder.analyze();
-  const bad = violations
-    .filter((v) => v.impact === "critical" || v.impact === "serious")
-    .map((v) => `${what}: [${v.impact}] ${v.id} — ${v.help}\n  ${v.nodes.map((n) => n.target.join(" ")).join("\n  ")}`);
-  expect(bad, bad.join("\n")).toEqual([]);
-}
 
 const QUESTION = { en: "How many days of annual leave do full-time employees get?", zh: "年假有多少天？" } as const;
 const docOf = (chunkId: string | null) => (chunkId ?? "").replace(/:\d+$/, "");

@@ -4,27 +4,21 @@
  * drawn, once, and its exact source is a strong match; the citation card scrolls to its highlighted sentence;
  * Escape closes the source panel beside the chat.
  */
-import { type APIRequestContext, expect, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { DOCX_PHRASES, makeDocx, makePdf } from "./fixtures/make-fixtures";
 import { ask } from "./helpers/chat";
-import { uploadDocument } from "./helpers/documents";
+import { uploadsToRemove } from "./helpers/documents";
 
 test.use({ locale: "en-US" });
 test.describe.configure({ mode: "serial" });
 
 const RUN = Date.now().toString(36);
-const uploaded: string[] = [];
-
-async function upload(request: APIRequestContext, name: string, data: Buffer, mimeType: string): Promise<string> {
-  const id = await uploadDocument(request, name, data, mimeType);
-  uploaded.push(id);
-  return id;
-}
+const { upload, removeAll } = uploadsToRemove();
 
 const faqIds: string[] = [];
 
 test.afterAll(async ({ request }) => {
-  for (const id of uploaded) await request.delete(`/api/documents/${id}`);
+  await removeAll(request);
   for (const id of faqIds) await request.delete(`/api/faqs/${id}`);
 });
 

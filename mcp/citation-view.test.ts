@@ -4,13 +4,12 @@
  * CSP, and both kinds of search tool point at it. The view in a browser, with a host, is e2e/citation-view.spec.ts.
  */
 import { createHash } from "node:crypto";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ingestMarkdown, TRAVEL_POLICY } from "@/lib/ingest/test-kbs";
 import type { KnowledgeBase } from "@/lib/kb/types";
 import type { Store } from "@/lib/store";
-import { ingestMarkdown, openTempStore, type TempStore, TRAVEL_POLICY } from "@/lib/test-helpers/kb-store";
-import { createMcpServer } from "./index";
+import { openTempStore, type TempStore } from "@/lib/store/temp-store";
+import { connectInMemory } from "./test-client";
 
 const URI = "ui://knowledge-base/citations.html";
 let temp: TempStore;
@@ -37,14 +36,7 @@ afterAll(async () => {
   await temp?.close();
 });
 
-async function connect() {
-  const server = createMcpServer({ getStore: async () => store, catalog: [{ kb: hr, titles: ["Travel policy"] }] });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: "test", version: "0" });
-  await client.connect(clientSide);
-  return client;
-}
+const connect = () => connectInMemory(store, { catalog: [{ kb: hr, titles: ["Travel policy"] }] });
 
 describe("MCP Apps citation view", () => {
   it("is listed as a ui:// resource with the MCP Apps mime type", async () => {

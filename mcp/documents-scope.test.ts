@@ -2,13 +2,14 @@
  * Sources a person picked: the `documents` argument of the search tools and the server's document scope
  * (the chat's X-Document-Filter) limit the passages, on a real LanceDB store in a temp dir.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ingestMarkdown } from "@/lib/ingest/test-kbs";
 import type { Store } from "@/lib/store";
-import { ingestMarkdown, openTempStore, type TempStore } from "@/lib/test-helpers/kb-store";
+import { openTempStore, type TempStore } from "@/lib/store/temp-store";
 import { decodeDocumentFilter, encodeDocumentFilter, scopedDocuments } from "@/lib/tools/scope";
-import { createMcpServer, type KnowledgeServerOptions } from "./index";
+import type { KnowledgeServerOptions } from "./index";
+import { connectInMemory } from "./test-client";
 
 let temp: TempStore;
 let store: Store;
@@ -28,14 +29,7 @@ afterAll(async () => {
   await temp?.close();
 });
 
-async function connect(options: KnowledgeServerOptions = {}) {
-  const server = createMcpServer({ getStore: async () => store, ...options });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: "test", version: "0" });
-  await client.connect(clientSide);
-  return client;
-}
+const connect = (options: KnowledgeServerOptions = {}) => connectInMemory(store, options);
 
 const documentsOf = (r: Awaited<ReturnType<Client["callTool"]>>) =>
   new Set((r.structuredContent as { results: { document: { id: string } }[] }).results.map((x) => x.document.id));

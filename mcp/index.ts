@@ -107,6 +107,27 @@ function instructions(ctx: ToolContext, kbTools: string[]): string {
   );
 }
 
+/** Every tool, resource and prompt of the server, registered in this order. */
+const REGISTRATIONS: ((server: McpServer, ctx: ToolContext) => unknown)[] = [
+  searchKnowledge.registerSearchKnowledge,
+  registerKbSearchTools,
+  listDocuments.registerListDocuments,
+  readDocument.registerReadDocument,
+  addDocument.registerAddDocument,
+  deleteDocument.registerDeleteDocument,
+  registerDocumentResources,
+  registerCitationView,
+  registerPrompts,
+  searchFaq.registerSearchFaq,
+  addFaq.registerAddFaq,
+  deleteFaq.registerDeleteFaq,
+  registerFaqResources,
+  addSource.registerAddSource,
+  listSources.registerListSources,
+  search.registerSearch,
+  fetchTool.registerFetch,
+];
+
 /**
  * A fresh MCP server exposing the knowledge-base tools, resources and prompt. Cheap; the HTTP route makes
  * one per request (stateless), from a catalog read for that request, so the tool list always reflects the
@@ -132,22 +153,6 @@ export function createMcpServer(options: KnowledgeServerOptions = {}): McpServer
     },
     ctx,
   );
-  searchKnowledge.registerSearchKnowledge(server, ctx);
-  registerKbSearchTools(server, ctx);
-  listDocuments.registerListDocuments(server, ctx);
-  readDocument.registerReadDocument(server, ctx);
-  addDocument.registerAddDocument(server, ctx);
-  deleteDocument.registerDeleteDocument(server, ctx);
-  registerDocumentResources(server, ctx);
-  registerCitationView(server);
-  registerPrompts(server, ctx);
-  searchFaq.registerSearchFaq(server, ctx);
-  addFaq.registerAddFaq(server, ctx);
-  deleteFaq.registerDeleteFaq(server, ctx);
-  registerFaqResources(server, ctx);
-  addSource.registerAddSource(server, ctx);
-  listSources.registerListSources(server, ctx);
-  search.registerSearch(server, ctx);
-  fetchTool.registerFetch(server, ctx);
+  for (const register of REGISTRATIONS) register(server, ctx);
   return server;
 }

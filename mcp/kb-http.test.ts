@@ -15,13 +15,13 @@ import { deleteKnowledgeBase } from "@/lib/admin/knowledge-bases";
 import { getAuditLog } from "@/lib/audit/log";
 import type { AuthSettings } from "@/lib/auth/config";
 import { internalMcpSecret } from "@/lib/auth/internal";
+import { testAuthSettings } from "@/lib/auth/test-settings";
+import { HR_KB, openTestKbs } from "@/lib/ingest/test-kbs";
 import { createAccessToken, createKnowledgeBase, listKnowledgeBases } from "@/lib/kb";
 import { searchToolBase } from "@/lib/kb/names";
 import type { Registry } from "@/lib/kb/registry";
 import { runningPromise } from "@/lib/sources/engine";
 import type { Store } from "@/lib/store";
-import { testAuthSettings } from "@/lib/test-helpers/auth";
-import { HR_KB, openTestKbs } from "@/lib/test-helpers/kb-store";
 import packageJson from "@/package.json";
 import { handleMcpRequest, KB_FILTER_HEADER } from "./http";
 

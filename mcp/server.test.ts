@@ -3,13 +3,14 @@
  * The HTTP route is covered by e2e/mcp.spec.ts; this covers what is awkward over HTTP: per-KB scoping and
  * long documents.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ingestMarkdown, TRAVEL_POLICY } from "@/lib/ingest/test-kbs";
 import type { Store } from "@/lib/store";
-import { ingestMarkdown, openTempStore, type TempStore, TRAVEL_POLICY } from "@/lib/test-helpers/kb-store";
-import { createMcpServer, type KnowledgeServerOptions } from "./index";
+import { openTempStore, type TempStore } from "@/lib/store/temp-store";
+import type { KnowledgeServerOptions } from "./index";
+import { connectInMemory } from "./test-client";
 
 let temp: TempStore;
 let store: Store;
@@ -28,14 +29,7 @@ afterAll(async () => {
   await temp?.close();
 });
 
-async function connect(options: KnowledgeServerOptions = {}) {
-  const server = createMcpServer({ getStore: async () => store, ...options });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: "test", version: "0" });
-  await client.connect(clientSide);
-  return client;
-}
+const connect = (options: KnowledgeServerOptions = {}) => connectInMemory(store, options);
 
 function textOf(result: Awaited<ReturnType<Client["callTool"]>>): string {
   return (result.content as { type: string; text: string }[]).map((c) => c.text).join("\n");

@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 // The layer check: a module in lib/ imports only its own folder and the folders below it, in the order
 // the fenced `layers` block of docs/architecture.md gives (lowest first). Every lib/ folder and top-level
-// lib/ file must be listed there. Test code (`*.test.ts`, lib/test-helpers) may set a module up through
-// the folders above it and is not checked. Prints each import that points up and exits 1 when there is any.
+// lib/ file must be listed there. Tests and their helpers are held to it like any module, with no exception. Prints each import that points up and exits 1 when there is any.
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -39,7 +38,6 @@ export function upwardImports(layers = readLayers()) {
     const rel = path.relative(root, file).split(path.sep).join("/");
     const from = unitOf(rel);
     units.add(from);
-    if (/\.test\.tsx?$/.test(rel) || from === "test-helpers") continue;
     for (const m of fs.readFileSync(file, "utf8").matchAll(IMPORT)) {
       const spec = m[1] ?? m[2] ?? m[3];
       let target = null;

@@ -18,6 +18,15 @@ describe("lib/ layer order", () => {
     expect(unlisted).toEqual(["http"]);
   });
 
+  it("holds tests and their helpers to the order too", () => {
+    const layers: string[] = readLayers().filter((l: string) => l !== "test-helpers");
+    const { found } = upwardImports([...layers, "test-helpers"]);
+    expect(found).toContain("lib/server/startup.test.ts: @/lib/test-helpers/log (server → test-helpers)");
+    const ingestBelowStore: string[] = readLayers().filter((l: string) => l !== "ingest");
+    ingestBelowStore.splice(ingestBelowStore.indexOf("store"), 0, "ingest");
+    expect(upwardImports(ingestBelowStore).found).toContain("lib/ingest/store-close.test.ts: @/lib/store/index (ingest → store)");
+  });
+
   it("reads the order from the fenced layers block", () => {
     expect(readLayers("text\n```layers\na b\nc\n```\n")).toEqual(["a", "b", "c"]);
     expect(() => readLayers("no block")).toThrow(/layers/);

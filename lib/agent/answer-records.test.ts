@@ -7,7 +7,7 @@
 import type { ModelMessage } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingestDocument } from "@/lib/ingest";
-import { openTempStore, type TempStore } from "@/lib/test-helpers/kb-store";
+import { openTempStore, type TempStore } from "@/lib/store/temp-store";
 import { askChat, serveMcp } from "@/scripts/eval-chat/harness";
 import { OFFLINE_TEXT } from "./offline-model";
 import type { CitationCheck } from "./support";
@@ -57,8 +57,7 @@ afterAll(async () => {
   await temp?.close();
 });
 
-const ask = (messages: ModelMessage[] | string) =>
-  askChat(mcp.url, typeof messages === "string" ? [{ role: "user", content: messages }] : messages);
+const ask = (messages: ModelMessage[] | string) => askChat(mcp.url, messages);
 
 const checkOf = (events: Record<string, unknown>[]) =>
   events.filter((e) => e.type === "data-check").at(-1)?.data as CitationCheck | undefined;

@@ -7,6 +7,13 @@ import { splitSentences } from "./extractive";
 
 const p = (n: number, context: string, text: string) => ({ n, context, text });
 
+/** The answer part for `question` from `passages`; fails the test when it refuses. */
+function answered(question: string, passages: Parameters<typeof answerPart>[1]) {
+  const a = answerPart(questionTerms(question), passages);
+  if (a.kind === "none") throw new Error("refused");
+  return a;
+}
+
 describe("splitSentences", () => {
   it("does not end a sentence at initials, abbreviations or semicolons", () => {
     const text = "Nixon named William E. Simon as the first administrator. The U.S. Army helped; the navy did not. Dr. Lee agreed.";
@@ -53,8 +60,7 @@ describe("answerPart", () => {
 
   it("does not quote the same sentence twice from near-duplicate chunks", () => {
     const copy = { ...handbook, n: 2 };
-    const a = answerPart(questionTerms("How many days of annual leave do full-time employees get?"), [handbook, copy]);
-    if (a.kind === "none") throw new Error("refused");
+    const a = answered("How many days of annual leave do full-time employees get?", [handbook, copy]);
     const all = a.quotes.map((q) => q.text).join(" ");
     expect(all.match(/Full-time employees receive/g)).toHaveLength(1);
   });
@@ -65,8 +71,7 @@ describe("answerPart", () => {
       "Biology › Plastids",
       "back into the chloroplast stroma. Chloroplasts make sugar from light in the stroma. They also store starch.",
     );
-    const a = answerPart(questionTerms("Where do chloroplasts make sugar?"), [cut]);
-    if (a.kind === "none") throw new Error("refused");
+    const a = answered("Where do chloroplasts make sugar?", [cut]);
     expect(a.quotes[0].text).toMatch(/^Chloroplasts make sugar/);
   });
 
@@ -101,15 +106,13 @@ describe("answerPart", () => {
       "Town › Mill",
       "The old mill was restored between 2006 and 2008, when its wheel and roof were rebuilt. Visitors can tour it on weekends.",
     );
-    const a = answerPart(questionTerms("What did the restoration of the old mill rebuild?"), [mill]);
-    if (a.kind === "none") throw new Error("refused");
+    const a = answered("What did the restoration of the old mill rebuild?", [mill]);
     expect(a.quotes[0].text).toContain("restored between 2006 and 2008");
   });
 
   it("keeps answers bounded", () => {
     const long = Array.from({ length: 30 }, (_, i) => `Annual leave rule ${i} applies to employees in region ${i}.`).join(" ");
-    const a = answerPart(questionTerms("annual leave rule for employees"), [p(1, "Rules", long)]);
-    if (a.kind === "none") throw new Error("refused");
+    const a = answered("annual leave rule for employees", [p(1, "Rules", long)]);
     expect(a.quotes.map((q) => q.text).join(" ").length).toBeLessThanOrEqual(ANSWER_TUNING.maxChars + 50);
   });
 });

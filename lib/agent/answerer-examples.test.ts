@@ -9,7 +9,7 @@ import type { ModelMessage } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingestDocument } from "@/lib/ingest";
 import type { Store } from "@/lib/store";
-import { openTempStore, type TempStore } from "@/lib/test-helpers/kb-store";
+import { openTempStore, type TempStore } from "@/lib/store/temp-store";
 import { askChat, serveMcp } from "@/scripts/eval-chat/harness";
 import { OFFLINE_TEXT } from "./offline-model";
 
@@ -48,8 +48,7 @@ afterAll(async () => {
   await temp?.close();
 });
 
-const ask = (messages: ModelMessage[] | string) =>
-  askChat(mcp.url, typeof messages === "string" ? [{ role: "user", content: messages }] : messages);
+const ask = (messages: ModelMessage[] | string) => askChat(mcp.url, messages);
 
 /** The [n] markers of a piece of answer text. */
 const markers = (text: string) => [...text.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1]));

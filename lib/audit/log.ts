@@ -4,26 +4,26 @@
  * always listed by the next request.
  */
 import { randomBytes } from "node:crypto";
-import { Field, Schema, Utf8 } from "apache-arrow";
+import { Schema } from "apache-arrow";
 import { countAuditEvent } from "@/lib/metrics";
 import { perStore, type Store, serialQueue } from "@/lib/store";
+import { textField } from "@/lib/store/schema";
 import { sqlEq, sqlString } from "@/lib/store/sql";
 import { AUDIT_COLUMNS, type AuditEvent, type AuditFilter } from "./types";
 
 const AUDIT_TABLE = "audit_log";
 
-const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
 const auditSchema = new Schema([
-  str("id"),
-  str("at"),
-  str("actor"),
-  str("actor_id", true),
-  str("action"),
-  str("outcome"),
-  str("target", true),
-  str("kb", true),
-  str("detail", true),
-  str("address"),
+  textField("id"),
+  textField("at"),
+  textField("actor"),
+  textField("actor_id", true),
+  textField("action"),
+  textField("outcome"),
+  textField("target", true),
+  textField("kb", true),
+  textField("detail", true),
+  textField("address"),
 ]);
 
 const FLUSH_AFTER_MS = 500;

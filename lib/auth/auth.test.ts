@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { testAuthSettings } from "@/lib/auth/test-settings";
 import { type AccessToken, bearerSecret, canWrite, findToken, generateTokenSecret, hashTokenSecret } from "@/lib/credentials/tokens";
-import { testAuthSettings } from "@/lib/test-helpers/auth";
 import { AppError } from "@/lib/types";
 import { type AuthSettings, isLoopbackHost, resolveAuthSettings } from "./config";
 import { isOriginAllowed } from "./origin";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Principal } from "@/lib/auth/principal";
-import type { TempStore } from "@/lib/test-helpers/kb-store";
-import { openTempStore } from "@/lib/test-helpers/kb-store";
+import type { TempStore } from "@/lib/store/temp-store";
+import { openTempStore } from "@/lib/store/temp-store";
 import { getPins, withPins } from "./pins";
 import { shareTokenSchema } from "./schema";
 import { citedKbs, getShares, sharedView } from "./shares";

@@ -3,17 +3,17 @@
  * person who may read every knowledge base the conversation cites; the owner revokes it by deleting the row.
  */
 import { randomBytes } from "node:crypto";
-import { Field, Schema, Utf8 } from "apache-arrow";
+import { Schema } from "apache-arrow";
 import { mayReadKb, type Principal } from "@/lib/auth/principal";
 import { getStore, perStore, type Store } from "@/lib/store";
+import { textField } from "@/lib/store/schema";
 import { sqlEq } from "@/lib/store/sql";
 import { AppError } from "@/lib/types";
 import { activePath, normalizeTree } from "./branches";
 import type { Conversation, SharedConversation, StoredMessage } from "./schema";
 
 const SHARES_TABLE = "conversation_shares";
-const str = (name: string) => new Field(name, new Utf8(), false);
-const sharesSchema = new Schema([str("token"), str("conversation_id"), str("created_at")]);
+const sharesSchema = new Schema([textField("token"), textField("conversation_id"), textField("created_at")]);
 
 interface Share {
   token: string;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { openStore, type Store } from "@/lib/store";
-import { openTempStore, type TempStore } from "@/lib/test-helpers/kb-store";
+import { openTempStore, type TempStore } from "@/lib/store/temp-store";
 import { AppError } from "@/lib/types";
 import { activePath, mergePath, normalizeTree, siblingsOf } from "./branches";
 import { type ConversationStore, openConversations, titleFrom } from "./store";

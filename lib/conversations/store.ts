@@ -3,9 +3,11 @@
  * Messages and feedback are JSON cells: a conversation is always read and written whole.
  */
 import { randomUUID } from "node:crypto";
-import { Field, Int32, Schema, Utf8 } from "apache-arrow";
+import { Field, Int32, Schema } from "apache-arrow";
 import { getStore, perStore, type Store, serialQueue } from "@/lib/store";
+import { textField } from "@/lib/store/schema";
 import { sqlEq } from "@/lib/store/sql";
+import { upsertRows } from "@/lib/store/tables";
 import { AppError } from "@/lib/types";
 import {
   type Conversation,
@@ -21,18 +23,17 @@ import {
 
 const CONVERSATIONS_TABLE = "conversations";
 
-const str = (name: string) => new Field(name, new Utf8(), false);
 const conversationsSchema = new Schema([
-  str("id"),
-  str("title"),
-  str("kbs"),
-  str("scope"),
-  str("messages"),
-  str("feedback"),
-  str("search_text"),
+  textField("id"),
+  textField("title"),
+  textField("kbs"),
+  textField("scope"),
+  textField("messages"),
+  textField("feedback"),
+  textField("search_text"),
   new Field("message_count", new Int32(), false),
-  str("created_at"),
-  str("updated_at"),
+  textField("created_at"),
+  textField("updated_at"),
 ]);
 const SUMMARY_COLUMNS = ["id", "title", "kbs", "message_count", "created_at", "updated_at"];
 
@@ -113,13 +114,7 @@ export async function openConversations(store: Store): Promise<ConversationStore
     };
   };
   const write = async (c: Conversation) => {
-    await side.write((t) =>
-      t
-        .mergeInsert("id")
-        .whenMatchedUpdateAll()
-        .whenNotMatchedInsertAll()
-        .execute([toRow(c)]),
-    );
+    await upsertRows(side, "id", [toRow(c)]);
   };
   const mustRead = async (id: string) => {
     const c = await read(id);

@@ -2,35 +2,35 @@
  * The registry of knowledge bases and access tokens: two small side tables of the document store (same
  * dataset, so an object-store deployment keeps working and every replica sees the same data).
  */
-import { Bool, Field, Schema, Utf8 } from "apache-arrow";
+import { Bool, Field, Schema } from "apache-arrow";
 import { credentialFromRow, credentialToRow, lastUseRecorder } from "@/lib/credentials/credential-rows";
 import { setFlag } from "@/lib/credentials/set-flag";
 import { type AccessToken, findToken, type TokenScope } from "@/lib/credentials/tokens";
 import { openSideTables, type Store, serialQueue, versionCached } from "@/lib/store";
+import { textField } from "@/lib/store/schema";
 import { sqlEq } from "@/lib/store/sql";
 import type { SideTable } from "@/lib/store/tables";
+import { upsertRows } from "@/lib/store/tables";
 import type { KbRecord } from "./types";
 
 const REGISTRY_TABLES = { kbs: "kbs", tokens: "tokens" } as const;
 
-const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
-
 const kbsSchema = new Schema([
-  str("name"),
-  str("title"),
-  str("description"),
-  str("created_at"),
-  str("updated_at"),
-  str("instructions", true),
+  textField("name"),
+  textField("title"),
+  textField("description"),
+  textField("created_at"),
+  textField("updated_at"),
+  textField("instructions", true),
 ]);
 const tokensSchema = new Schema([
-  str("id"),
-  str("name"),
-  str("hash"),
-  str("scope"),
-  str("kb", true),
-  str("created_at"),
-  str("last_used_at", true),
+  textField("id"),
+  textField("name"),
+  textField("hash"),
+  textField("scope"),
+  textField("kb", true),
+  textField("created_at"),
+  textField("last_used_at", true),
   new Field("revoked", new Bool(), false),
 ]);
 
@@ -128,13 +128,7 @@ export async function openRegistry(store: Store, opts: { defaultKb?: string } = 
     },
     putKb(kb) {
       return serialized(async () => {
-        await kbs.write((t) =>
-          t
-            .mergeInsert("name")
-            .whenMatchedUpdateAll()
-            .whenNotMatchedInsertAll()
-            .execute([kbToRow(kb)]),
-        );
+        await upsertRows(kbs, "name", [kbToRow(kb)]);
       });
     },
     deleteKb(name) {

@@ -1,6 +1,6 @@
 import type sharp from "sharp";
 import { AppError, type ParsedDocument } from "@/lib/types";
-import { type ParseOptions, resolveLimits } from "./limits";
+import { PagedText, type ParseOptions, resolveLimits } from "./limits";
 import { checkOcrBudget, checkOcrPages, NeedsOcr, OCR_MAX_SIDE, recognizePage } from "./ocr";
 
 const MIME: Record<string, string> = { png: "image/png", jpeg: "image/jpeg", webp: "image/webp", tiff: "image/tiff" };
@@ -45,8 +45,7 @@ export async function parseImage(data: Uint8Array, filename: string, opts?: Pars
   const total = meta.format === "tiff" ? (meta.pages ?? 1) : 1;
   checkOcrPages(run, filename, total);
 
-  let text = "";
-  const pages: { page: number; start: number }[] = [];
+  const doc = new PagedText(filename, limits.maxTextChars);
   for (let n = 1; n <= total; n++) {
     checkOcrBudget(run, filename, n, opts?.signal);
     run.onPage?.(n, total);
@@ -62,15 +61,8 @@ export async function parseImage(data: Uint8Array, filename: string, opts?: Pars
       if (PIXEL_LIMIT.test(String(err))) throw tooLarge(filename, 0, 0);
       throw new AppError("parse_failed", `"${filename}" could not be read: page ${n} of the image is corrupt.`);
     }
-    const pageText = await recognizePage(png, run);
-    if (!pageText) continue;
-    if (text) text += "\n\n";
-    pages.push({ page: n, start: text.length });
-    text += pageText;
-    if (text.length > limits.maxTextChars) {
-      throw new AppError("too_large", `"${filename}" holds more text than the ${limits.maxTextChars}-character limit.`);
-    }
+    doc.add(n, await recognizePage(png, run));
   }
-  if (!text.trim()) throw new AppError("parse_failed", `"${filename}": no text was found in this image.`);
-  return { text, mimeType, pages };
+  if (!doc.text.trim()) throw new AppError("parse_failed", `"${filename}": no text was found in this image.`);
+  return { text: doc.text, mimeType, pages: doc.pages };
 }

@@ -1,3 +1,4 @@
+import { AppError } from "@/lib/types";
 import type { OcrRun } from "./ocr";
 
 /** Bounds that keep one hostile or enormous file from exhausting the server while it is parsed. */
@@ -38,4 +39,26 @@ export interface ParseOptions {
 
 export function resolveLimits(opts?: ParseOptions): ParseLimits {
   return { ...DEFAULT_PARSE_LIMITS, ...opts?.limits };
+}
+
+/** Page texts joined by blank lines, with where each page starts; refused once longer than `maxTextChars`. */
+export class PagedText {
+  text = "";
+  readonly pages: { page: number; start: number }[] = [];
+
+  constructor(
+    private readonly filename: string,
+    private readonly maxTextChars: number,
+  ) {}
+
+  /** Appends page `page`'s text (an empty one is skipped). */
+  add(page: number, pageText: string) {
+    if (!pageText) return;
+    if (this.text) this.text += "\n\n";
+    this.pages.push({ page, start: this.text.length });
+    this.text += pageText;
+    if (this.text.length > this.maxTextChars) {
+      throw new AppError("too_large", `"${this.filename}" holds more text than the ${this.maxTextChars}-character limit.`);
+    }
+  }
 }

@@ -2,7 +2,7 @@ import { CJK_SPACELESS_CLASS } from "@/lib/text/cjk";
 import { endsClause } from "@/lib/text/sentences";
 import { AppError, type ParsedDocument } from "@/lib/types";
 import { ownCpuMs } from "@/lib/worker/cpu";
-import { type ParseOptions, resolveLimits } from "./limits";
+import { PagedText, type ParseOptions, resolveLimits } from "./limits";
 import { checkOcrBudget, checkOcrPages, MIN_PAGE_TEXT_CHARS, NeedsOcr, OCR_MAX_SIDE, type OcrRun, recognizePage } from "./ocr";
 
 /** Node's copy of pdf.js, loaded on first use (it is large). */
@@ -116,8 +116,7 @@ export async function parsePdf(data: Uint8Array, filename: string, opts?: ParseO
     if (pdf.numPages > limits.maxPdfPages) {
       throw new AppError("too_large", `"${filename}" has ${pdf.numPages} pages; at most ${limits.maxPdfPages} pages are accepted.`);
     }
-    let text = "";
-    const pages: { page: number; start: number }[] = [];
+    const doc = new PagedText(filename, limits.maxTextChars);
     const layers: string[] = [];
     const scanned: number[] = [];
     for (let n = 1; n <= pdf.numPages; n++) {
@@ -149,15 +148,9 @@ export async function parsePdf(data: Uint8Array, filename: string, opts?: ParseO
         const read = await ocrPage(pdf, n, run);
         if (read.replace(/\s/g, "").length > pageText.replace(/\s/g, "").length) pageText = read;
       }
-      if (!pageText) continue;
-      if (text) text += "\n\n";
-      pages.push({ page: n, start: text.length });
-      text += pageText;
-      if (text.length > limits.maxTextChars) {
-        throw new AppError("too_large", `"${filename}" holds more text than the ${limits.maxTextChars}-character limit.`);
-      }
+      doc.add(n, pageText);
     }
-    if (!text.trim()) {
+    if (!doc.text.trim()) {
       throw new AppError(
         "parse_failed",
         run
@@ -173,7 +166,7 @@ export async function parsePdf(data: Uint8Array, filename: string, opts?: ParseO
     } catch {
       // metadata is optional
     }
-    return { text, title, mimeType: "application/pdf", pages };
+    return { text: doc.text, title, mimeType: "application/pdf", pages: doc.pages };
   } finally {
     await pdf.loadingTask.destroy().catch(() => {});
   }

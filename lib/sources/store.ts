@@ -4,36 +4,37 @@
  * seen (a page, a file, an object) with what change detection needs (ETag, blob id…) and its document.
  */
 import { randomBytes } from "node:crypto";
-import { Field, Int32, Schema, Utf8 } from "apache-arrow";
+import { Field, Int32, Schema } from "apache-arrow";
 import { openSideTables, perStore, type Store, serialQueue, versionCached } from "@/lib/store";
+import { textField } from "@/lib/store/schema";
 import { sqlEq, sqlIn } from "@/lib/store/sql";
+import { upsertRows } from "@/lib/store/tables";
 import type { SourceConfig, SourceKind, SyncRun } from "./schema";
 
 const TABLES = { sources: "sources", items: "source_items" } as const;
-const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
 
 const sourcesSchema = new Schema([
-  str("id"),
-  str("kb"),
-  str("kind"),
-  str("name"),
-  str("config"),
-  str("secret"),
+  textField("id"),
+  textField("kb"),
+  textField("kind"),
+  textField("name"),
+  textField("config"),
+  textField("secret"),
   new Field("schedule_minutes", new Int32(), false),
-  str("created_at"),
-  str("last_run", true),
-  str("next_run_at", true),
+  textField("created_at"),
+  textField("last_run", true),
+  textField("next_run_at", true),
 ]);
 const itemsSchema = new Schema([
-  str("id"),
-  str("source_id"),
-  str("key"),
-  str("url"),
-  str("document_id", true),
-  str("version", true),
-  str("content_hash", true),
-  str("links", true),
-  str("updated_at"),
+  textField("id"),
+  textField("source_id"),
+  textField("key"),
+  textField("url"),
+  textField("document_id", true),
+  textField("version", true),
+  textField("content_hash", true),
+  textField("links", true),
+  textField("updated_at"),
 ]);
 
 export interface SourceRecord {
@@ -146,13 +147,7 @@ export const getSourceStore = perStore("sourceStore", async (store: Store): Prom
     },
     put(source) {
       return serialized(async () => {
-        await sources.write((t) =>
-          t
-            .mergeInsert("id")
-            .whenMatchedUpdateAll()
-            .whenNotMatchedInsertAll()
-            .execute([sourceToRow(source)]),
-        );
+        await upsertRows(sources, "id", [sourceToRow(source)]);
       });
     },
     remove(id) {

@@ -34,7 +34,9 @@ export const CHUNK_COLUMNS = ["id", "document_id", "kb", "chunk_index", "heading
  */
 export const SEARCH_COLUMNS = ["id", "heading", "start_offset", "end_offset", "page", "text"];
 
-const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
+/** A text column of a store table. */
+export const textField = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
+const str = textField;
 /**
  * A chunk's text and index text: many short values, which Lance 2.1 compresses with FSST alone unless asked for
  * more. Asking for zstd adds block compression over them, which shrinks the index text by about a third (see

@@ -162,3 +162,8 @@ export async function openTables(conn: lancedb.Connection, dimension: number, af
     },
   };
 }
+
+/** Writes `rows` into a side table, replacing the rows that have the same `key`. */
+export function upsertRows(side: SideTable, key: string, rows: Record<string, unknown>[]) {
+  return side.write((t) => t.mergeInsert(key).whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows));
+}

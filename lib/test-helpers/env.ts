@@ -1,3 +1,4 @@
+import { rm } from "node:fs/promises";
 import path from "node:path";
 
 /** Puts environment variables back as they were before a test (undefined: unset). */
@@ -22,4 +23,12 @@ export function useTestDataDir(dir: string, set: Record<string, string> = {}, un
   });
   for (const k of ["REQUIRE_TOKEN", "ADMIN_TOKEN", "BIND_HOST", "EMBEDDING_MODEL", ...unset]) delete process.env[k];
   delete (globalThis as Record<symbol, unknown>)[Symbol.for("kb-mcp-chat.store")];
+}
+
+/** Undoes useTestDataDir: closes the store, forgets it, puts back the environment `saved` and removes `dir`. */
+export async function leaveTestDataDir(store: { close(): Promise<void> } | undefined, saved: NodeJS.ProcessEnv, dir: string) {
+  await store?.close();
+  delete (globalThis as Record<symbol, unknown>)[Symbol.for("kb-mcp-chat.store")];
+  process.env = saved;
+  await rm(dir, { recursive: true, force: true });
 }

@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EvalSet, ingestSet, loadEvalSet } from "@/lib/retrieve/eval-harness";
 import type { Store } from "@/lib/store";
-import { openTempStore, type TempStore } from "@/lib/test-helpers/kb-store";
+import { openTempStore, type TempStore } from "@/lib/store/temp-store";
 import { answerContained, evalChat, serveMcp, shortAnswerQuestions } from "./harness";
 import { rankingCeiling } from "./ranking";
 

@@ -35,8 +35,14 @@ export interface ChatTurn {
   errors: string[];
 }
 
-/** One chat turn through runChat, read back from its UI message stream. */
-export async function askChat(mcpUrl: string, messages: ModelMessage[], config = OFFLINE_CHAT, model?: LanguageModelV4): Promise<ChatTurn> {
+/** One chat turn through runChat (a lone string is one user message), read back from its UI message stream. */
+export async function askChat(
+  mcpUrl: string,
+  conversation: ModelMessage[] | string,
+  config = OFFLINE_CHAT,
+  model?: LanguageModelV4,
+): Promise<ChatTurn> {
+  const messages: ModelMessage[] = typeof conversation === "string" ? [{ role: "user", content: conversation }] : conversation;
   const res = await runChat({ config, mcpUrl, messages, model });
   if (!res.ok) return { text: "", events: [], queries: [], citations: 0, errors: [await res.text()] };
   const body = await res.text();

@@ -3,38 +3,32 @@
  * access check with session cookies and CSRF, role and grant changes taking effect at once, removal, the
  * single-sign-on join rules, the cookie flags and the audit log.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { auditCsv, getAuditLog } from "@/lib/audit/log";
 import { kbsOf } from "@/lib/audit/record";
 import { ssoQualifies } from "@/lib/auth/oidc";
 import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
 import { authenticateApp, limitOfPrincipal, type Principal } from "@/lib/auth/principal";
-import { createOfflineEmbedder } from "@/lib/embed";
-import { openStore, type Store } from "@/lib/store";
-import { testAuthSettings } from "@/lib/test-helpers/auth";
+import { testAuthSettings } from "@/lib/auth/test-settings";
+import type { Store } from "@/lib/store";
+import { openTempStore, type TempStore } from "@/lib/store/temp-store";
 import { AppError } from "@/lib/types";
 import { acceptInvite, cancelInvite, deleteUser, describeInvite, invite, listPeople, signIn, updateUser } from "./service";
 import { CSRF_HEADER, startSession } from "./sessions";
 import { type AccountStore, getAccountStore } from "./store";
 
-let dir: string;
+let temp: TempStore;
 let store: Store;
 let accounts: AccountStore;
 const KNOWN = ["default", "hr", "finance"];
 const settings = testAuthSettings({ adminToken: "the-admin-secret" });
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "accounts-"));
-  store = await openStore({ uri: dir, embedder: createOfflineEmbedder(64) });
+  temp = await openTempStore("accounts-", 64);
+  store = temp.store;
   accounts = await getAccountStore(store);
 });
-afterAll(async () => {
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => temp?.close());
 afterEach(() => {
   delete process.env.PUBLIC_URL;
 });

@@ -3,14 +3,14 @@
  * already has an account answers as a used invite (no 409 telling who has an account), and unknown invites
  * count against the address's failed-authentication budget.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST, PUT } from "@/app/api/invites/accept/route";
 import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
 import { getStore, type Store } from "@/lib/store";
-import { useTestDataDir } from "@/lib/test-helpers/env";
+import { leaveTestDataDir, useTestDataDir } from "@/lib/test-helpers/env";
 import { createUser, invite } from "./service";
 import { getAccountStore } from "./store";
 
@@ -44,12 +44,7 @@ beforeAll(async () => {
   );
 });
 
-afterAll(async () => {
-  await store.close();
-  delete (globalThis as Record<symbol, unknown>)[Symbol.for("kb-mcp-chat.store")];
-  process.env = saved;
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => leaveTestDataDir(store, saved, dir));
 
 describe("accepting an invite", () => {
   it("does not reveal that an account exists: the answer of a used invite, and the invite is used up", async () => {

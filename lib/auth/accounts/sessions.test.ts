@@ -3,35 +3,29 @@
  * everywhere" ends them all, and the admin secret becomes a session of its own (the browser never keeps the
  * secret) that ends when the secret changes.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminSecretFingerprint } from "@/lib/auth/admin-secret";
 import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
 import { authenticateApp, type Principal } from "@/lib/auth/principal";
-import { createOfflineEmbedder } from "@/lib/embed";
-import { openStore, type Store } from "@/lib/store";
-import { testAuthSettings } from "@/lib/test-helpers/auth";
+import { testAuthSettings } from "@/lib/auth/test-settings";
+import type { Store } from "@/lib/store";
+import { openTempStore, type TempStore } from "@/lib/store/temp-store";
 import { AppError } from "@/lib/types";
 import { changePassword, createUser, signIn, updateUser } from "./service";
 import { adminSessionUserId, CSRF_HEADER, startSession } from "./sessions";
 import { type AccountStore, getAccountStore } from "./store";
 
-let dir: string;
+let temp: TempStore;
 let store: Store;
 let accounts: AccountStore;
 const PASSWORD = "the first password";
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "sessions-"));
-  store = await openStore({ uri: dir, embedder: createOfflineEmbedder(64) });
+  temp = await openTempStore("sessions-", 64);
+  store = temp.store;
   accounts = await getAccountStore(store);
 });
-afterAll(async () => {
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => temp?.close());
 
 const cookieOf = (cookies: string[]) => cookies.map((c) => c.slice(0, c.indexOf(";"))).join("; ");
 const csrfOf = (cookies: string[]) => cookies[1].slice(cookies[1].indexOf("=") + 1, cookies[1].indexOf(";"));

@@ -3,7 +3,7 @@
  * address's budget across accounts (password spraying), and an IPv6 /64 counts as one address — in the
  * sign-in budget and in the address key every per-address limiter uses.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +11,7 @@ import { POST } from "@/app/api/session/route";
 import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
 import { addressKey } from "@/lib/auth/rate-limit";
 import { getStore, type Store } from "@/lib/store";
+import { leaveTestDataDir, useTestDataDir } from "@/lib/test-helpers/env";
 import { createUser } from "./service";
 import { getAccountStore } from "./store";
 
@@ -32,15 +33,7 @@ const signIn = (email: string, password: string, peer: string) =>
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "spraying-test-"));
-  Object.assign(process.env, {
-    DATA_DIR: dir,
-    EMBEDDING_PROVIDER: "offline",
-    EMBEDDING_DIMENSION: "64",
-    KNOWLEDGE_DIR: path.join(dir, "none"),
-    AUTH_FAILURE_LIMIT: String(LIMIT),
-  });
-  for (const k of ["REQUIRE_TOKEN", "ADMIN_TOKEN", "BIND_HOST", "EMBEDDING_MODEL", "TRUSTED_PROXIES"]) delete process.env[k];
-  delete (globalThis as Record<symbol, unknown>)[Symbol.for("kb-mcp-chat.store")];
+  useTestDataDir(dir, { AUTH_FAILURE_LIMIT: String(LIMIT) }, ["TRUSTED_PROXIES"]);
   store = await getStore();
   const accounts = await getAccountStore(store);
   for (let i = 0; i < 2 * LIMIT + 4; i++) {
@@ -48,12 +41,7 @@ beforeAll(async () => {
   }
 }, 120_000);
 
-afterAll(async () => {
-  await store.close();
-  delete (globalThis as Record<symbol, unknown>)[Symbol.for("kb-mcp-chat.store")];
-  process.env = saved;
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => leaveTestDataDir(store, saved, dir));
 
 describe("password spraying", () => {
   it("one wrong password per account from one address spends the address's budget: the next account's right password gets 429", async () => {

@@ -4,10 +4,11 @@
  * token, OAuth grant and conversation a user made (things without an owner row belong to the admin secret).
  */
 import { randomBytes } from "node:crypto";
-import { Bool, Field, Schema, Utf8 } from "apache-arrow";
+import { Bool, Field, Schema } from "apache-arrow";
 import { setFlag } from "@/lib/credentials/set-flag";
 import { hashTokenSecret } from "@/lib/credentials/tokens";
 import { atMostEvery, openSideTables, perStore, type Store, serialQueue, versionCached } from "@/lib/store";
+import { textField } from "@/lib/store/schema";
 import { sqlEq, sqlString } from "@/lib/store/sql";
 import type { SideTable } from "@/lib/store/tables";
 import { AppError } from "@/lib/types";
@@ -21,31 +22,42 @@ const ACCOUNT_TABLES = {
   identities: "sso_identities",
 } as const;
 
-const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
 const usersSchema = new Schema([
-  str("id"),
-  str("email"),
-  str("name"),
-  str("role"),
-  str("kbs"),
-  str("password_hash", true),
-  str("origin"),
-  str("created_at"),
+  textField("id"),
+  textField("email"),
+  textField("name"),
+  textField("role"),
+  textField("kbs"),
+  textField("password_hash", true),
+  textField("origin"),
+  textField("created_at"),
 ]);
-const sessionsSchema = new Schema([str("hash"), str("user_id"), str("csrf"), str("created_at"), str("expires_at")]);
+const sessionsSchema = new Schema([
+  textField("hash"),
+  textField("user_id"),
+  textField("csrf"),
+  textField("created_at"),
+  textField("expires_at"),
+]);
 const invitesSchema = new Schema([
-  str("hash"),
-  str("email", true),
-  str("role"),
-  str("kbs"),
-  str("created_by"),
-  str("created_at"),
-  str("expires_at"),
+  textField("hash"),
+  textField("email", true),
+  textField("role"),
+  textField("kbs"),
+  textField("created_by"),
+  textField("created_at"),
+  textField("expires_at"),
   new Field("used", new Bool(), false),
 ]);
-const ownersSchema = new Schema([str("kind"), str("id"), str("user_id")]);
+const ownersSchema = new Schema([textField("kind"), textField("id"), textField("user_id")]);
 /** A provider identity (issuer + subject) linked to an account, and the role its groups gave at the last sign-in. */
-const identitiesSchema = new Schema([str("issuer"), str("subject"), str("user_id"), str("group_role", true), str("created_at")]);
+const identitiesSchema = new Schema([
+  textField("issuer"),
+  textField("subject"),
+  textField("user_id"),
+  textField("group_role", true),
+  textField("created_at"),
+]);
 
 export const newUserId = (): string => `usr_${randomBytes(8).toString("hex")}`;
 

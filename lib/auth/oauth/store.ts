@@ -5,12 +5,13 @@
  * SHA-256 hashes, and the redirect URIs each client has proven (a code sent there was exchanged).
  */
 import { randomBytes } from "node:crypto";
-import { Bool, Field, Schema, Utf8 } from "apache-arrow";
+import { Bool, Field, Schema } from "apache-arrow";
 import { z } from "zod";
 import { credentialFromRow, credentialToRow, lastUseRecorder } from "@/lib/credentials/credential-rows";
 import { setFlag } from "@/lib/credentials/set-flag";
 import { hashTokenSecret } from "@/lib/credentials/tokens";
 import { atMostEvery, openSideTables, perStore, type Store, serialQueue, versionCached } from "@/lib/store";
+import { textField } from "@/lib/store/schema";
 import { sqlEq } from "@/lib/store/sql";
 import type { GrantScope, OAuthGrant } from "./types";
 
@@ -21,30 +22,28 @@ const OAUTH_TABLES = {
   redirects: "oauth_redirects",
 } as const;
 
-const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
-
-const clientsSchema = new Schema([str("client_id"), str("metadata"), str("secret_hash", true), str("created_at")]);
+const clientsSchema = new Schema([textField("client_id"), textField("metadata"), textField("secret_hash", true), textField("created_at")]);
 const grantsSchema = new Schema([
-  str("id"),
-  str("client_id"),
-  str("client_name"),
-  str("resource"),
-  str("kbs"),
-  str("scope"),
-  str("created_at"),
-  str("last_used_at", true),
+  textField("id"),
+  textField("client_id"),
+  textField("client_name"),
+  textField("resource"),
+  textField("kbs"),
+  textField("scope"),
+  textField("created_at"),
+  textField("last_used_at", true),
   new Field("revoked", new Bool(), false),
 ]);
 const secretsSchema = new Schema([
-  str("hash"),
-  str("kind"),
-  str("grant_id"),
-  str("expires_at"),
+  textField("hash"),
+  textField("kind"),
+  textField("grant_id"),
+  textField("expires_at"),
   new Field("used", new Bool(), false),
-  str("data", true),
+  textField("data", true),
 ]);
 
-const redirectsSchema = new Schema([str("client_id"), str("redirect_uri"), str("created_at")]);
+const redirectsSchema = new Schema([textField("client_id"), textField("redirect_uri"), textField("created_at")]);
 
 type SecretKind = "code" | "access" | "refresh";
 

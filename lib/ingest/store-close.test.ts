@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createNoEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
-import { openStore, type Store } from "./index";
+import { openStore, type Store } from "@/lib/store/index";
 
 const dirs: string[] = [];
 afterAll(async () => {

@@ -14,8 +14,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UNSUPPORTED_ANSWER } from "@/e2e/fixtures/fake-faq";
 import { createFakeOpenAI, type RecordedRequest } from "@/e2e/fixtures/fake-openai";
 import { createOfflineEmbedder } from "@/lib/embed";
-import { ingestDocument } from "@/lib/ingest";
-import { openStore, type Store } from "@/lib/store";
 import {
   cancelGeneration,
   generateDocumentFaqs,
@@ -24,8 +22,10 @@ import {
   isGrounded,
   parsePairs,
   startGeneration,
-} from "./generate";
-import { getFaqStore } from "./store";
+} from "@/lib/faq/generate";
+import { getFaqStore } from "@/lib/faq/store";
+import { ingestDocument } from "@/lib/ingest";
+import { openStore, type Store } from "@/lib/store";
 
 const enc = new TextEncoder();
 let dir: string;

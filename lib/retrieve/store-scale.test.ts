@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createOfflineEmbedder } from "@/lib/embed/offline";
 import { createBatchIngest, ingestDocument } from "@/lib/ingest";
 import { searchKnowledge } from "@/lib/retrieve";
-import { openStore } from "./index";
+import { openStore } from "@/lib/store/index";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 let dir = "";

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createNoEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
 import { openStore } from "@/lib/store";
-import { localDir, removeStaleTempFiles, STALE_TEMP_MS } from "./stale-temp";
+import { localDir, removeStaleTempFiles, STALE_TEMP_MS } from "@/lib/store/stale-temp";
 
 const dirs: string[] = [];
 afterEach(async () => {

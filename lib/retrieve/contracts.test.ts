@@ -9,8 +9,8 @@ import {
   MAX_ID_CHARS,
   MAX_QUERY_CHARS,
   MAX_QUESTION_CHARS,
-} from "./limits";
-import { fitQuery } from "./retrieve/limits";
+} from "@/lib/limits";
+import { fitQuery } from "@/lib/retrieve/limits";
 
 describe("limits and contracts", () => {
   it("fit any question the chat accepts into a search query", () => {

@@ -15,10 +15,10 @@ import type { AuthSettings } from "@/lib/auth/config";
 import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
 import { ingestDocument } from "@/lib/ingest";
 import { createLogger, getLogger } from "@/lib/log";
+import { observeRequest } from "@/lib/metrics/index";
 import { getStore, type Store } from "@/lib/store";
 import { setLogger } from "@/lib/test-helpers/log";
 import { handleMcpRequest } from "@/mcp/http";
-import { observeRequest } from "./index";
 
 const OPEN: AuthSettings = { requireToken: false, loopbackOnly: true, localOwner: true, rateLimitPerMinute: 100_000, allowedOrigins: [] };
 const saved = { ...process.env };

@@ -9,18 +9,18 @@ import { createNoEmbedder } from "@/lib/embed";
 import { createOfflineEmbedder } from "@/lib/embed/offline";
 import { createBatchIngest, ingestDocument } from "@/lib/ingest";
 import { searchKnowledge } from "@/lib/retrieve";
+import { gate } from "@/lib/store/async";
+import { documentCache, titleSorted } from "@/lib/store/document-cache";
+import { createFtsIndex, whitespaceFtsIndex } from "@/lib/store/fts-index";
+import { configuredEmbedder, type OpenStoreOptions, openStore, type Store } from "@/lib/store/index";
+import { openIndexes } from "@/lib/store/indexes";
+import { recentWrites } from "@/lib/store/recent";
+import { chunkId, chunkToRow, documentToRow, FTS_COLUMN, parseChunkId, TABLES } from "@/lib/store/schema";
+import { sqlIn, sqlString } from "@/lib/store/sql";
+import { openTables, readVersion, retryConflicts, VERSION_TTL_MS } from "@/lib/store/tables";
 import { tempDirs } from "@/lib/test-helpers/temp-dirs";
 import { toIndexText } from "@/lib/tokenize/index-text";
 import { AppError, type DocumentRecord } from "@/lib/types";
-import { gate } from "./async";
-import { documentCache, titleSorted } from "./document-cache";
-import { createFtsIndex, whitespaceFtsIndex } from "./fts-index";
-import { configuredEmbedder, type OpenStoreOptions, openStore, type Store } from "./index";
-import { openIndexes } from "./indexes";
-import { recentWrites } from "./recent";
-import { chunkId, chunkToRow, documentToRow, FTS_COLUMN, parseChunkId, TABLES } from "./schema";
-import { sqlIn, sqlString } from "./sql";
-import { openTables, readVersion, retryConflicts, VERSION_TTL_MS } from "./tables";
 
 const repoRoot = path.resolve(import.meta.dirname, "../..");
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -812,7 +812,7 @@ describe("embedder identity", () => {
 
 describe("getStore", () => {
   it("shares one store per process, opened from the config, and does not cache a failed open", async () => {
-    const { getStore } = await import("./index");
+    const { getStore } = await import("@/lib/store/index");
     const key = Symbol.for("kb-mcp-chat.store");
     const saved = { ...process.env };
     const dir = await tempDir();

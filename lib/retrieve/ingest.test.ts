@@ -4,12 +4,12 @@ import iconv from "iconv-lite";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { Embedder } from "@/lib/embed";
 import { createOfflineEmbedder } from "@/lib/embed/offline";
+import { addConcurrently, createBatchIngest, ingestDocument, readInputFile, reindexAll, syncKnowledgeDir } from "@/lib/ingest/index";
 import { fileNameOf, parseTags } from "@/lib/kb/fields";
 import { searchKnowledge } from "@/lib/retrieve";
 import { openStore, type Store } from "@/lib/store";
 import { tempDirs } from "@/lib/test-helpers/temp-dirs";
 import type { IngestProgress } from "@/lib/types";
-import { addConcurrently, createBatchIngest, ingestDocument, readInputFile, reindexAll, syncKnowledgeDir } from "./index";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const tempDir = tempDirs("ingest-test-");

@@ -4,7 +4,7 @@ import path from "node:path";
 import { expect, it } from "vitest";
 import { createNoEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
-import { openStore } from "./index";
+import { openStore } from "@/lib/store/index";
 
 // /metrics reads these figures at any time; a version cleanup deleting manifests while Lance lists them made the
 // listing fail with "not found" (every run of this test before the listing was retried).

@@ -6,8 +6,8 @@ import * as lancedb from "@lancedb/lancedb";
 import { afterAll, describe, expect, it } from "vitest";
 import { createNoEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
-import { openStore } from "./index";
-import { sqlEq } from "./sql";
+import { openStore } from "@/lib/store/index";
+import { sqlEq } from "@/lib/store/sql";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const dirs: string[] = [];
@@ -33,40 +33,40 @@ async function storeWithOrphan() {
   return { store, other, documents, row, kept: kept.document, lost: lost.document };
 }
 
+/** Runs `test` on a store with an orphan (storeWithOrphan), then closes both connections. */
+async function withOrphan(test: (s: Awaited<ReturnType<typeof storeWithOrphan>>) => Promise<void>) {
+  const s = await storeWithOrphan();
+  try {
+    await test(s);
+  } finally {
+    s.other.close();
+    await s.store.close();
+  }
+}
+
 describe("removeOrphans", () => {
-  it("deletes the chunks of a missing document and nothing else", async () => {
-    const { store, other, kept, lost } = await storeWithOrphan();
-    try {
+  it("deletes the chunks of a missing document and nothing else", () =>
+    withOrphan(async ({ store, kept, lost }) => {
       expect((await store.getChunks(lost.id)).length).toBe(lost.chunkCount);
       expect(await store.removeOrphans(1)).toBe(lost.chunkCount);
       expect(await store.getChunks(lost.id)).toEqual([]);
       expect((await store.getChunks(kept.id)).length).toBe(kept.chunkCount);
       expect(await store.removeOrphans(1)).toBe(0);
-    } finally {
-      other.close();
-      await store.close();
-    }
-  });
+    }));
 
-  it("leaves chunks whose document row is written during the grace period (another process's write)", async () => {
-    const { store, other, documents, row, lost } = await storeWithOrphan();
-    try {
+  it("leaves chunks whose document row is written during the grace period (another process's write)", () =>
+    withOrphan(async ({ store, documents, row, lost }) => {
       const removing = store.removeOrphans(1500);
       await new Promise((r) => setTimeout(r, 300));
       await documents.add([row]);
       expect(await removing).toBe(0);
       expect((await store.getChunks(lost.id)).length).toBe(lost.chunkCount);
-    } finally {
-      other.close();
-      await store.close();
-    }
-  });
+    }));
 });
 
 describe("a put over orphan chunks", () => {
-  it("replaces them, also when they were left after this process's last put (no doubled chunks)", async () => {
-    const { store, other, documents, lost } = await storeWithOrphan();
-    try {
+  it("replaces them, also when they were left after this process's last put (no doubled chunks)", () =>
+    withOrphan(async ({ store, documents, lost }) => {
       // The orphan was made after this process's puts (which keep their orphan bookkeeping); another
       // document row keeps the documents' row count as it was.
       await documents.add([{ ...(await documents.query().limit(1).toArray())[0], id: "unrelated-doc" }]);
@@ -83,17 +83,12 @@ describe("a put over orphan chunks", () => {
       const added = await ingestDocument(store, { filename: "new.md", data: enc("# New\n\nA new rule."), kb: "k" });
       expect((await store.getChunks(added.document.id)).length).toBe(added.document.chunkCount);
       expect((await store.getChunks(lost.id)).length).toBe(lost.chunkCount);
-    } finally {
-      other.close();
-      await store.close();
-    }
-  });
+    }));
 });
 
 describe("orphan bookkeeping across a delete", () => {
-  it("still knows the orphans after this process deletes a document, so a put over one replaces it", async () => {
-    const { store, other, kept, lost } = await storeWithOrphan();
-    try {
+  it("still knows the orphans after this process deletes a document, so a put over one replaces it", () =>
+    withOrphan(async ({ store, kept, lost }) => {
       // This put finds the orphan; the delete after it keeps that knowledge instead of reading every chunk again.
       await ingestDocument(store, { filename: "new.md", data: enc("# New\n\nA new rule."), kb: "k" });
       expect(await store.deleteDocument(kept.id)).toBe(true);
@@ -103,9 +98,5 @@ describe("orphan bookkeeping across a delete", () => {
       const chunks = await store.getChunks(lost.id);
       expect(chunks.length).toBe(lost.chunkCount);
       expect(new Set(chunks.map((c) => c.id)).size).toBe(chunks.length);
-    } finally {
-      other.close();
-      await store.close();
-    }
-  });
+    }));
 });

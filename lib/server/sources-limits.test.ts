@@ -11,13 +11,13 @@ import { serveGitRepo } from "@/e2e/helpers/git-server";
 import { type HostileS3, serveHostileS3 } from "@/e2e/helpers/hostile-s3";
 import { createOfflineEmbedder } from "@/lib/embed/offline";
 import { settingsProblems } from "@/lib/server/settings-check";
+import { runningOf, runningPromise } from "@/lib/sources/engine";
+import { reconcileSources } from "@/lib/sources/reconcile";
+import { sourceInputSchema } from "@/lib/sources/schema";
+import { addSource, removeSource, startSync, updateSource } from "@/lib/sources/service";
+import { getSourceStore } from "@/lib/sources/store";
 import { openStore, type Store } from "@/lib/store";
 import { tempDirs } from "@/lib/test-helpers/temp-dirs";
-import { runningOf, runningPromise } from "./engine";
-import { reconcileSources } from "./reconcile";
-import { sourceInputSchema } from "./schema";
-import { addSource, removeSource, startSync, updateSource } from "./service";
-import { getSourceStore } from "./store";
 
 const tempDir = tempDirs("sources-limits-");
 const KEY = "test-source-secret-key-0123456789";

@@ -4,10 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteKnowledgeBase, updateKnowledgeBase } from "@/lib/admin/knowledge-bases";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
-import { searchKnowledge } from "@/lib/retrieve";
-import { openStore, type Store } from "@/lib/store";
-import { openTempStore, type TempStore } from "@/lib/test-helpers/kb-store";
-import { AppError } from "@/lib/types";
 import {
   createAccessToken,
   createKnowledgeBase,
@@ -16,9 +12,13 @@ import {
   listAccessTokens,
   listKnowledgeBases,
   revokeAccessToken,
-} from "./index";
-import { GENERIC_SEARCH_TOOL, searchToolBase, searchToolDescription, searchToolNames } from "./names";
-import { openRegistry, type Registry } from "./registry";
+} from "@/lib/kb/index";
+import { GENERIC_SEARCH_TOOL, searchToolBase, searchToolDescription, searchToolNames } from "@/lib/kb/names";
+import { openRegistry, type Registry } from "@/lib/kb/registry";
+import { searchKnowledge } from "@/lib/retrieve";
+import { openStore, type Store } from "@/lib/store";
+import { openTempStore, type TempStore } from "@/lib/store/temp-store";
+import { AppError } from "@/lib/types";
 
 const enc = new TextEncoder();
 let temp: TempStore;

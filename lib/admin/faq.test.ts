@@ -14,13 +14,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteKnowledgeBase, updateKnowledgeBase } from "@/lib/admin/knowledge-bases";
 import type { AuthSettings } from "@/lib/auth/config";
 import { createOfflineEmbedder } from "@/lib/embed";
+import { extractFaqPairs } from "@/lib/faq/extract";
+import { getFaqStore } from "@/lib/faq/store";
 import { createBatchIngest, ingestDocument } from "@/lib/ingest";
 import { createAccessToken, createKnowledgeBase } from "@/lib/kb";
 import { openRegistry, type Registry } from "@/lib/kb/registry";
 import { openStore, type Store } from "@/lib/store";
 import { type LocalMcp, startLocalMcp } from "@/scripts/local-mcp";
-import { extractFaqPairs } from "./extract";
-import { getFaqStore } from "./store";
 
 const enc = new TextEncoder();
 let dir: string;

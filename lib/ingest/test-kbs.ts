@@ -1,12 +1,9 @@
 /** Test-only: a real store and registry in a temp dir, with knowledge bases and their documents. */
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import { createOfflineEmbedder } from "@/lib/embed";
-import { ingestDocument } from "@/lib/ingest";
 import { createKnowledgeBase } from "@/lib/kb";
 import { openRegistry } from "@/lib/kb/registry";
-import { openStore, type Store } from "@/lib/store";
+import type { Store } from "@/lib/store";
+import { openTempStore } from "@/lib/store/temp-store";
+import { ingestDocument } from "./index";
 
 interface TestKb {
   name: string;
@@ -26,23 +23,6 @@ export const HR_KB: TestKb = {
   description: "Leave, travel and pay policies",
   documents: { "travel.md": TRAVEL_POLICY },
 };
-
-/** A store on a fresh temp dir named after `prefix` (offline embeddings of `dimensions`); close() removes it all. */
-export async function openTempStore(prefix: string, dimensions = 256) {
-  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
-  const store = await openStore({ uri: dir, embedder: createOfflineEmbedder(dimensions) });
-  return {
-    dir,
-    store,
-    /** Closes the store and removes its dir. */
-    async close() {
-      await store.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-export type TempStore = Awaited<ReturnType<typeof openTempStore>>;
 
 /** A temp store (openTempStore) with a registry, the knowledge bases `kbs` and their documents. */
 export async function openTestKbs(prefix: string, kbs: TestKb[]) {

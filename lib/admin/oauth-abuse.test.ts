@@ -9,15 +9,13 @@ import { exchangeAuthorization, registerClient, startAuthorization } from "@mode
 import type { AuthorizationServerMetadata, OAuthClientInformationMixed } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { serveWeb } from "@/e2e/helpers/web-server";
-import { callerOf } from "@/lib/auth/peer";
+import type { OAuthDeps } from "@/lib/auth/oauth/authorize";
+import { registerClient as registerHere } from "@/lib/auth/oauth/clients";
+import { getOAuthStore } from "@/lib/auth/oauth/store";
+import { oauthRoute } from "@/lib/auth/oauth/test-routes";
+import { testAuthSettings } from "@/lib/auth/test-settings";
+import { HR_KB, openTestKbs } from "@/lib/ingest/test-kbs";
 import type { Store } from "@/lib/store";
-import { testAuthSettings } from "@/lib/test-helpers/auth";
-import { HR_KB, openTestKbs } from "@/lib/test-helpers/kb-store";
-import { beginAuthorization, decideConsent, type OAuthDeps } from "./authorize";
-import { registerClient as registerHere } from "./clients";
-import { authorizationServerMetadataResponse } from "./metadata";
-import { getOAuthStore } from "./store";
-import { handleRegister, handleToken } from "./token";
 
 const ADMIN = "s3cret-admin";
 const REDIRECT = "http://127.0.0.1:9/callback";
@@ -32,20 +30,7 @@ const saved = { PUBLIC_URL: process.env.PUBLIC_URL };
 beforeAll(async () => {
   kbs = await openTestKbs("oauth-abuse-", [HR_KB]);
   store = kbs.store;
-  server = await serveWeb(async (request, url) => {
-    const p = url.pathname;
-    if (p === "/.well-known/oauth-authorization-server") return authorizationServerMetadataResponse();
-    if (p === "/oauth/register") return handleRegister(request, deps);
-    if (p === "/oauth/token") return handleToken(request, deps);
-    if (p === "/oauth/consent") return decideConsent(request, deps);
-    if (p === "/oauth/authorize") {
-      const result = await beginAuthorization(url.searchParams, deps, null, callerOf(request));
-      return result.kind === "redirect"
-        ? new Response(null, { status: 307, headers: { Location: result.location } })
-        : Response.json(result);
-    }
-    return new Response("not found", { status: 404 });
-  });
+  server = await serveWeb(async (request, url) => (await oauthRoute(request, url, deps)) ?? new Response("not found", { status: 404 }));
   base = server.base;
   process.env.PUBLIC_URL = base;
   metadata = (await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json()) as AuthorizationServerMetadata;

@@ -10,17 +10,15 @@ import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveWeb } from "@/e2e/helpers/web-server";
 import type { AuthSettings } from "@/lib/auth/config";
-import { callerOf } from "@/lib/auth/peer";
+import { beginAuthorization, type OAuthDeps } from "@/lib/auth/oauth/authorize";
+import { registerClient as registerHere } from "@/lib/auth/oauth/clients";
+import { getOAuthStore, newGrantId } from "@/lib/auth/oauth/store";
+import { oauthRoute } from "@/lib/auth/oauth/test-routes";
+import { testAuthSettings } from "@/lib/auth/test-settings";
+import { HR_KB, openTestKbs } from "@/lib/ingest/test-kbs";
 import { isPrivateAddress } from "@/lib/net/public-address";
 import type { Store } from "@/lib/store";
-import { testAuthSettings } from "@/lib/test-helpers/auth";
 import { restoreEnv } from "@/lib/test-helpers/env";
-import { HR_KB, openTestKbs } from "@/lib/test-helpers/kb-store";
-import { beginAuthorization, decideConsent, type OAuthDeps } from "./authorize";
-import { registerClient as registerHere } from "./clients";
-import { authorizationServerMetadataResponse } from "./metadata";
-import { getOAuthStore, newGrantId } from "./store";
-import { handleRegister, handleToken } from "./token";
 
 const ADMIN = "s3cret-admin";
 const NATIVE_REDIRECTS = [
@@ -52,18 +50,9 @@ beforeAll(async () => {
   kbs = await openTestKbs("oauth-interop-", [HR_KB]);
   store = kbs.store;
   server = await serveWeb(async (request, url) => {
-    const p = url.pathname;
-    if (p === "/.well-known/oauth-authorization-server") return authorizationServerMetadataResponse();
-    if (p === "/oauth/register") return handleRegister(request, deps);
-    if (p === "/oauth/token") return handleToken(request, deps);
-    if (p === "/oauth/consent") return decideConsent(request, deps);
-    if (p === "/oauth/authorize") {
-      const result = await beginAuthorization(url.searchParams, deps, null, callerOf(request));
-      return result.kind === "redirect"
-        ? new Response(null, { status: 307, headers: { Location: result.location } })
-        : Response.json(result);
-    }
-    const doc = docs.get(p.replace(/^\/doc\//, ""));
+    const oauth = await oauthRoute(request, url, deps);
+    if (oauth) return oauth;
+    const doc = docs.get(url.pathname.replace(/^\/doc\//, ""));
     return doc ? doc() : new Response("not found", { status: 404 });
   });
   base = server.base;

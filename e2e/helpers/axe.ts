@@ -1,0 +1,19 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, type Page } from "@playwright/test";
+
+/** Fails on any critical or serious WCAG 2.1 AA (and best-practice) violation on the page, or inside `include`. */
+export async function audit(page: Page, what: string, include?: string) {
+  let builder = new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]);
+  if (include) builder = builder.include(include);
+  const { violations } = await builder.analyze();
+  const bad = violations
+    .filter((v) => v.impact === "critical" || v.impact === "serious")
+    .map(
+      (v) =>
+        `${what}: [${v.impact}] ${v.id} — ${v.help}\n  ${v.nodes
+          .slice(0, 3)
+          .map((n) => n.target.join(" "))
+          .join("\n  ")}`,
+    );
+  expect(bad, bad.join("\n")).toEqual([]);
+}

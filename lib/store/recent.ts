@@ -20,7 +20,7 @@ export interface RecentChunk {
 }
 
 /** Chunks put in the net ahead of their commit (see RecentWrites.stage). */
-export interface StagedWrite {
+interface StagedWrite {
   /** The commit landed: the chunks are this process's writes from now on. */
   commit(): void;
   /** The write failed: its chunks leave the net, which no longer holds the replaced documents' rows either. */

@@ -27,6 +27,14 @@ const auditSchema = new Schema([
 ]);
 
 const FLUSH_AFTER_MS = 500;
+/**
+ * Events recorded in the same millisecond are listed in the order they were recorded: an id starts with this
+ * process's count of events (fixed width, so ids compare as the counts do), then random hex.
+ */
+let recorded = 0;
+const eventId = () => `aud_${(recorded++).toString(36).padStart(10, "0")}${randomBytes(4).toString("hex")}`;
+/** Newest first; in one millisecond the last recorded first. Plain code-unit order (not the locale's). */
+const newestFirst = (a: AuditEvent, b: AuditEvent) => (a.at === b.at ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.at < b.at ? 1 : -1);
 const FLUSH_AT = 200;
 const MAX_AUDIT_LIST = 5000;
 
@@ -83,7 +91,7 @@ async function openAuditLog(store: Store): Promise<AuditLog> {
 
   return {
     record(event) {
-      const full: AuditEvent = { ...event, id: `aud_${randomBytes(8).toString("hex")}`, at: new Date().toISOString() };
+      const full: AuditEvent = { ...event, id: eventId(), at: new Date().toISOString() };
       pending.push(full);
       countAuditEvent(full.action, full.outcome);
       if (pending.length >= FLUSH_AT) void flushSoon();
@@ -108,7 +116,7 @@ async function openAuditLog(store: Store): Promise<AuditLog> {
         const needle = filter.actor.toLowerCase();
         events = events.filter((e) => e.actor.toLowerCase().includes(needle));
       }
-      events.sort((a, b) => b.at.localeCompare(a.at) || b.id.localeCompare(a.id));
+      events.sort(newestFirst);
       return events.slice(0, Math.min(filter.limit ?? MAX_AUDIT_LIST, MAX_AUDIT_LIST));
     },
     flush,

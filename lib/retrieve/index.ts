@@ -61,32 +61,28 @@ type Retrieved = { byVector: ChunkRecord[]; byText: TextHit[]; vectorWeight: num
 
 /**
  * Offline default: full-text search, plus the freshness net when the full-text index did not cover every chunk
- * while it ran (checked before and after, so a write in between is noticed): the chunks this process wrote
- * since the last maintenance (lib/store/recent.ts), ranked by the share of query terms they hold. When the net
- * holds every chunk the index lacks, the full-text search leaves those out (Lance would scan them for every
- * query) and the net gets a full vote in their place.
+ * of the version searched: the chunks this process wrote since the last maintenance (lib/store/recent.ts),
+ * ranked by the share of query terms they hold. When the net holds every chunk the index lacks, the full-text
+ * search leaves those out (Lance would scan them for every query) and the net gets a full vote in their place.
  */
 async function offlineRetrieve(
   store: Store,
   textQuery: string,
   o: { limit: number; kbs?: string[]; documents?: readonly string[] },
 ): Promise<Retrieved> {
-  const before = await store.textIndexState();
-  const byText = await store.textSearch(textQuery, { ...o, withRecent: true });
-  const after = await store.textIndexState();
-  if (before.complete && after.complete && before.version === after.version) return { byVector: [], byText, vectorWeight: 0 };
-  // The full-text search left the unindexed chunks to the net: it stands in for Lance's scan of them.
-  const alone = before.inRecent && after.inRecent && before.version === after.version;
+  const at = await store.textIndexState();
+  const byText = await store.textSearch(textQuery, { ...o, withRecent: true, at });
+  if (at.complete) return { byVector: [], byText, vectorWeight: 0 };
   const terms = [...new Set(textQuery.split(" ").filter(Boolean))];
-  const net = store
-    .recentChunks()
+  const net = at.recent
     .filter((r) => (!o.kbs || o.kbs.includes(r.chunk.kb)) && (!o.documents || o.documents.includes(r.chunk.documentId)))
     .map((r) => ({ chunk: r.chunk, hits: terms.filter((t) => r.terms.has(t)).length }))
     .filter((r) => r.hits > 0)
     .sort((a, b) => b.hits - a.hits)
     .slice(0, o.limit)
     .map((r) => r.chunk);
-  return { byVector: net, byText, vectorWeight: alone ? 1 : NET_WEIGHT };
+  // The full-text search left the unindexed chunks to the net: it stands in for Lance's scan of them.
+  return { byVector: net, byText, vectorWeight: at.inRecent ? 1 : NET_WEIGHT };
 }
 
 /** One row of `npm run eval -- --ablate` each: a component switched off (or plain BM25 as the reference). */

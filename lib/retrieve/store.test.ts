@@ -622,6 +622,26 @@ describe("offline search and the full-text index's lag", () => {
     cleared.add([chunk("e:0")]);
     cleared.clear(); // a knowledge base deleted or moved: e:0 is not folded and no longer in the net
     expect(cleared.overflowed()).toBe(true);
+
+    // A write's chunks are in the net before its commit, in place of the document's old ones; a fold that began
+    // before the commit landed leaves them there, and a failed write takes them out and stops the net vouching.
+    const staging = recentWrites(10);
+    staging.add([chunk("f:0"), chunk("f:1")]);
+    const ids = () => staging.list().map((r) => r.chunk.id);
+    const write = staging.stage([chunk("f:0")], ["f"]);
+    expect(ids()).toEqual(["f:0"]);
+    staging.foldedUpTo(staging.generation());
+    expect(ids()).toEqual(["f:0"]);
+    write.commit();
+    staging.foldedUpTo(staging.generation());
+    expect(ids()).toEqual([]);
+    staging.add([chunk("g:0")]);
+    const failed = staging.stage([chunk("g:1")], ["g"]);
+    failed.abort();
+    expect(ids()).toEqual([]);
+    expect(staging.overflowed()).toBe(true);
+    staging.foldedUpTo(staging.generation());
+    expect(staging.overflowed()).toBe(false);
   });
 
   it("still finds unindexed chunks after the freshness net was cleared without a write to them", async () => {

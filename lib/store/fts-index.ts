@@ -8,6 +8,7 @@ import type { Logger } from "@/lib/log";
 import type { RecentWrites } from "./recent";
 import { FTS_COLUMN } from "./schema";
 import { isCommitConflict, readVersion, type Tables, tablesWritten } from "./tables";
+import type { TextIndexState } from "./types";
 
 /**
  * Maintenance folds new rows into the full-text index as another partition, merged with the others only up to
@@ -61,7 +62,7 @@ export async function prewarmFts(chunks: lancedb.Table, logger: Logger): Promise
 }
 
 /** The full-text index of `tables.chunks` (read at each use: recreateChunks() replaces the table). */
-export function createFtsIndex(tables: Pick<Tables, "chunks">, recent: RecentWrites) {
+export function createFtsIndex(tables: Pick<Tables, "chunks" | "chunksAt">, recent: RecentWrites) {
   let ready = false;
   let checkedAt = 0;
   /** Rows when this process last built the index in one piece; null: it found the index already there. */
@@ -116,19 +117,29 @@ export function createFtsIndex(tables: Pick<Tables, "chunks">, recent: RecentWri
     return ensuring;
   };
 
-  /** The chunks version, whether the index covers all of it (checked once per version), and whether `base` holds. */
-  const coverageNow = async () => {
+  /**
+   * The chunks version, whether the index covers all of it (checked once per version, on the table as it was
+   * then), whether `base` holds, and the net as it was before the version was read: a fold may take from the
+   * net what it just indexed, which a search of that version does not see.
+   */
+  const coverageNow = async (): Promise<TextIndexState> => {
+    const recentChunks = recent.list();
     const version = await readVersion(tables.chunks);
-    if (coverage.version !== version) {
-      const index = await indexOn(tables.chunks, FTS_COLUMN);
-      if (index) ready = true;
-      const s = index ? await tables.chunks.indexStats(index.name) : undefined;
-      coverage = { version, complete: s !== undefined && s.numUnindexedRows === 0 };
+    let state = coverage.version === version ? coverage : null;
+    if (!state) {
+      const complete = await tables.chunksAt(version, async (chunks) => {
+        const index = await indexOn(chunks, FTS_COLUMN);
+        if (index) ready = true;
+        const s = index ? await chunks.indexStats(index.name) : undefined;
+        return s !== undefined && s.numUnindexedRows === 0;
+      });
+      state = { version, complete };
+      if (version >= coverage.version) coverage = state;
     }
     // A version read while a write is under way may hold commits not counted yet: no new base from it.
-    if (writing === 0 && coverage.complete) base = { version, commits: own };
-    const holds = base !== null && coverage.version - base.version === own - base.commits;
-    return { ...coverage, inRecent: !coverage.complete && holds && !recent.overflowed() };
+    if (writing === 0 && state.complete && (base === null || version >= base.version)) base = { version, commits: own };
+    const holds = base !== null && version - base.version === own - base.commits;
+    return { ...state, inRecent: !state.complete && holds && !recent.overflowed(), recent: recentChunks };
   };
 
   /**

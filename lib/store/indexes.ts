@@ -10,6 +10,7 @@ import { createMaintainer, type MaintenanceReport } from "./maintenance";
 import type { RecentWrites } from "./recent";
 import { FTS_COLUMN } from "./schema";
 import { type Tables, tablesWritten } from "./tables";
+import type { TextIndexState } from "./types";
 
 /**
  * Below this many chunks, exact (flat) vector search is fast enough; above it an HNSW index with scalar
@@ -76,7 +77,7 @@ export interface Indexes {
    * The chunks table's version, whether the full-text index covers all of it (checked once per version) and,
    * if not, whether every chunk it lacks was written by this process and is in the freshness net (see `own` in lib/store/fts-index.ts).
    */
-  ftsCoverage(): Promise<{ version: number; complete: boolean; inRecent: boolean }>;
+  ftsCoverage(): Promise<TextIndexState>;
   /**
    * Before a put or delete of this process that commits to the chunks table and puts its chunks in (or takes
    * them out of) the freshness net; the function it returns is told how many commits it made, once the net

@@ -1,4 +1,5 @@
 /** The store's reads and queries: document metadata (from the document cache), bodies, chunks and searches. */
+import type * as lancedb from "@lancedb/lancedb";
 import type { Table as ArrowTable } from "apache-arrow";
 import { LRUCache } from "lru-cache";
 import type { DocumentRecord } from "@/lib/types";
@@ -217,15 +218,18 @@ export function storeReads(
       await compat.assertCompatible();
       if (!indexText.trim()) return [];
       if (!(await indexes.ftsAvailable())) return [];
-      let q = tables.chunks
-        .query()
-        .fullTextSearch(indexText, { columns: FTS_COLUMN })
-        .select([...SEARCH_COLUMNS, "_score"])
-        .limit(o.limit);
-      if (o.withRecent && (await indexes.ftsCoverage()).inRecent) q = q.fastSearch();
-      const where = kbFilter(o.kbs, o.documents);
-      if (where) q = q.where(where);
-      const [rows, { byId }] = await Promise.all([q.toArrow(), allDocs()]);
+      const at = o.at ?? (await indexes.ftsCoverage());
+      const search = (chunks: lancedb.Table) => {
+        let q = chunks
+          .query()
+          .fullTextSearch(indexText, { columns: FTS_COLUMN })
+          .select([...SEARCH_COLUMNS, "_score"])
+          .limit(o.limit);
+        if (o.withRecent && at.inRecent) q = q.fastSearch();
+        const where = kbFilter(o.kbs, o.documents);
+        return (where ? q.where(where) : q).toArrow();
+      };
+      const [rows, { byId }] = await Promise.all([tables.chunksAt(at.version, search), allDocs()]);
       return searchCandidates(rows, byId);
     },
   };

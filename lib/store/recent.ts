@@ -19,8 +19,23 @@ export interface RecentChunk {
   terms: ReadonlySet<string>;
 }
 
+/** Chunks put in the net ahead of their commit (see RecentWrites.stage). */
+interface StagedWrite {
+  /** The commit landed: the chunks are this process's writes from now on. */
+  commit(): void;
+  /** The write failed: its chunks leave the net, which no longer holds the replaced documents' rows either. */
+  abort(): void;
+}
+
 export interface RecentWrites {
   add(chunks: readonly Written[]): void;
+  /**
+   * Puts `chunks` in the net before the write that commits them, in place of the chunks of the `replacing`
+   * documents: once the commit lands a search may read the table at its new version, whose rows the full-text
+   * index does not cover, before the write's next line runs (Lance scores unindexed rows against a small index
+   * not at all), so the net must hold them by then. A new document's chunks stay unseen until its row exists.
+   */
+  stage(chunks: readonly Written[], replacing: readonly string[]): StagedWrite;
   removeDocument(id: string): void;
   clear(): void;
   /** The generation of the latest write; pass it to foldedUpTo once maintenance covered everything written by then. */
@@ -31,16 +46,21 @@ export interface RecentWrites {
   list(): RecentChunk[];
 }
 
+/** The write generation of a set of chunks (PENDING until its commit lands), and whether one was evicted before. */
+type Stamp = { gen: number; evicted: boolean };
+const PENDING = Number.POSITIVE_INFINITY;
+
 /**
  * The chunk as written, its record and term set made when a search first needs them (rarely: only while the
  * index lags), not on every write: a bulk ingest adds every chunk it writes, and copying each (which decodes a
  * packed chunk's text) was 2 % of its main thread.
  */
-function lazyEntry(written: Written, gen: number): RecentChunk & { gen: number; documentId: string } {
+function lazyEntry(written: Written, stamp: Stamp): RecentChunk & { stamp: Stamp; id: string; documentId: string } {
   let chunk: ChunkRecord | undefined;
   let terms: ReadonlySet<string> | undefined;
   return {
-    gen,
+    stamp,
+    id: written.id,
     documentId: written.documentId,
     get chunk() {
       if (!chunk) {
@@ -62,24 +82,56 @@ export function recentWrites(max = MAX_RECENT_CHUNKS): RecentWrites {
   let dropped = 0;
   // Insertion order is write order: the first entries are the oldest.
   const byId = new Map<string, ReturnType<typeof lazyEntry>>();
+  const removeDocument = (id: string) => {
+    for (const [key, r] of byId) if (r.documentId === id) byId.delete(key);
+  };
+  const put = (chunks: readonly Written[], stamp: Stamp) => {
+    // Only the newest `max` can stay: a big document's earlier chunks would be evicted again at once.
+    if (chunks.length > max) stamp.evicted = true;
+    const entries = chunks.slice(-max).map((written) => lazyEntry(written, stamp));
+    for (const entry of entries) {
+      byId.delete(entry.id);
+      byId.set(entry.id, entry);
+    }
+    for (const [id, { stamp: s }] of byId) {
+      if (byId.size <= max) break;
+      if (s.gen === PENDING) s.evicted = true;
+      else dropped = Math.max(dropped, s.gen);
+      byId.delete(id);
+    }
+    return entries;
+  };
+  const stamped = (stamp: Stamp) => {
+    stamp.gen = ++gen;
+    if (stamp.evicted) dropped = stamp.gen;
+  };
   return {
     add(chunks) {
-      gen++;
-      // Only the newest `max` can stay: a big document's earlier chunks would be evicted again at once.
-      if (chunks.length > max) dropped = gen;
-      for (const written of chunks.slice(-max)) {
-        byId.delete(written.id);
-        byId.set(written.id, lazyEntry(written, gen));
-      }
-      for (const id of byId.keys()) {
-        if (byId.size <= max) break;
-        dropped = Math.max(dropped, byId.get(id)!.gen);
-        byId.delete(id);
-      }
+      const stamp: Stamp = { gen: PENDING, evicted: false };
+      put(chunks, stamp);
+      stamped(stamp);
     },
-    removeDocument(id) {
-      for (const [key, r] of byId) if (r.documentId === id) byId.delete(key);
+    stage(chunks, replacing) {
+      for (const id of replacing) removeDocument(id);
+      const stamp: Stamp = { gen: PENDING, evicted: false };
+      const entries = put(chunks, stamp);
+      let ended = false;
+      return {
+        commit() {
+          if (ended) return;
+          ended = true;
+          stamped(stamp);
+        },
+        abort() {
+          if (ended) return;
+          ended = true;
+          for (const e of entries) if (byId.get(e.id) === e) byId.delete(e.id);
+          // The replaced documents' rows may still be in the table, outside the index and now outside the net.
+          dropped = ++gen;
+        },
+      };
     },
+    removeDocument,
     clear() {
       // What was not folded yet is no longer in the net: a search must not rely on it until the next fold.
       if (byId.size > 0) dropped = gen;
@@ -88,7 +140,7 @@ export function recentWrites(max = MAX_RECENT_CHUNKS): RecentWrites {
     generation: () => gen,
     foldedUpTo(g) {
       folded = Math.max(folded, g);
-      for (const [key, r] of byId) if (r.gen <= g) byId.delete(key);
+      for (const [key, r] of byId) if (r.stamp.gen <= g) byId.delete(key);
     },
     overflowed: () => dropped > folded,
     list: () => [...byId.values()],

@@ -7,6 +7,7 @@ import type * as lancedb from "@lancedb/lancedb";
 import type { Schema } from "apache-arrow";
 import { log } from "@/lib/log";
 import { openOnce } from "./async";
+import { pinnedVersions } from "./pinned";
 import { chunksSchema, documentsSchema, metaSchema, TABLES } from "./schema";
 
 /** A table beside the document tables, owned (rows, logic) by another module and reached through the store. */
@@ -31,6 +32,11 @@ export interface Tables {
   readonly chunks: lancedb.Table;
   /** Drops every chunk: a new, empty chunks table for vectors of this many dimensions. */
   recreateChunks(dimension: number): Promise<void>;
+  /**
+   * Runs `read` on the chunks table as it was at `version` (read-only): a search's coverage check and query
+   * then see the same rows, however many commits land meanwhile.
+   */
+  chunksAt<T>(version: number, read: (chunks: lancedb.Table) => Promise<T>): Promise<T>;
   /** The side table `name`, opened (or created with `schema`) once per store. */
   side(name: string, schema: Schema): Promise<SideTable>;
   /** Every table by name, side tables included (maintenance). */
@@ -144,6 +150,7 @@ export async function openTables(conn: lancedb.Connection, dimension: number, af
   };
 
   const all = (): [string, lancedb.Table][] => [["chunks", chunks], ["documents", documents], ["meta", meta], ...sides];
+  const pins = pinnedVersions((version) => conn.openTable(TABLES.chunks, [], { version }));
   return {
     meta,
     documents,
@@ -153,10 +160,12 @@ export async function openTables(conn: lancedb.Connection, dimension: number, af
     async recreateChunks(dim) {
       chunks = await conn.createEmptyTable(TABLES.chunks, chunksSchema(dim), { mode: "overwrite", ...STORAGE });
     },
+    chunksAt: (version, read) => pins.read(chunks, version, read),
     side: (name, schema) => openOnce(opening, name, () => openSide(name, schema)),
     all,
     close() {
       closed = true;
+      pins.close();
       for (const [, t] of all()) t.close();
       conn.close();
     },

@@ -11,6 +11,15 @@ import type { SideTable } from "./tables";
 /** A full-text search result: the chunk and its BM25 score. */
 export type TextHit = ChunkRecord & { textScore?: number };
 
+/** What a full-text search of one chunks version can rely on (Store.textIndexState). */
+export interface TextIndexState {
+  version: number;
+  complete: boolean;
+  inRecent: boolean;
+  /** The freshness net as it was when the version was read (lib/store/recent.ts). */
+  recent: readonly RecentChunk[];
+}
+
 export interface Store {
   readonly uri: string;
   readonly embedder: Embedder;
@@ -74,21 +83,22 @@ export interface Store {
   vectorSearch(vector: number[], opts: { limit: number; kbs?: readonly string[]; documents?: readonly string[] }): Promise<ChunkRecord[]>;
   /**
    * BM25 over the chunks' index text (already tokenized, space-separated), best first; chunks of a document
-   * that is gone are left out. `withRecent`: the caller also searches recentChunks(), so rows the index does
-   * not cover may be left out when this process wrote them all (they are all there). Each carries its BM25
-   * score (`textScore`, higher is better).
+   * that is gone are left out. It reads the chunks table at the version of `at` (default: textIndexState() now),
+   * so what that state says holds for what it finds. `withRecent`: the caller also searches the state's
+   * `recent`, so rows the index does not cover may be left out when this process wrote them all (they are all
+   * there). Each carries its BM25 score (`textScore`, higher is better).
    */
   textSearch(
     indexText: string,
-    opts: { limit: number; kbs?: readonly string[]; documents?: readonly string[]; withRecent?: boolean },
+    opts: { limit: number; kbs?: readonly string[]; documents?: readonly string[]; withRecent?: boolean; at?: TextIndexState },
   ): Promise<TextHit[]>;
   /**
    * The chunks table's version and whether the full-text index covers every chunk in it. LanceDB also
    * searches rows it does not cover yet, but scores them low (and not at all against an index of a few rows)
-   * until maintenance folds them in. `inRecent`: every chunk it does not cover is in recentChunks(), and a
-   * textSearch `withRecent` leaves them out.
+   * until maintenance folds them in. `inRecent`: every chunk it does not cover is in `recent`, and a
+   * textSearch `withRecent` at this state leaves them out.
    */
-  textIndexState(): Promise<{ version: number; complete: boolean; inRecent: boolean }>;
+  textIndexState(): Promise<TextIndexState>;
   /** Chunks this process wrote that the full-text index may not cover yet (lib/store/recent.ts). */
   recentChunks(): RecentChunk[];
   /**

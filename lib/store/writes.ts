@@ -258,6 +258,10 @@ export function storeWrites(
           const chunksOf = (list: string[]) => list.flatMap((id) => byId.get(id)!.chunks);
           const schema = await chunks.schema();
           const written = indexes.chunkWrite();
+          const staged = recent.stage(
+            ids.flatMap((id) => byId.get(id)!.chunks),
+            replaced,
+          );
           let commits = 0;
           try {
             // New documents' chunks are invisible until their document rows are written, so they may come in several
@@ -296,11 +300,11 @@ export function storeWrites(
             );
             if (tracked && replaced.length === 0 && before === docsVersion && after === before + 1)
               orphansKnown = { ...tracked, chunkRows: tracked.chunkRows + chunksOf(appended).length, docsVersion: after };
-            for (const id of replaced) recent.removeDocument(id);
-            recent.add(ids.flatMap((id) => byId.get(id)!.chunks));
+            staged.commit();
             for (const id of ids) bodies.set(byId.get(id)!.doc, byId.get(id)!.body);
             written(commits);
           } finally {
+            staged.abort(); // when it failed (after commit(), nothing)
             written(0); // when it failed: what it committed is not in the net (after written(commits), nothing)
           }
           await indexes.afterWrite();

@@ -3,7 +3,7 @@
  * access check with session cookies and CSRF, role and grant changes taking effect at once, removal, the
  * single-sign-on join rules, the cookie flags and the audit log.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { auditCsv, getAuditLog } from "@/lib/audit/log";
 import { kbsOf } from "@/lib/audit/record";
 import { ssoQualifies } from "@/lib/auth/oidc";
@@ -177,6 +177,9 @@ describe("single sign-on rules", () => {
 describe("audit log", () => {
   it("lists what was recorded, filtered, newest first, and exports CSV safe for spreadsheets", async () => {
     const log = await getAuditLog(store);
+    // Every event of this test in the same millisecond: the order must not depend on the clock.
+    vi.useFakeTimers({ toFake: ["Date"], now: new Date("2026-03-01T10:00:00.000Z") });
+    onTestFinished(() => void vi.useRealTimers());
     log.record({
       actor: "a@team.test",
       actorId: null,
@@ -198,6 +201,7 @@ describe("audit log", () => {
       address: "10.0.0.8",
     });
     const all = await log.list();
+    expect(new Set(all.map((e) => e.at)).size).toBe(1);
     expect(all.map((e) => e.action).slice(0, 2)).toEqual(["sign_in_failed", "document_upload"]);
     expect((await log.list({ action: "document_upload" })).map((e) => e.actor)).toEqual(["a@team.test"]);
     expect((await log.list({ actor: "B@TEAM" })).map((e) => e.action)).toEqual(["sign_in_failed"]);

@@ -25,6 +25,7 @@ afterEach(() => {
   delete process.env.OCR_MEMORY_MB;
   delete process.env.OCR_MAX_PAGES;
   delete process.env.OCR_FILE_TIMEOUT_SECONDS;
+  delete process.env.OCR_WORKERS;
 });
 
 const EN = layoutPages(sampleText("employee-handbook.md"), { linesPerPage: 12, maxPages: 2 });
@@ -41,7 +42,7 @@ describe("OCR", { timeout: 300_000 }, () => {
     const doc = await parseDocument("handbook-scan.pdf", pdf, { onOcrPage: (p) => heard.push(p) });
     expect(doc.mimeType).toBe("application/pdf");
     expect(doc.pages?.map((p) => p.page)).toEqual([1, 2]);
-    expect(heard).toEqual([
+    expect(heard.map(({ page, total }) => ({ page, total }))).toEqual([
       { page: 1, total: 2 },
       { page: 2, total: 2 },
     ]);
@@ -131,7 +132,7 @@ describe("OCR", { timeout: 300_000 }, () => {
     pdf.addPage(scanned);
     const heard: OcrProgress[] = [];
     const doc = await parseDocument("mixed.pdf", Buffer.from(await pdf.save()), { onOcrPage: (p) => heard.push(p) });
-    expect(heard).toEqual([{ page: 1, total: 1 }]);
+    expect(heard.map(({ page, total }) => ({ page, total }))).toEqual([{ page: 1, total: 1 }]);
     expect(doc.pages?.map((p) => p.page)).toEqual([1, 2]);
     const [typed, read] = pageTexts(doc);
     expect(typed).toContain("Glimmerquay audit");
@@ -147,6 +148,47 @@ describe("OCR", { timeout: 300_000 }, () => {
       message: expect.stringContaining("OCR_MAX_PAGES"),
     });
     expect(heard).toEqual([]);
+  });
+
+  it("reads the pages of one scanned PDF in parallel in two OCR workers, the text in page order", async () => {
+    await closeParsePool(); // the pool takes OCR_WORKERS when it starts
+    process.env.OCR_WORKERS = "2";
+    try {
+      const lines = [
+        ["Page one: the badge office opens at 08:30."],
+        ["Page two: visitors sign in at the front desk."],
+        ["Page three: parking permits cost 35 euros."],
+        ["Page four: the library closes at 18:00."],
+      ];
+      const heard: OcrProgress[] = [];
+      const pdf = await makeScannedPdf(await Promise.all(lines.map(renderPage)));
+      const doc = await parseDocument("four-pages.pdf", pdf, { onOcrPage: (p) => heard.push(p) });
+      expect(doc.pages?.map((p) => p.page)).toEqual([1, 2, 3, 4]);
+      const texts = pageTexts(doc);
+      for (const [i, [line]] of lines.entries()) expect(characterAccuracy(line, texts[i]), `page ${i + 1}`).toBeGreaterThanOrEqual(0.9);
+      expect(heard.map((p) => p.page)).toEqual([1, 2, 3, 4]);
+      // Two pages were being read at once: the second worker started a page before the first had finished its own.
+      expect(Math.max(...heard.map((p) => p.reading))).toBe(2);
+    } finally {
+      await closeParsePool();
+    }
+  });
+
+  it("keeps the other pages when one page of a file fails, naming the page and its budget", async () => {
+    await closeParsePool();
+    process.env.OCR_WORKERS = "2";
+    process.env.OCR_MEMORY_MB = "900";
+    try {
+      const pages = [await renderPage(["The first page is short."]), await renderDensePage(), await renderPage(["The third page is short too."])];
+      const doc = await parseDocument("one-bad-page.tiff", await makeMultiPageTiff(pages));
+      expect(doc.pages?.map((p) => p.page)).toEqual([1, 2, 3]);
+      const [first, second, third] = pageTexts(doc);
+      expect(characterAccuracy("The first page is short.", first)).toBeGreaterThanOrEqual(0.9);
+      expect(second).toMatch(/Page 2 of "one-bad-page.tiff" needed more than the 900 MB OCR memory budget \(OCR_MEMORY_MB\)/);
+      expect(characterAccuracy("The third page is short too.", third)).toBeGreaterThanOrEqual(0.9);
+    } finally {
+      await closeParsePool();
+    }
   });
 
   // Stopping a worker thread inside onnxruntime aborts the whole process at some points of a page (seen at one of

@@ -6,14 +6,16 @@ import { AppError } from "@/lib/types";
 import { ownCpuMs } from "@/lib/worker/cpu";
 import { readLines } from "./ocr-engine";
 
-/** How one file's OCR runs: its CPU budget, its page limit, and who hears of each page done. */
+/**
+ * How one file's OCR runs in a parser: its CPU budget, its page limit, and who reads its pages. Pages are read by
+ * other workers, in parallel (lib/parse/pool.ts): `read` hands over page `page` (1-based, `total` pages to read) and
+ * answers its text once read.
+ */
 export interface OcrRun {
-  /** The worker's CPU time (lib/worker/cpu.ts) after which the file's OCR stops between pages (the per-page budget is hard). */
+  /** The worker's CPU time (lib/worker/cpu.ts) after which the file's OCR stops between pages. */
   cpuDeadline: number;
   maxPages: number;
-  threads: number;
-  /** A page is about to be read (1-based), of `total`; also restarts the page budget (lib/worker/pool.ts). */
-  onPage?: (page: number, total: number) => void;
+  read: (page: number, total: number, image: () => Promise<Buffer>) => Promise<string>;
 }
 
 /** Thrown by a parser when a file needs OCR and the task did not ask for it: the pool then runs it as an OCR task. */
@@ -39,10 +41,10 @@ const CELL_GAP = 1.5;
  * The text of one page image (PNG, JPEG…): recognised lines in reading order, one row a line; the cells of a row
  * (a table on the page) separated by " | ".
  */
-export async function recognizePage(image: Buffer, run: Pick<OcrRun, "threads">): Promise<string> {
+export async function recognizePage(image: Buffer, threads: number): Promise<string> {
   let lines: Awaited<ReturnType<typeof readLines>>;
   try {
-    lines = await readLines(image, run.threads);
+    lines = await readLines(image, threads);
   } catch {
     throw new AppError("parse_failed", "The image could not be read for OCR.");
   }

@@ -88,6 +88,31 @@ describe("OCR", { timeout: 300_000 }, () => {
     expect(pdf.text.split("\n")).toEqual(rows.map((r) => r.join(" | ")));
   });
 
+  it("reads a scanned page in two columns column by column: the left one top to bottom, then the right", async () => {
+    const left = [
+      "Staff parking permits are issued",
+      "by the facilities desk on the",
+      "ground floor. Each permit costs",
+      "35 euros a month and is valid",
+      "for one named vehicle only.",
+    ];
+    const right = [
+      "Bicycle lockers are free for",
+      "every employee. Ask for a key",
+      "at the front desk and return it",
+      "when you leave the company; a",
+      "lost key costs ten euros.",
+    ];
+    const scan = await renderScanLike(
+      left.map((l, i) => `${l}\t${right[i]}`),
+      { dpi: 150, angle: 0.3, blur: 0.4, noise: 10, quality: 80, seed: 4 },
+    );
+    const doc = await parseDocument("two-columns.jpg", scan);
+    expect(characterAccuracy([...left, ...right].join("\n"), doc.text)).toBeGreaterThanOrEqual(0.97);
+    expect(doc.text.indexOf("Bicycle")).toBeGreaterThan(doc.text.indexOf("named vehicle"));
+    expect(doc.text).not.toContain(" | ");
+  });
+
   it("reads a scan-like Chinese page (300 dpi, skewed, grainy JPEG) at ≥ 99 % character accuracy", async () => {
     const scan = await renderScanLike(ZH[0], { dpi: 300, angle: -1.2, blur: 0.8, noise: 25, quality: 50, seed: 2 });
     const doc = await parseDocument("员工手册.jpg", scan);

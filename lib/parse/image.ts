@@ -51,11 +51,11 @@ export async function parseImage(data: Uint8Array, filename: string, opts?: Pars
     const render = async () => {
       try {
         return await sharp(input, { page: n - 1, limitInputPixels: MAX_INPUT_PIXELS })
-        .rotate() // as the camera held it (EXIF orientation)
-        .resize({ width: OCR_MAX_SIDE, height: OCR_MAX_SIDE, fit: "inside", withoutEnlargement: true })
-        .flatten({ background: "#ffffff" })
-        .png()
-        .toBuffer();
+          .rotate() // as the camera held it (EXIF orientation)
+          .resize({ width: OCR_MAX_SIDE, height: OCR_MAX_SIDE, fit: "inside", withoutEnlargement: true })
+          .flatten({ background: "#ffffff" })
+          .png()
+          .toBuffer();
       } catch (err) {
         if (PIXEL_LIMIT.test(String(err))) throw tooLarge(filename, 0, 0);
         throw new AppError("parse_failed", `"${filename}" could not be read: page ${n} of the image is corrupt.`);

@@ -50,7 +50,11 @@ describe("OCR reading order", () => {
       ...RIGHT.map((t, i) => line(t, 650, i, t.length * 14)),
       line("A footnote that runs across the whole page, from margin to margin.", 110, 6, 1000),
     ];
-    expect(layoutText(lines).split("\n")).toEqual([...LEFT, ...RIGHT, "A footnote that runs across the whole page, from margin to margin."]);
+    expect(layoutText(lines).split("\n")).toEqual([
+      ...LEFT,
+      ...RIGHT,
+      "A footnote that runs across the whole page, from margin to margin.",
+    ]);
   });
 
   it("keeps a single column's lines in order, short lines and all", () => {

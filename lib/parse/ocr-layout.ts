@@ -43,7 +43,15 @@ function toBox(l: LayoutLine): Box {
   const xs = l.box.map((p) => p[0]);
   const top = Math.min(...ys);
   const bottom = Math.max(...ys);
-  return { text: l.text, x: Math.min(...xs), right: Math.max(...xs), top, bottom, mid: (top + bottom) / 2, height: Math.max(1, bottom - top) };
+  return {
+    text: l.text,
+    x: Math.min(...xs),
+    right: Math.max(...xs),
+    top,
+    bottom,
+    mid: (top + bottom) / 2,
+    height: Math.max(1, bottom - top),
+  };
 }
 
 /** Boxes as rows (top to bottom), each row's boxes left to right, cells apart by more than CELL_GAP joined by " | ". */

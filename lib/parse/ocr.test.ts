@@ -204,7 +204,11 @@ describe("OCR", { timeout: 300_000 }, () => {
     process.env.OCR_WORKERS = "2";
     process.env.OCR_MEMORY_MB = "900";
     try {
-      const pages = [await renderPage(["The first page is short."]), await renderDensePage(), await renderPage(["The third page is short too."])];
+      const pages = [
+        await renderPage(["The first page is short."]),
+        await renderDensePage(),
+        await renderPage(["The third page is short too."]),
+      ];
       const doc = await parseDocument("one-bad-page.tiff", await makeMultiPageTiff(pages));
       expect(doc.pages?.map((p) => p.page)).toEqual([1, 2, 3]);
       const [first, second, third] = pageTexts(doc);

@@ -170,13 +170,16 @@ async function ocrInWorker(filename: string, data: Uint8Array, opts?: ParseInWor
     const task: RecognizeTask = { recognize: image, threads: cfg.threads };
     const done = () => {
       if (running) reading--;
+      running = false;
     };
     const read = ocrPool().run<PageRead>(task, {
       signal: stop.signal,
-      onProgress: () => {
-        running = true;
-        reading++;
-        opts?.onOcrPage?.({ page: ++started, total, reading });
+      onProgress: (p) => {
+        if ((p as { reading: boolean }).reading) {
+          running = true;
+          reading++;
+          opts?.onOcrPage?.({ page: ++started, total, reading });
+        } else done();
       },
     });
     reads.push(
@@ -213,7 +216,13 @@ async function ocrInWorker(filename: string, data: Uint8Array, opts?: ParseInWor
     const failed = pages.find((p) => p.error)?.error;
     if (failed && pages.every((p) => p.error)) throw failed;
     const texts = pages.map((p) => p.text ?? `[${p.error?.message}]`);
-    const task: ParseTask = { filename, data, limits, chunking: opts?.chunking, ocr: { cpuBudgetMs: cfg.fileTimeoutMs, maxPages: cfg.maxPages, pages: texts } };
+    const task: ParseTask = {
+      filename,
+      data,
+      limits,
+      chunking: opts?.chunking,
+      ocr: { cpuBudgetMs: cfg.fileTimeoutMs, maxPages: cfg.maxPages, pages: texts },
+    };
     return unpacked(await ocrTask(task, filename, { signal: stop.signal }));
   } catch (err) {
     if (overBudget) throw overBudget;
@@ -249,7 +258,10 @@ function ocrError(err: unknown, filename: string, cfg: ReturnType<typeof ocrConf
       );
     }
     if (err.reason === "memory") {
-      return new AppError("too_large", `${what} needed more than the ${cfg.memoryMb} MB OCR memory budget (OCR_MEMORY_MB) and was stopped.`);
+      return new AppError(
+        "too_large",
+        `${what} needed more than the ${cfg.memoryMb} MB OCR memory budget (OCR_MEMORY_MB) and was stopped.`,
+      );
     }
     if (err.reason === "aborted") return Object.assign(new Error("The upload was cancelled."), { name: "AbortError" });
     return new AppError("parse_failed", `${what} could not be read by OCR: the reader crashed.`);

@@ -14,9 +14,10 @@ const NOT_READ_YET = "(page handed over for OCR)";
 serveTasks(
   async (task: ParseTask | RecognizeTask, progress): Promise<ParseResult | PageRead> => {
     if ("recognize" in task) {
-      progress({ started: true });
+      progress({ reading: true });
       const before = ownCpuMs();
       const text = await recognizePage(Buffer.from(task.recognize), task.threads);
+      progress({ reading: false }); // heard before the next page's start, which an answer is not (it settles a promise)
       return { text, cpuMs: ownCpuMs() - before };
     }
     let ocr: OcrRun | undefined;

@@ -6,6 +6,7 @@ import { AppError } from "@/lib/types";
 import { ownCpuMs } from "@/lib/worker/cpu";
 import { readLines } from "./ocr-engine";
 import { layoutText } from "./ocr-layout";
+import { repairWords } from "./ocr-words";
 
 /**
  * How one file's OCR runs in a parser: its CPU budget, its page limit, and who reads its pages. Pages are read by
@@ -35,11 +36,12 @@ export const OCR_MAX_SIDE = 2048;
 
 /**
  * The text of one page image (PNG, JPEG…): recognised lines in reading order (lib/parse/ocr-layout.ts), one row a
- * line, the cells of a row (a table on the page) separated by " | ", two columns one after the other.
+ * line, the cells of a row (a table on the page) separated by " | ", two columns one after the other; look-alike
+ * characters repaired (lib/parse/ocr-words.ts).
  */
 export async function recognizePage(image: Buffer, threads: number): Promise<string> {
   try {
-    return layoutText(await readLines(image, threads));
+    return repairWords(layoutText(await readLines(image, threads)));
   } catch {
     throw new AppError("parse_failed", "The image could not be read for OCR.");
   }

@@ -1,12 +1,13 @@
 /** Reading order of recognised lines on a page, from their boxes (the OCR engine's output, made up here). */
 import { describe, expect, it } from "vitest";
-import { type LayoutLine, layoutText } from "./ocr-layout";
+import type { OcrLine } from "./ocr-engine";
+import { layoutText } from "./ocr-layout";
 
 const HEIGHT = 30;
 const LEADING = 44;
 
 /** A line of text at (x, row) of a page, as wide as `width` pixels. */
-function line(text: string, x: number, row: number, width: number): LayoutLine {
+function line(text: string, x: number, row: number, width: number): OcrLine {
   const y = 100 + row * LEADING;
   return {
     text,

@@ -3,11 +3,7 @@
  * row (a table on the page) joined by " | ", and a page set in two columns read column by column.
  */
 
-/** One recognised line: its text and its box (four corners) in page pixels. */
-export interface LayoutLine {
-  text: string;
-  box: number[][];
-}
+import type { OcrLine } from "./ocr-engine";
 
 interface Box {
   text: string;
@@ -38,7 +34,7 @@ const FULL_LINES = 0.6;
 const FULL_WIDTH = 0.6;
 const MIN_PROSE_CHARS = 12;
 
-function toBox(l: LayoutLine): Box {
+function toBox(l: OcrLine): Box {
   const ys = l.box.map((p) => p[1]);
   const xs = l.box.map((p) => p[0]);
   const top = Math.min(...ys);
@@ -121,7 +117,7 @@ function findGutter(boxes: Box[]): number | undefined {
  * joined by " | ". A page in two columns is read column by column — the left one top to bottom, then the right —
  * between the lines that run across both (a title over both columns keeps its place).
  */
-export function layoutText(lines: LayoutLine[]): string {
+export function layoutText(lines: OcrLine[]): string {
   const boxes = lines.map(toBox);
   const gutter = findGutter(boxes);
   if (gutter === undefined) return rowsText(boxes).join("\n");

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { DEFAULT_CHUNK_SIZE } from "@/lib/chunk";
 
@@ -67,15 +68,16 @@ export function parseConfig() {
  * takes longer than its budget, or a file longer than its own, stops the file; the heap cap is per OCR worker.
  */
 export function ocrConfig() {
+  const threads = intEnv("OCR_THREADS", 1);
   return {
     pageTimeoutMs: intEnv("OCR_PAGE_TIMEOUT_SECONDS", 60) * 1000,
     fileTimeoutMs: intEnv("OCR_FILE_TIMEOUT_SECONDS", 600) * 1000,
     memoryMb: intEnv("OCR_MEMORY_MB", 1536),
     maxPages: intEnv("OCR_MAX_PAGES", 200),
-    /** Threads onnxruntime uses for one page. */
-    threads: intEnv("OCR_THREADS", 2),
-    /** OCR workers (each holds the models, ~100 MB). */
-    workers: intEnv("OCR_WORKERS", 1),
+    /** Threads onnxruntime uses for one page: one by default, pages running in parallel instead (less CPU time a page). */
+    threads,
+    /** OCR workers, each reading one page at a time (each holds the models, ~100 MB); default: the cores, OCR_THREADS each. */
+    workers: intEnv("OCR_WORKERS", Math.max(1, Math.floor(availableParallelism() / threads))),
   };
 }
 

@@ -1,7 +1,7 @@
 import type sharp from "sharp";
 import { AppError, type ParsedDocument } from "@/lib/types";
 import { PagedText, type ParseOptions, resolveLimits } from "./limits";
-import { checkOcrBudget, checkOcrPages, NeedsOcr, OCR_MAX_SIDE, recognizePage } from "./ocr";
+import { checkOcrBudget, checkOcrPages, NeedsOcr, OCR_MAX_SIDE } from "./ocr";
 
 const MIME: Record<string, string> = { png: "image/png", jpeg: "image/jpeg", webp: "image/webp", tiff: "image/tiff" };
 
@@ -48,20 +48,20 @@ export async function parseImage(data: Uint8Array, filename: string, opts?: Pars
   const doc = new PagedText(filename, limits.maxTextChars);
   for (let n = 1; n <= total; n++) {
     checkOcrBudget(run, filename, n, opts?.signal);
-    run.onPage?.(n, total);
-    let png: Buffer;
-    try {
-      png = await sharp(input, { page: n - 1, limitInputPixels: MAX_INPUT_PIXELS })
-        .rotate() // as the camera held it (EXIF orientation)
-        .resize({ width: OCR_MAX_SIDE, height: OCR_MAX_SIDE, fit: "inside", withoutEnlargement: true })
-        .flatten({ background: "#ffffff" })
-        .png()
-        .toBuffer();
-    } catch (err) {
-      if (PIXEL_LIMIT.test(String(err))) throw tooLarge(filename, 0, 0);
-      throw new AppError("parse_failed", `"${filename}" could not be read: page ${n} of the image is corrupt.`);
-    }
-    doc.add(n, await recognizePage(png, run));
+    const render = async () => {
+      try {
+        return await sharp(input, { page: n - 1, limitInputPixels: MAX_INPUT_PIXELS })
+          .rotate() // as the camera held it (EXIF orientation)
+          .resize({ width: OCR_MAX_SIDE, height: OCR_MAX_SIDE, fit: "inside", withoutEnlargement: true })
+          .flatten({ background: "#ffffff" })
+          .png()
+          .toBuffer();
+      } catch (err) {
+        if (PIXEL_LIMIT.test(String(err))) throw tooLarge(filename, 0, 0);
+        throw new AppError("parse_failed", `"${filename}" could not be read: page ${n} of the image is corrupt.`);
+      }
+    };
+    doc.add(n, await run.read(n, total, render));
   }
   if (!doc.text.trim()) throw new AppError("parse_failed", `"${filename}": no text was found in this image.`);
   return { text: doc.text, mimeType, pages: doc.pages };

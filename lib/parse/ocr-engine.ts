@@ -27,6 +27,8 @@ interface Engine {
   det: InferenceSession;
   rec: InferenceSession;
   dictionary: string[];
+  /** Each character's class in the recogniser's output. */
+  classOf: Map<string, number>;
   Tensor: typeof import("onnxruntime-node").Tensor;
   sharp: typeof sharpType;
   split: (mask: Raw, image: Raw) => Promise<{ box: number[][]; image: Raw }[]>;
@@ -55,7 +57,8 @@ function loadEngine(threads: number): Promise<Engine> {
     // The recogniser's classes: blank, the dictionary's characters, then a space.
     const dictionary = [...readFileSync(models.dictionaryPath, "utf8").split("\n"), " "];
     const split = splitIntoLineImages as unknown as Engine["split"];
-    return { det, rec, dictionary, Tensor, sharp, split };
+    const classOf = new Map(dictionary.map((ch, i) => [ch, i + 1]));
+    return { det, rec, dictionary, classOf, Tensor, sharp, split };
   })();
   return engine;
 }
@@ -66,6 +69,8 @@ const TEXT_PROBABILITY = 0.03;
 const MIN_CONFIDENCE = 0.5;
 /** The recogniser reads lines scaled to this height. */
 const LINE_HEIGHT = 48;
+/** White added on either side of a line before it is read: without it the recogniser often lost a line's last mark (a full stop). */
+const LINE_PAD = LINE_HEIGHT / 4;
 
 /** Planes B, G, R of an RGBA image, each value as `scale(byte)`: the layout the models were exported with. */
 function planes(rgba: Uint8Array | Uint8ClampedArray, pixels: number, scale: (v: number) => number): Float32Array {
@@ -165,36 +170,53 @@ function wordGapThreshold(gaps: number[]): number {
 const SPACELESS = new RegExp(`[${CJK_SPACELESS_CLASS}]`, "u");
 
 interface ReadLine {
-  chars: { ch: string; step: number }[];
+  /**
+   * Each character, where it is along the line (0–1), the recogniser's highest score for a space since the one before,
+   * and for a small letter its capital's score as a share of its own ("l": "I"'s).
+   */
+  chars: { ch: string; step: number; space: number; upper: number }[];
   gaps: Gap[];
 }
 
 async function recognizeLine(e: Engine, image: Raw): Promise<ReadLine | undefined> {
   const raw = { raw: { width: image.width, height: image.height, channels: 4 as const } };
   const width = Math.max(LINE_HEIGHT / 4, Math.round((LINE_HEIGHT * image.width) / image.height));
+  const padded = width + 2 * LINE_PAD;
   const [scaled, grey] = await Promise.all([
-    e.sharp(image.data, raw).resize({ width, height: LINE_HEIGHT, fit: "fill" }).raw().toBuffer(),
+    e
+      .sharp(image.data, raw)
+      .resize({ width, height: LINE_HEIGHT, fit: "fill" })
+      .extend({ left: LINE_PAD, right: LINE_PAD, background: { r: 255, g: 255, b: 255, alpha: 1 } })
+      .raw()
+      .toBuffer(),
     e.sharp(image.data, raw).greyscale().raw().toBuffer(),
   ]);
   const input = new e.Tensor(
     "float32",
-    planes(scaled, width * LINE_HEIGHT, (v) => v / 127.5 - 1),
-    [1, 3, LINE_HEIGHT, width],
+    planes(scaled, padded * LINE_HEIGHT, (v) => v / 127.5 - 1),
+    [1, 3, LINE_HEIGHT, padded],
   );
   const output = (await e.rec.run({ [e.rec.inputNames[0]]: input }))[e.rec.outputNames[0]];
   const [, steps, classes] = output.dims as number[];
   const scores = output.data as Float32Array;
   // Greedy CTC decoding, keeping the step (position along the line) of each character.
-  const chars: { ch: string; step: number }[] = [];
+  const chars: ReadLine["chars"] = [];
   let last = 0;
   let confidence = 0;
+  let space = 0;
   for (let t = 0; t < steps; t++) {
     let best = 0;
     for (let k = 1; k < classes; k++) if (scores[t * classes + k] > scores[t * classes + best]) best = k;
     if (best !== 0 && best !== last) {
-      chars.push({ ch: e.dictionary[best - 1] ?? "", step: (t + 0.5) / steps });
+      const ch = e.dictionary[best - 1] ?? "";
+      const capital = ch === "l" ? "I" : ch.toUpperCase();
+      const other = capital !== ch ? e.classOf.get(capital) : undefined;
+      const upper = other === undefined ? 0 : scores[t * classes + other] / scores[t * classes + best];
+      chars.push({ ch, step: (((t + 0.5) / steps) * padded - LINE_PAD) / width, space, upper });
       confidence += scores[t * classes + best];
+      space = 0;
     }
+    space = Math.max(space, scores[t * classes + classes - 1]);
     last = best;
   }
   output.dispose?.();
@@ -202,25 +224,53 @@ async function recognizeLine(e: Engine, image: Raw): Promise<ReadLine | undefine
   return { chars, gaps: inkGaps(grey, image.width, image.height) };
 }
 
-/** A line's text: the recogniser's characters, with a space between two Latin ones where a word gap lies. */
-function lineText({ chars, gaps }: ReadLine, threshold: number): string {
-  const words = gaps.filter((g) => g.width >= threshold);
-  let text = "";
-  for (const [i, c] of chars.entries()) {
+/** A fullwidth form of an ASCII character (the Chinese model reads "(" as "（" as often as not). */
+const FULLWIDTH = /^[\uff01-\uff5e]$/u;
+const LATIN = /^[A-Za-z0-9]$/;
+/** Below a word gap, a gap still is one where it is this wide and the recogniser's space score is at least SPACE_SCORE. */
+const NEAR_WORD_GAP = 0.5;
+const SPACE_SCORE = 0.1;
+const LETTER = /^[A-Za-z]$/;
+/** A capital's score, as a share of the small letter's read, above which it is read as the capital among capitals. */
+const CAPITAL_SCORE = 0.05;
+
+/**
+ * A line's text: the recogniser's characters, with a space between two Latin ones where a word gap lies (or a gap
+ * nearly as wide that the recogniser also scored as a space); fullwidth punctuation next to Latin text as ASCII; a
+ * small letter inside a word of capitals as its capital where the recogniser gave that some score ("JSoN", "SCiM":
+ * small c, o, s, v, w, x, z look like their capitals).
+ */
+function lineText({ chars: read, gaps }: ReadLine, threshold: number): string {
+  const chars = read.map((c, i) =>
+    FULLWIDTH.test(c.ch) && (LATIN.test(read[i - 1]?.ch ?? "") || LATIN.test(read[i + 1]?.ch ?? ""))
+      ? { ...c, ch: c.ch.normalize("NFKC") }
+      : c,
+  );
+  const spaced = chars.map((c, i) => {
     const prev = chars[i - 1];
-    if (
-      prev &&
-      prev.ch !== " " &&
-      c.ch !== " " &&
-      !SPACELESS.test(prev.ch) &&
-      !SPACELESS.test(c.ch) &&
-      words.some((g) => g.at > prev.step && g.at < c.step)
-    ) {
-      text += " ";
+    if (!prev || prev.ch === " " || c.ch === " " || SPACELESS.test(prev.ch) || SPACELESS.test(c.ch)) return false;
+    const gap = Math.max(0, ...gaps.filter((g) => g.at > prev.step && g.at < c.step).map((g) => g.width));
+    return gap >= threshold || (gap >= NEAR_WORD_GAP * threshold && c.space >= SPACE_SCORE);
+  });
+  const out = chars.map((c) => c.ch);
+  // Words of letters, as the spaces above cut them.
+  for (let from = 0; from < chars.length; ) {
+    let to = from;
+    while (to + 1 < chars.length && !spaced[to + 1] && LETTER.test(chars[to + 1].ch) && LETTER.test(chars[from].ch)) to++;
+    const word = out.slice(from, to + 1);
+    for (let k = 1; k < word.length - 1; k++) {
+      const others = word.filter((_, j) => j !== k);
+      if (/^[a-z]$/.test(word[k]) && chars[from + k].upper >= CAPITAL_SCORE && others.every((ch) => /^[A-Z]$/.test(ch))) {
+        out[from + k] = word[k] === "l" ? "I" : word[k].toUpperCase();
+      }
     }
-    text += c.ch;
+    from = to + 1;
   }
-  return text.replace(/\s+/g, " ").trim();
+  return out
+    .map((ch, i) => (spaced[i] ? ` ${ch}` : ch))
+    .join("")
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 /** The lines of text in a page image (PNG, JPEG…), each with its box, in no particular order. */

@@ -25,6 +25,7 @@ afterEach(() => {
   delete process.env.OCR_MEMORY_MB;
   delete process.env.OCR_MAX_PAGES;
   delete process.env.OCR_FILE_TIMEOUT_SECONDS;
+  delete process.env.OCR_WORKERS;
 });
 
 const EN = layoutPages(sampleText("employee-handbook.md"), { linesPerPage: 12, maxPages: 2 });
@@ -41,7 +42,7 @@ describe("OCR", { timeout: 300_000 }, () => {
     const doc = await parseDocument("handbook-scan.pdf", pdf, { onOcrPage: (p) => heard.push(p) });
     expect(doc.mimeType).toBe("application/pdf");
     expect(doc.pages?.map((p) => p.page)).toEqual([1, 2]);
-    expect(heard).toEqual([
+    expect(heard.map(({ page, total }) => ({ page, total }))).toEqual([
       { page: 1, total: 2 },
       { page: 2, total: 2 },
     ]);
@@ -85,6 +86,31 @@ describe("OCR", { timeout: 300_000 }, () => {
     // In a scanned PDF too, where lines that run to the margin are joined as wrapped text (lib/parse/pdf.ts).
     const pdf = await parseDocument("fees.pdf", await makeScannedPdf([await sharp(scan).png().toBuffer()]));
     expect(pdf.text.split("\n")).toEqual(rows.map((r) => r.join(" | ")));
+  });
+
+  it("reads a scanned page in two columns column by column: the left one top to bottom, then the right", async () => {
+    const left = [
+      "Staff parking permits are issued",
+      "by the facilities desk on the",
+      "ground floor. Each permit costs",
+      "35 euros a month and is valid",
+      "for one named vehicle only.",
+    ];
+    const right = [
+      "Bicycle lockers are free for",
+      "every employee. Ask for a key",
+      "at the front desk and return it",
+      "when you leave the company; a",
+      "lost key costs ten euros.",
+    ];
+    const scan = await renderScanLike(
+      left.map((l, i) => `${l}\t${right[i]}`),
+      { dpi: 150, angle: 0.3, blur: 0.4, noise: 10, quality: 80, seed: 4 },
+    );
+    const doc = await parseDocument("two-columns.jpg", scan);
+    expect(characterAccuracy([...left, ...right].join("\n"), doc.text)).toBeGreaterThanOrEqual(0.97);
+    expect(doc.text.indexOf("Bicycle")).toBeGreaterThan(doc.text.indexOf("named vehicle"));
+    expect(doc.text).not.toContain(" | ");
   });
 
   it("reads a scan-like Chinese page (300 dpi, skewed, grainy JPEG) at ≥ 99 % character accuracy", async () => {
@@ -131,7 +157,7 @@ describe("OCR", { timeout: 300_000 }, () => {
     pdf.addPage(scanned);
     const heard: OcrProgress[] = [];
     const doc = await parseDocument("mixed.pdf", Buffer.from(await pdf.save()), { onOcrPage: (p) => heard.push(p) });
-    expect(heard).toEqual([{ page: 1, total: 1 }]);
+    expect(heard.map(({ page, total }) => ({ page, total }))).toEqual([{ page: 1, total: 1 }]);
     expect(doc.pages?.map((p) => p.page)).toEqual([1, 2]);
     const [typed, read] = pageTexts(doc);
     expect(typed).toContain("Glimmerquay audit");
@@ -147,6 +173,51 @@ describe("OCR", { timeout: 300_000 }, () => {
       message: expect.stringContaining("OCR_MAX_PAGES"),
     });
     expect(heard).toEqual([]);
+  });
+
+  it("reads the pages of one scanned PDF in parallel in two OCR workers, the text in page order", async () => {
+    await closeParsePool(); // the pool takes OCR_WORKERS when it starts
+    process.env.OCR_WORKERS = "2";
+    try {
+      const lines = [
+        ["Page one: the badge office opens at 08:30."],
+        ["Page two: visitors sign in at the front desk."],
+        ["Page three: parking permits cost 35 euros."],
+        ["Page four: the library closes at 18:00."],
+      ];
+      const heard: OcrProgress[] = [];
+      const pdf = await makeScannedPdf(await Promise.all(lines.map(renderPage)));
+      const doc = await parseDocument("four-pages.pdf", pdf, { onOcrPage: (p) => heard.push(p) });
+      expect(doc.pages?.map((p) => p.page)).toEqual([1, 2, 3, 4]);
+      const texts = pageTexts(doc);
+      for (const [i, [line]] of lines.entries()) expect(characterAccuracy(line, texts[i]), `page ${i + 1}`).toBeGreaterThanOrEqual(0.9);
+      expect(heard.map((p) => p.page)).toEqual([1, 2, 3, 4]);
+      // Two pages were being read at once: the second worker started a page before the first had finished its own.
+      expect(Math.max(...heard.map((p) => p.reading))).toBe(2);
+    } finally {
+      await closeParsePool();
+    }
+  });
+
+  it("keeps the other pages when one page of a file fails, naming the page and its budget", async () => {
+    await closeParsePool();
+    process.env.OCR_WORKERS = "2";
+    process.env.OCR_MEMORY_MB = "900";
+    try {
+      const pages = [
+        await renderPage(["The first page is short."]),
+        await renderDensePage(),
+        await renderPage(["The third page is short too."]),
+      ];
+      const doc = await parseDocument("one-bad-page.tiff", await makeMultiPageTiff(pages));
+      expect(doc.pages?.map((p) => p.page)).toEqual([1, 2, 3]);
+      const [first, second, third] = pageTexts(doc);
+      expect(characterAccuracy("The first page is short.", first)).toBeGreaterThanOrEqual(0.9);
+      expect(second).toMatch(/Page 2 of "one-bad-page.tiff" needed more than the 900 MB OCR memory budget \(OCR_MEMORY_MB\)/);
+      expect(characterAccuracy("The third page is short too.", third)).toBeGreaterThanOrEqual(0.9);
+    } finally {
+      await closeParsePool();
+    }
   });
 
   // Stopping a worker thread inside onnxruntime aborts the whole process at some points of a page (seen at one of

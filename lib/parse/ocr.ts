@@ -1,19 +1,23 @@
 /**
  * Optical character recognition of page images, in the OCR worker (lib/parse/pool.ts): lines read by
- * lib/parse/ocr-engine.ts (PP-OCRv4), put in reading order here. The models load once per worker, on first use.
+ * lib/parse/ocr-engine.ts (PP-OCRv4), put in reading order by lib/parse/ocr-layout.ts. The models load once per worker, on first use.
  */
 import { AppError } from "@/lib/types";
 import { ownCpuMs } from "@/lib/worker/cpu";
 import { readLines } from "./ocr-engine";
+import { layoutText } from "./ocr-layout";
+import { repairWords } from "./ocr-words";
 
-/** How one file's OCR runs: its CPU budget, its page limit, and who hears of each page done. */
+/**
+ * How one file's OCR runs in a parser: its CPU budget, its page limit, and who reads its pages. Pages are read by
+ * other workers, in parallel (lib/parse/pool.ts): `read` hands over page `page` (1-based, `total` pages to read) and
+ * answers its text once read.
+ */
 export interface OcrRun {
-  /** The worker's CPU time (lib/worker/cpu.ts) after which the file's OCR stops between pages (the per-page budget is hard). */
+  /** The worker's CPU time (lib/worker/cpu.ts) after which the file's OCR stops between pages. */
   cpuDeadline: number;
   maxPages: number;
-  threads: number;
-  /** A page is about to be read (1-based), of `total`; also restarts the page budget (lib/worker/pool.ts). */
-  onPage?: (page: number, total: number) => void;
+  read: (page: number, total: number, image: () => Promise<Buffer>) => Promise<string>;
 }
 
 /** Thrown by a parser when a file needs OCR and the task did not ask for it: the pool then runs it as an OCR task. */
@@ -30,49 +34,17 @@ export const MIN_PAGE_TEXT_CHARS = 20;
 /** Longest side, in pixels, of an image handed to the models: bigger costs time and memory for no better reading. */
 export const OCR_MAX_SIDE = 2048;
 
-/** Lines whose vertical centres are this close (in line heights) are one row of text, read left to right. */
-const SAME_ROW = 0.5;
-/** Boxes of one row further apart than this (in line heights) are cells of a table row, joined by " | ". */
-const CELL_GAP = 1.5;
-
 /**
- * The text of one page image (PNG, JPEG…): recognised lines in reading order, one row a line; the cells of a row
- * (a table on the page) separated by " | ".
+ * The text of one page image (PNG, JPEG…): recognised lines in reading order (lib/parse/ocr-layout.ts), one row a
+ * line, the cells of a row (a table on the page) separated by " | ", two columns one after the other; look-alike
+ * characters repaired (lib/parse/ocr-words.ts).
  */
-export async function recognizePage(image: Buffer, run: Pick<OcrRun, "threads">): Promise<string> {
-  let lines: Awaited<ReturnType<typeof readLines>>;
+export async function recognizePage(image: Buffer, threads: number): Promise<string> {
   try {
-    lines = await readLines(image, run.threads);
+    return repairWords(layoutText(await readLines(image, threads)));
   } catch {
     throw new AppError("parse_failed", "The image could not be read for OCR.");
   }
-  const boxes = lines
-    .map((l) => {
-      const ys = l.box.map((p) => p[1]);
-      const xs = l.box.map((p) => p[0]);
-      const top = Math.min(...ys);
-      const bottom = Math.max(...ys);
-      return { text: l.text, x: Math.min(...xs), right: Math.max(...xs), mid: (top + bottom) / 2, height: Math.max(1, bottom - top) };
-    })
-    .sort((a, b) => a.mid - b.mid);
-  const rows: (typeof boxes)[] = [];
-  for (const b of boxes) {
-    const row = rows.at(-1);
-    if (row && Math.abs(row[0].mid - b.mid) < SAME_ROW * Math.min(row[0].height, b.height)) row.push(b);
-    else rows.push([b]);
-  }
-  return rows
-    .map((row) =>
-      row
-        .sort((a, b) => a.x - b.x)
-        .map((b, i) => {
-          const prev = row[i - 1];
-          if (!prev) return b.text;
-          return (b.x - prev.right > CELL_GAP * Math.min(prev.height, b.height) ? " | " : " ") + b.text;
-        })
-        .join(""),
-    )
-    .join("\n");
 }
 
 /** Stops a file's OCR between pages when it was cancelled or ran out of its file budget. */

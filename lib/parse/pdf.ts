@@ -3,7 +3,7 @@ import { endsClause } from "@/lib/text/sentences";
 import { AppError, type ParsedDocument } from "@/lib/types";
 import { ownCpuMs } from "@/lib/worker/cpu";
 import { PagedText, type ParseOptions, resolveLimits } from "./limits";
-import { checkOcrBudget, checkOcrPages, MIN_PAGE_TEXT_CHARS, NeedsOcr, OCR_MAX_SIDE, type OcrRun, recognizePage } from "./ocr";
+import { checkOcrBudget, checkOcrPages, MIN_PAGE_TEXT_CHARS, NeedsOcr, OCR_MAX_SIDE } from "./ocr";
 
 /** Node's copy of pdf.js, loaded on first use (it is large). */
 async function loadUnpdf() {
@@ -81,15 +81,15 @@ async function drawsImage(page: Awaited<ReturnType<PdfDocument["getPage"]>>): Pr
  */
 const RENDER_DPI = 150;
 
-/** One page rendered to PNG (pdf.js on @napi-rs/canvas, whose binary comes with its npm package) and read by OCR. */
-async function ocrPage(pdf: PdfDocument, n: number, run: OcrRun): Promise<string> {
+/** One page rendered to PNG (pdf.js on @napi-rs/canvas, whose binary comes with its npm package). */
+async function renderPage(pdf: PdfDocument, n: number): Promise<Buffer> {
   const { renderPageAsImage } = await loadUnpdf();
   const page = await pdf.getPage(n);
   const { width, height } = page.getViewport({ scale: 1 });
   const scale = Math.min(RENDER_DPI / 72, OCR_MAX_SIDE / Math.max(width, height, 1));
   const png = await renderPageAsImage(pdf, n, { canvasImport: () => import("@napi-rs/canvas"), scale });
   page.cleanup();
-  return cleanPageText(await recognizePage(Buffer.from(png), run));
+  return Buffer.from(png);
 }
 
 /**
@@ -142,10 +142,8 @@ export async function parsePdf(data: Uint8Array, filename: string, opts?: ParseO
     for (let n = 1; n <= layers.length; n++) {
       let pageText = layers[n - 1];
       if (run && scanned.includes(n)) {
-        const done = scanned.indexOf(n) + 1;
         checkOcrBudget(run, filename, n, opts?.signal);
-        run.onPage?.(done, scanned.length);
-        const read = await ocrPage(pdf, n, run);
+        const read = cleanPageText(await run.read(n, scanned.length, () => renderPage(pdf, n)));
         if (read.replace(/\s/g, "").length > pageText.replace(/\s/g, "").length) pageText = read;
       }
       doc.add(n, pageText);

@@ -26,14 +26,37 @@ export interface ParseTask {
   limits: ReturnType<typeof resolveLimits>;
   /** Also chunk the text and tokenize the chunks (lib/chunk/indexed.ts), and recognise its FAQ pairs, in the worker. */
   chunking?: ChunkSettings;
-  /** Read scanned pages and images by OCR (an OCR worker's task; lib/parse/ocr.ts). */
-  ocr?: { cpuBudgetMs: number; maxPages: number; threads: number };
+  /**
+   * Scanned pages and images: without `pages`, each page needing OCR is handed over as an image (progress: PageImage);
+   * with `pages` (their texts, in the order handed over), the file is parsed with them.
+   */
+  ocr?: { cpuBudgetMs: number; maxPages: number; pages?: string[] };
 }
 
-/** What an OCR task tells as it goes (lib/worker/serve.ts progress): the page it starts, of the pages it reads. */
+/** One page image to read by OCR (an OCR worker's task; lib/parse/ocr.ts). */
+export interface RecognizeTask {
+  recognize: Uint8Array;
+  threads: number;
+}
+
+/** A page read by OCR: its text, and the worker's CPU time it took. */
+export interface PageRead {
+  text: string;
+  cpuMs: number;
+}
+
+/** A page of a file that needs OCR, as the worker parsing the file hands it over. */
+export interface PageImage {
+  page: number;
+  total: number;
+  image: Uint8Array;
+}
+
+/** What OCR of a file tells as it goes: pages started so far, of `total`, and how many are being read right now. */
 export interface OcrProgress {
   page: number;
   total: number;
+  reading: number;
 }
 
 /**
@@ -124,44 +147,127 @@ export async function parseInWorker(filename: string, data: Uint8Array, opts?: P
   return unpacked(result);
 }
 
+/**
+ * OCR of a file, its pages in parallel: a worker parses the file and hands over each page needing OCR as an image;
+ * each page is then read as a task of its own (its own CPU budget, OCR_PAGE_TIMEOUT_SECONDS) by whichever OCR worker is
+ * free; last, the file is parsed again with the texts read, in page order. A page that fails is named in its place
+ * and the others are kept; the file fails when every page did, or when its pages together ran past OCR_FILE_TIMEOUT_SECONDS.
+ */
 async function ocrInWorker(filename: string, data: Uint8Array, opts?: ParseInWorkerOptions): Promise<ParsedAndChunked> {
   const cfg = ocrConfig();
-  const copy = await copyInSlices(data);
+  const stop = new AbortController();
+  const cancel = () => stop.abort();
+  opts?.signal?.addEventListener("abort", cancel, { once: true });
+  if (opts?.signal?.aborted) stop.abort();
   const limits = resolveLimits({ limits: { ...opts?.limits, timeBudgetMs: cfg.fileTimeoutMs } });
-  const task: ParseTask = {
-    filename,
-    data: copy,
-    limits,
-    chunking: opts?.chunking,
-    ocr: { cpuBudgetMs: cfg.fileTimeoutMs, maxPages: cfg.maxPages, threads: cfg.threads },
-  };
-  let result: ParseResult;
-  try {
-    result = await ocrPool().run<ParseResult>(task, {
-      transfer: [copy.buffer],
-      signal: opts?.signal,
-      onProgress: (p) => opts?.onOcrPage?.(p as OcrProgress),
+  const reads: Promise<{ text?: string; error?: Error }>[] = [];
+  let started = 0;
+  let reading = 0;
+  let cpuMs = 0;
+  let overBudget: AppError | undefined;
+  const readPage = ({ page, total, image }: PageImage) => {
+    let running = false;
+    const task: RecognizeTask = { recognize: image, threads: cfg.threads };
+    const done = () => {
+      if (running) reading--;
+      running = false;
+    };
+    const read = ocrPool().run<PageRead>(task, {
+      signal: stop.signal,
+      onProgress: (p) => {
+        if ((p as { reading: boolean }).reading) {
+          running = true;
+          reading++;
+          opts?.onOcrPage?.({ page: ++started, total, reading });
+        } else done();
+      },
     });
+    reads.push(
+      read.then(
+        (r) => {
+          done();
+          cpuMs += r.cpuMs;
+          if (cpuMs > cfg.fileTimeoutMs && !overBudget) {
+            overBudget = new AppError(
+              "parse_failed",
+              `"${filename}" needed more CPU time than its OCR budget (OCR_FILE_TIMEOUT_SECONDS; stopped at page ${page}).`,
+            );
+            stop.abort();
+          }
+          return { text: r.text };
+        },
+        (err) => {
+          done();
+          return { error: ocrError(err, filename, cfg, page) };
+        },
+      ),
+    );
+  };
+  try {
+    await ocrTask({ filename, data, limits, ocr: { cpuBudgetMs: cfg.fileTimeoutMs, maxPages: cfg.maxPages } }, filename, {
+      signal: stop.signal,
+      onProgress: (p) => {
+        if (p && typeof p === "object" && "image" in p) readPage(p as PageImage);
+      },
+    });
+    const pages = await Promise.all(reads);
+    if (overBudget) throw overBudget;
+    if (opts?.signal?.aborted) throw Object.assign(new Error("The upload was cancelled."), { name: "AbortError" });
+    const failed = pages.find((p) => p.error)?.error;
+    if (failed && pages.every((p) => p.error)) throw failed;
+    const texts = pages.map((p) => p.text ?? `[${p.error?.message}]`);
+    const task: ParseTask = {
+      filename,
+      data,
+      limits,
+      chunking: opts?.chunking,
+      ocr: { cpuBudgetMs: cfg.fileTimeoutMs, maxPages: cfg.maxPages, pages: texts },
+    };
+    return unpacked(await ocrTask(task, filename, { signal: stop.signal }));
   } catch (err) {
-    if (err instanceof TaskStopped) {
-      if (err.reason === "time") {
-        throw new AppError(
-          "parse_failed",
-          `A page of "${filename}" needed more than the ${cfg.pageTimeoutMs / 1000}-CPU-second OCR budget per page and was stopped.`,
-        );
-      }
-      if (err.reason === "memory") {
-        throw new AppError(
-          "too_large",
-          `"${filename}" needed more than the ${cfg.memoryMb} MB OCR memory budget (OCR_MEMORY_MB) and was stopped.`,
-        );
-      }
-      if (err.reason === "aborted") throw Object.assign(new Error("The upload was cancelled."), { name: "AbortError" });
-      throw new AppError("parse_failed", `"${filename}" could not be read by OCR: the reader crashed.`);
-    }
-    throw remoteError(err, filename);
+    if (overBudget) throw overBudget;
+    throw err;
+  } finally {
+    opts?.signal?.removeEventListener("abort", cancel);
+    stop.abort(); // pages still queued when the file failed
   }
-  return unpacked(result);
+}
+
+/** Runs a task of a file's OCR (its own copy of the file) in the OCR pool, its failure as an AppError. */
+async function ocrTask(
+  task: ParseTask,
+  filename: string,
+  run: { signal: AbortSignal; onProgress?: (p: unknown) => void },
+): Promise<ParseResult> {
+  const copy = await copyInSlices(task.data);
+  try {
+    return await ocrPool().run<ParseResult>({ ...task, data: copy }, { transfer: [copy.buffer], ...run });
+  } catch (err) {
+    throw ocrError(err, filename, ocrConfig());
+  }
+}
+
+/** A failed OCR task as an AppError naming the file, the page (when one page's reading failed) and the budget. */
+function ocrError(err: unknown, filename: string, cfg: ReturnType<typeof ocrConfig>, page?: number): Error {
+  const what = page === undefined ? `"${filename}"` : `Page ${page} of "${filename}"`;
+  if (err instanceof TaskStopped) {
+    if (err.reason === "time") {
+      return new AppError(
+        "parse_failed",
+        `${page === undefined ? `A page of "${filename}"` : what} needed more than the ${cfg.pageTimeoutMs / 1000}-CPU-second OCR budget per page (OCR_PAGE_TIMEOUT_SECONDS) and was stopped.`,
+      );
+    }
+    if (err.reason === "memory") {
+      return new AppError(
+        "too_large",
+        `${what} needed more than the ${cfg.memoryMb} MB OCR memory budget (OCR_MEMORY_MB) and was stopped.`,
+      );
+    }
+    if (err.reason === "aborted") return Object.assign(new Error("The upload was cancelled."), { name: "AbortError" });
+    return new AppError("parse_failed", `${what} could not be read by OCR: the reader crashed.`);
+  }
+  const remote = remoteError(err, filename);
+  return page === undefined ? remote : new AppError(remote.code, `${what}: ${remote.message}`, remote.status);
 }
 
 /** An error thrown in the worker, as an AppError where it was one. */

@@ -93,7 +93,8 @@ export class UploadQueue {
     for (const l of this.listeners) l();
   }
 
-  add(files: Iterable<File>, kb?: string) {
+  /** Queues `files` for knowledge base `kb` (server default when undefined); returns their item ids. */
+  add(files: Iterable<File>, kb?: string): string[] {
     const added: UploadItem[] = [];
     const batch = ++this.batches;
     for (const file of files) {
@@ -107,11 +108,12 @@ export class UploadQueue {
       this.files.set(id, file);
       added.push({ id, name: file.name, size: file.size, state: "queued", batch });
     }
-    if (!added.length) return;
+    if (!added.length) return [];
     this.items = [...this.items, ...added];
     for (const a of added) if (a.state === "queued") this.kbs.set(a.id, kb);
     this.emit();
     this.pump();
+    return added.map((a) => a.id);
   }
 
   cancel(id: string) {

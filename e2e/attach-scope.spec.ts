@@ -17,7 +17,8 @@ const BASE = Number(process.env.E2E_PORT_BASE || 3100);
 const CASES = {
   en: {
     locale: "en-US",
-    fact: (word: string) => `# Zephyr project memo\n\nThe launch code word of the Zephyr project is ${word}. Only the Zephyr team knows it.\n`,
+    fact: (word: string) =>
+      `# Zephyr project memo\n\nThe launch code word of the Zephyr project is ${word}. Only the Zephyr team knows it.\n`,
     question: "What is the launch code word of the Zephyr project?",
     one: "1 document",
     all: "All documents",
@@ -67,7 +68,9 @@ for (const lang of ["en", "zh"] as const) {
       await input.fill(c.question);
 
       // A broken file: the upload route's error on its chip, nothing sent, the typed question kept.
-      await page.getByTestId("attach-file-input").setInputFiles({ name: "broken.pdf", mimeType: "application/pdf", buffer: Buffer.from("not a pdf") });
+      await page
+        .getByTestId("attach-file-input")
+        .setInputFiles({ name: "broken.pdf", mimeType: "application/pdf", buffer: Buffer.from("not a pdf") });
       const broken = page.getByTestId("attachment-chip").filter({ hasText: "broken.pdf" });
       await expect(broken).toHaveAttribute("data-state", "failed", { timeout: 60_000 });
       await expect(broken.getByTestId("attachment-status")).toContainText(lang === "zh" ? "失败" : "Failed");

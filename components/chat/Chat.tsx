@@ -75,7 +75,8 @@ export function Chat({
   const { canWrite, write } = useAccess();
   // Uploads from the chat go to the first chosen knowledge base the person may write to (a non-admin's own first one).
   const uploadKb = kbs.find(canWrite) ?? (viewer && viewer.role !== "admin" ? viewer.kbs[0] : undefined);
-  const mayAttach = uploadKb ? canWrite(uploadKb) : write;
+  // Until the viewer is known the paperclip is offered (the upload route decides anyway).
+  const mayAttach = !viewer || (uploadKb ? canWrite(uploadKb) : write);
   const attachments = useAttachments(uploadKb);
   const [historyOpen, setHistoryOpen] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);

@@ -1,6 +1,6 @@
 "use client";
 
-import { useCallback, useMemo, useState } from "react";
+import { useCallback, useMemo, useRef, useState } from "react";
 import { T as DOCS } from "@/components/documents/messages";
 import { useDocumentUploads } from "@/components/documents/UploadContext";
 import { statusLabel } from "@/components/documents/UploadTray";
@@ -42,18 +42,30 @@ const ACTIVE: ReadonlySet<UploadItem["state"]> = new Set(["queued", "uploading",
 export function useAttachments(kb: string | undefined) {
   const { items } = useDocumentUploads();
   const [ids, setIds] = useState<string[]>([]);
+  const current = useRef(ids);
+  current.current = ids;
   const t = useMessages(AT);
   const attached = useMemo(() => ids.flatMap((id) => items.filter((i) => i.id === id)), [ids, items]);
   const ready: Attachment[] = attached.flatMap((i) =>
     i.state === "done" && i.result?.documentId ? [{ id: i.result.documentId, name: i.name }] : [],
   );
   const blocked = attached.some((i) => ACTIVE.has(i.state)) ? t.waiting : attached.some((i) => i.state !== "done") ? t.failed : undefined;
-  const add = useCallback((files: File[]) => setIds((prev) => [...prev, ...getUploadQueue().add(files, kb)]), [kb]);
+  const add = useCallback(
+    (files: File[]) => {
+      const added = getUploadQueue().add(files, kb, { attached: true });
+      setIds((prev) => [...prev, ...added]);
+    },
+    [kb],
+  );
+  // Leaving the queue cancels a file still on its way; one already in the library stays there.
   const remove = useCallback((id: string) => {
-    getUploadQueue().cancel(id); // a file already in the library stays there
+    getUploadQueue().dismiss(id);
     setIds((prev) => prev.filter((x) => x !== id));
   }, []);
-  const clear = useCallback(() => setIds([]), []);
+  const clear = useCallback(() => {
+    for (const id of current.current) getUploadQueue().dismiss(id);
+    setIds([]);
+  }, []);
   return { items: attached, ready, blocked, add, remove, clear };
 }
 

@@ -90,7 +90,7 @@ for (const lang of ["en", "zh"] as const) {
       const answer = await ask(page, c.question);
       await expect(answer).toContainText(word);
       const attached = page.getByTestId("message-attachment");
-      await expect(attached).toHaveText(name);
+      await expect(attached).toContainText(name);
       const docId = (await attached.getAttribute("data-id"))!;
       expect(docId).toBeTruthy();
       await expectOnlyFrom(answer, docId);
@@ -108,7 +108,7 @@ for (const lang of ["en", "zh"] as const) {
 
       // Reload: the question's attachment chip and the saved sources are back.
       await page.reload();
-      await expect(page.getByTestId("message-attachment")).toHaveText(name);
+      await expect(page.getByTestId("message-attachment")).toContainText(name);
       await expect(page.getByTestId("document-scope-label")).toHaveText(c.one);
       await page.getByTestId("document-scope").click();
       await expect(page.locator(`[data-testid="document-scope-item"][data-id="${docId}"]`)).toBeChecked();
@@ -125,7 +125,7 @@ for (const lang of ["en", "zh"] as const) {
       await expect(page.getByTestId("version-switch").first()).toBeVisible();
       await expect(edited).toContainText(word);
       await expectOnlyFrom(edited, docId);
-      await expect(page.getByTestId("message-attachment")).toHaveText(name);
+      await expect(page.getByTestId("message-attachment")).toContainText(name);
 
       // Picked again, then deleted from the library: it drops out of the saved sources, with a note.
       await page.getByTestId("document-scope").click();
@@ -138,7 +138,7 @@ for (const lang of ["en", "zh"] as const) {
       await expect(page.getByTestId("document-scope-label")).toHaveText(c.all);
       await expect.poll(() => savedDocuments(page), { timeout: 30_000 }).toEqual([]);
       // The question's chip stays (it says what was asked with), and a new question is answered as usual.
-      await expect(page.getByTestId("message-attachment")).toHaveText(name);
+      await expect(page.getByTestId("message-attachment")).toContainText(name);
     });
   });
 }

@@ -16,7 +16,7 @@ import { KbsLink } from "@/components/kbs/KbsLink";
 import type { ChatUIMessage } from "@/lib/agent/protocol";
 import { activePath, mergePath, normalizeTree, siblingsOf, switchTo } from "@/lib/conversations/branches";
 import { withAttached } from "@/lib/tools/scope";
-import { AT, AttachmentChips, useAttachments } from "./attachments";
+import { AT, useAttachments } from "./attachments";
 import { Composer } from "./Composer";
 import { ConversationList } from "./ConversationList";
 import { type Branch, setConversationInUrl, useConversationSaving } from "./conversation-saving";
@@ -29,7 +29,7 @@ import { FollowUps } from "./FollowUps";
 import { HistoryDrawer } from "./HistoryDrawer";
 import { MessageView } from "./MessageView";
 import { ModelPicker, useConversationModel } from "./ModelPicker";
-import { messageAnswerText } from "./message-parts";
+import { messageAnswerText, questionBefore } from "./message-parts";
 import { Shortcuts } from "./Shortcuts";
 import { type OpenSource, SourceSidePanel } from "./SourceSidePanel";
 import { type SourceViewer, SourceViewerContext } from "./source-viewer";
@@ -76,10 +76,11 @@ export function Chat({
   // Uploads from the chat go to the first chosen knowledge base the person may write to (a non-admin's own first one).
   const uploadKb = kbs.find(canWrite) ?? (viewer && viewer.role !== "admin" ? viewer.kbs[0] : undefined);
   // Until the viewer is known the paperclip is offered (the upload route decides anyway).
-  const mayAttach = !viewer || (uploadKb ? canWrite(uploadKb) : write);
-  const attachments = useAttachments(uploadKb);
+  const attachments = useAttachments(uploadKb, !viewer || (uploadKb ? canWrite(uploadKb) : write));
   const [historyOpen, setHistoryOpen] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
+  // How many of the opened conversation's picked documents were deleted from the library since.
+  const [droppedDocuments, setDroppedDocuments] = useState(0);
   // The document opened from a citation, beside the chat (wide screens).
   const [source, setSource] = useState<OpenSource | null>(null);
   const closeSource = useCallback(() => setSource(null), []);
@@ -107,14 +108,15 @@ export function Chat({
         resetModel();
         // Documents deleted from the library since drop out of the saved sources, visibly.
         if (removedDocuments) saveScope({ documents: conversation.documents });
-        setNotice(removedDocuments ? fill(at.scopeDropped, { n: removedDocuments }) : null);
+        setDroppedDocuments(removedDocuments);
+        setNotice(null);
         pinnedToBottom.current = true;
       } catch {
         setNotice(t.conversationMissing);
         setConversationInUrl(null);
       }
     },
-    [opened, setMessages, t.conversationMissing, resetModel, pinnedToBottom, saveScope, at.scopeDropped],
+    [opened, setMessages, t.conversationMissing, resetModel, pinnedToBottom, saveScope],
   );
 
   // Once, on arrival: the conversation and turn the URL names (a Back from a document page lands here).
@@ -176,12 +178,8 @@ export function Chat({
     tree.current = mergePath(tree.current, messages);
     // What the earlier versions said, so the offline answerer offers the next-best passages instead.
     const avoid = messageId ? siblingsOf(tree.current, messageId).map(messageAnswerText) : [];
-    const end = messageId ? messages.findIndex((m) => m.id === messageId) : -1;
-    const question = (end >= 0 ? messages.slice(0, end) : messages).findLast((m) => m.role === "user");
-    void regenerate({
-      ...(messageId ? { messageId } : {}),
-      body: { ...body(scopeOf(question)), ...(avoid.length ? { avoid } : {}) },
-    });
+    const question = questionBefore(messages, messageId);
+    void regenerate({ ...(messageId ? { messageId } : {}), body: { ...body(scopeOf(question)), ...(avoid.length ? { avoid } : {}) } });
   };
   /** An edited question is a new version of it: the original question and its answers stay. */
   const edit = (messageId: string, text: string) => {
@@ -220,6 +218,7 @@ export function Chat({
     attachments.clear();
     closed();
     setNotice(null);
+    setDroppedDocuments(0);
   };
 
   const searchHistory = () => {
@@ -336,19 +335,7 @@ export function Chat({
               {/* The question box comes first in the DOM (Tab reaches it before the example questions), last on screen. */}
               <div className="order-last border-t border-zinc-200 px-3 pt-3 pb-[max(0.75rem,env(safe-area-inset-bottom))] sm:px-5 dark:border-zinc-800">
                 <DocumentScope value={documents} onChange={changeDocuments} />
-                <Composer
-                  busy={busy}
-                  onSend={send}
-                  onStop={() => void stop()}
-                  t={t}
-                  attach={{
-                    label: at.attach,
-                    onFiles: attachments.add,
-                    disabledReason: mayAttach ? undefined : at.attachReadOnly,
-                    chips: <AttachmentChips items={attachments.items} onRemove={attachments.remove} />,
-                    blocked: attachments.blocked,
-                  }}
-                />
+                <Composer busy={busy} onSend={send} onStop={() => void stop()} t={t} attach={attachments.composer} />
                 <div className="mx-auto mt-1.5 flex max-w-3xl items-center gap-3">
                   <ModelPicker value={chosenModel} onChange={pickModel} disabled={busy} />
                   <p className="hidden text-[11px] text-zinc-600 sm:block dark:text-zinc-400">{t.keyHint}</p>
@@ -361,9 +348,9 @@ export function Chat({
                 className="flex-1 overflow-y-auto"
               >
                 <div ref={content} data-testid="messages" className="mx-auto flex max-w-3xl flex-col gap-6 px-3 py-6 sm:px-5">
-                  {notice && (
+                  {(notice || droppedDocuments > 0) && (
                     <p role="status" data-testid="chat-notice" className="rounded-lg bg-zinc-100 px-3 py-2 text-sm dark:bg-zinc-800">
-                      {notice}
+                      {notice ?? fill(at.scopeDropped, { n: droppedDocuments })}
                     </p>
                   )}
                   {messages.length === 0 && <EmptyState t={t} onAsk={send} />}

@@ -8,7 +8,7 @@ import type { ChatText } from "./strings";
 const hasFiles = (e: React.DragEvent) => Array.from(e.dataTransfer.types).includes("Files");
 
 /** Attaching files to the question: `disabledReason` says why this person cannot (the button stays, disabled). */
-interface ComposerAttach {
+export interface ComposerAttach {
   label: string;
   onFiles: (files: File[]) => void;
   disabledReason?: string;

@@ -8,6 +8,7 @@ import { getUploadQueue, type UploadItem } from "@/components/documents/upload-q
 import { fill } from "@/components/fill";
 import { useMessages } from "@/components/i18n";
 import type { Attachment } from "@/lib/agent/protocol";
+import type { ComposerAttach } from "./Composer";
 
 export const AT = {
   en: {
@@ -37,9 +38,10 @@ const ACTIVE: ReadonlySet<UploadItem["state"]> = new Set(["queued", "uploading",
 /**
  * Files attached to the next question: uploaded to the library (into `kb`, the server's default when undefined)
  * through the same queue, route and checks as the documents page. `ready`: the documents they became;
- * `blocked`: why the question cannot be sent yet (a file still being added, or one that failed).
+ * `blocked`: why the question cannot be sent yet (a file still being added, or one that failed); `composer`: what
+ * the question box needs (a person who may not add files sees the paperclip disabled, with the reason).
  */
-export function useAttachments(kb: string | undefined) {
+export function useAttachments(kb: string | undefined, mayAttach: boolean) {
   const { items } = useDocumentUploads();
   const [ids, setIds] = useState<string[]>([]);
   const current = useRef(ids);
@@ -66,11 +68,18 @@ export function useAttachments(kb: string | undefined) {
     for (const id of current.current) getUploadQueue().dismiss(id);
     setIds([]);
   }, []);
-  return { items: attached, ready, blocked, add, remove, clear };
+  const composer: ComposerAttach = {
+    label: t.attach,
+    onFiles: add,
+    disabledReason: mayAttach ? undefined : t.attachReadOnly,
+    chips: <AttachmentChips items={attached} onRemove={remove} />,
+    blocked,
+  };
+  return { ready, blocked, clear, composer };
 }
 
 /** The files attached to the pending question, each with how far its upload and indexing got (or its error). */
-export function AttachmentChips({ items, onRemove }: { items: UploadItem[]; onRemove: (id: string) => void }) {
+function AttachmentChips({ items, onRemove }: { items: UploadItem[]; onRemove: (id: string) => void }) {
   const t = useMessages(AT);
   const docs = useMessages(DOCS);
   if (!items.length) return null;

@@ -197,7 +197,9 @@ test.describe("a reader", () => {
       await expect(attach).toHaveAttribute("aria-disabled", "true");
       await expect(attach).toHaveAttribute("title", new RegExp(reason));
       await page.getByTestId("chat-input").fill("Leave?");
-      await attach.click();
+      // Disabled but focusable: activating it says why instead of opening the file picker.
+      await attach.focus();
+      await page.keyboard.press("Enter");
       await expect(page.getByTestId("attach-note")).toContainText(reason);
       // Nothing was offered to the file picker, and the question is still there.
       await expect(page.getByTestId("attachment-chip")).toHaveCount(0);

@@ -143,6 +143,35 @@ for (const lang of ["en", "zh"] as const) {
   });
 }
 
+test("a file dropped on the question box is attached to the question, not only added to the library", async ({ page }) => {
+  await page.goto("/");
+  const name = `dropped-${Date.now().toString(36)}.txt`;
+  await expect(page.getByTestId("attach-file")).not.toHaveAttribute("aria-disabled", "true");
+  const files = await page.evaluateHandle((n) => {
+    const dt = new DataTransfer();
+    // Its own text too: the same bytes again would be the document already there ("unchanged").
+    dt.items.add(new File([`The dropped note ${n} says the orchard opens at dawn.`], n, { type: "text/plain" }));
+    return dt;
+  }, name);
+  const composer = page.getByTestId("composer");
+  for (const type of ["dragenter", "dragover", "drop"]) await composer.dispatchEvent(type, { dataTransfer: files });
+  const chip = page.getByTestId("attachment-chip");
+  await expect(chip).toContainText(name);
+  await expect(chip).toHaveAttribute("data-state", "done", { timeout: 120_000 });
+  // The page's drop zone left it to the question box: no second upload in the tray.
+  await expect(page.getByTestId("upload-tray")).toHaveCount(0);
+  await expect(page.getByTestId("drop-overlay")).toHaveCount(0);
+  await chip.getByTestId("attachment-remove").click();
+  await expect(chip).toHaveCount(0);
+  // Removing the chip leaves the file in the library; this test removes it (and any left by an earlier failed run).
+  const listed = async () =>
+    ((await (await page.request.get("/api/documents")).json()) as { documents: { id: string; source: string }[] }).documents;
+  await expect.poll(async () => (await listed()).some((d) => d.source === name), { timeout: 30_000 }).toBe(true);
+  for (const d of await listed()) {
+    if (/^(dropped|zephyr)-/.test(d.source)) expect((await page.request.delete(`/api/documents/${d.id}`)).ok()).toBe(true);
+  }
+});
+
 test.describe("a reader", () => {
   const ADMIN = "attach-admin-secret-0123456789";
   const PASSWORD = "a long team password";

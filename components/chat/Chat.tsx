@@ -15,6 +15,8 @@ import { KbFilter } from "@/components/kbs/KbFilter";
 import { KbsLink } from "@/components/kbs/KbsLink";
 import type { ChatUIMessage } from "@/lib/agent/protocol";
 import { activePath, mergePath, normalizeTree, siblingsOf, switchTo } from "@/lib/conversations/branches";
+import { withAttached } from "@/lib/tools/scope";
+import { AT, useAttachments } from "./attachments";
 import { Composer } from "./Composer";
 import { ConversationList } from "./ConversationList";
 import { type Branch, setConversationInUrl, useConversationSaving } from "./conversation-saving";
@@ -27,7 +29,7 @@ import { FollowUps } from "./FollowUps";
 import { HistoryDrawer } from "./HistoryDrawer";
 import { MessageView } from "./MessageView";
 import { ModelPicker, useConversationModel } from "./ModelPicker";
-import { messageAnswerText } from "./message-parts";
+import { messageAnswerText, questionBefore } from "./message-parts";
 import { Shortcuts } from "./Shortcuts";
 import { type OpenSource, SourceSidePanel } from "./SourceSidePanel";
 import { type SourceViewer, SourceViewerContext } from "./source-viewer";
@@ -53,6 +55,7 @@ export function Chat({
   maxUploadBytes?: number;
 }) {
   const t = useMessages(T);
+  const at = useMessages(AT);
   const [stopped, setStopped] = useState<ReadonlySet<string>>(new Set());
   const { messages, sendMessage, status, stop, error, regenerate, setMessages, clearError } = useChat<ChatUIMessage>({
     transport,
@@ -69,11 +72,15 @@ export function Chat({
   // Documents the answers are limited to (empty = all): the sources picked for this conversation.
   const [documents, setDocuments] = useState<string[]>([]);
   const viewer = useViewer();
-  const { canWrite } = useAccess();
+  const { canWrite, write } = useAccess();
   // Uploads from the chat go to the first chosen knowledge base the person may write to (a non-admin's own first one).
   const uploadKb = kbs.find(canWrite) ?? (viewer && viewer.role !== "admin" ? viewer.kbs[0] : undefined);
+  // Until the viewer is known the paperclip is offered (the upload route decides anyway).
+  const attachments = useAttachments(uploadKb, !viewer || (uploadKb ? canWrite(uploadKb) : write));
   const [historyOpen, setHistoryOpen] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
+  // How many of the opened conversation's picked documents were deleted from the library since.
+  const [droppedDocuments, setDroppedDocuments] = useState(0);
   // The document opened from a citation, beside the chat (wide screens).
   const [source, setSource] = useState<OpenSource | null>(null);
   const closeSource = useCallback(() => setSource(null), []);
@@ -81,22 +88,27 @@ export function Chat({
   const turnToShow = useRef<string | null>(null);
   const { scroller, content, pinnedToBottom, onScroll, followNext } = useFollowScroll(turnToShow, messages, status, error);
   const busy = status === "submitted" || status === "streaming";
-  const { conversationId, feedback, listVersion, opened, closed, saveKbs, rate, isOpen } = useConversationSaving({
+  const { conversationId, feedback, listVersion, opened, closed, saveScope, rate, isOpen } = useConversationSaving({
     tree,
     messages,
     busy,
     kbs,
+    documents,
   });
 
   const open = useCallback(
     async (id: string) => {
       try {
-        const { conversation } = await conversationApi.get(id);
+        const { conversation, removedDocuments } = await conversationApi.get(id);
         tree.current = normalizeTree(conversation.messages as unknown as ChatUIMessage[]);
         opened(id, tree.current, conversation.feedback);
         setMessages(activePath(tree.current));
         setKbs(conversation.kbs);
+        setDocuments(conversation.documents ?? []);
         resetModel();
+        // Documents deleted from the library since drop out of the saved sources, visibly.
+        if (removedDocuments) saveScope({ documents: conversation.documents });
+        setDroppedDocuments(removedDocuments);
         setNotice(null);
         pinnedToBottom.current = true;
       } catch {
@@ -104,7 +116,7 @@ export function Chat({
         setConversationInUrl(null);
       }
     },
-    [opened, setMessages, t.conversationMissing, resetModel, pinnedToBottom],
+    [opened, setMessages, t.conversationMissing, resetModel, pinnedToBottom, saveScope],
   );
 
   // Once, on arrival: the conversation and turn the URL names (a Back from a document page lands here).
@@ -130,17 +142,34 @@ export function Chat({
   const changeKbs = useCallback(
     (next: string[]) => {
       setKbs(next);
-      saveKbs(next);
+      saveScope({ kbs: next });
     },
-    [saveKbs],
+    [saveScope],
+  );
+  const changeDocuments = useCallback(
+    (next: string[]) => {
+      setDocuments(next);
+      saveScope({ documents: next });
+    },
+    [saveScope],
   );
 
-  const body = () => ({ kbs, documents, locale, ...(chosenModel ? { model: chosenModel } : {}) });
+  /** A request's body; `scope`: the documents this question is limited to (each question records its own). */
+  const body = (scope: string[]) => ({ kbs, documents: scope, locale, ...(chosenModel ? { model: chosenModel } : {}) });
+  /** The scope a question was asked with (a question from before scopes were recorded: today's pick). */
+  const scopeOf = (question?: ChatUIMessage) => question?.metadata?.documents ?? documents;
   const send = (text: string) => {
-    if (busy) return;
+    if (busy || attachments.blocked) return;
     if (error) clearError();
     followNext();
-    void sendMessage({ text }, { body: body() });
+    const attached = attachments.ready;
+    const scope = withAttached(
+      documents,
+      attached.map((a) => a.id),
+    );
+    const metadata = { documents: scope, ...(attached.length ? { attachments: attached } : {}) };
+    void sendMessage({ text, metadata }, { body: body(scope) });
+    attachments.clear();
   };
   /** Regenerating adds a version of the answer; the earlier ones (and the turns after them) stay. */
   const regenerateAnswer = (messageId?: string) => {
@@ -149,17 +178,21 @@ export function Chat({
     tree.current = mergePath(tree.current, messages);
     // What the earlier versions said, so the offline answerer offers the next-best passages instead.
     const avoid = messageId ? siblingsOf(tree.current, messageId).map(messageAnswerText) : [];
-    void regenerate({ ...(messageId ? { messageId } : {}), body: { ...body(), ...(avoid.length ? { avoid } : {}) } });
+    const question = questionBefore(messages, messageId);
+    void regenerate({ ...(messageId ? { messageId } : {}), body: { ...body(scopeOf(question)), ...(avoid.length ? { avoid } : {}) } });
   };
   /** An edited question is a new version of it: the original question and its answers stay. */
   const edit = (messageId: string, text: string) => {
     if (busy) return;
     if (error) clearError();
     tree.current = mergePath(tree.current, messages);
-    const at = messages.findIndex((m) => m.id === messageId);
-    if (at >= 0) setMessages(messages.slice(0, at));
+    const index = messages.findIndex((m) => m.id === messageId);
+    // The edited question keeps the scope (and attachments) it was asked with.
+    const original = messages[index];
+    if (index >= 0) setMessages(messages.slice(0, index));
     pinnedToBottom.current = true;
-    void sendMessage({ text }, { body: body() });
+    const scope = scopeOf(original);
+    void sendMessage({ text, metadata: { ...original?.metadata, documents: scope } }, { body: body(scope) });
   };
   const shownTree = busy ? tree.current : mergePath(tree.current, messages);
   const versionsOf = (id: string): Versions | undefined => {
@@ -182,8 +215,10 @@ export function Chat({
     tree.current = [];
     resetModel();
     setDocuments([]);
+    attachments.clear();
     closed();
     setNotice(null);
+    setDroppedDocuments(0);
   };
 
   const searchHistory = () => {
@@ -299,8 +334,8 @@ export function Chat({
             <main id="main" className="flex min-w-0 flex-1 flex-col">
               {/* The question box comes first in the DOM (Tab reaches it before the example questions), last on screen. */}
               <div className="order-last border-t border-zinc-200 px-3 pt-3 pb-[max(0.75rem,env(safe-area-inset-bottom))] sm:px-5 dark:border-zinc-800">
-                <DocumentScope value={documents} onChange={setDocuments} />
-                <Composer busy={busy} onSend={send} onStop={() => void stop()} t={t} />
+                <DocumentScope value={documents} onChange={changeDocuments} />
+                <Composer busy={busy} onSend={send} onStop={() => void stop()} t={t} attach={attachments.composer} />
                 <div className="mx-auto mt-1.5 flex max-w-3xl items-center gap-3">
                   <ModelPicker value={chosenModel} onChange={pickModel} disabled={busy} />
                   <p className="hidden text-[11px] text-zinc-600 sm:block dark:text-zinc-400">{t.keyHint}</p>
@@ -313,9 +348,9 @@ export function Chat({
                 className="flex-1 overflow-y-auto"
               >
                 <div ref={content} data-testid="messages" className="mx-auto flex max-w-3xl flex-col gap-6 px-3 py-6 sm:px-5">
-                  {notice && (
+                  {(notice || droppedDocuments > 0) && (
                     <p role="status" data-testid="chat-notice" className="rounded-lg bg-zinc-100 px-3 py-2 text-sm dark:bg-zinc-800">
-                      {notice}
+                      {notice ?? fill(at.scopeDropped, { n: droppedDocuments })}
                     </p>
                   )}
                   {messages.length === 0 && <EmptyState t={t} onAsk={send} />}

@@ -10,6 +10,7 @@ import type { ChatUIMessage } from "@/lib/agent/protocol";
 import { MAX_NOTE_CHARS } from "@/lib/conversations/schema";
 import { faqIdOfChunk } from "@/lib/faq/types";
 import { Answer } from "./Answer";
+import { MessageAttachments } from "./attachments";
 import type { Feedback } from "./conversations-api";
 import { AnswerModel } from "./ModelPicker";
 import { checkOf, citationsOf, messageAnswerText } from "./message-parts";
@@ -88,6 +89,7 @@ function UserMessage({
       >
         {text}
       </div>
+      <MessageAttachments attachments={m.metadata?.attachments} />
       <div className="flex items-center gap-2">
         <VersionSwitch versions={versions} t={t} busy={busy} />
         <button

@@ -24,7 +24,7 @@ export function setConversationInUrl(id: string | null) {
 /**
  * Keeps the open conversation saved: created on the server once its first turn settles (its id then goes in
  * the address), saved again whenever a turn settles (answer finished, stopped or failed), and its knowledge
- * bases and ratings saved as they change. The writes run one after another, so a rating never overtakes the
+ * bases, picked documents and ratings saved as they change. The writes run one after another, so a rating never overtakes the
  * save of its answer. `tree`: every version of every turn (lib/conversations/branches.ts); `messages`: the
  * shown branch.
  */
@@ -33,11 +33,13 @@ export function useConversationSaving({
   messages,
   busy,
   kbs,
+  documents,
 }: {
   tree: RefObject<Branch>;
   messages: ChatUIMessage[];
   busy: boolean;
   kbs: string[];
+  documents: string[];
 }) {
   const [conversationId, setConversationId] = useState<string | null>(null);
   const [feedback, setFeedback] = useState<Record<string, Feedback>>({});
@@ -61,22 +63,22 @@ export function useConversationSaving({
     if (json === savedJson.current) return;
     savedJson.current = json;
     const snapshot = tree.current;
-    const scope = kbs;
+    const scope = { kbs, documents };
     void queue(async () => {
       const id = idRef.current;
-      if (id) await conversationApi.update(id, { messages: snapshot, kbs: scope });
+      if (id) await conversationApi.update(id, { messages: snapshot, ...scope });
       else {
         const created = newConversationId();
         idRef.current = created;
         setConversationId(created);
         setConversationInUrl(created);
-        await conversationApi.create({ id: created, kbs: scope, messages: snapshot });
+        await conversationApi.create({ id: created, ...scope, messages: snapshot });
       }
       setListVersion((v) => v + 1);
     }).catch(() => {
       savedJson.current = ""; // try again after the next turn
     });
-  }, [busy, messages, kbs, queue, tree]);
+  }, [busy, messages, kbs, documents, queue, tree]);
 
   /** A conversation opened from the server: `saved` is what it holds, so nothing is saved until it changes. */
   const opened = useCallback((id: string, saved: Branch, savedFeedback: Record<string, Feedback>) => {
@@ -96,10 +98,11 @@ export function useConversationSaving({
     setConversationInUrl(null);
   }, []);
 
-  const saveKbs = useCallback(
-    (next: string[]) => {
+  /** The open conversation's knowledge bases or picked documents changed. */
+  const saveScope = useCallback(
+    (next: { kbs?: string[]; documents?: string[] }) => {
       const id = idRef.current;
-      if (id) void queue(() => conversationApi.update(id, { kbs: next })).catch(() => {});
+      if (id) void queue(() => conversationApi.update(id, next)).catch(() => {});
     },
     [queue],
   );
@@ -118,5 +121,5 @@ export function useConversationSaving({
 
   const isOpen = (id: string) => id === idRef.current;
 
-  return { conversationId, feedback, listVersion, opened, closed, saveKbs, rate, isOpen };
+  return { conversationId, feedback, listVersion, opened, closed, saveScope, rate, isOpen };
 }

@@ -18,3 +18,9 @@ export function citationsOf(m: ChatUIMessage): Citation[] {
   }
   return [];
 }
+
+/** The question an answer (`answerId`) replies to; without one, the last question. */
+export function questionBefore<M extends { id: string; role: string }>(messages: M[], answerId?: string): M | undefined {
+  const end = answerId ? messages.findIndex((m) => m.id === answerId) : -1;
+  return (end >= 0 ? messages.slice(0, end) : messages).findLast((m) => m.role === "user");
+}

@@ -41,6 +41,8 @@ function DropTarget() {
     const onDrop = (e: DragEvent) => {
       depth.current = 0;
       setDragging(false);
+      // Already handled on the way up (files dropped on the chat's question box are attached to the question).
+      if (e.defaultPrevented) return;
       const files = Array.from(e.dataTransfer?.files ?? []);
       if (!files.length) return;
       e.preventDefault();

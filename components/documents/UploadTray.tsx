@@ -169,7 +169,9 @@ function UploadRow({
  */
 export function UploadTray() {
   const t = useMessages(T);
-  const { items, cancel, dismiss, retry, canRetry, clearFinished } = useDocumentUploads();
+  const uploads = useDocumentUploads();
+  const { cancel, dismiss, retry, canRetry, clearFinished } = uploads;
+  const items = uploads.items.filter((i) => !i.attached);
   const [collapsed, setCollapsed] = useState(false);
   const lastBatch = items.reduce((m, i) => Math.max(m, i.batch), 0);
   const seenBatch = useRef(lastBatch);

@@ -22,6 +22,8 @@ export interface UploadItem {
   result?: UploadOutcome;
   /** Files added together share a batch number; a later batch has a higher one. */
   batch: number;
+  /** Attached to a chat question: shown on the question box, not in the page's upload tray. */
+  attached?: boolean;
 }
 
 /** "12 added, 2 failed": counts of the finished and still running files. */
@@ -93,7 +95,8 @@ export class UploadQueue {
     for (const l of this.listeners) l();
   }
 
-  add(files: Iterable<File>, kb?: string) {
+  /** Queues `files` for knowledge base `kb` (server default when undefined); returns their item ids. */
+  add(files: Iterable<File>, kb?: string, opts: { attached?: boolean } = {}): string[] {
     const added: UploadItem[] = [];
     const batch = ++this.batches;
     for (const file of files) {
@@ -101,17 +104,18 @@ export class UploadQueue {
       // Refused here, with the server's message, when it could never succeed: nothing is sent, no Retry.
       const error = checkUploadFile(file, this.maxFileBytes);
       if (error) {
-        added.push({ id, name: file.name, size: file.size, state: "failed", batch, result: { status: "failed", error } });
+        added.push({ id, name: file.name, size: file.size, state: "failed", batch, result: { status: "failed", error }, ...opts });
         continue;
       }
       this.files.set(id, file);
-      added.push({ id, name: file.name, size: file.size, state: "queued", batch });
+      added.push({ id, name: file.name, size: file.size, state: "queued", batch, ...opts });
     }
-    if (!added.length) return;
+    if (!added.length) return [];
     this.items = [...this.items, ...added];
     for (const a of added) if (a.state === "queued") this.kbs.set(a.id, kb);
     this.emit();
     this.pump();
+    return added.map((a) => a.id);
   }
 
   cancel(id: string) {
@@ -139,9 +143,11 @@ export class UploadQueue {
     this.emit();
   }
 
+  /** Clears the tray's finished files (an attachment stays until its question is sent or it is removed). */
   clearFinished() {
-    for (const i of this.items) if (["done", "failed", "cancelled"].includes(i.state)) this.files.delete(i.id);
-    this.items = this.items.filter((i) => !["done", "failed", "cancelled"].includes(i.state));
+    const finished = (i: UploadItem) => !i.attached && ["done", "failed", "cancelled"].includes(i.state);
+    for (const i of this.items) if (finished(i)) this.files.delete(i.id);
+    this.items = this.items.filter((i) => !finished(i));
     this.emit();
   }
 

@@ -24,11 +24,21 @@ interface FollowUpsData {
   questions: FollowUp[];
 }
 
-/** `messageMetadata` of an answer. */
+/** A file attached to a question: added to the library as this document. */
+export interface Attachment {
+  id: string;
+  name: string;
+}
+
+/** `messageMetadata` of an answer (mode, model) or of a question (the scope it was asked with). */
 export interface ChatMetadata {
   /** "offline": the embedded extractive answerer; "llm": an OpenAI-compatible model. */
   mode?: "offline" | "llm";
   model?: string;
+  /** A question's sources: the documents it was limited to (empty = every document); a regenerate or edit re-asks with them. */
+  documents?: string[];
+  /** Files attached to a question. */
+  attachments?: Attachment[];
 }
 
 /** `data-check`: the citation check of the finished answer (lib/agent/support.ts): moved citations, unsupported sentences. */

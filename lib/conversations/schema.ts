@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { kbListSchema, kbNameSchema } from "@/lib/kb/names";
+import { documentIdsSchema } from "@/lib/tools/scope";
 
 const MAX_CONVERSATION_MESSAGES = 400;
 export const MAX_TITLE_CHARS = 200;
@@ -24,6 +25,8 @@ export const createConversationSchema = z.object({
   id: conversationIdSchema.optional(),
   title: z.string().trim().max(MAX_TITLE_CHARS).optional(),
   kbs: kbListSchema.default([]),
+  /** The sources picked for the conversation (empty = every document). */
+  documents: documentIdsSchema.default([]),
   messages: z.array(messageSchema).max(MAX_CONVERSATION_MESSAGES).default([]),
 });
 
@@ -31,9 +34,10 @@ export const updateConversationSchema = z
   .object({
     title: z.string().trim().min(1).max(MAX_TITLE_CHARS).optional(),
     kbs: kbListSchema.optional(),
+    documents: documentIdsSchema.optional(),
     messages: z.array(messageSchema).max(MAX_CONVERSATION_MESSAGES).optional(),
   })
-  .refine((v) => v.title !== undefined || v.kbs !== undefined || v.messages !== undefined, "Nothing to update.");
+  .refine((v) => Object.values(v).some((x) => x !== undefined), "Nothing to update.");
 
 export const feedbackSchema = z.object({
   messageId: z.string().min(1).max(200),
@@ -81,6 +85,8 @@ export interface ConversationSummary {
 }
 
 export interface Conversation extends ConversationSummary {
+  /** The sources picked for the conversation (empty = every document); each question records its own in its metadata. */
+  documents: string[];
   messages: StoredMessage[];
   /** By answer (message) id. */
   feedback: Record<string, Feedback>;

@@ -1,9 +1,14 @@
+import { Field, Int32, Schema } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { openStore, type Store } from "@/lib/store";
+import { textField } from "@/lib/store/schema";
+import { upsertRows } from "@/lib/store/tables";
 import { openTempStore, type TempStore } from "@/lib/store/temp-store";
 import { AppError } from "@/lib/types";
 import { activePath, mergePath, normalizeTree, siblingsOf } from "./branches";
+import { createConversationSchema, updateConversationSchema } from "./schema";
+import { inLibrary } from "./scope";
 import { type ConversationStore, openConversations, titleFrom } from "./store";
 
 const msg = (id: string, role: "user" | "assistant", text: string) => ({ id, role, parts: [{ type: "text", text }] });
@@ -95,5 +100,84 @@ describe("conversation store", () => {
     expect(back.messages).toHaveLength(5);
     expect(activePath(normalizeTree(back.messages)).map((m) => m.id)).toEqual(["q1", "a1b"]);
     expect(siblingsOf(normalizeTree(back.messages), "a1").map((m) => m.id)).toEqual(["a1", "a1b"]);
+  });
+
+  it("saves the documents picked for a conversation and each question's own scope, and changes them on update", async () => {
+    const asked = {
+      ...msg("u1", "user", "What is in the memo?"),
+      metadata: { documents: ["memo"], attachments: [{ id: "memo", name: "memo.md" }] },
+    };
+    const c = await store.create({ kbs: ["hr"], documents: ["a", "b"], messages: [asked] });
+    expect(c.documents).toEqual(["a", "b"]);
+    const back = (await store.get(c.id))!;
+    expect(back.documents).toEqual(["a", "b"]);
+    expect(back.messages[0].metadata).toEqual(asked.metadata);
+    expect((await store.update(c.id, { documents: ["b"] })).documents).toEqual(["b"]);
+    // A save of messages alone keeps the scope; an empty list means every document again.
+    expect((await store.update(c.id, { messages: [asked] })).documents).toEqual(["b"]);
+    expect((await store.update(c.id, { documents: [] })).documents).toEqual([]);
+    expect((await store.get(c.id))!.documents).toEqual([]);
+    expect(updateConversationSchema.safeParse({ documents: ["x".repeat(201)] }).success).toBe(false);
+    expect(createConversationSchema.parse({}).documents).toEqual([]);
+  });
+
+  it("loads conversations saved before scopes were (no documents column): every document", async () => {
+    const old = await openTempStore("conversations-old-", 64);
+    try {
+      const before = new Schema([
+        ...["id", "title", "kbs", "scope", "messages", "feedback", "search_text", "created_at", "updated_at"].map((n) => textField(n)),
+        new Field("message_count", new Int32(), false),
+      ]);
+      const side = await old.store.sideTable("conversations", before);
+      const at = new Date().toISOString();
+      const row = {
+        id: "old1",
+        title: "Old",
+        kbs: "[]",
+        scope: "",
+        messages: JSON.stringify([msg("u", "user", "hi")]),
+        feedback: "{}",
+        search_text: "old\nhi",
+        message_count: 1,
+        created_at: at,
+        updated_at: at,
+      };
+      await upsertRows(side, "id", [row]);
+      expect((await side.table.schema()).fields.some((f) => f.name === "documents")).toBe(false);
+      const conversations = await openConversations(old.store);
+      const loaded = (await conversations.get("old1"))!;
+      expect(loaded.documents).toEqual([]);
+      expect(loaded.messages).toHaveLength(1);
+      expect((await conversations.update("old1", { documents: ["d1"] })).documents).toEqual(["d1"]);
+      expect((await conversations.get("old1"))!.documents).toEqual(["d1"]);
+      expect((await conversations.list()).map((c) => c.id)).toEqual(["old1"]);
+    } finally {
+      await old.close();
+    }
+  });
+
+  it("drops documents deleted from the library out of a saved scope, and says which", async () => {
+    const at = new Date().toISOString();
+    const doc = (id: string) => ({
+      id,
+      kb: "default",
+      title: id,
+      source: `${id}.md`,
+      contentHash: id,
+      size: 1,
+      mimeType: "text/markdown",
+      author: null,
+      tags: [],
+      origin: "upload" as const,
+      chunkCount: 0,
+      createdAt: at,
+      updatedAt: at,
+    });
+    await documents.putDocument(doc("keep"), { text: "k" }, []);
+    await documents.putDocument(doc("gone"), { text: "g" }, []);
+    expect(await inLibrary(documents, ["keep", "gone"])).toEqual({ documents: ["keep", "gone"], removed: [] });
+    await documents.deleteDocument("gone");
+    expect(await inLibrary(documents, ["keep", "gone"])).toEqual({ documents: ["keep"], removed: ["gone"] });
+    expect(await inLibrary(documents, [])).toEqual({ documents: [], removed: [] });
   });
 });

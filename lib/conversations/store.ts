@@ -7,7 +7,7 @@ import { Field, Int32, Schema } from "apache-arrow";
 import { getStore, perStore, type Store, serialQueue } from "@/lib/store";
 import { textField } from "@/lib/store/schema";
 import { sqlEq } from "@/lib/store/sql";
-import { upsertRows } from "@/lib/store/tables";
+import { addTextColumn, upsertRows } from "@/lib/store/tables";
 import { AppError } from "@/lib/types";
 import {
   type Conversation,
@@ -29,6 +29,8 @@ const conversationsSchema = new Schema([
   textField("kbs"),
   textField("scope"),
   textField("messages"),
+  // JSON list of the picked documents; null in rows written before it existed (read as every document).
+  textField("documents", true),
   textField("feedback"),
   textField("search_text"),
   new Field("message_count", new Int32(), false),
@@ -88,6 +90,7 @@ function toRow(c: Conversation): Record<string, unknown> {
     kbs: JSON.stringify(kbs),
     // ",a,b," so one knowledge base is found by ",a,"; "" = every knowledge base.
     scope: kbs.length ? `,${kbs.join(",")},` : "",
+    documents: JSON.stringify(c.documents),
     messages: JSON.stringify(c.messages),
     feedback: JSON.stringify(c.feedback),
     search_text: `${c.title}\n${c.messages.map(textOf).join("\n")}`.toLowerCase(),
@@ -100,6 +103,7 @@ function toRow(c: Conversation): Record<string, unknown> {
 /** The conversations in the side table of `store` (compacted by the store's background maintenance). */
 export async function openConversations(store: Store): Promise<ConversationStore> {
   const side = await store.sideTable(CONVERSATIONS_TABLE, conversationsSchema);
+  await addTextColumn(side, "documents");
 
   const serialized = serialQueue();
 
@@ -109,6 +113,7 @@ export async function openConversations(store: Store): Promise<ConversationStore
     const r = rows[0];
     return {
       ...rowToSummary(r),
+      documents: r.documents == null ? [] : parseJson<string[]>(r.documents, []),
       messages: parseJson<StoredMessage[]>(r.messages, []),
       feedback: parseJson<Record<string, Feedback>>(r.feedback, {}),
     };
@@ -147,6 +152,7 @@ export async function openConversations(store: Store): Promise<ConversationStore
           id,
           title: (parsed.title || titleFrom(parsed.messages)).slice(0, MAX_TITLE_CHARS),
           kbs: parsed.kbs,
+          documents: parsed.documents,
           messages: parsed.messages,
           feedback: {},
           messageCount: parsed.messages.length,
@@ -161,6 +167,7 @@ export async function openConversations(store: Store): Promise<ConversationStore
       return serialized(async () => {
         const c = await mustRead(id);
         if (patch.kbs) c.kbs = patch.kbs;
+        if (patch.documents) c.documents = patch.documents;
         if (patch.messages) {
           c.messages = patch.messages;
           c.messageCount = patch.messages.length;

@@ -9,8 +9,7 @@ import { type AccessToken, findToken, type TokenScope } from "@/lib/credentials/
 import { openSideTables, type Store, serialQueue, versionCached } from "@/lib/store";
 import { textField } from "@/lib/store/schema";
 import { sqlEq } from "@/lib/store/sql";
-import type { SideTable } from "@/lib/store/tables";
-import { upsertRows } from "@/lib/store/tables";
+import { addTextColumn, upsertRows } from "@/lib/store/tables";
 import type { KbRecord } from "./types";
 
 const REGISTRY_TABLES = { kbs: "kbs", tokens: "tokens" } as const;
@@ -92,24 +91,13 @@ export interface Registry {
   revokeTokensOf(kb: string): Promise<void>;
 }
 
-/** A store made before custom instructions gets their column (empty); another process doing it at once is fine. */
-async function addInstructionsColumn(kbs: SideTable): Promise<void> {
-  const has = async () => (await kbs.table.schema()).fields.some((f) => f.name === "instructions");
-  if (await has()) return;
-  try {
-    await kbs.write((t) => t.addColumns([{ name: "instructions", valueSql: "CAST(NULL AS STRING)" }]));
-  } catch (err) {
-    await kbs.table.checkoutLatest();
-    if (!(await has())) throw err;
-  }
-}
-
 /** The registry in the side tables of `store`. */
 export async function openRegistry(store: Store, opts: { defaultKb?: string } = {}): Promise<Registry> {
   const { kbs, tokens } = await openSideTables(store, REGISTRY_TABLES, { kbs: kbsSchema, tokens: tokensSchema });
 
   const serialized = serialQueue();
-  await addInstructionsColumn(kbs);
+  // A store made before custom instructions gets their column (empty).
+  await addTextColumn(kbs, "instructions");
 
   // Every MCP request reads both tables (token check, tool catalog).
   const allKbs = versionCached(kbs, async () =>

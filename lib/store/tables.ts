@@ -172,6 +172,21 @@ export async function openTables(conn: lancedb.Connection, dimension: number, af
   };
 }
 
+/**
+ * A side table made before its text column `name` existed gets it (empty, nullable), so older rows still load;
+ * another process adding it at the same time is fine.
+ */
+export async function addTextColumn(side: SideTable, name: string): Promise<void> {
+  const has = async () => (await side.table.schema()).fields.some((f) => f.name === name);
+  if (await has()) return;
+  try {
+    await side.write((t) => t.addColumns([{ name, valueSql: "CAST(NULL AS STRING)" }]));
+  } catch (err) {
+    await side.table.checkoutLatest();
+    if (!(await has())) throw err;
+  }
+}
+
 /** Writes `rows` into a side table, replacing the rows that have the same `key`. */
 export function upsertRows(side: SideTable, key: string, rows: Record<string, unknown>[]) {
   return side.write((t) => t.mergeInsert(key).whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows));

@@ -22,6 +22,11 @@ export function scopedDocuments(requested?: readonly string[], server?: readonly
   return server ? requested.filter((d) => server.includes(d)) : [...requested];
 }
 
+/** A question's scope: the documents picked for the conversation plus those attached to the question (at most MAX_SCOPE_DOCUMENTS). */
+export function withAttached(picked: readonly string[], attached: readonly string[]): string[] {
+  return [...new Set([...picked, ...attached])].slice(0, MAX_SCOPE_DOCUMENTS);
+}
+
 export function encodeDocumentFilter(ids: readonly string[]): string {
   return ids.map(encodeURIComponent).join(",");
 }

@@ -16,7 +16,7 @@ export const GET = route({}, async ({ req, store, principal }) => {
   return { conversations: withPins(own, await (await getPins(await store())).all()) };
 });
 
-/** POST /api/conversations {id?, title?, kbs?, messages?} — starts a conversation. */
+/** POST /api/conversations {id?, title?, kbs?, documents?, messages?} — starts a conversation. */
 export const POST = route({ status: 201 }, async ({ body, store, principal }) => {
   const input = await body(createConversationSchema);
   const conversation = await (await getConversations()).create(input);

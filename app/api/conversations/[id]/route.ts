@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { requireOwn } from "@/lib/auth/scope";
 import { getPins } from "@/lib/conversations/pins";
+import { inLibrary } from "@/lib/conversations/scope";
 import { getShares } from "@/lib/conversations/shares";
 import { getConversations } from "@/lib/conversations/store";
 import { route } from "@/lib/server/route";
@@ -12,15 +13,19 @@ export const dynamic = "force-dynamic";
 
 const conversationRoute = { params: z.object({ id: conversationIdSchema }), notFound: "There is no such conversation." };
 
-/** GET /api/conversations/<id> — the conversation with its messages and feedback. */
+/**
+ * GET /api/conversations/<id> — the conversation with its messages and feedback; its picked documents without
+ * those deleted from the library since (`removedDocuments` counts them, for the chat to say so).
+ */
 export const GET = route(conversationRoute, async ({ params: { id }, store, principal }) => {
   await requireOwn(principal, await store(), "conversation", id);
   const conversation = await (await getConversations()).get(id);
   if (!conversation) throw new AppError("not_found", `No conversation with id "${id}".`);
-  return { conversation };
+  const { documents, removed } = await inLibrary(await store(), conversation.documents);
+  return { conversation: { ...conversation, documents }, removedDocuments: removed.length };
 });
 
-/** PATCH /api/conversations/<id> {title?, kbs?, messages?} — rename, or save the chat's current state. */
+/** PATCH /api/conversations/<id> {title?, kbs?, documents?, messages?} — rename, or save the chat's current state. */
 export const PATCH = route(conversationRoute, async ({ body, params: { id }, store, principal }) => {
   await requireOwn(principal, await store(), "conversation", id);
   const patch = await body(updateConversationSchema);

@@ -20,13 +20,24 @@ export function ErrorLine({ children, className = "mt-2 text-sm" }: { children: 
   );
 }
 
-/** A form control with its visible label above it. */
-export function Field({ label, className = "text-sm", children }: { label: ReactNode; className?: string; children: ReactNode }) {
+/** A form control with its visible label above it, and `note` (a hint) under it. */
+export function Field({
+  label,
+  note,
+  className = "text-sm",
+  children,
+}: {
+  label: ReactNode;
+  note?: ReactNode;
+  className?: string;
+  children: ReactNode;
+}) {
   return (
     // biome-ignore lint/a11y/noLabelWithoutControl: the control is `children`, labelled by nesting
     <label className={className}>
       <span className="mb-1 block">{label}</span>
       {children}
+      {note && <span className="mt-1 block text-xs text-zinc-600 dark:text-zinc-400">{note}</span>}
     </label>
   );
 }
@@ -72,6 +83,7 @@ export function TextBox({
   rows?: number;
   type?: "search";
   className: string;
+  maxLength?: number;
   placeholder?: string;
   required?: boolean;
 }) {

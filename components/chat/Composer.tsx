@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useRef, useState } from "react";
-import { SubmitForm } from "@/components/ui";
+import { Button, SubmitForm } from "@/components/ui";
 import type { ChatText } from "./strings";
 
 /** The question box: Enter sends, Shift+Enter adds a line (and Enter while an IME is composing does neither). */
@@ -45,14 +45,13 @@ export function Composer({ busy, onSend, onStop, t }: { busy: boolean; onSend: (
         className="max-h-[200px] min-h-[44px] flex-1 resize-none rounded-xl border border-zinc-300 bg-white px-3 py-2.5 text-[15px] leading-snug shadow-sm outline-none placeholder:text-zinc-400 focus:border-blue-500 focus:ring-2 focus:ring-blue-500/20 dark:border-zinc-700 dark:bg-zinc-900"
       />
       {busy ? (
-        <button
-          type="button"
-          data-testid="stop"
+        <Button
+          testid="stop"
           onClick={onStop}
           className="h-11 shrink-0 rounded-xl border border-zinc-300 px-4 text-sm font-medium hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
         >
           {t.stop}
-        </button>
+        </Button>
       ) : (
         <button
           type="submit"

@@ -4,6 +4,7 @@ import { type ReactNode, useEffect, useRef, useState } from "react";
 import { createPortal } from "react-dom";
 import { apiFetch, copyText } from "@/components/api";
 import { useMessages } from "@/components/i18n";
+import { Button } from "@/components/ui";
 import type { ChatUIMessage } from "@/lib/agent/protocol";
 import { ConversationDocument } from "./ConversationDocument";
 import { conversationApi } from "./conversations-api";
@@ -20,22 +21,8 @@ const shareUrl = (token: string) => `${window.location.origin}/shared/${token}`;
 const BUTTON = "rounded-lg border border-zinc-300 px-3 py-1.5 text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800";
 
 /** A button of the dialog; `className` adds to its look. */
-function DialogButton({
-  testid,
-  className,
-  onClick,
-  children,
-}: {
-  testid: string;
-  className?: string;
-  onClick(): unknown;
-  children: ReactNode;
-}) {
-  return (
-    <button type="button" data-testid={testid} className={className ? `${BUTTON} ${className}` : BUTTON} onClick={onClick}>
-      {children}
-    </button>
-  );
+function DialogButton({ className, ...rest }: { testid: string; className?: string; onClick(): unknown; children: ReactNode }) {
+  return <Button {...rest} className={className ? `${BUTTON} ${className}` : BUTTON} />;
 }
 
 function download(name: string, text: string) {

@@ -13,8 +13,6 @@ import type { SideTable } from "@/lib/store/tables";
 import { upsertRows } from "@/lib/store/tables";
 import type { KbRecord } from "./types";
 
-const REGISTRY_TABLES = { kbs: "kbs", tokens: "tokens" } as const;
-
 const kbsSchema = new Schema([
   textField("name"),
   textField("title"),
@@ -104,9 +102,11 @@ async function addInstructionsColumn(kbs: SideTable): Promise<void> {
   }
 }
 
+const REGISTRY_TABLES = { kbs: { name: "kbs", schema: kbsSchema }, tokens: { name: "tokens", schema: tokensSchema } };
+
 /** The registry in the side tables of `store`. */
 export async function openRegistry(store: Store, opts: { defaultKb?: string } = {}): Promise<Registry> {
-  const { kbs, tokens } = await openSideTables(store, REGISTRY_TABLES, { kbs: kbsSchema, tokens: tokensSchema });
+  const { kbs, tokens } = await openSideTables(store, REGISTRY_TABLES);
 
   const serialized = serialQueue();
   await addInstructionsColumn(kbs);

@@ -11,8 +11,6 @@ import { sqlEq, sqlIn } from "@/lib/store/sql";
 import { upsertRows } from "@/lib/store/tables";
 import type { SourceConfig, SourceKind, SyncRun } from "./schema";
 
-const TABLES = { sources: "sources", items: "source_items" } as const;
-
 const sourcesSchema = new Schema([
   textField("id"),
   textField("kb"),
@@ -126,8 +124,10 @@ export function newSourceId(): string {
   return randomBytes(9).toString("base64url");
 }
 
+const TABLES = { sources: { name: "sources", schema: sourcesSchema }, items: { name: "source_items", schema: itemsSchema } };
+
 export const getSourceStore = perStore("sourceStore", async (store: Store): Promise<SourceStore> => {
-  const { sources, items } = await openSideTables(store, TABLES, { sources: sourcesSchema, items: itemsSchema });
+  const { sources, items } = await openSideTables(store, TABLES);
   const serialized = serialQueue();
   const all = versionCached(sources, async () => (await sources.table.query().toArray()).map(rowToSource));
   const counts = versionCached(items, async () => {

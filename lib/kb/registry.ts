@@ -10,7 +10,7 @@ import { openSideTables, type Store, serialQueue, versionCached } from "@/lib/st
 import { textField } from "@/lib/store/schema";
 import { sqlEq } from "@/lib/store/sql";
 import type { SideTable } from "@/lib/store/tables";
-import { upsertRows } from "@/lib/store/tables";
+import { keyedRows } from "@/lib/store/versioned";
 import type { KbRecord } from "./types";
 
 const kbsSchema = new Schema([
@@ -112,30 +112,20 @@ export async function openRegistry(store: Store, opts: { defaultKb?: string } = 
   await addInstructionsColumn(kbs);
 
   // Every MCP request reads both tables (token check, tool catalog).
-  const allKbs = versionCached(kbs, async () =>
-    (await kbs.table.query().toArray()).map(rowToKb).sort((a, b) => a.name.localeCompare(b.name)),
+  const kbRows = keyedRows(kbs, serialized, { key: "name", keyOf: (k) => k.name, fromRow: rowToKb, toRow: kbToRow }, (a, b) =>
+    a.name.localeCompare(b.name),
   );
   const liveTokens = versionCached(tokens, async () => (await tokens.table.query().where("revoked = false").toArray()).map(rowToToken));
 
   const registry: Registry = {
     uri: store.uri,
     async listKbs() {
-      return [...(await allKbs())];
+      return [...(await kbRows.all())];
     },
     kbsVersion: () => kbs.version(),
-    async getKb(name) {
-      return (await allKbs()).find((k) => k.name === name) ?? null;
-    },
-    putKb(kb) {
-      return serialized(async () => {
-        await upsertRows(kbs, "name", [kbToRow(kb)]);
-      });
-    },
-    deleteKb(name) {
-      return serialized(async () => {
-        await kbs.write((t) => t.delete(sqlEq("name", name)));
-      });
-    },
+    getKb: kbRows.get,
+    putKb: kbRows.put,
+    deleteKb: kbRows.remove,
 
     async listTokens() {
       const rows = await tokens.table.query().toArray();

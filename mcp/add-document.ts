@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ingestDocument, sha256 } from "@/lib/ingest";
 import { sanitizeFileName, tagsSchema } from "@/lib/kb/fields";
 import { documentUri, MAX_AUTHOR_CHARS, MAX_DOCUMENT_TITLE_CHARS } from "@/lib/limits";
+import { documentSummarySchema } from "@/lib/tools/format";
 import { TOOL } from "@/lib/tools/names";
 import { ADDS_IDEMPOTENT } from "./annotations";
 import { kbArgument, perKbNames, type ToolContext, toolError, toolResult } from "./context";
@@ -38,7 +39,7 @@ const inputSchemaFor = perKbNames((kbNames) =>
 
 const outputSchema = z.object({
   status: z.enum(["added", "unchanged"]),
-  document: z.object({ id: z.string(), title: z.string(), source: z.string(), kb: z.string(), chunk_count: z.number().int() }),
+  document: documentSummarySchema.pick({ id: true, title: true, source: true, kb: true, chunk_count: true }),
   uri: z.string().describe("Resource URI of the document"),
 });
 

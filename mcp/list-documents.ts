@@ -1,6 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { formatDocumentList, toDocumentSummary } from "@/lib/tools/format";
+import { documentSummarySchema, formatDocumentList, toDocumentSummary } from "@/lib/tools/format";
 import { TOOL } from "@/lib/tools/names";
 import { READ_ONLY } from "./annotations";
 import { kbArgument, type ToolContext, toolResult } from "./context";
@@ -12,19 +12,7 @@ const inputSchema = z.strictObject({
   kb: kbArgument(undefined, "Only list documents of this knowledge base. Omit to list all."),
 });
 
-const outputSchema = z.object({
-  documents: z.array(
-    z.object({
-      id: z.string().describe("document_id for read_document"),
-      title: z.string(),
-      source: z.string().describe("File name as ingested"),
-      kb: z.string(),
-      chunk_count: z.number().int(),
-      mime_type: z.string(),
-      updated_at: z.string(),
-    }),
-  ),
-});
+const outputSchema = z.object({ documents: z.array(documentSummarySchema) });
 
 const config = {
   title: "List documents",

@@ -19,14 +19,11 @@ const RESULTS = 10;
 
 const inputSchema = z.strictObject({ query: queryField, documents: documentsField });
 
+/** A passage as the connector tools (search, fetch) name it: its id, title and address. */
+export const connectorPassage = z.object({ id: z.string(), title: z.string(), url: z.string() });
+
 const outputSchema = z.object({
-  results: z.array(
-    z.object({
-      id: z.string().describe("Pass to fetch"),
-      title: z.string(),
-      url: z.string().describe("Opens the passage, highlighted, in the app"),
-    }),
-  ),
+  results: z.array(connectorPassage).describe("Each passage's id (pass it to fetch), title, and URL (opens it, highlighted, in the app)"),
 });
 
 const config = {

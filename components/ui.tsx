@@ -1,4 +1,4 @@
-/** Small pieces the feature folders share: form-control classes, a labelled field, a password box, a text box, a drop-down, a form, tabs and an error line. */
+/** Small pieces the feature folders share: form-control classes, a button, a labelled field, a password box, a text box, a drop-down, a form, tabs and an error line. */
 import type { ChangeEvent, ReactNode } from "react";
 
 export const inputClass =
@@ -11,6 +11,25 @@ export const compactSelectClass = "rounded-md border border-zinc-300 bg-transpar
 export const navLinkClass = "text-sm text-sky-700 hover:underline dark:text-sky-300";
 export const primaryButtonClass = "rounded-md bg-sky-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-800 disabled:opacity-50";
 
+/** A plain button (not a form's submit) with its test id. */
+export function Button({
+  testid,
+  className,
+  onClick,
+  children,
+}: {
+  testid: string;
+  className: string;
+  onClick(): unknown;
+  children: ReactNode;
+}) {
+  return (
+    <button type="button" data-testid={testid} onClick={onClick} className={className}>
+      {children}
+    </button>
+  );
+}
+
 /** An error the user should hear at once (role="alert"), in red; `className` sets its spacing and size. */
 export function ErrorLine({ children, className = "mt-2 text-sm" }: { children: ReactNode; className?: string }) {
   return (
@@ -20,13 +39,24 @@ export function ErrorLine({ children, className = "mt-2 text-sm" }: { children: 
   );
 }
 
-/** A form control with its visible label above it. */
-export function Field({ label, className = "text-sm", children }: { label: ReactNode; className?: string; children: ReactNode }) {
+/** A form control with its visible label above it, and `note` (a hint) under it. */
+export function Field({
+  label,
+  note,
+  className = "text-sm",
+  children,
+}: {
+  label: ReactNode;
+  note?: ReactNode;
+  className?: string;
+  children: ReactNode;
+}) {
   return (
     // biome-ignore lint/a11y/noLabelWithoutControl: the control is `children`, labelled by nesting
     <label className={className}>
       <span className="mb-1 block">{label}</span>
       {children}
+      {note && <span className="mt-1 block text-xs text-zinc-600 dark:text-zinc-400">{note}</span>}
     </label>
   );
 }
@@ -72,6 +102,7 @@ export function TextBox({
   rows?: number;
   type?: "search";
   className: string;
+  maxLength?: number;
   placeholder?: string;
   required?: boolean;
 }) {

@@ -13,16 +13,10 @@ import {
   GBK_PHRASES,
   HTML_PHRASES,
   JSON_PHRASE,
-  makeCorruptPdf,
-  makeCsv,
-  makeDocx,
-  makeGbkText,
-  makeHtml,
-  makeJson,
   makeMarkdown,
   makePdf,
-  makeTextlessPdf,
   PDF_PHRASES,
+  uploadBatch,
 } from "./fixtures/make-fixtures";
 import { connectMcp, mcpUrl, resultText, search } from "./helpers/mcp";
 
@@ -81,16 +75,7 @@ let upload: Awaited<ReturnType<typeof uploadNdjson>>;
 // the worker, which loads this file again with a new KB and uploads again.)
 test.beforeAll(async () => {
   client = await connectMcp(mcpUrl(PORTS.offline));
-  const files = [
-    { name: "turbine-report.pdf", data: await makePdf() },
-    { name: "broken.pdf", data: makeCorruptPdf() },
-    { name: "scan.pdf", data: await makeTextlessPdf() },
-    { name: "handbook.docx", data: await makeDocx() },
-    { name: "heron.html", data: makeHtml() },
-    { name: "cities.csv", data: makeCsv() },
-    { name: "差旅制度.txt", data: makeGbkText() },
-    { name: "station.json", data: makeJson() },
-  ];
+  const files = await uploadBatch();
   upload = await uploadNdjson(files, { kb: KB, author: "E2E Author", tags: ["e2e", "fixtures"] });
   for (const r of upload.results) if (r.documentId) ids[r.name] = r.documentId;
 });

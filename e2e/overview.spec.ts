@@ -4,21 +4,13 @@
  * shows the document's overview, labelled as extracted offline, or written by the model (the fake LLM) when
  * there is one. axe on each state.
  */
-import AxeBuilder from "@axe-core/playwright";
-import { expect, type Page, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { PORTS } from "../playwright.config";
+import { audit } from "./helpers/axe";
 import { fakeRequests, withFakeModelApp } from "./helpers/fake-model";
 
 const LLM = `http://127.0.0.1:${PORTS.llm}`;
 const CJK = /\p{Script=Han}/u;
-
-async function audit(page: Page, what: string) {
-  const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
-  const bad = violations
-    .filter((v) => v.impact === "critical" || v.impact === "serious")
-    .map((v) => `${what}: [${v.impact}] ${v.id} — ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-  expect(bad, bad.join("\n")).toEqual([]);
-}
 
 test.describe.configure({ timeout: 240_000 });
 withFakeModelApp();

@@ -36,6 +36,17 @@ test.afterAll(async () => {
 const createKb = (name: string) => fetch(`${BASE}/api/kbs`, { method: "POST", headers: json, body: JSON.stringify({ name }) });
 const deleteKb = (name: string) => fetch(`${BASE}/api/kbs/${name}`, { method: "DELETE" });
 const sources = (kb: string) => `${BASE}/api/kbs/${kb}/sources`;
+const postSource = (kb: string, body: object) => fetch(sources(kb), { method: "POST", headers: json, body: JSON.stringify(body) });
+
+/** Runs `body` on a new knowledge base `kb`, deleted again afterwards. */
+async function withKb(kb: string, body: () => Promise<void>) {
+  expect((await createKb(kb)).status).toBe(201);
+  try {
+    await body();
+  } finally {
+    await deleteKb(kb);
+  }
+}
 
 async function settled(kb: string) {
   let list: { id: string; running: unknown; documents: number; lastRun: { added: number; error: string | null } | null }[] = [];
@@ -48,26 +59,20 @@ async function settled(kb: string) {
 
 test("the sources API validates, keeps secrets out of its answers, syncs now and removes a source with its documents", async () => {
   const kb = `src-api-${RUN}`;
-  expect((await createKb(kb)).status).toBe(201);
-  try {
-    const bad = await fetch(sources(kb), {
-      method: "POST",
-      headers: json,
-      body: JSON.stringify({ kind: "web", url: "file:///etc/passwd" }),
-    });
+  await withKb(kb, async () => {
+    const bad = await postSource(kb, { kind: "web", url: "file:///etc/passwd" });
     expect(bad.status).toBe(400);
     expect((await bad.json()).error.message).toContain("http(s) URL");
-    const noKb = await fetch(sources(`nope-${RUN}`), {
-      method: "POST",
-      headers: json,
-      body: JSON.stringify({ kind: "web", url: site.base }),
-    });
+    const noKb = await postSource(`nope-${RUN}`, { kind: "web", url: site.base });
     expect(noKb.status).toBe(404);
 
-    const git = await fetch(sources(kb), {
-      method: "POST",
-      headers: json,
-      body: JSON.stringify({ kind: "git", url: repo.url, branch: "main", paths: ["docs"], token: "tok-SECRET-123", scheduleMinutes: 0 }),
+    const git = await postSource(kb, {
+      kind: "git",
+      url: repo.url,
+      branch: "main",
+      paths: ["docs"],
+      token: "tok-SECRET-123",
+      scheduleMinutes: 0,
     });
     expect(git.status).toBe(201);
     const added = await git.json();
@@ -97,20 +102,13 @@ test("the sources API validates, keeps secrets out of its answers, syncs now and
     expect(await removed.json()).toMatchObject({ documents: 1 });
     const docs = await (await fetch(`${BASE}/api/documents?kb=${kb}`)).json();
     expect(docs.documents).toEqual([]);
-  } finally {
-    await deleteKb(kb);
-  }
+  });
 });
 
 test("a source's secret can be entered again by PATCH, only the field its kind has", async () => {
   const kb = `src-secret-${RUN}`;
-  expect((await createKb(kb)).status).toBe(201);
-  try {
-    const added = await fetch(sources(kb), {
-      method: "POST",
-      headers: json,
-      body: JSON.stringify({ kind: "git", url: repo.url, branch: "main", paths: ["docs"], scheduleMinutes: 0 }),
-    });
+  await withKb(kb, async () => {
+    const added = await postSource(kb, { kind: "git", url: repo.url, branch: "main", paths: ["docs"], scheduleMinutes: 0 });
     const { source } = await added.json();
     expect(source.hasSecret).toBe(false);
     await settled(kb);
@@ -123,9 +121,7 @@ test("a source's secret can be entered again by PATCH, only the field its kind h
     const body = await ok.json();
     expect(body.source.hasSecret).toBe(true);
     expect(JSON.stringify(body)).not.toContain("tok-AGAIN-456");
-  } finally {
-    await deleteKb(kb);
-  }
+  });
 });
 
 test("a wrong SOURCE_SECRET_KEY, TRUSTED_PROXY_HEADER or TRUSTED_PROXIES stops the server at start-up, naming it", async () => {

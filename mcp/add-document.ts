@@ -1,13 +1,13 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { ingestDocument, sha256 } from "@/lib/ingest";
 import { sanitizeFileName, tagsSchema } from "@/lib/kb/fields";
 import { documentUri, MAX_AUTHOR_CHARS, MAX_DOCUMENT_TITLE_CHARS } from "@/lib/limits";
+import { documentSummarySchema } from "@/lib/tools/format";
 import { TOOL } from "@/lib/tools/names";
 import { ADDS_IDEMPOTENT } from "./annotations";
-import { catalogKbNames, kbArgument, perKbNames, type ToolContext, toolError, toolResult } from "./context";
-import { guardedAdd } from "./write-access";
+import { kbArgument, perKbNames, type ToolContext, toolError, toolResult } from "./context";
+import { registerAddTool } from "./register";
 
 const name = TOOL.addDocument;
 
@@ -39,7 +39,7 @@ const inputSchemaFor = perKbNames((kbNames) =>
 
 const outputSchema = z.object({
   status: z.enum(["added", "unchanged"]),
-  document: z.object({ id: z.string(), title: z.string(), source: z.string(), kb: z.string(), chunk_count: z.number().int() }),
+  document: documentSummarySchema.pick({ id: true, title: true, source: true, kb: true, chunk_count: true }),
   uri: z.string().describe("Resource URI of the document"),
 });
 
@@ -59,43 +59,40 @@ const config = {
     "Add a text or Markdown document to the knowledge base; it is chunked and indexed like an upload and is " +
     "searchable as soon as this call returns. Requires a read-write access token. Never replaces a document: " +
     "adding a title that already exists with other content is refused (delete_document it first).",
+  input: inputSchemaFor,
   outputSchema,
   annotations: ADDS_IDEMPOTENT,
 };
 
 export function registerAddDocument(server: McpServer, ctx: ToolContext) {
-  server.registerTool(
-    name,
-    { ...config, inputSchema: inputSchemaFor(catalogKbNames(ctx)) },
-    guardedAdd(name, ctx, async (args, { kb, store }): Promise<CallToolResult> => {
-      const source = sourceName(args.title, args.format);
-      const existing = await store.findDocument(kb, { source });
-      const data = new TextEncoder().encode(args.content);
-      if (existing && existing.contentHash !== sha256(data)) {
-        return toolError(
-          `A document titled "${args.title}" already exists in "${kb}" (document_id ${existing.id}) with other content. ` +
-            "Delete it with delete_document first, or choose another title.",
-        );
-      }
-      const { document, status } = await ingestDocument(store, {
-        filename: source,
-        data,
-        kb,
-        title: args.title,
-        author: args.author,
-        tags: args.tags,
-        origin: "mcp",
-      });
-      if (status !== "unchanged") ctx.audit?.("document_upload", { kb, target: document.id, detail: `${source}: ${status} (MCP)` });
-      const out = {
-        status: status === "unchanged" ? ("unchanged" as const) : ("added" as const),
-        document: { id: document.id, title: document.title, source: document.source, kb: document.kb, chunk_count: document.chunkCount },
-        uri: documentUri(document.kb, document.id),
-      };
-      const text =
-        (out.status === "added" ? `Added "${document.title}"` : `"${document.title}" was already there unchanged`) +
-        ` to knowledge base "${document.kb}" — document_id: ${document.id}, ${document.chunkCount} chunk${document.chunkCount === 1 ? "" : "s"}.`;
-      return toolResult(text, out);
-    }),
-  );
+  registerAddTool(server, ctx, name, config, async (args, { kb, store }) => {
+    const source = sourceName(args.title, args.format);
+    const existing = await store.findDocument(kb, { source });
+    const data = new TextEncoder().encode(args.content);
+    if (existing && existing.contentHash !== sha256(data)) {
+      return toolError(
+        `A document titled "${args.title}" already exists in "${kb}" (document_id ${existing.id}) with other content. ` +
+          "Delete it with delete_document first, or choose another title.",
+      );
+    }
+    const { document, status } = await ingestDocument(store, {
+      filename: source,
+      data,
+      kb,
+      title: args.title,
+      author: args.author,
+      tags: args.tags,
+      origin: "mcp",
+    });
+    if (status !== "unchanged") ctx.audit?.("document_upload", { kb, target: document.id, detail: `${source}: ${status} (MCP)` });
+    const out = {
+      status: status === "unchanged" ? ("unchanged" as const) : ("added" as const),
+      document: { id: document.id, title: document.title, source: document.source, kb: document.kb, chunk_count: document.chunkCount },
+      uri: documentUri(document.kb, document.id),
+    };
+    const text =
+      (out.status === "added" ? `Added "${document.title}"` : `"${document.title}" was already there unchanged`) +
+      ` to knowledge base "${document.kb}" — document_id: ${document.id}, ${document.chunkCount} chunk${document.chunkCount === 1 ? "" : "s"}.`;
+    return toolResult(text, out);
+  });
 }

@@ -1,5 +1,4 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { getFaqStore } from "@/lib/faq/store";
 import { answerField, phrasingsField, questionField } from "@/lib/faq/types";
@@ -7,8 +6,8 @@ import { tagsSchema } from "@/lib/kb/fields";
 import { faqUri } from "@/lib/limits";
 import { TOOL } from "@/lib/tools/names";
 import { ADDS } from "./annotations";
-import { catalogKbNames, kbArgument, perKbNames, type ToolContext, toolResult } from "./context";
-import { guardedAdd } from "./write-access";
+import { kbArgument, perKbNames, type ToolContext, toolResult } from "./context";
+import { registerAddTool } from "./register";
 
 const name = TOOL.addFaq;
 
@@ -35,32 +34,29 @@ const config = {
   description:
     "Store a question and its answer as a FAQ entry; search_knowledge then returns it first whenever a question " +
     "matches it. Requires a read-write access token.",
+  input: inputSchemaFor,
   outputSchema,
   annotations: ADDS,
 };
 
 export function registerAddFaq(server: McpServer, ctx: ToolContext) {
-  server.registerTool(
-    name,
-    { ...config, inputSchema: inputSchemaFor(catalogKbNames(ctx)) },
-    guardedAdd(name, ctx, async (args, { kb, store }): Promise<CallToolResult> => {
-      const [faq] = await (await getFaqStore(store)).add([
-        {
-          kb,
-          question: args.question,
-          answer: args.answer,
-          phrasings: args.phrasings,
-          tags: args.tags,
-          source: { documentId: null, chunkId: null, label: `token ${ctx.token?.name ?? "internal"}` },
-          origin: "manual",
-        },
-      ]);
-      ctx.audit?.("faq_create", { kb: faq.kb, target: faq.id, detail: `${faq.question.slice(0, 200)} (MCP)` });
-      const uri = faqUri(faq.kb, faq.id);
-      return toolResult(`Added FAQ entry "${faq.question}" to knowledge base "${faq.kb}" — faq_id: ${faq.id} (${uri}).`, {
-        faq: { id: faq.id, kb: faq.kb, question: faq.question },
-        uri,
-      });
-    }),
-  );
+  registerAddTool(server, ctx, name, config, async (args, { kb, store }) => {
+    const [faq] = await (await getFaqStore(store)).add([
+      {
+        kb,
+        question: args.question,
+        answer: args.answer,
+        phrasings: args.phrasings,
+        tags: args.tags,
+        source: { documentId: null, chunkId: null, label: `token ${ctx.token?.name ?? "internal"}` },
+        origin: "manual",
+      },
+    ]);
+    ctx.audit?.("faq_create", { kb: faq.kb, target: faq.id, detail: `${faq.question.slice(0, 200)} (MCP)` });
+    const uri = faqUri(faq.kb, faq.id);
+    return toolResult(`Added FAQ entry "${faq.question}" to knowledge base "${faq.kb}" — faq_id: ${faq.id} (${uri}).`, {
+      faq: { id: faq.id, kb: faq.kb, question: faq.question },
+      uri,
+    });
+  });
 }

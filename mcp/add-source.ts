@@ -1,13 +1,12 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { getKnowledgeBase, getRegistry } from "@/lib/kb";
 import { sourceInputSchema } from "@/lib/sources/schema";
 import { addSource, viewOf } from "@/lib/sources/service";
 import { TOOL } from "@/lib/tools/names";
 import { ADDS } from "./annotations";
-import { catalogKbNames, kbArgument, perKbNames, type ToolContext, toolError, toolResult } from "./context";
-import { guardedAdd } from "./write-access";
+import { kbArgument, perKbNames, type ToolContext, toolError, toolResult } from "./context";
+import { registerAddTool } from "./register";
 
 const name = TOOL.addSource;
 
@@ -37,26 +36,23 @@ const config = {
   description:
     "Add a web site, Git repository or S3 bucket to a knowledge base: its documents are indexed in the background " +
     "and kept in sync on a schedule (default hourly). Requires a read-write access token. Check progress with list_sources.",
+  input: inputSchemaFor,
   annotations: { ...ADDS, openWorldHint: true },
 };
 
 export function registerAddSource(server: McpServer, ctx: ToolContext) {
-  server.registerTool(
-    name,
-    { ...config, inputSchema: inputSchemaFor(catalogKbNames(ctx)) },
-    guardedAdd(name, ctx, async (args, { kb, store }): Promise<CallToolResult> => {
-      const { kb: _kb, ...rest } = args as Record<string, unknown>;
-      const parsed = sourceInputSchema.safeParse(rest);
-      if (!parsed.success) return toolError(parsed.error.issues.map((i) => i.message).join("; "));
-      if (!(await getKnowledgeBase(store, await getRegistry(store), kb))) return toolError(`There is no knowledge base "${kb}".`);
-      const source = await addSource(store, kb, parsed.data, { admin: false });
-      ctx.audit?.("source_add", { kb, target: source.id, detail: `${source.kind} ${source.name} (MCP)` });
-      const view = await viewOf(store, source);
-      return toolResult(
-        `Added the ${source.kind} source "${source.name}" to "${kb}" (id ${source.id}); its first sync is running. ` +
-          "list_sources shows its status.",
-        { source: view },
-      );
-    }),
-  );
+  registerAddTool(server, ctx, name, config, async (args, { kb, store }) => {
+    const { kb: _kb, ...rest } = args as Record<string, unknown>;
+    const parsed = sourceInputSchema.safeParse(rest);
+    if (!parsed.success) return toolError(parsed.error.issues.map((i) => i.message).join("; "));
+    if (!(await getKnowledgeBase(store, await getRegistry(store), kb))) return toolError(`There is no knowledge base "${kb}".`);
+    const source = await addSource(store, kb, parsed.data, { admin: false });
+    ctx.audit?.("source_add", { kb, target: source.id, detail: `${source.kind} ${source.name} (MCP)` });
+    const view = await viewOf(store, source);
+    return toolResult(
+      `Added the ${source.kind} source "${source.name}" to "${kb}" (id ${source.id}); its first sync is running. ` +
+        "list_sources shows its status.",
+      { source: view },
+    );
+  });
 }

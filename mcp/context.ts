@@ -150,17 +150,23 @@ export function guarded<A>(tool: string, body: (args: A) => Promise<CallToolResu
   };
 }
 
+/** What a reading tool's call reads: the knowledge base(s) it may read (undefined: all) and the store. */
+export interface ReadTarget {
+  kb: string | string[] | undefined;
+  store: Store;
+}
+
 /**
  * `guarded` for a reading tool: the call runs with the knowledge base(s) it may read (its `kb` argument, if it
- * has one, within the server's scope), or is refused (see effectiveKb).
+ * has one, within the server's scope) and the store, or is refused (see effectiveKb).
  */
 export function guardedRead<A extends object>(
   tool: string,
-  ctx: Pick<ToolContext, "kbs">,
-  body: (args: A, kb: string | string[] | undefined) => Promise<CallToolResult>,
+  ctx: Pick<ToolContext, "kbs" | "getStore">,
+  body: (args: A, target: ReadTarget) => Promise<CallToolResult>,
 ): (args: A) => Promise<CallToolResult> {
   return guarded<A>(tool, async (args) => {
     const scope = effectiveKb(ctx, "kb" in args && typeof args.kb === "string" ? args.kb : undefined);
-    return scope.error ? toolError(scope.error) : body(args, scope.kb);
+    return scope.error ? toolError(scope.error) : body(args, { kb: scope.kb, store: await ctx.getStore() });
   });
 }

@@ -8,17 +8,14 @@ import { chunkWindow } from "@/lib/tools/format";
 import { TOOL } from "@/lib/tools/names";
 import { READ_ONLY } from "./annotations";
 import { guarded, inScope, type ToolContext, toolError } from "./context";
-import { connectorResult, passageUrl } from "./search";
+import { connectorPassage, connectorResult, passageUrl } from "./search";
 
 const name = TOOL.fetch;
 
 const inputSchema = z.strictObject({ id: idField("id").describe("An id from a search result") });
 
-const outputSchema = z.object({
-  id: z.string(),
-  title: z.string(),
+const outputSchema = connectorPassage.extend({
   text: z.string().describe("The passage with the passages just before and after it"),
-  url: z.string(),
   metadata: z.object({
     document_id: z.string(),
     document_title: z.string(),

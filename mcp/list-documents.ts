@@ -1,10 +1,10 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { formatDocumentList, toDocumentSummary } from "@/lib/tools/format";
+import { documentSummarySchema, formatDocumentList, toDocumentSummary } from "@/lib/tools/format";
 import { TOOL } from "@/lib/tools/names";
 import { READ_ONLY } from "./annotations";
-import { guardedRead, kbArgument, type ToolContext, toolResult } from "./context";
+import { kbArgument, type ToolContext, toolResult } from "./context";
+import { registerReadTool } from "./register";
 
 const name = TOOL.listDocuments;
 
@@ -12,19 +12,7 @@ const inputSchema = z.strictObject({
   kb: kbArgument(undefined, "Only list documents of this knowledge base. Omit to list all."),
 });
 
-const outputSchema = z.object({
-  documents: z.array(
-    z.object({
-      id: z.string().describe("document_id for read_document"),
-      title: z.string(),
-      source: z.string().describe("File name as ingested"),
-      kb: z.string(),
-      chunk_count: z.number().int(),
-      mime_type: z.string(),
-      updated_at: z.string(),
-    }),
-  ),
-});
+const outputSchema = z.object({ documents: z.array(documentSummarySchema) });
 
 const config = {
   title: "List documents",
@@ -32,20 +20,15 @@ const config = {
     "List the documents in the knowledge base with their document_id, title, source file name, knowledge base " +
     "and number of chunks. Use it to see what the knowledge base covers or to find a document_id for read_document; " +
     "to answer a question, prefer search_knowledge.",
-  inputSchema,
+  input: inputSchema,
   outputSchema,
   annotations: READ_ONLY,
 };
 
 export function registerListDocuments(server: McpServer, ctx: ToolContext) {
-  server.registerTool(
-    name,
-    config,
-    guardedRead(name, ctx, async (_args, kb): Promise<CallToolResult> => {
-      const store = await ctx.getStore();
-      const all = await store.listDocuments(typeof kb === "string" ? { kb } : undefined);
-      const docs = (Array.isArray(kb) ? all.filter((d) => kb.includes(d.kb)) : all).map(toDocumentSummary);
-      return toolResult(formatDocumentList(docs, typeof kb === "string" ? kb : undefined), { documents: docs });
-    }),
-  );
+  registerReadTool(server, ctx, name, config, async (_args, { kb, store }) => {
+    const all = await store.listDocuments(typeof kb === "string" ? { kb } : undefined);
+    const docs = (Array.isArray(kb) ? all.filter((d) => kb.includes(d.kb)) : all).map(toDocumentSummary);
+    return toolResult(formatDocumentList(docs, typeof kb === "string" ? kb : undefined), { documents: docs });
+  });
 }

@@ -1,11 +1,11 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { SourceView } from "@/lib/sources/schema";
 import { listSourceViews } from "@/lib/sources/service";
 import { TOOL } from "@/lib/tools/names";
 import { READ_ONLY } from "./annotations";
-import { guardedRead, kbArgument, type ToolContext, toolResult } from "./context";
+import { kbArgument, type ToolContext, toolResult } from "./context";
+import { registerReadTool } from "./register";
 
 const name = TOOL.listSources;
 
@@ -16,7 +16,7 @@ const config = {
   description:
     "List the web sites, Git repositories, buckets and folders the knowledge bases are kept in sync with: each one's " +
     "settings (never its secrets), schedule, document count, and last sync (added, updated, removed, failed with reasons).",
-  inputSchema,
+  input: inputSchema,
   annotations: READ_ONLY,
 };
 
@@ -31,14 +31,9 @@ function line(s: SourceView): string {
 }
 
 export function registerListSources(server: McpServer, ctx: ToolContext) {
-  server.registerTool(
-    name,
-    config,
-    guardedRead(name, ctx, async (_args, kb): Promise<CallToolResult> => {
-      const store = await ctx.getStore();
-      const kbs = typeof kb === "string" ? [kb] : (kb ?? (await store.listKbs()));
-      const sources = (await Promise.all(kbs.map((k) => listSourceViews(store, k)))).flat();
-      return toolResult(sources.length ? sources.map(line).join("\n") : "No sources.", { sources });
-    }),
-  );
+  registerReadTool(server, ctx, name, config, async (_args, { kb, store }) => {
+    const kbs = typeof kb === "string" ? [kb] : (kb ?? (await store.listKbs()));
+    const sources = (await Promise.all(kbs.map((k) => listSourceViews(store, k)))).flat();
+    return toolResult(sources.length ? sources.map(line).join("\n") : "No sources.", { sources });
+  });
 }

@@ -1,12 +1,12 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { faqHitsToResults } from "@/lib/faq/results";
 import { getFaqStore } from "@/lib/faq/store";
 import { TOOL } from "@/lib/tools/names";
 import { searchResultSchema } from "@/lib/tools/search-result";
 import { READ_ONLY } from "./annotations";
-import { catalogKbNames, guardedRead, perKbNames, type ToolContext, toolResult } from "./context";
+import { perKbNames, type ToolContext, toolResult } from "./context";
+import { registerReadTool } from "./register";
 import { inputSchemaFor as searchInputSchemaFor } from "./search-knowledge";
 
 const name = TOOL.searchFaq;
@@ -47,30 +47,26 @@ const config = {
     "language. Returns the closest entries with their answer, score and source. search_knowledge already puts " +
     "strongly matching FAQ entries first; use this to look only at the FAQ.",
   outputSchema,
+  input: inputSchemaFor,
   annotations: READ_ONLY,
 };
 
 export function registerSearchFaq(server: McpServer, ctx: ToolContext) {
-  server.registerTool(
-    name,
-    { ...config, inputSchema: inputSchemaFor(catalogKbNames(ctx)) },
-    guardedRead(name, ctx, async (args, kb): Promise<CallToolResult> => {
-      const kbs = kb === undefined ? undefined : Array.isArray(kb) ? kb : [kb];
-      const store = await ctx.getStore();
-      const hits = await (await getFaqStore(store)).search(args.query, { kbs, limit: args.top_k });
-      const shaped = await faqHitsToResults(store, hits);
-      const results = shaped.map((r, i) => ({ ...r, strong: hits[i].strong }));
-      const text = results.length
-        ? [
-            `${results.length} FAQ entr${results.length === 1 ? "y" : "ies"} for "${args.query}":`,
-            ...results.map(
-              (r) =>
-                `[${r.ref}] ${r.heading}\n(faq_id: ${r.faq!.id}, kb: ${r.kb}, score: ${Number(r.score.toFixed(3))}${r.strong ? ", strong match" : ""}` +
-                `${r.faq!.source.chunk_id ? `, source chunk_id: ${r.faq!.source.chunk_id}` : ""})\n${r.text}`,
-            ),
-          ].join("\n\n")
-        : `No FAQ entry matches "${args.query}". Try search_knowledge for passages of the documents.`;
-      return toolResult(text, { results });
-    }),
-  );
+  registerReadTool(server, ctx, name, config, async (args, { kb, store }) => {
+    const kbs = kb === undefined ? undefined : Array.isArray(kb) ? kb : [kb];
+    const hits = await (await getFaqStore(store)).search(args.query, { kbs, limit: args.top_k });
+    const shaped = await faqHitsToResults(store, hits);
+    const results = shaped.map((r, i) => ({ ...r, strong: hits[i].strong }));
+    const text = results.length
+      ? [
+          `${results.length} FAQ entr${results.length === 1 ? "y" : "ies"} for "${args.query}":`,
+          ...results.map(
+            (r) =>
+              `[${r.ref}] ${r.heading}\n(faq_id: ${r.faq!.id}, kb: ${r.kb}, score: ${Number(r.score.toFixed(3))}${r.strong ? ", strong match" : ""}` +
+              `${r.faq!.source.chunk_id ? `, source chunk_id: ${r.faq!.source.chunk_id}` : ""})\n${r.text}`,
+          ),
+        ].join("\n\n")
+      : `No FAQ entry matches "${args.query}". Try search_knowledge for passages of the documents.`;
+    return toolResult(text, { results });
+  });
 }

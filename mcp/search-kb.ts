@@ -29,7 +29,7 @@ export function registerKbSearchTools(server: McpServer, ctx: ToolContext): stri
         annotations: READ_ONLY,
         _meta: { "knowledge-base/kb": kb.name, ...citationView.toolMeta },
       },
-      guarded(name, async (args): Promise<CallToolResult> => runSearch(ctx, args, kb.name)),
+      guarded(name, async (args): Promise<CallToolResult> => runSearch(ctx, args, { kb: kb.name, store: await ctx.getStore() })),
     );
     registered.push(name);
   }

@@ -11,7 +11,7 @@ import { documentIdsSchema, scopedDocuments } from "@/lib/tools/scope";
 import { searchOutputSchema } from "@/lib/tools/search-result";
 import { READ_ONLY } from "./annotations";
 import * as citationView from "./citation-view";
-import { catalogKbNames, guardedRead, kbArgument, perKbNames, type ToolContext, toolResult } from "./context";
+import { catalogKbNames, guardedRead, kbArgument, perKbNames, type ReadTarget, type ToolContext, toolResult } from "./context";
 
 const name = TOOL.searchKnowledge;
 
@@ -67,9 +67,8 @@ const config = {
 export async function runSearch(
   ctx: ToolContext,
   args: { query: string; top_k: number; documents?: readonly string[] },
-  kb: string | string[] | undefined,
+  { kb, store }: ReadTarget,
 ): Promise<CallToolResult> {
-  const store = await ctx.getStore();
   const documents = scopedDocuments(args.documents, ctx.documents);
   // FAQ entries are no document: a search limited to picked documents leaves them out.
   const faqs = documents ? Promise.resolve([]) : strongFaqs(store, args.query, kb); // in parallel with the passage search
@@ -90,6 +89,6 @@ export function registerSearchKnowledge(server: McpServer, ctx: ToolContext) {
   server.registerTool(
     name,
     { ...config, inputSchema: inputSchemaFor(kbNames) },
-    guardedRead(name, ctx, (args, kb) => runSearch(ctx, args, kb)),
+    guardedRead(name, ctx, (args, target) => runSearch(ctx, args, target)),
   );
 }

@@ -8,7 +8,8 @@ import { passagePath } from "@/lib/tools/links";
 import { TOOL } from "@/lib/tools/names";
 import { scopedDocuments } from "@/lib/tools/scope";
 import { READ_ONLY } from "./annotations";
-import { guardedRead, type ToolContext, toolResult } from "./context";
+import { type ToolContext, toolResult } from "./context";
+import { registerReadTool } from "./register";
 import { documentsField, queryField } from "./search-knowledge";
 
 const name = TOOL.search;
@@ -18,14 +19,11 @@ const RESULTS = 10;
 
 const inputSchema = z.strictObject({ query: queryField, documents: documentsField });
 
+/** A passage as the connector tools (search, fetch) name it: its id, title and address. */
+export const connectorPassage = z.object({ id: z.string(), title: z.string(), url: z.string() });
+
 const outputSchema = z.object({
-  results: z.array(
-    z.object({
-      id: z.string().describe("Pass to fetch"),
-      title: z.string(),
-      url: z.string().describe("Opens the passage, highlighted, in the app"),
-    }),
-  ),
+  results: z.array(connectorPassage).describe("Each passage's id (pass it to fetch), title, and URL (opens it, highlighted, in the app)"),
 });
 
 const config = {
@@ -34,7 +32,7 @@ const config = {
     "Search this organisation's knowledge base (handbooks, policies, papers, news; English and Chinese) for passages " +
     "relevant to a query. Returns ids, titles and URLs; call fetch with an id for the passage's text. Same index as " +
     "search_knowledge, shaped for ChatGPT connectors and deep research.",
-  inputSchema,
+  input: inputSchema,
   outputSchema,
   annotations: READ_ONLY,
 };
@@ -50,18 +48,14 @@ export function connectorResult(value: Record<string, unknown>): CallToolResult 
 }
 
 export function registerSearch(server: McpServer, ctx: ToolContext) {
-  server.registerTool(
-    name,
-    config,
-    guardedRead(name, ctx, async (args, kb): Promise<CallToolResult> => {
-      const documents = scopedDocuments(args.documents, ctx.documents);
-      const hits = await searchKnowledge(await ctx.getStore(), { query: args.query, topK: RESULTS, kb, documents });
-      const results = hits.map((h) => ({
-        id: h.chunk.id,
-        title: titleWithHeading(h.document.title, h.chunk.heading),
-        url: passageUrl(h.document.id, h.chunk.id),
-      }));
-      return connectorResult({ results });
-    }),
-  );
+  registerReadTool(server, ctx, name, config, async (args, { kb, store }) => {
+    const documents = scopedDocuments(args.documents, ctx.documents);
+    const hits = await searchKnowledge(store, { query: args.query, topK: RESULTS, kb, documents });
+    const results = hits.map((h) => ({
+      id: h.chunk.id,
+      title: titleWithHeading(h.document.title, h.chunk.heading),
+      url: passageUrl(h.document.id, h.chunk.id),
+    }));
+    return connectorResult({ results });
+  });
 }

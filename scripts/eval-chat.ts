@@ -12,22 +12,16 @@
  * refused; with --fake-miscite, the share of deliberately wrong citations of a fake model that the citation
  * check moves or flags, and of right ones that it does (scripts/eval-chat/miscite.ts).
  */
-import { existsSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { getEmbedder } from "@/lib/embed";
-import { ingestSet, loadEvalSet } from "@/lib/retrieve/eval-harness";
-import { openStore } from "@/lib/store";
-import { type ChatEvalSummary, evalChat, serveMcp, shortAnswerQuestions } from "./eval-chat/harness";
+import { loadEvalSet } from "@/lib/retrieve/eval-harness";
+import { type ChatEvalSummary, evalChat, shortAnswerQuestions } from "./eval-chat/harness";
 import { evalMiscite } from "./eval-chat/miscite";
 import { rankingCeiling } from "./eval-chat/ranking";
+import { openSetChat, pct } from "./eval-chat/set-store";
 
 const USAGE =
   "Usage: npm run eval -- --chat <eval set dir> [--limit N] [--max-answer 30] [--store DIR] [--unanswerable <set dir>] [--fake-miscite] [--misses N]";
-
-const pct = (n: number, d: number) => `${n}/${d} (${d ? ((100 * n) / d).toFixed(1) : "0.0"} %)`;
 
 export async function main(argv = process.argv.slice(2)): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -59,19 +53,8 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
   const other = values.unanswerable ? await loadEvalSet(path.resolve(values.unanswerable)) : null;
   const unanswerable = other ? other.questions.slice(0, limit) : [];
 
-  const dir = values.store ? path.resolve(values.store) : await mkdtemp(path.join(os.tmpdir(), "kb-eval-chat-"));
-  const marker = path.join(dir, ".ingested");
-  const store = await openStore({ uri: dir, embedder: getEmbedder() });
-  const mcp = await serveMcp(store);
+  const { store, mcp, close } = await openSetChat(set, values.store, "kb-eval-chat-");
   try {
-    if (!existsSync(marker)) {
-      console.log(`${path.basename(set.dir)}: ingesting ${set.docs.length} documents into ${dir}`);
-      const r = await ingestSet(store, set, set.docs, (done, total) => {
-        if (done % 50 === 0 || done === total) process.stdout.write(`  ${done}/${total}\r`);
-      });
-      console.log(`  ingested in ${r.seconds.toFixed(1)} s (${r.chunks} chunks)`);
-      if (values.store) await writeFile(marker, path.basename(set.dir));
-    }
     const progress = (label: string) => (done: number, total: number) => {
       if (done % 10 === 0 || done === total) process.stdout.write(`  ${label} ${done}/${total}\r`);
     };
@@ -107,9 +90,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
       for (const x of wrong) console.log(`  answered ${x.id}: ${x.question}\n    → ${x.text.replace(/\s+/g, " ").slice(0, 300)}`);
     }
   } finally {
-    await mcp.close();
-    await store.close();
-    if (!values.store) await rm(dir, { recursive: true, force: true });
+    await close();
   }
   return 0;
 }

@@ -6,18 +6,14 @@
  * is not a refusal and cites the passage the suggestion was built from (so that passage was retrieved again
  * in the top k and the answerer took its answer from it). Prints that share; the goal is ≥ 90 %.
  */
-import { existsSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { type Citation, citedNumbers } from "@/lib/agent/citations";
 import { isRefusal } from "@/lib/agent/offline-model";
 import type { FollowUp } from "@/lib/agent/protocol";
-import { getEmbedder } from "@/lib/embed";
-import { ingestSet, loadEvalSet } from "@/lib/retrieve/eval-harness";
-import { openStore } from "@/lib/store";
-import { askChat, serveMcp } from "./eval-chat/harness";
+import { loadEvalSet } from "@/lib/retrieve/eval-harness";
+import { askChat } from "./eval-chat/harness";
+import { openSetChat, pct } from "./eval-chat/set-store";
 
 const USAGE = "Usage: npm run eval -- --follow-ups <eval set dir> [--limit 30] [--store DIR] [--misses N]";
 
@@ -49,16 +45,8 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
   }
   const set = await loadEvalSet(path.resolve(positionals[0]));
   const questions = set.questions.slice(0, limit);
-  const dir = values.store ? path.resolve(values.store) : await mkdtemp(path.join(os.tmpdir(), "kb-eval-followups-"));
-  const marker = path.join(dir, ".ingested");
-  const store = await openStore({ uri: dir, embedder: getEmbedder() });
-  const mcp = await serveMcp(store);
+  const { mcp, close } = await openSetChat(set, values.store, "kb-eval-followups-");
   try {
-    if (!existsSync(marker)) {
-      console.log(`${path.basename(set.dir)}: ingesting ${set.docs.length} documents`);
-      await ingestSet(store, set, set.docs);
-      if (values.store) await writeFile(marker, path.basename(set.dir));
-    }
     let turns = 0;
     let withSuggestions = 0;
     let suggested = 0;
@@ -80,15 +68,12 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
       }
       if (turns % 10 === 0) process.stdout.write(`  ${turns}/${questions.length}\r`);
     }
-    const pct = (n: number, d: number) => `${n}/${d} (${d ? ((100 * n) / d).toFixed(1) : "0.0"} %)`;
     console.log(`\n${path.basename(set.dir)}: offline follow-up suggestions after ${turns} questions`);
     console.log(`  answers with 2–3 suggestions ${pct(withSuggestions, turns)}`);
     console.log(`  suggestions answered from their passage ${pct(answered, suggested)}`);
     for (const m of misses.slice(0, Number.parseInt(values.misses!, 10) || 0)) console.log(`  miss ${m}`);
   } finally {
-    await mcp.close();
-    await store.close();
-    if (!values.store) await rm(dir, { recursive: true, force: true });
+    await close();
   }
   return 0;
 }

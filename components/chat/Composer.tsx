@@ -1,7 +1,7 @@
 "use client";
 
 import { type ReactNode, useEffect, useId, useRef, useState } from "react";
-import { SubmitForm } from "@/components/ui";
+import { Button, SubmitForm } from "@/components/ui";
 import { ACCEPT_ATTRIBUTE } from "@/lib/parse/formats";
 import type { ChatText } from "./strings";
 
@@ -125,14 +125,13 @@ export function Composer({
           className="max-h-[200px] min-h-[44px] min-w-0 flex-1 resize-none rounded-xl border border-zinc-300 bg-white px-3 py-2.5 text-[15px] leading-snug shadow-sm outline-none placeholder:text-zinc-400 focus:border-blue-500 focus:ring-2 focus:ring-blue-500/20 dark:border-zinc-700 dark:bg-zinc-900"
         />
         {busy ? (
-          <button
-            type="button"
-            data-testid="stop"
+          <Button
+            testid="stop"
             onClick={onStop}
             className="h-11 shrink-0 rounded-xl border border-zinc-300 px-4 text-sm font-medium hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
           >
             {t.stop}
-          </button>
+          </Button>
         ) : (
           <button
             type="submit"

@@ -1,5 +1,6 @@
 "use client";
 
+import { Button } from "@/components/ui";
 import { parseChatError } from "@/lib/agent/protocol";
 import { type ChatText, fill } from "./strings";
 
@@ -18,14 +19,13 @@ export function ErrorNotice({ error, t, onRetry }: { error: Error; t: ChatText; 
       className="flex flex-col gap-2 rounded-xl border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800 sm:flex-row sm:items-center dark:border-red-900 dark:bg-red-950/50 dark:text-red-200"
     >
       <span className="flex-1">{text}</span>
-      <button
-        type="button"
-        data-testid="retry-error"
+      <Button
+        testid="retry-error"
         onClick={onRetry}
         className="self-start rounded-lg border border-red-300 px-3 py-1 text-xs font-medium hover:bg-red-100 sm:self-auto dark:border-red-800 dark:hover:bg-red-900/50"
       >
         {t.retry}
-      </button>
+      </Button>
     </div>
   );
 }

@@ -1,9 +1,10 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
+import { type ReactNode, useEffect, useRef, useState } from "react";
 import { createPortal } from "react-dom";
 import { apiFetch, copyText } from "@/components/api";
 import { useMessages } from "@/components/i18n";
+import { Button } from "@/components/ui";
 import type { ChatUIMessage } from "@/lib/agent/protocol";
 import { ConversationDocument } from "./ConversationDocument";
 import { conversationApi } from "./conversations-api";
@@ -18,6 +19,11 @@ const sharePath = (id: string) => `/api/conversations/${encodeURIComponent(id)}/
 const shareUrl = (token: string) => `${window.location.origin}/shared/${token}`;
 
 const BUTTON = "rounded-lg border border-zinc-300 px-3 py-1.5 text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800";
+
+/** A button of the dialog; `className` adds to its look. */
+function DialogButton({ className, ...rest }: { testid: string; className?: string; onClick(): unknown; children: ReactNode }) {
+  return <Button {...rest} className={className ? `${BUTTON} ${className}` : BUTTON} />;
+}
 
 function download(name: string, text: string) {
   const url = URL.createObjectURL(new Blob([text], { type: "text/markdown;charset=utf-8" }));
@@ -77,13 +83,24 @@ export function ExportDialog({
     return () => cancelAnimationFrame(id);
   }, [printing]);
 
-  const act = async (fn: () => Promise<void>) => {
+  /** A click handler that runs `fn` and says so when it fails. */
+  const action = (fn: () => Promise<void>) => async () => {
     try {
       await fn();
     } catch {
       setNote(s.failed);
     }
   };
+  const createLink = action(async () => {
+    setShare((await apiFetch<{ share: Share }>(sharePath(conversationId), { method: "POST" })).share);
+    setCopied(false);
+    setNote(null);
+  });
+  const revokeLink = action(async () => {
+    await apiFetch(sharePath(conversationId), { method: "DELETE" });
+    setShare(null);
+    setNote(s.revoked);
+  });
 
   return (
     <>
@@ -102,25 +119,21 @@ export function ExportDialog({
             {s.exportTitle}
           </h2>
           <div className="mt-3 flex flex-wrap gap-2">
-            <button
-              type="button"
-              data-testid="export-markdown"
-              className={BUTTON}
+            <DialogButton
+              testid="export-markdown"
               onClick={() => download(exportFileName(title), conversationMarkdown(title, messages, s, window.location.origin))}
             >
               {s.downloadMarkdown}
-            </button>
-            <button
-              type="button"
-              data-testid="export-print"
-              className={BUTTON}
+            </DialogButton>
+            <DialogButton
+              testid="export-print"
               onClick={() => {
                 dialog.current?.close();
                 setPrinting(true);
               }}
             >
               {s.print}
-            </button>
+            </DialogButton>
           </div>
           <h3 className="mt-5 text-sm font-semibold">{s.shareHeading}</h3>
           <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">{s.shareHint}</p>
@@ -137,50 +150,24 @@ export function ExportDialog({
                 />
               </label>
               <div className="flex gap-2">
-                <button
-                  type="button"
-                  data-testid="share-copy"
-                  className={BUTTON}
-                  onClick={() =>
-                    void act(async () => {
-                      await copyText(shareUrl(share.token));
-                      setCopied(true);
-                    })
-                  }
+                <DialogButton
+                  testid="share-copy"
+                  onClick={action(async () => {
+                    await copyText(shareUrl(share.token));
+                    setCopied(true);
+                  })}
                 >
                   {copied ? s.copied : s.copyLink}
-                </button>
-                <button
-                  type="button"
-                  data-testid="share-revoke"
-                  className={`${BUTTON} text-red-800 dark:text-red-300`}
-                  onClick={() =>
-                    void act(async () => {
-                      await apiFetch(sharePath(conversationId), { method: "DELETE" });
-                      setShare(null);
-                      setNote(s.revoked);
-                    })
-                  }
-                >
+                </DialogButton>
+                <DialogButton testid="share-revoke" className="text-red-800 dark:text-red-300" onClick={revokeLink}>
                   {s.revoke}
-                </button>
+                </DialogButton>
               </div>
             </div>
           ) : (
-            <button
-              type="button"
-              data-testid="share-create"
-              className={`${BUTTON} mt-2`}
-              onClick={() =>
-                void act(async () => {
-                  setShare((await apiFetch<{ share: Share }>(sharePath(conversationId), { method: "POST" })).share);
-                  setCopied(false);
-                  setNote(null);
-                })
-              }
-            >
+            <DialogButton testid="share-create" className="mt-2" onClick={createLink}>
               {s.createLink}
-            </button>
+            </DialogButton>
           )}
           {note && (
             <p role="status" data-testid="export-note" className="mt-2 text-sm">
@@ -188,9 +175,9 @@ export function ExportDialog({
             </p>
           )}
           <div className="mt-5 flex justify-end">
-            <button type="button" data-testid="export-close" className={BUTTON} onClick={() => dialog.current?.close()}>
+            <DialogButton testid="export-close" onClick={() => dialog.current?.close()}>
               {s.close}
-            </button>
+            </DialogButton>
           </div>
         </dialog>
       )}

@@ -54,14 +54,18 @@ function ChunkMarker({ chunks, t }: { chunks: ChunkRecord[]; t: DocumentMessages
   );
 }
 
+/**
+ * How a block shows whether it is in the cited chunk or the linked passage: its data attributes (the block's
+ * start too), its background, and the chunk marker before it.
+ */
+interface BlockMarks {
+  marks: { "data-highlighted"?: true; "data-passage"?: true; "data-start": number };
+  tone: string;
+  marker: React.ReactNode;
+}
+
 /** Consecutive CSV records as one table. */
-function RecordTable({
-  rows,
-  render,
-}: {
-  rows: { block: Block; i: number }[];
-  render: (i: number) => { highlighted: boolean; passage: boolean; marker: React.ReactNode };
-}) {
+function RecordTable({ rows, render }: { rows: { block: Block; i: number }[]; render: (i: number) => BlockMarks }) {
   const columns = [...new Set(rows.flatMap((r) => r.block.fields!.map(([h]) => h)))];
   return (
     <div className="my-3 overflow-x-auto">
@@ -77,7 +81,7 @@ function RecordTable({
         </thead>
         <tbody>
           {rows.map(({ block, i }) => {
-            const { highlighted, passage, marker } = render(i);
+            const { marks, tone, marker } = render(i);
             const values = new Map(block.fields);
             return (
               <Fragment key={block.start}>
@@ -86,14 +90,7 @@ function RecordTable({
                     <td colSpan={columns.length}>{marker}</td>
                   </tr>
                 )}
-                <tr
-                  data-testid="csv-row"
-                  data-highlighted={highlighted || undefined}
-                  data-passage={passage || undefined}
-                  data-start={block.start}
-                  data-row={block.row}
-                  className={passage ? PASSAGE : highlighted ? HIGHLIGHT : ""}
-                >
+                <tr data-testid="csv-row" {...marks} data-row={block.row} className={tone}>
                   {columns.map((c) => (
                     <td key={c} className="border-b border-zinc-100 px-2 py-1 align-top dark:border-zinc-800">
                       {values.get(c) ?? ""}
@@ -137,11 +134,15 @@ export function DocumentBody({
     return doc.mimeType === "text/csv" ? all.filter((b) => !/^##\s+Rows\s/.test(b.text)) : all;
   }, [text, doc.mimeType, doc.title, pages]);
   const starts = useMemo(() => (showChunks ? chunkStarts(blocks, chunks) : new Map<number, ChunkRecord[]>()), [showChunks, blocks, chunks]);
-  const render = (i: number) => ({
-    highlighted: !!cited && overlaps(blocks[i], cited),
-    passage: !!passage && overlaps(blocks[i], passage),
-    marker: starts.has(i) ? <ChunkMarker chunks={starts.get(i)!} t={t} /> : null,
-  });
+  const render = (i: number): BlockMarks => {
+    const highlighted = !!cited && overlaps(blocks[i], cited);
+    const isPassage = !!passage && overlaps(blocks[i], passage);
+    return {
+      marks: { "data-highlighted": highlighted || undefined, "data-passage": isPassage || undefined, "data-start": blocks[i].start },
+      tone: isPassage ? PASSAGE : highlighted ? HIGHLIGHT : "",
+      marker: starts.has(i) ? <ChunkMarker chunks={starts.get(i)!} t={t} /> : null,
+    };
+  };
 
   const out: React.ReactNode[] = [];
   let page: number | undefined;
@@ -167,18 +168,11 @@ export function DocumentBody({
       out.push(<RecordTable key={b.start} rows={rows} render={render} />);
       continue;
     }
-    const { highlighted, passage: isPassage, marker } = render(i);
+    const { marks, tone, marker } = render(i);
     out.push(
       <Fragment key={b.start}>
         {marker}
-        <div
-          data-testid="doc-block"
-          data-highlighted={highlighted || undefined}
-          data-passage={isPassage || undefined}
-          data-start={b.start}
-          data-page={b.page}
-          className={`-mx-2 rounded px-2 ${isPassage ? PASSAGE : highlighted ? HIGHLIGHT : ""}`}
-        >
+        <div data-testid="doc-block" {...marks} data-page={b.page} className={`-mx-2 rounded px-2 ${tone}`}>
           {b.kind === "markdown" ? (
             <Markdown components={md} remarkPlugins={remarkPlugins}>
               {b.text}

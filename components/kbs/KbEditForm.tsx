@@ -1,12 +1,25 @@
 "use client";
 
 import { useState } from "react";
-import { Field, FormActions, inputClass, SubmitForm } from "@/components/ui";
+import { Field, FormActions, inputClass, SubmitForm, TextBox } from "@/components/ui";
 import { MAX_KB_DESCRIPTION_CHARS, MAX_KB_INSTRUCTIONS_CHARS, MAX_KB_NAME_CHARS, MAX_KB_TITLE_CHARS } from "@/lib/kb/names";
 import type { KnowledgeBase } from "@/lib/kb/types";
 import type { KbMessages } from "./messages";
 
 export type KbPatch = { name?: string; title?: string; description?: string; instructions?: string };
+
+/** The free-text fields, each labelled by its key's message; `hint` and `note` name their messages too. */
+const TEXT_FIELDS: {
+  key: "title" | "description" | "instructions";
+  maxLength: number;
+  rows?: number;
+  hint?: "descriptionHint" | "instructionsHint";
+  note?: "instructionsNote";
+}[] = [
+  { key: "title", maxLength: MAX_KB_TITLE_CHARS },
+  { key: "description", maxLength: MAX_KB_DESCRIPTION_CHARS, rows: 3, hint: "descriptionHint" },
+  { key: "instructions", maxLength: MAX_KB_INSTRUCTIONS_CHARS, rows: 3, hint: "instructionsHint", note: "instructionsNote" },
+];
 
 /** Rename and describe one knowledge base; saves only what changed (nothing changed: just closes). */
 export function KbEditForm({
@@ -36,7 +49,7 @@ export function KbEditForm({
         onSave(patch);
       }}
     >
-      <Field label={t.name}>
+      <Field label={t.name} note={!kb.isDefault && t.renameNote}>
         <input
           data-testid="kb-edit-name"
           value={form.name}
@@ -45,40 +58,21 @@ export function KbEditForm({
           onChange={(e) => setForm({ ...form, name: e.target.value.toLowerCase() })}
           className={`${inputClass} font-mono`}
         />
-        {!kb.isDefault && <span className="mt-1 block text-xs text-zinc-600 dark:text-zinc-400">{t.renameNote}</span>}
       </Field>
-      <Field label={t.title}>
-        <input
-          data-testid="kb-edit-title"
-          value={form.title}
-          maxLength={MAX_KB_TITLE_CHARS}
-          onChange={(e) => setForm({ ...form, title: e.target.value })}
-          className={inputClass}
-        />
-      </Field>
-      <Field label={t.description}>
-        <textarea
-          data-testid="kb-edit-description"
-          value={form.description}
-          rows={3}
-          maxLength={MAX_KB_DESCRIPTION_CHARS}
-          placeholder={t.descriptionHint}
-          onChange={(e) => setForm({ ...form, description: e.target.value })}
-          className={inputClass}
-        />
-      </Field>
-      <Field label={t.instructions}>
-        <textarea
-          data-testid="kb-edit-instructions"
-          value={form.instructions}
-          rows={3}
-          maxLength={MAX_KB_INSTRUCTIONS_CHARS}
-          placeholder={t.instructionsHint}
-          onChange={(e) => setForm({ ...form, instructions: e.target.value })}
-          className={inputClass}
-        />
-        <span className="mt-1 block text-xs text-zinc-600 dark:text-zinc-400">{t.instructionsNote}</span>
-      </Field>
+      {TEXT_FIELDS.map((f) => (
+        <Field key={f.key} label={t[f.key]} note={f.note && t[f.note]}>
+          <TextBox
+            label={t[f.key]}
+            testid={`kb-edit-${f.key}`}
+            value={form[f.key]}
+            rows={f.rows}
+            maxLength={f.maxLength}
+            placeholder={f.hint && t[f.hint]}
+            onChange={(value) => setForm({ ...form, [f.key]: value })}
+            className={inputClass}
+          />
+        </Field>
+      ))}
       <FormActions testid="kb-save" busy={busy} label={t.save} busyLabel={t.saving} cancelLabel={t.cancel} onCancel={onCancel} />
     </SubmitForm>
   );

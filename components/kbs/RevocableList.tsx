@@ -2,6 +2,7 @@
 
 import { type ReactNode, useCallback, useEffect, useState } from "react";
 import { apiErrorText } from "@/components/api";
+import { ConfirmButton } from "@/components/ConfirmButton";
 import { useLocale } from "@/components/i18n";
 import { ErrorLine } from "@/components/ui";
 import { fill, type KbMessages } from "./messages";
@@ -29,6 +30,13 @@ const LABELS = {
   app: (t: KbMessages) => ({ title: t.appsTitle, intro: t.appsIntro, empty: t.noApps, confirm: t.confirmRevokeApp }),
 };
 
+const REVOKE_CLASSES = {
+  trigger: "text-xs text-red-700 hover:underline dark:text-red-400",
+  prompt: "flex flex-wrap items-center gap-2",
+  yes: "rounded-md bg-red-600 px-2 py-0.5 text-xs text-white hover:bg-red-700",
+  no: "text-xs hover:underline",
+};
+
 interface Props<T extends Revocable> extends ListContext {
   /** The section's id, its texts and the rows' test ids. */
   kind: keyof typeof LABELS;
@@ -44,7 +52,6 @@ export function RevocableList<T extends Revocable>({ t, version, onError, kind, 
   const { title, intro, empty, confirm } = LABELS[kind](t);
   const [items, setItems] = useState<T[] | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [confirming, setConfirming] = useState<string | null>(null);
 
   const refresh = useCallback(async () => {
     try {
@@ -93,38 +100,23 @@ export function RevocableList<T extends Revocable>({ t, version, onError, kind, 
             <span className="ml-auto">
               {item.revoked ? (
                 <span className="text-xs text-zinc-600 dark:text-zinc-400">{t.revoked}</span>
-              ) : confirming === item.id ? (
-                <span className="flex flex-wrap items-center gap-2">
-                  <span className="text-xs">{fill(confirm, { name: item.name })}</span>
-                  <button
-                    type="button"
-                    data-testid={`${kind}-revoke-confirm`}
-                    onClick={async () => {
-                      try {
-                        await revoke(item.id);
-                      } catch (err) {
-                        onError(err);
-                      }
-                      setConfirming(null);
-                      void refresh();
-                    }}
-                    className="rounded-md bg-red-600 px-2 py-0.5 text-xs text-white hover:bg-red-700"
-                  >
-                    {t.revoke}
-                  </button>
-                  <button type="button" onClick={() => setConfirming(null)} className="text-xs hover:underline">
-                    {t.cancel}
-                  </button>
-                </span>
               ) : (
-                <button
-                  type="button"
-                  data-testid={`${kind}-revoke`}
-                  onClick={() => setConfirming(item.id)}
-                  className="text-xs text-red-700 hover:underline dark:text-red-400"
-                >
-                  {t.revoke}
-                </button>
+                <ConfirmButton
+                  testid={`${kind}-revoke`}
+                  label={t.revoke}
+                  question={<span className="text-xs">{fill(confirm, { name: item.name })}</span>}
+                  yes={t.revoke}
+                  no={t.cancel}
+                  onConfirm={async () => {
+                    try {
+                      await revoke(item.id);
+                    } catch (err) {
+                      onError(err);
+                    }
+                    void refresh();
+                  }}
+                  classes={REVOKE_CLASSES}
+                />
               )}
             </span>
           </li>

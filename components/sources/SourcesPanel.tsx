@@ -31,6 +31,22 @@ function statusLine(s: SourceView, t: SourceMessages, locale: "en" | "zh"): stri
   return fill(t.lastSync, { time, added, updated, unchanged, removed, failed: r.failed.length });
 }
 
+/** Items of the last run, each with its reason (skipped or failed), folded under `summary`. */
+function RunItems({ summary, items, testid }: { summary: string; items: { item: string; reason: string }[]; testid?: string }) {
+  return (
+    <details className="text-xs" data-testid={testid}>
+      <summary>{summary}</summary>
+      <ul>
+        {items.map((f) => (
+          <li key={f.item} className="break-all">
+            {f.item}: {f.reason}
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
 /** A knowledge base's sources (web sites, Git repositories, buckets, folders): status, Sync now, remove, add. */
 export function SourcesPanel({ kb, canWrite, admin, onChanged }: { kb: string; canWrite: boolean; admin: boolean; onChanged(): void }) {
   const t = useMessages(T);
@@ -125,29 +141,9 @@ export function SourcesPanel({ kb, canWrite, admin, onChanged }: { kb: string; c
               {statusLine(s, t, locale)}
             </p>
             {!s.running && !!s.lastRun?.notes?.length && (
-              <details className="text-xs" data-testid="source-notes">
-                <summary>{t.skippedItems}</summary>
-                <ul>
-                  {s.lastRun.notes.map((f) => (
-                    <li key={f.item} className="break-all">
-                      {f.item}: {f.reason}
-                    </li>
-                  ))}
-                </ul>
-              </details>
+              <RunItems testid="source-notes" summary={t.skippedItems} items={s.lastRun.notes} />
             )}
-            {!s.running && s.lastRun && s.lastRun.failed.length > 0 && (
-              <details className="text-xs">
-                <summary>{t.failedItems}</summary>
-                <ul>
-                  {s.lastRun.failed.map((f) => (
-                    <li key={f.item} className="break-all">
-                      {f.item}: {f.reason}
-                    </li>
-                  ))}
-                </ul>
-              </details>
-            )}
+            {!s.running && s.lastRun && s.lastRun.failed.length > 0 && <RunItems summary={t.failedItems} items={s.lastRun.failed} />}
           </li>
         ))}
       </ul>

@@ -2,13 +2,9 @@
  * Offline follow-up suggestions end to end: a real store, the app's MCP endpoint on loopback, runChat with the
  * offline answerer. Each suggestion, asked in turn, must retrieve and cite the passage it was built from.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOfflineEmbedder } from "@/lib/embed";
-import { ingestDocument } from "@/lib/ingest";
-import { openStore, type Store } from "@/lib/store";
+import { handbooks, ingestMarkdown } from "@/lib/ingest/test-kbs";
+import { openTempStore, type TempStore } from "@/lib/store/temp-store";
 import { hasCjk } from "@/lib/text/cjk";
 import { askChat, serveMcp } from "@/scripts/eval-chat/harness";
 import type { LocalMcp } from "@/scripts/local-mcp";
@@ -17,56 +13,18 @@ import { citedNumbers } from "./citations";
 import { isRefusal } from "./offline-model";
 import type { FollowUp } from "./protocol";
 
-const HANDBOOK = `# Employee Handbook
-
-## Annual leave
-
-Full-time employees receive 20 days of annual leave per year. Requests go to your manager two weeks ahead.
-
-## Sick leave
-
-Sick leave of more than three days requires a doctor's certificate from a registered physician.
-
-## Parental leave
-
-New parents receive 16 weeks of paid parental leave, taken within the first year after the birth or adoption.
-
-## Remote work
-
-Employees may work from home up to three days a week with their manager's agreement.
-`;
-const ZH = `# 员工手册
-
-## 年假
-
-全职员工每年享有二十天带薪年假，需提前两周向主管申请。
-
-## 病假
-
-病假超过三天需要提供医院出具的诊断证明。
-
-## 报销
-
-差旅报销需在出差结束后三十天内提交发票原件，由财务部审核后发放。
-`;
-
-let dir: string;
-let store: Store;
+let temp: TempStore;
 let mcp: LocalMcp;
-const enc = new TextEncoder();
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "follow-ups-"));
-  store = await openStore({ uri: dir, embedder: createOfflineEmbedder(256) });
-  await ingestDocument(store, { filename: "handbook.md", kb: "default", data: enc.encode(HANDBOOK) });
-  await ingestDocument(store, { filename: "shouce.md", kb: "default", data: enc.encode(ZH) });
-  mcp = await serveMcp(store);
+  temp = await openTempStore("follow-ups-");
+  await ingestMarkdown(temp.store, "default", handbooks());
+  mcp = await serveMcp(temp.store);
 }, 60_000);
 
 afterAll(async () => {
   await mcp?.close();
-  await store?.close();
-  await rm(dir, { recursive: true, force: true });
+  await temp?.close();
 });
 
 function followUpsOf(events: Record<string, unknown>[]): FollowUp[] {

@@ -2,69 +2,31 @@
  * Extracted overviews over a real store: the opening, the sections, and questions that search finds their
  * passage for, in the UI language; cached until a document changes.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOfflineEmbedder } from "@/lib/embed";
-import { ingestDocument } from "@/lib/ingest";
+import { handbooks, ingestMarkdown } from "@/lib/ingest/test-kbs";
 import { searchKnowledge } from "@/lib/retrieve";
-import { openStore, type Store } from "@/lib/store";
+import type { Store } from "@/lib/store";
+import { openTempStore, type TempStore } from "@/lib/store/temp-store";
 import { hasCjk } from "@/lib/text/cjk";
 import { overviewOf } from "./overview";
 
-const HANDBOOK = `# Employee Handbook
+const HANDBOOKS = handbooks({
+  en: "This handbook describes the leave, expenses and remote work rules for all employees of Acme.",
+  zh: "本手册说明公司员工的请假、报销与考勤规定。",
+});
 
-This handbook describes the leave, expenses and remote work rules for all employees of Acme.
-
-## Annual leave
-
-Full-time employees receive 20 days of annual leave per year. Requests go to your manager two weeks ahead.
-
-## Sick leave
-
-Sick leave of more than three days requires a doctor's certificate from a registered physician.
-
-## Parental leave
-
-New parents receive 16 weeks of paid parental leave, taken within the first year after the birth or adoption.
-
-## Remote work
-
-Employees may work from home up to three days a week with their manager's agreement.
-`;
-const ZH = `# 员工手册
-
-本手册说明公司员工的请假、报销与考勤规定。
-
-## 年假
-
-全职员工每年享有二十天带薪年假，需提前两周向主管申请。
-
-## 病假
-
-病假超过三天需要提供医院出具的诊断证明。
-
-## 报销
-
-差旅报销需在出差结束后三十天内提交发票原件，由财务部审核后发放。
-`;
-
-let dir: string;
+let temp: TempStore;
 let store: Store;
-const enc = new TextEncoder();
 const offline = { apiKey: "", model: "offline", baseURL: undefined } as unknown as Parameters<typeof overviewOf>[3];
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "overview-"));
-  store = await openStore({ uri: dir, embedder: createOfflineEmbedder(256) });
-  await ingestDocument(store, { filename: "handbook.md", kb: "default", data: enc.encode(HANDBOOK) });
-  await ingestDocument(store, { filename: "shouce.md", kb: "default", data: enc.encode(ZH) });
+  temp = await openTempStore("overview-");
+  store = temp.store;
+  await ingestMarkdown(store, "default", HANDBOOKS);
 }, 60_000);
 
 afterAll(async () => {
-  await store?.close();
-  await rm(dir, { recursive: true, force: true });
+  await temp?.close();
 });
 
 const doc = async (source: string) => (await store.listDocuments()).find((d) => d.source === source)!;
@@ -118,10 +80,8 @@ describe("extracted overview", () => {
     const d = await doc("handbook.md");
     const first = await overviewOf(store, [d], "en", offline);
     expect(await overviewOf(store, [d], "en", offline)).toBe(first);
-    await ingestDocument(store, {
-      filename: "handbook.md",
-      kb: "default",
-      data: enc.encode(HANDBOOK.replace("This handbook describes", "This guide explains")),
+    await ingestMarkdown(store, "default", {
+      "handbook.md": HANDBOOKS["handbook.md"].replace("This handbook describes", "This guide explains"),
     });
     const changed = await doc("handbook.md");
     const again = await overviewOf(store, [changed], "en", offline);

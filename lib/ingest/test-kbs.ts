@@ -39,3 +39,45 @@ export async function ingestMarkdown(store: Store, kb: string, documents: Record
   const enc = new TextEncoder();
   for (const [filename, text] of Object.entries(documents)) await ingestDocument(store, { filename, kb, data: enc.encode(text) });
 }
+
+const HANDBOOK_EN = `## Annual leave
+
+Full-time employees receive 20 days of annual leave per year. Requests go to your manager two weeks ahead.
+
+## Sick leave
+
+Sick leave of more than three days requires a doctor's certificate from a registered physician.
+
+## Parental leave
+
+New parents receive 16 weeks of paid parental leave, taken within the first year after the birth or adoption.
+
+## Remote work
+
+Employees may work from home up to three days a week with their manager's agreement.
+`;
+
+const HANDBOOK_ZH = `## 年假
+
+全职员工每年享有二十天带薪年假，需提前两周向主管申请。
+
+## 病假
+
+病假超过三天需要提供医院出具的诊断证明。
+
+## 报销
+
+差旅报销需在出差结束后三十天内提交发票原件，由财务部审核后发放。
+`;
+
+/**
+ * An employee handbook in English (`handbook.md`: annual, sick and parental leave, remote work) and in Chinese
+ * (`shouce.md`: annual and sick leave, expenses), for ingestMarkdown; `intro` puts an opening paragraph under each title.
+ */
+export function handbooks(intro?: { en: string; zh: string }): Record<"handbook.md" | "shouce.md", string> {
+  const opening = (text: string | undefined) => (text ? `${text}\n\n` : "");
+  return {
+    "handbook.md": `# Employee Handbook\n\n${opening(intro?.en)}${HANDBOOK_EN}`,
+    "shouce.md": `# 员工手册\n\n${opening(intro?.zh)}${HANDBOOK_ZH}`,
+  };
+}

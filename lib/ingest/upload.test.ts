@@ -2,19 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  CSV_QUESTION,
-  DOCX_PHRASES,
-  GBK_PHRASES,
-  makeCorruptPdf,
-  makeCsv,
-  makeDocx,
-  makeGbkText,
-  makeMarkdown,
-  makePdf,
-  makeTextlessPdf,
-  PDF_PHRASES,
-} from "@/e2e/fixtures/make-fixtures";
+import { CSV_QUESTION, DOCX_PHRASES, GBK_PHRASES, makeMarkdown, PDF_PHRASES, uploadBatch } from "@/e2e/fixtures/make-fixtures";
 import { createOfflineEmbedder } from "@/lib/embed/offline";
 import { sanitizeFileName } from "@/lib/kb/fields";
 import { openStore, type Store } from "@/lib/store";
@@ -148,20 +136,8 @@ describe("ingestUploads", () => {
 
   it("ingests good files and fails bad ones alone, with their messages", async () => {
     const events: UploadEvent[] = [];
-    const results = await ingestUploads(
-      store,
-      [
-        { name: "report.pdf", data: await makePdf() },
-        { name: "broken.pdf", data: makeCorruptPdf() },
-        { name: "scan.pdf", data: await makeTextlessPdf() },
-        { name: "handbook.docx", data: await makeDocx() },
-        { name: "cities.csv", data: makeCsv() },
-        { name: "差旅.txt", data: makeGbkText() },
-      ],
-      { kb: "uploads", tags: ["t1"] },
-      { onEvent: (e) => events.push(e) },
-    );
-    expect(results.map((r) => r.status)).toEqual(["added", "failed", "failed", "added", "added", "added"]);
+    const results = await ingestUploads(store, await uploadBatch(), { kb: "uploads", tags: ["t1"] }, { onEvent: (e) => events.push(e) });
+    expect(results.map((r) => r.status)).toEqual(["added", "failed", "failed", "added", "added", "added", "added", "added"]);
     expect(results[1].error?.message).toMatch(/corrupt/);
     expect(results[2].error?.message).toContain("this PDF has no text layer and no scanned page");
 
@@ -174,7 +150,9 @@ describe("ingestUploads", () => {
     });
 
     const docs = await store.listDocuments({ kb: "uploads" });
-    expect(docs.map((d) => d.source).sort()).toEqual(["cities.csv", "handbook.docx", "report.pdf", "差旅.txt"].sort());
+    expect(docs.map((d) => d.source).sort()).toEqual(
+      ["cities.csv", "handbook.docx", "heron.html", "station.json", "turbine-report.pdf", "差旅制度.txt"].sort(),
+    );
     expect(docs.every((d) => d.origin === "upload" && d.tags[0] === "t1")).toBe(true);
 
     const pdfChunks = await store.getChunks(results[0].documentId!);
@@ -183,9 +161,9 @@ describe("ingestUploads", () => {
     }
     const docxChunks = await store.getChunks(results[3].documentId!);
     expect(docxChunks.find((c) => c.text.includes(DOCX_PHRASES.body))?.heading).toContain(DOCX_PHRASES.subheading);
-    const csvChunks = await store.getChunks(results[4].documentId!);
+    const csvChunks = await store.getChunks(results[5].documentId!);
     expect(csvChunks.some((c) => c.text.includes(`mascot: ${CSV_QUESTION.phrase}`))).toBe(true);
-    const gbk = await store.getChunks(results[5].documentId!);
+    const gbk = await store.getChunks(results[6].documentId!);
     expect(gbk.some((c) => c.text.includes(GBK_PHRASES.body))).toBe(true);
   });
 

@@ -9,10 +9,9 @@ import { type AccessToken, findToken, type TokenScope } from "@/lib/credentials/
 import { openSideTables, type Store, serialQueue, versionCached } from "@/lib/store";
 import { textField } from "@/lib/store/schema";
 import { sqlEq } from "@/lib/store/sql";
-import { addTextColumn, upsertRows } from "@/lib/store/tables";
+import { addTextColumn } from "@/lib/store/tables";
+import { keyedRows } from "@/lib/store/versioned";
 import type { KbRecord } from "./types";
-
-const REGISTRY_TABLES = { kbs: "kbs", tokens: "tokens" } as const;
 
 const kbsSchema = new Schema([
   textField("name"),
@@ -91,39 +90,31 @@ export interface Registry {
   revokeTokensOf(kb: string): Promise<void>;
 }
 
+const REGISTRY_TABLES = { kbs: { name: "kbs", schema: kbsSchema }, tokens: { name: "tokens", schema: tokensSchema } };
+
 /** The registry in the side tables of `store`. */
 export async function openRegistry(store: Store, opts: { defaultKb?: string } = {}): Promise<Registry> {
-  const { kbs, tokens } = await openSideTables(store, REGISTRY_TABLES, { kbs: kbsSchema, tokens: tokensSchema });
+  const { kbs, tokens } = await openSideTables(store, REGISTRY_TABLES);
 
   const serialized = serialQueue();
   // A store made before custom instructions gets their column (empty).
   await addTextColumn(kbs, "instructions");
 
   // Every MCP request reads both tables (token check, tool catalog).
-  const allKbs = versionCached(kbs, async () =>
-    (await kbs.table.query().toArray()).map(rowToKb).sort((a, b) => a.name.localeCompare(b.name)),
+  const kbRows = keyedRows(kbs, serialized, { key: "name", keyOf: (k) => k.name, fromRow: rowToKb, toRow: kbToRow }, (a, b) =>
+    a.name.localeCompare(b.name),
   );
   const liveTokens = versionCached(tokens, async () => (await tokens.table.query().where("revoked = false").toArray()).map(rowToToken));
 
   const registry: Registry = {
     uri: store.uri,
     async listKbs() {
-      return [...(await allKbs())];
+      return [...(await kbRows.all())];
     },
     kbsVersion: () => kbs.version(),
-    async getKb(name) {
-      return (await allKbs()).find((k) => k.name === name) ?? null;
-    },
-    putKb(kb) {
-      return serialized(async () => {
-        await upsertRows(kbs, "name", [kbToRow(kb)]);
-      });
-    },
-    deleteKb(name) {
-      return serialized(async () => {
-        await kbs.write((t) => t.delete(sqlEq("name", name)));
-      });
-    },
+    getKb: kbRows.get,
+    putKb: kbRows.put,
+    deleteKb: kbRows.remove,
 
     async listTokens() {
       const rows = await tokens.table.query().toArray();

@@ -75,43 +75,44 @@ function parseWorkerScript(): { file: string; execArgv: string[] } {
   return { file: path.join(appDir(), "lib", "parse", "worker.ts"), execArgv: ["--import", "tsx"] };
 }
 
-function pool(): WorkerPool {
+/** The process-wide pool under `key`, made on first use, running the worker script with `options()` and a heap of `memoryMb`. */
+function scriptPool(
+  key: typeof KEY | typeof OCR_KEY,
+  options: () => { size: number; cpuBudgetMs: number; memoryMb: number; isolation?: "process" },
+): WorkerPool {
   const g = globalThis as G;
-  if (!g[KEY]) {
-    const cfg = parseConfig();
-    const { file, execArgv } = parseWorkerScript();
-    g[KEY] = createWorkerPool({
-      file,
-      execArgv,
-      size: cfg.workers ?? Math.min(4, Math.max(1, os.availableParallelism() - 1)),
-      cpuBudgetMs: cfg.timeoutMs,
-      resourceLimits: { maxOldGenerationSizeMb: cfg.memoryMb, maxYoungGenerationSizeMb: 64, stackSizeMb: 8 },
+  if (!g[key]) {
+    const { memoryMb, ...rest } = options();
+    g[key] = createWorkerPool({
+      ...parseWorkerScript(),
+      ...rest,
+      resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: 64, stackSizeMb: 8 },
     });
   }
-  return g[KEY];
+  return g[key];
 }
+
+const pool = () =>
+  scriptPool(KEY, () => {
+    const cfg = parseConfig();
+    return {
+      size: cfg.workers ?? Math.min(4, Math.max(1, os.availableParallelism() - 1)),
+      cpuBudgetMs: cfg.timeoutMs,
+      memoryMb: cfg.memoryMb,
+    };
+  });
 
 /**
  * The OCR workers: child processes running the parse pool's script, with OCR's budgets: `cpuBudgetMs` is one page's (each
  * page reported restarts it, lib/worker/pool.ts), the heap cap OCR_MEMORY_MB; the file's CPU budget is checked by the
  * worker between pages (lib/parse/ocr.ts).
  */
-function ocrPool(): WorkerPool {
-  const g = globalThis as G;
-  if (!g[OCR_KEY]) {
+const ocrPool = () =>
+  scriptPool(OCR_KEY, () => {
     const cfg = ocrConfig();
-    const { file, execArgv } = parseWorkerScript();
-    g[OCR_KEY] = createWorkerPool({
-      file,
-      execArgv,
-      size: cfg.workers,
-      cpuBudgetMs: cfg.pageTimeoutMs,
-      isolation: "process", // onnxruntime: a thread stopped mid-page would abort the server
-      resourceLimits: { maxOldGenerationSizeMb: cfg.memoryMb, maxYoungGenerationSizeMb: 64, stackSizeMb: 8 },
-    });
-  }
-  return g[OCR_KEY];
-}
+    // onnxruntime: a thread stopped mid-page would abort the server
+    return { size: cfg.workers, cpuBudgetMs: cfg.pageTimeoutMs, memoryMb: cfg.memoryMb, isolation: "process" };
+  });
 
 export type ParseInWorkerOptions = Omit<ParseOptions, "ocr"> & { chunking?: ChunkSettings; onOcrPage?: (p: OcrProgress) => void };
 

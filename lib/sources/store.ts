@@ -8,10 +8,8 @@ import { Field, Int32, Schema } from "apache-arrow";
 import { openSideTables, perStore, type Store, serialQueue, versionCached } from "@/lib/store";
 import { textField } from "@/lib/store/schema";
 import { sqlEq, sqlIn } from "@/lib/store/sql";
-import { upsertRows } from "@/lib/store/tables";
+import { keyedRows } from "@/lib/store/versioned";
 import type { SourceConfig, SourceKind, SyncRun } from "./schema";
-
-const TABLES = { sources: "sources", items: "source_items" } as const;
 
 const sourcesSchema = new Schema([
   textField("id"),
@@ -126,10 +124,12 @@ export function newSourceId(): string {
   return randomBytes(9).toString("base64url");
 }
 
+const TABLES = { sources: { name: "sources", schema: sourcesSchema }, items: { name: "source_items", schema: itemsSchema } };
+
 export const getSourceStore = perStore("sourceStore", async (store: Store): Promise<SourceStore> => {
-  const { sources, items } = await openSideTables(store, TABLES, { sources: sourcesSchema, items: itemsSchema });
+  const { sources, items } = await openSideTables(store, TABLES);
   const serialized = serialQueue();
-  const all = versionCached(sources, async () => (await sources.table.query().toArray()).map(rowToSource));
+  const sourceRows = keyedRows(sources, serialized, { key: "id", keyOf: (s) => s.id, fromRow: rowToSource, toRow: sourceToRow });
   const counts = versionCached(items, async () => {
     const out = new Map<string, number>();
     for (const r of await items.table.query().select(["source_id", "document_id"]).where("document_id IS NOT NULL").toArray()) {
@@ -139,17 +139,11 @@ export const getSourceStore = perStore("sourceStore", async (store: Store): Prom
   });
   return {
     async list(kb) {
-      const list = (await all()).filter((s) => kb === undefined || s.kb === kb);
+      const list = (await sourceRows.all()).filter((s) => kb === undefined || s.kb === kb);
       return list.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
     },
-    async get(id) {
-      return (await all()).find((s) => s.id === id) ?? null;
-    },
-    put(source) {
-      return serialized(async () => {
-        await upsertRows(sources, "id", [sourceToRow(source)]);
-      });
-    },
+    get: sourceRows.get,
+    put: sourceRows.put,
     remove(id) {
       return serialized(async () => {
         await items.write((t) => t.delete(sqlEq("source_id", id)));

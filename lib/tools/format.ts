@@ -2,6 +2,7 @@
  * Pure shaping of store records into what the MCP tools return: structured results and the text a model
  * reads. The one place that text is written: the MCP tools and the chat agent both use it.
  */
+import { z } from "zod";
 import { titleWithHeading } from "@/lib/chunk/heading";
 import type { ChunkRecord, DocumentRecord, SearchHit } from "@/lib/types";
 import type { SearchResult } from "./search-result";
@@ -40,15 +41,17 @@ export function formatSearchResults(results: SearchResult[], query: string, kb?:
   return [head, ...results.map(formatSearchResult)].join("\n\n");
 }
 
-export interface DocumentSummary {
-  id: string;
-  title: string;
-  source: string;
-  kb: string;
-  chunk_count: number;
-  mime_type: string;
-  updated_at: string;
-}
+/** A document as the tools list it (list_documents, add_document). */
+export const documentSummarySchema = z.object({
+  id: z.string().describe("document_id for read_document"),
+  title: z.string(),
+  source: z.string().describe("File name as ingested"),
+  kb: z.string(),
+  chunk_count: z.number().int(),
+  mime_type: z.string(),
+  updated_at: z.string(),
+});
+type DocumentSummary = z.infer<typeof documentSummarySchema>;
 
 export function toDocumentSummary(d: DocumentRecord): DocumentSummary {
   return {

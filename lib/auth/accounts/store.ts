@@ -14,14 +14,6 @@ import type { SideTable } from "@/lib/store/tables";
 import { AppError } from "@/lib/types";
 import type { Identity, Invite, OwnedKind, Session, User } from "./types";
 
-const ACCOUNT_TABLES = {
-  users: "users",
-  sessions: "sessions",
-  invites: "invites",
-  owners: "owners",
-  identities: "sso_identities",
-} as const;
-
 const usersSchema = new Schema([
   textField("id"),
   textField("email"),
@@ -155,14 +147,16 @@ export interface AccountStore {
 
 const PURGE_EVERY_MS = 3600_000;
 
+const ACCOUNT_TABLES = {
+  users: { name: "users", schema: usersSchema },
+  sessions: { name: "sessions", schema: sessionsSchema },
+  invites: { name: "invites", schema: invitesSchema },
+  owners: { name: "owners", schema: ownersSchema },
+  identities: { name: "sso_identities", schema: identitiesSchema },
+};
+
 async function openAccountStore(store: Store): Promise<AccountStore> {
-  const { users, sessions, invites, owners, identities } = await openSideTables(store, ACCOUNT_TABLES, {
-    users: usersSchema,
-    sessions: sessionsSchema,
-    invites: invitesSchema,
-    owners: ownersSchema,
-    identities: identitiesSchema,
-  });
+  const { users, sessions, invites, owners, identities } = await openSideTables(store, ACCOUNT_TABLES);
   const serialized = serialQueue();
 
   const allUsers = versionCached(users, async () => {

@@ -15,13 +15,6 @@ import { textField } from "@/lib/store/schema";
 import { sqlEq } from "@/lib/store/sql";
 import type { GrantScope, OAuthGrant } from "./types";
 
-const OAUTH_TABLES = {
-  clients: "oauth_clients",
-  grants: "oauth_grants",
-  secrets: "oauth_secrets",
-  redirects: "oauth_redirects",
-} as const;
-
 const clientsSchema = new Schema([textField("client_id"), textField("metadata"), textField("secret_hash", true), textField("created_at")]);
 const grantsSchema = new Schema([
   textField("id"),
@@ -152,13 +145,15 @@ const UNUSED_CLIENT_MS = 3600_000;
 /** Twice the refresh token's life: none of the client's tokens can still work. */
 const STALE_CLIENT_MS = 60 * 24 * 3600_000;
 
+const OAUTH_TABLES = {
+  clients: { name: "oauth_clients", schema: clientsSchema },
+  grants: { name: "oauth_grants", schema: grantsSchema },
+  secrets: { name: "oauth_secrets", schema: secretsSchema },
+  redirects: { name: "oauth_redirects", schema: redirectsSchema },
+};
+
 async function openOAuthStore(store: Store): Promise<OAuthStore> {
-  const { clients, grants, secrets, redirects } = await openSideTables(store, OAUTH_TABLES, {
-    clients: clientsSchema,
-    grants: grantsSchema,
-    secrets: secretsSchema,
-    redirects: redirectsSchema,
-  });
+  const { clients, grants, secrets, redirects } = await openSideTables(store, OAUTH_TABLES);
   const serialized = serialQueue();
 
   const liveGrants = versionCached(grants, async () => {

@@ -1,5 +1,6 @@
 /** Small pieces the feature folders share: form-control classes, a button, a labelled field, a password box, a text box, a drop-down, a form, tabs and an error line. */
-import type { ChangeEvent, ReactNode } from "react";
+import type { ChangeEvent, ReactNode, Ref } from "react";
+import { ACCEPT_ATTRIBUTE } from "@/lib/parse/formats";
 
 export const inputClass =
   "w-full rounded-md border border-zinc-300 bg-transparent px-2.5 py-1.5 text-sm dark:border-zinc-700 focus:outline-none focus:ring-2 focus:ring-sky-500";
@@ -239,5 +240,32 @@ export function Tabs<T extends string>({
         </button>
       ))}
     </div>
+  );
+}
+
+/** The hidden file input behind an "add files" button: the formats the library reads; a pick is handed on once. */
+export function HiddenFileInput({
+  inputRef,
+  testid,
+  onFiles,
+}: {
+  inputRef: Ref<HTMLInputElement>;
+  testid: string;
+  onFiles: (files: File[]) => void;
+}) {
+  return (
+    <input
+      ref={inputRef}
+      type="file"
+      multiple
+      accept={ACCEPT_ATTRIBUTE}
+      data-testid={testid}
+      className="hidden"
+      onChange={(e) => {
+        const files = Array.from(e.target.files ?? []);
+        e.target.value = "";
+        if (files.length) onFiles(files);
+      }}
+    />
   );
 }

@@ -6,11 +6,10 @@
  * scope, and a document deleted from the library drops out of the saved sources with a note. A reader (an app
  * of its own that asks everyone to sign in) sees the paperclip disabled with the reason. axe on each state.
  */
-import path from "node:path";
-import { type Browser, expect, type Locator, type Page, test } from "@playwright/test";
+import { expect, type Locator, type Page, test } from "@playwright/test";
 import { audit } from "./helpers/axe";
 import { ask } from "./helpers/chat";
-import { type OwnServer, startOwnServer } from "./helpers/own-server";
+import { startTeamServer, type TeamServer } from "./helpers/team-server";
 
 const BASE = Number(process.env.E2E_PORT_BASE || 3100);
 
@@ -173,46 +172,15 @@ test("a file dropped on the question box is attached to the question, not only a
 });
 
 test.describe("a reader", () => {
-  const ADMIN = "attach-admin-secret-0123456789";
-  const PASSWORD = "a long team password";
-  let server: OwnServer;
-  const links: Record<string, string> = {};
-
-  const admin = (method: string, pathname: string, json?: unknown) =>
-    fetch(`${server.base}${pathname}`, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN}`, ...(json ? { "content-type": "application/json" } : {}) },
-      body: json ? JSON.stringify(json) : undefined,
-    });
-
-  async function join(browser: Browser, who: string, locale: string): Promise<Page> {
-    const page = await (await browser.newContext({ locale })).newPage();
-    await page.goto(links[who]);
-    await expect(page.getByTestId("join-intro")).toBeVisible();
-    await page.getByTestId("join-password").fill(PASSWORD);
-    await page.getByTestId("join-submit").click();
-    await page.waitForURL(`${server.base}/`);
-    return page;
-  }
+  let team: TeamServer;
 
   test.beforeAll(async () => {
-    const data = path.resolve(process.env.TEST_DATA_DIR || ".test-data", `attach-${Date.now().toString(36)}`);
-    server = await startOwnServer(BASE + 74, {
-      DATA_DIR: data,
-      KNOWLEDGE_DIR: "knowledge",
-      REQUIRE_LOGIN: "1",
-      ADMIN_TOKEN: ADMIN,
-      AUTH_FAILURE_LIMIT: "1000",
-    });
-    for (const who of ["rita", "ren"]) {
-      const r = await admin("POST", "/api/invites", { email: `${who}@team.test`, role: "reader", kbs: ["default"] });
-      expect(r.status, await r.clone().text()).toBe(201);
-      links[who] = ((await r.json()) as { link: string }).link;
-    }
+    team = await startTeamServer(BASE + 74, "attach");
+    for (const who of ["rita", "ren"]) await team.inviteReader(who, ["default"]);
   });
 
   test.afterAll(async () => {
-    await server?.stop();
+    await team?.server.stop();
   });
 
   for (const [who, locale, reason] of [
@@ -220,7 +188,7 @@ test.describe("a reader", () => {
     ["ren", "zh-CN", "你可以阅读此资料库，但不能向其中添加文件"],
   ] as const) {
     test(`sees the paperclip disabled with the reason (${locale})`, async ({ browser }) => {
-      const page = await join(browser, who, locale);
+      const page = await team.join(browser, who, locale);
       const attach = page.getByTestId("attach-file");
       await expect(attach).toBeVisible();
       await expect(attach).toHaveAttribute("aria-disabled", "true");

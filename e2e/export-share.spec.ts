@@ -7,11 +7,11 @@
  * may not (403).
  */
 import { readFileSync } from "node:fs";
-import path from "node:path";
-import { type Browser, expect, type Page, test } from "@playwright/test";
+import { expect, type Page, test } from "@playwright/test";
 import { audit } from "./helpers/axe";
 import { ask } from "./helpers/chat";
-import { type OwnServer, startOwnServer } from "./helpers/own-server";
+import type { OwnServer } from "./helpers/own-server";
+import { startTeamServer, type TeamServer } from "./helpers/team-server";
 
 const BASE = Number(process.env.E2E_PORT_BASE || 3100);
 const QUESTION = { en: "How many days of annual leave do full-time employees get?", zh: "报销时员工要先填写什么？" } as const;
@@ -126,47 +126,19 @@ for (const locale of ["en-US", "zh-CN"] as const) {
 }
 
 test.describe("a share link opened by other accounts", () => {
-  const ADMIN = "share-admin-secret-0123456789";
-  const PASSWORD = "a long team password";
+  let team: TeamServer;
   let server: OwnServer;
-  const links: Record<string, string> = {};
-
-  const admin = (method: string, pathname: string, json?: unknown) =>
-    fetch(`${server.base}${pathname}`, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN}`, ...(json ? { "content-type": "application/json" } : {}) },
-      body: json ? JSON.stringify(json) : undefined,
-    });
-
-  async function join(browser: Browser, who: string, locale: string): Promise<Page> {
-    const page = await (await browser.newContext({ locale })).newPage();
-    await page.goto(links[who]);
-    await expect(page.getByTestId("join-intro")).toBeVisible();
-    await page.getByTestId("join-password").fill(PASSWORD);
-    await page.getByTestId("join-submit").click();
-    await page.waitForURL(`${server.base}/`);
-    return page;
-  }
 
   test.beforeAll(async () => {
-    const data = path.resolve(process.env.TEST_DATA_DIR || ".test-data", `share-${Date.now().toString(36)}`);
-    server = await startOwnServer(BASE + 70, {
-      DATA_DIR: data,
-      KNOWLEDGE_DIR: "knowledge",
-      REQUIRE_LOGIN: "1",
-      ADMIN_TOKEN: ADMIN,
-      AUTH_FAILURE_LIMIT: "1000",
-    });
-    expect((await admin("POST", "/api/kbs", { name: "finance", title: "Finance" })).status).toBe(201);
+    team = await startTeamServer(BASE + 70, "share");
+    server = team.server;
+    expect((await team.admin("POST", "/api/kbs", { name: "finance", title: "Finance" })).status).toBe(201);
     for (const [who, kbs] of [
       ["alice", ["default"]],
       ["bob", ["default"]],
       ["carol", ["finance"]],
-    ] as const) {
-      const r = await admin("POST", "/api/invites", { email: `${who}@team.test`, role: "reader", kbs });
-      expect(r.status, await r.clone().text()).toBe(201);
-      links[who] = ((await r.json()) as { link: string }).link;
-    }
+    ] as const)
+      await team.inviteReader(who, [...kbs]);
   });
 
   test.afterAll(async () => {
@@ -174,7 +146,7 @@ test.describe("a share link opened by other accounts", () => {
   });
 
   test("opens for an account that may read every cited knowledge base, 403 for one that may not, 404 once revoked", async ({ browser }) => {
-    const alice = await join(browser, "alice", "en-US");
+    const alice = await team.join(browser, "alice", "en-US");
     const answered = await ask(alice, QUESTION.en);
     // A reader is not offered what their role cannot do.
     await expect(answered.getByTestId("copy-answer")).toBeVisible();
@@ -190,7 +162,7 @@ test.describe("a share link opened by other accounts", () => {
     expect(link.startsWith(`${server.base}/shared/`)).toBe(true);
 
     // Bob reads the default knowledge base too (and reads Chinese).
-    const bob = await join(browser, "bob", "zh-CN");
+    const bob = await team.join(browser, "bob", "zh-CN");
     await bob.goto(link);
     await expect(bob.getByTestId("shared-question")).toHaveText(QUESTION.en);
     await expect(bob.getByTestId("shared-answer")).toContainText("20");
@@ -206,7 +178,7 @@ test.describe("a share link opened by other accounts", () => {
     await bob.goto(link);
 
     // Carol reads only finance: 403 from the API, and the page says why, without the conversation.
-    const carol = await join(browser, "carol", "en-US");
+    const carol = await team.join(browser, "carol", "en-US");
     const token = link.split("/").pop()!;
     expect((await carol.request.get(`${server.base}/api/shared/${token}`)).status()).toBe(403);
     await carol.goto(link);

@@ -1,8 +1,7 @@
 "use client";
 
 import { type ReactNode, useEffect, useId, useRef, useState } from "react";
-import { Button, SubmitForm } from "@/components/ui";
-import { ACCEPT_ATTRIBUTE } from "@/lib/parse/formats";
+import { Button, HiddenFileInput, SubmitForm } from "@/components/ui";
 import type { ChatText } from "./strings";
 
 const hasFiles = (e: React.DragEvent) => Array.from(e.dataTransfer.types).includes("Files");
@@ -55,8 +54,7 @@ export function Composer({
     onSend(text.trim());
     setText("");
   };
-  const files = (list: FileList | null | undefined) => {
-    const picked = Array.from(list ?? []);
+  const files = (picked: File[]) => {
     if (!picked.length) return;
     if (attach.disabledReason) setWhy(true);
     else attach.onFiles(picked);
@@ -76,7 +74,7 @@ export function Composer({
       onDrop={(e) => {
         if (!hasFiles(e)) return;
         e.preventDefault();
-        files(e.dataTransfer.files);
+        files(Array.from(e.dataTransfer.files));
       }}
     >
       {attach.chips}
@@ -93,18 +91,7 @@ export function Composer({
         >
           <span aria-hidden="true">📎</span>
         </button>
-        <input
-          ref={fileInput}
-          type="file"
-          multiple
-          accept={ACCEPT_ATTRIBUTE}
-          data-testid="attach-file-input"
-          className="hidden"
-          onChange={(e) => {
-            files(e.target.files);
-            e.target.value = "";
-          }}
-        />
+        <HiddenFileInput inputRef={fileInput} testid="attach-file-input" onFiles={files} />
         <label className="sr-only" htmlFor="chat-input">
           {t.placeholder}
         </label>

@@ -4,7 +4,8 @@ import { useEffect, useRef, useState } from "react";
 import { useAccess } from "@/components/account/viewer";
 import { fill } from "@/components/fill";
 import { useMessages } from "@/components/i18n";
-import { ACCEPT_ATTRIBUTE, FORMAT_LIST } from "@/lib/parse/formats";
+import { HiddenFileInput } from "@/components/ui";
+import { FORMAT_LIST } from "@/lib/parse/formats";
 import { T } from "./messages";
 import { UploadProvider, useDocumentUploads } from "./UploadContext";
 import { UploadTray } from "./UploadTray";
@@ -126,19 +127,7 @@ export function AddDocumentsButton({ className, kb, short }: { className?: strin
         {/* `short`: on a phone the ＋ alone (the words stay for screen readers). */}
         <span className={short ? "max-sm:sr-only" : undefined}>{t.addDocuments}</span>
       </button>
-      <input
-        ref={input}
-        type="file"
-        multiple
-        accept={ACCEPT_ATTRIBUTE}
-        data-testid="add-documents-input"
-        className="hidden"
-        onChange={(e) => {
-          const files = Array.from(e.target.files ?? []);
-          e.target.value = "";
-          if (files.length) addFiles(files);
-        }}
-      />
+      <HiddenFileInput inputRef={input} testid="add-documents-input" onFiles={addFiles} />
     </>
   );
 }

@@ -8,7 +8,7 @@
 /** Full-width sentence ends: a sentence ends after them whether or not a space follows. */
 const CJK_STOPS = "。！？";
 /** Latin sentence ends: they end a sentence only before the next sentence's start or the line's end. */
-const LATIN_STOPS = ".!?";
+export const LATIN_STOPS = ".!?";
 /** Closing quotes and brackets that stay with the sentence they close ("…end." → the quote mark belongs to it). */
 const CLOSERS = String.raw`"'”’」』)）\]`;
 /** Where a clause ends or pauses: sentence ends, semicolons and commas (as the inside of a character class). */

@@ -8,6 +8,7 @@ import { type Embedder, isOfflineEmbedder } from "@/lib/embed";
 import { perStore, type Store, serialQueue, whitespaceFtsIndex } from "@/lib/store";
 import { FTS_COLUMN, vectorDimension } from "@/lib/store/schema";
 import { sqlEq, sqlIn } from "@/lib/store/sql";
+import { upsertRows } from "@/lib/store/tables";
 import { toIndexText } from "@/lib/tokenize/index-text";
 import { AppError } from "@/lib/types";
 import { buildLexicalIndex, faqTexts, type LexicalIndex, lexicalHits } from "./lexical-index";
@@ -205,7 +206,7 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
   const upsert = async (faqs: FaqRecord[]) => {
     if (faqs.length === 0) return;
     const rows = await faqRows(embedder, faqs);
-    await faqTable.write((t) => t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows));
+    await upsertRows(faqTable, "id", rows);
     await ensureFts();
   };
 
@@ -317,7 +318,7 @@ async function openFaqStore(store: Store): Promise<FaqStore> {
     cacheGeneration(key, pairs) {
       return serialized(async () => {
         const row = { key, pairs, created_at: new Date().toISOString() };
-        await generations.write((t) => t.mergeInsert("key").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute([row]));
+        await upsertRows(generations, "key", [row]);
       });
     },
   };

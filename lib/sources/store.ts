@@ -8,6 +8,7 @@ import { Field, Int32, Schema } from "apache-arrow";
 import { openSideTables, perStore, type Store, serialQueue, versionCached } from "@/lib/store";
 import { textField } from "@/lib/store/schema";
 import { sqlEq, sqlIn } from "@/lib/store/sql";
+import { upsertRows } from "@/lib/store/tables";
 import { keyedRows } from "@/lib/store/versioned";
 import type { SourceConfig, SourceKind, SyncRun } from "./schema";
 
@@ -178,7 +179,7 @@ export const getSourceStore = perStore("sourceStore", async (store: Store): Prom
           links: i.links ? JSON.stringify(i.links) : null,
           updated_at: now,
         }));
-        await items.write((t) => t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows));
+        await upsertRows(items, "id", rows);
       });
     },
     async linksOf(documentIds) {

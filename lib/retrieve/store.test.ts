@@ -666,6 +666,13 @@ describe("offline search and the full-text index's lag", () => {
     expect((await store.textIndexState()).complete).toBe(true);
   }
 
+  /** Waits (at most 20 s) until `count` documents are stored (a write's document rows land after its chunks). */
+  async function untilDocuments(store: Store, count: number) {
+    const deadline = Date.now() + 20_000;
+    while ((await store.listDocuments()).length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(await store.listDocuments()).toHaveLength(count);
+  }
+
   /** Once a background run has come and gone, the new writes are still out of the index, yet a search finds `source`. */
   async function expectUnfoldedYetFound(store: Store, query: string, source: string) {
     await new Promise((r) => setTimeout(r, 100));
@@ -754,6 +761,8 @@ describe("offline search and the full-text index's lag", () => {
       for (const bird of ["heron", "egret", "curlew"]) {
         await batch.add({ filename: `${bird}.md`, data: enc(`The ${bird} feeds on the mudflats at low tide.`) });
       }
+      // add() returns before its commit lands (commits run in the background): wait for all three, bulk still open.
+      await untilDocuments(store, 4);
       await expectUnfoldedYetFound(store, "egret mudflats", "egret.md"); // a small store folds every write otherwise
       expect(await batch.flush()).toEqual([]);
       await untilIndexed(store);

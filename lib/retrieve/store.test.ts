@@ -660,18 +660,12 @@ describe("offline search and the full-text index's lag", () => {
   });
 
   /** Waits (at most 20 s) for background maintenance to fold every chunk into the full-text index. */
-  async function untilIndexed(store: Store) {
-    const deadline = Date.now() + 20_000;
-    while (!(await store.textIndexState()).complete && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect((await store.textIndexState()).complete).toBe(true);
-  }
+  const untilIndexed = (store: Store) =>
+    vi.waitFor(async () => expect((await store.textIndexState()).complete).toBe(true), { timeout: 20_000, interval: 100 });
 
   /** Waits (at most 20 s) until `count` documents are stored (a write's document rows land after its chunks). */
-  async function untilDocuments(store: Store, count: number) {
-    const deadline = Date.now() + 20_000;
-    while ((await store.listDocuments()).length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(await store.listDocuments()).toHaveLength(count);
-  }
+  const untilDocuments = (store: Store, count: number) =>
+    vi.waitFor(async () => expect(await store.listDocuments()).toHaveLength(count), { timeout: 20_000, interval: 50 });
 
   /** Once a background run has come and gone, the new writes are still out of the index, yet a search finds `source`. */
   async function expectUnfoldedYetFound(store: Store, query: string, source: string) {

@@ -130,6 +130,7 @@ test("a wrong SOURCE_SECRET_KEY, TRUSTED_PROXY_HEADER or TRUSTED_PROXIES stops t
     ["SOURCE_SECRET_KEY", "short"],
     ["TRUSTED_PROXY_HEADER", "X-Client-IP"],
     ["TRUSTED_PROXIES", "proxy.example"],
+    ["TRUSTED_PROXIES", "10.0.0.0/33"],
   ] as const) {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), "e2e-startup-"));
     const child = spawn(process.execPath, ["server.mjs", "-p", String(STARTUP_PORT), "-H", "127.0.0.1"], {

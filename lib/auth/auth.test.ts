@@ -114,6 +114,12 @@ describe("auth settings", () => {
   it("rejects a malformed TRUSTED_PROXIES entry", () => {
     expect(() => resolveAuthSettings({ ...base, trustedProxies: "proxy.local" })).toThrow(/TRUSTED_PROXIES/);
   });
+  it("names TRUSTED_PROXIES and the entry when a CIDR prefix is out of range or malformed", () => {
+    for (const entry of ["10.0.0.0/33", "::1/129", "10.0.0.0/", "10.0.0.0/abc", "10.0.0.0/-1", "10.0.0.0/8/8", "10.0.0.0/1e1"]) {
+      expect(() => parseTrustedProxies(`127.0.0.1, ${entry}`), entry).toThrow(`TRUSTED_PROXIES: "${entry}" is not an IP address or CIDR range`);
+    }
+    expect(parseTrustedProxies("10.0.0.0/32, ::1/128, 0.0.0.0/0").check("10.0.0.0", "ipv4")).toBe(true);
+  });
   it("recognises loopback hosts", () => {
     expect(["localhost", "127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost:3000"].every(isLoopbackHost)).toBe(true);
     expect(["0.0.0.0", "10.0.0.1", "example.com", "::"].some(isLoopbackHost)).toBe(false);

@@ -92,10 +92,15 @@ export function parseTrustedProxies(raw: string | undefined): BlockList {
     .split(",")
     .map((s) => s.trim())
     .filter(Boolean)) {
-    const [addr, bits] = item.split("/");
+    const [addr, bits, ...rest] = item.split("/");
     const a = unbracket(addr);
     const type = isIP(a) === 6 ? "ipv6" : isIP(a) === 4 ? "ipv4" : null;
-    if (!type) throw new Error(`TRUSTED_PROXIES: "${item}" is not an IP address or CIDR range`);
+    const maxBits = type === "ipv6" ? 128 : 32;
+    // Checked here, so the start-up error names the variable and the entry (BlockList's own says only "prefix").
+    const prefixOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits);
+    if (!type || rest.length || !prefixOk) {
+      throw new Error(`TRUSTED_PROXIES: "${item}" is not an IP address or CIDR range (a prefix length is 0–${maxBits})`);
+    }
     if (bits === undefined) list.addAddress(a, type);
     else list.addSubnet(a, Number(bits), type);
   }

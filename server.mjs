@@ -48,7 +48,7 @@ async function serve() {
   // Where the app reaches itself (the chat's own MCP endpoint): never derived from a client's Host header.
   const self = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
   process.env.KB_INTERNAL_ORIGIN = `http://${self}:${port}`;
-  // The owner sign-in link's secret (lib/auth/owner-link.ts): new at every start, printed below, never stored.
+  // The owner sign-in link's secret (lib/auth/owner-link-tokens.ts): new at every start, printed below, never stored, good once.
   const ownerToken = randomBytes(24).toString("base64url");
   process.env.KB_OWNER_TOKEN = ownerToken;
   process.env.NODE_ENV ??= "production";
@@ -168,8 +168,8 @@ async function serve() {
   server.headersTimeout = 66_000;
   server.listen(port, host, () => {
     console.log(`[server] listening on http://${host.includes(":") ? `[${host}]` : host}:${port} (memory allocator: ${allocatorInUse()})`);
-    // Like Jupyter's: whoever opens it is the owner (a session cookie), so only the person who started the server.
-    console.log(`[server] Owner sign-in link (open it in your browser on this machine; new at every start):`);
+    // Like Jupyter's: whoever opens it first is the owner (a session cookie), so only the person who started the server.
+    console.log(`[server] Owner sign-in link (open it in your browser on this machine; it works once, \`npm run owner-link\` makes a new one):`);
     console.log(`[server]   http://${self}:${port}/api/session/owner?token=${ownerToken}`);
   });
   for (const sig of ["SIGINT", "SIGTERM"]) {

@@ -4,12 +4,14 @@
  * `location / { proxy_pass http://127.0.0.1:PORT; }` — no proxy_set_header, so every request reaches the app
  * from 127.0.0.1 with a loopback Host, exactly as a local browser's would. A client in a second namespace gets
  * 401/403 on every admin route; so does a bare loopback request. The owner signs in with the link the server
- * printed at start, which gives an HttpOnly owner session and goes on to the clean URL.
+ * printed at start, which gives an HttpOnly owner session and goes on to the clean URL, once; `npm run
+ * owner-link` makes a new one. Wrong credentials sent through the proxy (all from 127.0.0.1 to the app) lock
+ * out neither the owner link nor the admin secret on the machine.
  *
  * Needs root (`ip netns`) and /usr/sbin/nginx (nginx-light): without them the spec fails, never skips. All
  * traffic stays inside the two namespaces.
  */
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -90,7 +92,7 @@ test.beforeAll(async () => {
   startChild(
     children,
     [...net.inNs("srv"), "npm", "start"],
-    { LOCAL_OWNER: "", PORT: String(ports.app), DATA_DIR: path.join(DATA, "app"), KNOWLEDGE_DIR: "knowledge", AUTH_FAILURE_LIMIT: "1000" },
+    { LOCAL_OWNER: "", PORT: String(ports.app), DATA_DIR: path.join(DATA, "app"), KNOWLEDGE_DIR: "knowledge", AUTH_FAILURE_LIMIT: "5" },
     { onOutput: (s) => (appOutput += s) },
   );
   const conf = nginxConfig(tmp);
@@ -129,8 +131,23 @@ test("a bare loopback request (the same as nginx's) is not the owner either", ()
   }
 });
 
+/** The link the server printed at start. */
+const startupLink = () => /(http:\/\/127\.0\.0\.1:\d+\/api\/session\/owner\?token=[\w-]+)/.exec(appOutput)?.[1];
+
+/** A new owner link from `npm run owner-link`, run on this machine with the server's settings. */
+function requestedLink(): string {
+  const run = spawnSync("npm", ["run", "--silent", "owner-link"], {
+    env: { ...process.env, DATA_DIR: path.join(DATA, "app"), PORT: String(ports.app) },
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  const link = /(http:\/\/127\.0\.0\.1:\d+\/api\/session\/owner\?token=[\w-]+)/.exec(run.stdout)?.[1];
+  expect(link, `${run.stdout}\n${run.stderr}`).toBeTruthy();
+  return link!;
+}
+
 test("the owner link printed at start gives an HttpOnly owner session and goes on to the clean URL", () => {
-  const link = /(http:\/\/127\.0\.0\.1:\d+\/api\/session\/owner\?token=[\w-]+)/.exec(appOutput)?.[1];
+  const link = startupLink();
   expect(link, appOutput).toBeTruthy();
   const wrong = request("srv", "GET", `${link!.replace(/token=[\w-]+/, "token=guessed")}`);
   expect(wrong.status).toBe(401);
@@ -153,4 +170,47 @@ test("the owner link printed at start gives an HttpOnly owner session and goes o
   const tokens = request("srv", "GET", `${local}/api/tokens`, { headers: { cookie: cookie![1] } });
   expect(tokens.status).toBe(200);
   expect(JSON.stringify(tokens.json())).not.toContain("stolen");
+});
+
+test("the owner link works once; `npm run owner-link` makes a new one, which works once too", () => {
+  // The start-up link was used by the test above.
+  const used = request("srv", "GET", startupLink()!);
+  expect(used.status, used.body).toBe(401);
+  expect(used.body).toContain("npm run owner-link");
+
+  const link = requestedLink();
+  const headerFile = path.join(mkdtempSync(path.join(os.tmpdir(), "owner-link-")), "headers");
+  const opened = request("srv", "GET", link, { headerFile });
+  expect(opened.status, opened.body).toBe(303);
+  const cookie = /^set-cookie: (kb_session=[^;]+)/im.exec(opened.headers)?.[1];
+  expect(request("srv", "GET", `${local}/api/users`, { headers: { cookie: cookie! } }).status).toBe(200);
+  expect(request("srv", "GET", link).status).toBe(401);
+  // A newer request replaces an unused one.
+  const first = requestedLink();
+  const second = requestedLink();
+  expect(request("srv", "GET", first).status).toBe(401);
+  expect(request("srv", "GET", second).status).toBe(303);
+});
+
+test("wrong credentials through the proxy lock out neither the owner link nor the admin secret on this machine", () => {
+  const secret = /\[auth\]\s+(kba_[\w-]+)/.exec(appOutput)?.[1];
+  expect(secret, appOutput).toBeTruthy();
+  const link = requestedLink();
+  // From elsewhere through nginx every request reaches the app from 127.0.0.1: wrong bearer tokens on the web
+  // API and MCP, wrong owner links. Past AUTH_FAILURE_LIMIT (5) they are refused with 429.
+  const statuses: number[] = [];
+  for (let i = 0; i < 8; i++) {
+    statuses.push(request("cli", "GET", `${viaProxy()}/api/users`, { headers: { authorization: `Bearer wrong-${i}` } }).status);
+    statuses.push(
+      request("cli", "POST", `${viaProxy()}/api/mcp`, { json: LIST, headers: { authorization: `Bearer kbt_wrong${i}` } }).status,
+    );
+    statuses.push(request("cli", "GET", `${viaProxy()}/api/session/owner?token=guess-${i}`).status);
+  }
+  expect(statuses.slice(-3)).toEqual([429, 429, 429]);
+  // The owner on the machine: the admin secret and the owner link still work.
+  expect(request("srv", "GET", `${local}/api/users`, { headers: { authorization: `Bearer ${secret}` } }).status).toBe(200);
+  const opened = request("srv", "GET", link);
+  expect(opened.status, opened.body).toBe(303);
+  // …and a wrong admin secret from the machine is still one more wrong guess.
+  expect(request("srv", "GET", `${local}/api/users`, { headers: { authorization: "Bearer wrong-again" } }).status).toBe(429);
 });

@@ -55,6 +55,14 @@ export function isAdminSecret(presented: string, adminToken = getConfig().auth.a
 }
 
 /**
+ * Whether the admin secret is beyond guessing, so no failure budget need stand in front of it: the generated one
+ * (192 random bits), or an ADMIN_TOKEN of at least 32 characters (`openssl rand -base64 24`).
+ */
+export function adminSecretUnguessable(adminToken = getConfig().auth.adminToken): boolean {
+  return !adminToken || adminToken.length >= 32;
+}
+
+/**
  * A short fingerprint of the current admin secret: a session made with the secret remembers it, and ends when
  * the secret changes (a new ADMIN_TOKEN, or a deleted secret file). Null when there is no secret.
  */

@@ -4,7 +4,7 @@
  * In order: the origin rule (lib/auth/origin.ts) → a session cookie of a signed-in account (a state-changing
  * request must also carry the session's CSRF token; the owner link's session is the owner) → this machine without
  * sign-in, only with LOCAL_OWNER=1 (lib/auth/peer.ts; not with REQUIRE_LOGIN=1 or REQUIRE_TOKEN=1) → the admin secret as a bearer token (the recovery path; wrong secrets count against the
- * address's failed-authentication budget, 429 once spent) → 401.
+ * address's failed-authentication budget, 429 once spent: see adminSecretAttempt) → 401.
  */
 
 import { CSRF_HEADER, sessionSecret, sessionUser } from "@/lib/auth/accounts/sessions";
@@ -13,12 +13,12 @@ import type { Session, User } from "@/lib/auth/accounts/types";
 import { type AccessLimit, limitOf, mayRead, mayWrite, type Viewer } from "@/lib/auth/roles";
 import { bearerSecret } from "@/lib/credentials/tokens";
 import { AppError } from "@/lib/types";
-import { adminSecretFingerprint, isAdminSecret } from "./admin-secret";
+import { adminSecretFingerprint } from "./admin-secret";
 import { type AuthSettings, resolveAuthSettings } from "./config";
 import { safeEqual } from "./internal";
 import { isOriginAllowed } from "./origin";
 import { type Caller, callerOf } from "./peer";
-import { adminSecretAccount, authFailures } from "./request";
+import { adminSecretAttempt } from "./request";
 
 export type Principal =
   /** The owner link's session or (LOCAL_OWNER=1) this machine without sign-in, or the admin secret (a bearer token, or the session it was exchanged for): everything, like an admin. */
@@ -84,10 +84,10 @@ export async function authenticateApp(req: Request, deps: AppAccessDeps): Promis
 
   const presented = bearerSecret(req.headers.get("authorization"));
   if (presented || req.headers.get("authorization")) {
-    const failures = authFailures(settings, caller, { account: adminSecretAccount(caller) });
-    if (failures.locked()) throw new AppError("rate_limited", "Too many failed authentications from this address; try again in a minute.");
-    if (presented && isAdminSecret(presented, settings.adminToken)) return { kind: "owner", via: "admin-secret", caller };
-    if (failures.fail()) throw new AppError("rate_limited", "Too many failed authentications from this address; try again in a minute.");
+    const attempt = adminSecretAttempt(settings, caller, presented);
+    if (attempt === "admin") return { kind: "owner", via: "admin-secret", caller };
+    if (attempt === "locked")
+      throw new AppError("rate_limited", "Too many failed authentications from this address; try again in a minute.");
   }
   throw new AppError("unauthorized", "Sign in first (or send the admin secret as a bearer token).");
 }

@@ -1,5 +1,6 @@
 import { hashTokenSecret } from "@/lib/credentials/tokens";
 import { processGlobal } from "@/lib/process-global";
+import { adminSecretUnguessable, isAdminSecret } from "./admin-secret";
 import type { AuthSettings } from "./config";
 import type { Caller } from "./peer";
 import { addressKey, createRateLimiter, type RateLimiter } from "./rate-limit";
@@ -52,4 +53,24 @@ export function authFailures(
 }
 
 /** The account key of admin-secret attempts from one address: wrong tokens from there do not lock the secret, wrong secrets do. */
-export const adminSecretAccount = (caller: Caller): string => `admin secret@${addressKey(caller.address)}`;
+const adminSecretAccount = (caller: Caller): string => `admin secret@${addressKey(caller.address)}`;
+
+/**
+ * One presentation of the admin secret (a bearer token, the sign-in form, OAuth consent) from `caller`: "admin"
+ * when it is the secret, "locked" for 429 (its address has spent its budget), "wrong" for 401. The right secret
+ * gets past a spent budget when nobody can guess it (adminSecretUnguessable), as a valid access token does:
+ * behind a proxy without TRUSTED_PROXIES everyone's address is the proxy's, and the lock would keep the owner
+ * out for anyone who sends wrong ones. A guessable ADMIN_TOKEN stays behind the lock, like a password.
+ */
+export function adminSecretAttempt(
+  settings: Pick<AuthSettings, "authFailuresPerMinute" | "adminToken">,
+  caller: Caller,
+  presented: string | null,
+): "admin" | "locked" | "wrong" {
+  const failures = authFailures(settings, caller, { account: adminSecretAccount(caller) });
+  const right = presented !== null && isAdminSecret(presented, settings.adminToken);
+  if (right && adminSecretUnguessable(settings.adminToken)) return "admin";
+  if (failures.locked()) return "locked";
+  if (right) return "admin";
+  return failures.fail() ? "locked" : "wrong";
+}

@@ -3,12 +3,12 @@ import { signInSchema } from "@/lib/auth/accounts/schema";
 import { signIn } from "@/lib/auth/accounts/service";
 import { adminSessionUserId, clearedSessionCookies, sessionSecret, startSession, withCookies } from "@/lib/auth/accounts/sessions";
 import { getAccountStore } from "@/lib/auth/accounts/store";
-import { adminSecretFingerprint, isAdminSecret } from "@/lib/auth/admin-secret";
+import { adminSecretFingerprint } from "@/lib/auth/admin-secret";
 import { resolveAuthSettings } from "@/lib/auth/config";
 import { oidcEnabled } from "@/lib/auth/oidc";
 import { callerOf } from "@/lib/auth/peer";
 import { viewerOf } from "@/lib/auth/principal";
-import { adminSecretAccount, authFailures } from "@/lib/auth/request";
+import { adminSecretAttempt, authFailures } from "@/lib/auth/request";
 import { getConfig } from "@/lib/config";
 import { optionalPrincipal, route } from "@/lib/server/route";
 import { AppError } from "@/lib/types";
@@ -41,11 +41,10 @@ export const POST = route({ access: "open" }, async ({ req, body, store }) => {
   const input = await body(signInSchema);
   const accounts = await getAccountStore(await store());
   if ("secret" in input) {
-    const failures = authFailures(settings, caller, { account: adminSecretAccount(caller) });
-    if (failures.locked()) throw tooMany();
+    const attempt = adminSecretAttempt(settings, caller, input.secret);
+    if (attempt === "locked") throw tooMany();
     const fingerprint = adminSecretFingerprint(settings.adminToken);
-    if (!fingerprint || !isAdminSecret(input.secret, settings.adminToken)) {
-      if (failures.fail()) throw tooMany();
+    if (!fingerprint || attempt !== "admin") {
       await audit(null, "sign_in_failed", { actor: "admin secret", address: caller.address, outcome: "failed" });
       throw new AppError("unauthorized", "That is not the admin secret.");
     }

@@ -16,13 +16,12 @@ import { randomBytes } from "node:crypto";
 import { audit, kbsOf } from "@/lib/audit/record";
 import { sessionUser } from "@/lib/auth/accounts/sessions";
 import { getAccountStore } from "@/lib/auth/accounts/store";
-import { isAdminSecret } from "@/lib/auth/admin-secret";
 import { type AuthSettings, resolveAuthSettings } from "@/lib/auth/config";
 import { safeEqual } from "@/lib/auth/internal";
 import { isOriginAllowed } from "@/lib/auth/origin";
 import { type Caller, callerOf } from "@/lib/auth/peer";
 import { addressKey } from "@/lib/auth/rate-limit";
-import { adminSecretAccount, authFailures, getRateLimiter } from "@/lib/auth/request";
+import { adminSecretAttempt, getRateLimiter } from "@/lib/auth/request";
 import { limitOf, mayRead } from "@/lib/auth/roles";
 import { getRegistry, kbCatalog } from "@/lib/kb";
 import { knownKbs } from "@/lib/kb/known";
@@ -258,12 +257,9 @@ export async function decideConsent(req: Request, deps: OAuthDeps): Promise<Resp
   const user = await consenter(store, req.headers.get("cookie"));
   const limit = user ? limitOf(user) : { kbs: null, write: true };
   if (!user) {
-    const failures = authFailures(settings, caller, { account: adminSecretAccount(caller) });
-    if (failures.locked()) return page(429, "Too many failed sign-ins from this address; try again in a minute.");
-    if (!isAdminSecret(form.get("admin_secret") ?? "", settings.adminToken)) {
-      if (failures.fail()) return page(429, "Too many failed sign-ins from this address; try again in a minute.");
-      return back("secret");
-    }
+    const attempt = adminSecretAttempt(settings, caller, form.get("admin_secret") ?? "");
+    if (attempt === "locked") return page(429, "Too many failed sign-ins from this address; try again in a minute.");
+    if (attempt === "wrong") return back("secret");
   }
   const known = new Set(await knownKbs(store, await getRegistry(store)));
   const chosen = p.kb !== undefined ? [p.kb] : [...new Set(form.getAll("kb"))];

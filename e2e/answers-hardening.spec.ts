@@ -1,5 +1,5 @@
 /**
- * Every answer carries the security headers, sign-in never sends anyone off the site, the browser runs without
+ * Every answer carries the security headers, the browser runs without
  * a CSP violation (zod jitless), and the audit log sees refusals — on the built app through server.mjs: the
  * offline server (this machine is the owner there) and the secured one (REQUIRE_TOKEN, ADMIN_TOKEN).
  */
@@ -59,45 +59,6 @@ test("the chat streams an answer with no CSP violation: zod runs jitless in the 
   await page.goto(`${APP}/kbs`);
   await page.waitForLoadState("networkidle");
   expect(await violations()).toEqual([]);
-});
-
-test("sign-in never sends the browser off the site, whatever `next` says", async ({ browser }) => {
-  test.setTimeout(420_000);
-  const hostile = [
-    "/%09/evil.example/x",
-    "/%0A/evil.example/x",
-    "/%0D/evil.example/x",
-    "/%0D%0A/evil.example/x",
-    "/%5Cevil.example/x",
-    "/\\evil.example/x",
-    "//evil.example/x",
-    "https://evil.example/x",
-  ];
-  for (const next of hostile) {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const left: string[] = [];
-    page.on("request", (r) => {
-      if (new URL(r.url()).hostname.endsWith("evil.example")) left.push(r.url());
-    });
-    await page.goto(`${SECURED}/signin?next=${next}`);
-    await page.getByText("Admin secret (recovery)").click();
-    await page.getByTestId("admin-token").fill(SECURE.adminToken);
-    await page.getByTestId("admin-token").press("Enter");
-    await page.waitForURL((u) => u.pathname !== "/signin" || u.origin !== SECURED, { timeout: 30_000 });
-    expect(new URL(page.url()).origin, next).toBe(SECURED);
-    expect(left, next).toEqual([]);
-    await context.close();
-  }
-  // A plain path of the site is still where sign-in goes.
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await page.goto(`${SECURED}/signin?next=${encodeURIComponent("/documents?kb=default")}`);
-  await page.getByText("Admin secret (recovery)").click();
-  await page.getByTestId("admin-token").fill(SECURE.adminToken);
-  await page.getByTestId("admin-token").press("Enter");
-  await page.waitForURL(`${SECURED}/documents?kb=default`);
-  await context.close();
 });
 
 test("the audit log records 401s (wrong admin secret, wrong MCP token) with the address, and the KB a refusal named", async () => {

@@ -6,8 +6,3 @@ export function withReturn(href: string, conversationPath: string | null, turn: 
   const from = `${conversationPath}${turn ? `#m-${turn}` : ""}`;
   return `${href}${href.includes("?") ? "&" : "?"}from=${encodeURIComponent(from)}`;
 }
-
-/** A `from` address safe to link back to: a path on this site only. */
-export function safeReturn(from: string | undefined): string | undefined {
-  return from?.startsWith("/") && !from.startsWith("//") && !from.startsWith("/\\") ? from : undefined;
-}

@@ -116,7 +116,9 @@ describe("auth settings", () => {
   });
   it("names TRUSTED_PROXIES and the entry when a CIDR prefix is out of range or malformed", () => {
     for (const entry of ["10.0.0.0/33", "::1/129", "10.0.0.0/", "10.0.0.0/abc", "10.0.0.0/-1", "10.0.0.0/8/8", "10.0.0.0/1e1"]) {
-      expect(() => parseTrustedProxies(`127.0.0.1, ${entry}`), entry).toThrow(`TRUSTED_PROXIES: "${entry}" is not an IP address or CIDR range`);
+      expect(() => parseTrustedProxies(`127.0.0.1, ${entry}`), entry).toThrow(
+        `TRUSTED_PROXIES: "${entry}" is not an IP address or CIDR range`,
+      );
     }
     expect(parseTrustedProxies("10.0.0.0/32, ::1/128, 0.0.0.0/0").check("10.0.0.0", "ipv4")).toBe(true);
   });

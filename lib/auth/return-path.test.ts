@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { decodedPayload, OPEN_REDIRECT_PAYLOADS } from "./open-redirect-payloads";
 import { safeReturnPath } from "./return-path";
 
 describe("safeReturnPath (where sign-in goes next)", () => {
@@ -29,6 +30,11 @@ describe("safeReturnPath (where sign-in goes next)", () => {
       const out = safeReturnPath(raw);
       expect(out, JSON.stringify(raw)).not.toMatch(/evil|javascript/);
       expect(new URL(out, "http://app.test").origin, JSON.stringify(raw)).toBe("http://app.test");
+    }
+    for (const payload of OPEN_REDIRECT_PAYLOADS) {
+      const out = safeReturnPath(decodedPayload(payload));
+      expect(new URL(out, "http://app.test").origin, payload).toBe("http://app.test");
+      expect(out, payload).not.toMatch(/evil|script:|data:/i);
     }
     expect(safeReturnPath(null)).toBe("/");
     expect(safeReturnPath(undefined)).toBe("/");

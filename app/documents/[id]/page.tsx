@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
-import { safeReturn } from "@/components/chat/source-links";
 import { DocumentView } from "@/components/documents/DocumentView";
+import { safeReturnPath } from "@/lib/auth/return-path";
 
 export const metadata: Metadata = { title: "Document · Knowledge Chat" };
 
@@ -18,7 +18,7 @@ export default async function DocumentPage({
       id={id}
       chunkId={typeof chunk === "string" ? chunk : undefined}
       claim={typeof q === "string" ? q : undefined}
-      from={safeReturn(typeof from === "string" ? from : undefined)}
+      from={safeReturnPath(typeof from === "string" ? from : undefined)}
     />
   );
 }

@@ -169,7 +169,9 @@ async function serve() {
   server.listen(port, host, () => {
     console.log(`[server] listening on http://${host.includes(":") ? `[${host}]` : host}:${port} (memory allocator: ${allocatorInUse()})`);
     // Like Jupyter's: whoever opens it first is the owner (a session cookie), so only the person who started the server.
-    console.log(`[server] Owner sign-in link (open it in your browser on this machine; it works once, \`npm run owner-link\` makes a new one):`);
+    console.log(
+      `[server] Owner sign-in link (open it in your browser on this machine; it works once, \`npm run owner-link\` makes a new one):`,
+    );
     console.log(`[server]   http://${self}:${port}/api/session/owner?token=${ownerToken}`);
   });
   for (const sig of ["SIGINT", "SIGTERM"]) {

@@ -28,7 +28,7 @@ export const folderConnector: Connector = async (ctx) => {
     const file = path.join(root, rel);
     const url = pathToFileURL(file).href;
     if (!readable(rel)) {
-      ctx.skip(key, url);
+      ctx.skip(key);
       continue;
     }
     try {

@@ -120,7 +120,7 @@ export const gitConnector: Connector = async (ctx) => {
     // A plain Git server has no page for a file: its item keeps no link.
     const link = gitFileLink(config.url, commit, file) ?? "";
     if (!readable(file)) {
-      ctx.skip(file, link);
+      ctx.skip(file);
       continue;
     }
     if (ctx.previous.get(file)?.version === blob && ctx.previous.get(file)?.documentId) {

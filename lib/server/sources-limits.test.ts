@@ -9,6 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { serveGitRepo } from "@/e2e/helpers/git-server";
 import { type HostileS3, serveHostileS3 } from "@/e2e/helpers/hostile-s3";
+import { serveTestSite } from "@/e2e/helpers/test-site";
 import { createOfflineEmbedder } from "@/lib/embed/offline";
 import { settingsProblems } from "@/lib/server/settings-check";
 import { runningOf, runningPromise } from "@/lib/sources/engine";
@@ -270,6 +271,27 @@ describe("a hostile listing's memory", { timeout: 600_000 }, () => {
     expect(run.failedUnlisted).toBe(150);
     expect(s3.requests.filter((r) => r.endsWith("?list"))).toHaveLength(1 + 3);
     expect(await titles()).toEqual(["Inside"]);
+  });
+});
+
+describe("a hostile web site", () => {
+  it("keeps 500 links of a page and a frontier no longer than maxPages, however many links the page holds", async () => {
+    const site = await serveTestSite();
+    try {
+      const links = Array.from({ length: 3000 }, (_, i) => `<a href="/wide/p${i}.html">page ${i}</a>`).join(" ");
+      site.pages.set("/wide/", {
+        type: "text/html",
+        body: `<html><body><h1>Wide</h1><p>The wide page about the tapir.</p>${links}</body></html>`,
+      });
+      const input = sourceInputSchema.parse({ kind: "web", url: `${site.base}/wide/`, mode: "site", maxPages: 4, scheduleMinutes: 0 });
+      const { source, run } = await add(input);
+      expect(run.error).toBeNull();
+      const items = await (await getSourceStore(store)).items(source.id);
+      expect(items.get(`${site.base}/wide/`)?.links).toHaveLength(500);
+      expect([...site.hits.keys()].filter((p) => p.startsWith("/wide/p"))).toHaveLength(3);
+    } finally {
+      await site.close();
+    }
   });
 });
 

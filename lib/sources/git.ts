@@ -4,7 +4,8 @@
  * re-sync downloads only the objects new since the last commit seen, and only the files whose blob changed are
  * read and parsed. The remote's address is checked like every other fetch (public unless an admin allows the
  * host) and pinned with http.curloptResolve, so git connects to the address that was checked; no redirects,
- * http(s) only. A token goes in as an Authorization header through the environment, never on the command line.
+ * http(s) only. A token goes in as an Authorization header through the environment, never on the command line;
+ * git gets no other variable of the server's than lib/worker/child-env.ts allows.
  * A blob over SOURCE_MAX_BYTES (its size from `ls-tree -l`) fails alone, unread; the others are streamed, and so
  * is the tree's listing, entry by entry as git writes it (a tree of any size is walked in bounded memory).
  */
@@ -15,6 +16,7 @@ import { isIP } from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
 import { isPrivateAddress } from "@/lib/net/public-address";
+import { childEnv } from "@/lib/worker/child-env";
 import type { Connector } from "./engine";
 import { readable } from "./engine";
 import { gitFileLink } from "./git-links";
@@ -28,13 +30,8 @@ const TIMEOUT_MS = 10 * 60_000;
 const MAX_BUFFER = 1024 * 1024;
 /** One entry of the tree's listing: its mode, type, id, size and path (git's own path limit is 4,096 bytes). */
 const MAX_TREE_ENTRY = 64 * 1024;
-const gitEnv = (env: Record<string, string>) => ({
-  ...process.env,
-  GIT_TERMINAL_PROMPT: "0",
-  GIT_ASKPASS: "",
-  GIT_CONFIG_NOSYSTEM: "1",
-  ...env,
-});
+const gitEnv = (env: Record<string, string>) =>
+  childEnv({ GIT_TERMINAL_PROMPT: "0", GIT_ASKPASS: "", GIT_CONFIG_NOSYSTEM: "1", ...env });
 
 async function git(cwd: string, args: string[], signal: AbortSignal, env: Record<string, string> = {}): Promise<string> {
   const { stdout } = await run("git", args, { cwd, timeout: TIMEOUT_MS, maxBuffer: MAX_BUFFER, signal, env: gitEnv(env) });

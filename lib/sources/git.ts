@@ -28,10 +28,9 @@ const run = promisify(execFile);
 const TIMEOUT_MS = 10 * 60_000;
 /** Output of the commands read whole (init, fetch --quiet, rev-parse): a few lines when all is well. */
 const MAX_BUFFER = 1024 * 1024;
-/** One entry of the tree's listing: its mode, type, id, size and path (git's own path limit is 4,096 bytes). */
+/** One entry of the tree's listing: its mode, type, id, size and path (a path longer than PATH_MAX could never be checked out). */
 const MAX_TREE_ENTRY = 64 * 1024;
-const gitEnv = (env: Record<string, string>) =>
-  childEnv({ GIT_TERMINAL_PROMPT: "0", GIT_ASKPASS: "", GIT_CONFIG_NOSYSTEM: "1", ...env });
+const gitEnv = (env: Record<string, string>) => childEnv({ GIT_TERMINAL_PROMPT: "0", GIT_ASKPASS: "", GIT_CONFIG_NOSYSTEM: "1", ...env });
 
 async function git(cwd: string, args: string[], signal: AbortSignal, env: Record<string, string> = {}): Promise<string> {
   const { stdout } = await run("git", args, { cwd, timeout: TIMEOUT_MS, maxBuffer: MAX_BUFFER, signal, env: gitEnv(env) });

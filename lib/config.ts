@@ -88,6 +88,8 @@ export function sourceLimits() {
     maxBytes: intEnv("SOURCE_MAX_BYTES", 50 * 1024 * 1024),
     /** One sync's time budget: past it the run stops (nothing removed), so the syncs queued behind it run. */
     syncTimeoutMs: intEnv("SOURCE_SYNC_TIMEOUT_S", 3600) * 1000,
+    /** Items one source may hold (pages, files, objects; skipped ones not counted): past it the sync stops, nothing removed. */
+    maxItems: intEnv("SOURCE_MAX_ITEMS", 100_000),
   };
 }
 

@@ -28,7 +28,7 @@ function statusLine(s: SourceView, t: SourceMessages, locale: "en" | "zh"): stri
   const time = new Date(r.finishedAt ?? r.startedAt).toLocaleString();
   if (r.error) return fill(t.lastSyncFailed, { time, error: syncErrorText(r.error, locale) });
   const { added, updated, unchanged, removed } = r;
-  return fill(t.lastSync, { time, added, updated, unchanged, removed, failed: r.failed.length });
+  return fill(t.lastSync, { time, added, updated, unchanged, removed, failed: r.failed.length + (r.failedUnlisted ?? 0) });
 }
 
 /** Items of the last run, each with its reason (skipped or failed), folded under `summary`. */

@@ -11,6 +11,12 @@ describe("source sync errors in the Chinese UI", () => {
     );
     expect(syncErrorText("no answer within 30 s", "zh")).toBe("30 秒内没有响应");
     expect(
+      syncErrorText(
+        "the source holds more than 250 items (SOURCE_MAX_ITEMS): nothing was removed; raise the limit or narrow the source",
+        "zh",
+      ),
+    ).toBe("该来源的条目超过 250 个（SOURCE_MAX_ITEMS）：未删除任何内容；请提高上限或缩小来源范围");
+    expect(
       syncErrorText("interrupted: the server stopped during this sync (nothing was removed; the next sync completes it)", "zh"),
     ).toMatch(/^已中断/);
   });

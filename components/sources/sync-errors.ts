@@ -12,6 +12,10 @@ const ZH: [RegExp, string][] = [
   [/^this source's secrets were sealed with another SOURCE_SECRET_KEY$/, "该来源的密钥是用另一个 SOURCE_SECRET_KEY 加密的"],
   [/^S3 answered HTTP (\d+) for (\S+): ?(.*)$/, "S3 对 $2 返回了 HTTP $1：$3"],
   [/^the bucket listing did not end after (\d+) pages$/, "存储桶列表在 $1 页后仍未结束"],
+  [
+    /^the source holds more than (\d+) items \(SOURCE_MAX_ITEMS\): nothing was removed; raise the limit or narrow the source$/,
+    "该来源的条目超过 $1 个（SOURCE_MAX_ITEMS）：未删除任何内容；请提高上限或缩小来源范围",
+  ],
   [/^this source has no secret access key$/, "该来源没有 secret access key"],
   [/^git cat-file failed: (.*)$/, "git cat-file 失败：$1"],
   [

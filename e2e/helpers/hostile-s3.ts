@@ -1,7 +1,7 @@
 /**
  * A hostile S3-compatible server for the source tests: it answers ListObjectsV2 with whatever keys it is given
  * (`..` segments, keys outside the prefix), can make the listing never end (the same continuation token again,
- * or a new one every page), and serves objects slowly. Signatures are not checked; every request is recorded.
+ * or a new one every page, with new keys on each page if asked), and serves objects slowly. Signatures are not checked; every request is recorded.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -12,6 +12,8 @@ export interface HostileS3 {
   objects: Map<string, string>;
   /** The keys each listing page names. */
   keys: string[];
+  /** When set, the keys of listing page `page` (1, 2, …) instead of `keys`: new ones every page. */
+  pageKeys: ((page: number) => string[]) | null;
   /** "same": truncated forever with one token; "new": truncated forever with a new token each page. */
   endless: "no" | "same" | "new";
   /** Delay before each object's answer. */
@@ -29,6 +31,7 @@ export async function serveHostileS3(bucket: string): Promise<HostileS3> {
   const s3: Omit<HostileS3, "endpoint" | "close"> = {
     objects: new Map(),
     keys: [],
+    pageKeys: null,
     endless: "no",
     delayMs: 0,
     requests: [],
@@ -41,7 +44,7 @@ export async function serveHostileS3(bucket: string): Promise<HostileS3> {
       page++;
       const truncated = s3.endless !== "no";
       const token = s3.endless === "new" ? `page-${page}` : "again";
-      const contents = s3.keys
+      const contents = (s3.pageKeys?.(page) ?? s3.keys)
         .map((k) => `<Contents><Key>${xmlEscape(k)}</Key><ETag>"${k.length}"</ETag><Size>1</Size></Contents>`)
         .join("");
       res.writeHead(200, { "content-type": "application/xml" });

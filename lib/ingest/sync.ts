@@ -29,12 +29,12 @@ export async function readInputFile(file: string): Promise<Buffer> {
 }
 
 /**
- * Regular, non-hidden files under `dir`, recursively, as paths relative to it (sorted). A subfolder that cannot
- * be read goes to `onUnreadable` when given (the walk goes on without it), else fails the listing.
+ * Regular, non-hidden files under `dir`, recursively, as paths relative to it (sorted), one at a time as the walk
+ * finds them (a folder of any size is walked holding only the folders on the way). A subfolder that cannot be read
+ * goes to `onUnreadable` when given (the walk goes on without it), else fails the walk.
  */
-export async function listFiles(dir: string, onUnreadable?: (rel: string, err: Error) => void): Promise<string[]> {
-  const out: string[] = [];
-  const walk = async (rel: string) => {
+export async function* walkFiles(dir: string, onUnreadable?: (rel: string, err: Error) => void): AsyncGenerator<string> {
+  const walk = async function* (rel: string): AsyncGenerator<string> {
     let entries: Dirent[];
     try {
       entries = await readdir(path.join(dir, rel), { withFileTypes: true });
@@ -46,12 +46,16 @@ export async function listFiles(dir: string, onUnreadable?: (rel: string, err: E
     for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
       if (e.name.startsWith(".")) continue;
       const r = rel ? path.join(rel, e.name) : e.name;
-      if (e.isDirectory()) await walk(r);
-      else if (e.isFile()) out.push(r);
+      if (e.isDirectory()) yield* walk(r);
+      else if (e.isFile()) yield r;
     }
   };
-  await walk("");
-  return out;
+  yield* walk("");
+}
+
+/** Every file walkFiles finds, as a list. */
+export async function listFiles(dir: string, onUnreadable?: (rel: string, err: Error) => void): Promise<string[]> {
+  return Array.fromAsync(walkFiles(dir, onUnreadable));
 }
 
 /**

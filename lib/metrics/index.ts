@@ -95,13 +95,13 @@ export function countEmbeddingCache(hits: number, misses: number): void {
 /** One finished sync run of a source (lib/sources/engine.ts). */
 export function recordSourceSync(
   source: string,
-  counts: { added: number; updated: number; unchanged: number; removed: number; skipped: number; failed: readonly unknown[] },
+  counts: { added: number; updated: number; unchanged: number; removed: number; skipped: number; failed: number },
   ok: boolean,
 ): void {
   const m = getMetrics();
   for (const outcome of ["added", "updated", "unchanged", "removed", "skipped"] as const)
     m.sourceItems.inc({ source, outcome }, counts[outcome]);
-  m.sourceItems.inc({ source, outcome: "failed" }, counts.failed.length);
+  m.sourceItems.inc({ source, outcome: "failed" }, counts.failed);
   m.sourceRuns.inc({ source, outcome: ok ? "ok" : "failed" });
   m.sourceLastSync.set({ source }, Date.now() / 1000);
 }

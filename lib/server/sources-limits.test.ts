@@ -9,6 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { serveGitRepo } from "@/e2e/helpers/git-server";
 import { type HostileS3, serveHostileS3 } from "@/e2e/helpers/hostile-s3";
+import { serveTestSite } from "@/e2e/helpers/test-site";
 import { createOfflineEmbedder } from "@/lib/embed/offline";
 import { settingsProblems } from "@/lib/server/settings-check";
 import { runningOf, runningPromise } from "@/lib/sources/engine";
@@ -30,7 +31,7 @@ beforeAll(async () => {
   Object.assign(process.env, ENV);
 });
 afterAll(() => {
-  for (const k of [...Object.keys(ENV), "SOURCE_MAX_BYTES", "SOURCE_SYNC_TIMEOUT_S"]) delete process.env[k];
+  for (const k of [...Object.keys(ENV), "SOURCE_MAX_BYTES", "SOURCE_SYNC_TIMEOUT_S", "SOURCE_MAX_ITEMS"]) delete process.env[k];
 });
 beforeEach(async () => {
   store = await openStore({ uri: await tempDir(), embedder: createOfflineEmbedder(64) });
@@ -38,6 +39,7 @@ beforeEach(async () => {
   return async () => {
     delete process.env.SOURCE_MAX_BYTES;
     delete process.env.SOURCE_SYNC_TIMEOUT_S;
+    delete process.env.SOURCE_MAX_ITEMS;
     process.env.SOURCE_SECRET_KEY = KEY;
     await s3.close();
     await store.close();
@@ -221,6 +223,75 @@ describe("a sync killed mid-way", { timeout: 300_000 }, () => {
     const owned = await sources.ownedDocuments();
     expect((await store.listDocuments()).filter((d) => !owned.has(d.id))).toEqual([]);
     expect((await sources.get(source.id))?.lastRun?.error).toMatch(/^interrupted/);
+  });
+});
+
+describe("a hostile listing's memory", { timeout: 600_000 }, () => {
+  // The sync process starts at about 200 MB (tsx, LanceDB) and peaked at 236 MB here; keeping the listed keys
+  // grew it by ~0.1 MB a page of 200 keys, to 1.1 GB by the 10,000th page.
+  const PEAK_RSS_BOUND = 400 * 1024 * 1024;
+
+  it("lists twice 10,000 pages of new keys, every one skipped, in bounded memory, and the process lives on", async () => {
+    const uri = await tempDir();
+    await store.close();
+    const perPage = 200;
+    s3.endless = "new";
+    s3.pageKeys = (page) => Array.from({ length: perPage }, (_, i) => `docs/../elsewhere/page-${page}-key-${i}-${"x".repeat(40)}.md`);
+    const child = spawn(process.execPath, ["--import", "tsx", "e2e/fixtures/source-sync-child.ts", uri, s3.endpoint, "report"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (c) => (output += c));
+    child.stderr.on("data", (c) => (output += c));
+    const code = await new Promise((resolve) => child.on("exit", resolve));
+    store = await openStore({ uri, embedder: createOfflineEmbedder(64) });
+    expect(code, output).toBe(0);
+    const report = JSON.parse(output.trim().split("\n").pop() ?? "");
+    for (const run of report.runs) {
+      expect(run.error).toBe("the bucket listing did not end after 10000 pages");
+      expect(run.skipped).toBe(10_000 * perPage);
+    }
+    expect(s3.requests.filter((r) => r.endsWith("?list"))).toHaveLength(20_000);
+    expect(s3.objectGets()).toBe(0);
+    expect(report.peakRssBytes).toBeLessThan(PEAK_RSS_BOUND);
+  });
+
+  it("stops a sync past SOURCE_MAX_ITEMS with an error naming it, removing nothing, and lists 100 failures at most", async () => {
+    s3.keys = ["docs/a.md"];
+    s3.objects.set("/kb-bucket/docs/a.md", "# Inside\n\nThe okapi lives in the forest.");
+    const { source } = await add(s3Input());
+    expect(await titles()).toEqual(["Inside"]);
+    // Then new readable keys on every page, none of which can be read.
+    process.env.SOURCE_MAX_ITEMS = "250";
+    s3.endless = "new";
+    s3.pageKeys = (page) => Array.from({ length: 100 }, (_, i) => `docs/p${page}-${i}.md`);
+    const run = await startSync(store, source);
+    expect(run.error).toMatch(/^the source holds more than 250 items \(SOURCE_MAX_ITEMS\)/);
+    expect(run.failed).toHaveLength(100);
+    expect(run.failedUnlisted).toBe(150);
+    expect(s3.requests.filter((r) => r.endsWith("?list"))).toHaveLength(1 + 3);
+    expect(await titles()).toEqual(["Inside"]);
+  });
+});
+
+describe("a hostile web site", () => {
+  it("keeps 500 links of a page and a frontier no longer than maxPages, however many links the page holds", async () => {
+    const site = await serveTestSite();
+    try {
+      const links = Array.from({ length: 3000 }, (_, i) => `<a href="/wide/p${i}.html">page ${i}</a>`).join(" ");
+      site.pages.set("/wide/", {
+        type: "text/html",
+        body: `<html><body><h1>Wide</h1><p>The wide page about the tapir.</p>${links}</body></html>`,
+      });
+      const input = sourceInputSchema.parse({ kind: "web", url: `${site.base}/wide/`, mode: "site", maxPages: 4, scheduleMinutes: 0 });
+      const { source, run } = await add(input);
+      expect(run.error).toBeNull();
+      const items = await (await getSourceStore(store)).items(source.id);
+      expect(items.get(`${site.base}/wide/`)?.links).toHaveLength(500);
+      expect([...site.hits.keys()].filter((p) => p.startsWith("/wide/p"))).toHaveLength(3);
+    } finally {
+      await site.close();
+    }
   });
 });
 

@@ -13,6 +13,7 @@ import { knownKbs } from "@/lib/kb/known";
 import { reconcileSources } from "@/lib/sources/reconcile";
 import { startSourceScheduler } from "@/lib/sources/scheduler";
 import { getStore, type Store } from "@/lib/store";
+import { removeStaleCgroups } from "@/lib/worker/memory-cap";
 
 type SyncSummary = Awaited<ReturnType<typeof syncKnowledgeDir>>;
 
@@ -47,6 +48,9 @@ async function run(startup: Startup): Promise<void> {
     } catch (err) {
       console.error(`[auth] could not create the first-run admin secret: ${err instanceof Error ? err.message : String(err)}`);
     }
+    // Before any worker of this server runs: the cgroups a killed server's OCR workers left (lib/worker/memory-cap.ts).
+    const stale = removeStaleCgroups();
+    if (stale) console.log(`[ocr] removed ${stale} memory cgroups that a server which ended left behind`);
     const store = await getStore();
     let summary: SyncSummary | null = null;
     if (existsSync(config.knowledgeDir)) {

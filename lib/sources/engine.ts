@@ -7,6 +7,9 @@
  * Each run has a time budget (SOURCE_SYNC_TIMEOUT_S) and can be cancelled (the source removed): an AbortSignal
  * reaches every request and child process of the connector. A run in progress is stored as one (finishedAt null),
  * so after a crash start-up shows it as interrupted and removes the documents no item owns (reconcileSources).
+ * A run holds what a walk finds in bounded memory whatever the source answers: skipped items are counted, not kept;
+ * the keys it must remember (to tell what is gone) stop the run past SOURCE_MAX_ITEMS; the items it lists as failed
+ * stop at MAX_LISTED, their reasons cut.
  */
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
@@ -52,8 +55,8 @@ interface SyncContext {
   keep(key: string, patch?: Partial<SourceItem>): void;
   /** New or changed content; parsed and indexed unless its bytes are those already indexed. */
   ingest(item: FoundItem): Promise<void>;
-  /** Something the source holds that no parser reads. */
-  skip(key: string, url: string): void;
+  /** Something the source holds that no parser reads, or a key it may not fetch: counted, not kept. */
+  skip(key: string): void;
   /** Could not be read this time: its document (if any) stays. */
   fail(key: string, reason: string): void;
   /** Whether this item was already handled in this run. */
@@ -131,6 +134,19 @@ export async function cancelSync(sourceId: string, reason: string): Promise<void
   if (r.started) await r.promise.catch(() => {});
 }
 
+/** Failed and noted items a run lists at most (the rest are counted); a reason's length at most. */
+const MAX_LISTED = 100;
+const MAX_REASON = 500;
+
+/** At most MAX_REASON characters of `s`, as a string of its own (a slice would keep all of `s`, e.g. a whole answer, alive). */
+const cut = (s: string) => Buffer.from(s.length > MAX_REASON ? `${s.slice(0, MAX_REASON)}…` : s, "utf8").toString("utf8");
+
+const listed = (list: { item: string; reason: string }[], item: string, reason: string) => {
+  if (list.length >= MAX_LISTED) return false;
+  list.push({ item: cut(item), reason: cut(reason) });
+  return true;
+};
+
 /** What an aborted run says: the reason it was given. */
 const abortReason = (signal: AbortSignal) => (signal.reason instanceof Error ? signal.reason.message : String(signal.reason));
 
@@ -141,7 +157,7 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
   const { signal } = progress.controller;
   // Cancelled while it waited (its source removed meanwhile): nothing to do, nothing to record.
   if (signal.aborted) return { ...counts, startedAt, finishedAt: startedAt, error: abortReason(signal), note: null };
-  const { maxBytes, syncTimeoutMs } = sourceLimits();
+  const { maxBytes, syncTimeoutMs, maxItems } = sourceLimits();
   const budget = setTimeout(
     () => progress.controller.abort(new Error(`the sync took longer than its budget of ${syncTimeoutMs / 1000} s (SOURCE_SYNC_TIMEOUT_S)`)),
     syncTimeoutMs,
@@ -151,8 +167,8 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
   // A document deleted in the app since the last run is brought back: its item is not "unchanged".
   const live = await store.getDocuments([...stored.values()].flatMap((i) => (i.documentId ? [i.documentId] : [])));
   const previous = new Map([...stored].filter(([, i]) => !i.documentId || live.has(i.documentId)));
-  const next = new Map<string, SourceItem>();
-  const failedKeys = new Set<string>();
+  // The stored items this walk saw again (the others are gone), and every key it handled: keys only.
+  const survivors = new Set<string>();
   const handled = new Set<string>();
   let pending: SourceItem[] = [];
   const flush = async () => {
@@ -161,11 +177,22 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
     if (batch.length) await sources.saveItems(source.id, batch, []);
   };
   const handle = (key: string) => {
+    if (handled.size >= maxItems)
+      throw new Error(
+        `the source holds more than ${maxItems} items (SOURCE_MAX_ITEMS): nothing was removed; raise the limit or narrow the source`,
+      );
     handled.add(key);
     progress.seen++;
   };
+  const survives = (key: string) => {
+    if (stored.has(key)) survivors.add(key);
+  };
+  const fail = (key: string, reason: string) => {
+    if (!listed(counts.failed, key, reason)) counts.failedUnlisted = (counts.failedUnlisted ?? 0) + 1;
+    if (previous.has(key)) survives(key);
+  };
   const record = async (item: SourceItem) => {
-    next.set(item.key, item);
+    survives(item.key);
     pending.push(item);
     progress.done++;
     if (pending.length >= 50) await flush();
@@ -190,26 +217,26 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
         if (!before || handled.has(key)) return;
         handle(key);
         counts.unchanged++;
-        const item = { ...before, ...patch };
-        next.set(key, item);
+        survives(key);
         progress.done++;
-        if (patch) pending.push(item);
+        if (patch) pending.push({ ...before, ...patch });
       },
-      skip(key, url) {
+      skip(key) {
         signal.throwIfAborted();
         if (handled.has(key)) return;
-        handle(key);
         counts.skipped++;
-        next.set(key, { key, url, documentId: null, version: null, contentHash: null, links: null });
+        progress.seen++;
+        // Kept only when a stored item has this key (its row stays); any other skipped key is only counted.
+        if (stored.has(key)) {
+          handle(key);
+          survives(key);
+        }
       },
       fail(key, reason) {
         signal.throwIfAborted();
         if (handled.has(key)) return;
         handle(key);
-        failedKeys.add(key);
-        counts.failed.push({ item: key, reason });
-        const before = previous.get(key);
-        if (before) next.set(key, before);
+        fail(key, reason);
       },
       async ingest(found) {
         signal.throwIfAborted();
@@ -228,7 +255,7 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
         }
         if (isFrontMatterOnly(found.name, found.data)) {
           counts.skipped++;
-          counts.notes!.push({ item: found.key, reason: "front matter only, no text to index" });
+          listed(counts.notes!, found.key, "front matter only, no text to index");
           if (before?.documentId && (await store.deleteDocument(before.documentId))) counts.removed++;
           return record({ ...base, documentId: null });
         }
@@ -246,16 +273,14 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
           await record({ ...base, documentId: own ? r.document.id : null });
         } catch (err) {
           signal.throwIfAborted();
-          failedKeys.add(found.key);
-          counts.failed.push({ item: found.key, reason: errorMessage(err) });
-          if (before) next.set(found.key, before);
+          fail(found.key, errorMessage(err));
         }
       },
     };
     note = (await connector(ctx)).note ?? null;
     signal.throwIfAborted();
     // The walk completed: what it no longer saw is gone from the source.
-    const gone = [...stored.keys()].filter((k) => !next.has(k));
+    const gone = [...stored.keys()].filter((k) => !survivors.has(k));
     for (const key of gone) {
       const id = stored.get(key)?.documentId;
       if (id && (await store.deleteDocument(id))) counts.removed++;
@@ -263,13 +288,14 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
     await flush();
     await sources.saveItems(source.id, [], gone);
   } catch (err) {
-    error = signal.aborted ? abortReason(signal) : errorMessage(err);
+    error = cut(signal.aborted ? abortReason(signal) : errorMessage(err));
     await flush().catch(() => {});
   } finally {
     clearTimeout(budget);
   }
   const run: SyncRun = { ...counts, startedAt, finishedAt: new Date().toISOString(), error, note };
-  recordSourceSync(source.id, counts, error === null);
+  const failed = counts.failed.length + (counts.failedUnlisted ?? 0);
+  recordSourceSync(source.id, { ...counts, failed }, error === null);
   (await getAuditLog(store)).record({
     actor: "sources",
     actorId: null,
@@ -279,7 +305,7 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
     kb: source.kb,
     detail:
       error ??
-      `${counts.added} added, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.removed} removed, ${counts.failed.length} failed`,
+      `${counts.added} added, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.removed} removed, ${failed} failed`,
     address: "server",
   });
   const current = await sources.get(source.id);

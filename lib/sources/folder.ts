@@ -1,12 +1,13 @@
 /**
  * Server folders (admins only: it reads the server's disk): files under the path, changed ones found by size
  * and modification time, read only then (one over SOURCE_MAX_BYTES not at all). A subfolder that cannot be
- * read is skipped with a note. The scheduler also watches the folder (./scheduler.ts).
+ * read is skipped with a note. The files are walked one at a time, never listed whole. The scheduler also watches
+ * the folder (./scheduler.ts).
  */
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { listFiles, readInputFile } from "@/lib/ingest";
+import { readInputFile, walkFiles } from "@/lib/ingest";
 import type { Connector } from "./engine";
 import { readable } from "./engine";
 import { overLimit } from "./http";
@@ -17,18 +18,21 @@ type FolderConfig = Extract<SourceConfig, { kind: "folder" }>;
 export const folderConnector: Connector = async (ctx) => {
   const root = (ctx.source.config as FolderConfig).path;
   const unreadable: string[] = [];
-  const files = await listFiles(root, (rel, err) => {
-    unreadable.push(`${rel} (${(err as NodeJS.ErrnoException).code ?? err.message})`);
+  let unreadableCount = 0;
+  let files = 0;
+  const walk = walkFiles(root, (rel, err) => {
+    if (unreadableCount++ < 5) unreadable.push(`${rel} (${(err as NodeJS.ErrnoException).code ?? err.message})`);
     // What was indexed from it stays: the folder could not be read, which is not its files being gone.
     const under = `${rel.split(path.sep).join("/")}/`;
     for (const key of ctx.previous.keys()) if (key.startsWith(under)) ctx.keep(key);
   });
-  for (const rel of files) {
+  for await (const rel of walk) {
+    files++;
     const key = rel.split(path.sep).join("/");
     const file = path.join(root, rel);
     const url = pathToFileURL(file).href;
     if (!readable(rel)) {
-      ctx.skip(key, url);
+      ctx.skip(key);
       continue;
     }
     try {
@@ -48,6 +52,6 @@ export const folderConnector: Connector = async (ctx) => {
       ctx.fail(key, err instanceof Error ? err.message : String(err));
     }
   }
-  const skipped = unreadable.length ? `; ${unreadable.length} unreadable folders skipped: ${unreadable.slice(0, 5).join(", ")}` : "";
-  return { note: `${files.length} files${skipped}` };
+  const skipped = unreadableCount ? `; ${unreadableCount} unreadable folders skipped: ${unreadable.join(", ")}` : "";
+  return { note: `${files} files${skipped}` };
 };

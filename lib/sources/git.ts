@@ -4,8 +4,10 @@
  * re-sync downloads only the objects new since the last commit seen, and only the files whose blob changed are
  * read and parsed. The remote's address is checked like every other fetch (public unless an admin allows the
  * host) and pinned with http.curloptResolve, so git connects to the address that was checked; no redirects,
- * http(s) only. A token goes in as an Authorization header through the environment, never on the command line.
- * A blob over SOURCE_MAX_BYTES (its size from `ls-tree -l`) fails alone, unread; the others are streamed.
+ * http(s) only. A token goes in as an Authorization header through the environment, never on the command line;
+ * git gets no other variable of the server's than lib/worker/child-env.ts allows.
+ * A blob over SOURCE_MAX_BYTES (its size from `ls-tree -l`) fails alone, unread; the others are streamed, and so
+ * is the tree's listing, entry by entry as git writes it (a tree of any size is walked in bounded memory).
  */
 import { execFile, spawn } from "node:child_process";
 import { lookup } from "node:dns/promises";
@@ -14,6 +16,7 @@ import { isIP } from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
 import { isPrivateAddress } from "@/lib/net/public-address";
+import { childEnv } from "@/lib/worker/child-env";
 import type { Connector } from "./engine";
 import { readable } from "./engine";
 import { gitFileLink } from "./git-links";
@@ -23,14 +26,11 @@ import type { SourceConfig } from "./schema";
 type GitConfig = Extract<SourceConfig, { kind: "git" }>;
 const run = promisify(execFile);
 const TIMEOUT_MS = 10 * 60_000;
-const MAX_BUFFER = 256 * 1024 * 1024;
-const gitEnv = (env: Record<string, string>) => ({
-  ...process.env,
-  GIT_TERMINAL_PROMPT: "0",
-  GIT_ASKPASS: "",
-  GIT_CONFIG_NOSYSTEM: "1",
-  ...env,
-});
+/** Output of the commands read whole (init, fetch --quiet, rev-parse): a few lines when all is well. */
+const MAX_BUFFER = 1024 * 1024;
+/** One entry of the tree's listing: its mode, type, id, size and path (a path longer than PATH_MAX could never be checked out). */
+const MAX_TREE_ENTRY = 64 * 1024;
+const gitEnv = (env: Record<string, string>) => childEnv({ GIT_TERMINAL_PROMPT: "0", GIT_ASKPASS: "", GIT_CONFIG_NOSYSTEM: "1", ...env });
 
 async function git(cwd: string, args: string[], signal: AbortSignal, env: Record<string, string> = {}): Promise<string> {
   const { stdout } = await run("git", args, { cwd, timeout: TIMEOUT_MS, maxBuffer: MAX_BUFFER, signal, env: gitEnv(env) });
@@ -60,6 +60,46 @@ function readBlob(repo: string, blob: string, maxBytes: number, signal: AbortSig
       code === 0 ? resolve(Buffer.concat(parts)) : reject(new Error(`git cat-file failed: ${stderr.trim() || `exit ${code}`}`)),
     );
   });
+}
+
+/**
+ * The entries of `git ls-tree -r -l -z` of `commit`, one at a time as git writes them: git waits while one is handled
+ * (the pipe fills), so the listing is never held whole.
+ */
+async function* treeEntries(repo: string, commit: string, signal: AbortSignal): AsyncGenerator<string> {
+  const child = spawn("git", ["ls-tree", "-r", "-l", "-z", "--full-tree", commit], {
+    cwd: repo,
+    env: gitEnv({}),
+    signal,
+    timeout: TIMEOUT_MS,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (c: Buffer) => {
+    stderr = (stderr + c.toString("utf8")).slice(-2000);
+  });
+  const closed = new Promise<number | null>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", resolve);
+  });
+  closed.catch(() => {}); // awaited below, once the output is read
+  let rest: Buffer = Buffer.alloc(0);
+  try {
+    for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+      rest = rest.length ? Buffer.concat([rest, chunk]) : chunk;
+      let from = 0;
+      for (let end = rest.indexOf(0, from); end >= 0; end = rest.indexOf(0, from)) {
+        yield rest.toString("utf8", from, end);
+        from = end + 1;
+      }
+      rest = rest.subarray(from);
+      if (rest.length > MAX_TREE_ENTRY) throw new Error(`git ls-tree wrote an entry longer than ${MAX_TREE_ENTRY} bytes`);
+    }
+  } finally {
+    if (child.exitCode === null) child.kill();
+  }
+  const code = await closed;
+  if (code !== 0) throw new Error(`git ls-tree failed: ${stderr.trim() || `exit ${code}`}`);
 }
 
 /** The address git may connect to for `url` (checked like ./http.ts), as a curl resolve entry. */
@@ -108,11 +148,11 @@ export const gitConnector: Connector = async (ctx) => {
   );
   const commit = (await git(repo, ["rev-parse", "--verify", `${ref}^{commit}`], ctx.signal)).trim();
 
-  // -l: each blob's size, so one over SOURCE_MAX_BYTES is refused before it is read.
-  const tree = (await git(repo, ["ls-tree", "-r", "-l", "-z", "--full-tree", commit], ctx.signal)).split("\0").filter(Boolean);
   const wanted = (file: string) =>
     config.paths.length === 0 || config.paths.some((p) => file === p || file.startsWith(`${p.replace(/\/+$/, "")}/`));
-  for (const line of tree) {
+  // -l: each blob's size, so one over SOURCE_MAX_BYTES is refused before it is read.
+  for await (const line of treeEntries(repo, commit, ctx.signal)) {
+    if (!line) continue;
     const tab = line.indexOf("\t");
     const [, type, blob, size] = line.slice(0, tab).split(/ +/);
     const file = line.slice(tab + 1);
@@ -120,7 +160,7 @@ export const gitConnector: Connector = async (ctx) => {
     // A plain Git server has no page for a file: its item keeps no link.
     const link = gitFileLink(config.url, commit, file) ?? "";
     if (!readable(file)) {
-      ctx.skip(file, link);
+      ctx.skip(file);
       continue;
     }
     if (ctx.previous.get(file)?.version === blob && ctx.previous.get(file)?.documentId) {

@@ -3,8 +3,11 @@
  * service works), an object fetched only when its ETag changed. Requests are signed with aws4fetch (SigV4 in
  * a few kilobytes, instead of the AWS SDK's many packages) and sent through ./http.ts, so an endpoint is
  * held to the same public-address rule as every other fetch. A hostile or broken service cannot lead it out of
- * the bucket and prefix (objectPath) or keep it listing forever (a repeated token, MAX_LIST_PAGES).
+ * the bucket and prefix (objectPath) or keep it listing forever (a repeated token, MAX_LIST_PAGES), nor make it hold
+ * more and more memory: a page's keys are handed on one by one as they are read, each copied out of the page, which
+ * is dropped before the next one is asked for; a skipped key is counted, and a continuation token kept as its hash.
  */
+import { createHash } from "node:crypto";
 import path from "node:path";
 import { AwsClient } from "aws4fetch";
 import type { Connector } from "./engine";
@@ -20,6 +23,12 @@ const tag = (xml: string, name: string) => {
   const m = new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(xml);
   return m ? unescapeXml(m[1]) : null;
 };
+
+/**
+ * A string of its own: what a regular expression or a slice finds is a view of the whole text it was found in, and
+ * would keep that page alive for as long as the key is kept.
+ */
+const detached = (s: string) => Buffer.from(s, "utf8").toString("utf8");
 
 function parseS3Url(url: string): { bucket: string; prefix: string } {
   const m = /^s3:\/\/([^/]+)\/?(.*)$/.exec(url);
@@ -61,14 +70,17 @@ export const s3Connector: Connector = async (ctx) => {
       signal: ctx.signal,
       maxBytes,
     });
-    if (res.status !== 200)
-      throw new Error(`S3 answered HTTP ${res.status} for ${new URL(url).pathname}: ${tag(res.body.toString("utf8"), "Message") ?? ""}`);
+    if (res.status !== 200) {
+      const message = detached((tag(res.body.toString("utf8"), "Message") ?? "").slice(0, 300));
+      throw new Error(`S3 answered HTTP ${res.status} for ${new URL(url).pathname}: ${message}`);
+    }
     return res.body;
   };
 
   let token: string | null = null;
   const tokens = new Set<string>();
   const outside: string[] = [];
+  let outsideCount = 0;
   let listed = 0;
   for (let page = 0; ; page++) {
     if (page >= MAX_LIST_PAGES) throw new Error(`the bucket listing did not end after ${MAX_LIST_PAGES} pages`);
@@ -76,40 +88,43 @@ export const s3Connector: Connector = async (ctx) => {
     if (token) q.set("continuation-token", token);
     const xml = (await signedGet(`${endpoint}/${bucket}?${q}`, 16 * 1024 * 1024)).toString("utf8");
     for (const [, block] of xml.matchAll(/<Contents>([\s\S]*?)<\/Contents>/g)) {
-      const key = tag(block, "Key");
-      if (!key || key.endsWith("/")) continue;
+      const found = tag(block, "Key");
+      if (!found || found.endsWith("/")) continue;
       listed++;
-      const etag = tag(block, "ETag");
-      const url = `s3://${bucket}/${key}`;
-      const objPath = objectPath(bucket, prefix, key);
+      const objPath = objectPath(bucket, prefix, found);
       if (!objPath) {
-        outside.push(key);
-        ctx.skip(key, url);
+        if (outsideCount++ < 3) outside.push(detached(found));
+        ctx.skip(found);
         continue;
       }
-      if (!readable(key)) {
-        ctx.skip(key, url);
+      if (!readable(found)) {
+        ctx.skip(found);
         continue;
       }
+      const key = detached(found);
+      const etag = detached(tag(block, "ETag") ?? "") || null;
       const before = ctx.previous.get(key);
       if (before?.documentId && etag && before.version === etag) {
         ctx.keep(key);
         continue;
       }
       try {
+        const url = `s3://${bucket}/${key}`;
         await ctx.ingest({ key, url, name: path.posix.basename(key), data: await signedGet(`${endpoint}${objPath}`), version: etag });
       } catch (err) {
         ctx.fail(key, err instanceof Error ? err.message : String(err));
       }
     }
     if (tag(xml, "IsTruncated") !== "true") break;
-    token = tag(xml, "NextContinuationToken");
-    if (!token) throw new Error("the bucket listing is truncated but gives no continuation token");
-    if (tokens.has(token)) throw new Error(`the bucket listing repeats a continuation token after ${page + 1} pages: it would never end`);
-    tokens.add(token);
+    const next = tag(xml, "NextContinuationToken");
+    if (!next) throw new Error("the bucket listing is truncated but gives no continuation token");
+    const seen = createHash("sha256").update(next).digest("base64");
+    if (tokens.has(seen)) throw new Error(`the bucket listing repeats a continuation token after ${page + 1} pages: it would never end`);
+    tokens.add(seen);
+    token = detached(next);
   }
-  const skipped = outside.length
-    ? `; ${outside.length} keys with . or .. segments or outside the prefix not fetched (${outside.slice(0, 3).join(", ")})`
+  const skipped = outsideCount
+    ? `; ${outsideCount} keys with . or .. segments or outside the prefix not fetched (${outside.join(", ")})`
     : "";
   return { note: `${listed} objects listed${skipped}` };
 };

@@ -128,7 +128,10 @@ export interface SyncCounts {
   removed: number;
   /** Items a source holds that no parser reads (a repository's code files), or that hold nothing to index. */
   skipped: number;
+  /** The first items that failed (at most 100), each with why. */
   failed: { item: string; reason: string }[];
+  /** Failed items beyond those listed in `failed`. */
+  failedUnlisted?: number;
   /** Why an item of a format the parsers read was skipped (a Markdown file with front matter only). */
   notes?: { item: string; reason: string }[];
 }

@@ -4,7 +4,9 @@
  * Crawl-delay when longer), pages revalidated with ETag / Last-Modified. Pages go through the HTML parser
  * (Readability), and a page counts as changed only when its main text does; files they link to on the same host
  * (PDF, DOCX…) are ingested too. Every request goes through ./http.ts (public addresses only, unless an admin
- * allows the host).
+ * allows the host). What a crawl holds stays bounded whatever a site serves: the frontier never holds more URLs than
+ * the crawl may request (maxPages), a page keeps at most MAX_LINKS of its links (those on its own host), and a sitemap
+ * index leads to MAX_SITEMAPS sitemaps at most.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseHTML } from "linkedom";
@@ -22,6 +24,8 @@ type WebConfig = Extract<SourceConfig, { kind: "web" }>;
 const USER_AGENT = "kb-mcp-chat-sources";
 const MAX_SITEMAPS = 20;
 const MAX_CRAWL_DELAY_MS = 10_000;
+/** Links kept of one page (stored with it, so an unchanged page still leads the crawl on). */
+const MAX_LINKS = 500;
 
 function delayMs(): number {
   const v = Number(process.env.SOURCE_WEB_DELAY_MS);
@@ -63,18 +67,20 @@ function nameFor(url: URL, contentType: string): string {
 
 const isHtml = (contentType: string) => /^(text\/html|application\/xhtml\+xml)/i.test(contentType);
 
+/** The first MAX_LINKS links of a page to its own host (a crawl follows no other). */
 function linksOf(html: string, base: URL): string[] {
   const { document } = parseHTML(html);
   const out = new Set<string>();
   for (const a of document.querySelectorAll("a[href]")) {
     const href = URL.parse(a.getAttribute("href") ?? "", base);
-    if (href && (href.protocol === "http:" || href.protocol === "https:")) out.add(keyOf(href));
+    if (href && href.origin === base.origin) out.add(keyOf(href));
+    if (out.size >= MAX_LINKS) break;
   }
   return [...out];
 }
 
-function locsOf(xml: string): string[] {
-  return [...xml.matchAll(/<loc>\s*([^<\s]+)\s*<\/loc>/gi)].map((m) => m[1].replaceAll("&amp;", "&"));
+function* locsOf(xml: string): Generator<string> {
+  for (const m of xml.matchAll(/<loc>\s*([^<\s]+)\s*<\/loc>/gi)) yield m[1].replaceAll("&amp;", "&");
 }
 
 /**
@@ -115,9 +121,13 @@ export const webConnector: Connector = async (ctx) => {
 
   const queue: Queued[] = [];
   const queued = new Set<string>();
+  // Past maxPages URLs the crawl could never request another: the frontier stops growing there.
+  const full = () => queued.size >= config.maxPages;
   const enqueue = (url: URL, depth: number, fileOnly: boolean) => {
     const key = keyOf(url);
-    if (queued.has(key) || !allowed(url)) return;
+    const ext = extensionOf(url.pathname);
+    if (ext && !readable(`x${ext}`) && ext !== ".php" && ext !== ".asp" && ext !== ".aspx") return; // images, archives…
+    if (full() || queued.has(key) || !allowed(url)) return;
     queued.add(key);
     queue.push({ url: new URL(key), depth, fileOnly });
   };
@@ -130,10 +140,12 @@ export const webConnector: Connector = async (ctx) => {
       const res = await guardedRequest(sitemap, { followTo: sameHost, signal: ctx.signal });
       if (res.status !== 200) throw new Error(`the sitemap ${sitemap.href} answered HTTP ${res.status}`);
       const xml = res.body.toString("utf8");
+      const index = /<sitemapindex/i.test(xml);
       for (const loc of locsOf(xml)) {
+        if (index ? pending.length + n + 1 >= MAX_SITEMAPS : full()) break;
         const u = URL.parse(loc);
         if (!u || !sameHost(u)) continue;
-        if (/<sitemapindex/i.test(xml)) pending.push(u);
+        if (index) pending.push(u);
         else enqueue(u, 0, false);
       }
     }
@@ -145,8 +157,6 @@ export const webConnector: Connector = async (ctx) => {
     const { url, depth, fileOnly } = queue.shift()!;
     const key = keyOf(url);
     if (ctx.seen(key)) continue;
-    const ext = extensionOf(url.pathname);
-    if (ext && !readable(`x${ext}`) && ext !== ".php" && ext !== ".asp" && ext !== ".aspx") continue; // images, archives…
     fetched++;
     const before = ctx.previous.get(key);
     const validators = before?.version ? (JSON.parse(before.version) as { etag?: string; lastModified?: string }) : {};

@@ -3,11 +3,12 @@
  * (onnxruntime for OCR), where terminating a thread in the middle of a native call aborts the whole server.
  * Killing a process is always safe. Messages go over IPC with V8 serialization (typed arrays are copied); the
  * heap cap becomes --max-old-space-size and running out of it is told apart by V8's last words on stderr; it also caps
- * the whole process's memory (lib/worker/memory-cap.ts).
+ * the whole process's memory (lib/worker/memory-cap.ts). Its environment is the allowed variables only (./child-env.ts).
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { EventEmitter } from "node:events";
 import type { ResourceLimits, Transferable } from "node:worker_threads";
+import { childEnv } from "./child-env";
 import { capMemory, type MemoryCap } from "./memory-cap";
 
 const OUT_OF_HEAP = /Reached heap limit|JavaScript heap out of memory/;
@@ -17,11 +18,12 @@ export class ChildWorker extends EventEmitter {
   private stderrTail = "";
   private readonly cap?: MemoryCap;
 
-  constructor(file: string | URL, opts: { execArgv?: string[]; resourceLimits?: ResourceLimits }) {
+  constructor(file: string | URL, opts: { execArgv?: string[]; resourceLimits?: ResourceLimits; env?: Record<string, string> }) {
     super();
     const heap = opts.resourceLimits?.maxOldGenerationSizeMb;
     this.child = fork(file, [], {
       execArgv: [...(opts.execArgv ?? []), ...(heap ? [`--max-old-space-size=${heap}`] : [])],
+      env: childEnv(opts.env),
       serialization: "advanced",
       stdio: ["ignore", "inherit", "pipe", "ipc"],
     });

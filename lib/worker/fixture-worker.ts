@@ -9,7 +9,8 @@ type Task =
   | { do: "hang" }
   | { do: "grow" }
   | { do: "sleep"; ms: number; value: unknown }
-  | { do: "steps"; cpuMs: number; steps: number };
+  | { do: "steps"; cpuMs: number; steps: number }
+  | { do: "env" };
 
 /** Uses `ms` of this worker's CPU time, however busy the machine is. */
 function burn(ms: number) {
@@ -43,5 +44,7 @@ serveTasks(async (task: Task, progress) => {
         progress(i);
       }
       return "all steps";
+    case "env":
+      return { ...process.env };
   }
 });

@@ -4,6 +4,9 @@
  * `memory.max`, or v1 `memory.limit_in_bytes`: the kernel stops the child when it goes over); elsewhere its resident
  * size is watched and the child killed over the cap. An address-space limit (RLIMIT_AS) cannot serve: V8 reserves
  * gigabytes of address space for each WebAssembly memory, so a child under a few-GB limit cannot even start.
+ * A cgroup is named after the server and the child (kb-mcp-chat-ocr-<server pid>-<child pid>), so that one a
+ * server left behind (it was killed before it could remove them) is told apart and removed: at start-up
+ * (removeStaleCgroups) and whenever a new one is made.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -16,6 +19,8 @@ export interface MemoryCap {
 }
 
 const PREFIX = "kb-mcp-chat-ocr-";
+/** A cgroup of ours: the server's pid, then the child's (a name with one pid is an older server's, named after the child). */
+const NAME = /^kb-mcp-chat-ocr-(\d+)(?:-\d+)?$/;
 
 /** How often the fallback watch reads the child's resident size. */
 const WATCH_MS = 100;
@@ -32,20 +37,29 @@ function ownCgroup(): { v2?: string; v1?: string } {
   return { v2, v1 };
 }
 
+/** Where this process makes its children's cgroups: beside its own, in cgroup v2 and in v1's memory hierarchy. */
+export function cgroupParents(): { v2?: string; v1?: string } {
+  const own = ownCgroup();
+  const out: { v2?: string; v1?: string } = {};
+  if (own.v2 !== undefined && readIfExists("/sys/fs/cgroup/cgroup.controllers")?.includes("memory"))
+    out.v2 = path.join("/sys/fs/cgroup", own.v2);
+  if (own.v1 !== undefined && existsSync("/sys/fs/cgroup/memory"))
+    out.v1 = existsSync(path.join("/sys/fs/cgroup/memory", own.v1)) ? path.join("/sys/fs/cgroup/memory", own.v1) : "/sys/fs/cgroup/memory";
+  return out;
+}
+
 /** A cgroup holding only `pid`, capped at `bytes`, and how to tell it stopped the process; undefined where none can be made. */
 function cgroupCap(pid: number, bytes: number): MemoryCap | undefined {
-  const own = ownCgroup();
+  const parents = cgroupParents();
+  const name = `${PREFIX}${process.pid}-${pid}`;
   const candidates: { dir: string; limit: string; extra?: [string, string]; ooms: () => number }[] = [];
-  if (own.v2 !== undefined && readIfExists("/sys/fs/cgroup/cgroup.controllers")?.includes("memory")) {
-    const dir = path.join("/sys/fs/cgroup", own.v2, `${PREFIX}${pid}`);
+  if (parents.v2 !== undefined) {
+    const dir = path.join(parents.v2, name);
     const events = () => Number(/oom_kill (\d+)/.exec(readIfExists(path.join(dir, "memory.events")) ?? "")?.[1] ?? 0);
     candidates.push({ dir, limit: "memory.max", extra: ["memory.swap.max", "0"], ooms: events });
   }
-  if (own.v1 !== undefined && existsSync("/sys/fs/cgroup/memory")) {
-    const parent = existsSync(path.join("/sys/fs/cgroup/memory", own.v1))
-      ? path.join("/sys/fs/cgroup/memory", own.v1)
-      : "/sys/fs/cgroup/memory";
-    const dir = path.join(parent, `${PREFIX}${pid}`);
+  if (parents.v1 !== undefined) {
+    const dir = path.join(parents.v1, name);
     const ooms = () => Number(/oom_kill (\d+)/.exec(readIfExists(path.join(dir, "memory.oom_control")) ?? "")?.[1] ?? 0);
     candidates.push({ dir, limit: "memory.limit_in_bytes", ooms });
   }
@@ -86,22 +100,56 @@ function cgroupCap(pid: number, bytes: number): MemoryCap | undefined {
   return undefined;
 }
 
-/** Empty cgroups left by children whose parent ended before it could remove them. */
-function removeStale(parent: string) {
+/**
+ * The cgroups under `parent` that a server left behind: every one of a server that is gone (a worker still in it
+ * serves nobody and is killed; the kernel empties the cgroup, removed then or at the next call), and those of this
+ * process that hold no process any more (a removal that found it still emptying). Another running server's stay.
+ */
+function removeStale(parent: string): number {
   let names: string[] = [];
   try {
-    names = readdirSync(parent).filter((n) => n.startsWith(PREFIX));
+    names = readdirSync(parent);
   } catch {
-    return;
+    return 0;
   }
+  let removed = 0;
   for (const name of names) {
-    if (existsSync(`/proc/${name.slice(PREFIX.length)}`)) continue;
+    const owner = Number(NAME.exec(name)?.[1] ?? Number.NaN);
+    if (Number.isNaN(owner)) continue;
+    const dir = path.join(parent, name);
+    const procs = (readIfExists(path.join(dir, "cgroup.procs")) ?? "").split("\n").filter(Boolean).map(Number);
+    if (owner === process.pid ? procs.length > 0 : running(owner)) continue;
+    for (const pid of procs) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // ended meanwhile
+      }
+    }
     try {
-      rmdirSync(path.join(parent, name));
+      rmdirSync(dir);
+      removed++;
     } catch {
-      // in use after all
+      // still emptying: the next call removes it
     }
   }
+  return removed;
+}
+
+/** Whether process `pid` exists (one of another user's counts too). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Removes the cgroups servers left behind (see removeStale): at start-up, before any worker of this server runs. */
+export function removeStaleCgroups(): number {
+  const { v2, v1 } = cgroupParents();
+  return (v2 === undefined ? 0 : removeStale(v2)) + (v1 === undefined ? 0 : removeStale(v1));
 }
 
 function readIfExists(file: string): string | undefined {

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { SERVER_SECRETS, setServerSecrets } from "@/lib/test-helpers/server-secrets";
 import { createWorkerPool, TaskStopped, type WorkerPool } from "./pool";
 
 const file = path.join(import.meta.dirname, "fixture-worker.ts");
@@ -7,7 +8,6 @@ const execArgv = ["--import", "tsx"];
 let pool: WorkerPool | undefined;
 afterEach(async () => {
   await pool?.close();
-  delete process.env.FIXTURE_WORKER_STARTUP_CPU_MS;
 });
 
 // Threads for JavaScript work, processes for native addons (OCR): the same contract either way. Budgets are CPU time,
@@ -40,8 +40,7 @@ describe.each(["thread", "process"] as const)("worker pool (%s)", { timeout: 300
   });
 
   it("does not count the worker's start-up against the first task", async () => {
-    process.env.FIXTURE_WORKER_STARTUP_CPU_MS = "800";
-    pool = createWorkerPool({ file, execArgv, isolation, size: 1, cpuBudgetMs: 300 });
+    pool = createWorkerPool({ file, execArgv, isolation, size: 1, cpuBudgetMs: 300, env: { FIXTURE_WORKER_STARTUP_CPU_MS: "800" } });
     expect(await pool.run({ do: "echo", value: "first" })).toBe("first");
   });
 
@@ -83,6 +82,21 @@ describe.each(["thread", "process"] as const)("worker pool (%s)", { timeout: 300
     const stuck = pool.run({ do: "spin" }, { signal: ctrl.signal });
     setTimeout(() => ctrl.abort(), 100);
     await expect(stuck).rejects.toMatchObject({ reason: "aborted" });
+  });
+
+  it("gives the worker none of the server's secrets, only the variables it needs and those it is given", async () => {
+    const restore = setServerSecrets();
+    try {
+      pool = createWorkerPool({ file, execArgv, isolation, size: 1, cpuBudgetMs: 60_000, env: { FIXTURE_VALUE: "given" } });
+      const env = await pool.run<Record<string, string>>({ do: "env" });
+      expect(env).toMatchObject({ PATH: process.env.PATH, FIXTURE_VALUE: "given" });
+      for (const [name, value] of Object.entries(SERVER_SECRETS)) {
+        expect(env[name], name).toBeUndefined();
+        expect(Object.values(env).join("\n")).not.toContain(value);
+      }
+    } finally {
+      restore();
+    }
   });
 
   it("passes a task's progress on, each step restarting its CPU budget", async () => {

@@ -8,6 +8,7 @@
  */
 import { type ResourceLimits, type Transferable, Worker } from "node:worker_threads";
 import { ChildWorker } from "./child";
+import { childEnv } from "./child-env";
 import { processCpuMs } from "./cpu";
 
 export interface PoolOptions {
@@ -25,6 +26,8 @@ export interface PoolOptions {
    * terminating a thread inside a native call aborts this process.
    */
   isolation?: "thread" | "process";
+  /** Variables the workers get besides the few every child gets (./child-env.ts): none of the server's secrets. */
+  env?: Record<string, string>;
 }
 
 /** A task that ran out of its budget, crashed its worker, or was aborted. */
@@ -142,8 +145,14 @@ export function createWorkerPool(opts: PoolOptions): WorkerPool {
   function spawn(): Slot {
     const worker =
       opts.isolation === "process"
-        ? new ChildWorker(opts.file, { resourceLimits: opts.resourceLimits, execArgv: opts.execArgv })
-        : new Worker(opts.file, { resourceLimits: opts.resourceLimits, execArgv: opts.execArgv, stdout: false, stderr: false });
+        ? new ChildWorker(opts.file, { resourceLimits: opts.resourceLimits, execArgv: opts.execArgv, env: opts.env })
+        : new Worker(opts.file, {
+            resourceLimits: opts.resourceLimits,
+            execArgv: opts.execArgv,
+            env: childEnv(opts.env),
+            stdout: false,
+            stderr: false,
+          });
     const slot: Slot = { worker, tasks: [], ready: false };
     worker.unref();
     worker.on("message", (msg: { ok: boolean; value?: unknown; error?: RemoteError; progress?: unknown; ready?: true }) => {

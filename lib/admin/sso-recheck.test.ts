@@ -1,26 +1,29 @@
 /**
  * Single-sign-on membership re-checked without a sign-in, against a real OpenID provider (node-oidc-provider on a
  * loopback port, refresh tokens and all), the real openid-client refresh, and accounts, tokens and OAuth grants
- * on a real LanceDB store: removal at the provider ends sessions, tokens and OAuth grants on the schedule and at
- * the next use; a refused refresh token ends them too; an unreachable provider keeps access until the grace limit.
+ * on a real LanceDB store, used through the app's access check and the MCP endpoint's handler: removal at the
+ * provider ends sessions, tokens and OAuth grants on the schedule and at the next use; a refused refresh token
+ * ends them too; an unreachable provider keeps access until the grace limit.
  */
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { sessionUser } from "@/lib/auth/accounts/sessions";
+import { signInWithSso } from "@/lib/auth/accounts/sso";
+import { getSsoCheckStore } from "@/lib/auth/accounts/sso-checks";
+import { recheckDue, runSsoRecheck, ssoAccessAllowed, ssoDepsOf } from "@/lib/auth/accounts/sso-recheck";
+import { type AccountStore, getAccountStore } from "@/lib/auth/accounts/store";
 import { getOAuthStore } from "@/lib/auth/oauth/store";
 import { beginSso, finishSso, flowCookieValue, type OidcConfig } from "@/lib/auth/oidc";
 import { authenticateApp } from "@/lib/auth/principal";
+import { testAuthSettings } from "@/lib/auth/test-settings";
 import { getConfig } from "@/lib/config";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { createAccessToken, getRegistry } from "@/lib/kb";
 import { openStore, type Store } from "@/lib/store";
 import { startTestProvider, type TestProvider, walkProvider } from "@/lib/test-helpers/oidc-provider";
-import { sessionUser } from "./sessions";
-import { signInWithSso } from "./sso";
-import { getSsoCheckStore } from "./sso-checks";
-import { recheckDue, runSsoRecheck, ssoAccessAllowed, ssoDepsOf } from "./sso-recheck";
-import { type AccountStore, getAccountStore } from "./store";
+import { handleMcpRequest } from "@/mcp/http";
 
 const APP = "http://app.test";
 const CALLBACK = `${APP}/api/auth/oidc/callback`;
@@ -78,7 +81,11 @@ async function signedIn(login: string, claims: Record<string, unknown>) {
     lastUsedAt: null,
     revoked: false,
   });
+  const oauthAccess = `kboa_${done.user.id}_${"x".repeat(24)}`;
+  const hour = new Date(Date.now() + 3600_000).toISOString();
+  await oauth.addSecret({ kind: "access", grantId, expiresAt: hour, data: null }, oauthAccess);
   return {
+    oauthAccess,
     user: done.user,
     cookie: done.cookies.map((c) => c.slice(0, c.indexOf(";"))).join("; "),
     tokenId: token.id,
@@ -97,6 +104,24 @@ async function allEnded(who: Awaited<ReturnType<typeof signedIn>>) {
     token: (await registry.getToken(who.tokenId))?.revoked === true,
     grant: (await oauth.getGrant(who.grantId))?.revoked === true,
   };
+}
+
+/** The MCP endpoint's answer to an initialize request with this bearer token. */
+async function mcpStatus(bearer: string): Promise<number> {
+  const body = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } },
+  };
+  const req = new Request(`${APP}/api/mcp`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify(body),
+  });
+  const res = await handleMcpRequest(req, { getStore: async () => store, registry: await getRegistry(store), auth: testAuthSettings() });
+  await res.body?.cancel();
+  return res.status;
 }
 
 const request = (cookie: string) => new Request(`${APP}/api/overview`, { headers: { cookie, host: "app.test" } });
@@ -141,6 +166,16 @@ describe("single-sign-on membership re-checked without a sign-in", () => {
       { timeout: 30_000, interval: 300 },
     );
     expect(await allEnded(cy)).toEqual({ session: true, token: true, grant: true });
+  });
+
+  it("at the next use of an access token or OAuth access token at /api/mcp: removal refuses it and revokes both", async () => {
+    const fay = await signedIn("fay", { email: "fay@corp.test", groups: ["kb-admins"] });
+    expect(await mcpStatus(fay.tokenSecret)).toBe(200);
+    expect(await mcpStatus(fay.oauthAccess)).toBe(200);
+    idp.claims.set("fay", { email: "fay@corp.test", groups: [] });
+    await vi.waitFor(async () => expect(await mcpStatus(fay.tokenSecret)).toBe(401), { timeout: 30_000, interval: 300 });
+    expect(await mcpStatus(fay.oauthAccess)).toBe(401);
+    expect(await allEnded(fay)).toEqual({ session: true, token: true, grant: true });
   });
 
   it("a refresh token the provider refuses ends sessions, tokens and OAuth grants; the role stays for a new sign-in", async () => {

@@ -184,6 +184,10 @@ describe("single-sign-on membership re-checked without a sign-in", () => {
     await vi.waitFor(async () => expect(await ssoAccessAllowed(store, dee.user.id)).toBe(false), { timeout: 30_000, interval: 300 });
     expect(await allEnded(dee)).toEqual({ session: true, token: true, grant: true });
     expect((await accounts.users()).get(dee.user.id)?.role).toBe("admin");
+    // Asked again later, still within the grace limit: only a new sign-in brings the person back.
+    const checks = await getSsoCheckStore(store);
+    await checks.save({ ...(await checks.all()).get(dee.user.id)!, attemptedAt: new Date(0).toISOString() });
+    expect(await ssoAccessAllowed(store, dee.user.id)).toBe(false);
   });
 
   it("an unreachable provider keeps access within the grace limit, then ends sessions and refuses tokens until confirmed again", async () => {

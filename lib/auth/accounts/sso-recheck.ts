@@ -53,6 +53,11 @@ async function askProvider(store: Store, deps: SsoDeps, check: SsoCheck, cfg: Oi
     await deps.checks.remove(check.userId);
     return Boolean(user);
   }
+  if (check.endedAt && !check.refreshSealed) {
+    // Ended by the provider's word (de-provisioned, refresh token refused) or with nothing to ask it with: only a sign-in confirms the person again.
+    await deps.checks.save({ ...check, attemptedAt: now.toISOString() });
+    return false;
+  }
   const who = { actor: "sso re-check", target: user.email, address: "server" };
   const refreshToken = check.refreshSealed && cfg.clientSecret ? openText(check.refreshSealed, cfg.clientSecret, REFRESH_PURPOSE) : null;
   let answer: Awaited<ReturnType<typeof refreshSso>> | null = null;

@@ -34,6 +34,10 @@ const ADMIN = "accounts-admin-secret";
 const PASSWORD = "a long team password";
 const APP_PORT = 3000; // inside the server's namespace
 const OIDC_PORT = 4000;
+/** The provider's group overrides (e2e/fixtures/oidc-provider.mjs): written to remove someone from a group. */
+const GROUPS_FILE = () => path.join(DATA, "idp-groups.json");
+/** How old a confirmation by the provider may get before it is asked again: short, so removal shows within the test. */
+const RECHECK_SECONDS = 2;
 const REDIRECT = "http://127.0.0.1:3999/callback"; // never loaded: the browser hands the code over
 const children: ChildProcess[] = [];
 let output = "";
@@ -148,6 +152,7 @@ test.beforeAll(async () => {
     "kb-app",
     "kb-app-secret",
     `${app()}/api/auth/oidc/callback`,
+    GROUPS_FILE(),
   ]);
   const base = { DATA_DIR: path.join(DATA, "app"), KNOWLEDGE_DIR: "knowledge", ADMIN_TOKEN: ADMIN, PUBLIC_URL: app() };
   const startApp = async (env: Record<string, string>) => {
@@ -188,6 +193,7 @@ test.beforeAll(async () => {
     OIDC_ALLOWED_DOMAINS: "example.com",
     OIDC_GROUP_ROLES: "kb-admins=admin",
     OIDC_DEFAULT_KBS: "hr",
+    OIDC_RECHECK_SECONDS: String(RECHECK_SECONDS),
   });
   for (const [who, role] of [
     ["reader", "reader"],
@@ -373,6 +379,41 @@ test("single sign-on: the allowed domain joins as a reader of hr, an admin group
   await boss.waitForURL(`${app()}/`);
   pages.boss = boss;
   expect(JSON.parse((await pageFetch(boss, "/api/session")).body).viewer.role).toBe("admin");
+});
+
+test("single sign-on: an address the provider did not verify is marked on People; a NUL in a claim is a clear refusal", async () => {
+  const squat = await ssoSignIn("squat:cfo@corp.test");
+  await squat.waitForURL(`${app()}/`);
+  const listed = (curl("srv", "GET", "/api/users").json().users as { email: string; emailVerified: boolean }[]).find(
+    (u) => u.email === "cfo@corp.test",
+  );
+  expect(listed).toMatchObject({ emailVerified: false });
+  await squat.goto(`${app()}/people`);
+  const row = squat.locator('[data-testid="user-row"][data-email="cfo@corp.test"]');
+  await expect(row.getByTestId("person-unverified")).toBeVisible();
+  await expect(squat.locator('[data-testid="user-row"][data-email="ann@example.com"]').getByTestId("person-unverified")).toHaveCount(0);
+  // An invite to the address is not refused because of it.
+  expect(curl("srv", "POST", "/api/invites", { json: { email: "cfo@corp.test", role: "reader", kbs: ["hr"] } }).status).toBe(201);
+
+  const nul = await ssoSignIn("nul:n@example.com");
+  await nul.waitForURL(/\/signin\?error=sso_bad_claims/);
+  await expect(nul.getByRole("alert").filter({ hasText: "cannot accept" })).toBeVisible();
+});
+
+test("single sign-on: removed from the group at the provider, the session and access token end within OIDC_RECHECK_SECONDS", async () => {
+  const page = await ssoSignIn("boss-temp@other.test");
+  await page.waitForURL(`${app()}/`);
+  const made = await pageFetch(page, "/api/tokens", { method: "POST", json: { name: "ci", scope: "read-write" } });
+  expect(made.status).toBe(201);
+  const token = JSON.parse(made.body).secret as string;
+  expect(mcp(token, "tools/list", {}).status).toBe(200);
+
+  writeFileSync(GROUPS_FILE(), JSON.stringify({ "boss-temp@other.test": [] }));
+  // "Eventually within the bound": polled, with room for a busy machine beyond the interval.
+  await expect.poll(() => mcp(token, "tools/list", {}).status, { timeout: 60_000, intervals: [500] }).toBe(401);
+  expect(JSON.parse((await pageFetch(page, "/api/session")).body).viewer).toBeNull();
+  const audit = curl("srv", "GET", "/api/audit?action=user_update&limit=20").json().events as { target: string; detail: string }[];
+  expect(audit.some((e) => e.target === "boss-temp@other.test" && /sso re-check/.test(e.detail))).toBe(true);
 });
 
 test("a changed or reset password ends the person's other sessions; sign out everywhere ends them all", async () => {

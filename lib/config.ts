@@ -174,6 +174,14 @@ export function getConfig() {
       groupRoles: listEnv("OIDC_GROUP_ROLES"),
       defaultRole: process.env.OIDC_DEFAULT_ROLE || "reader",
       defaultKbs: listEnv("OIDC_DEFAULT_KBS"),
+      /**
+       * How old the last confirmation of a single-sign-on person's membership may be before it is checked again
+       * with the provider (lib/auth/accounts/sso-recheck.ts): on a schedule, and at the next use of a session,
+       * token or OAuth grant.
+       */
+      recheckSeconds: intEnv("OIDC_RECHECK_SECONDS", 900),
+      /** While the provider cannot be asked (unreachable, or no refresh token), access lasts this long past the last confirmation. */
+      recheckGraceHours: intEnv("OIDC_RECHECK_GRACE_HOURS", 24),
       /** Test only: lets the issuer be a plain-http loopback or private address. */
       allowInsecureIssuer: process.env.OIDC_ALLOW_INSECURE_ISSUER === "1",
     },

@@ -2,6 +2,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { ClientRequestSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { audit as recordAudit } from "@/lib/audit/record";
 import { isRecordedRefusal } from "@/lib/audit/refusal";
+import { ssoAccessAllowed } from "@/lib/auth/accounts/sso-recheck";
 import { getAccountStore } from "@/lib/auth/accounts/store";
 import { type AuthSettings, resolveAuthSettings } from "@/lib/auth/config";
 import { isInternalSecret } from "@/lib/auth/internal";
@@ -214,6 +215,13 @@ async function handleTimed(req: Request, options: McpHttpOptions): Promise<Respo
       if (ownerId) {
         const owner = (await accounts.users()).get(ownerId);
         if (!owner) return unauthorized("The account this access token belongs to has been removed.", true, options.kb);
+        if (!(await ssoAccessAllowed(await getStoreFn(), owner.id))) {
+          return unauthorized(
+            "The single sign-on membership of this token's owner could not be confirmed; they must sign in again.",
+            true,
+            options.kb,
+          );
+        }
         ownerLimit = limitOf(owner);
         ownerEmail = owner.email;
         if (token.scope === "read-write" && !ownerLimit.write) token = { ...token, scope: "read" };

@@ -124,8 +124,10 @@ function UserRow({
       <div className="flex flex-wrap items-baseline gap-2">
         <span className="font-medium">{user.email}</span>
         {user.name && user.name !== user.email && <span className="text-sm text-zinc-600 dark:text-zinc-400">{user.name}</span>}
-        {user.origin === "invite" ? (
-          <span className="text-xs text-zinc-600 dark:text-zinc-400">{t.emailUnverified}</span>
+        {!user.emailVerified ? (
+          <span className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="person-unverified">
+            {user.origin === "invite" ? t.emailUnverified : t.ssoEmailUnverified}
+          </span>
         ) : (
           user.origin !== "local" && (
             <span className="text-xs text-zinc-600 dark:text-zinc-400">{fill(t.via, { origin: user.origin })}</span>

@@ -70,6 +70,7 @@ export const T = {
     back: "Back to chat",
     sso_failed: "Single sign-on failed; try again.",
     sso_off: "Single sign-on is not set up.",
+    sso_bad_claims: "The identity provider sent an e-mail address or user id this app cannot accept; ask your admin.",
     sso_no_email: "The identity provider did not give an e-mail address.",
     sso_unverified: "The identity provider has not verified your e-mail address.",
     sso_not_allowed: "Your account at the identity provider may not join this knowledge base; ask an admin for an invite.",
@@ -90,6 +91,7 @@ export const T = {
     passwordReset: "Password reset; their sessions have ended.",
     cancelInvite: "Cancel",
     emailUnverified: "e-mail chosen at an invite (unverified)",
+    ssoEmailUnverified: "e-mail not verified by the identity provider (unverified)",
   },
   zh: {
     signInTitle: "登录",
@@ -160,6 +162,7 @@ export const T = {
     back: "返回聊天",
     sso_failed: "单点登录失败，请重试。",
     sso_off: "未配置单点登录。",
+    sso_bad_claims: "身份提供方发送的电子邮箱或用户标识无法接受；请联系管理员。",
     sso_no_email: "身份提供方没有提供电子邮箱。",
     sso_unverified: "身份提供方尚未验证你的电子邮箱。",
     sso_not_allowed: "你在身份提供方的账号不能加入此知识库；请向管理员索取邀请。",
@@ -179,13 +182,22 @@ export const T = {
     passwordReset: "密码已重置，其会话已结束。",
     cancelInvite: "取消",
     emailUnverified: "邀请时自填的邮箱（未验证）",
+    ssoEmailUnverified: "身份提供方未验证的邮箱（未验证）",
   },
 } satisfies Messages;
 
 export type AccountMessages = (typeof T)["en"];
 
 /** The error codes /signin?error= may carry (single sign-on's refusals); anything else shows the generic failure, never its text. */
-const SIGN_IN_ERRORS = ["sso_failed", "sso_off", "sso_no_email", "sso_unverified", "sso_not_allowed", "sso_account_exists"] as const;
+const SIGN_IN_ERRORS = [
+  "sso_failed",
+  "sso_bad_claims",
+  "sso_off",
+  "sso_no_email",
+  "sso_unverified",
+  "sso_not_allowed",
+  "sso_account_exists",
+] as const;
 
 export function signInErrorText(code: string | null, t: AccountMessages): string | null {
   if (!code) return null;

@@ -2,7 +2,8 @@
  * The web app's one access check: who is asking, from facts the server made itself.
  *
  * In order: the origin rule (lib/auth/origin.ts) → a session cookie of a signed-in account (a state-changing
- * request must also carry the session's CSRF token; the owner link's session is the owner) → this machine without
+ * request must also carry the session's CSRF token; a single-sign-on account must still be vouched for by its
+ * provider, lib/auth/accounts/sso-recheck.ts; the owner link's session is the owner) → this machine without
  * sign-in, only with LOCAL_OWNER=1 (lib/auth/peer.ts; not with REQUIRE_LOGIN=1 or REQUIRE_TOKEN=1) → the admin secret as a bearer token (the recovery path; wrong secrets count against the
  * address's failed-authentication budget, 429 once spent: see adminSecretAttempt) → 401.
  */
@@ -58,6 +59,8 @@ export function checkOrigin(req: Request, settings: AuthSettings = resolveAuthSe
 
 export interface AppAccessDeps {
   accounts: () => Promise<AccountStore>;
+  /** Whether single sign-on still vouches for this account (lib/auth/accounts/sso-recheck.ts); absent: not checked. */
+  ssoAccess?: (userId: string) => Promise<boolean>;
   settings?: AuthSettings;
 }
 
@@ -77,6 +80,9 @@ export async function authenticateApp(req: Request, deps: AppAccessDeps): Promis
       const { user, session } = signedIn;
       if (user === "admin-secret") return { kind: "owner", via: "admin-secret", caller, session };
       if (user === "local-owner") return { kind: "owner", via: "local", caller, session };
+      if (deps.ssoAccess && !(await deps.ssoAccess(user.id))) {
+        throw new AppError("unauthorized", "Your single sign-on membership could not be confirmed; sign in again.");
+      }
       return { kind: "user", user, session, caller };
     }
   }

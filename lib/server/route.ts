@@ -7,6 +7,7 @@ import type { z } from "zod";
 import { type AuditFields, audit } from "@/lib/audit/record";
 import { isRecordedRefusal } from "@/lib/audit/refusal";
 import type { AuditEvent } from "@/lib/audit/types";
+import { ssoAccessAllowed } from "@/lib/auth/accounts/sso-recheck";
 import { getAccountStore } from "@/lib/auth/accounts/store";
 import { resolveAuthSettings } from "@/lib/auth/config";
 import { callerOf } from "@/lib/auth/peer";
@@ -117,7 +118,10 @@ async function recordRefusal(req: Request, principal: Principal | null, err: unk
   }).catch((e) => console.error("[audit] could not record a refused request:", e));
 }
 
-const accessDeps = { accounts: async () => getAccountStore(await getStore()) };
+const accessDeps = {
+  accounts: async () => getAccountStore(await getStore()),
+  ssoAccess: async (userId: string) => ssoAccessAllowed(await getStore(), userId),
+};
 
 /** The principal of `req` for a public route: null instead of an error. */
 export function optionalPrincipal(req: Request): Promise<Principal | null> {

@@ -4,6 +4,7 @@
  * of one process, and all of them must share one sync.
  */
 import { existsSync } from "node:fs";
+import { startSsoRecheck } from "@/lib/auth/accounts/sso-recheck";
 import { ensureAdminSecret } from "@/lib/auth/admin-secret";
 import { oidcEnabled } from "@/lib/auth/oidc";
 import { getConfig } from "@/lib/config";
@@ -63,6 +64,7 @@ async function run(startup: Startup): Promise<void> {
     removeOrphansLater(store, config.store.orphanGraceMs);
     reconcileSourcesLater(store, config.store.orphanGraceMs);
     startSourceScheduler(store);
+    startSsoRecheck(store);
     await settledWithin(store.warmed(), WARM_WAIT_MS);
     startup.state = { status: "ready", startedAt, finishedAt: new Date().toISOString(), knowledgeDir: config.knowledgeDir, summary };
   } catch (err) {

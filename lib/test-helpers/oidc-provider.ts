@@ -9,8 +9,10 @@ import Provider from "oidc-provider";
 
 export interface TestProvider {
   issuer: string;
-  /** The claims the next sign-in of `login` gets (sub defaults to the login). */
+  /** The claims the next sign-in or refresh of `login` gets (sub defaults to the login). */
   claims: Map<string, Record<string, unknown>>;
+  /** Logins the provider no longer knows: their refresh tokens are refused (`invalid_grant`). */
+  gone: Set<string>;
   close(): Promise<void>;
 }
 
@@ -20,20 +22,24 @@ export async function startTestProvider(client: { clientId: string; clientSecret
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const claims = new Map<string, Record<string, unknown>>();
+  const gone = new Set<string>();
   const provider = new Provider(issuer, {
     clients: [
       {
         client_id: client.clientId,
         client_secret: client.clientSecret,
         redirect_uris: [client.redirectUri],
-        grant_types: ["authorization_code"],
+        grant_types: ["authorization_code", "refresh_token"],
       },
     ],
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name", "groups"] },
     // Every claim in the ID token, as a provider without a userinfo round trip would send them.
     conformIdTokenClaims: false,
     pkce: { required: () => true },
+    // A refresh token at every sign-in, as Keycloak gives one without offline_access.
+    issueRefreshToken: async () => true,
     async findAccount(_ctx: unknown, id: string) {
+      if (gone.has(id)) return undefined;
       return { accountId: id, claims: async () => ({ sub: id, ...(claims.get(id) ?? {}) }) };
     },
   });
@@ -41,6 +47,7 @@ export async function startTestProvider(client: { clientId: string; clientSecret
   return {
     issuer,
     claims,
+    gone,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

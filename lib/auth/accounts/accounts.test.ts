@@ -158,6 +158,8 @@ describe("single sign-on rules", () => {
     groupRoles: ["kb-admins=admin", "kb-editors=editor"],
     defaultRole: "reader",
     defaultKbs: ["hr"],
+    recheckSeconds: 900,
+    recheckGraceHours: 24,
     allowInsecureIssuer: false,
   };
   it("gives an allowed domain the default role, a listed group its role, and refuses the rest", () => {

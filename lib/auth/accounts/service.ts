@@ -9,7 +9,7 @@ import { AppError } from "@/lib/types";
 import { checkPassword, hashPassword } from "./passwords";
 import { startSession } from "./sessions";
 import { type AccountStore, newUserId } from "./store";
-import { type Invite, type PublicUser, publicUser, type Session, type User } from "./types";
+import { type Invite, isUnverifiedSso, type PublicUser, publicUser, type Session, type User } from "./types";
 
 export interface Grants {
   role: Role;
@@ -46,7 +46,9 @@ export async function invite(
 ): Promise<{ link: string; expiresAt: string }> {
   const grants = normalizeGrants(input, known);
   const email = input.email?.trim().toLowerCase() || null;
-  if (email && (await accounts.findByEmail(email))) throw new AppError("conflict", `There is already an account for ${email}.`);
+  // An account single sign-on made from this address unverified does not stand in the way: the invitee claims it.
+  const existing = email ? await accounts.findByEmail(email) : null;
+  if (existing && !isUnverifiedSso(existing)) throw new AppError("conflict", `There is already an account for ${email}.`);
   const plain = `kbi_${randomBytes(24).toString("base64url")}`;
   const now = new Date();
   const expiresAt = new Date(now.getTime() + hours * 3600_000).toISOString();
@@ -62,35 +64,47 @@ export async function describeInvite(accounts: AccountStore, plain: string): Pro
   return { email: found.email, role: found.role, kbs: found.kbs, expiresAt: found.expiresAt };
 }
 
-/** Uses an invite: a new account with the invite's grants, signed in. */
+/**
+ * Uses an invite: a new account with the invite's grants, signed in. An invite bound to an address that an
+ * account single sign-on made unverified claims that account: `release` first ends everything its maker had
+ * (./sso.ts releaseUnverified), then the account takes the invite's grants and password.
+ */
 export async function acceptInvite(
   accounts: AccountStore,
   input: { invite: string; email: string; name: string; password: string },
   sessionHours: number | undefined,
-): Promise<{ user: User; cookies: string[] }> {
+  release?: (userId: string) => Promise<string[]>,
+): Promise<{ user: User; cookies: string[]; claimed: { subjects: string[] } | null }> {
   const found = await accounts.findInvite(input.invite);
   if (!found) throw new AppError("not_found", "This invite link is invalid, used or expired. Ask your admin for a new one.");
   const email = input.email.trim().toLowerCase();
   if (found.email && found.email !== email) throw new AppError("bad_request", `This invite is for ${found.email}.`);
+  const existing = await accounts.findByEmail(email);
+  // Only an invite an admin bound to this address vouches for it; an unbound one claims nothing.
+  const claimable = existing !== null && found.email === email && isUnverifiedSso(existing) && release !== undefined;
   // An e-mail that has an account uses the invite up and gets the answer of a used one: an invite must not
   // become a way to learn who has an account here.
-  const taken = (await accounts.findByEmail(email)) !== null;
-  if (!(await accounts.consumeInvite(found.hash)) || taken) {
+  if (!(await accounts.consumeInvite(found.hash)) || (existing && !claimable)) {
     throw new AppError("not_found", "This invite link is invalid, used or expired. Ask your admin for a new one.");
   }
-  const user: User = {
-    id: newUserId(),
-    email,
+  const fields = {
     name: input.name.trim() || email,
     role: found.role,
     kbs: found.kbs,
     passwordHash: await hashPassword(input.password),
     // An address the person typed themselves is unverified: single sign-on never merges into it.
     origin: found.email ? "local" : "invite",
-    createdAt: new Date().toISOString(),
   };
-  await accounts.addUser(user);
-  return { user, cookies: await startSession(accounts, user, sessionHours) };
+  let user: User;
+  let claimed: { subjects: string[] } | null = null;
+  if (existing && claimable) {
+    claimed = { subjects: await release(existing.id) };
+    user = await accounts.updateUser(existing.id, fields);
+  } else {
+    user = { id: newUserId(), email, ...fields, createdAt: new Date().toISOString() };
+    await accounts.addUser(user);
+  }
+  return { user, cookies: await startSession(accounts, user, sessionHours), claimed };
 }
 
 /** The first admin, made with the admin secret (the bootstrap; the secret stays the recovery path). */

@@ -10,17 +10,18 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getOAuthStore } from "@/lib/auth/oauth/store";
-import { beginSso, finishSso, flowCookieValue } from "@/lib/auth/oidc";
+import { beginSso, finishSso, flowCookieValue, SsoClaimError } from "@/lib/auth/oidc";
 import { getConfig } from "@/lib/config";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { createAccessToken, getRegistry } from "@/lib/kb";
 import { openStore, type Store } from "@/lib/store";
 import { startTestProvider, type TestProvider, walkProvider } from "@/lib/test-helpers/oidc-provider";
-import { endAccountAccess } from "./remove";
 import { acceptInvite, createUser, invite } from "./service";
 import { sessionUser } from "./sessions";
-import { signInWithSso } from "./sso";
+import { releaseUnverified, signInWithSso } from "./sso";
+import { ssoDepsOf } from "./sso-recheck";
 import { type AccountStore, getAccountStore } from "./store";
+import { publicUser } from "./types";
 
 const APP = "http://app.test";
 const CALLBACK = `${APP}/api/auth/oidc/callback`;
@@ -60,8 +61,7 @@ async function sso(login: string, claims: Record<string, unknown>) {
   const { location, cookie } = await beginSso();
   const back = await walkProvider(location, login, CALLBACK);
   const got = await finishSso(back, flowCookieValue(cookie.split(";")[0]));
-  const registry = await getRegistry(store);
-  return signInWithSso({ accounts, endAccess: (id) => endAccountAccess(store, registry, id) }, got, getConfig().oidc, 1);
+  return signInWithSso(await ssoDepsOf(store), got, getConfig().oidc, 1);
 }
 
 describe("single sign-on with a real provider", () => {
@@ -117,25 +117,61 @@ describe("single sign-on with a real provider", () => {
     expect((await accounts.users()).get(demoted.user.id)?.role).toBe("reader");
   });
 
-  it("never merges two people: an account made from an unverified address is not linked to a verified sign-in with another sub", async () => {
+  it("never merges two people: an account made from an unverified address is marked, and its verified owner claims it from the squatter", async () => {
     // Mallory's provider account carries the victim's address, unverified; the group admits her.
     const mallory = await sso("mallory", { email: "victim@corp.test", groups: ["kb-editors"] });
     if ("refused" in mallory) throw new Error(mallory.refused);
     expect(mallory).toMatchObject({ created: true, user: { role: "editor" } });
+    expect(publicUser(mallory.user).emailVerified).toBe(false);
+    const registry = await getRegistry(store);
+    const { token } = await createAccessToken(store, registry, { name: "squat", scope: "read-write", kb: null }, (id) =>
+      accounts.setOwner("token", id, mallory.user.id),
+    );
+    // Another unverified claim of the address is no owner either.
+    expect(await sso("mallory-2", { email: "victim@corp.test", groups: ["kb-editors"] })).toEqual({ refused: "sso_account_exists" });
+
+    // The verified owner of the address signs in: the account becomes theirs, nothing of Mallory's stays.
     const victim = await sso("victim-sub", { email: "victim@corp.test", email_verified: true, groups: ["kb-admins"] });
-    expect(victim).toEqual({ refused: "sso_account_exists" });
-    // The same in an allowed domain, where a verified address could link an admin-made account.
-    const squat = await sso("mallory-2", { email: "cto@example.com", groups: ["kb-editors"] });
-    expect(squat).toMatchObject({ created: true });
-    expect(await sso("cto", { email: "cto@example.com", email_verified: true, groups: ["kb-admins"] })).toEqual({
-      refused: "sso_account_exists",
+    if ("refused" in victim) throw new Error(victim.refused);
+    expect(victim).toMatchObject({
+      created: false,
+      claimed: { subjects: [`${idp.issuer} mallory`] },
+      user: { id: mallory.user.id, role: "admin" },
     });
-    // Mallory's old session is still hers alone, an editor, never the victim's admin.
+    expect(publicUser(victim.user).emailVerified).toBe(true);
     const cookie = mallory.cookies.map((c) => c.slice(0, c.indexOf(";"))).join("; ");
-    const signedIn = await sessionUser(accounts, cookie);
-    expect(signedIn?.user).toMatchObject({ id: mallory.user.id, role: "editor" });
-    expect(await accounts.findIdentity(idp.issuer, "victim-sub")).toBeNull();
-    expect((await accounts.identitiesOf(mallory.user.id)).map((i) => i.subject)).toEqual(["mallory"]);
+    expect(await sessionUser(accounts, cookie)).toBeNull();
+    expect((await registry.getToken(token.id))?.revoked).toBe(true);
+    expect((await accounts.identitiesOf(mallory.user.id)).map((i) => i.subject)).toEqual(["victim-sub"]);
+    // Mallory's identity reaches nothing any more.
+    expect(await sso("mallory", { email: "victim@corp.test", groups: ["kb-editors"] })).toEqual({ refused: "sso_account_exists" });
+  });
+
+  it("an invite to an address held by an unverified single-sign-on account is made, and accepting it claims the account", async () => {
+    const squat = await sso("mallory-3", { email: "newhire@example.com", groups: ["kb-editors"] });
+    if ("refused" in squat) throw new Error(squat.refused);
+    expect(publicUser(squat.user).emailVerified).toBe(false);
+    const { link } = await invite(accounts, { email: "newhire@example.com", role: "reader", kbs: ["hr"] }, "admin", KNOWN);
+    const deps = await ssoDepsOf(store);
+    const joined = await acceptInvite(
+      accounts,
+      { invite: link.slice(link.indexOf("#") + 1), email: "newhire@example.com", name: "New Hire", password: "new hire password" },
+      1,
+      (id) => releaseUnverified(deps, id),
+    );
+    expect(joined).toMatchObject({
+      claimed: { subjects: [`${idp.issuer} mallory-3`] },
+      user: { id: squat.user.id, role: "reader", kbs: ["hr"], origin: "local" },
+    });
+    expect(publicUser(joined.user).emailVerified).toBe(true);
+    expect(await sessionUser(accounts, squat.cookies.map((c) => c.slice(0, c.indexOf(";"))).join("; "))).toBeNull();
+    expect(await sso("mallory-3", { email: "newhire@example.com", groups: ["kb-editors"] })).toEqual({ refused: "sso_account_exists" });
+  });
+
+  it("refuses a subject or e-mail claim with a NUL: a clear refusal, nothing stored", async () => {
+    const before = (await accounts.users()).size;
+    await expect(sso("nul-mail", { email: "a\u0000b@example.com", email_verified: true })).rejects.toBeInstanceOf(SsoClaimError);
+    expect((await accounts.users()).size).toBe(before);
   });
 
   it("de-provisions an identity the provider no longer admits: no role left, sessions, tokens and OAuth grants end", async () => {

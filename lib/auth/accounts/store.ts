@@ -103,6 +103,7 @@ const rowToIdentity = (r: Record<string, unknown>): Identity => ({
 
 interface UserPatch {
   name?: string;
+  origin?: string;
   role?: User["role"];
   kbs?: string[];
   passwordHash?: string;
@@ -136,6 +137,8 @@ export interface AccountStore {
   identitiesOf(userId: string): Promise<Identity[]>;
   /** Links a provider identity to an account, or records the role its groups gave this time. */
   saveIdentity(identity: Identity): Promise<void>;
+  /** Unlinks every provider identity of an account (its address's verified owner claimed it). */
+  unlinkIdentities(userId: string): Promise<void>;
   /** Ties `id` to the user who made it; 409 when it already has an owner. */
   setOwner(kind: OwnedKind, id: string, userId: string): Promise<void>;
   /** Owner user ids by subject id, for one kind (cached per table version). */
@@ -218,6 +221,7 @@ async function openAccountStore(store: Store): Promise<AccountStore> {
         const next: User = { ...rowToUser(rows[0]), ...patch };
         const values: Record<string, string> = {};
         if (patch.name !== undefined) values.name = next.name;
+        if (patch.origin !== undefined) values.origin = next.origin;
         if (patch.role !== undefined) values.role = next.role;
         if (patch.kbs !== undefined) values.kbs = JSON.stringify(next.kbs);
         if (patch.passwordHash !== undefined) values.password_hash = patch.passwordHash;
@@ -313,6 +317,11 @@ async function openAccountStore(store: Store): Promise<AccountStore> {
         await identities.write((t) => t.delete(where));
         const row = { issuer: i.issuer, subject: i.subject, user_id: i.userId, group_role: i.groupRole, created_at: i.createdAt };
         await identities.write((t) => t.add([row]));
+      });
+    },
+    unlinkIdentities(userId) {
+      return serialized(async () => {
+        await identities.write((t) => t.delete(sqlEq("user_id", userId)));
       });
     },
     setOwner(kind, id, userId) {

@@ -12,14 +12,25 @@ export interface User {
   passwordHash: string | null;
   /**
    * "local" (made by an admin, or from an invite bound to this address), "invite" (the address was chosen by
-   * the person at an unbound invite: never verified), or the OpenID issuer that created the account.
+   * the person at an unbound invite: never verified), the OpenID issuer that created the account from an
+   * address it verified, or `unverified:<issuer>` when it did not (see unverifiedSsoOrigin).
    */
   origin: string;
   createdAt: string;
 }
 
-/** A user as the management API shows it: never the password hash. */
-export type PublicUser = Omit<User, "passwordHash">;
+/** A user as the management API shows it: never the password hash; `emailVerified` false for an address nobody verified. */
+export type PublicUser = Omit<User, "passwordHash"> & { emailVerified: boolean };
+
+const UNVERIFIED_SSO = "unverified:";
+
+/** The origin of an account single sign-on made from an address the provider did not verify: it never blocks the address's verified owner. */
+export const unverifiedSsoOrigin = (issuer: string): string => `${UNVERIFIED_SSO}${issuer}`;
+
+export const isUnverifiedSso = (u: Pick<User, "origin">): boolean => u.origin.startsWith(UNVERIFIED_SSO);
+
+/** Whether nobody verified the account's address: typed at an unbound invite, or unverified at the provider. */
+const emailUnverified = (u: Pick<User, "origin">): boolean => u.origin === "invite" || isUnverifiedSso(u);
 
 export interface Session {
   hash: string;
@@ -54,4 +65,4 @@ export interface Identity {
 /** What an owner row ties to a user: tokens, OAuth grants and conversations they made. */
 export type OwnedKind = "token" | "oauth_grant" | "conversation";
 
-export const publicUser = ({ passwordHash: _, ...u }: User): PublicUser => u;
+export const publicUser = ({ passwordHash: _, ...u }: User): PublicUser => ({ ...u, emailVerified: !emailUnverified(u) });

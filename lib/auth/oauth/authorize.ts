@@ -15,6 +15,7 @@
 import { randomBytes } from "node:crypto";
 import { audit, kbsOf } from "@/lib/audit/record";
 import { sessionUser } from "@/lib/auth/accounts/sessions";
+import { ssoAccessAllowed } from "@/lib/auth/accounts/sso-recheck";
 import { getAccountStore } from "@/lib/auth/accounts/store";
 import { type AuthSettings, resolveAuthSettings } from "@/lib/auth/config";
 import { safeEqual } from "@/lib/auth/internal";
@@ -116,7 +117,9 @@ function keepPending(p: Pending, now: number): boolean {
 /** The signed-in person of a consent request, if any. */
 async function consenter(store: Store, cookieHeader: string | null) {
   const signedIn = await sessionUser(await getAccountStore(store), cookieHeader);
-  return signedIn && typeof signedIn.user === "object" ? signedIn.user : null;
+  if (!signedIn || typeof signedIn.user !== "object") return null;
+  // A single-sign-on person the provider no longer vouches for consents to nothing.
+  return (await ssoAccessAllowed(store, signedIn.user.id)) ? signedIn.user : null;
 }
 
 async function view(p: Pending, deps: OAuthDeps, cookieHeader: string | null): Promise<ConsentView> {

@@ -3,6 +3,8 @@ import { audit, kbsOf } from "@/lib/audit/record";
 import { acceptInviteSchema } from "@/lib/auth/accounts/schema";
 import { acceptInvite, describeInvite } from "@/lib/auth/accounts/service";
 import { withCookies } from "@/lib/auth/accounts/sessions";
+import { releaseUnverified } from "@/lib/auth/accounts/sso";
+import { ssoDepsOf } from "@/lib/auth/accounts/sso-recheck";
 import { getAccountStore } from "@/lib/auth/accounts/store";
 import { resolveAuthSettings } from "@/lib/auth/config";
 import { callerOf } from "@/lib/auth/peer";
@@ -42,10 +44,20 @@ export const PUT = route({ access: "open" }, async ({ req, body, store }) => {
 export const POST = route({ access: "open", status: 201 }, async ({ req, body, store }) => {
   const input = await body(acceptInviteSchema);
   const settings = resolveAuthSettings();
-  const { user, cookies } = await guarded(req, async () =>
-    acceptInvite(await getAccountStore(await store()), input, settings.sessionHours),
-  );
+  const { user, cookies, claimed } = await guarded(req, async () => {
+    const ready = await store();
+    const release = async (id: string) => releaseUnverified(await ssoDepsOf(ready), id);
+    return acceptInvite(await getAccountStore(ready), input, settings.sessionHours, release);
+  });
   const address = callerOf(req, settings).address;
+  if (claimed)
+    await audit(null, "user_update", {
+      actor: user.email,
+      actorId: user.id,
+      address,
+      target: user.email,
+      detail: `invite: the invited owner of the address claimed the account single sign-on made from it unverified (${claimed.subjects.join(", ") || "no identity left"} unlinked); its sessions, tokens and OAuth grants were revoked`,
+    });
   await audit(null, "user_join", {
     actor: user.email,
     actorId: user.id,

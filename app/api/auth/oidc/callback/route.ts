@@ -1,13 +1,11 @@
 import { audit, kbsOf } from "@/lib/audit/record";
-import { endAccountAccess } from "@/lib/auth/accounts/remove";
 import { withCookies } from "@/lib/auth/accounts/sessions";
 import { signInWithSso } from "@/lib/auth/accounts/sso";
-import { getAccountStore } from "@/lib/auth/accounts/store";
+import { ssoDepsOf } from "@/lib/auth/accounts/sso-recheck";
 import { resolveAuthSettings } from "@/lib/auth/config";
-import { clearedFlowCookie, finishSso, flowCookieValue, oidcEnabled, type SsoRefusal } from "@/lib/auth/oidc";
+import { clearedFlowCookie, finishSso, flowCookieValue, oidcEnabled, SsoClaimError, type SsoRefusal } from "@/lib/auth/oidc";
 import { callerOf } from "@/lib/auth/peer";
 import { getConfig } from "@/lib/config";
-import { getRegistry } from "@/lib/kb";
 import { getReadyStore } from "@/lib/server/startup";
 
 export const runtime = "nodejs";
@@ -31,20 +29,17 @@ export async function GET(req: Request): Promise<Response> {
   try {
     claims = await finishSso(new URL(req.url), flowCookieValue(req.headers.get("cookie")));
   } catch (err) {
-    console.error("[oidc] sign-in failed:", err);
+    console.error("[oidc] sign-in failed:", err instanceof Error ? err.message : err);
     await audit(null, "sign_in_failed", {
       actor: "sso",
       address,
       outcome: "failed",
       detail: err instanceof Error ? err.message.slice(0, 200) : "error",
     });
-    return toSignIn("sso_failed");
+    return toSignIn(err instanceof SsoClaimError ? "sso_bad_claims" : "sso_failed");
   }
   const store = await getReadyStore();
-  const registry = await getRegistry(store);
-  const accounts = await getAccountStore(store);
-  const endAccess = (id: string) => endAccountAccess(store, registry, id);
-  const done = await signInWithSso({ accounts, endAccess }, claims, getConfig().oidc, settings.sessionHours);
+  const done = await signInWithSso(await ssoDepsOf(store), claims, getConfig().oidc, settings.sessionHours);
   if ("refused" in done) {
     const detail = `${done.refused} (${claims.issuer} ${claims.subject}, email_verified ${claims.emailVerified})`;
     await audit(null, "sign_in_failed", { actor: claims.email || "sso", address, outcome: "denied", detail });
@@ -58,6 +53,12 @@ export async function GET(req: Request): Promise<Response> {
   const { user, cookies } = done;
   const who = { actor: user.email, actorId: user.id, address, target: user.email };
   if (done.created) await audit(null, "user_join", { ...who, kb: kbsOf(user.kbs), detail: `sso, role ${user.role}` });
+  if (done.claimed)
+    await audit(null, "user_update", {
+      ...who,
+      kb: kbsOf(user.kbs),
+      detail: `sso: the verified owner of the address claimed the account made from it unverified (${done.claimed.subjects.join(", ") || "no identity left"} unlinked); its sessions, tokens and OAuth grants were revoked`,
+    });
   if (done.linked) await audit(null, "user_update", { ...who, detail: `sso identity linked: ${claims.issuer} ${claims.subject}` });
   if (done.roleChange)
     await audit(null, "user_update", {

@@ -1,8 +1,9 @@
 /**
  * Existence does not leak (the route modules themselves, on a real store): a reader asking for a document of a
  * knowledge base it may not read — by a random id, an id computed from a guessed file name, or the real id —
- * gets exactly the answer of a document that does not exist, at every route that takes a document id; and a
- * conversation's picked documents keep none it may not read, counting them as removed like deleted ones.
+ * gets exactly the answer of a document that does not exist, at every route that takes a document id (and so
+ * for a FAQ entry); and a conversation's picked documents keep none it may not read, counting them as removed
+ * like deleted ones.
  */
 import { createHash } from "node:crypto";
 import { mkdtemp } from "node:fs/promises";
@@ -13,6 +14,7 @@ import { GET as getConversation, PATCH as patchConversation } from "@/app/api/co
 import { POST as createConversation } from "@/app/api/conversations/route";
 import { POST as reindexDocument } from "@/app/api/documents/[id]/reindex/route";
 import { DELETE as deleteDocument, GET as getDocument } from "@/app/api/documents/[id]/route";
+import { DELETE as deleteFaq, GET as getFaq, PATCH as patchFaq } from "@/app/api/faqs/[id]/route";
 import { GET as generationProgress } from "@/app/api/faqs/generate/route";
 import { GET as overview } from "@/app/api/overview/route";
 import { createUser } from "@/lib/auth/accounts/service";
@@ -20,6 +22,7 @@ import { CSRF_HEADER, startSession } from "@/lib/auth/accounts/sessions";
 import { getAccountStore } from "@/lib/auth/accounts/store";
 import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
 import { getConversations } from "@/lib/conversations/store";
+import { addFaq } from "@/lib/faq/service";
 import { ingestMarkdown } from "@/lib/ingest/test-kbs";
 import { getStore, type Store } from "@/lib/store";
 import { leaveTestDataDir, useTestDataDir } from "@/lib/test-helpers/env";
@@ -121,5 +124,23 @@ describe("a conversation's picked documents", () => {
     const got = (await (await asReader(getConversation, "GET", `/api/conversations/${id}`, { id })).json()) as Saved;
     expect(got.conversation.documents).toEqual([ids["leave.md"]]);
     expect(got.removedDocuments).toBe(2);
+  });
+});
+
+describe("a FAQ entry the caller may not read", () => {
+  const missing = "0123456789abcdef01234567";
+  const routes: [string, (id: string) => Promise<Response>][] = [
+    ["GET /api/faqs/<id>", (id) => asReader(getFaq, "GET", `/api/faqs/${id}`, { id })],
+    ["PATCH /api/faqs/<id>", (id) => asReader(patchFaq, "PATCH", `/api/faqs/${id}`, { id }, { answer: "Changed." })],
+    ["DELETE /api/faqs/<id>", (id) => asReader(deleteFaq, "DELETE", `/api/faqs/${id}`, { id })],
+  ];
+
+  it.each(routes)("%s answers as for one that does not exist", async (_, call) => {
+    const faq = await addFaq(store, { kb: "board", question: "Who is laid off in 2027?", answer: "Nobody yet." });
+    const absent = await shape(call(missing), missing);
+    expect(absent.status).toBe(404);
+    const answer = await shape(call(faq.id), faq.id);
+    expect(answer).toEqual(absent);
+    expect(answer.body).not.toContain("board");
   });
 });

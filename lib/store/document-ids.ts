@@ -17,7 +17,11 @@ const KEY_ROW = "document_id_key";
 /** The id of file `source` in knowledge base `kb`. */
 export type DocumentIdOf = (kb: string, source: string) => string;
 
-/** The dataset's key: the smallest of those stored, so two processes that made one at the same moment agree. */
+/**
+ * The dataset's key: the smallest of those stored, so two processes that made one at the same moment agree from
+ * then on (what either named before it saw the other's key keeps its id: ids are only ever looked up, never
+ * recomputed, except by a knowledge-base rename, which gives every document a new one).
+ */
 async function readKey(meta: lancedb.Table): Promise<string | null> {
   const rows = await meta.query().where(sqlEq("key", KEY_ROW)).toArray();
   const keys = rows.map((r) => String(r.value)).filter((v) => /^[0-9a-f]{64}$/.test(v));

@@ -10,7 +10,7 @@ const PASSWORD = "a long team password";
 
 export interface TeamServer {
   server: OwnServer;
-  /** A request with the admin token. */
+  /** A request with the admin token; a body of FormData goes as multipart, anything else as JSON. */
   admin(method: string, pathname: string, json?: unknown): Promise<Response>;
   /** Invites `who` (`who@team.test`) as a reader of `kbs`. */
   inviteReader(who: string, kbs: string[]): Promise<void>;
@@ -29,12 +29,14 @@ export async function startTeamServer(port: number, name: string): Promise<TeamS
     AUTH_FAILURE_LIMIT: "1000",
   });
   const links: Record<string, string> = {};
-  const admin = (method: string, pathname: string, json?: unknown) =>
-    fetch(`${server.base}${pathname}`, {
+  const admin = (method: string, pathname: string, json?: unknown) => {
+    const form = json instanceof FormData;
+    return fetch(`${server.base}${pathname}`, {
       method,
-      headers: { authorization: `Bearer ${adminToken}`, ...(json ? { "content-type": "application/json" } : {}) },
-      body: json ? JSON.stringify(json) : undefined,
+      headers: { authorization: `Bearer ${adminToken}`, ...(json && !form ? { "content-type": "application/json" } : {}) },
+      body: form ? json : json ? JSON.stringify(json) : undefined,
     });
+  };
   return {
     server,
     admin,

@@ -5,7 +5,6 @@
 import { getAccountStore } from "@/lib/auth/accounts/store";
 import { getOAuthStore } from "@/lib/auth/oauth/store";
 import { getFaqStore } from "@/lib/faq/store";
-import { documentId } from "@/lib/ingest/prepare";
 import { checkNewName, getKnowledgeBase, type Registry, requireKb } from "@/lib/kb";
 import type { KbRecord, KnowledgeBase } from "@/lib/kb/types";
 import { moveSources, removeSourcesOfKb } from "@/lib/sources/service";
@@ -46,8 +45,9 @@ export async function updateKnowledgeBase(store: Store, registry: Registry, name
   await registry.putKb({ ...next, name: to, title: next.title === current.name ? to : next.title });
   // Moved documents get the ids they would have had if ingested into `to`: a later upload of the same file
   // into a new `name` then cannot overwrite them.
-  await moveSources(store, name, to, (source) => documentId(to, source));
-  await store.moveKb(name, to, (doc) => documentId(to, doc.source));
+  const idOf = await store.documentIds();
+  await moveSources(store, name, to, (source) => idOf(to, source));
+  await store.moveKb(name, to, (doc) => idOf(to, doc.source));
   await (await getFaqStore(store)).moveKb(name, to);
   await registry.moveTokens(name, to);
   await (await getOAuthStore(store)).renameKb(name, to);

@@ -9,7 +9,7 @@ import type { Store } from "@/lib/store";
 import { AppError, type DocumentRecord } from "@/lib/types";
 import { getAccountStore } from "./accounts/store";
 import type { OwnedKind } from "./accounts/types";
-import { isAdmin, limitOfPrincipal, ownerIdOf, type Principal, requireKbAccess } from "./principal";
+import { isAdmin, limitOfPrincipal, mayReadKb, ownerIdOf, type Principal, requireKbAccess } from "./principal";
 
 /** The existing knowledge bases the principal may read. */
 async function readableKbs(p: Principal, store: Store, registry: Registry): Promise<string[]> {
@@ -54,10 +54,26 @@ export function mayManage(p: Principal, owners: ReadonlyMap<string, string>, id:
   return isAdmin(p) || isOwn(p, owners, id);
 }
 
-/** The document `id` if the principal may read it (`write`: change it); 404 when there is none, 403 when not allowed. */
+/**
+ * The documents of `ids` the principal may read. One in a knowledge base it may not read is left out exactly as
+ * one that does not exist, so a caller learns nothing of what it cannot read, not even that it is there.
+ */
+export async function readableDocuments(p: Principal, store: Store, ids: readonly string[]): Promise<Map<string, DocumentRecord>> {
+  if (!ids.length) return new Map();
+  const readable = mayReadKb(p);
+  return new Map([...(await store.getDocuments(ids))].filter(([, doc]) => readable(doc.kb)));
+}
+
+/**
+ * The document `id` if the principal may read it (`write`: and change it). 404 when it does not exist or lies in a
+ * knowledge base the principal may not read (the same answer: readableDocuments); 403 when it may only read it.
+ */
 export async function documentFor(p: Principal, store: Store, id: string, write: boolean): Promise<DocumentRecord> {
-  const doc = await store.getDocument(id);
-  if (!doc) throw new AppError("not_found", `No document with id "${id}".`);
-  requireKbAccess(p, doc.kb, write);
+  const doc = (await readableDocuments(p, store, [id])).get(id);
+  if (!doc) throw noSuchDocument(id);
+  if (write) requireKbAccess(p, doc.kb, true);
   return doc;
 }
+
+/** The one answer for a document a caller cannot see, whether it exists or not. */
+export const noSuchDocument = (id: string): AppError => new AppError("not_found", `No document with id "${id}".`);

@@ -1,5 +1,6 @@
 import { Field, Int32, Schema } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Principal } from "@/lib/auth/principal";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { openStore, type Store } from "@/lib/store";
 import { textField } from "@/lib/store/schema";
@@ -11,6 +12,7 @@ import { createConversationSchema, updateConversationSchema } from "./schema";
 import { inLibrary } from "./scope";
 import { type ConversationStore, openConversations, titleFrom } from "./store";
 
+const OWNER: Principal = { kind: "owner", via: "local", caller: { address: "127.0.0.1", local: true } };
 const msg = (id: string, role: "user" | "assistant", text: string) => ({ id, role, parts: [{ type: "text", text }] });
 
 let temp: TempStore;
@@ -175,9 +177,9 @@ describe("conversation store", () => {
     });
     await documents.putDocument(doc("keep"), { text: "k" }, []);
     await documents.putDocument(doc("gone"), { text: "g" }, []);
-    expect(await inLibrary(documents, ["keep", "gone"])).toEqual({ documents: ["keep", "gone"], removed: [] });
+    expect(await inLibrary(OWNER, documents, ["keep", "gone"])).toEqual({ documents: ["keep", "gone"], removed: [] });
     await documents.deleteDocument("gone");
-    expect(await inLibrary(documents, ["keep", "gone"])).toEqual({ documents: ["keep"], removed: ["gone"] });
-    expect(await inLibrary(documents, [])).toEqual({ documents: [], removed: [] });
+    expect(await inLibrary(OWNER, documents, ["keep", "gone"])).toEqual({ documents: ["keep"], removed: ["gone"] });
+    expect(await inLibrary(OWNER, documents, [])).toEqual({ documents: [], removed: [] });
   });
 });

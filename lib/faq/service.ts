@@ -1,4 +1,5 @@
 /** The FAQ operations behind /api/faqs (the routes stay thin). */
+import { mayReadKb, type Principal } from "@/lib/auth/principal";
 import { defaultKbName } from "@/lib/config";
 import type { Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
@@ -30,9 +31,10 @@ export async function addFaq(store: Store, input: FaqInput & { from?: "ui" | "ch
   return faq;
 }
 
-export async function getFaq(store: Store, id: string): Promise<FaqRecord> {
+/** The entry `id`; one in a knowledge base the principal may not read is answered exactly as one that does not exist. */
+export async function getFaq(p: Principal, store: Store, id: string): Promise<FaqRecord> {
   const faq = await (await getFaqStore(store)).get(id);
-  if (!faq) throw new AppError("not_found", "There is no such FAQ entry.");
+  if (!faq || !mayReadKb(p)(faq.kb)) throw new AppError("not_found", "There is no such FAQ entry.");
   return faq;
 }
 

@@ -61,11 +61,6 @@ export function normalizeKb(kb: string | undefined): string {
   return checked.name;
 }
 
-/** Same kb + same file name ⇒ same document id, so re-ingesting a file replaces it in place. */
-export function documentId(kb: string, source: string): string {
-  return sha256(`${kb}\u0000${source}`).slice(0, 24);
-}
-
 /** A document parsed, chunked and embedded, not yet written (see prepareDocument). */
 export interface PreparedDocument {
   result: IngestResult;
@@ -136,7 +131,7 @@ export async function prepareDocument(
   const onOcrPage = ({ page, total }: OcrProgress) => emit({ stage: "ocr", done: page, total });
   const parsed = await parse(file, input.data, chunkSettings(), onOcrPage);
 
-  const id = existing?.id ?? documentId(kb, file);
+  const id = existing?.id ?? (await store.documentIds())(kb, file);
   const body: DocumentBody = { text: parsed.text, pages: parsed.pages, utf8: parsed.utf8 };
   const chunks = await buildChunks(store, { id, kb }, body, { ...opts, emit, chunked: parsed.chunks });
 

@@ -172,7 +172,7 @@ export async function removeSourcesOfKb(store: Store, kb: string): Promise<void>
 
 /**
  * Sources follow their knowledge base's rename; called before the documents move, as their new ids are made
- * from their names (documentId).
+ * from their names (Store.documentIds).
  */
 export async function moveSources(store: Store, from: string, to: string, newId: (source: string) => string): Promise<void> {
   const sources = await getSourceStore(store);

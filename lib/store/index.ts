@@ -14,6 +14,7 @@ import { processGlobal } from "@/lib/process-global";
 import { gate, openOnce } from "./async";
 import { builtEmbedder, checkEmbedder, type EmbedderCheck } from "./compat";
 import { documentCache } from "./document-cache";
+import { documentIdMaker } from "./document-ids";
 import { openIndexes } from "./indexes";
 import { LANCE_CACHE_MB } from "./lance-env";
 import { bodyCache, storeReads } from "./reads";
@@ -97,6 +98,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
       return writes.putDocuments([{ doc, body, chunks }]);
     },
     documentsVersion: () => readVersion(tables.documents),
+    documentIds: documentIdMaker(tables.meta),
     sideTable: (name, schema) => tables.side(name, schema),
     optimize: (o) => indexes.optimize(o?.retainMs),
     settle: () => indexes.settle(),

@@ -4,6 +4,7 @@ import type { Schema } from "apache-arrow";
 import type { Embedder } from "@/lib/embed";
 import type { StoreStatsSnapshot } from "@/lib/metrics";
 import type { ChunkRecord, DocumentRecord } from "@/lib/types";
+import type { DocumentIdOf } from "./document-ids";
 import type { RecentChunk } from "./recent";
 import type { DocumentBody, StoredChunk } from "./schema";
 import type { SideTable } from "./tables";
@@ -61,6 +62,11 @@ export interface Store {
     contentHash: string,
   ): Promise<{ bySource: DocumentRecord | null; byHash: DocumentRecord | null }>;
   getDocuments(ids: readonly string[]): Promise<Map<string, DocumentRecord>>;
+  /**
+   * What names a new document: the same id for the same knowledge base and file name in every process of this
+   * dataset, not computable without the dataset's key (./document-ids.ts).
+   */
+  documentIds(): Promise<DocumentIdOf>;
   /** Parsed text and page starts, as stored at ingest. */
   getDocumentBody(id: string): Promise<DocumentBody | null>;
   /**

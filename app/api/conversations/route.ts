@@ -1,5 +1,6 @@
 import { isOwn, ownersOf, recordOwner } from "@/lib/auth/scope";
 import { getPins, withPins } from "@/lib/conversations/pins";
+import { readablePicks } from "@/lib/conversations/scope";
 import { getConversations } from "@/lib/conversations/store";
 import { route } from "@/lib/server/route";
 import { createConversationSchema, listConversationsSchema } from "./schema";
@@ -16,10 +17,11 @@ export const GET = route({}, async ({ req, store, principal }) => {
   return { conversations: withPins(own, await (await getPins(await store())).all()) };
 });
 
-/** POST /api/conversations {id?, title?, kbs?, documents?, messages?} — starts a conversation. */
+/** POST /api/conversations {id?, title?, kbs?, documents?, messages?} — starts a conversation (of `documents`, those the caller may read). */
 export const POST = route({ status: 201 }, async ({ body, store, principal }) => {
   const input = await body(createConversationSchema);
-  const conversation = await (await getConversations()).create(input);
+  const documents = await readablePicks(principal, await store(), input.documents);
+  const conversation = await (await getConversations()).create({ ...input, documents });
   await recordOwner(principal, await store(), "conversation", conversation.id);
   return { conversation };
 });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { requireOwn } from "@/lib/auth/scope";
 import { getPins } from "@/lib/conversations/pins";
-import { inLibrary } from "@/lib/conversations/scope";
+import { inLibrary, readablePicks } from "@/lib/conversations/scope";
 import { getShares } from "@/lib/conversations/shares";
 import { getConversations } from "@/lib/conversations/store";
 import { route } from "@/lib/server/route";
@@ -15,20 +15,25 @@ const conversationRoute = { params: z.object({ id: conversationIdSchema }), notF
 
 /**
  * GET /api/conversations/<id> — the conversation with its messages and feedback; its picked documents without
- * those deleted from the library since (`removedDocuments` counts them, for the chat to say so).
+ * those deleted from the library since or no longer readable by the caller (`removedDocuments` counts them
+ * alike, for the chat to say so).
  */
 export const GET = route(conversationRoute, async ({ params: { id }, store, principal }) => {
   await requireOwn(principal, await store(), "conversation", id);
   const conversation = await (await getConversations()).get(id);
   if (!conversation) throw new AppError("not_found", `No conversation with id "${id}".`);
-  const { documents, removed } = await inLibrary(await store(), conversation.documents);
+  const { documents, removed } = await inLibrary(principal, await store(), conversation.documents);
   return { conversation: { ...conversation, documents }, removedDocuments: removed.length };
 });
 
-/** PATCH /api/conversations/<id> {title?, kbs?, documents?, messages?} — rename, or save the chat's current state. */
+/**
+ * PATCH /api/conversations/<id> {title?, kbs?, documents?, messages?} — rename, or save the chat's current state
+ * (of `documents`, those the caller may read).
+ */
 export const PATCH = route(conversationRoute, async ({ body, params: { id }, store, principal }) => {
   await requireOwn(principal, await store(), "conversation", id);
   const patch = await body(updateConversationSchema);
+  if (patch.documents) patch.documents = await readablePicks(principal, await store(), patch.documents);
   return { conversation: await (await getConversations()).update(id, patch) };
 });
 

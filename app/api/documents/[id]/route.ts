@@ -1,9 +1,8 @@
 import { z } from "zod";
-import { documentFor } from "@/lib/auth/scope";
+import { documentFor, noSuchDocument } from "@/lib/auth/scope";
 import { documentIdSchema } from "@/lib/limits";
 import { route } from "@/lib/server/route";
 import { getSourceStore } from "@/lib/sources/store";
-import { AppError } from "@/lib/types";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -28,7 +27,7 @@ export const GET = route(docRoute, async ({ params: { id }, store: ready, princi
 export const DELETE = route(docRoute, async ({ params: { id }, store: ready, principal, audit }) => {
   const store = await ready();
   const doc = await documentFor(principal, store, id, true);
-  if (!(await store.deleteDocument(id))) throw new AppError("not_found", `No document with id "${id}".`);
+  if (!(await store.deleteDocument(id))) throw noSuchDocument(id);
   await audit("document_delete", { kb: doc.kb, target: id, detail: doc.source });
   return { deleted: id };
 });

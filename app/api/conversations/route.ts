@@ -1,5 +1,7 @@
+import { ownerIdOf } from "@/lib/auth/principal";
 import { isOwn, ownersOf, recordOwner } from "@/lib/auth/scope";
 import { getPins, withPins } from "@/lib/conversations/pins";
+import { createConversation } from "@/lib/conversations/save";
 import { getConversations } from "@/lib/conversations/store";
 import { route } from "@/lib/server/route";
 import { createConversationSchema, listConversationsSchema } from "./schema";
@@ -16,10 +18,13 @@ export const GET = route({}, async ({ req, store, principal }) => {
   return { conversations: withPins(own, await (await getPins(await store())).all()) };
 });
 
-/** POST /api/conversations {id?, title?, kbs?, documents?, messages?} — starts a conversation. */
+/**
+ * POST /api/conversations {id?, title?, kbs?, documents?, messages?} — starts a conversation; its answers are the
+ * server's own copies of them (lib/conversations/save.ts).
+ */
 export const POST = route({ status: 201 }, async ({ body, store, principal }) => {
   const input = await body(createConversationSchema);
-  const conversation = await (await getConversations()).create(input);
+  const conversation = await createConversation(await store(), ownerIdOf(principal), input);
   await recordOwner(principal, await store(), "conversation", conversation.id);
   return { conversation };
 });

@@ -5,8 +5,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { Schema } from "apache-arrow";
+import { getAccountStore } from "@/lib/auth/accounts/store";
 import { limitOfPrincipal, mayReadKb, type Principal } from "@/lib/auth/principal";
-import { type AccessLimit, mayRead } from "@/lib/auth/roles";
+import { type AccessLimit, limitOf, mayRead } from "@/lib/auth/roles";
+import { ownersOf } from "@/lib/auth/scope";
 import { getStore, perStore, type Store } from "@/lib/store";
 import { textField } from "@/lib/store/schema";
 import { sqlEq } from "@/lib/store/sql";
@@ -14,6 +16,7 @@ import { kbsOfToolResult } from "@/lib/tools/result-kbs";
 import { AppError } from "@/lib/types";
 import { activePath, normalizeTree } from "./branches";
 import type { Conversation, SharedConversation, StoredMessage } from "./schema";
+import { getConversations } from "./store";
 
 const SHARES_TABLE = "conversation_shares";
 const sharesSchema = new Schema([textField("token"), textField("conversation_id"), textField("created_at")]);
@@ -107,9 +110,25 @@ export function heldKbs(messages: readonly StoredMessage[]): { kbs: string[]; un
  * Who made a share link, as the share check needs them: the access of their account now, or `null` when the
  * account is gone; `undefined` for a conversation made with the admin secret or on this machine (no account).
  */
-export type ShareMaker = AccessLimit | null | undefined;
+type ShareMaker = AccessLimit | null | undefined;
 
 const gone = () => new AppError("not_found", "This share link does not exist or was revoked.");
+
+/** The access of the account that made conversation `id` now (see ShareMaker). */
+async function makerOf(store: Store, id: string): Promise<ShareMaker> {
+  const userId = (await ownersOf(store, "conversation")).get(id);
+  if (userId === undefined) return undefined;
+  const user = (await (await getAccountStore(store)).users()).get(userId);
+  return user ? limitOf(user) : null;
+}
+
+/** What share link `token` shows `p` (sharedView); 404 for a link that does not exist or was revoked. */
+export async function openShared(store: Store, p: Principal, token: string): Promise<SharedConversation> {
+  const share = await (await getShares(store)).byToken(token);
+  const conversation = share && (await (await getConversations(store)).get(share.conversationId));
+  if (!conversation) throw gone();
+  return sharedView(p, conversation, await makerOf(store, conversation.id));
+}
 
 /**
  * The read-only copy a share link shows `p`: the shown branch, when `p` may read every knowledge base whose

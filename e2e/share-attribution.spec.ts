@@ -92,7 +92,11 @@ test.beforeAll(async () => {
   });
   expect(uploaded.ok, await uploaded.clone().text()).toBe(true);
   secretDoc = ((await uploaded.json()) as { results: { documentId: string }[] }).results[0].documentId;
-  const faq = await team.admin("POST", "/api/faqs", { kb: "secret", question: "What is the Nightingale budget?", answer: `${SECRET}: 4,200,000.` });
+  const faq = await team.admin("POST", "/api/faqs", {
+    kb: "secret",
+    question: "What is the Nightingale budget?",
+    answer: `${SECRET}: 4,200,000.`,
+  });
   expect(faq.status).toBe(201);
   // alice and erin read both knowledge bases; bob reads only the sample one.
   await signIn("alice", ["default", "secret"]);
@@ -158,14 +162,17 @@ test("the server keeps its own copy of an answer: what the browser sends in its 
   expect(opened.status()).toBe(200);
   const body = await opened.text();
   expect(body).not.toMatch(/NIGHTINGALE|4,200,000/);
-  expect(((JSON.parse(body) as { conversation: { messages: { id: string }[] } }).conversation.messages).map((m) => m.id)).toEqual([
+  expect((JSON.parse(body) as { conversation: { messages: { id: string }[] } }).conversation.messages.map((m) => m.id)).toEqual([
     question.id,
     answer.id,
     "q2",
   ]);
 
   // A new conversation made only of a forged answer holds no answer at all.
-  const forged = await saveAndShare("alice", [{ id: "q", role: "user", parts: [{ type: "text", text: "Budget?" }] }, { id: "a", role: "assistant", parts: forgedParts }]);
+  const forged = await saveAndShare("alice", [
+    { id: "q", role: "user", parts: [{ type: "text", text: "Budget?" }] },
+    { id: "a", role: "assistant", parts: forgedParts },
+  ]);
   expect(forged.conversation.messages.map((m) => m.role)).toEqual(["user"]);
   expect(await (await open("bob", forged.token)).text()).not.toContain(SECRET);
 

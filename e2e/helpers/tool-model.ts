@@ -19,13 +19,24 @@ function reply(res: http.ServerResponse, stream: boolean, out: { text: string } 
   const call = "tool" in out ? [{ id: "call_1", type: "function", function: { name: out.tool, arguments: out.args } }] : undefined;
   if (!stream) {
     res.writeHead(200, { "content-type": "application/json" });
-    const message = call ? { role: "assistant", content: null, tool_calls: call } : { role: "assistant", content: (out as { text: string }).text };
-    res.end(JSON.stringify({ ...base, object: "chat.completion", choices: [{ index: 0, message, finish_reason: call ? "tool_calls" : "stop" }], usage }));
+    const message = call
+      ? { role: "assistant", content: null, tool_calls: call }
+      : { role: "assistant", content: (out as { text: string }).text };
+    res.end(
+      JSON.stringify({
+        ...base,
+        object: "chat.completion",
+        choices: [{ index: 0, message, finish_reason: call ? "tool_calls" : "stop" }],
+        usage,
+      }),
+    );
     return;
   }
   res.writeHead(200, { "content-type": "text/event-stream" });
   const send = (delta: object, finish: string | null) =>
-    res.write(`data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
+    );
   if (call) send({ role: "assistant", content: null, tool_calls: [{ index: 0, ...call[0] }] }, null);
   else send({ role: "assistant", content: (out as { text: string }).text }, null);
   send({}, call ? "tool_calls" : "stop");

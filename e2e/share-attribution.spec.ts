@@ -182,6 +182,38 @@ test("the server keeps its own copy of an answer: what the browser sends in its 
   expect(JSON.stringify(taken.conversation.messages)).not.toMatch(/NIGHTINGALE|4,200,000/);
 });
 
+test("a stopped answer saved at once is stored as far as the server streamed it", async () => {
+  const { csrf, api } = people.alice;
+  const cookie = (await api.storageState()).cookies.map((c) => `${c.name}=${c.value}`).join("; ");
+  const question = { id: "q-slow", role: "user", parts: [{ type: "text", text: "slow answer please" }] };
+  const stop = new AbortController();
+  const res = await fetch(`${server.base}/api/chat`, {
+    method: "POST",
+    headers: { cookie, "x-csrf-token": csrf, "content-type": "application/json" },
+    body: JSON.stringify({ messages: [question] }),
+    signal: stop.signal,
+  });
+  expect(res.status).toBe(200);
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let received = "";
+  // Read until a few words have arrived (bounded by the stream: the model sends at most 1,200).
+  for (let r = await reader.read(); !r.done && (received.match(/"text-delta"/g) ?? []).length < 3; r = await reader.read())
+    received += decoder.decode(r.value, { stream: true });
+  stop.abort();
+  const messageId = received
+    .split("\n\n")
+    .map((e) => e.replace(/^data: /, "").trim())
+    .filter((d) => d.startsWith("{"))
+    .map((d) => JSON.parse(d) as { type: string; messageId?: string })
+    .find((c) => c.type === "start")?.messageId;
+  expect(messageId, received).toBeTruthy();
+  // Saved as the browser does right after Stop, with what the browser had (here: nothing of it).
+  const { conversation } = await saveAndShare("alice", [question, { id: messageId, role: "assistant", parts: [] }]);
+  expect(conversation.messages.map((m) => m.id)).toEqual(["q-slow", messageId]);
+  expect(JSON.stringify(conversation.messages[1].parts)).toContain("Slowly more");
+});
+
 test("a share link stops working once the account that made it is removed", async () => {
   const { question, answer } = await chat("erin", `call read_document {"document_id":"${secretDoc}"}`);
   const { token } = await saveAndShare("erin", [question, answer]);

@@ -1,8 +1,9 @@
 /**
  * A fake OpenAI-compatible model that calls the tool it is told to: a question "call <tool> <JSON arguments>"
  * gets that tool call (streamed in the Chat Completions wire format), and once the turn holds the tool's result
- * the answer repeats what it read, as a model quoting a document does. Anything else is answered with the
- * question itself (the app's decomposition and follow-up requests).
+ * the answer repeats what it read, as a model quoting a document does. A question starting "slow" is answered
+ * one word every 50 ms for a minute, until the app goes away (Stop). Anything else is answered with the question
+ * itself (the app's decomposition and follow-up requests).
  */
 import http from "node:http";
 
@@ -44,6 +45,23 @@ function reply(res: http.ServerResponse, stream: boolean, out: { text: string } 
   res.end("data: [DONE]\n\n");
 }
 
+/** Streams one word every 50 ms until the client goes away (or 1,200 words). */
+function slowReply(res: http.ServerResponse) {
+  const base = { id: "chatcmpl-slow", object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: "tool-model" };
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  let sent = 0;
+  const timer = setInterval(() => {
+    if (res.destroyed || sent >= 1200) {
+      clearInterval(timer);
+      if (!res.destroyed) res.end("data: [DONE]\n\n");
+      return;
+    }
+    const delta = sent++ === 0 ? { role: "assistant", content: "Slowly " } : { content: "more " };
+    res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`);
+  }, 50);
+  res.on("close", () => clearInterval(timer));
+}
+
 export async function startToolModel(port: number): Promise<{ url: string; close: () => Promise<void> }> {
   const server = http.createServer(async (req, res) => {
     if (req.method === "GET") {
@@ -62,6 +80,7 @@ export async function startToolModel(port: number): Promise<{ url: string; close
     const question = textOf(body.messages[lastUser]?.content).trim();
     const read = body.messages.slice(lastUser + 1).filter((m) => m.role === "tool");
     const tools = (body.tools ?? []).map((t) => t.function.name);
+    if (body.stream && /^slow\b/.test(question)) return slowReply(res);
     const asked = /^call (\S+) (\{.*\})$/s.exec(question);
     // "search_kb:<name>": the search tool of one knowledge base, whatever its slug.
     const tool = asked?.[1].startsWith("search_kb:") ? tools.find((t) => t.startsWith(`search_${asked[1].slice(10)}`)) : asked?.[1];

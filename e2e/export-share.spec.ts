@@ -183,7 +183,7 @@ test.describe("a share link opened by other accounts", () => {
     expect((await carol.request.get(`${server.base}/api/shared/${token}`)).status()).toBe(403);
     await carol.goto(link);
     await expect(carol.getByTestId("shared-error")).toHaveAttribute("data-status", "403");
-    await expect(carol.getByTestId("shared-error")).toHaveText("This conversation cites a knowledge base you may not read.");
+    await expect(carol.getByTestId("shared-error")).toHaveText("This conversation holds content from a knowledge base you may not read.");
     await expect(carol.getByTestId("shared-question")).toHaveCount(0);
     // Nor may she revoke it, or read the conversation it shares.
     const id = new URL(alice.url()).searchParams.get("c")!;

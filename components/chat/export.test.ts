@@ -33,6 +33,33 @@ describe("conversation export", () => {
     expect(md).toContain("[2] [Portal \\[guide\\]](http://kb.test/documents/portal?chunk=portal-c1)");
   });
 
+  it("writes no HTML: titles, questions, reference labels and answers outside code keep their tags as text", () => {
+    const img = '<img src=x onerror="alert(1)">';
+    const hostile = [
+      { id: "q1", role: "user", parts: [{ type: "text", text: `Why ${img}?` }] },
+      {
+        id: "a1",
+        role: "assistant",
+        parts: [
+          { type: "text", text: `It says ${img} [1].\n\n\`<b>kept</b>\`\n\n\`\`\`html\n<i>code</i>\n\`\`\`` },
+          { type: "data-citations", data: { citations: [{ ...citation(1, "doc", `Plan ${img}`), heading: "<script>x</script>" }] } },
+        ],
+      },
+    ] as unknown as ChatUIMessage[];
+    const md = conversationMarkdown(`Title ${img}`, hostile, { references: "References", page: "p. {page}" }, "http://kb.test");
+    const outsideCode = md.replace(/```[\s\S]*?```/g, "").replace(/`[^`\n]*`/g, "");
+    expect(outsideCode).not.toMatch(/<[a-z/!]/i);
+    expect(md).toContain('# Title &lt;img src=x onerror="alert(1)"&gt;');
+    expect(md).toContain("## Why &lt;img");
+    expect(md).toContain("It says &lt;img");
+    expect(md).toContain(
+      '[Plan &lt;img src=x onerror="alert(1)"&gt; › &lt;script&gt;x&lt;/script&gt;](http://kb.test/documents/doc?chunk=doc-c1)',
+    );
+    // Code stays as written.
+    expect(md).toContain("`<b>kept</b>`");
+    expect(md).toContain("<i>code</i>");
+  });
+
   it("names the file after the title in any script", () => {
     expect(exportFileName("年假 / leave?")).toBe("年假-leave.md");
     expect(exportFileName("???")).toBe("conversation.md");

@@ -60,6 +60,11 @@ export function snippet(c: Pick<Citation, "text">, max = 160): string {
   return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
 }
 
+/** Text for a Markdown file: `<` and `>` as entities, so no tag in a title or heading is ever HTML. */
+export function htmlAsText(text: string): string {
+  return text.replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
 /** Where a citation points: "Title › Section · p. 3". */
 function citationLabel(c: Citation, page: (p: number) => string): string {
   return [titleWithHeading(c.document.title, c.heading), c.page ? page(c.page) : ""].filter(Boolean).join(" · ");
@@ -89,7 +94,7 @@ export function answerWithReferences(
   if (cited.length === 0) return body;
   const line = (c: Citation) => {
     const label = citationLabel(c, page);
-    return `[${c.n}] ${href ? `[${label.replace(/[[\]]/g, "\\$&")}](${href(c)})` : label}`;
+    return `[${c.n}] ${href ? `[${htmlAsText(label).replace(/[[\]]/g, "\\$&")}](${href(c)})` : label}`;
   };
   return `${body.trimEnd()}\n\n${heading}\n${cited.map(line).join(href ? "  \n" : "\n")}\n`;
 }

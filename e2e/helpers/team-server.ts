@@ -18,7 +18,8 @@ export interface TeamServer {
   join(browser: Browser, who: string, locale: string): Promise<Page>;
 }
 
-export async function startTeamServer(port: number, name: string): Promise<TeamServer> {
+/** `env`: more of the server's environment (a model to chat with). */
+export async function startTeamServer(port: number, name: string, env: Record<string, string> = {}): Promise<TeamServer> {
   const adminToken = `${name}-admin-secret-0123456789`;
   const data = path.resolve(process.env.TEST_DATA_DIR || ".test-data", `${name}-${Date.now().toString(36)}`);
   const server = await startOwnServer(port, {
@@ -27,6 +28,7 @@ export async function startTeamServer(port: number, name: string): Promise<TeamS
     REQUIRE_LOGIN: "1",
     ADMIN_TOKEN: adminToken,
     AUTH_FAILURE_LIMIT: "1000",
+    ...env,
   });
   const links: Record<string, string> = {};
   const admin = (method: string, pathname: string, json?: unknown) => {

@@ -33,7 +33,7 @@ import { createOfflineModel, OFFLINE_MODEL_ID, SEARCH_TOP_K } from "./offline-mo
 import { SYSTEM_PROMPT } from "./prompt";
 import type { ChatError, ChatMetadata, ChatUIMessage } from "./protocol";
 import { checkCitations } from "./support";
-import { modelOutputOf, newTurn, type TurnState, wrapTools } from "./tools";
+import { attribute, modelOutputOf, newTurn, type TurnState, wrapTools } from "./tools";
 
 export interface ChatOptions {
   config: AppConfig["chat"];
@@ -55,6 +55,22 @@ export interface ChatOptions {
   instructions?: string;
   /** The UI language: the offline follow-up suggestions' language when the question's script does not say. */
   locale?: string;
+  /** The answer's message id (default: a new random one). */
+  messageId?: string;
+  /**
+   * Called once the answer has ended (finished, stopped or failed), with the message as streamed and the
+   * knowledge bases its tool results drew from: what the server keeps as the answer (lib/conversations/answers.ts).
+   */
+  onAnswer?: (answer: RecordedAnswer) => Promise<void>;
+}
+
+/** An answer as the server saw it stream. */
+export interface RecordedAnswer {
+  message: ChatUIMessage;
+  /** The knowledge bases its tool results drew from. */
+  kbs: string[];
+  /** Whether a result's knowledge bases could not be told: it may hold any the chat could reach. */
+  unattributed: boolean;
 }
 
 function chatModel(
@@ -100,7 +116,7 @@ export function readOnlyTools(tools: ToolSet): ToolSet {
 }
 
 /** One search through the MCP tool, outside the turn (its results get no citation numbers): the follow-up check. */
-function searchOnce(tools: ToolSet, signal?: AbortSignal) {
+function searchOnce(tools: ToolSet, turn: TurnState, signal?: AbortSignal) {
   const search = tools[TOOL.searchKnowledge]?.execute;
   return async (query: string) => {
     if (!search) return null;
@@ -110,6 +126,8 @@ function searchOnce(tools: ToolSet, signal?: AbortSignal) {
     )) as {
       structuredContent?: unknown;
     };
+    // The suggestions are built from what it finds: they draw on its knowledge bases too.
+    attribute(turn, TOOL.searchKnowledge, out);
     return extractRetrieved(out?.structuredContent);
   };
 }
@@ -303,13 +321,17 @@ export async function runChat(opts: ChatOptions): Promise<Response> {
         const questions =
           metadata.mode === "llm"
             ? await modelFollowUps(model, question, answer, passages, opts.signal)
-            : await verifiedOfflineFollowUps(question, answer, passages, searchOnce(mcpTools, opts.signal), opts.locale);
+            : await verifiedOfflineFollowUps(question, answer, passages, searchOnce(mcpTools, turn, opts.signal), opts.locale);
         if (questions.length) writer.write({ type: "data-followups", id: "followups", data: { questions } });
       }
       if (finish) writer.write(finish);
     },
     onError: classify,
-    onEnd: close,
+    generateId: opts.messageId ? () => opts.messageId! : undefined,
+    onEnd: async ({ responseMessage }) => {
+      close();
+      await opts.onAnswer?.({ message: responseMessage, kbs: [...turn.kbs].sort(), unattributed: turn.unattributed });
+    },
   });
   return createUIMessageStreamResponse({ stream });
 }

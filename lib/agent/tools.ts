@@ -2,12 +2,15 @@
  * Wraps the tools the MCP client returns so that, within one turn,
  * - every retrieved chunk gets one citation number and the model reads results under those numbers;
  * - a repeated identical call is not run again but ends the loop (see LoopDetector);
- * - a failing MCP endpoint is remembered so the turn ends with an actionable error.
+ * - a failing MCP endpoint is remembered so the turn ends with an actionable error;
+ * - the knowledge bases every result drew from are recorded (lib/tools/result-kbs.ts): the stored answer's
+ *   attribution, which a share link checks its reader against.
  */
 import type { Tool, ToolSet } from "ai";
 import { MAX_QUERY_CHARS } from "@/lib/limits";
 import { fitQuery } from "@/lib/retrieve/limits";
 import { formatSearchResults } from "@/lib/tools/format";
+import { kbsOfToolResult } from "@/lib/tools/result-kbs";
 import type { SearchResult } from "@/lib/tools/search-result";
 import { type Citation, CitationRegistry, extractRetrieved } from "./citations";
 import { LoopDetector, REPEATED_CALL_RESULT } from "./loop";
@@ -17,10 +20,21 @@ export interface TurnState {
   loop: LoopDetector;
   /** The first MCP transport/protocol failure of the turn, if any. */
   mcpFailure: unknown;
+  /** The knowledge bases the turn's tool results drew from. */
+  kbs: Set<string>;
+  /** A tool result whose knowledge bases could not be told (an error, an unknown shape): it may hold any of them. */
+  unattributed: boolean;
 }
 
 export function newTurn(): TurnState {
-  return { registry: new CitationRegistry(), loop: new LoopDetector(), mcpFailure: null };
+  return { registry: new CitationRegistry(), loop: new LoopDetector(), mcpFailure: null, kbs: new Set(), unattributed: false };
+}
+
+/** Records where the result of tool `name` came from, as it arrives and before anyone sees it. */
+export function attribute(turn: TurnState, name: string, result: unknown): void {
+  const kbs = kbsOfToolResult(name, result);
+  if (kbs) for (const kb of kbs) turn.kbs.add(kb);
+  else turn.unattributed = true;
 }
 
 /** An MCP tools/call result, as the MCP client's tools return it. */
@@ -78,6 +92,7 @@ export function wrapTools(tools: ToolSet, turn: TurnState, onCitations: () => vo
         if (!options?.abortSignal?.aborted) turn.mcpFailure ??= err;
         throw err;
       }
+      attribute(turn, name, res);
       const retrieved = res && !res.isError ? extractRetrieved(res.structuredContent) : null;
       if (!retrieved) return res;
       const citations = turn.registry.add(retrieved);

@@ -13,7 +13,7 @@ export const MAX_NOTE_CHARS = 2000;
 export const conversationIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "Not a conversation id.");
 
 /** A stored UI message: id, role and parts are required; the rest (metadata, part fields) is kept as is. */
-const messageSchema = z.looseObject({
+export const messageSchema = z.looseObject({
   id: z.string().min(1).max(200),
   role: z.enum(["user", "assistant", "system"]),
   parts: z.array(z.looseObject({ type: z.string().max(100) })).max(500),

@@ -4,7 +4,7 @@ import type { TempStore } from "@/lib/store/temp-store";
 import { openTempStore } from "@/lib/store/temp-store";
 import { getPins, withPins } from "./pins";
 import { shareTokenSchema } from "./schema";
-import { citedKbs, getShares, sharedView } from "./shares";
+import { getShares, heldKbs, sharedView } from "./shares";
 import { getConversations } from "./store";
 
 const cite = (kb: string) => ({ type: "data-citations", data: { citations: [{ n: 1, kb, chunk_id: `${kb}-c` }] } });
@@ -46,21 +46,67 @@ describe("pins and share links", () => {
     expect(await shares.revoke("conv-1")).toBe(false);
   });
 
-  it("shows the shown branch only to someone who may read every knowledge base it cites", async () => {
+  it("shows the shown branch only to someone who may read every knowledge base whose content any branch holds", async () => {
     const conversations = await getConversations(temp.store);
     const c = await conversations.create({
       messages: [
         { id: "q1", role: "user", parts: [{ type: "text", text: "Leave?" }] },
-        { id: "a1", role: "assistant", parts: [{ type: "text", text: "25 days [1]." }, cite("hr")] },
-        { id: "a1b", role: "assistant", parentId: "q1", parts: [{ type: "text", text: "Budget [1]." }, cite("finance")] },
+        { id: "a1", role: "assistant", kbs: ["hr"], parts: [{ type: "text", text: "25 days [1]." }, cite("hr")] },
+        { id: "a1b", role: "assistant", kbs: ["finance"], parentId: "q1", parts: [{ type: "text", text: "Budget [1]." }, cite("finance")] },
       ],
     });
-    expect(citedKbs(c.messages)).toEqual(["finance", "hr"]);
-    // The shown branch is q1 → a1b (the last stored message): it cites finance only.
-    const view = sharedView(reader(["finance"]), c);
+    expect(heldKbs(c.messages)).toEqual({ kbs: ["finance", "hr"], unknown: false });
+    // The shown branch is q1 → a1b (the last stored message); the other version's content is in the conversation too.
+    const view = sharedView(reader(["finance", "hr"]), c);
     expect(view.messages.map((m) => m.id)).toEqual(["q1", "a1b"]);
+    expect(view.messages.some((m) => "kbs" in m)).toBe(false);
+    expect(() => sharedView(reader(["finance"]), c)).toThrow(expect.objectContaining({ status: 403 }));
     expect(() => sharedView(reader(["hr"]), c)).toThrow(expect.objectContaining({ status: 403 }));
     const limited = { ...c, kbs: ["legal"] };
-    expect(() => sharedView(reader(["finance"]), limited)).toThrow(expect.objectContaining({ status: 403 }));
+    expect(() => sharedView(reader(["finance", "hr"]), limited)).toThrow(expect.objectContaining({ status: 403 }));
+  });
+
+  it("counts the knowledge bases the server recorded for an answer, not the citations it carries", () => {
+    // read_document's answer: a tool result and no citation, recorded as drawing on "secret".
+    const read = {
+      type: "dynamic-tool",
+      toolName: "read_document",
+      toolCallId: "c1",
+      state: "output-available",
+      input: { document_id: "d1" },
+      output: { structuredContent: { document: { id: "d1", title: "Plan", source: "plan.md", kb: "secret" }, text: "NIGHTINGALE-7731" } },
+    };
+    const recorded = [{ id: "a", role: "assistant" as const, kbs: ["secret"], parts: [read, cite("default")] }];
+    expect(heldKbs(recorded)).toEqual({ kbs: ["secret"], unknown: false });
+    // An answer stored before answers were recorded: its tool results name their knowledge bases.
+    const legacy = [{ id: "a", role: "assistant" as const, parts: [{ type: "text", text: "NIGHTINGALE-7731" }, read] }];
+    expect(heldKbs(legacy)).toEqual({ kbs: ["secret"], unknown: false });
+    const c = { id: "c", title: "t", kbs: [], documents: [], feedback: {}, messageCount: 1, createdAt: "", updatedAt: "" };
+    expect(() => sharedView(reader(["default"]), { ...c, messages: legacy })).toThrow(expect.objectContaining({ status: 403 }));
+    expect(sharedView(reader(["default", "secret"]), { ...c, messages: legacy }).messages).toHaveLength(1);
+    // A tool result whose knowledge bases cannot be told (the connectors' search): only for who may read them all.
+    const search = { ...read, toolName: "search", output: { structuredContent: { results: [{ id: "x", title: "Plan", url: "u" }] } } };
+    const unknown = [{ id: "a", role: "assistant" as const, parts: [search] }];
+    expect(heldKbs(unknown).unknown).toBe(true);
+    expect(() => sharedView(reader(["default", "secret"]), { ...c, messages: unknown })).toThrow(expect.objectContaining({ status: 403 }));
+    const admin = { kind: "owner", via: "local", caller: {} } as unknown as Principal;
+    expect(sharedView(admin, { ...c, messages: unknown }).messages).toHaveLength(1);
+  });
+
+  it("stops working once the account that made it is gone or may no longer read what it holds", () => {
+    const c = {
+      id: "c",
+      title: "t",
+      kbs: [],
+      documents: [],
+      feedback: {},
+      messageCount: 1,
+      createdAt: "",
+      updatedAt: "",
+      messages: [{ id: "a", role: "assistant" as const, kbs: ["hr"], parts: [{ type: "text", text: "25 days" }] }],
+    };
+    expect(sharedView(reader(["hr"]), c, { kbs: ["hr"], write: false }).title).toBe("t");
+    expect(() => sharedView(reader(["hr"]), c, null)).toThrow(expect.objectContaining({ status: 404 }));
+    expect(() => sharedView(reader(["hr"]), c, { kbs: [], write: false })).toThrow(expect.objectContaining({ status: 404 }));
   });
 });

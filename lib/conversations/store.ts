@@ -9,6 +9,7 @@ import { textField } from "@/lib/store/schema";
 import { sqlEq } from "@/lib/store/sql";
 import { addTextColumn, upsertRows } from "@/lib/store/tables";
 import { AppError } from "@/lib/types";
+import { withWellFormedParts } from "./parts";
 import {
   type Conversation,
   type ConversationSummary,
@@ -17,6 +18,7 @@ import {
   type Feedback,
   type FeedbackInput,
   MAX_TITLE_CHARS,
+  messageSchema,
   type StoredMessage,
   type UpdateConversation,
 } from "./schema";
@@ -71,6 +73,16 @@ function parseJson<T>(s: unknown, fallback: T): T {
   }
 }
 
+/** A row's messages as the views may read them: a message or part that is not well formed is left out. */
+function storedMessages(json: unknown): StoredMessage[] {
+  const all = parseJson<unknown>(json, []);
+  if (!Array.isArray(all)) return [];
+  return all.flatMap((m) => {
+    const parsed = messageSchema.safeParse(m);
+    return parsed.success ? [withWellFormedParts(parsed.data)] : [];
+  });
+}
+
 function rowToSummary(r: Record<string, unknown>): ConversationSummary {
   return {
     id: String(r.id),
@@ -114,7 +126,7 @@ export async function openConversations(store: Store): Promise<ConversationStore
     return {
       ...rowToSummary(r),
       documents: r.documents == null ? [] : parseJson<string[]>(r.documents, []),
-      messages: parseJson<StoredMessage[]>(r.messages, []),
+      messages: storedMessages(r.messages),
       feedback: parseJson<Record<string, Feedback>>(r.feedback, {}),
     };
   };

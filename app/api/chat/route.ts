@@ -1,8 +1,13 @@
+import { randomUUID } from "node:crypto";
 import { runChat } from "@/lib/agent/chat";
 import { messageText, selectHistory, toPlainMessages } from "@/lib/agent/memory";
 import { pickModel } from "@/lib/agent/models";
+import { ownerIdOf } from "@/lib/auth/principal";
 import { scopeKbs } from "@/lib/auth/scope";
 import { getConfig } from "@/lib/config";
+import { getAnswers } from "@/lib/conversations/answers";
+import type { StoredMessage } from "@/lib/conversations/schema";
+import { knownKbs } from "@/lib/kb/known";
 import { instructionsFor } from "@/lib/kb/names";
 import { MAX_QUESTION_CHARS } from "@/lib/limits";
 import { route } from "@/lib/server/route";
@@ -35,7 +40,17 @@ export const POST = route({}, async ({ req, body, store, registry, principal }) 
   const kbs = await scopeKbs(principal, await store(), await registry(), data.kbs);
   const modelId = await pickModel(config, data.model);
   const instructions = config.apiKey ? instructionsFor(await (await registry()).listKbs(), kbs) : undefined;
-  return runChat({
+  // The answer is kept as streamed, with the knowledge bases it drew on: what a save of the conversation stores.
+  const messageId = randomUUID();
+  const answer = (await getAnswers(await store())).begin(messageId, ownerIdOf(principal));
+  const response = await runChat({
+    messageId,
+    // A result whose knowledge bases cannot be told counts as drawing on every one this chat could reach.
+    onAnswer: async ({ message, kbs: drawn, unattributed }) =>
+      answer.record(
+        message as unknown as StoredMessage,
+        unattributed ? [...new Set([...drawn, ...(kbs ?? (await knownKbs(await store(), await registry())))])] : drawn,
+      ),
     config,
     messages,
     mcpUrl,
@@ -46,5 +61,11 @@ export const POST = route({}, async ({ req, body, store, registry, principal }) 
     modelId,
     instructions,
     locale: data.locale,
+  }).catch((err) => {
+    answer.abandon();
+    throw err;
   });
+  // No answer streams when the chat could not start (its MCP endpoint is down): nothing to wait for.
+  if (!response.ok) answer.abandon();
+  return response;
 });

@@ -1,5 +1,7 @@
+import { ownerIdOf } from "@/lib/auth/principal";
 import { isOwn, ownersOf, recordOwner } from "@/lib/auth/scope";
 import { getPins, withPins } from "@/lib/conversations/pins";
+import { createConversation } from "@/lib/conversations/save";
 import { readablePicks } from "@/lib/conversations/scope";
 import { getConversations } from "@/lib/conversations/store";
 import { route } from "@/lib/server/route";
@@ -17,11 +19,14 @@ export const GET = route({}, async ({ req, store, principal }) => {
   return { conversations: withPins(own, await (await getPins(await store())).all()) };
 });
 
-/** POST /api/conversations {id?, title?, kbs?, documents?, messages?} — starts a conversation (of `documents`, those the caller may read). */
+/**
+ * POST /api/conversations {id?, title?, kbs?, documents?, messages?} — starts a conversation (of `documents`, those the caller may read); its answers are the
+ * server's own copies of them (lib/conversations/save.ts).
+ */
 export const POST = route({ status: 201 }, async ({ body, store, principal }) => {
   const input = await body(createConversationSchema);
   const documents = await readablePicks(principal, await store(), input.documents);
-  const conversation = await (await getConversations()).create({ ...input, documents });
+  const conversation = await createConversation(await store(), ownerIdOf(principal), { ...input, documents });
   await recordOwner(principal, await store(), "conversation", conversation.id);
   return { conversation };
 });

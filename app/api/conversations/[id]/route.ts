@@ -1,6 +1,8 @@
 import { z } from "zod";
+import { ownerIdOf } from "@/lib/auth/principal";
 import { requireOwn } from "@/lib/auth/scope";
 import { getPins } from "@/lib/conversations/pins";
+import { updateConversation } from "@/lib/conversations/save";
 import { inLibrary, readablePicks } from "@/lib/conversations/scope";
 import { getShares } from "@/lib/conversations/shares";
 import { getConversations } from "@/lib/conversations/store";
@@ -28,13 +30,13 @@ export const GET = route(conversationRoute, async ({ params: { id }, store, prin
 
 /**
  * PATCH /api/conversations/<id> {title?, kbs?, documents?, messages?} — rename, or save the chat's current state
- * (of `documents`, those the caller may read).
+ * (of `documents`, those the caller may read; its answers: the server's own copies, lib/conversations/save.ts).
  */
 export const PATCH = route(conversationRoute, async ({ body, params: { id }, store, principal }) => {
   await requireOwn(principal, await store(), "conversation", id);
   const patch = await body(updateConversationSchema);
   if (patch.documents) patch.documents = await readablePicks(principal, await store(), patch.documents);
-  return { conversation: await (await getConversations()).update(id, patch) };
+  return { conversation: await updateConversation(await store(), ownerIdOf(principal), id, patch) };
 });
 
 /** DELETE /api/conversations/<id> — with its pin and share link. */

@@ -1,22 +1,16 @@
 import { z } from "zod";
 import { shareTokenSchema } from "@/lib/conversations/schema";
-import { getShares, sharedView } from "@/lib/conversations/shares";
-import { getConversations } from "@/lib/conversations/store";
+import { openShared } from "@/lib/conversations/shares";
 import { route } from "@/lib/server/route";
-import { AppError } from "@/lib/types";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-const gone = "This share link does not exist or was revoked.";
-
-/** GET /api/shared/<token> — the shared conversation, read-only, for whoever may read every knowledge base it cites. */
+/**
+ * GET /api/shared/<token> — the shared conversation, read-only, for whoever may read every knowledge base whose
+ * content it holds; 404 once revoked or once the account that made it is removed.
+ */
 export const GET = route(
-  { params: z.object({ token: shareTokenSchema }), notFound: gone },
-  async ({ params: { token }, store, principal }) => {
-    const share = await (await getShares(await store())).byToken(token);
-    const conversation = share && (await (await getConversations()).get(share.conversationId));
-    if (!conversation) throw new AppError("not_found", gone);
-    return { conversation: sharedView(principal, conversation) };
-  },
+  { params: z.object({ token: shareTokenSchema }), notFound: "This share link does not exist or was revoked." },
+  async ({ params: { token }, store, principal }) => ({ conversation: await openShared(await store(), principal, token) }),
 );

@@ -8,6 +8,8 @@
  *
  * Usage: node server.mjs [-p PORT] [-H HOST]   (defaults: PORT, BIND_HOST, else 3000 on 127.0.0.1)
  */
+// First: on an older Node.js or before `npm ci` this stops with what to do (see the file).
+import "./scripts/node-version.mjs";
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
@@ -108,10 +110,6 @@ async function serve() {
     });
   }
 
-  const app = next({ dev: false, dir: import.meta.dirname, hostname: host, port });
-  const handle = app.getRequestHandler();
-  await app.prepare();
-
   /**
    * A request answered before its body was read to the end (refused for its size or type, say): the rest is
    * read and dropped after the answer, so a keep-alive client's next request on the socket is answered (left
@@ -145,6 +143,11 @@ async function serve() {
     }
   }
 
+  const app = next({ dev: false, dir: import.meta.dirname, hostname: host, port });
+  const handle = app.getRequestHandler();
+  /** Resolved once the app is prepared: requests that come before wait for it. */
+  const prepared = Promise.withResolvers();
+
   const server = createServer((req, res) => {
     req.headers["x-kb-peer"] = peerHeader(req); // always overwritten: never what the client sent
     drainUnreadBody(req, res);
@@ -156,7 +159,7 @@ async function serve() {
     // MCP answers are small JSON made per request: gzipping them cost more than it saved (a search through
     // /api/mcp: p50 19.9 → 16.2 ms, 82 → 99 req/s at concurrency 8 on 2 cores). Pages and assets stay compressed.
     if (req.url?.startsWith("/api/mcp")) delete req.headers["accept-encoding"];
-    const served = serveMcpDirectly(req, res) ?? handle(req, res);
+    const served = prepared.promise.then(() => serveMcpDirectly(req, res) ?? handle(req, res));
     served.catch((err) => {
       console.error("[server] request failed:", err);
       if (!res.headersSent) res.writeHead(500).end();
@@ -166,14 +169,32 @@ async function serve() {
   // Longer than the usual proxy/client idle timeouts, so a client never writes into a socket being closed.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
-  server.listen(port, host, () => {
-    console.log(`[server] listening on http://${host.includes(":") ? `[${host}]` : host}:${port} (memory allocator: ${allocatorInUse()})`);
-    // Like Jupyter's: whoever opens it first is the owner (a session cookie), so only the person who started the server.
-    console.log(
-      `[server] Owner sign-in link (open it in your browser on this machine; it works once, \`npm run owner-link\` makes a new one):`,
-    );
-    console.log(`[server]   http://${self}:${port}/api/session/owner?token=${ownerToken}`);
+  // Listening comes before preparing the app, which starts indexing knowledge/ into the data folder: a port
+  // that is taken ends the process with that message, and nothing has been written.
+  await new Promise((resolve) => {
+    server.once("error", (err) => {
+      const where = `${host.includes(":") ? `[${host}]` : host}:${port}`;
+      const why =
+        err.code === "EADDRINUSE"
+          ? `${where} is already in use (another server, or this one started twice): stop it, or choose another port with PORT=<port> or -p <port>.`
+          : err.code === "EADDRNOTAVAIL"
+            ? `${host} is not an address of this machine: choose another with BIND_HOST=<address> or -H <address>.`
+            : err.code === "EACCES"
+              ? `listening on ${where} is not permitted: choose a port above 1023 with PORT=<port> or -p <port>.`
+              : `cannot listen on ${where}: ${err.message}`;
+      console.error(`[server] ${why}`);
+      process.exit(1);
+    });
+    server.listen(port, host, resolve);
   });
+  await app.prepare();
+  prepared.resolve();
+  console.log(`[server] listening on http://${host.includes(":") ? `[${host}]` : host}:${port} (memory allocator: ${allocatorInUse()})`);
+  // Like Jupyter's: whoever opens it first is the owner (a session cookie), so only the person who started the server.
+  console.log(
+    `[server] Owner sign-in link (open it in your browser on this machine; it works once, \`npm run owner-link\` makes a new one):`,
+  );
+  console.log(`[server]   http://${self}:${port}/api/session/owner?token=${ownerToken}`);
   for (const sig of ["SIGINT", "SIGTERM"]) {
     process.on(sig, () => {
       server.close(() => process.exit(0));

@@ -95,10 +95,11 @@ export function sourceLimits() {
 
 export function getConfig() {
   const dataDir = process.env.DATA_DIR || "./.data";
+  // turbopackIgnore: folders chosen at run time, not files of the build (it would trace the whole project).
   return {
     /** Local folder or object-store URI (s3://bucket/prefix) holding the LanceDB dataset. */
-    dataDir: /^[a-z][a-z0-9+.-]*:\/\//i.test(dataDir) ? dataDir : path.resolve(dataDir),
-    knowledgeDir: path.resolve(process.env.KNOWLEDGE_DIR || "./knowledge"),
+    dataDir: /^[a-z][a-z0-9+.-]*:\/\//i.test(dataDir) ? dataDir : path.resolve(/*turbopackIgnore: true*/ dataDir),
+    knowledgeDir: path.resolve(/*turbopackIgnore: true*/ process.env.KNOWLEDGE_DIR || "./knowledge"),
     defaultKb: defaultKbName(),
     ...chunkingConfig(),
     embedding: {

@@ -34,8 +34,16 @@ const ZH = `# 行政常见问题
 答：在行政系统提交停车位申请，审批通过后三个工作日内分配车位。
 `;
 
-async function ask(args: string[]) {
-  const env = { ...process.env, DATA_DIR: dir, OPENAI_API_KEY: "", MCP_URL: "", EMBEDDING_DIMENSION: "256", EMBEDDING_PROVIDER: "offline" };
+async function ask(args: string[], extraEnv: Record<string, string | undefined> = {}) {
+  const env = {
+    ...process.env,
+    DATA_DIR: dir,
+    OPENAI_API_KEY: "",
+    MCP_URL: "",
+    EMBEDDING_DIMENSION: "256",
+    EMBEDDING_PROVIDER: "offline",
+    ...extraEnv,
+  };
   return run("npm", ["run", "--silent", "ask", "--", ...args], { cwd: repoRoot, env, timeout: 120_000 });
 }
 
@@ -58,8 +66,10 @@ describe("npm run ask", { timeout: 240_000 }, () => {
     expect(stdout).toMatch(/Sources:\n {2}\[1\] Travel policy › Per diem \(travel\.md\)/);
   });
 
-  it("answers a Chinese question from its FAQ entry, as JSON, limited to one knowledge base", async () => {
-    const { stdout } = await ask(["停车位怎么申请？", "--kb", "admin", "--json"]);
+  it("answers a Chinese question from its FAQ entry, as JSON, limited to one knowledge base; logs go to stderr", async () => {
+    // Logging on, as outside the tests (Vitest's VITEST variable silences it): stdout is still one JSON document.
+    const { stdout, stderr } = await ask(["停车位怎么申请？", "--kb", "admin", "--json"], { VITEST: undefined, LOG_LEVEL: "info" });
+    expect(stderr).toMatch(/"level":30/);
     const r = JSON.parse(stdout) as {
       answer: string;
       metadata: { mode: string };

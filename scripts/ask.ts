@@ -4,6 +4,9 @@
  * Uses MCP_URL when set (a running app), else serves the MCP endpoint from this process on a loopback port
  * over the configured store (DATA_DIR). Exit code 1 on failure.
  */
+// First: on an older Node.js or before `npm ci` this stops with what to do.
+import "./node-version.mjs";
+import "./command-line";
 import { parseArgs } from "node:util";
 import { AskError, ask, formatAnswer } from "@/lib/ask/ask";
 import { getConfig } from "@/lib/config";

@@ -1,8 +1,8 @@
 /**
- * The command line as a person runs it: `npm run ingest` under the machine's own Node (Debian's Node 20 first on
- * PATH) runs under Node 22 (scripts/node22-run.sh) and stores the file; the backup and restore commands of
- * docs/operations.md, run exactly as written with the default DATA_DIR, give an archive that restores into a
- * fresh folder where the documents are found.
+ * The command line as a person runs it: `npm run ingest` under the machine's own older Node (Debian's Node 20
+ * first on PATH) runs under Node 22 (scripts/node22-run.sh) and stores the file; the backup and restore commands
+ * of docs/operations.md, run exactly as written with the default DATA_DIR, give an archive that restores into a
+ * fresh folder where the documents are found. Each test makes its own data folder.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -10,12 +10,16 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { getEmbedder } from "@/lib/embed";
+import { ingestDocument } from "@/lib/ingest";
 import { openStore } from "@/lib/store";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const tmp = mkdtempSync(path.join(os.tmpdir(), "kb-cli-"));
-const appDir = path.join(tmp, "app");
 const SYSTEM_NODE = "/usr/bin/node";
+/** The machine's own Node when it is older than 22 (the case scripts/node22-run.sh exists for), else null. */
+const systemNodeMajor = Number(spawnSync(SYSTEM_NODE, ["-p", "process.versions.node.split('.')[0]"], { encoding: "utf8" }).stdout?.trim());
+const olderSystemNode = systemNodeMajor > 0 && systemNodeMajor < 22;
+const ZORBEL = "# Zorbel gears\n\nThe zorbel gear turns twice for every quill of the north annex.\n";
 
 /** The bash blocks of docs/operations.md, in order. */
 function docBlocks(): string[] {
@@ -43,26 +47,36 @@ async function documentNames(dataDir: string): Promise<string[]> {
 }
 
 describe("the command line under the machine's own Node", () => {
-  it("npm run ingest with Debian's Node 20 first on PATH stores the file (it runs under Node 22)", () => {
-    const nodeMajor = spawnSync(SYSTEM_NODE, ["-p", "process.versions.node.split('.')[0]"], { encoding: "utf8" }).stdout.trim();
-    expect(Number(nodeMajor), "this test needs Node < 22 at /usr/bin/node").toBeLessThan(22);
-    mkdirSync(appDir, { recursive: true });
-    const doc = path.join(tmp, "zorbel.md");
-    writeFileSync(doc, "# Zorbel gears\n\nThe zorbel gear turns twice for every quill of the north annex.\n");
-    const r = spawnSync("npm", ["run", "ingest", "--", "--no-wait", doc], {
-      cwd: ROOT,
-      env: { ...process.env, PATH: `/usr/bin:/bin:${process.env.PATH}`, DATA_DIR: path.join(appDir, ".data"), LOG_LEVEL: "warn" },
-      encoding: "utf8",
-      timeout: 240_000,
-    });
-    const out = `${r.stdout}${r.stderr}`;
-    expect(out).not.toMatch(/is not a function/);
-    expect(r.status, out).toBe(0);
-    expect(out).toMatch(/Using node v2[2-9]/);
-  }, 300_000);
+  it.skipIf(!olderSystemNode)(
+    "npm run ingest with the machine's older Node first on PATH stores the file under Node 22 (skipped when /usr/bin/node is absent or 22+)",
+    async () => {
+      const appDir = path.join(tmp, "ingest");
+      mkdirSync(appDir, { recursive: true });
+      const doc = path.join(tmp, "zorbel.md");
+      writeFileSync(doc, ZORBEL);
+      const r = spawnSync("npm", ["run", "ingest", "--", doc], {
+        cwd: ROOT,
+        env: { ...process.env, PATH: `/usr/bin:/bin:${process.env.PATH}`, DATA_DIR: path.join(appDir, ".data"), LOG_LEVEL: "warn" },
+        encoding: "utf8",
+        timeout: 240_000,
+      });
+      const out = `${r.stdout}${r.stderr}`;
+      expect(out).not.toMatch(/is not a function/);
+      expect(r.status, out).toBe(0);
+      expect(out).toMatch(/Using node v2[2-9]/);
+      expect(await documentNames(path.join(appDir, ".data"))).toContain("zorbel.md");
+    },
+    300_000,
+  );
 
   it("the documented backup of the default DATA_DIR restores into a fresh folder with its documents", async () => {
-    expect(await documentNames(path.join(appDir, ".data"))).toContain("zorbel.md");
+    const appDir = path.join(tmp, "backup");
+    const store = await openStore({ uri: path.join(appDir, ".data"), embedder: getEmbedder() });
+    try {
+      await ingestDocument(store, { filename: "zorbel.md", data: new TextEncoder().encode(ZORBEL) });
+    } finally {
+      await store.close();
+    }
     const [backup, restore] = [docBlocks().find((b) => b.includes("tar czf")), docBlocks().find((b) => b.includes("tar xzf"))];
     expect(backup && restore, "docs/operations.md has a backup and a restore command").toBeTruthy();
 

@@ -10,6 +10,9 @@
  * (fusion with a 0.1 vector vote, no query analysis, no reranker), plain BM25 and plain vector search, with
  * p50 ratios against the previous default and against BM25. Prints numbers only; no assertions.
  */
+// First: on an older Node.js or before `npm ci` this stops with what to do.
+import "./node-version.mjs";
+import "./command-line";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";

@@ -8,6 +8,9 @@
  * (and plain BM25). Each run adds a SQLite FTS5 reference row over the set's own passages
  * (lib/retrieve/fts5-reference.ts), scored the same way. Metric definitions: lib/retrieve/eval-metrics.ts.
  */
+// First: on an older Node.js or before `npm ci` this stops with what to do.
+import "./node-version.mjs";
+import "./command-line";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";

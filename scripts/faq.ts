@@ -4,6 +4,9 @@
  *   npm run faq -- import <file.csv|file.jsonl> [--kb NAME]   adds the entries (kb column, else --kb, else DEFAULT_KB)
  * CSV columns: question, answer, phrasings and tags (" | "-separated), kb. Exit code 1 on failure.
  */
+// First: on an older Node.js or before `npm ci` this stops with what to do.
+import "./node-version.mjs";
+import "./command-line";
 import { readFile, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { getConfig } from "@/lib/config";

@@ -4,6 +4,9 @@
  *   npm run ingest -- --reindex      re-chunk and re-embed everything (after changing the embedder)
  * Folders are walked recursively (hidden files skipped). Exit code 1 when any file failed.
  */
+// First: on an older Node.js or before `npm ci` this stops with what to do.
+import "./node-version.mjs";
+import "./command-line";
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -17,10 +20,10 @@ import { configuredEmbedder, openStore } from "@/lib/store";
 import type { IngestProgress } from "@/lib/types";
 
 const USAGE = `Usage:
-  npm run ingest -- <files or folders…> [--kb NAME] [--title T] [--author A] [--tags a,b] [--no-wait]
+  npm run ingest -- <files or folders…> [--kb NAME] [--title T] [--author A] [--tags a,b] [--wait]
   npm run ingest -- --reindex
---no-wait: exit at once instead of waiting out STORE_VERSION_RETENTION_S (60) to remove the old versions the
-ingest made (they then stay until the next write).`;
+--wait: before exiting, wait out STORE_VERSION_RETENTION_S (60) and remove the old versions the ingest made
+(without it they stay until the next write).`;
 
 /** Files named, plus supported files found in folders named (unsupported ones there are only counted). */
 async function expand(inputs: string[]): Promise<{ files: string[]; missing: string[]; unsupported: number }> {
@@ -66,6 +69,8 @@ async function main(): Promise<number> {
       author: { type: "string" },
       tags: { type: "string" },
       reindex: { type: "boolean", default: false },
+      wait: { type: "boolean", default: false },
+      // The default since --wait exists; still accepted.
       "no-wait": { type: "boolean", default: false },
       help: { type: "boolean", short: "h" },
     },
@@ -149,11 +154,11 @@ async function main(): Promise<number> {
   bar.stop();
   const seconds = (performance.now() - t0) / 1000;
   if (counts.added + counts.updated > 0) {
-    if (values["no-wait"]) await store.optimize();
+    if (!values.wait) await store.optimize();
     else {
       // Versions are kept STORE_VERSION_RETENTION_S for readers in other processes; then dropped, so the data
       // dir is back to its size before this process exits.
-      console.log(`removing old versions within ${cfg.store.versionRetentionMs / 1000} s (--no-wait skips this)…`);
+      console.log(`removing old versions within ${cfg.store.versionRetentionMs / 1000} s…`);
       await store.settle();
     }
   }

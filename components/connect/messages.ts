@@ -29,7 +29,7 @@ export const T = {
     createAnother: "Create another token",
     localOnly: "This address works only on this computer: the app listens on 127.0.0.1.",
     howToShare:
-      "To share it on your network, start the app with `BIND_HOST=0.0.0.0 npm start`; it then requires access tokens, so set ADMIN_TOKEN and give each person a token created here.",
+      "To share it on your network, start the app with `BIND_HOST=0.0.0.0 bash scripts/app.sh`; it then requires access tokens, so set ADMIN_TOKEN and give each person a token created here.",
     lanShared: "This is the app's address on your network; other machines on it can connect.",
     shareNeedsTokens: "Tokens are not required on this server: anyone who can reach it can search your documents.",
   },
@@ -61,7 +61,7 @@ export const T = {
     createAnother: "再创建一个令牌",
     localOnly: "这个地址只能在本机使用：应用只监听 127.0.0.1。",
     howToShare:
-      "如需在局域网内共享，请用 `BIND_HOST=0.0.0.0 npm start` 启动应用；此时需要访问令牌，请设置 ADMIN_TOKEN，并在这里为每个人创建令牌。",
+      "如需在局域网内共享，请用 `BIND_HOST=0.0.0.0 bash scripts/app.sh` 启动应用；此时需要访问令牌，请设置 ADMIN_TOKEN，并在这里为每个人创建令牌。",
     lanShared: "这是应用在局域网中的地址，同一网络中的其他电脑可以连接。",
     shareNeedsTokens: "此服务器不要求令牌：任何能访问它的人都可以搜索你的文档。",
   },

@@ -50,6 +50,16 @@ export function getLogger(): Logger {
   return g[KEY];
 }
 
+/**
+ * Makes the process-wide logger the command line's (call it before anything logs): JSON lines on stderr, so
+ * stdout carries only the command's own output (`npm run ask -- --json` stays one JSON document), at LOG_LEVEL
+ * or else "warn" (someone reads that output: the info lines of every step would bury it).
+ */
+export function logForCommandLine(): void {
+  const level = process.env.LOG_LEVEL || (process.env.VITEST ? "silent" : "warn");
+  (globalThis as Global)[KEY] = createLogger(pino.destination({ dest: 2, sync: true }), level);
+}
+
 /** A logger for one component, e.g. log("store") → {"component":"store",…}. */
 export function log(component: string): Logger {
   return getLogger().child({ component });

@@ -27,3 +27,12 @@ export function settingsProblems(): string[] {
   }
   return problems;
 }
+
+/** Stops the process with a message per problem when the settings are not usable (instrumentation.ts, at start). */
+export function exitOnSettingsProblems(): void {
+  const problems = settingsProblems();
+  if (!problems.length) return;
+  for (const p of problems) console.error(`[config] ${p}`);
+  console.error("[config] the server stops: correct these settings and start it again");
+  process.exit(1);
+}

@@ -10,7 +10,7 @@ import http from "node:http";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { chunkText } from "@/lib/chunk";
-import { findJemalloc } from "../scripts/allocator.mjs";
+import { findJemalloc } from "../lib/allocator.mjs";
 import { type OwnServer, rssBytes, startOwnServer } from "./helpers/own-server";
 
 const PORT = Number(process.env.E2E_PORT_BASE || 3100) + 4;

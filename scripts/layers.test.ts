@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 // @ts-expect-error -- a plain ES module script without types
-import { readLayers, upwardImports } from "./layers.mjs";
+import { folderBackImports, readLayers, upwardImports } from "./layers.mjs";
 
 describe("lib/ layer order", () => {
   it("lists every lib/ folder once, and no module imports a folder above its own", () => {
@@ -25,6 +25,11 @@ describe("lib/ layer order", () => {
     const ingestBelowStore: string[] = readLayers().filter((l: string) => l !== "ingest");
     ingestBelowStore.splice(ingestBelowStore.indexOf("store"), 0, "ingest");
     expect(upwardImports(ingestBelowStore).found).toContain("lib/ingest/store-close.test.ts: @/lib/store/index (ingest → store)");
+  });
+
+  it("finds no import from e2e/ into scripts/, and would name one", () => {
+    expect(folderBackImports()).toEqual([]);
+    expect(folderBackImports({ scripts: "e2e" })).toContain("scripts/bench-replicas.ts: ../e2e/helpers/s3 (scripts → e2e)");
   });
 
   it("reads the order from the fenced layers block", () => {

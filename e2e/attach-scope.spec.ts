@@ -6,12 +6,13 @@
  * scope, and a document deleted from the library drops out of the saved sources with a note. A reader (an app
  * of its own that asks everyone to sign in) sees the paperclip disabled with the reason. axe on each state.
  */
-import { expect, type Locator, type Page, test } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import { audit } from "./helpers/axe";
 import { ask } from "./helpers/chat";
+import { expect, PORT_BASE, test } from "./helpers/servers";
 import { startTeamServer, type TeamServer } from "./helpers/team-server";
 
-const BASE = Number(process.env.E2E_PORT_BASE || 3100);
+const BASE = PORT_BASE;
 
 const CASES = {
   en: {

@@ -7,13 +7,14 @@
  * may not (403).
  */
 import { readFileSync } from "node:fs";
-import { expect, type Page, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { audit } from "./helpers/axe";
 import { ask } from "./helpers/chat";
 import type { OwnServer } from "./helpers/own-server";
+import { expect, PORT_BASE, test } from "./helpers/servers";
 import { startTeamServer, type TeamServer } from "./helpers/team-server";
 
-const BASE = Number(process.env.E2E_PORT_BASE || 3100);
+const BASE = PORT_BASE;
 const QUESTION = { en: "How many days of annual leave do full-time employees get?", zh: "报销时员工要先填写什么？" } as const;
 
 async function conversationIdOf(page: Page): Promise<string> {

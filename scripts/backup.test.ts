@@ -5,10 +5,10 @@
  * fresh folder where the documents are found.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { getEmbedder } from "@/lib/embed";
 import { openStore } from "@/lib/store";
 
@@ -16,6 +16,7 @@ const ROOT = path.resolve(import.meta.dirname, "..");
 const tmp = mkdtempSync(path.join(os.tmpdir(), "kb-cli-"));
 const appDir = path.join(tmp, "app");
 const SYSTEM_NODE = "/usr/bin/node";
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** The bash blocks of docs/operations.md, in order. */
 function docBlocks(): string[] {

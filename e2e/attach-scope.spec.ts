@@ -176,6 +176,8 @@ test.describe("a reader", () => {
   let team: TeamServer;
 
   test.beforeAll(async () => {
+    // Its own server starts here: startOwnServer waits up to two minutes for it, longer than a hook's default.
+    test.setTimeout(300_000);
     team = await startTeamServer(BASE + 74, "attach");
     for (const who of ["rita", "ren"]) await team.inviteReader(who, ["default"]);
   });

@@ -131,6 +131,8 @@ test.describe("a share link opened by other accounts", () => {
   let server: OwnServer;
 
   test.beforeAll(async () => {
+    // Its own server starts here: startOwnServer waits up to two minutes for it, longer than a hook's default.
+    test.setTimeout(300_000);
     team = await startTeamServer(BASE + 70, "share");
     server = team.server;
     expect((await team.admin("POST", "/api/kbs", { name: "finance", title: "Finance" })).status).toBe(201);

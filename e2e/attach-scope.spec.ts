@@ -12,8 +12,6 @@ import { ask } from "./helpers/chat";
 import { expect, PORT_BASE, test } from "./helpers/servers";
 import { startTeamServer, type TeamServer } from "./helpers/team-server";
 
-const BASE = PORT_BASE;
-
 const CASES = {
   en: {
     locale: "en-US",
@@ -178,7 +176,7 @@ test.describe("a reader", () => {
   test.beforeAll(async () => {
     // Its own server starts here: startOwnServer waits up to two minutes for it, longer than a hook's default.
     test.setTimeout(300_000);
-    team = await startTeamServer(BASE + 74, "attach");
+    team = await startTeamServer(PORT_BASE + 74, "attach");
     for (const who of ["rita", "ren"]) await team.inviteReader(who, ["default"]);
   });
 

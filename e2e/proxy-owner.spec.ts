@@ -16,9 +16,8 @@ import path from "node:path";
 import { type CurlOptions, curlIn, makeNetnsPair, type NetnsPair, startChild, stopAll, type Where } from "./helpers/netns";
 import { expect, PORT_BASE, test, WORKER_DATA_DIR } from "./helpers/servers";
 
-const BASE = PORT_BASE;
 // Inside the namespaces; derived from the base all the same.
-const ports = { app: BASE + 51, proxy: BASE + 52 };
+const ports = { app: PORT_BASE + 51, proxy: PORT_BASE + 52 };
 const DATA = path.resolve(WORKER_DATA_DIR, `proxy-owner-${Date.now().toString(36)}`);
 const children: ChildProcess[] = [];
 let net: NetnsPair;

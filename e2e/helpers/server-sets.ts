@@ -14,7 +14,7 @@ import path from "node:path";
 
 /**
  * Workers, and so server sets. Two on the 2-core machine the suite is timed on: the specs wait on servers and the
- * browser much of the time, and each worker's set costs about 1 GB of memory.
+ * browser much of the time. A set holds about 2.3 GB resident (four apps of 450–600 MB and the fake LLM).
  */
 export const WORKERS = 2;
 

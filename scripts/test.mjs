@@ -31,7 +31,7 @@ const failures = [];
 
 const commandEnv = (env) => ({ ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...env });
 
-/** Stage name → seconds, printed at the end. */
+/** "stage N min" for each stage, printed at the end. */
 const timings = [];
 function timed(stage, fn) {
   const start = Date.now();

@@ -16,10 +16,10 @@ import { createServer } from "node:http";
 import { constants } from "node:os";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { allocatorApplied, allocatorEnv, allocatorInUse } from "./lib/allocator.mjs";
 import { API_HEADERS } from "./lib/security/headers.mjs";
-import { allocatorApplied, allocatorEnv, allocatorInUse } from "./scripts/allocator.mjs";
 
-// The allocator (scripts/allocator.mjs) is chosen at process start-up, so the server runs itself once more
+// The allocator (lib/allocator.mjs) is chosen at process start-up, so the server runs itself once more
 // with it unless it already does.
 if (!allocatorApplied()) {
   const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {

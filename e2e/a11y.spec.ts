@@ -3,9 +3,9 @@
  * no critical or serious violation. Also: `<html lang>` follows the UI language, and Chinese text is drawn
  * with a CJK font (no glyph falls back to a box).
  */
-import { expect, test } from "@playwright/test";
 import { audit } from "./helpers/axe";
 import { ask } from "./helpers/chat";
+import { expect, test } from "./helpers/servers";
 
 // axe runs several times per test, which takes a while on a small machine.
 test.describe.configure({ timeout: 300_000 });

@@ -16,7 +16,7 @@ import type { ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { type Browser, type BrowserContext, expect, type Page, test } from "@playwright/test";
+import type { Browser, BrowserContext, Page } from "@playwright/test";
 import {
   type CurlOptions,
   type CurlReply,
@@ -28,8 +28,9 @@ import {
   stopAll,
   type Where,
 } from "./helpers/netns";
+import { expect, test, WORKER_DATA_DIR } from "./helpers/servers";
 
-const DATA = path.resolve(process.env.TEST_DATA_DIR || ".test-data", `accounts-${Date.now().toString(36)}`);
+const DATA = path.resolve(WORKER_DATA_DIR, `accounts-${Date.now().toString(36)}`);
 const ADMIN = "accounts-admin-secret";
 const PASSWORD = "a long team password";
 const APP_PORT = 3000; // inside the server's namespace

@@ -3,9 +3,9 @@
  * a CSP violation (zod jitless), and the audit log sees refusals — on the built app through server.mjs: the
  * offline server (this machine is the owner there) and the secured one (REQUIRE_TOKEN, ADMIN_TOKEN).
  */
-import { expect, type Page, test } from "@playwright/test";
-import { PORTS, SECURE } from "../playwright.config";
+import type { Page } from "@playwright/test";
 import { ask } from "./helpers/chat";
+import { expect, PORTS, SECURE, test } from "./helpers/servers";
 
 const APP = `http://127.0.0.1:${PORTS.offline}`;
 const SECURED = `http://127.0.0.1:${PORTS.secure}`;

@@ -6,12 +6,11 @@
  * scope, and a document deleted from the library drops out of the saved sources with a note. A reader (an app
  * of its own that asks everyone to sign in) sees the paperclip disabled with the reason. axe on each state.
  */
-import { expect, type Locator, type Page, test } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import { audit } from "./helpers/axe";
 import { ask } from "./helpers/chat";
+import { expect, PORT_BASE, test } from "./helpers/servers";
 import { startTeamServer, type TeamServer } from "./helpers/team-server";
-
-const BASE = Number(process.env.E2E_PORT_BASE || 3100);
 
 const CASES = {
   en: {
@@ -175,7 +174,9 @@ test.describe("a reader", () => {
   let team: TeamServer;
 
   test.beforeAll(async () => {
-    team = await startTeamServer(BASE + 74, "attach");
+    // Its own server starts here: startOwnServer waits up to two minutes for it, longer than a hook's default.
+    test.setTimeout(300_000);
+    team = await startTeamServer(PORT_BASE + 74, "attach");
     for (const who of ["rita", "ren"]) await team.inviteReader(who, ["default"]);
   });
 

@@ -5,11 +5,10 @@
  * asked for and adds nothing from unrelated documents.
  */
 
-import { expect, test } from "@playwright/test";
-import { PORTS } from "../playwright.config";
 import { ask, cardText, norm, openChip } from "./helpers/chat";
 import { fakeRequests, withFakeModelApp } from "./helpers/fake-model";
 import { search } from "./helpers/mcp";
+import { expect, PORTS, test } from "./helpers/servers";
 
 const LLM_APP = `http://127.0.0.1:${PORTS.llm}`;
 const OFFLINE_APP = `http://127.0.0.1:${PORTS.offline}`;

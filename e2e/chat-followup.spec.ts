@@ -4,11 +4,10 @@
  * the chunks it read, it sees the conversation so far), and the offline answerer doing the same by rules.
  */
 
-import { expect, test } from "@playwright/test";
-import { PORTS } from "../playwright.config";
 import { ask, cardText, norm, openChip } from "./helpers/chat";
 import { fakeRequests, withFakeModelApp } from "./helpers/fake-model";
 import { search } from "./helpers/mcp";
+import { expect, PORTS, test } from "./helpers/servers";
 
 test.use({ locale: "en-US" });
 

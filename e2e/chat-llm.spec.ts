@@ -7,11 +7,10 @@
  * The app at PORTS.unreachable points at a closed port, for the model-unreachable error.
  */
 
-import { expect, test } from "@playwright/test";
-import { CLOSED_MODEL_URL, PORTS } from "../playwright.config";
 import { ask, cardText, norm, openChip, send } from "./helpers/chat";
 import { fakeRequests, withFakeModelApp } from "./helpers/fake-model";
 import { search } from "./helpers/mcp";
+import { CLOSED_MODEL_URL, expect, PORTS, test } from "./helpers/servers";
 
 test.use({ locale: "en-US" });
 

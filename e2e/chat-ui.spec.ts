@@ -4,7 +4,7 @@
  * page, dialog and tab title Chinese and is remembered; the keyboard shortcuts and their list.
  * Real browser against the built app (offline answerer).
  */
-import { expect, type Page, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { T as ACCOUNT } from "../components/account/messages";
 import { T as CHAT } from "../components/chat/strings";
 import { T as CONNECT } from "../components/connect/messages";
@@ -12,6 +12,7 @@ import { T as DOCUMENTS } from "../components/documents/messages";
 import { T as FAQ } from "../components/faq/messages";
 import { T as KBS } from "../components/kbs/messages";
 import { ask } from "./helpers/chat";
+import { expect, test } from "./helpers/servers";
 
 test.use({ locale: "en-US" });
 

@@ -2,8 +2,8 @@
  * The chat page in a real browser against the built app on embedded defaults (no API key): the offline
  * answerer runs through the same streamText tool loop, its search goes through /api/mcp.
  */
-import { expect, test } from "@playwright/test";
 import { ask } from "./helpers/chat";
+import { expect, test } from "./helpers/servers";
 
 test.use({ locale: "en-US" });
 

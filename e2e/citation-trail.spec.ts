@@ -3,10 +3,11 @@
  * the sources panel (numbered by first citation, snippets, relevance words); Copy with references.
  * Real browser, built app on embedded defaults (offline answerer).
  */
-import { expect, type Page, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { CSV_QUESTION, makeCsv, makePdf, PDF_PHRASES } from "./fixtures/make-fixtures";
 import { ask } from "./helpers/chat";
 import { uploadsToRemove } from "./helpers/documents";
+import { expect, test } from "./helpers/servers";
 
 test.use({ locale: "en-US" });
 test.describe.configure({ mode: "serial" });

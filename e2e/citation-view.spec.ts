@@ -9,11 +9,11 @@
 import AxeBuilder from "@axe-core/playwright";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { expect, type Page, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { build } from "esbuild";
 import type { SearchResult } from "../lib/tools/search-result";
-import { PORTS } from "../playwright.config";
 import { connectMcp, mcpUrl } from "./helpers/mcp";
+import { expect, PORTS, test } from "./helpers/servers";
 
 const VIEW_URI = "ui://knowledge-base/citations.html";
 const QUERY = { en: "How many days of annual leave do I get?", zh: "报销时员工要先填写什么？" } as const;

@@ -3,8 +3,9 @@
  * filter; the sidebar reopens, renames, deletes and searches; Regenerate on any answer, edit-and-resend;
  * thumbs with a note stored and visible through the API. Real browser against the built app (offline).
  */
-import { expect, type Page, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { ask } from "./helpers/chat";
+import { expect, test } from "./helpers/servers";
 
 test.use({ locale: "en-US" });
 test.describe.configure({ mode: "serial" });

@@ -5,8 +5,6 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { expect, test } from "@playwright/test";
-import { PORTS } from "../playwright.config";
 import {
   CSV_QUESTION,
   DOCX_PHRASES,
@@ -19,9 +17,10 @@ import {
   uploadBatch,
 } from "./fixtures/make-fixtures";
 import { connectMcp, mcpUrl, resultText, search } from "./helpers/mcp";
+import { expect, PORTS, test, WORKER_DATA_DIR } from "./helpers/servers";
 
 const BASE = `http://127.0.0.1:${PORTS.offline}`;
-const DATA_DIR = path.resolve(process.env.TEST_DATA_DIR || ".test-data", "offline");
+const DATA_DIR = path.resolve(WORKER_DATA_DIR, "offline");
 /** A knowledge base of this run only, so results never depend on earlier runs. */
 const KB = `e2e-docs-${Date.now().toString(36)}`;
 

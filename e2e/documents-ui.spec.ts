@@ -3,10 +3,10 @@
  * page with per-file progress, a question answered from an uploaded file with a citation to it, the
  * file picker with cancel, and the library page (search, chunks view, delete).
  */
-import { expect, type Page, test } from "@playwright/test";
-import { PORTS } from "../playwright.config";
+import type { Page } from "@playwright/test";
 import { makeCorruptPdf, makeCsv, makeMarkdown } from "./fixtures/make-fixtures";
 import { connectMcp, mcpUrl, search } from "./helpers/mcp";
+import { expect, PORTS, test } from "./helpers/servers";
 
 const RUN = Date.now().toString(36);
 const LIGHTHOUSE = {

@@ -7,13 +7,13 @@
  * may not (403).
  */
 import { readFileSync } from "node:fs";
-import { expect, type Page, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { audit } from "./helpers/axe";
 import { ask } from "./helpers/chat";
 import type { OwnServer } from "./helpers/own-server";
+import { expect, PORT_BASE, test } from "./helpers/servers";
 import { startTeamServer, type TeamServer } from "./helpers/team-server";
 
-const BASE = Number(process.env.E2E_PORT_BASE || 3100);
 const QUESTION = { en: "How many days of annual leave do full-time employees get?", zh: "报销时员工要先填写什么？" } as const;
 
 async function conversationIdOf(page: Page): Promise<string> {
@@ -53,7 +53,7 @@ for (const locale of ["en-US", "zh-CN"] as const) {
       expect(md).toContain(`## ${QUESTION[lang]}`);
       expect(md).toContain(lang === "zh" ? "#### 参考来源" : "#### References");
       // Every reference is a link to its passage in this app, and the answer cites [1].
-      expect(md).toMatch(new RegExp(`\\[1\\] \\[[^\\n]+\\]\\(http://127\\.0\\.0\\.1:${BASE}/documents/[^)]+\\?chunk=`));
+      expect(md).toMatch(new RegExp(`\\[1\\] \\[[^\\n]+\\]\\(http://127\\.0\\.0\\.1:${PORT_BASE}/documents/[^)]+\\?chunk=`));
       expect(md).toMatch(/\[1\]/);
 
       // Printing shows the conversation document (questions, answers, references) and hides the chat around it.
@@ -69,7 +69,7 @@ for (const locale of ["en-US", "zh-CN"] as const) {
 
       await dialog.getByTestId("share-create").click();
       const link = await dialog.getByTestId("share-link").inputValue();
-      expect(link).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${BASE}/shared/[A-Za-z0-9_-]{32}$`));
+      expect(link).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${PORT_BASE}/shared/[A-Za-z0-9_-]{32}$`));
       await dialog.getByTestId("export-close").click();
 
       const shared = await page.context().newPage();
@@ -130,7 +130,9 @@ test.describe("a share link opened by other accounts", () => {
   let server: OwnServer;
 
   test.beforeAll(async () => {
-    team = await startTeamServer(BASE + 70, "share");
+    // Its own server starts here: startOwnServer waits up to two minutes for it, longer than a hook's default.
+    test.setTimeout(300_000);
+    team = await startTeamServer(PORT_BASE + 70, "share");
     server = team.server;
     expect((await team.admin("POST", "/api/kbs", { name: "finance", title: "Finance" })).status).toBe(201);
     for (const [who, kbs] of [

@@ -7,10 +7,9 @@
  */
 
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { expect, test } from "@playwright/test";
-import { PORTS } from "../playwright.config";
 import { ask } from "./helpers/chat";
 import { connectMcp, mcpUrl, resultText, search } from "./helpers/mcp";
+import { expect, PORTS, test } from "./helpers/servers";
 
 test.use({ locale: "en-US" });
 

@@ -5,8 +5,7 @@
  * that open the right slide and the right sheet row. Each upload goes into a knowledge base of its own, so the
  * answer can only come from it.
  */
-import { expect, type Page, test } from "@playwright/test";
-import { PORTS } from "../playwright.config";
+import type { Page } from "@playwright/test";
 import {
   EML_PHRASES,
   EPUB_PHRASES,
@@ -22,6 +21,7 @@ import {
 import { layoutPages, makeScannedPdf, renderPage, sampleText } from "./fixtures/make-scans";
 import { INVENTORY, LEAD_TIMES, makeInventoryXlsx, makeLeadTimesPptx } from "./fixtures/make-structured";
 import { ask } from "./helpers/chat";
+import { expect, PORTS, test } from "./helpers/servers";
 
 test.use({ locale: "en-US", viewport: { width: 1000, height: 800 } });
 test.describe.configure({ mode: "serial" });

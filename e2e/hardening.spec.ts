@@ -5,11 +5,11 @@
  */
 import net from "node:net";
 import path from "node:path";
-import { expect, test } from "@playwright/test";
 import { type OwnServer, startOwnServer } from "./helpers/own-server";
+import { expect, PORT_BASE, test, WORKER_DATA_DIR } from "./helpers/servers";
 
-const PORT = Number(process.env.E2E_PORT_BASE || 3100) + 10;
-const DATA = path.resolve(process.env.TEST_DATA_DIR || ".test-data", `hardening-${Date.now().toString(36)}`);
+const PORT = PORT_BASE + 10;
+const DATA = path.resolve(WORKER_DATA_DIR, `hardening-${Date.now().toString(36)}`);
 const MB = 1024 * 1024;
 let app: OwnServer;
 

@@ -7,9 +7,8 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { createMCPClient } from "@ai-sdk/mcp";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { expect, test } from "@playwright/test";
-import { PORTS, SECURE } from "../playwright.config";
 import { connectMcp, mcpUrl, postRaw, resultText, search } from "./helpers/mcp";
+import { expect, PORTS, SECURE, test } from "./helpers/servers";
 
 const OPEN = `http://127.0.0.1:${PORTS.offline}`;
 const SECURED = `http://127.0.0.1:${PORTS.secure}`;

@@ -3,9 +3,8 @@
  * create a token, copy the MCP URL, then a real MCP client with that token finds the document through the
  * knowledge base's own search tool.
  */
-import { expect, test } from "@playwright/test";
-import { PORTS } from "../playwright.config";
 import { connectMcp, postRaw, resultText } from "./helpers/mcp";
+import { expect, PORTS, test } from "./helpers/servers";
 
 const RUN = Math.random().toString(36).slice(2, 8);
 const NAME = `bees-${RUN}`;

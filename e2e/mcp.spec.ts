@@ -8,14 +8,13 @@ import os from "node:os";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { expect, test } from "@playwright/test";
 import { searchToolNames } from "@/lib/kb/names";
-import { PORTS } from "../playwright.config";
 import { connectMcp, mcpUrl, postRaw, resultText, search } from "./helpers/mcp";
+import { expect, PORTS, test, WORKER_DATA_DIR } from "./helpers/servers";
 
 const URL_MCP = mcpUrl(PORTS.offline);
 const BASE = `http://127.0.0.1:${PORTS.offline}`;
-const DATA_DIR = path.resolve(process.env.TEST_DATA_DIR || ".test-data", "offline");
+const DATA_DIR = path.resolve(WORKER_DATA_DIR, "offline");
 const CLI_KB = "e2e-mcp-cli";
 const KNOWLEDGE_SOURCES = ["员工手册.md", "employee-handbook.md", "product-faq.md", "security-policy.txt"];
 

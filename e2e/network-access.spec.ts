@@ -13,13 +13,13 @@
  * host's own network address.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { expect, test } from "@playwright/test";
 import { type CurlOptions, type CurlReply, curlIn, makeNetnsPair, type NetnsPair, startChild, type Where } from "./helpers/netns";
+import { expect, test, WORKER_DATA_DIR } from "./helpers/servers";
 
-const DATA = path.resolve(process.env.TEST_DATA_DIR || ".test-data", `netns-${Date.now().toString(36)}`);
+const DATA = path.resolve(WORKER_DATA_DIR, `netns-${Date.now().toString(36)}`);
 const ADMIN_TOKEN = "netns-admin-token-for-the-trusted-app";
 
 const ports = { app: 3000, trusted: 3001, realIp: 3002, proxy: 8080, trustedProxy: 8081, realIpProxy: 8082 };
@@ -55,11 +55,12 @@ test.setTimeout(300_000);
 let adminSecret = "";
 let docId = "";
 let docFile = "";
+let tmp = "";
 
 test.beforeAll(async () => {
   test.setTimeout(400_000);
   net = makeNetnsPair("kb9", 9);
-  const tmp = mkdtempSync(path.join(os.tmpdir(), "netns-doc-"));
+  tmp = mkdtempSync(path.join(os.tmpdir(), "netns-doc-"));
   docFile = path.join(tmp, "remote.md");
   writeFileSync(docFile, "# Remote upload\n\nThe netns test uploaded this file with a token.\n");
   // A high failed-authentication budget: the 401 sweep below must not lock the client out of the next test.
@@ -101,6 +102,7 @@ test.afterAll(() => {
     }
   }
   net?.teardown();
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
 /** Every route of the web API and MCP, as [method, path, body]. */

@@ -5,13 +5,12 @@
  * Delete/Re-index; a private web source is refused at Add; source kinds are translated; the 1280 px header is
  * one row.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { expect, test } from "@playwright/test";
-import { PORTS } from "../playwright.config";
 import { audit } from "./helpers/axe";
 import { ask } from "./helpers/chat";
+import { expect, PORTS, test } from "./helpers/servers";
 
 const QUESTION = { en: "How many days of annual leave do full-time employees get?", zh: "年假有多少天？" } as const;
 const docOf = (chunkId: string | null) => (chunkId ?? "").replace(/:\d+$/, "");
@@ -103,6 +102,7 @@ for (const locale of ["en-US", "zh-CN"] as const) {
         expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/not a public address/);
       } finally {
         await page.request.delete(`/api/kbs/default/sources/${sourceId}`);
+        rmSync(dir, { recursive: true, force: true });
       }
     });
   });

@@ -4,11 +4,10 @@
  * fake LLM lists two models on /v1/models) with the model recorded on each answer, and custom instructions
  * per knowledge base, edited on /kbs and found in the system prompt the fake LLM received. axe on each state.
  */
-import { expect, test } from "@playwright/test";
-import { PORTS } from "../playwright.config";
 import { audit } from "./helpers/axe";
 import { ask } from "./helpers/chat";
 import { fakeRequests, withFakeModelApp } from "./helpers/fake-model";
+import { expect, PORTS, test } from "./helpers/servers";
 
 const LLM = `http://127.0.0.1:${PORTS.llm}`;
 const CJK = /\p{Script=Han}/u;

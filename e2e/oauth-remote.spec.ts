@@ -12,10 +12,11 @@ import { type ChildProcess, spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { type Browser, expect, test } from "@playwright/test";
+import type { Browser } from "@playwright/test";
 import { launchChromiumIn, makeNetnsPair, type NetnsPair, startChild, stopAll } from "./helpers/netns";
+import { expect, test, WORKER_DATA_DIR } from "./helpers/servers";
 
-const DATA = path.resolve(process.env.TEST_DATA_DIR || ".test-data", `oauth-remote-${Date.now().toString(36)}`);
+const DATA = path.resolve(WORKER_DATA_DIR, `oauth-remote-${Date.now().toString(36)}`);
 const ADMIN = "oauth-remote-admin-secret";
 const APP_PORT = 3000; // inside the server's namespace
 const CIMD_PORT = 8443;

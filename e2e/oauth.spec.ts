@@ -15,10 +15,9 @@ import {
   registerClient,
   startAuthorization,
 } from "@modelcontextprotocol/sdk/client/auth.js";
-import { expect, test } from "@playwright/test";
-import { PORTS } from "../playwright.config";
 import { connectMcp, postRaw, resultText } from "./helpers/mcp";
 import { type OwnServer, startOwnServer } from "./helpers/own-server";
+import { expect, PORTS, test } from "./helpers/servers";
 
 const ADMIN = "oauth-e2e-admin";
 const PORT = PORTS.offline + 60;

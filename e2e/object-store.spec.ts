@@ -9,15 +9,14 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { expect, test } from "@playwright/test";
 import type S3rver from "s3rver";
-import { PORTS } from "../playwright.config";
 import { connectMcp, mcpUrl, resultText, search } from "./helpers/mcp";
 import { s3Env, startS3 } from "./helpers/s3";
+import { expect, PORTS, test, WORKER_DATA_DIR } from "./helpers/servers";
 
 const S3_PORT = PORTS.offline + 20;
 const APP_PORTS = [PORTS.offline + 21, PORTS.offline + 22] as const;
-const S3_DIR = path.resolve(process.env.TEST_DATA_DIR || ".test-data", "s3");
+const S3_DIR = path.resolve(WORKER_DATA_DIR, "s3");
 const BUCKET = "kb-e2e";
 const S3_ENV = s3Env(S3_PORT);
 

@@ -4,10 +4,9 @@
  * shows the document's overview, labelled as extracted offline, or written by the model (the fake LLM) when
  * there is one. axe on each state.
  */
-import { expect, test } from "@playwright/test";
-import { PORTS } from "../playwright.config";
 import { audit } from "./helpers/axe";
 import { fakeRequests, withFakeModelApp } from "./helpers/fake-model";
+import { expect, PORTS, test } from "./helpers/servers";
 
 const LLM = `http://127.0.0.1:${PORTS.llm}`;
 const CJK = /\p{Script=Han}/u;

@@ -6,9 +6,9 @@
  * "Fetched" is checked twice: the page's request log, and the loopback server the images point at.
  */
 import http from "node:http";
-import { expect, type Page, test } from "@playwright/test";
-import { PORTS } from "../playwright.config";
+import type { Page } from "@playwright/test";
 import { ask } from "./helpers/chat";
+import { expect, PORTS, test } from "./helpers/servers";
 
 const APP = `http://127.0.0.1:${PORTS.offline}`;
 const FRAMER_PORT = PORTS.offline + 70;

@@ -12,20 +12,21 @@
  * traffic stays inside the two namespaces.
  */
 import { type ChildProcess, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { expect, test } from "@playwright/test";
 import { type CurlOptions, curlIn, makeNetnsPair, type NetnsPair, startChild, stopAll, type Where } from "./helpers/netns";
+import { expect, PORT_BASE, test, WORKER_DATA_DIR } from "./helpers/servers";
 
-const BASE = Number(process.env.E2E_PORT_BASE || 3100);
 // Inside the namespaces; derived from the base all the same.
-const ports = { app: BASE + 51, proxy: BASE + 52 };
-const DATA = path.resolve(process.env.TEST_DATA_DIR || ".test-data", `proxy-owner-${Date.now().toString(36)}`);
+const ports = { app: PORT_BASE + 51, proxy: PORT_BASE + 52 };
+const DATA = path.resolve(WORKER_DATA_DIR, `proxy-owner-${Date.now().toString(36)}`);
 const children: ChildProcess[] = [];
 let net: NetnsPair;
 let appOutput = "";
 let nginxOutput = "";
+/** nginx's prefix folder, and where curl writes reply headers. */
+let tmp = "";
 
 const request = (where: Where, method: string, url: string, opts: CurlOptions = {}) => curlIn(net, where, method, url, opts);
 const local = `http://127.0.0.1:${ports.app}`;
@@ -87,7 +88,7 @@ test.setTimeout(300_000);
 test.beforeAll(async () => {
   test.setTimeout(400_000);
   net = makeNetnsPair("kbp", 51);
-  const tmp = mkdtempSync(path.join(os.tmpdir(), "nginx-51-"));
+  tmp = mkdtempSync(path.join(os.tmpdir(), "nginx-51-"));
   // The app's defaults: no LOCAL_OWNER (the test runner's environment sets it), no PUBLIC_URL, no proxies.
   startChild(
     children,
@@ -115,7 +116,11 @@ test.beforeAll(async () => {
   await waitFor("cli", `${viaProxy()}/api/health`, () => nginxOutput);
 });
 
-test.afterAll(() => stopAll(children, net));
+test.afterAll(() => {
+  stopAll(children, net);
+  // nginx may still write its log as it stops: rmSync retries a folder that filled up meanwhile.
+  if (tmp) rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
+});
 
 test("through nginx's bare proxy_pass, a remote client gets 401/403 on every admin route", () => {
   for (const r of ADMIN_ROUTES) {
@@ -152,7 +157,7 @@ test("the owner link printed at start gives an HttpOnly owner session and goes o
   const wrong = request("srv", "GET", `${link!.replace(/token=[\w-]+/, "token=guessed")}`);
   expect(wrong.status).toBe(401);
 
-  const headerFile = path.join(mkdtempSync(path.join(os.tmpdir(), "owner-link-")), "headers");
+  const headerFile = path.join(tmp, "owner-link-headers");
   // A return path that the URL parser turns into "//evil.example/x" (the tab is dropped) stays on the site.
   const opened = request("srv", "GET", `${link}&next=/%09/evil.example/x`, { headerFile });
   expect(opened.status).toBe(303);

@@ -2,8 +2,8 @@
  * The README's screenshots of the chat with a source open (docs/screenshots/chat-source-*.png): the side
  * panel at 1280×800, the citation sheet at 390×844. Opt-in: SCREENSHOTS=1 npx playwright test e2e/screenshots.spec.ts
  */
-import { expect, test } from "@playwright/test";
 import { ask } from "./helpers/chat";
+import { expect, test } from "./helpers/servers";
 
 test.use({ locale: "en-US", colorScheme: "light" });
 test.skip(!process.env.SCREENSHOTS, "screenshots are taken on request (SCREENSHOTS=1)");

@@ -3,8 +3,7 @@
  * app's own read routes (documents, knowledge bases, example questions, chat) need the admin token like
  * its management routes, and the browser sends the token it keeps once entered on the Knowledge bases page.
  */
-import { expect, test } from "@playwright/test";
-import { PORTS, SECURE } from "../playwright.config";
+import { expect, PORTS, SECURE, test } from "./helpers/servers";
 
 const SECURED = `http://127.0.0.1:${PORTS.secure}`;
 const ADMIN = { Authorization: `Bearer ${SECURE.adminToken}` };

@@ -7,9 +7,9 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { expect, type Page, test } from "@playwright/test";
-import { PORTS, SOURCE_PORTS } from "../playwright.config";
+import type { Page } from "@playwright/test";
 import { type GitRepo, serveGitRepo } from "./helpers/git-server";
+import { expect, PORTS, SOURCE_PORTS, test } from "./helpers/servers";
 import { serveTestSite, type TestSite } from "./helpers/test-site";
 
 const RUN = Math.random().toString(36).slice(2, 8);
@@ -20,17 +20,20 @@ const json = { "content-type": "application/json" };
 
 let site: TestSite;
 let repo: GitRepo;
+let repoDir = "";
 
 test.describe.configure({ mode: "serial" });
 
 test.beforeAll(async () => {
   site = await serveTestSite(SOURCE_PORTS.site);
-  repo = await serveGitRepo(mkdtempSync(path.join(os.tmpdir(), "e2e-git-")), "handbook.git", SOURCE_PORTS.git);
+  repoDir = mkdtempSync(path.join(os.tmpdir(), "e2e-git-"));
+  repo = await serveGitRepo(repoDir, "handbook.git", SOURCE_PORTS.git);
   repo.commit({ "docs/onboarding.md": "# Onboarding\n\nNew starters meet the narwhal team on their first Monday.\n" });
 });
 test.afterAll(async () => {
   await site?.close();
   await repo?.close();
+  if (repoDir) rmSync(repoDir, { recursive: true, force: true });
 });
 
 const createKb = (name: string) => fetch(`${BASE}/api/kbs`, { method: "POST", headers: json, body: JSON.stringify({ name }) });

@@ -2,8 +2,9 @@
  * The upload tray (newest batch on top, summary, collapse, retry), Chinese upload errors, the Connect
  * dialog (address note, focus trap, another token), and phone-sized pages without sideways scrolling.
  */
-import { expect, type Page, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { makeCorruptPdf, makeMarkdown } from "./fixtures/make-fixtures";
+import { expect, test } from "./helpers/servers";
 
 const RUN = Date.now().toString(36);
 const uploadedIds: string[] = [];

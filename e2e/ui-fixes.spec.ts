@@ -4,10 +4,10 @@
  * drawn, once, and its exact source is a strong match; the citation card scrolls to its highlighted sentence;
  * Escape closes the source panel beside the chat.
  */
-import { expect, test } from "@playwright/test";
 import { DOCX_PHRASES, makeDocx, makePdf } from "./fixtures/make-fixtures";
 import { ask } from "./helpers/chat";
 import { uploadsToRemove } from "./helpers/documents";
+import { expect, test } from "./helpers/servers";
 
 test.use({ locale: "en-US" });
 test.describe.configure({ mode: "serial" });

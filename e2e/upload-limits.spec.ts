@@ -8,13 +8,13 @@
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import { expect, test } from "@playwright/test";
 import { chunkText } from "@/lib/chunk";
-import { findJemalloc } from "../scripts/allocator.mjs";
+import { findJemalloc } from "../lib/allocator.mjs";
 import { type OwnServer, rssBytes, startOwnServer } from "./helpers/own-server";
+import { expect, PORT_BASE, test, WORKER_DATA_DIR } from "./helpers/servers";
 
-const PORT = Number(process.env.E2E_PORT_BASE || 3100) + 4;
-const DATA = path.resolve(process.env.TEST_DATA_DIR || ".test-data", `limits-${Date.now().toString(36)}`);
+const PORT = PORT_BASE + 4;
+const DATA = path.resolve(WORKER_DATA_DIR, `limits-${Date.now().toString(36)}`);
 let app: OwnServer;
 
 test.describe.configure({ mode: "serial" });

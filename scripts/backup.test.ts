@@ -5,10 +5,10 @@
  * fresh folder where the documents are found. Each test makes its own data folder.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { getEmbedder } from "@/lib/embed";
 import { ingestDocument } from "@/lib/ingest";
 import { openStore } from "@/lib/store";
@@ -20,6 +20,7 @@ const SYSTEM_NODE = "/usr/bin/node";
 const systemNodeMajor = Number(spawnSync(SYSTEM_NODE, ["-p", "process.versions.node.split('.')[0]"], { encoding: "utf8" }).stdout?.trim());
 const olderSystemNode = systemNodeMajor > 0 && systemNodeMajor < 22;
 const ZORBEL = "# Zorbel gears\n\nThe zorbel gear turns twice for every quill of the north annex.\n";
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** The bash blocks of docs/operations.md, in order. */
 function docBlocks(): string[] {

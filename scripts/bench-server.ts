@@ -3,12 +3,12 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { allocatorEnv } from "@/lib/allocator.mjs";
 import { getEmbedder } from "@/lib/embed";
 import { listFiles } from "@/lib/ingest";
 import { isSupported } from "@/lib/parse";
 import type { Store } from "@/lib/store";
 import { hasCjk } from "@/lib/text/cjk";
-import { allocatorEnv } from "./allocator.mjs";
 
 const repoRoot = path.resolve(import.meta.dirname, "..");
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 // @ts-expect-error -- a plain ES module script without types
-import { readLayers, upwardImports } from "./layers.mjs";
+import { folderBackImports, readLayers, serverFindings, upwardImports } from "./layers.mjs";
 
 describe("lib/ layer order", () => {
   it("lists every lib/ folder once, and no module imports a folder above its own", () => {
@@ -25,6 +25,26 @@ describe("lib/ layer order", () => {
     const ingestBelowStore: string[] = readLayers().filter((l: string) => l !== "ingest");
     ingestBelowStore.splice(ingestBelowStore.indexOf("store"), 0, "ingest");
     expect(upwardImports(ingestBelowStore).found).toContain("lib/ingest/store-close.test.ts: @/lib/store/index (ingest → store)");
+  });
+
+  it("finds no import from e2e/ into scripts/, and would name one", () => {
+    expect(folderBackImports()).toEqual([]);
+    expect(folderBackImports({ scripts: "e2e" })).toContain("scripts/bench-replicas.ts: ../e2e/helpers/s3 (scripts → e2e)");
+  });
+
+  it("finds every e2e spec reaching its servers through e2e/helpers/servers.ts, and names one that does not", () => {
+    expect(serverFindings()).toEqual([]);
+    const oldStyle = [
+      'import { expect, type Page, test } from "@playwright/test";',
+      'import { PORTS } from "../playwright.config";',
+      "const PORT = Number(process.env.E2E_PORT_BASE || 3100) + 10;",
+    ].join("\n");
+    const found: string[] = serverFindings({ "e2e/old.spec.ts": oldStyle });
+    expect(found).toHaveLength(3);
+    expect(found.every((f) => f.startsWith("e2e/old.spec.ts: "))).toBe(true);
+    expect(
+      serverFindings({ "e2e/new.spec.ts": 'import type { Page } from "@playwright/test";\nimport { test } from "./helpers/servers";' }),
+    ).toEqual([]);
   });
 
   it("reads the order from the fenced layers block", () => {

@@ -3,15 +3,23 @@
 // unit + store tests (Vitest), the worker-pool and OCR budget tests with every core busy instead
 // (scripts/under-load.mjs), a production build, then HTTP integration and browser tests (Playwright)
 // against the real server. Ends with one "N passed, N failed" line; each gate counts as one check.
-// `--gates-only` runs just the gates, with the same summary line and exit status.
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+// The build runs beside the gates that do not read it; tsc runs after it, over the route types it generates
+// (the build does not check types itself: next.config.ts). Tests keep their temporary folders in a folder of this run,
+// which must be empty at the end. `--gates-only` runs just the gates, with the same summary line and exit status.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { stripVTControlCharacters } from "node:util";
 
 const DATA = process.env.TEST_DATA_DIR || ".test-data";
 rmSync(DATA, { recursive: true, force: true });
 mkdirSync(DATA, { recursive: true });
+/** os.tmpdir() of every test process: what a test leaves here fails the run. */
+const TMP = path.resolve(DATA, "tmp");
+mkdirSync(TMP);
+const TEST_ENV = { TMPDIR: TMP };
+/** The caches tools keep there (Node's compile cache, tsx's, Playwright's transforms): not the tests' to remove. */
+const TOOL_CACHES = /^(node-compile-cache|tsx-\d+|playwright-transform-cache-\d+)$/;
 
 /** Tests run with every core busy (scripts/under-load.mjs), instead of in the main Vitest run: the files, and a name pattern. */
 const LOADED_FILES = ["lib/worker/pool.test.ts", "lib/parse/ocr.test.ts"];
@@ -21,10 +29,38 @@ const tally = { passed: 0, failed: 0, skipped: 0 };
 /** Names and first error lines of what failed, repeated at the end so a log's tail says what broke. */
 const failures = [];
 
+const commandEnv = (env) => ({ ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...env });
+
+/** "stage N min" for each stage, printed at the end. */
+const timings = [];
+function timed(stage, fn) {
+  const start = Date.now();
+  const done = (result) => {
+    timings.push(`${stage} ${((Date.now() - start) / 60_000).toFixed(1)} min`);
+    return result;
+  };
+  const result = fn();
+  return result instanceof Promise ? result.then(done) : done(result);
+}
+
 function run(cmd, args, env = {}) {
   console.log(`\n$ ${cmd} ${args.join(" ")}`);
-  const r = spawnSync(cmd, args, { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...env } });
+  const r = spawnSync(cmd, args, { stdio: "inherit", env: commandEnv(env) });
   return r.status ?? 1;
+}
+
+/** Like run, beside other commands: the output is held and printed whole when the command ends. */
+function runBeside(cmd, args) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { env: commandEnv({}), stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    child.on("close", (code) => {
+      console.log(`\n$ ${cmd} ${args.join(" ")}\n${out}`);
+      resolve(code ?? 1);
+    });
+  });
 }
 
 /** Adds a runner's counts from its JSON report; a runner that failed without reporting a failure still fails the run. */
@@ -80,39 +116,60 @@ function explained(runner, status, found) {
   return [`${runner} exited with status ${status} without naming a failed test: see its errors above`];
 }
 
+const gatesOnly = process.argv.includes("--gates-only");
 const failedGates = [];
-for (const gate of ["lint", "unused", "cycles", "layers", "typecheck"]) {
-  if (run("npm", ["run", "--silent", gate]) === 0) tally.passed += 1;
-  else failedGates.push(gate);
+async function gates(names) {
+  for (const gate of names) {
+    if ((await runBeside("npm", ["run", "--silent", gate])) === 0) tally.passed += 1;
+    else failedGates.push(gate);
+  }
 }
+// The build and the gates that do not read it share the cores; tsc then checks the build's route types too.
+const [built] = await Promise.all([
+  gatesOnly ? null : timed("build", () => runBeside("npm", ["run", "build"])),
+  timed("gates", () => gates(["lint", "unused", "cycles", "layers"])),
+]);
+await timed("typecheck", () => gates(["typecheck"]));
 tally.failed += failedGates.length;
 
-if (!process.argv.includes("--gates-only")) {
+if (!gatesOnly) {
   // The loaded stage below runs the worker-pool file and the OCR file-budget test: not twice.
-  const vitestStatus = run("npx", [
-    "vitest",
-    "run",
-    "--reporter=default",
-    "--reporter=json",
-    `--outputFile=${DATA}/vitest.json`,
-    `--exclude=${LOADED_FILES[0]}`,
-    "-t",
-    `^(?!.*(${LOADED_TESTS}))`,
-  ]);
+  const vitestStatus = timed("vitest", () =>
+    run(
+      "npx",
+      [
+        "vitest",
+        "run",
+        "--reporter=default",
+        "--reporter=json",
+        `--outputFile=${DATA}/vitest.json`,
+        `--exclude=${LOADED_FILES[0]}`,
+        "-t",
+        `^(?!.*(${LOADED_TESTS}))`,
+      ],
+      TEST_ENV,
+    ),
+  );
   const v = readJson(`${DATA}/vitest.json`);
   failures.push(...explained("vitest", vitestStatus, vitestFailures(v)));
   count(vitestStatus, v && { passed: v.numPassedTests, failed: v.numFailedTests, skipped: v.numPendingTests + v.numTodoTests });
 
   // The worker-pool and OCR budget tests again, with every core busy: a loaded machine must not fail them.
-  const loadedStatus = run("node", [
-    "scripts/under-load.mjs",
-    "--reporter=default",
-    "--reporter=json",
-    `--outputFile=${DATA}/vitest-loaded.json`,
-    ...LOADED_FILES,
-    "-t",
-    LOADED_TESTS,
-  ]);
+  const loadedStatus = timed("vitest under load", () =>
+    run(
+      "node",
+      [
+        "scripts/under-load.mjs",
+        "--reporter=default",
+        "--reporter=json",
+        `--outputFile=${DATA}/vitest-loaded.json`,
+        ...LOADED_FILES,
+        "-t",
+        LOADED_TESTS,
+      ],
+      TEST_ENV,
+    ),
+  );
   const loaded = readJson(`${DATA}/vitest-loaded.json`);
   failures.push(
     ...explained(
@@ -123,18 +180,27 @@ if (!process.argv.includes("--gates-only")) {
   );
   count(loadedStatus, loaded && { passed: loaded.numPassedTests, failed: loaded.numFailedTests, skipped: 0 });
 
-  if (run("npm", ["run", "build"]) !== 0) {
+  if (built !== 0) {
+    failures.push("npm run build failed: see its output above; the Playwright tests did not run");
     tally.failed += 1;
   } else {
-    const pwStatus = run("npx", ["playwright", "test"]);
+    const pwStatus = timed("playwright", () => run("npx", ["playwright", "test"], TEST_ENV));
     const report = readJson(`${DATA}/playwright.json`);
     failures.push(...explained("playwright", pwStatus, playwrightFailures(report)));
     const s = report?.stats;
     count(pwStatus, s && { passed: s.expected, failed: s.unexpected + s.flaky, skipped: s.skipped });
   }
+
+  // Every test removes the temporary folders it made (they pile up in /tmp otherwise).
+  const left = readdirSync(TMP).filter((name) => !TOOL_CACHES.test(name));
+  if (left.length) {
+    failures.push(`temporary files or folders left behind by the tests: ${left.join(", ")}`);
+    tally.failed += 1;
+  } else tally.passed += 1;
 }
 
 if (failures.length) console.log(`\nFailed tests:\n${failures.map((f) => `  ${f.slice(0, 400)}`).join("\n")}`);
 if (failedGates.length) console.log(`\nFailed gates: ${failedGates.join(", ")} (run \`npm run <gate>\` to see why)`);
+if (timings.length) console.log(`\nStages: ${timings.join(", ")}`);
 console.log(`\n${tally.passed} passed, ${tally.failed} failed${tally.skipped ? `, ${tally.skipped} skipped` : ""}`);
 process.exit(tally.failed > 0 ? 1 : 0);

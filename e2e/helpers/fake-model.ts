@@ -1,9 +1,8 @@
 /** Hooks for specs that drive the app running on the fake OpenAI-compatible model. */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { test } from "@playwright/test";
-import { PORTS } from "../../playwright.config";
 import type { RecordedRequest } from "../fixtures/fake-openai";
 import { connectMcp, mcpUrl } from "./mcp";
+import { PORTS, test } from "./servers";
 
 const FAKE_MODEL = `http://127.0.0.1:${PORTS.fakeLlm}`;
 

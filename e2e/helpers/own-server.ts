@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { allocatorEnv } from "../../scripts/allocator.mjs";
+import { allocatorEnv } from "../../lib/allocator.mjs";
 
 export interface OwnServer {
   base: string;

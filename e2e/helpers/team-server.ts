@@ -3,8 +3,9 @@
  * through their invite link in a browser of their own locale.
  */
 import path from "node:path";
-import { type Browser, expect, type Page } from "@playwright/test";
+import type { Browser, Page } from "@playwright/test";
 import { type OwnServer, startOwnServer } from "./own-server";
+import { expect, WORKER_DATA_DIR } from "./servers";
 
 const PASSWORD = "a long team password";
 
@@ -21,7 +22,7 @@ export interface TeamServer {
 /** `env`: more of the server's environment (a model to chat with). */
 export async function startTeamServer(port: number, name: string, env: Record<string, string> = {}): Promise<TeamServer> {
   const adminToken = `${name}-admin-secret-0123456789`;
-  const data = path.resolve(process.env.TEST_DATA_DIR || ".test-data", `${name}-${Date.now().toString(36)}`);
+  const data = path.resolve(WORKER_DATA_DIR, `${name}-${Date.now().toString(36)}`);
   const server = await startOwnServer(port, {
     DATA_DIR: data,
     KNOWLEDGE_DIR: "knowledge",

@@ -27,7 +27,7 @@ describe.runIf(process.platform === "linux")("allocatorEnv", () => {
   it("a process started with it runs on jemalloc exactly when the machine has it", () => {
     const run = spawnSync(
       process.execPath,
-      ["--input-type=module", "-e", `import { allocatorInUse } from "./scripts/allocator.mjs"; console.log(allocatorInUse());`],
+      ["--input-type=module", "-e", `import { allocatorInUse } from "./lib/allocator.mjs"; console.log(allocatorInUse());`],
       { env: allocatorEnv({ PATH: process.env.PATH }), encoding: "utf8" },
     );
     expect(run.stderr).toBe("");

@@ -189,6 +189,11 @@ async function serve() {
   });
   await app.prepare();
   prepared.resolve();
+  // The app registers its MCP endpoint last at start-up (instrumentation.ts), after checking the settings: a
+  // setting that stops the server stops it before its address and owner link are printed (waited for at most 60 s).
+  for (let i = 0; i < 1200 && !globalThis[Symbol.for("kb-mcp-chat.mcp-endpoint")]; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
   console.log(`[server] listening on http://${host.includes(":") ? `[${host}]` : host}:${port} (memory allocator: ${allocatorInUse()})`);
   // Like Jupyter's: whoever opens it first is the owner (a session cookie), so only the person who started the server.
   console.log(

@@ -18,8 +18,12 @@ mkdirSync(DATA, { recursive: true });
 const TMP = path.resolve(DATA, "tmp");
 mkdirSync(TMP);
 const TEST_ENV = { TMPDIR: TMP };
-/** The caches tools keep there (Node's compile cache, tsx's, Playwright's transforms): not the tests' to remove. */
-const TOOL_CACHES = /^(node-compile-cache|tsx-\d+|playwright-transform-cache-\d+)$/;
+/**
+ * What a test makes there: a folder named as mkdtemp names it, a prefix ending in "-" and six characters. The caches
+ * and files that tools and libraries keep there (Node's compile cache, tsx's, Playwright's transforms, Chromium's
+ * profiles, LanceDB's) are not the tests' to remove.
+ */
+const TEST_FOLDER = /^[a-z][a-z0-9-]*-[A-Za-z0-9]{6}$/;
 
 /** Tests run with every core busy (scripts/under-load.mjs), instead of in the main Vitest run: the files, and a name pattern. */
 const LOADED_FILES = ["lib/worker/pool.test.ts", "lib/parse/ocr.test.ts"];
@@ -192,9 +196,9 @@ if (!gatesOnly) {
   }
 
   // Every test removes the temporary folders it made (they pile up in /tmp otherwise).
-  const left = readdirSync(TMP).filter((name) => !TOOL_CACHES.test(name));
+  const left = readdirSync(TMP).filter((name) => TEST_FOLDER.test(name));
   if (left.length) {
-    failures.push(`temporary files or folders left behind by the tests: ${left.join(", ")}`);
+    failures.push(`temporary folders left behind by the tests (in ${TMP}): ${left.join(", ")}`);
     tally.failed += 1;
   } else tally.passed += 1;
 }

@@ -4,11 +4,12 @@
  * sha256(kb + NUL + name) — gets exactly the answer of a document that does not exist, from the API and on the
  * document page; a conversation keeps none of those ids among its picked documents.
  */
+
 import { createHash } from "node:crypto";
-import { expect, type Page, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, PORT_BASE, test } from "./helpers/servers";
 import { startTeamServer, type TeamServer } from "./helpers/team-server";
 
-const BASE = Number(process.env.E2E_PORT_BASE || 3100);
 const MISSING = "0123456789abcdef01234567";
 const SECRET_NAME = "layoffs-2027.md";
 
@@ -35,7 +36,7 @@ async function answerFor(page: Page, id: string) {
 }
 
 test.beforeAll(async () => {
-  team = await startTeamServer(BASE + 77, "existence");
+  team = await startTeamServer(PORT_BASE + 77, "existence");
   for (const name of ["handbook", "board"]) expect((await team.admin("POST", "/api/kbs", { name, title: name })).status).toBe(201);
   ids.leave = await upload("handbook", "leave.md", "# Leave\n\nTwenty days of annual leave.\n");
   ids.secret = await upload("board", SECRET_NAME, "# Layoffs\n\nThe board's plan for 2027.\n");

@@ -4,16 +4,16 @@
  * by the browser's script) and the owner link (`next`, a server redirect). Following each must stay on the
  * app's origin: no request leaves for another host, no script URL runs.
  */
-import { type BrowserContext, expect, type Page, test } from "@playwright/test";
+import type { BrowserContext, Page } from "@playwright/test";
 import { OPEN_REDIRECT_PAYLOADS } from "@/lib/auth/open-redirect-payloads";
 import { requestOwnerLinkToken } from "@/lib/auth/owner-link-tokens";
 import { getConfig } from "@/lib/config";
-import { PORTS, SECURE } from "../playwright.config";
+import { expect, PORTS, SECURE, test, WORKER_DATA_DIR } from "./helpers/servers";
 
 const APP = `http://127.0.0.1:${PORTS.offline}`;
 const SECURED = `http://127.0.0.1:${PORTS.secure}`;
 /** The offline app's data folder (playwright.config.ts): `npm run owner-link` run with it makes that app's links. */
-const OFFLINE_DATA = `${process.env.TEST_DATA_DIR || ".test-data"}/offline`;
+const OFFLINE_DATA = `${WORKER_DATA_DIR}/offline`;
 
 /** Watches `page` for what an open redirect would do: a request to another host, a dialog from a script URL. */
 function watchEscapes(page: Page): string[] {

@@ -4,13 +4,14 @@
  * that calls the tool it is told to. The server, not the browser, decides what a saved answer holds: a forged
  * answer is dropped, an edited one is the server's copy. A link stops working when its maker's account is removed.
  */
-import { type APIRequestContext, expect, request, test } from "@playwright/test";
+
+import { type APIRequestContext, request } from "@playwright/test";
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
 import type { OwnServer } from "./helpers/own-server";
+import { expect, PORT_BASE, test } from "./helpers/servers";
 import { startTeamServer, type TeamServer } from "./helpers/team-server";
 import { startToolModel } from "./helpers/tool-model";
 
-const BASE = Number(process.env.E2E_PORT_BASE || 3100);
 const SECRET = "NIGHTINGALE-7731";
 const PASSWORD = "a long team password";
 
@@ -69,8 +70,8 @@ async function saveAndShare(who: string, messages: unknown[]) {
 const open = (who: string, token: string) => people[who].api.get(`/api/shared/${token}`);
 
 test.beforeAll(async () => {
-  model = await startToolModel(BASE + 81);
-  team = await startTeamServer(BASE + 80, "share-attribution", {
+  model = await startToolModel(PORT_BASE + 81);
+  team = await startTeamServer(PORT_BASE + 80, "share-attribution", {
     OPENAI_API_KEY: "test-key",
     OPENAI_BASE_URL: model.url,
     CHAT_MODEL: "tool-model",

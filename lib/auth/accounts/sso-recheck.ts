@@ -72,6 +72,7 @@ async function askProvider(store: Store, deps: SsoDeps, check: SsoCheck, cfg: Oi
   }
   if (answer && "claims" in answer) {
     const applied = await applySsoClaims(deps, identity, user, answer.claims, cfg);
+    console.log(`[oidc] re-check of ${user.id}: ${"refused" in applied ? applied.refused : "confirmed"}`);
     if ("refused" in applied) {
       await audit(
         null,
@@ -117,6 +118,7 @@ async function askProvider(store: Store, deps: SsoDeps, check: SsoCheck, cfg: Oi
     return false;
   }
   const within = since(check.confirmedAt, now) <= graceMs(cfg);
+  if (!refreshToken) console.warn(`[oidc] re-check of ${user.id}: ${unreachable}; ${within ? "within" : "past"} the grace limit`);
   let ending: Ending | null = null;
   if (!within && !check.endedAt) {
     await deps.accounts.deleteSessions(user.id);

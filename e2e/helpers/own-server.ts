@@ -23,6 +23,10 @@ export async function startOwnServer(port: number, env: Record<string, string>):
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));
+  // A server left running (a hook that timed out, a worker that stopped) would hold its port for the next spec.
+  const killChild = () => child.kill("SIGKILL");
+  process.once("exit", killChild);
+  child.once("exit", () => process.off("exit", killChild));
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 240; i++) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${out}`);
@@ -31,7 +35,10 @@ export async function startOwnServer(port: number, env: Record<string, string>):
       () => false,
     );
     if (ok) break;
-    if (i === 239) throw new Error(`server did not become healthy:\n${out}`);
+    if (i === 239) {
+      killChild();
+      throw new Error(`server did not become healthy:\n${out}`);
+    }
     await new Promise((r) => setTimeout(r, 500));
   }
   return {

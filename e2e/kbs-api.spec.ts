@@ -287,7 +287,10 @@ test.describe("with REQUIRE_TOKEN on", () => {
   test("the rate limit answers 429 with Retry-After", async () => {
     const secret = await createToken(SECURED, { name: "burst", scope: "read" }, admin);
     const statuses: number[] = [];
-    for (let i = 0; i <= SECURE.rateLimit; i++) statuses.push((await postRaw(mcpUrl(PORTS.secure), LIST, bearer(secret))).status);
+    // Until the first 429 (bounded): a busy machine's slow requests may let the budget refill by one or two.
+    while (statuses.length < SECURE.rateLimit * 2 && statuses.at(-1) !== 429) {
+      statuses.push((await postRaw(mcpUrl(PORTS.secure), LIST, bearer(secret))).status);
+    }
     expect(statuses.slice(0, SECURE.rateLimit).every((s) => s === 200)).toBe(true);
     expect(statuses.at(-1)).toBe(429);
     const res = await fetch(mcpUrl(PORTS.secure), {

@@ -262,17 +262,21 @@ for (const { style, port } of STYLES) {
   test(`behind a trusted proxy that ${style}, the failed-authentication limit counts the real client`, () => {
     // Wrong secrets from the client namespace, each naming another address: one budget, the client's.
     const statuses: number[] = [];
-    for (let i = 0; i <= FAILURES + 2; i++) {
+    // Until the first 429 (bounded): a busy machine's slow requests may let the budget refill by one.
+    for (let i = 0; i <= FAILURES * 3 && statuses.at(-1) !== 429; i++) {
       const named = i % 2 ? "127.0.0.1" : `10.9.9.${i}`;
       const spoof = { forwarded: `for=${named}`, "x-forwarded-for": named, "x-real-ip": named };
       statuses.push(request("cli", "GET", `${remote(port())}/api/tokens`, { headers: { ...spoof, ...bearer(`kba_wrong${i}`) } }).status);
     }
     expect(statuses.slice(0, FAILURES)).toEqual(Array(FAILURES).fill(401));
     expect(statuses.at(-1)).toBe(429);
-    // The client is locked out, right secret or not, whatever address it names…
+    // The client is locked out whatever address it names; only the right secret, too long to guess, still gets in…
+    expect(
+      request("cli", "GET", `${remote(port())}/api/tokens`, { headers: { "x-real-ip": "10.1.1.1", ...bearer("kba_wrong-again") } }).status,
+    ).toBe(429);
     expect(
       request("cli", "GET", `${remote(port())}/api/tokens`, { headers: { "x-real-ip": "10.1.1.1", ...bearer(ADMIN_TOKEN) } }).status,
-    ).toBe(429);
+    ).toBe(200);
     // …but the loopback address it named is not: a client on loopback through the same proxy gets in.
     expect(request("srv", "GET", `${local(port())}/api/tokens`, { headers: bearer(ADMIN_TOKEN) }).status).toBe(200);
   });

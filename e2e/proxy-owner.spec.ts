@@ -184,7 +184,7 @@ test("the owner link works once; `npm run owner-link` makes a new one, which wor
   expect(used.body).toContain("npm run owner-link");
 
   const link = requestedLink();
-  const headerFile = path.join(mkdtempSync(path.join(os.tmpdir(), "owner-link-")), "headers");
+  const headerFile = path.join(tmp, "requested-link-headers");
   const opened = request("srv", "GET", link, { headerFile });
   expect(opened.status, opened.body).toBe(303);
   const cookie = /^set-cookie: (kb_session=[^;]+)/im.exec(opened.headers)?.[1];

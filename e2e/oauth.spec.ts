@@ -130,13 +130,15 @@ test("a browser signs in on the consent page and allows kb hr read-only", async 
   await mcp.close();
 
   // Connected apps on /kbs (with the admin token in this browser): listed, then revoked.
-  await page.goto(`${server.base}/kbs`);
-  // The admin secret, exchanged for a session cookie of this browser (it never keeps the secret).
-  await page.evaluate(async (secret) => {
+  // The admin secret, exchanged for a session cookie of this browser (it never keeps the secret). Signed out,
+  // /kbs sends the browser to sign in, so the session is made there and /kbs opened after it.
+  await page.goto(`${server.base}/signin`);
+  const signedIn = await page.evaluate(async (secret) => {
     const headers = { "content-type": "application/json" };
-    await fetch("/api/session", { method: "POST", headers, body: JSON.stringify({ secret }) });
+    return (await fetch("/api/session", { method: "POST", headers, body: JSON.stringify({ secret }) })).status;
   }, ADMIN);
-  await page.reload();
+  expect(signedIn).toBe(200);
+  await page.goto(`${server.base}/kbs`);
   const row = page.getByTestId("app-row").filter({ hasText: "E2E Connector" });
   await expect(row).toContainText("hr");
   await row.getByTestId("app-revoke").click();

@@ -152,12 +152,15 @@ async function handleTimed(req: Request, options: McpHttpOptions): Promise<Respo
   const { principal, scope } = access;
   const { store } = scope;
   const audit: ToolAudit = (action, fields) =>
-    void recordAudit(
-      null,
-      action,
-      { ...fields, actor: principal.actor, actorId: principal.ownerId, address: principal.caller.address },
-      store,
-    ).catch((err) => console.error("[mcp] could not record an audit event:", err));
+    store.background(
+      recordAudit(
+        null,
+        action,
+        { ...fields, actor: principal.actor, actorId: principal.ownerId, address: principal.caller.address },
+        store,
+      ),
+      "an audit event",
+    );
   let server: ReturnType<typeof createMcpServer>;
   try {
     const { kb, kbs, documents, catalog } = scope;

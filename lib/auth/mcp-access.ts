@@ -232,7 +232,7 @@ export async function authenticateMcp(req: Request, options: McpAccessOptions): 
     kbs = (kbs ?? [...known]).filter((k) => filter.includes(k));
     if (kbs.length === 0) return refuse(403, "Forbidden: none of the requested knowledge bases is available.");
   }
-  touch().catch((err) => console.error("[mcp] could not record token use:", err));
+  store.background(touch(), "a token's use");
   const documents = decodeDocumentFilter(req.headers.get(DOCUMENT_FILTER_HEADER));
   return { principal, scope: { kb, kbs, documents: documents ? [...documents] : undefined, catalog, store, registry } };
 }

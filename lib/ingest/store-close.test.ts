@@ -34,4 +34,21 @@ describe("closing a store", () => {
       await expect(store.optimize()).resolves.toBeUndefined(); // skipped: the store is closing
     }
   });
+
+  it("waits for a write no request waited for (a token's last use), so it never lands in a removed folder", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "store-close-"));
+    dirs.push(dir);
+    const store = await openStore({ uri: dir, embedder: createNoEmbedder() });
+    let landed = false;
+    const late = new Promise<void>((resolve) => setTimeout(resolve, 300)).then(() => {
+      landed = true;
+    });
+    store.background(late, "a late write");
+    await store.close();
+    expect(landed).toBe(true);
+    // One that fails is logged, and the store still closes.
+    const again = await openStore({ uri: dir, embedder: createNoEmbedder() });
+    again.background(Promise.reject(new Error("disk full")), "a failing write");
+    await expect(again.close()).resolves.toBeUndefined();
+  });
 });

@@ -85,6 +85,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   const reads = storeReads(tables, docs.get, compat, indexes, bodies);
   const writes = storeWrites(tables, embedder, docs, compat, indexes, recent, folds, bodies);
   const tempSweep = sweepStaleTempFiles(uri);
+  const pending = new Set<Promise<unknown>>();
 
   return {
     uri,
@@ -119,10 +120,14 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
       setStoreStats(snapshot);
       return snapshot;
     },
+    background(write, what) {
+      const settled = write.catch((err) => console.error(`[store] could not record ${what}:`, err)).finally(() => pending.delete(settled));
+      pending.add(settled);
+    },
     close() {
       // Closing a table while Lance works on it kills the process (LanceDB 0.31: SIGSEGV in Table.optimize()
       // after Table.close(); a test run lost a whole test file to it), so the tables close after that work.
-      return Promise.all([indexes.stop(), tempSweep.stop()])
+      return Promise.all([indexes.stop(), tempSweep.stop(), ...pending])
         .then(() => undefined)
         .finally(() => tables.close());
     },

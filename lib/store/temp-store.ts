@@ -15,7 +15,7 @@ export async function openTempStore(prefix: string, dimensions = 256) {
     /** Closes the store and removes its dir. */
     async close() {
       await store.close();
-      await rm(dir, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     },
   };
 }

@@ -143,8 +143,13 @@ export interface Store {
   /** Set when opened with allowMismatch and the index was built with another embedder. */
   readonly mismatch: string | null;
   /**
+   * A write no request waits for (a token's last use, an audit row): close() waits for it, so it never lands in
+   * a closed or removed folder.
+   */
+  background(write: Promise<unknown>, what: string): void;
+  /**
    * Stops maintenance and closes every table (side tables included) and the connection, once the maintenance
-   * run or index load under way has ended. Callers need not wait for it.
+   * run or index load under way and the background writes have ended. Callers need not wait for it.
    */
   close(): Promise<void>;
 }

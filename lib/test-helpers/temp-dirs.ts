@@ -8,7 +8,7 @@ import { afterAll } from "vitest";
 export function tempDirs(prefix: string): () => Promise<string> {
   const dirs: string[] = [];
   afterAll(async () => {
-    await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+    await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 })));
   });
   return async () => {
     const d = await mkdtemp(path.join(os.tmpdir(), prefix));

@@ -80,6 +80,8 @@ test.beforeAll(async () => {
 });
 test.afterAll(async () => {
   await client?.close();
+  // The worker's offline app serves the specs after this one: its library goes back to knowledge/ alone.
+  await fetch(`${BASE}/api/kbs/${KB}`, { method: "DELETE" });
 });
 
 test("a multi-file upload streams progress; broken PDFs fail alone with their messages", async () => {

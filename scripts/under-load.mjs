@@ -1,19 +1,25 @@
 #!/usr/bin/env node
-// Runs Vitest with the given arguments while busy loops hold every core twice over, as on a CI machine shared with
-// other work: budgets must make a task slower there, never stop it. Each loop ends by itself after LOOP_MAX_MS
-// even if this script is killed.
+// Runs a command while busy loops hold every core twice over, as on a CI machine shared with other work: budgets
+// must make a task slower there, never stop it. `node scripts/under-load.mjs <vitest args>` runs Vitest;
+// `node scripts/under-load.mjs -- <command…>` runs any command (`-- bash scripts/test.sh`: the whole test command).
+// Each loop ends by itself after LOOP_MAX_MINUTES (default 15; the whole test command needs more) even if this
+// script is killed.
 import { spawn, spawnSync } from "node:child_process";
 import { availableParallelism } from "node:os";
 
-const LOOP_MAX_MS = 15 * 60_000;
+const LOOP_MAX_MS = Number(process.env.LOOP_MAX_MINUTES || 15) * 60_000;
+const args = process.argv.slice(2);
+const [cmd, ...cmdArgs] = args[0] === "--" ? args.slice(1) : ["npx", "vitest", "run", ...args];
 const loops = Array.from({ length: 2 * availableParallelism() }, () =>
   spawn(process.execPath, ["-e", `const end = Date.now() + ${LOOP_MAX_MS}; while (Date.now() < end);`], { stdio: "ignore" }),
 );
 let status = 1;
+const start = Date.now();
 try {
   console.log(`${loops.length} busy loops on ${availableParallelism()} cores`);
-  status = spawnSync("npx", ["vitest", "run", ...process.argv.slice(2)], { stdio: "inherit" }).status ?? 1;
+  status = spawnSync(cmd, cmdArgs, { stdio: "inherit" }).status ?? 1;
 } finally {
   for (const loop of loops) loop.kill("SIGKILL");
 }
+console.log(`under load: ${cmd} ${cmdArgs.join(" ")} ended with status ${status} after ${((Date.now() - start) / 60_000).toFixed(1)} min`);
 process.exit(status);

@@ -76,6 +76,34 @@ describe("extracted overview", () => {
     expect(o.questions.every((q) => hasCjk(q) && !/Tell me|What does/.test(q))).toBe(true);
   });
 
+  it("in the Chinese UI asks first about the Chinese documents of a mostly English library", async () => {
+    const memos: Record<string, string> = {};
+    for (const [i, city] of [
+      "Ashgrove",
+      "Brightwater",
+      "Calder",
+      "Dunmore",
+      "Eastfield",
+      "Fairhaven",
+      "Glenrock",
+      "Harlow",
+      "Ivybridge",
+      "Jarrow",
+    ].entries()) {
+      memos[`memo-${i}.md`] = `# Depot memo ${city}\n\n## Opening hours\n\nThe ${city} depot opens at ${6 + (i % 3)} am on weekdays.`;
+    }
+    await ingestMarkdown(store, "mixed", { ...memos, "shouce.md": HANDBOOKS["shouce.md"] });
+    const docs = (await store.listDocuments()).filter((d) => d.kb === "mixed");
+    const chinese = docs.find((d) => d.source === "shouce.md")!;
+    const o = await overviewOf(store, docs, "zh", offline);
+    const aboutChinese: string[] = [];
+    for (const q of o.questions) {
+      const [top] = await searchKnowledge(store, { query: q, topK: 1, kb: ["mixed"] });
+      if (top?.document.id === chinese.id) aboutChinese.push(q);
+    }
+    expect(aboutChinese.length, o.questions.join(" | ")).toBeGreaterThanOrEqual(2);
+  });
+
   it("is cached until the document changes", async () => {
     const d = await doc("handbook.md");
     const first = await overviewOf(store, [d], "en", offline);

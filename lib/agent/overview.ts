@@ -13,6 +13,7 @@ import { HEADING_SEPARATOR } from "@/lib/chunk/heading";
 import type { AppConfig } from "@/lib/config";
 import { searchKnowledge } from "@/lib/retrieve";
 import type { Store } from "@/lib/store";
+import { hasCjk } from "@/lib/text/cjk";
 import { sentenceRanges } from "@/lib/text/sentences";
 import type { ChunkRecord, DocumentRecord } from "@/lib/types";
 import { verifiedOfflineFollowUps } from "./follow-ups";
@@ -78,23 +79,37 @@ function opening(doc: OverviewSource): string {
   return out.length > COVERS_CHARS ? `${out.slice(0, COVERS_CHARS - 1).trimEnd()}…` : out.trim();
 }
 
-/** One passage per section, the documents taken in turn, as the follow-up machinery reads them. */
-function samplePassages(docs: readonly OverviewSource[]) {
-  const perDoc = docs.map((d) => {
-    const seen = new Set<string>();
-    return [...d.chunks]
-      .sort((a, b) => a.index - b.index)
-      .filter((c) => {
-        const key = c.heading;
-        if (seen.has(key) || Array.from(bodyOf(c)).length < 12) return false;
-        seen.add(key);
-        return true;
-      })
-      .map((c) => ({ c, d: d.document }));
-  });
+/** Whether a document is written in `lang`, by its title and opening passage. */
+function inLanguage(doc: OverviewSource, lang: Lang): boolean {
+  const first = [...doc.chunks].sort((a, b) => a.index - b.index)[0];
+  return hasCjk(`${doc.document.title} ${first ? bodyOf(first).slice(0, 200) : ""}`) === (lang === "zh");
+}
+
+/** A document's passages worth asking about, one per section, in order. */
+function passagesOf(doc: OverviewSource): { c: ChunkRecord; d: Doc }[] {
+  const seen = new Set<string>();
+  return [...doc.chunks]
+    .sort((a, b) => a.index - b.index)
+    .filter((c) => {
+      if (seen.has(c.heading) || Array.from(bodyOf(c)).length < 12) return false;
+      seen.add(c.heading);
+      return true;
+    })
+    .map((c) => ({ c, d: doc.document }));
+}
+
+/**
+ * One passage per section, the documents taken in turn, as the follow-up machinery reads them. The documents in
+ * the UI language are taken first, then the others: in a large library the passages run out before every document
+ * is reached, and a Chinese screen would otherwise ask only about English documents.
+ */
+function samplePassages(docs: readonly OverviewSource[], lang: Lang) {
   const picked: { c: ChunkRecord; d: Doc }[] = [];
-  for (let round = 0; picked.length < MAX_PASSAGES && perDoc.some((p) => p.length > round); round++)
-    for (const p of perDoc) if (p[round] && picked.length < MAX_PASSAGES) picked.push(p[round]);
+  for (const group of [docs.filter((d) => inLanguage(d, lang)), docs.filter((d) => !inLanguage(d, lang))]) {
+    const perDoc = group.map(passagesOf);
+    for (let round = 0; picked.length < MAX_PASSAGES && perDoc.some((p) => p.length > round); round++)
+      for (const p of perDoc) if (p[round] && picked.length < MAX_PASSAGES) picked.push(p[round]);
+  }
   return picked.map(({ c, d }, i) => ({
     n: i + 1,
     chunk_id: c.id,
@@ -127,7 +142,7 @@ async function extractOverview(
   search: (query: string) => Promise<readonly { chunk_id: string }[] | null>,
 ): Promise<Overview> {
   const sections = docs.length === 1 ? sectionsOf(docs[0]) : docs.slice(0, MAX_SECTIONS).map((d) => d.document.title);
-  const found = await verifiedOfflineFollowUps("", "", samplePassages(docs), search, lang, MAX_QUESTIONS);
+  const found = await verifiedOfflineFollowUps("", "", samplePassages(docs, lang), search, lang, MAX_QUESTIONS);
   return { kind: "extracted", covers: coversOf(docs, lang), sections, questions: found.map((f) => f.question) };
 }
 
@@ -141,7 +156,7 @@ const OVERVIEW_TIMEOUT_MS = 20_000;
 /** The model's overview from the opening, sections and sample passages; the extracted one stands in when it fails. */
 async function modelOverview(model: LanguageModelV4, docs: readonly OverviewSource[], lang: Lang, extracted: Overview): Promise<Overview> {
   try {
-    const passages = samplePassages(docs)
+    const passages = samplePassages(docs, lang)
       .slice(0, 6)
       .map((p) => `${p.document.title}${p.heading ? ` › ${p.heading}` : ""}\n${p.text.slice(0, 600)}`)
       .join("\n\n");

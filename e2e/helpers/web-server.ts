@@ -7,9 +7,12 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { PEER_HEADER, peerHeaderFor } from "../../lib/auth/peer";
 
-export async function serveWeb(
-  handle: (request: Request, url: URL) => Promise<Response>,
-): Promise<{ base: string; close(): Promise<void> }> {
+export interface WebServer {
+  base: string;
+  close(): Promise<void>;
+}
+
+export async function serveWeb(handle: (request: Request, url: URL) => Promise<Response>): Promise<WebServer> {
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);

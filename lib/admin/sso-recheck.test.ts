@@ -5,71 +5,40 @@
  * provider ends sessions, tokens and OAuth grants on the schedule and at the next use; a refused refresh token
  * ends them too; an unreachable provider keeps access until the grace limit.
  */
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import os from "node:os";
+import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { sessionUser } from "@/lib/auth/accounts/sessions";
 import { signInWithSso } from "@/lib/auth/accounts/sso";
 import { getSsoCheckStore } from "@/lib/auth/accounts/sso-checks";
 import { recheckDue, runSsoRecheck, ssoAccessAllowed, ssoDepsOf } from "@/lib/auth/accounts/sso-recheck";
-import { type AccountStore, getAccountStore } from "@/lib/auth/accounts/store";
+import { APP, ssoTestBed } from "@/lib/auth/accounts/sso-test-bed";
 import { getOAuthStore } from "@/lib/auth/oauth/store";
-import { beginSso, finishSso, flowCookieValue, type OidcConfig } from "@/lib/auth/oidc";
+import type { OidcConfig } from "@/lib/auth/oidc";
 import { authenticateApp } from "@/lib/auth/principal";
 import { testAuthSettings } from "@/lib/auth/test-settings";
 import { getConfig } from "@/lib/config";
-import { createOfflineEmbedder } from "@/lib/embed";
 import { createAccessToken, getRegistry } from "@/lib/kb";
-import { openStore, type Store } from "@/lib/store";
-import { startTestProvider, type TestProvider, walkProvider } from "@/lib/test-helpers/oidc-provider";
 import { handleMcpRequest } from "@/mcp/http";
 
-const APP = "http://app.test";
-const CALLBACK = `${APP}/api/auth/oidc/callback`;
-let dir: string;
-let store: Store;
-let accounts: AccountStore;
-let idp: TestProvider;
-const saved = { ...process.env };
-
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "sso-recheck-"));
-  store = await openStore({ uri: dir, embedder: createOfflineEmbedder(64) });
-  accounts = await getAccountStore(store);
-  idp = await startTestProvider({ clientId: "kb-app", clientSecret: "kb-app-secret", redirectUri: CALLBACK });
-  Object.assign(process.env, {
-    PUBLIC_URL: APP,
-    OIDC_ISSUER: idp.issuer,
-    OIDC_CLIENT_ID: "kb-app",
-    OIDC_CLIENT_SECRET: "kb-app-secret",
-    OIDC_ALLOW_INSECURE_ISSUER: "1",
-    OIDC_GROUP_ROLES: "kb-admins=admin,staff=reader",
-    OIDC_RECHECK_SECONDS: "1",
-  });
-});
-afterAll(async () => {
-  process.env = saved;
-  await idp?.close();
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
+const bed = ssoTestBed("sso-recheck-", {
+  OIDC_GROUP_ROLES: "kb-admins=admin,staff=reader",
+  OIDC_RECHECK_SECONDS: "1",
 });
 
 /** Signs `login` in through the provider; its session cookie, a read-write access token and an OAuth grant it owns. */
 async function signedIn(login: string, claims: Record<string, unknown>) {
-  idp.claims.set(login, claims);
-  const { location, cookie } = await beginSso();
-  const got = await finishSso(await walkProvider(location, login, CALLBACK), flowCookieValue(cookie.split(";")[0]));
+  const got = await bed.providerSignIn(login, claims);
   expect(got.refreshToken).toBeTruthy();
-  const done = await signInWithSso(await ssoDepsOf(store), got, getConfig().oidc, 1);
+  const done = await signInWithSso(await ssoDepsOf(bed.store), got, getConfig().oidc, 1);
   if ("refused" in done) throw new Error(done.refused);
-  const registry = await getRegistry(store);
-  const { token, secret } = await createAccessToken(store, registry, { name: `${login} ci`, scope: "read-write", kb: null }, (id) =>
-    accounts.setOwner("token", id, done.user.id),
+  const registry = await getRegistry(bed.store);
+  const { token, secret } = await createAccessToken(bed.store, registry, { name: `${login} ci`, scope: "read-write", kb: null }, (id) =>
+    bed.accounts.setOwner("token", id, done.user.id),
   );
-  const oauth = await getOAuthStore(store);
+  const oauth = await getOAuthStore(bed.store);
   const grantId = `oag_${done.user.id.slice(4)}`;
-  await accounts.setOwner("oauth_grant", grantId, done.user.id);
+  await bed.accounts.setOwner("oauth_grant", grantId, done.user.id);
   await oauth.addGrant({
     id: grantId,
     clientId: "kbc_test",
@@ -97,10 +66,10 @@ async function signedIn(login: string, claims: Record<string, unknown>) {
 
 /** Whether the session, the access token and the OAuth grant of `who` have all ended. */
 async function allEnded(who: Awaited<ReturnType<typeof signedIn>>) {
-  const registry = await getRegistry(store);
-  const oauth = await getOAuthStore(store);
+  const registry = await getRegistry(bed.store);
+  const oauth = await getOAuthStore(bed.store);
   return {
-    session: (await sessionUser(accounts, who.cookie)) === null,
+    session: (await sessionUser(bed.accounts, who.cookie)) === null,
     token: (await registry.getToken(who.tokenId))?.revoked === true,
     grant: (await oauth.getGrant(who.grantId))?.revoked === true,
   };
@@ -119,22 +88,26 @@ async function mcpStatus(bearer: string): Promise<number> {
     headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
     body: JSON.stringify(body),
   });
-  const res = await handleMcpRequest(req, { getStore: async () => store, registry: await getRegistry(store), auth: testAuthSettings() });
+  const res = await handleMcpRequest(req, {
+    getStore: async () => bed.store,
+    registry: await getRegistry(bed.store),
+    auth: testAuthSettings(),
+  });
   await res.body?.cancel();
   return res.status;
 }
 
 const request = (cookie: string) => new Request(`${APP}/api/overview`, { headers: { cookie, host: "app.test" } });
-const appDeps = { accounts: async () => accounts, ssoAccess: (id: string) => ssoAccessAllowed(store, id) };
+const appDeps = { accounts: async () => bed.accounts, ssoAccess: (id: string) => ssoAccessAllowed(bed.store, id) };
 
 describe("single-sign-on membership re-checked without a sign-in", () => {
   it("keeps the provider's refresh token only sealed", async () => {
     const ann = await signedIn("ann", { email: "ann@corp.test", groups: ["staff"] });
-    const row = (await (await getSsoCheckStore(store)).all()).get(ann.user.id);
+    const row = (await (await getSsoCheckStore(bed.store)).all()).get(ann.user.id);
     expect(row?.refreshSealed).toBeTruthy();
     expect(row?.refreshSealed).not.toContain(ann.refreshToken);
     // Nowhere on disk in clear.
-    for (const file of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    for (const file of await readdir(bed.dir, { recursive: true, withFileTypes: true })) {
       if (file.isFile()) expect((await readFile(path.join(file.parentPath, file.name))).includes(ann.refreshToken)).toBe(false);
     }
   });
@@ -142,8 +115,8 @@ describe("single-sign-on membership re-checked without a sign-in", () => {
   it("on a schedule: removed from the group at the provider, session, token and OAuth grant end within the interval", async () => {
     const bob = await signedIn("bob", { email: "bob@corp.test", groups: ["kb-admins"] });
     expect(await allEnded(bob)).toEqual({ session: false, token: false, grant: false });
-    idp.claims.set("bob", { email: "bob@corp.test", groups: [] });
-    const stop = runSsoRecheck(store, 200);
+    bed.idp.claims.set("bob", { email: "bob@corp.test", groups: [] });
+    const stop = runSsoRecheck(bed.store, 200);
     try {
       await vi.waitFor(async () => expect(await allEnded(bob)).toEqual({ session: true, token: true, grant: true }), {
         timeout: 30_000,
@@ -152,13 +125,13 @@ describe("single-sign-on membership re-checked without a sign-in", () => {
     } finally {
       stop();
     }
-    expect((await accounts.users()).get(bob.user.id)).toMatchObject({ role: "reader", kbs: [] });
+    expect((await bed.accounts.users()).get(bob.user.id)).toMatchObject({ role: "reader", kbs: [] });
   });
 
   it("at the next use: a stale confirmation is checked before the session counts, and removal ends everything", async () => {
     const cy = await signedIn("cy", { email: "cy@corp.test", groups: ["staff"] });
     await expect(authenticateApp(request(cy.cookie), appDeps)).resolves.toMatchObject({ kind: "user", user: { id: cy.user.id } });
-    idp.claims.set("cy", { email: "cy@corp.test", groups: ["visitors"] });
+    bed.idp.claims.set("cy", { email: "cy@corp.test", groups: ["visitors"] });
     await vi.waitFor(
       async () => {
         await expect(authenticateApp(request(cy.cookie), appDeps)).rejects.toMatchObject({ status: 401 });
@@ -172,7 +145,7 @@ describe("single-sign-on membership re-checked without a sign-in", () => {
     const fay = await signedIn("fay", { email: "fay@corp.test", groups: ["kb-admins"] });
     expect(await mcpStatus(fay.tokenSecret)).toBe(200);
     expect(await mcpStatus(fay.oauthAccess)).toBe(200);
-    idp.claims.set("fay", { email: "fay@corp.test", groups: [] });
+    bed.idp.claims.set("fay", { email: "fay@corp.test", groups: [] });
     await vi.waitFor(async () => expect(await mcpStatus(fay.tokenSecret)).toBe(401), { timeout: 30_000, interval: 300 });
     expect(await mcpStatus(fay.oauthAccess)).toBe(401);
     expect(await allEnded(fay)).toEqual({ session: true, token: true, grant: true });
@@ -180,14 +153,14 @@ describe("single-sign-on membership re-checked without a sign-in", () => {
 
   it("a refresh token the provider refuses ends sessions, tokens and OAuth grants; the role stays for a new sign-in", async () => {
     const dee = await signedIn("dee", { email: "dee@corp.test", groups: ["kb-admins"] });
-    idp.gone.add("dee");
-    await vi.waitFor(async () => expect(await ssoAccessAllowed(store, dee.user.id)).toBe(false), { timeout: 30_000, interval: 300 });
+    bed.idp.gone.add("dee");
+    await vi.waitFor(async () => expect(await ssoAccessAllowed(bed.store, dee.user.id)).toBe(false), { timeout: 30_000, interval: 300 });
     expect(await allEnded(dee)).toEqual({ session: true, token: true, grant: true });
-    expect((await accounts.users()).get(dee.user.id)?.role).toBe("admin");
+    expect((await bed.accounts.users()).get(dee.user.id)?.role).toBe("admin");
     // Asked again later, still within the grace limit: only a new sign-in brings the person back.
-    const checks = await getSsoCheckStore(store);
+    const checks = await getSsoCheckStore(bed.store);
     await checks.save({ ...(await checks.all()).get(dee.user.id)!, attemptedAt: new Date(0).toISOString() });
-    expect(await ssoAccessAllowed(store, dee.user.id)).toBe(false);
+    expect(await ssoAccessAllowed(bed.store, dee.user.id)).toBe(false);
   });
 
   it("an unreachable provider keeps access within the grace limit, then ends sessions and refuses tokens until confirmed again", async () => {
@@ -195,28 +168,28 @@ describe("single-sign-on membership re-checked without a sign-in", () => {
     const down = { ...getConfig().oidc, issuer: "http://127.0.0.1:9", recheckSeconds: 1 };
     await vi.waitFor(
       async () => {
-        const row = (await (await getSsoCheckStore(store)).all()).get(eve.user.id);
+        const row = (await (await getSsoCheckStore(bed.store)).all()).get(eve.user.id);
         expect(Date.now() - Date.parse(row!.confirmedAt)).toBeGreaterThan(1000);
       },
       { timeout: 5000, interval: 200 },
     );
     // The provider cannot be reached (a closed port): within OIDC_RECHECK_GRACE_HOURS nothing ends.
-    const ready = (await (await getSsoCheckStore(store)).all()).get(eve.user.id)!;
-    await recheckDue(store, down);
-    expect(await ssoAccessAllowed(store, eve.user.id, down)).toBe(true);
+    const ready = (await (await getSsoCheckStore(bed.store)).all()).get(eve.user.id)!;
+    await recheckDue(bed.store, down);
+    expect(await ssoAccessAllowed(bed.store, eve.user.id, down)).toBe(true);
     expect(await allEnded(eve)).toEqual({ session: false, token: false, grant: false });
     // Past the grace limit: the session ends, the token and grant are refused but not revoked.
-    const checks = await getSsoCheckStore(store);
+    const checks = await getSsoCheckStore(bed.store);
     await checks.save({
       ...ready,
       confirmedAt: new Date(Date.now() - 25 * 3600_000).toISOString(),
       attemptedAt: new Date(0).toISOString(),
     });
     const graceOver: OidcConfig = { ...down, recheckGraceHours: 24 };
-    expect(await ssoAccessAllowed(store, eve.user.id, graceOver)).toBe(false);
+    expect(await ssoAccessAllowed(bed.store, eve.user.id, graceOver)).toBe(false);
     expect(await allEnded(eve)).toEqual({ session: true, token: false, grant: false });
     // The provider answers again and still vouches for Eve: her token works again.
     await checks.save({ ...(await checks.all()).get(eve.user.id)!, attemptedAt: new Date(0).toISOString() });
-    expect(await ssoAccessAllowed(store, eve.user.id)).toBe(true);
+    expect(await ssoAccessAllowed(bed.store, eve.user.id)).toBe(true);
   });
 });

@@ -6,12 +6,11 @@
  */
 
 import { mkdtemp, rm } from "node:fs/promises";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import type { LanguageModelV4, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serveWeb, type WebServer } from "@/e2e/helpers/web-server";
 import type { AppConfig } from "@/lib/config";
 import { createOfflineEmbedder } from "@/lib/embed";
 import { getFaqStore } from "@/lib/faq/store";
@@ -24,6 +23,7 @@ import { handleMcpRequest } from "@/mcp/http";
 import { connectInMemory } from "@/mcp/test-client";
 import { OFFLINE_CHAT } from "@/scripts/eval-chat/harness";
 import { type RecordedAnswer, runChat } from "./chat";
+import { streamOf, TEST_USAGE } from "./test-model";
 
 const enc = new TextEncoder();
 const SECRET = "# Project Nightingale\n\n## Budget\n\nNIGHTINGALE-7731 has a budget of 4,200,000 for the merger.\n";
@@ -31,7 +31,7 @@ const PUBLIC = "# Handbook\n\n## Annual leave\n\nFull-time employees get 20 days
 let dir: string;
 let store: Store;
 let registry: Registry;
-let server: http.Server;
+let server: WebServer;
 let mcpUrl: string;
 let secretDoc: string;
 
@@ -50,31 +50,18 @@ beforeAll(async () => {
       origin: "manual",
     },
   ]);
-  server = http.createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = Buffer.concat(chunks).toString("utf8");
-    const request = new Request(`http://127.0.0.1${req.url}`, {
-      method: req.method,
-      headers: req.headers as Record<string, string>,
-      body: req.method === "POST" ? body : undefined,
-    });
-    const response = await handleMcpRequest(request, { getStore: async () => store, registry });
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    res.end(Buffer.from(await response.arrayBuffer()));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  mcpUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/mcp`;
+  server = await serveWeb((request) => handleMcpRequest(request, { getStore: async () => store, registry }));
+  mcpUrl = `${server.base}/api/mcp`;
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
+  await server?.close();
   await store?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 const config: AppConfig["chat"] = { ...OFFLINE_CHAT, model: "test", maxSteps: 3 };
-const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+const usage = TEST_USAGE;
 
 /** A model that calls one tool (the first offered whose name `pick` accepts), then answers with what it read. */
 function callsThen(pick: (name: string) => boolean, input: Record<string, unknown>): LanguageModelV4 {
@@ -100,14 +87,7 @@ function callsThen(pick: (name: string) => boolean, input: Record<string, unknow
         );
         parts.push({ type: "finish", usage, finishReason: { unified: "stop", raw: "stop" } });
       }
-      return {
-        stream: new ReadableStream({
-          start(c) {
-            for (const p of parts) c.enqueue(p);
-            c.close();
-          },
-        }),
-      };
+      return streamOf(parts);
     },
   };
 }

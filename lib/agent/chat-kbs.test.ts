@@ -4,11 +4,10 @@
  */
 
 import { mkdtemp, rm } from "node:fs/promises";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serveWeb, type WebServer } from "@/e2e/helpers/web-server";
 import type { AuthSettings } from "@/lib/auth/config";
 import type { AppConfig } from "@/lib/config";
 import { createOfflineEmbedder } from "@/lib/embed";
@@ -24,7 +23,7 @@ const enc = new TextEncoder();
 let dir: string;
 let store: Store;
 let registry: Registry;
-let server: http.Server;
+let server: WebServer;
 let mcpUrl: string;
 const seen: { authorization?: string; filter?: string; tools: string[] }[] = [];
 const AUTH: AuthSettings = { requireToken: true, loopbackOnly: true, localOwner: true, rateLimitPerMinute: 1000, allowedOrigins: [] };
@@ -37,35 +36,24 @@ beforeAll(async () => {
   await ingestDocument(store, { filename: "leave.md", kb: "default", data: enc.encode(leave(20)) });
   await ingestDocument(store, { filename: "leave.md", kb: "contractors", data: enc.encode(leave(12)) });
 
-  server = http.createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = Buffer.concat(chunks).toString("utf8");
+  server = await serveWeb(async (request) => {
     try {
-      const msg = JSON.parse(body) as { method?: string; params?: { name?: string } };
+      const msg = JSON.parse(await request.clone().text()) as { method?: string; params?: { name?: string } };
       seen.push({
-        authorization: req.headers.authorization,
-        filter: req.headers["x-kb-filter"] as string | undefined,
+        authorization: request.headers.get("authorization") ?? undefined,
+        filter: request.headers.get("x-kb-filter") ?? undefined,
         tools: msg.method === "tools/call" ? [String(msg.params?.name)] : [],
       });
     } catch {
       /* not JSON */
     }
-    const request = new Request(`http://127.0.0.1${req.url}`, {
-      method: req.method,
-      headers: req.headers as Record<string, string>,
-      body: req.method === "POST" ? body : undefined,
-    });
-    const response = await handleMcpRequest(request, { getStore: async () => store, registry, auth: AUTH });
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    res.end(Buffer.from(await response.arrayBuffer()));
+    return handleMcpRequest(request, { getStore: async () => store, registry, auth: AUTH });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  mcpUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/mcp`;
+  mcpUrl = `${server.base}/api/mcp`;
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
+  await server?.close();
   await store?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });

@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { serveWeb, type WebServer } from "@/e2e/helpers/web-server";
 import type { AuthSettings } from "@/lib/auth/config";
 import type { AppConfig } from "@/lib/config";
 import { createOfflineEmbedder } from "@/lib/embed";
@@ -23,10 +24,11 @@ import { runChat } from "./chat";
 import type { Citation } from "./citations";
 import { REPEATED_CALL_RESULT } from "./loop";
 import type { CitationCheck } from "./support";
+import { streamOf, TEST_USAGE } from "./test-model";
 
 let dir: string;
 let store: Store;
-let server: http.Server;
+let server: WebServer;
 let mcpUrl: string;
 /** JSON-RPC methods (and tool names) the MCP endpoint received, as the server saw them. */
 const mcpLog: string[] = [];
@@ -59,35 +61,23 @@ beforeAll(async () => {
   mcpUrl = urlOf(server);
 });
 
-const urlOf = (srv: http.Server) => `http://127.0.0.1:${(srv.address() as AddressInfo).port}/api/mcp`;
+const urlOf = (srv: WebServer) => `${srv.base}/api/mcp`;
 
 /** The app's MCP endpoint handler over real HTTP, logging what it receives. */
-async function serveMcp(auth?: AuthSettings): Promise<http.Server> {
-  const srv = http.createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = Buffer.concat(chunks).toString("utf8");
+function serveMcp(auth?: AuthSettings): Promise<WebServer> {
+  return serveWeb(async (request) => {
     try {
-      const msg = JSON.parse(body) as { method?: string; params?: { name?: string } };
+      const msg = JSON.parse(await request.clone().text()) as { method?: string; params?: { name?: string } };
       mcpLog.push(msg.method === "tools/call" ? `tools/call:${msg.params?.name}` : String(msg.method));
     } catch {
       /* not JSON: the handler answers with an error */
     }
-    const request = new Request(`http://127.0.0.1${req.url}`, {
-      method: req.method,
-      headers: req.headers as Record<string, string>,
-      body: req.method === "POST" ? body : undefined,
-    });
-    const response = await handleMcpRequest(request, { getStore: async () => store, ...(auth ? { auth } : {}) });
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    res.end(Buffer.from(await response.arrayBuffer()));
+    return handleMcpRequest(request, { getStore: async () => store, ...(auth ? { auth } : {}) });
   });
-  await new Promise<void>((resolve) => srv.listen(0, "127.0.0.1", resolve));
-  return srv;
 }
 
 afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
+  await server?.close();
   await store?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
@@ -125,10 +115,7 @@ type Step = (opts: LanguageModelV4CallOptions, results: string[]) => { search?: 
 /** A model that follows a script, one entry per step; it sees the tool results of the turn as text. `calls`: what each step was asked. */
 function scriptedModel(script: Step[]): { model: LanguageModelV4; calls: LanguageModelV4CallOptions[] } {
   const calls: LanguageModelV4CallOptions[] = [];
-  const usage = {
-    inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-    outputTokens: { total: 1, text: 1, reasoning: 0 },
-  };
+  const usage = TEST_USAGE;
   const model: LanguageModelV4 = {
     specificationVersion: "v4",
     provider: "test",
@@ -158,14 +145,7 @@ function scriptedModel(script: Step[]): { model: LanguageModelV4; calls: Languag
         parts.push({ type: "text-end", id: "t" });
         parts.push({ type: "finish", usage, finishReason: { unified: "stop", raw: "stop" } });
       }
-      return {
-        stream: new ReadableStream({
-          start(c) {
-            for (const p of parts) c.enqueue(p);
-            c.close();
-          },
-        }),
-      };
+      return streamOf(parts);
     },
   };
   return { model, calls };
@@ -358,7 +338,7 @@ describe("chat turn", () => {
       expect(errors).toEqual([]);
       expect(text).toMatch(/20 days of annual leave per year\. \[\d+\]/);
     } finally {
-      await new Promise((resolve) => locked.close(resolve));
+      await locked.close();
     }
   });
 

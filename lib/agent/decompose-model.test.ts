@@ -12,6 +12,7 @@ import { ingestDocument } from "@/lib/ingest";
 import { openStore, type Store } from "@/lib/store";
 import { askChat, OFFLINE_CHAT, serveMcp } from "@/scripts/eval-chat/harness";
 import { DECOMPOSE_INSTRUCTIONS, parseParts } from "./decompose-model";
+import { streamOf, TEST_USAGE } from "./test-model";
 import { resultsOf } from "./tools";
 
 const HANDBOOK = `# Handbook
@@ -42,7 +43,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+const usage = TEST_USAGE;
 
 /** Splits at " and " when asked to decompose; otherwise cites the first block of every search it read. */
 function llmLike(log: LanguageModelV4CallOptions[]): LanguageModelV4 {
@@ -81,14 +82,7 @@ function llmLike(log: LanguageModelV4CallOptions[]): LanguageModelV4 {
         { type: "text-end", id: "t" },
         { type: "finish", usage, finishReason: { unified: "stop", raw: "stop" } },
       ];
-      return {
-        stream: new ReadableStream({
-          start(c) {
-            for (const p of parts) c.enqueue(p);
-            c.close();
-          },
-        }),
-      };
+      return streamOf(parts);
     },
   };
 }

@@ -1,73 +1,32 @@
-/**
- * Single sign-on against a real OpenID provider (node-oidc-provider on a loopback port) whose ID tokens leave
- * out `email_verified` unless a test gives it, the real openid-client code exchange, and accounts on a real
- * LanceDB store: no takeover of an existing account by e-mail, no merge into an address typed at an unbound
- * invite nor of two people of the provider into one account, identities linked by issuer + subject,
- * OIDC_GROUP_ROLES applied at every sign-in, and an identity that no longer qualifies de-provisioned.
- */
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { getOAuthStore } from "@/lib/auth/oauth/store";
-import { beginSso, finishSso, flowCookieValue, SsoClaimError } from "@/lib/auth/oidc";
+import { SsoClaimError } from "@/lib/auth/oidc";
 import { getConfig } from "@/lib/config";
-import { createOfflineEmbedder } from "@/lib/embed";
 import { createAccessToken, getRegistry } from "@/lib/kb";
-import { openStore, type Store } from "@/lib/store";
-import { startTestProvider, type TestProvider, walkProvider } from "@/lib/test-helpers/oidc-provider";
 import { acceptInvite, createUser, invite } from "./service";
 import { sessionUser } from "./sessions";
 import { releaseUnverified, signInWithSso } from "./sso";
 import { ssoDepsOf } from "./sso-recheck";
-import { type AccountStore, getAccountStore } from "./store";
+import { APP, ssoTestBed } from "./sso-test-bed";
 import { publicUser } from "./types";
 
-const APP = "http://app.test";
-const CALLBACK = `${APP}/api/auth/oidc/callback`;
 const KNOWN = ["default", "hr"];
-let dir: string;
-let store: Store;
-let accounts: AccountStore;
-let idp: TestProvider;
-const saved = { ...process.env };
-
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "sso-"));
-  store = await openStore({ uri: dir, embedder: createOfflineEmbedder(64) });
-  accounts = await getAccountStore(store);
-  idp = await startTestProvider({ clientId: "kb-app", clientSecret: "kb-app-secret", redirectUri: CALLBACK });
-  Object.assign(process.env, {
-    PUBLIC_URL: APP,
-    OIDC_ISSUER: idp.issuer,
-    OIDC_CLIENT_ID: "kb-app",
-    OIDC_CLIENT_SECRET: "kb-app-secret",
-    OIDC_ALLOW_INSECURE_ISSUER: "1",
-    OIDC_ALLOWED_DOMAINS: "example.com",
-    OIDC_GROUP_ROLES: "kb-admins=admin,kb-editors=editor",
-    OIDC_DEFAULT_KBS: "hr",
-  });
-});
-afterAll(async () => {
-  process.env = saved;
-  await idp?.close();
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
+const bed = ssoTestBed("sso-", {
+  OIDC_ALLOWED_DOMAINS: "example.com",
+  OIDC_GROUP_ROLES: "kb-admins=admin,kb-editors=editor",
+  OIDC_DEFAULT_KBS: "hr",
 });
 
 /** One whole sign-in through the provider as `login` (whose claims are `claims`), then the app's decision. */
 async function sso(login: string, claims: Record<string, unknown>) {
-  idp.claims.set(login, claims);
-  const { location, cookie } = await beginSso();
-  const back = await walkProvider(location, login, CALLBACK);
-  const got = await finishSso(back, flowCookieValue(cookie.split(";")[0]));
-  return signInWithSso(await ssoDepsOf(store), got, getConfig().oidc, 1);
+  const got = await bed.providerSignIn(login, claims);
+  return signInWithSso(await ssoDepsOf(bed.store), got, getConfig().oidc, 1);
 }
 
 describe("single sign-on with a real provider", () => {
   it("an ID token without email_verified is unverified: no takeover of an admin's password account, not even by a group", async () => {
-    await createUser(accounts, { email: "admin@example.com", name: "", password: "admin password!", role: "admin", kbs: [] }, KNOWN);
-    await createUser(accounts, { email: "root@corp.test", name: "", password: "root password!!", role: "admin", kbs: [] }, KNOWN);
+    await createUser(bed.accounts, { email: "admin@example.com", name: "", password: "admin password!", role: "admin", kbs: [] }, KNOWN);
+    await createUser(bed.accounts, { email: "root@corp.test", name: "", password: "root password!!", role: "admin", kbs: [] }, KNOWN);
     expect(await sso("attacker-1", { email: "admin@example.com", name: "Eve" })).toEqual({ refused: "sso_unverified" });
     // A group qualifies the person, but never lets them into an account by an address the provider did not verify.
     expect(await sso("attacker-2", { email: "admin@example.com", groups: ["kb-admins"] })).toEqual({ refused: "sso_account_exists" });
@@ -75,7 +34,7 @@ describe("single sign-on with a real provider", () => {
     expect(await sso("attacker-3", { email: "root@corp.test", email_verified: true, groups: ["kb-admins"] })).toEqual({
       refused: "sso_account_exists",
     });
-    const users = [...(await accounts.users()).values()];
+    const users = [...(await bed.accounts.users()).values()];
     expect(users.map((u) => u.email).sort()).toEqual(["admin@example.com", "root@corp.test"]);
   });
 
@@ -83,16 +42,16 @@ describe("single sign-on with a real provider", () => {
     const first = await sso("sub-admin", { email: "admin@example.com", email_verified: true, name: "Admin" });
     if ("refused" in first) throw new Error(first.refused);
     expect(first).toMatchObject({ created: false, linked: true, user: { email: "admin@example.com", role: "admin" } });
-    expect(await accounts.findIdentity(idp.issuer, "sub-admin")).toMatchObject({ userId: first.user.id });
+    expect(await bed.accounts.findIdentity(bed.idp.issuer, "sub-admin")).toMatchObject({ userId: first.user.id });
     // The provider changes the address it reports: the subject still reaches the same account.
     const again = await sso("sub-admin", { email: "renamed@example.com", email_verified: true });
     expect(again).toMatchObject({ linked: false, user: { id: first.user.id } });
   });
 
   it("an address chosen at an unbound invite is unverified: single sign-on never merges into it", async () => {
-    const { link } = await invite(accounts, { role: "reader", kbs: ["hr"] }, "admin", KNOWN);
+    const { link } = await invite(bed.accounts, { role: "reader", kbs: ["hr"] }, "admin", KNOWN);
     const squatter = await acceptInvite(
-      accounts,
+      bed.accounts,
       { invite: link.slice(link.indexOf("#") + 1), email: "victim@example.com", name: "", password: "squatter password" },
       1,
     );
@@ -114,7 +73,7 @@ describe("single sign-on with a real provider", () => {
     const demoted = await sso("ann", { email: "ann@example.com", email_verified: true, groups: ["staff"] });
     expect(demoted).toMatchObject({ roleChange: { from: "admin", to: "reader" }, user: { role: "reader", kbs: ["hr"] } });
     if ("refused" in demoted) throw new Error(demoted.refused);
-    expect((await accounts.users()).get(demoted.user.id)?.role).toBe("reader");
+    expect((await bed.accounts.users()).get(demoted.user.id)?.role).toBe("reader");
   });
 
   it("never merges two people: an account made from an unverified address is marked, and its verified owner claims it from the squatter", async () => {
@@ -123,9 +82,9 @@ describe("single sign-on with a real provider", () => {
     if ("refused" in mallory) throw new Error(mallory.refused);
     expect(mallory).toMatchObject({ created: true, user: { role: "editor" } });
     expect(publicUser(mallory.user).emailVerified).toBe(false);
-    const registry = await getRegistry(store);
-    const { token } = await createAccessToken(store, registry, { name: "squat", scope: "read-write", kb: null }, (id) =>
-      accounts.setOwner("token", id, mallory.user.id),
+    const registry = await getRegistry(bed.store);
+    const { token } = await createAccessToken(bed.store, registry, { name: "squat", scope: "read-write", kb: null }, (id) =>
+      bed.accounts.setOwner("token", id, mallory.user.id),
     );
     // Another unverified claim of the address is no owner either.
     expect(await sso("mallory-2", { email: "victim@corp.test", groups: ["kb-editors"] })).toEqual({ refused: "sso_account_exists" });
@@ -135,14 +94,14 @@ describe("single sign-on with a real provider", () => {
     if ("refused" in victim) throw new Error(victim.refused);
     expect(victim).toMatchObject({
       created: false,
-      claimed: { subjects: [`${idp.issuer} mallory`] },
+      claimed: { subjects: [`${bed.idp.issuer} mallory`] },
       user: { id: mallory.user.id, role: "admin" },
     });
     expect(publicUser(victim.user).emailVerified).toBe(true);
     const cookie = mallory.cookies.map((c) => c.slice(0, c.indexOf(";"))).join("; ");
-    expect(await sessionUser(accounts, cookie)).toBeNull();
+    expect(await sessionUser(bed.accounts, cookie)).toBeNull();
     expect((await registry.getToken(token.id))?.revoked).toBe(true);
-    expect((await accounts.identitiesOf(mallory.user.id)).map((i) => i.subject)).toEqual(["victim-sub"]);
+    expect((await bed.accounts.identitiesOf(mallory.user.id)).map((i) => i.subject)).toEqual(["victim-sub"]);
     // Mallory's identity reaches nothing any more.
     expect(await sso("mallory", { email: "victim@corp.test", groups: ["kb-editors"] })).toEqual({ refused: "sso_account_exists" });
   });
@@ -151,40 +110,40 @@ describe("single sign-on with a real provider", () => {
     const squat = await sso("mallory-3", { email: "newhire@example.com", groups: ["kb-editors"] });
     if ("refused" in squat) throw new Error(squat.refused);
     expect(publicUser(squat.user).emailVerified).toBe(false);
-    const { link } = await invite(accounts, { email: "newhire@example.com", role: "reader", kbs: ["hr"] }, "admin", KNOWN);
-    const deps = await ssoDepsOf(store);
+    const { link } = await invite(bed.accounts, { email: "newhire@example.com", role: "reader", kbs: ["hr"] }, "admin", KNOWN);
+    const deps = await ssoDepsOf(bed.store);
     const joined = await acceptInvite(
-      accounts,
+      bed.accounts,
       { invite: link.slice(link.indexOf("#") + 1), email: "newhire@example.com", name: "New Hire", password: "new hire password" },
       1,
       (id) => releaseUnverified(deps, id),
     );
     expect(joined).toMatchObject({
-      claimed: { subjects: [`${idp.issuer} mallory-3`] },
+      claimed: { subjects: [`${bed.idp.issuer} mallory-3`] },
       user: { id: squat.user.id, role: "reader", kbs: ["hr"], origin: "local" },
     });
     expect(publicUser(joined.user).emailVerified).toBe(true);
-    expect(await sessionUser(accounts, squat.cookies.map((c) => c.slice(0, c.indexOf(";"))).join("; "))).toBeNull();
+    expect(await sessionUser(bed.accounts, squat.cookies.map((c) => c.slice(0, c.indexOf(";"))).join("; "))).toBeNull();
     expect(await sso("mallory-3", { email: "newhire@example.com", groups: ["kb-editors"] })).toEqual({ refused: "sso_account_exists" });
   });
 
   it("refuses a subject or e-mail claim with a NUL: a clear refusal, nothing stored", async () => {
-    const before = (await accounts.users()).size;
+    const before = (await bed.accounts.users()).size;
     await expect(sso("nul-mail", { email: "a\u0000b@example.com", email_verified: true })).rejects.toBeInstanceOf(SsoClaimError);
-    expect((await accounts.users()).size).toBe(before);
+    expect((await bed.accounts.users()).size).toBe(before);
   });
 
   it("de-provisions an identity the provider no longer admits: no role left, sessions, tokens and OAuth grants end", async () => {
     const first = await sso("carol", { email: "carol@other.test", email_verified: true, groups: ["kb-admins"] });
     if ("refused" in first) throw new Error(first.refused);
     const cookie = first.cookies.map((c) => c.slice(0, c.indexOf(";"))).join("; ");
-    const registry = await getRegistry(store);
-    const { token } = await createAccessToken(store, registry, { name: "ci", scope: "read-write", kb: null }, (id) =>
-      accounts.setOwner("token", id, first.user.id),
+    const registry = await getRegistry(bed.store);
+    const { token } = await createAccessToken(bed.store, registry, { name: "ci", scope: "read-write", kb: null }, (id) =>
+      bed.accounts.setOwner("token", id, first.user.id),
     );
-    const oauth = await getOAuthStore(store);
+    const oauth = await getOAuthStore(bed.store);
     const grantId = "oag_00000000000000c1";
-    await accounts.setOwner("oauth_grant", grantId, first.user.id);
+    await bed.accounts.setOwner("oauth_grant", grantId, first.user.id);
     const at = new Date().toISOString();
     await oauth.addGrant({
       id: grantId,
@@ -197,13 +156,13 @@ describe("single sign-on with a real provider", () => {
       lastUsedAt: null,
       revoked: false,
     });
-    expect(await sessionUser(accounts, cookie)).not.toBeNull();
+    expect(await sessionUser(bed.accounts, cookie)).not.toBeNull();
 
     // Removed from every group, outside the allowed domains: refused, and the account keeps nothing.
     const refused = await sso("carol", { email: "carol@other.test", email_verified: true, groups: [] });
     expect(refused).toMatchObject({ refused: "sso_not_allowed", deprovisioned: { from: "admin" } });
-    expect((await accounts.users()).get(first.user.id)).toMatchObject({ role: "reader", kbs: [] });
-    expect(await sessionUser(accounts, cookie)).toBeNull();
+    expect((await bed.accounts.users()).get(first.user.id)).toMatchObject({ role: "reader", kbs: [] });
+    expect(await sessionUser(bed.accounts, cookie)).toBeNull();
     expect((await registry.getToken(token.id))?.revoked).toBe(true);
     expect((await oauth.getGrant(grantId))?.revoked).toBe(true);
   });

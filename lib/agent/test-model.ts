@@ -1,0 +1,20 @@
+/** Test only: what the agent tests' scripted models (LanguageModelV4) share. */
+import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
+
+/** Token counts a scripted model reports: one in, one out. */
+export const TEST_USAGE = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 },
+};
+
+/** doStream's result: `parts`, all at once. */
+export function streamOf(parts: LanguageModelV4StreamPart[]) {
+  return {
+    stream: new ReadableStream<LanguageModelV4StreamPart>({
+      start(c) {
+        for (const p of parts) c.enqueue(p);
+        c.close();
+      },
+    }),
+  };
+}

@@ -36,20 +36,9 @@ async function signedIn(login: string, claims: Record<string, unknown>) {
   const { token, secret } = await createAccessToken(bed.store, registry, { name: `${login} ci`, scope: "read-write", kb: null }, (id) =>
     bed.accounts.setOwner("token", id, done.user.id),
   );
-  const oauth = await getOAuthStore(bed.store);
   const grantId = `oag_${done.user.id.slice(4)}`;
-  await bed.accounts.setOwner("oauth_grant", grantId, done.user.id);
-  await oauth.addGrant({
-    id: grantId,
-    clientId: "kbc_test",
-    clientName: "Test",
-    resource: `${APP}/api/mcp`,
-    kbs: ["default"],
-    scope: "read-write",
-    createdAt: new Date().toISOString(),
-    lastUsedAt: null,
-    revoked: false,
-  });
+  await bed.addOwnedGrant(grantId, done.user.id);
+  const oauth = await getOAuthStore(bed.store);
   const oauthAccess = `kboa_${done.user.id}_${"x".repeat(24)}`;
   const hour = new Date(Date.now() + 3600_000).toISOString();
   await oauth.addSecret({ kind: "access", grantId, expiresAt: hour, data: null }, oauthAccess);

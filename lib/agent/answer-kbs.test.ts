@@ -23,7 +23,7 @@ import { handleMcpRequest } from "@/mcp/http";
 import { connectInMemory } from "@/mcp/test-client";
 import { OFFLINE_CHAT } from "@/scripts/eval-chat/harness";
 import { type RecordedAnswer, runChat } from "./chat";
-import { streamOf, TEST_USAGE } from "./test-model";
+import { streamingModel, streamOf, TEST_USAGE } from "./test-model";
 
 const enc = new TextEncoder();
 const SECRET = "# Project Nightingale\n\n## Budget\n\nNIGHTINGALE-7731 has a budget of 4,200,000 for the merger.\n";
@@ -66,30 +66,23 @@ const usage = TEST_USAGE;
 /** A model that calls one tool (the first offered whose name `pick` accepts), then answers with what it read. */
 function callsThen(pick: (name: string) => boolean, input: Record<string, unknown>): LanguageModelV4 {
   let step = 0;
-  return {
-    specificationVersion: "v4",
-    provider: "test",
-    modelId: "scripted",
-    supportedUrls: {},
-    doGenerate: () => Promise.reject(new Error("stream only")),
-    async doStream(opts) {
-      const parts: LanguageModelV4StreamPart[] = [{ type: "stream-start", warnings: [] }];
-      const name = (opts.tools ?? []).map((t) => t.name).find(pick);
-      if (step++ === 0 && name) {
-        parts.push({ type: "tool-call", toolCallId: "call-1", toolName: name, input: JSON.stringify(input) });
-        parts.push({ type: "finish", usage, finishReason: { unified: "tool-calls", raw: "tool_calls" } });
-      } else {
-        const read = opts.prompt.flatMap((m) => (m.role === "tool" ? m.content : [])).map((p) => JSON.stringify(p));
-        parts.push(
-          { type: "text-start", id: "t" },
-          { type: "text-delta", id: "t", delta: `I read: ${read.join(" ")}` },
-          { type: "text-end", id: "t" },
-        );
-        parts.push({ type: "finish", usage, finishReason: { unified: "stop", raw: "stop" } });
-      }
-      return streamOf(parts);
-    },
-  };
+  return streamingModel(async (opts) => {
+    const parts: LanguageModelV4StreamPart[] = [{ type: "stream-start", warnings: [] }];
+    const name = (opts.tools ?? []).map((t) => t.name).find(pick);
+    if (step++ === 0 && name) {
+      parts.push({ type: "tool-call", toolCallId: "call-1", toolName: name, input: JSON.stringify(input) });
+      parts.push({ type: "finish", usage, finishReason: { unified: "tool-calls", raw: "tool_calls" } });
+    } else {
+      const read = opts.prompt.flatMap((m) => (m.role === "tool" ? m.content : [])).map((p) => JSON.stringify(p));
+      parts.push(
+        { type: "text-start", id: "t" },
+        { type: "text-delta", id: "t", delta: `I read: ${read.join(" ")}` },
+        { type: "text-end", id: "t" },
+      );
+      parts.push({ type: "finish", usage, finishReason: { unified: "stop", raw: "stop" } });
+    }
+    return streamOf(parts);
+  });
 }
 
 /** One turn of `model`; the answer as the server recorded it once the stream ended. */

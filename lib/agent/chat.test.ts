@@ -24,7 +24,7 @@ import { runChat } from "./chat";
 import type { Citation } from "./citations";
 import { REPEATED_CALL_RESULT } from "./loop";
 import type { CitationCheck } from "./support";
-import { streamOf, TEST_USAGE } from "./test-model";
+import { streamingModel, streamOf, TEST_USAGE } from "./test-model";
 
 let dir: string;
 let store: Store;
@@ -116,38 +116,31 @@ type Step = (opts: LanguageModelV4CallOptions, results: string[]) => { search?: 
 function scriptedModel(script: Step[]): { model: LanguageModelV4; calls: LanguageModelV4CallOptions[] } {
   const calls: LanguageModelV4CallOptions[] = [];
   const usage = TEST_USAGE;
-  const model: LanguageModelV4 = {
-    specificationVersion: "v4",
-    provider: "test",
-    modelId: "scripted",
-    supportedUrls: {},
-    doGenerate: () => Promise.reject(new Error("stream only")),
-    async doStream(opts) {
-      calls.push(opts);
-      const results = opts.prompt
-        .filter((m) => m.role === "tool")
-        .flatMap((m) => m.content)
-        .map((p) => (p.type === "tool-result" && p.output.type === "text" ? p.output.value : ""));
-      const step = script[Math.min(calls.length - 1, script.length - 1)](opts, results);
-      const parts: LanguageModelV4StreamPart[] = [{ type: "stream-start", warnings: [] }];
-      if (step.search) {
-        parts.push({
-          type: "tool-call",
-          toolCallId: `call-${calls.length}`,
-          toolName: "search_knowledge",
-          input: JSON.stringify(step.search),
-        });
-        parts.push({ type: "finish", usage, finishReason: { unified: "tool-calls", raw: "tool_calls" } });
-      } else {
-        parts.push({ type: "text-start", id: "t" });
-        // Deltas cut through markers, as real streams do.
-        for (const piece of (step.text ?? "").match(/[\s\S]{1,3}/g) ?? []) parts.push({ type: "text-delta", id: "t", delta: piece });
-        parts.push({ type: "text-end", id: "t" });
-        parts.push({ type: "finish", usage, finishReason: { unified: "stop", raw: "stop" } });
-      }
-      return streamOf(parts);
-    },
-  };
+  const model: LanguageModelV4 = streamingModel(async (opts) => {
+    calls.push(opts);
+    const results = opts.prompt
+      .filter((m) => m.role === "tool")
+      .flatMap((m) => m.content)
+      .map((p) => (p.type === "tool-result" && p.output.type === "text" ? p.output.value : ""));
+    const step = script[Math.min(calls.length - 1, script.length - 1)](opts, results);
+    const parts: LanguageModelV4StreamPart[] = [{ type: "stream-start", warnings: [] }];
+    if (step.search) {
+      parts.push({
+        type: "tool-call",
+        toolCallId: `call-${calls.length}`,
+        toolName: "search_knowledge",
+        input: JSON.stringify(step.search),
+      });
+      parts.push({ type: "finish", usage, finishReason: { unified: "tool-calls", raw: "tool_calls" } });
+    } else {
+      parts.push({ type: "text-start", id: "t" });
+      // Deltas cut through markers, as real streams do.
+      for (const piece of (step.text ?? "").match(/[\s\S]{1,3}/g) ?? []) parts.push({ type: "text-delta", id: "t", delta: piece });
+      parts.push({ type: "text-end", id: "t" });
+      parts.push({ type: "finish", usage, finishReason: { unified: "stop", raw: "stop" } });
+    }
+    return streamOf(parts);
+  });
   return { model, calls };
 }
 

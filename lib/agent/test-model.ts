@@ -1,5 +1,5 @@
 /** Test only: what the agent tests' scripted models (LanguageModelV4) share. */
-import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import type { LanguageModelV4, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 
 /** Token counts a scripted model reports: one in, one out. */
 export const TEST_USAGE = {
@@ -16,5 +16,17 @@ export function streamOf(parts: LanguageModelV4StreamPart[]) {
         c.close();
       },
     }),
+  };
+}
+
+/** A model that only streams, each call answered by `doStream`. */
+export function streamingModel(doStream: LanguageModelV4["doStream"]): LanguageModelV4 {
+  return {
+    specificationVersion: "v4",
+    provider: "test",
+    modelId: "scripted",
+    supportedUrls: {},
+    doGenerate: () => Promise.reject(new Error("stream only")),
+    doStream,
   };
 }

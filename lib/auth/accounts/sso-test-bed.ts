@@ -3,6 +3,7 @@
  * store in a temp dir, and the OIDC settings in the environment for the file's tests (restored after them).
  */
 import { afterAll, beforeAll } from "vitest";
+import { getOAuthStore } from "@/lib/auth/oauth/store";
 import { beginSso, finishSso, flowCookieValue } from "@/lib/auth/oidc";
 import type { Store } from "@/lib/store";
 import { openTempStore, type TempStore } from "@/lib/store/temp-store";
@@ -20,6 +21,8 @@ export interface SsoTestBed {
   idp: TestProvider;
   /** `login` (whose claims become `claims`) walks the provider's pages: what the app's callback gets back. */
   providerSignIn(login: string, claims: Record<string, unknown>): ReturnType<typeof finishSso>;
+  /** A read-write OAuth grant to the knowledge base default, owned by the account `userId`. */
+  addOwnedGrant(grantId: string, userId: string): Promise<void>;
 }
 
 /** The bed, filled before the calling file's tests; `env` adds to the OIDC settings (roles, domains, re-check). */
@@ -31,6 +34,20 @@ export function ssoTestBed(prefix: string, env: Record<string, string>): SsoTest
       bed.idp.claims.set(login, claims);
       const { location, cookie } = await beginSso();
       return finishSso(await walkProvider(location, login, CALLBACK), flowCookieValue(cookie.split(";")[0]));
+    },
+    async addOwnedGrant(grantId, userId) {
+      await bed.accounts.setOwner("oauth_grant", grantId, userId);
+      await (await getOAuthStore(bed.store)).addGrant({
+        id: grantId,
+        clientId: "kbc_test",
+        clientName: "Test",
+        resource: `${APP}/api/mcp`,
+        kbs: ["default"],
+        scope: "read-write",
+        createdAt: new Date().toISOString(),
+        lastUsedAt: null,
+        revoked: false,
+      });
     },
   } as SsoTestBed;
   beforeAll(async () => {

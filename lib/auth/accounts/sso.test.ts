@@ -7,7 +7,7 @@ import { acceptInvite, createUser, invite } from "./service";
 import { sessionUser } from "./sessions";
 import { releaseUnverified, signInWithSso } from "./sso";
 import { ssoDepsOf } from "./sso-recheck";
-import { APP, ssoTestBed } from "./sso-test-bed";
+import { ssoTestBed } from "./sso-test-bed";
 import { publicUser } from "./types";
 
 const KNOWN = ["default", "hr"];
@@ -141,21 +141,8 @@ describe("single sign-on with a real provider", () => {
     const { token } = await createAccessToken(bed.store, registry, { name: "ci", scope: "read-write", kb: null }, (id) =>
       bed.accounts.setOwner("token", id, first.user.id),
     );
-    const oauth = await getOAuthStore(bed.store);
     const grantId = "oag_00000000000000c1";
-    await bed.accounts.setOwner("oauth_grant", grantId, first.user.id);
-    const at = new Date().toISOString();
-    await oauth.addGrant({
-      id: grantId,
-      clientId: "kbc_test",
-      clientName: "Test",
-      resource: `${APP}/api/mcp`,
-      kbs: ["default"],
-      scope: "read-write",
-      createdAt: at,
-      lastUsedAt: null,
-      revoked: false,
-    });
+    await bed.addOwnedGrant(grantId, first.user.id);
     expect(await sessionUser(bed.accounts, cookie)).not.toBeNull();
 
     // Removed from every group, outside the allowed domains: refused, and the account keeps nothing.
@@ -164,6 +151,6 @@ describe("single sign-on with a real provider", () => {
     expect((await bed.accounts.users()).get(first.user.id)).toMatchObject({ role: "reader", kbs: [] });
     expect(await sessionUser(bed.accounts, cookie)).toBeNull();
     expect((await registry.getToken(token.id))?.revoked).toBe(true);
-    expect((await oauth.getGrant(grantId))?.revoked).toBe(true);
+    expect((await (await getOAuthStore(bed.store)).getGrant(grantId))?.revoked).toBe(true);
   });
 });

@@ -3,13 +3,14 @@
  * service works), an object fetched only when its ETag changed. Requests are signed with aws4fetch (SigV4 in
  * a few kilobytes, instead of the AWS SDK's many packages) and sent through ./http.ts, so an endpoint is
  * held to the same public-address rule as every other fetch. A hostile or broken service cannot lead it out of
- * the bucket and prefix (objectPath) or keep it listing forever (a repeated token, MAX_LIST_PAGES), nor make it hold
+ * the bucket and prefix (objectPath) or keep it listing forever (a repeated token, SOURCE_MAX_LIST_PAGES), nor make it hold
  * more and more memory: a page's keys are handed on one by one as they are read, each copied out of the page, which
  * is dropped before the next one is asked for; a skipped key is counted, and a continuation token kept as its hash.
  */
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { AwsClient } from "aws4fetch";
+import { sourceLimits } from "@/lib/config";
 import type { Connector } from "./engine";
 import { readable } from "./engine";
 import { guardedRequest } from "./http";
@@ -35,9 +36,6 @@ function parseS3Url(url: string): { bucket: string; prefix: string } {
   if (!m) throw new Error("not an s3:// URL");
   return { bucket: m[1], prefix: m[2] };
 }
-
-/** Pages of one listing at most (1,000 keys each): a listing longer than this is taken for one that never ends. */
-const MAX_LIST_PAGES = 10_000;
 
 /**
  * The key's path inside the bucket, or null when it has `.` or `..` segments or lies outside the prefix: a URL
@@ -82,8 +80,9 @@ export const s3Connector: Connector = async (ctx) => {
   const outside: string[] = [];
   let outsideCount = 0;
   let listed = 0;
+  const { maxListPages } = sourceLimits();
   for (let page = 0; ; page++) {
-    if (page >= MAX_LIST_PAGES) throw new Error(`the bucket listing did not end after ${MAX_LIST_PAGES} pages`);
+    if (page >= maxListPages) throw new Error(`the bucket listing did not end after ${maxListPages} pages`);
     const q = new URLSearchParams({ "list-type": "2", prefix });
     if (token) q.set("continuation-token", token);
     const xml = (await signedGet(`${endpoint}/${bucket}?${q}`, 16 * 1024 * 1024)).toString("utf8");

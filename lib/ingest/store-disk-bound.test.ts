@@ -118,10 +118,11 @@ describe("the data dir after an ingest, once idle", () => {
         await ingestDocument(store, { filename: d.name, data: Buffer.from(d.text), origin: i % 2 ? "upload" : "mcp" });
       }
       expect(await oldVersions(store), "the writes leave old versions at first").toBeGreaterThan(0);
-      const size = await settlesTo(store, dir, 3 * (raw + rawBytes(late)), 30_000);
+      // Maintenance runs in the background: on a busy machine it takes longer, so the wait ends when it is done, up to 90 s.
+      const size = await settlesTo(store, dir, 3 * (raw + rawBytes(late)), 90_000);
       expect(size / (raw + rawBytes(late)), `${size} bytes`).toBeLessThanOrEqual(3);
     } finally {
       await store.close();
     }
-  }, 120_000);
+  }, 180_000);
 });

@@ -7,7 +7,6 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { type Browser, chromium } from "@playwright/test";
-import { CHROMIUM_PATH } from "./chromium";
 
 export type Where = "srv" | "cli";
 
@@ -59,12 +58,12 @@ export function makeNetnsPair(tag: string, subnet: number): NetnsPair {
 }
 
 /**
- * Chromium (helpers/chromium.ts) started inside a namespace (Playwright talks to it over a pipe): its requests come from that
+ * Debian Chromium started inside a namespace (Playwright talks to it over a pipe): its requests come from that
  * namespace's address. `dir` holds the small wrapper script.
  */
 export async function launchChromiumIn(pair: NetnsPair, where: Where, dir: string): Promise<Browser> {
   const wrapper = path.join(dir, `chromium-in-${where}.sh`);
-  writeFileSync(wrapper, `#!/bin/sh\nexec ip netns exec ${pair.ns[where]} ${CHROMIUM_PATH} "$@"\n`);
+  writeFileSync(wrapper, `#!/bin/sh\nexec ip netns exec ${pair.ns[where]} ${process.env.CHROMIUM_PATH || "/usr/bin/chromium"} "$@"\n`);
   chmodSync(wrapper, 0o755);
   return chromium.launch({ executablePath: wrapper, args: ["--no-sandbox", "--disable-gpu", "--no-first-run"] });
 }

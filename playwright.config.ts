@@ -1,5 +1,6 @@
 import { defineConfig, devices } from "@playwright/test";
 
+import { CHROMIUM_PATH } from "./e2e/helpers/chromium";
 import { DATA_ROOT, WORKERS } from "./e2e/helpers/server-sets";
 
 /**
@@ -25,7 +26,7 @@ export default defineConfig({
   use: {
     // No baseURL here: `test` from e2e/helpers/servers.ts sets the worker's own.
     launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
+      executablePath: CHROMIUM_PATH,
       args: [
         "--no-sandbox",
         "--disable-gpu",

@@ -5,6 +5,7 @@
  * "Connected apps" list on /kbs shows the grant and revokes it.
  */
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import {
@@ -25,6 +26,7 @@ const REDIRECT = `http://127.0.0.1:${PORTS.offline + 61}/callback`;
 const LIST = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
 let server: OwnServer;
 let dataDir: string;
+const listeners: Server[] = [];
 
 test.describe.configure({ mode: "serial" });
 
@@ -57,6 +59,7 @@ test.beforeAll(async () => {
 });
 
 test.afterAll(async () => {
+  for (const l of listeners) await new Promise((resolve) => l.close(resolve));
   await server?.stop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
@@ -86,11 +89,14 @@ test("a browser signs in on the consent page and allows kb hr read-only", async 
     resource: new URL(prm.resource),
   });
 
+  // The client's redirect listener, as a real connector runs it on loopback: it records where the browser came back.
   let callback: URL | null = null;
-  await page.route(`${REDIRECT}**`, async (route) => {
-    callback = new URL(route.request().url());
-    await route.fulfill({ status: 200, contentType: "text/plain", body: "done" });
+  const listener = createServer((req, res) => {
+    callback = new URL(req.url ?? "/", REDIRECT);
+    res.end("done");
   });
+  await new Promise<void>((resolve) => listener.listen(PORTS.offline + 61, "127.0.0.1", resolve));
+  listeners.push(listener);
   await page.goto(authorizationUrl.href);
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Allow access");
   await expect(page.getByText("E2E Connector")).toBeVisible();

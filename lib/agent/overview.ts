@@ -81,7 +81,7 @@ function opening(doc: OverviewSource): string {
 
 /** Whether a document is written in `lang`, by its title and opening passage. */
 function inLanguage(doc: OverviewSource, lang: Lang): boolean {
-  const first = [...doc.chunks].sort((a, b) => a.index - b.index)[0];
+  const first = doc.chunks.reduce<ChunkRecord | undefined>((a, c) => (a && a.index <= c.index ? a : c), undefined);
   return hasCjk(`${doc.document.title} ${first ? bodyOf(first).slice(0, 200) : ""}`) === (lang === "zh");
 }
 
@@ -105,7 +105,8 @@ function passagesOf(doc: OverviewSource): { c: ChunkRecord; d: Doc }[] {
  */
 function samplePassages(docs: readonly OverviewSource[], lang: Lang) {
   const picked: { c: ChunkRecord; d: Doc }[] = [];
-  for (const group of [docs.filter((d) => inLanguage(d, lang)), docs.filter((d) => !inLanguage(d, lang))]) {
+  const matches = docs.map((d) => inLanguage(d, lang));
+  for (const group of [docs.filter((_, i) => matches[i]), docs.filter((_, i) => !matches[i])]) {
     const perDoc = group.map(passagesOf);
     for (let round = 0; picked.length < MAX_PASSAGES && perDoc.some((p) => p.length > round); round++)
       for (const p of perDoc) if (p[round] && picked.length < MAX_PASSAGES) picked.push(p[round]);

@@ -58,10 +58,13 @@ function curl(where: Where, method: string, pathname: string, opts: Omit<CurlOpt
   return curlIn(net, where, method, `${base}${pathname}`, { ...opts, headers, headerFile: path.join(DATA, "last-headers.txt") });
 }
 
-/** Opens the last owner link the app printed (a session stays valid across the app's restarts: it is stored). */
-function signInOwner() {
-  const links = [...output.matchAll(/http:\/\/127\.0\.0\.1:\d+(\/api\/session\/owner\?token=[\w-]+)/g)];
-  expect(links.length, output).toBeGreaterThan(0);
+const ownerLinks = () => [...output.matchAll(/http:\/\/127\.0\.0\.1:\d+(\/api\/session\/owner\?token=[\w-]+)/g)];
+
+/** Opens the last owner link the app printed (a session stays valid across the app's restarts: it is stored).
+ * /api/health answers as soon as the app is prepared; the link is printed a moment later, once MCP is registered. */
+async function signInOwner() {
+  await expect.poll(() => ownerLinks().length, { message: output, timeout: 60_000 }).toBeGreaterThan(0);
+  const links = ownerLinks();
   const opened = curl("srv", "GET", links[links.length - 1][1]);
   expect(opened.status).toBe(303);
   const value = (name: string) => new RegExp(`^set-cookie: ${name}=([^;]+)`, "im").exec(opened.headers)?.[1] ?? "";
@@ -157,7 +160,7 @@ test.beforeAll(async () => {
     const child = start([...net.inNs("srv"), process.execPath, "server.mjs", "-p", String(APP_PORT), "-H", "0.0.0.0"], { ...base, ...env });
     for (let i = 0; ; i++) {
       if (curl("srv", "GET", "/api/health").status === 200) {
-        if (!owner) signInOwner();
+        if (!owner) await signInOwner();
         return child;
       }
       if (i > 240) throw new Error(`the app did not become healthy:\n${output}`);

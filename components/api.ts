@@ -11,6 +11,8 @@ export class ApiError extends Error {
     public readonly status: number,
     public readonly code: string,
     message: string,
+    /** The server's facts about the refusal (`error.detail`), for the page to word in its language. */
+    public readonly detail?: Readonly<Record<string, unknown>>,
   ) {
     super(message);
   }
@@ -58,8 +60,10 @@ export async function apiFetch<T>(path: string, init: { method?: string; body?: 
   } catch {
     throw new ApiError(0, "network", "");
   }
-  const json = (await res.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null;
-  if (!res.ok) throw new ApiError(res.status, json?.error?.code ?? "internal", json?.error?.message ?? res.statusText);
+  const json = (await res.json().catch(() => null)) as {
+    error?: { code?: string; message?: string; detail?: Record<string, unknown> };
+  } | null;
+  if (!res.ok) throw new ApiError(res.status, json?.error?.code ?? "internal", json?.error?.message ?? res.statusText, json?.error?.detail);
   return json as T;
 }
 

@@ -2,17 +2,21 @@
  * Export, share and pin a conversation, in English and Chinese: the Markdown download carries the answer's
  * numbered references as links into the app, the print view shows the answers with their references and
  * nothing of the chat around them, a pinned conversation stays at the top of the list after a reload, and a
- * share link opens a read-only copy until the owner revokes it. Then, on an app of its own that asks everyone
- * to sign in: a share link opened by a second account that may read the cited knowledge base, and by one that
- * may not (403).
+ * share link opens a read-only copy until the owner revokes it. On the app with the fake model: one rendering of
+ * a checked answer (a corrected and an unsupported sentence) in the chat, the share view, the print view and the
+ * Markdown file, and a share link that is a snapshot until the owner updates it. Then, on an app of its own that
+ * asks everyone to sign in: a share link opened by a second account that may read the cited knowledge base, and
+ * by one that may not (told which knowledge base and whom to ask).
  */
 import { readFileSync } from "node:fs";
 import type { Page } from "@playwright/test";
 import { audit } from "./helpers/axe";
 import { ask } from "./helpers/chat";
 import type { OwnServer } from "./helpers/own-server";
-import { expect, PORT_BASE, test } from "./helpers/servers";
+import { expect, PORT_BASE, PORTS, test } from "./helpers/servers";
 import { startTeamServer, type TeamServer } from "./helpers/team-server";
+
+const LLM_APP = `http://127.0.0.1:${PORTS.llm}`;
 
 const QUESTION = { en: "How many days of annual leave do full-time employees get?", zh: "报销时员工要先填写什么？" } as const;
 
@@ -50,7 +54,9 @@ for (const locale of ["en-US", "zh-CN"] as const) {
       const [download] = await Promise.all([page.waitForEvent("download"), dialog.getByTestId("export-markdown").click()]);
       expect(download.suggestedFilename()).toMatch(/\.md$/);
       const md = readFileSync((await download.path())!, "utf8");
-      expect(md).toContain(`## ${QUESTION[lang]}`);
+      // The title is the question: said once, as the file's heading.
+      expect(md).toContain(`# ${QUESTION[lang]}\n`);
+      expect(md.split(QUESTION[lang]).length).toBe(2);
       expect(md).toContain(lang === "zh" ? "#### 参考来源" : "#### References");
       // Every reference is a link to its passage in this app, and the answer cites [1].
       expect(md).toMatch(new RegExp(`\\[1\\] \\[[^\\n]+\\]\\(http://127\\.0\\.0\\.1:${PORT_BASE}/documents/[^)]+\\?chunk=`));
@@ -125,6 +131,104 @@ for (const locale of ["en-US", "zh-CN"] as const) {
   });
 }
 
+test.describe("a checked answer leaves the chat as the chat shows it", () => {
+  test.use({ locale: "en-US", colorScheme: "dark" });
+
+  test("chat, share view, print view and Markdown agree; the link is a snapshot until updated; links are listed and revoked", async ({
+    page,
+    browser,
+  }) => {
+    await page.goto(LLM_APP);
+    const answer = await ask(page, "miscite: annual leave");
+    await expect(answer.getByTestId("citation-moved")).toHaveCount(1);
+    await expect(answer.getByTestId("unsupported-mark")).toHaveCount(1);
+    const id = await conversationIdOf(page);
+    /** What a view shows of the answer: its text, the chunks its chips open, its notes and who wrote it. */
+    const rendering = async (root: ReturnType<Page["getByTestId"]>) => ({
+      text: await root.getByTestId("answer").innerText(),
+      chips: await root.getByTestId("citation-chip").evaluateAll((els) => els.map((e) => e.getAttribute("data-chunk-id"))),
+      moved: await root.getByTestId("citation-moved").innerText(),
+      unsupported: await root.getByTestId("unsupported-mark").innerText(),
+      model: await root.getByTestId("answer-model").innerText(),
+    });
+    const chat = await rendering(answer);
+    expect(chat.moved).toMatch(/^citation corrected \(was \[\d\]\)$/);
+    expect(chat.model).toMatch(/^Written by /);
+
+    // The history list is re-read once the conversation is saved.
+    await expect.poll(async () => (await page.request.get(`${LLM_APP}/api/conversations/${id}`)).status()).toBe(200);
+    const dialog = await openExport(page);
+    const [download] = await Promise.all([page.waitForEvent("download"), dialog.getByTestId("export-markdown").click()]);
+    const md = readFileSync((await download.path())!, "utf8");
+    // The Markdown file: the checked sentence with its note, the invented one marked, the same first reference, the model.
+    expect(md).toContain(`*(${chat.moved})*`);
+    expect(md).toMatch(/Interns receive 45 days of leave on Mars\. \[\d\] \*\(not supported by the sources\)\*/);
+    expect(md).toContain(`?chunk=${encodeURIComponent(chat.chips[0]!)}`);
+    expect(md).toContain(`_${chat.model}_`);
+    expect(md.match(/miscite: annual leave/g)).toHaveLength(1);
+    expect(md).toMatch(/^# miscite: annual leave\n\n_Exported [^\n]+_ {2}\n_Knowledge bases: all_\n/);
+
+    // The print view, in the dark theme: the same rendering, black on white.
+    await page.emulateMedia({ media: "print" });
+    const printed = page.getByTestId("print-view");
+    expect(await rendering(printed)).toEqual(chat);
+    const colors = await printed
+      .getByTestId("answer")
+      .evaluate((el) => [getComputedStyle(el).color, getComputedStyle(document.body).backgroundColor]);
+    expect(colors).toEqual(["rgb(0, 0, 0)", "rgb(255, 255, 255)"]);
+    await page.emulateMedia({ media: "screen" });
+
+    await dialog.getByTestId("share-create").click();
+    const link = await dialog.getByTestId("share-link").inputValue();
+    await expect(dialog.getByTestId("share-update")).toHaveCount(0);
+    await dialog.getByTestId("export-close").click();
+    const shared = await page.context().newPage();
+    await shared.goto(link);
+    expect(await rendering(shared.getByTestId("shared-answer"))).toEqual(chat);
+
+    // Asked after the link was made: not in the link, until the owner updates it.
+    await ask(page, "How many days of sick leave?");
+    const item = page.locator(`aside [data-testid="conversation-item"][data-id="${id}"]`);
+    await expect(item.getByTestId("shared-mark")).toBeVisible();
+    await expect
+      .poll(async () => (await page.request.get(`${LLM_APP}/api/conversations/${id}/share`)).json())
+      .toMatchObject({ share: { stale: true } });
+    await shared.reload();
+    await expect(shared.getByTestId("shared-answer")).toHaveCount(1);
+    await expect(shared.getByTestId("shared-question")).toHaveText("miscite: annual leave");
+    const again = await openExport(page);
+    await expect(again.getByTestId("share-state")).toHaveAttribute("data-stale", "true");
+    await again.getByTestId("share-links").locator("summary").click();
+    await expect(again.locator(`[data-testid="share-link-item"][data-conversation="${id}"]`)).toBeVisible();
+    await audit(page, "export dialog with a stale link and the list of links (dark)", '[data-testid="export-dialog"]');
+    await again.getByTestId("share-update").click();
+    await expect(again.getByTestId("share-update")).toHaveCount(0);
+    await shared.reload();
+    await expect(shared.getByTestId("shared-question")).toHaveCount(2);
+
+    // In Chinese: the share view's notes and model line, and a hint without "403".
+    const zh = await (await browser.newContext({ locale: "zh-CN" })).newPage();
+    await zh.goto(link);
+    const zhAnswer = zh.getByTestId("shared-answer").first();
+    await expect(zhAnswer.getByTestId("unsupported-mark")).toHaveText("来源中没有依据");
+    await expect(zhAnswer.getByTestId("citation-moved")).toContainText("引用已更正");
+    await expect(zhAnswer.getByTestId("answer-model")).toHaveText(/^由 .+ 回答$/);
+    await zh.goto(`${LLM_APP}/?c=${id}`);
+    const zhDialog = await openExport(zh);
+    await expect(zhDialog.getByTestId("share-links").locator("summary")).toHaveText(/^你的分享链接（\d+）$/);
+    await expect(zhDialog).toContainText("之后的提问不会公开");
+    await expect(zhDialog).not.toContainText("403");
+    await zh.context().close();
+
+    // Revoked from the list of links: the link answers 404, and the dialog offers a new one.
+    await expect(again).not.toContainText("403");
+    await again.locator(`[data-testid="share-link-item"][data-conversation="${id}"]`).getByTestId("share-link-revoke").click();
+    await expect(again.getByTestId("share-create")).toBeVisible();
+    await shared.reload();
+    await expect(shared.getByTestId("shared-error")).toHaveAttribute("data-status", "404");
+  });
+});
+
 test.describe("a share link opened by other accounts", () => {
   let team: TeamServer;
   let server: OwnServer;
@@ -147,7 +251,7 @@ test.describe("a share link opened by other accounts", () => {
     await server?.stop();
   });
 
-  test("opens for an account that may read every cited knowledge base, 403 for one that may not, 404 once revoked", async ({ browser }) => {
+  test("opens for an account that may read every cited knowledge base, not for one that may not, 404 once revoked", async ({ browser }) => {
     const alice = await team.join(browser, "alice", "en-US");
     const answered = await ask(alice, QUESTION.en);
     // A reader is not offered what their role cannot do.
@@ -185,7 +289,15 @@ test.describe("a share link opened by other accounts", () => {
     expect((await carol.request.get(`${server.base}/api/shared/${token}`)).status()).toBe(403);
     await carol.goto(link);
     await expect(carol.getByTestId("shared-error")).toHaveAttribute("data-status", "403");
-    await expect(carol.getByTestId("shared-error")).toHaveText("This conversation holds content from a knowledge base you may not read.");
+    // …naming the knowledge base she lacks and whom to ask, never "403" (also in Chinese).
+    await expect(carol.getByTestId("shared-error")).toHaveText(
+      "This conversation quotes the knowledge base “default”, which you may not read. Ask alice@team.test, who shared it, or an administrator for access.",
+    );
+    await carol.evaluate(() => localStorage.setItem("kb-locale", "zh"));
+    await carol.reload();
+    await expect(carol.getByTestId("shared-error")).toHaveText(
+      "此对话引用了知识库 “default”，你无权阅读。请向分享者 alice@team.test 或管理员申请访问权限。",
+    );
     await expect(carol.getByTestId("shared-question")).toHaveCount(0);
     // Nor may she revoke it, or read the conversation it shares.
     const id = new URL(alice.url()).searchParams.get("c")!;

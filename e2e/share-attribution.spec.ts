@@ -159,6 +159,10 @@ test("the server keeps its own copy of an answer: what the browser sends in its 
     ],
   });
   expect(patched.status()).toBe(200);
+  // The link is a snapshot: what was saved after it was made shows once alice updates it.
+  const before = (await (await open("bob", token)).json()) as { conversation: { messages: { id: string }[] } };
+  expect(before.conversation.messages.map((m) => m.id)).toEqual([question.id, answer.id]);
+  expect((await send("alice", "PUT", `/api/conversations/${conversation.id}/share`)).status()).toBe(200);
   const opened = await open("bob", token);
   expect(opened.status()).toBe(200);
   const body = await opened.text();

@@ -126,6 +126,8 @@ export class AppError extends Error {
     status?: number,
     /** The knowledge base the refused request named, for the audit log. */
     public readonly kb?: string,
+    /** Facts a client shows in its own words and language (for example which knowledge bases a reader lacks). */
+    public readonly detail?: Readonly<Record<string, string | string[]>>,
   ) {
     super(message);
     this.name = "AppError";

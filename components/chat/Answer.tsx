@@ -10,7 +10,8 @@ import { CHECK_HREF, CITE_HREF, linkCitations } from "@/lib/agent/answer-links";
 import type { Citation, CitationCheck } from "@/lib/agent/protocol";
 import { CitationChip } from "./CitationChip";
 import { CodeBlock } from "./CodeBlock";
-import { type ChatText, fill } from "./strings";
+import { checkNoteText } from "./checked-answer";
+import type { ChatText } from "./strings";
 
 interface AnswerContext {
   citations: Map<number, Citation>;
@@ -23,14 +24,13 @@ interface AnswerContext {
 // the answer streams; what they need comes through this context.
 const Ctx = createContext<AnswerContext | null>(null);
 
-/** What the citation check says after a sentence: its citation was corrected, or no source supports it. */
+/** What the citation check says after a sentence: its citation was corrected, or no source supports it (checked-answer.ts). */
 function CheckNote({ k }: { k: number }) {
   const ctx = useContext(Ctx)!;
   const s = ctx.check?.sentences[k];
-  if (!s) return null;
+  const text = s && checkNoteText(s, ctx.citations, ctx.t);
+  if (!s || !text) return null;
   if (s.unsupported) {
-    const text =
-      s.unsupported === "number" ? fill(ctx.t.numberNotInSources, { numbers: (s.numbers ?? []).join(", ") }) : ctx.t.notSupported;
     return (
       <span
         data-testid="unsupported-mark"
@@ -41,11 +41,9 @@ function CheckNote({ k }: { k: number }) {
       </span>
     );
   }
-  const moved = s.citations.filter((c) => c.from !== undefined);
-  const was = moved.map((c) => ctx.citations.get(c.from!)?.n ?? c.from).join(", ");
   return (
     <span data-testid="citation-moved" className="ml-1 text-[11px] text-zinc-600 dark:text-zinc-400">
-      {fill(ctx.t.citationMoved, { was })}
+      {text}
     </span>
   );
 }

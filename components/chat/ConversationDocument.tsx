@@ -4,19 +4,25 @@ import { useMessages } from "@/components/i18n";
 import type { ChatUIMessage } from "@/lib/agent/protocol";
 import { Answer } from "./Answer";
 import { headingPath } from "./ChunkCard";
-import { checkOf, citationsOf, messageAnswerText } from "./message-parts";
+import { checkedAnswer } from "./checked-answer";
+import { messageAnswerText } from "./message-parts";
 import { S } from "./share-strings";
-import { displayCitations, documentHref } from "./sources";
+import { documentHref } from "./sources";
 import { fill, T } from "./strings";
 
+/** An answer as the chat shows it once checked (checked-answer.ts), with its numbered references and the model that wrote it. */
 function AnswerBlock({ m }: { m: ChatUIMessage }) {
   const t = useMessages(T);
   const s = useMessages(S);
-  const text = messageAnswerText(m);
-  const { byN, cited } = displayCitations(text, citationsOf(m));
+  const { shown, check, byN, cited, model } = checkedAnswer(m);
   return (
     <article data-testid="shared-answer" className="text-[15px]">
-      <Answer text={text} citations={byN} check={checkOf(m)} t={t} />
+      <Answer text={shown} citations={byN} check={check} t={t} />
+      {model && (
+        <p data-testid="answer-model" className="mt-1 text-[11px] text-zinc-600 dark:text-zinc-400">
+          {fill(s.writtenBy, { model })}
+        </p>
+      )}
       {cited.length > 0 && (
         <section aria-label={s.references} className="mt-3 border-t border-zinc-200 pt-2 text-sm dark:border-zinc-800">
           <h3 className="font-semibold">{s.references}</h3>

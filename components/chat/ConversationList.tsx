@@ -89,6 +89,12 @@ function Item({
             </span>
           )}
           {c.title || t.untitled}
+          {c.shared && (
+            <span data-testid="shared-mark" title={s.sharedMark} className="ml-1 inline-flex align-[-2px] text-zinc-600 dark:text-zinc-400">
+              <LinkIcon />
+              <span className="sr-only"> ({s.sharedMark})</span>
+            </span>
+          )}
         </span>
         <span className="block text-[11px] text-zinc-600 dark:text-zinc-400">
           {new Date(c.updatedAt).toLocaleString(locale, { dateStyle: "medium", timeStyle: "short" })}
@@ -155,6 +161,25 @@ function Item({
   );
 }
 
+/** A chain link drawn as an SVG (emoji need a font many machines lack): the conversation has a share link. */
+function LinkIcon() {
+  return (
+    <svg
+      aria-hidden="true"
+      viewBox="0 0 24 24"
+      width="13"
+      height="13"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="2"
+      strokeLinecap="round"
+      strokeLinejoin="round"
+    >
+      <path d="M10 13a5 5 0 0 0 7.5.5l3-3a5 5 0 0 0-7-7l-1.7 1.7M14 11a5 5 0 0 0-7.5-.5l-3 3a5 5 0 0 0 7 7l1.7-1.7" />
+    </svg>
+  );
+}
+
 /** Saved conversations, pinned ones first: search, reopen, pin, rename, delete. `version` changes when the list must be re-read. */
 export function ConversationList({
   activeId,
@@ -208,7 +233,7 @@ export function ConversationList({
       <ul className="flex-1 space-y-1 overflow-y-auto px-2 pb-3">
         {list?.map((c) => (
           <Item
-            key={`${c.id}:${c.title}:${c.pinned}`}
+            key={`${c.id}:${c.title}:${c.pinned}:${c.shared}`}
             c={c}
             active={c.id === activeId}
             t={t}

@@ -3,19 +3,18 @@
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import { createPortal } from "react-dom";
 import { apiFetch, copyText } from "@/components/api";
-import { useMessages } from "@/components/i18n";
+import { documentApi } from "@/components/documents/api";
+import { useLocale, useMessages } from "@/components/i18n";
 import { Button } from "@/components/ui";
 import type { ChatUIMessage } from "@/lib/agent/protocol";
+import type { ShareLink } from "@/lib/conversations/schema";
 import { ConversationDocument } from "./ConversationDocument";
 import { conversationApi } from "./conversations-api";
 import { conversationMarkdown, exportFileName } from "./export";
+import { ShareLinks, sharePath } from "./ShareLinks";
 import { S } from "./share-strings";
+import { fill, T } from "./strings";
 
-interface Share {
-  token: string;
-}
-
-const sharePath = (id: string) => `/api/conversations/${encodeURIComponent(id)}/share`;
 const shareUrl = (token: string) => `${window.location.origin}/shared/${token}`;
 
 const BUTTON = "rounded-lg border border-zinc-300 px-3 py-1.5 text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800";
@@ -36,7 +35,8 @@ function download(name: string, text: string) {
 
 /**
  * "Export" in the chat header: download the shown conversation as Markdown, print it (or save it as PDF) with
- * its references, and make or revoke its read-only share link.
+ * its references, and make, update or revoke its read-only share link (a snapshot: "Update link" once the
+ * conversation changed since); the owner's other links are listed under it, each revocable.
  */
 export function ExportDialog({
   conversationId,
@@ -48,10 +48,14 @@ export function ExportDialog({
   className?: string;
 }) {
   const s = useMessages(S);
+  const t = useMessages(T);
+  const locale = useLocale();
   const dialog = useRef<HTMLDialogElement>(null);
   const [open, setOpen] = useState(false);
   const [title, setTitle] = useState("");
-  const [share, setShare] = useState<Share | null>(null);
+  const [scope, setScope] = useState<{ kbs: string[]; documents: string[] }>({ kbs: [], documents: [] });
+  const [share, setShare] = useState<ShareLink | null>(null);
+  const [linksVersion, setLinksVersion] = useState(0);
   const [note, setNote] = useState<string | null>(null);
   const [copied, setCopied] = useState(false);
   const [printing, setPrinting] = useState(false);
@@ -63,9 +67,18 @@ export function ExportDialog({
     setNote(null);
     conversationApi
       .get(conversationId)
-      .then((r) => live && setTitle(r.conversation.title))
+      .then(async ({ conversation }) => {
+        if (!live) return;
+        setTitle(conversation.title);
+        // The picked sources by title (a document deleted since, or not readable, is left out).
+        const titles = conversation.documents.length
+          ? new Map((await documentApi.list()).documents.map((d) => [d.id, d.title]))
+          : new Map<string, string>();
+        const documents = conversation.documents.flatMap((id) => titles.get(id) ?? []);
+        if (live) setScope({ kbs: conversation.kbs, documents });
+      })
       .catch(() => null);
-    apiFetch<{ share: Share | null }>(sharePath(conversationId))
+    apiFetch<{ share: ShareLink | null }>(sharePath(conversationId))
       .then((r) => live && setShare(r.share))
       .catch(() => live && setShare(null));
     return () => {
@@ -92,15 +105,28 @@ export function ExportDialog({
     }
   };
   const createLink = action(async () => {
-    setShare((await apiFetch<{ share: Share }>(sharePath(conversationId), { method: "POST" })).share);
+    setShare((await apiFetch<{ share: ShareLink }>(sharePath(conversationId), { method: "POST" })).share);
     setCopied(false);
     setNote(null);
+    setLinksVersion((v) => v + 1);
+  });
+  const updateLink = action(async () => {
+    setShare((await apiFetch<{ share: ShareLink }>(sharePath(conversationId), { method: "PUT" })).share);
+    setNote(s.updated);
+    setLinksVersion((v) => v + 1);
   });
   const revokeLink = action(async () => {
     await apiFetch(sharePath(conversationId), { method: "DELETE" });
     setShare(null);
     setNote(s.revoked);
+    setLinksVersion((v) => v + 1);
   });
+  const date = (iso: string) => new Date(iso).toLocaleString(locale, { dateStyle: "medium", timeStyle: "short" });
+  const markdown = () =>
+    conversationMarkdown(title, messages, { ...t, ...s }, window.location.origin, {
+      ...scope,
+      date: new Date().toLocaleDateString(locale, { dateStyle: "long" }),
+    });
 
   return (
     <>
@@ -119,10 +145,7 @@ export function ExportDialog({
             {s.exportTitle}
           </h2>
           <div className="mt-3 flex flex-wrap gap-2">
-            <DialogButton
-              testid="export-markdown"
-              onClick={() => download(exportFileName(title), conversationMarkdown(title, messages, s, window.location.origin))}
-            >
+            <DialogButton testid="export-markdown" onClick={() => download(exportFileName(title), markdown())}>
               {s.downloadMarkdown}
             </DialogButton>
             <DialogButton
@@ -149,7 +172,15 @@ export function ExportDialog({
                   className="mt-1 block w-full rounded border border-zinc-400 bg-white px-2 py-1 font-mono text-xs dark:border-zinc-600 dark:bg-zinc-950"
                 />
               </label>
-              <div className="flex gap-2">
+              <p data-testid="share-state" data-stale={share.stale || undefined} className="text-xs text-zinc-700 dark:text-zinc-300">
+                {fill(share.stale ? s.linkStale : s.linkCurrent, { date: date(share.updatedAt) })}
+              </p>
+              <div className="flex flex-wrap gap-2">
+                {share.stale && (
+                  <DialogButton testid="share-update" onClick={updateLink}>
+                    {s.updateLink}
+                  </DialogButton>
+                )}
                 <DialogButton
                   testid="share-copy"
                   onClick={action(async () => {
@@ -174,6 +205,12 @@ export function ExportDialog({
               {note}
             </p>
           )}
+          <ShareLinks
+            version={linksVersion}
+            onRevoked={(id) => {
+              if (id === conversationId) setShare(null);
+            }}
+          />
           <div className="mt-5 flex justify-end">
             <DialogButton testid="export-close" onClick={() => dialog.current?.close()}>
               {s.close}

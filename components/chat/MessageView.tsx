@@ -5,18 +5,18 @@ import { useMemo, useState } from "react";
 import { copyText } from "@/components/api";
 import { FaqAnswerCard, PromoteToFaq } from "@/components/faq/ChatFaq";
 import { SubmitForm } from "@/components/ui";
-import { withCheckNotes } from "@/lib/agent/answer-links";
 import type { ChatUIMessage } from "@/lib/agent/protocol";
 import { MAX_NOTE_CHARS } from "@/lib/conversations/schema";
 import { faqIdOfChunk } from "@/lib/faq/types";
 import { Answer } from "./Answer";
 import { MessageAttachments } from "./attachments";
+import { checkedAnswer, checkedMarkdown } from "./checked-answer";
 import type { Feedback } from "./conversations-api";
 import { AnswerModel } from "./ModelPicker";
-import { checkOf, citationsOf, messageAnswerText } from "./message-parts";
+import { citationsOf, messageAnswerText } from "./message-parts";
 import { SourcesPanel } from "./SourcesPanel";
 import { TurnContext } from "./source-viewer";
-import { answerWithReferences, displayCitations, repeatsFaq, supportByChunk } from "./sources";
+import { repeatsFaq, supportByChunk } from "./sources";
 import { type ChatText, fill } from "./strings";
 import { ToolActivity } from "./ToolActivity";
 import { VersionSwitch, type Versions } from "./VersionSwitch";
@@ -231,13 +231,11 @@ interface AssistantProps {
 
 function AssistantMessage({ m, t, streaming, busy, feedback, onRegenerate, onFeedback, question, versions, stopped }: AssistantProps) {
   const [copied, setCopied] = useState(false);
-  const written = messageAnswerText(m);
-  const check = streaming ? undefined : checkOf(m);
-  // Once checked, the answer is shown with its citations as the check left them (moved where another chunk supports the sentence).
-  const text = check?.text ?? written;
-  const shown = useMemo(() => (check ? withCheckNotes(check) : text), [check, text]);
+  // Once checked, the answer is shown with its citations as the check left them (moved where another chunk supports
+  // the sentence) and its notes: the one rendering every view of it shares (checked-answer.ts).
+  const answer = useMemo(() => checkedAnswer(m, streaming), [m, streaming]);
+  const { text, shown, check, byN, cited, others } = answer;
   const all = citationsOf(m);
-  const { byN, cited, others } = useMemo(() => displayCitations(text, all), [text, all]);
   const support = useMemo(() => check && supportByChunk(check, byN), [check, byN]);
   const tools = m.parts.filter((p): p is DynamicToolUIPart => p.type === "dynamic-tool");
   // An answer that only quotes the FAQ entry shown above it is not shown a second time under the card.
@@ -246,7 +244,7 @@ function AssistantMessage({ m, t, streaming, busy, feedback, onRegenerate, onFee
   const page = (p: number) => fill(t.page, { page: p });
 
   const copy = async () => {
-    if (await copyText(answerWithReferences(text, byN, t.references, page))) {
+    if (await copyText(checkedMarkdown(answer, t, { heading: t.references, page }))) {
       setCopied(true);
       setTimeout(() => setCopied(false), 1500);
     }

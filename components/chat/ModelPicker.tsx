@@ -4,10 +4,13 @@ import { useCallback, useEffect, useState } from "react";
 import { apiFetch } from "@/components/api";
 import { type Messages, useMessages } from "@/components/i18n";
 import type { ChatUIMessage } from "@/lib/agent/protocol";
+import { answerModelOf } from "./checked-answer";
+import { S } from "./share-strings";
+import { fill } from "./strings";
 
 const T = {
-  en: { model: "Model", writtenBy: "Written by {model}" },
-  zh: { model: "模型", writtenBy: "由 {model} 回答" },
+  en: { model: "Model" },
+  zh: { model: "模型" },
 } satisfies Messages;
 
 /** The model that wrote the last answer of a conversation (its message metadata), if a model did. */
@@ -65,11 +68,12 @@ export function ModelPicker({ value, onChange, disabled }: { value?: string; onC
 
 /** Which model wrote an answer, shown with it (stored in the message's metadata). */
 export function AnswerModel({ m }: { m: ChatUIMessage }) {
-  const t = useMessages(T);
-  if (m.metadata?.mode !== "llm" || !m.metadata.model) return null;
+  const s = useMessages(S);
+  const model = answerModelOf(m);
+  if (!model) return null;
   return (
     <span data-testid="answer-model" className="text-[11px] text-zinc-600 dark:text-zinc-400">
-      {t.writtenBy.replace("{model}", m.metadata.model)}
+      {fill(s.writtenBy, { model })}
     </span>
   );
 }

@@ -1,14 +1,17 @@
 /**
- * A conversation as Markdown: each question as a heading, each answer with its citations renumbered as shown
- * and its numbered references, each a link to the passage in the app (`origin` + the document view). No HTML
- * survives into it: titles, questions and reference labels are text, and an answer's `<` outside code is
- * written as `&lt;` (a document quoted with `<img onerror=…>` stays words wherever the file is opened).
+ * A conversation as Markdown: the title, a short header (when it was exported, the knowledge bases and sources it
+ * was asked against, the files attached), each question as a heading, each answer in its checked rendering
+ * (checked-answer.ts: the text the chat shows, its check notes, "Written by <model>") with its citations
+ * renumbered as shown and its numbered references, each a link to the passage in the app (`origin` + the
+ * document view). No HTML survives into it: titles, questions and reference labels are text, and an answer's `<`
+ * outside code is written as `&lt;` (a document quoted with `<img onerror=…>` stays words wherever the file is opened).
  */
 
 import { fill } from "@/components/fill";
 import type { ChatUIMessage } from "@/lib/agent/protocol";
-import { citationsOf, messageAnswerText } from "./message-parts";
-import { answerWithReferences, displayCitations, documentHref, htmlAsText } from "./sources";
+import { type CheckNoteText, checkedAnswer, checkedMarkdown } from "./checked-answer";
+import { messageAnswerText } from "./message-parts";
+import { documentHref, htmlAsText } from "./sources";
 
 /** Markdown with every `<` outside code spans and fenced blocks written as `&lt;`: no tag, no HTML comment. */
 function withoutHtml(markdown: string): string {
@@ -18,30 +21,69 @@ function withoutHtml(markdown: string): string {
     .join("");
 }
 
+/** The words of the export: its header lines, its references and the check's notes. */
+export interface ExportText extends CheckNoteText {
+  references: string;
+  page: string;
+  writtenBy: string;
+  exported: string;
+  scopeKbs: string;
+  allKbs: string;
+  scopeDocuments: string;
+  attachmentsLine: string;
+}
+
+/** What the conversation was asked against: knowledge bases (empty = all) and the titles of the picked sources (empty = every document). */
+export interface ExportScope {
+  kbs: readonly string[];
+  documents: readonly string[];
+  /** The export's date as the reader's locale writes it. */
+  date: string;
+}
+
+const oneLine = (s: string) => htmlAsText(s.replace(/\s+/g, " ").trim());
+
+/** The header under the title: one line each, joined as a Markdown line break list. */
+function header(messages: readonly ChatUIMessage[], scope: ExportScope, t: ExportText): string {
+  const attached = [...new Set(messages.flatMap((m) => (m.role === "user" ? (m.metadata?.attachments ?? []).map((a) => a.name) : [])))];
+  const lines = [
+    fill(t.exported, { date: scope.date }),
+    fill(t.scopeKbs, { kbs: scope.kbs.length ? scope.kbs.join(", ") : t.allKbs }),
+    ...(scope.documents.length ? [fill(t.scopeDocuments, { documents: scope.documents.join(", ") })] : []),
+    ...(attached.length ? [fill(t.attachmentsLine, { names: attached.join(", ") })] : []),
+  ];
+  return lines.map((l) => `_${oneLine(l).replace(/_/g, "\\_")}_`).join("  \n");
+}
+
 export function conversationMarkdown(
   title: string,
   messages: readonly ChatUIMessage[],
-  t: { references: string; page: string },
+  t: ExportText,
   origin: string,
+  scope: ExportScope,
 ): string {
-  const out = [`# ${htmlAsText(title.trim() || "Conversation")}`];
+  const heading = oneLine(title) || "Conversation";
+  const out = [`# ${heading}`, header(messages, scope, t)];
+  let first = true;
   for (const m of messages) {
-    const text = messageAnswerText(m).trim();
-    if (!text) continue;
     if (m.role === "user") {
-      out.push(`## ${htmlAsText(text.replace(/\s+/g, " "))}`);
+      const question = oneLine(messageAnswerText(m));
+      // The title is most often the first question itself: it is not repeated as the first heading.
+      if (question && !(first && question === heading)) out.push(`## ${question}`);
+      first = false;
       continue;
     }
-    const { byN } = displayCitations(text, citationsOf(m));
-    out.push(
-      answerWithReferences(
-        withoutHtml(text),
-        byN,
-        `#### ${t.references}\n`,
-        (page) => fill(t.page, { page }),
-        (c) => `${origin}${documentHref(c)}`,
-      ).trim(),
-    );
+    if (m.role !== "assistant") continue;
+    const answer = checkedAnswer(m);
+    if (!answer.text.trim()) continue;
+    const body = checkedMarkdown(answer, t, {
+      heading: `#### ${t.references}\n`,
+      page: (page) => fill(t.page, { page }),
+      href: (c) => `${origin}${documentHref(c)}`,
+      escape: withoutHtml,
+    }).trim();
+    // The model's name is text: a model name with `<` or `*` stays words.
+    out.push(answer.model ? `${body}\n\n_${oneLine(fill(t.writtenBy, { model: answer.model })).replace(/[_*]/g, "\\$&")}_` : body);
   }
   return `${out.join("\n\n")}\n`;
 }

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { searchResultSchema } from "@/lib/tools/search-result";
+import { messageSchema, type StoredMessage } from "./schema";
 
 const citationSchema = searchResultSchema.omit({ ref: true }).extend({ n: z.number().int() });
 
@@ -38,6 +39,15 @@ function isWellFormedPart(part: { type: string }): boolean {
 }
 
 /** The message without the parts that are not well formed. */
-export function withWellFormedParts<M extends { parts: { type: string }[] }>(m: M): M {
+function withWellFormedParts<M extends { parts: { type: string }[] }>(m: M): M {
   return m.parts.every(isWellFormedPart) ? m : { ...m, parts: m.parts.filter(isWellFormedPart) };
+}
+
+/** Stored messages as the views may read them: a message or part that is not well formed is left out. */
+export function wellFormedMessages(all: unknown): StoredMessage[] {
+  if (!Array.isArray(all)) return [];
+  return all.flatMap((m) => {
+    const parsed = messageSchema.safeParse(m);
+    return parsed.success ? [withWellFormedParts(parsed.data)] : [];
+  });
 }

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { kbListSchema, kbNameSchema } from "@/lib/kb/names";
 import { documentIdsSchema } from "@/lib/tools/scope";
 
-const MAX_CONVERSATION_MESSAGES = 400;
+export const MAX_CONVERSATION_MESSAGES = 400;
 export const MAX_TITLE_CHARS = 200;
 export const MAX_NOTE_CHARS = 2000;
 
@@ -56,11 +56,27 @@ export const pinSchema = z.strictObject({ pinned: z.boolean() });
 /** A share link's secret part: 32 URL-safe characters. */
 export const shareTokenSchema = z.string().regex(/^[A-Za-z0-9_-]{32}$/, "Not a share link.");
 
-/** A conversation as a share link shows it: the shown branch, read-only, without feedback. */
+/** A conversation as a share link shows it: the shown branch when the link was made or last updated, read-only, without feedback. */
 export interface SharedConversation {
   title: string;
   messages: StoredMessage[];
+  /** When the owner made or last updated the link (the snapshot's time). */
   updatedAt: string;
+}
+
+/** A share link as its owner sees it: whether the conversation changed since the link's snapshot. */
+export interface ShareLink {
+  token: string;
+  conversationId: string;
+  createdAt: string;
+  updatedAt: string;
+  /** The conversation has messages or a title the link does not show (the owner may update it). */
+  stale: boolean;
+}
+
+/** A share link in the owner's list of links, with the conversation's title. */
+export interface ShareLinkSummary extends ShareLink {
+  title: string;
 }
 
 export type CreateConversation = z.input<typeof createConversationSchema>;
@@ -82,6 +98,8 @@ export interface ConversationSummary {
   updatedAt: string;
   /** Shown at the top of the list (lib/conversations/pins.ts). */
   pinned?: boolean;
+  /** Has a share link (lib/conversations/shares.ts). */
+  shared?: boolean;
 }
 
 export interface Conversation extends ConversationSummary {

@@ -4,7 +4,7 @@ import type { TempStore } from "@/lib/store/temp-store";
 import { openTempStore } from "@/lib/store/temp-store";
 import { getPins, withPins } from "./pins";
 import { shareTokenSchema } from "./schema";
-import { getShares, heldKbs, sharedView } from "./shares";
+import { changedSince, getShares, heldKbs, sharedView, snapshotOf } from "./shares";
 import { getConversations } from "./store";
 
 const cite = (kb: string) => ({ type: "data-citations", data: { citations: [{ n: 1, kb, chunk_id: `${kb}-c` }] } });
@@ -35,18 +35,51 @@ describe("pins and share links", () => {
     expect(withPins(list, await pins.all()).map((c) => c.id)).toEqual(["c", "a", "b"]);
   });
 
-  it("makes one link per conversation, finds it by token, and revokes it", async () => {
+  it("makes one link per conversation, finds it by token, updates its snapshot under the same token, and revokes it", async () => {
     const shares = await getShares(temp.store);
-    const s = await shares.create("conv-1");
+    const snap = { title: "t", kbs: [], messages: [{ id: "q", role: "user" as const, parts: [{ type: "text", text: "Hi" }] }] };
+    const s = await shares.create("conv-1", snap);
     expect(shareTokenSchema.safeParse(s.token).success).toBe(true);
-    expect((await shares.create("conv-1")).token).toBe(s.token);
-    expect((await shares.byToken(s.token))?.conversationId).toBe("conv-1");
+    expect((await shares.create("conv-1", { ...snap, title: "other" })).token).toBe(s.token);
+    expect((await shares.byToken(s.token))?.snapshot).toEqual(snap);
+    const later = { ...snap, title: "t2" };
+    const updated = await shares.update("conv-1", later);
+    expect(updated?.token).toBe(s.token);
+    expect((await shares.byToken(s.token))?.snapshot).toEqual(later);
+    expect((await shares.all()).map((x) => x.conversationId)).toContain("conv-1");
+    expect(await shares.update("conv-none", later)).toBeNull();
     expect(await shares.revoke("conv-1")).toBe(true);
     expect(await shares.byToken(s.token)).toBeNull();
     expect(await shares.revoke("conv-1")).toBe(false);
   });
 
-  it("shows the shown branch only to someone who may read every knowledge base whose content any branch holds", async () => {
+  it("stores a snapshot only when it passes the conversations' validation, and drops malformed parts as they do", async () => {
+    const shares = await getShares(temp.store);
+    const bad = { title: "x".repeat(500), kbs: [], messages: [] };
+    await expect(shares.create("conv-bad", bad)).rejects.toThrow();
+    expect(await shares.of("conv-bad")).toBeNull();
+    const malformed = {
+      title: "t",
+      kbs: [],
+      messages: [
+        {
+          id: "a",
+          role: "assistant" as const,
+          parts: [
+            { type: "text", text: "ok" },
+            { type: "data-citations", data: { citations: "no" } },
+          ],
+        },
+      ],
+    };
+    await shares.create("conv-parts", malformed);
+    expect((await shares.of("conv-parts"))?.snapshot).toEqual({
+      ...malformed,
+      messages: [{ ...malformed.messages[0], parts: [{ type: "text", text: "ok" }] }],
+    });
+  });
+
+  it("is a snapshot: shows the shown branch as shared, not what was asked later, to whoever may read what the snapshot holds", async () => {
     const conversations = await getConversations(temp.store);
     const c = await conversations.create({
       messages: [
@@ -56,14 +89,38 @@ describe("pins and share links", () => {
       ],
     });
     expect(heldKbs(c.messages)).toEqual({ kbs: ["finance", "hr"], unknown: false });
-    // The shown branch is q1 → a1b (the last stored message); the other version's content is in the conversation too.
-    const view = sharedView(reader(["finance", "hr"]), c);
+    // The shown branch is q1 → a1b (the last stored message): the snapshot holds that branch only.
+    const snap = snapshotOf(c);
+    expect(snap.messages.map((m) => m.id)).toEqual(["q1", "a1b"]);
+    const view = sharedView(reader(["finance"]), snap, "2026-01-01");
     expect(view.messages.map((m) => m.id)).toEqual(["q1", "a1b"]);
-    expect(view.messages.some((m) => "kbs" in m)).toBe(false);
-    expect(() => sharedView(reader(["finance"]), c)).toThrow(expect.objectContaining({ status: 403 }));
-    expect(() => sharedView(reader(["hr"]), c)).toThrow(expect.objectContaining({ status: 403 }));
-    const limited = { ...c, kbs: ["legal"] };
-    expect(() => sharedView(reader(["finance", "hr"]), limited)).toThrow(expect.objectContaining({ status: 403 }));
+    expect(view.messages.some((m) => "kbs" in m || "parentId" in m)).toBe(false);
+    expect(() => sharedView(reader(["hr"]), snap, "")).toThrow(expect.objectContaining({ status: 403 }));
+    expect(() => sharedView(reader(["finance"]), { ...snap, kbs: ["legal"] }, "")).toThrow(expect.objectContaining({ status: 403 }));
+    // A question asked later is not in the link until the owner updates it.
+    const later = await conversations.update(c.id, {
+      messages: [
+        ...c.messages,
+        { id: "q2", role: "user", parentId: "a1b", parts: [{ type: "text", text: "And the secret?" }] },
+        { id: "a2", role: "assistant", parentId: "q2", kbs: ["hr"], parts: [{ type: "text", text: "NIGHTINGALE [1]." }, cite("hr")] },
+      ],
+    });
+    expect(changedSince(snap, later)).toBe(true);
+    expect(changedSince(snap, c)).toBe(false);
+    expect(sharedView(reader(["finance"]), snap, "").messages.map((m) => m.id)).toEqual(["q1", "a1b"]);
+    // Updated, it holds hr's content too: a finance-only reader is told which knowledge base and whom to ask.
+    const maker = { limit: { kbs: ["finance", "hr"], write: false }, name: "Alice <alice@x>" };
+    const refused = (() => {
+      try {
+        sharedView(reader(["finance"]), snapshotOf(later), "", maker);
+      } catch (err) {
+        return err as { status: number; message: string; detail: unknown };
+      }
+    })();
+    expect(refused?.status).toBe(403);
+    expect(refused?.detail).toEqual({ kbs: ["hr"], sharedBy: "Alice <alice@x>" });
+    expect(refused?.message).toContain('"hr"');
+    expect(refused?.message).not.toContain("403");
   });
 
   it("counts the knowledge bases the server recorded for an answer, not the citations it carries", () => {
@@ -81,32 +138,30 @@ describe("pins and share links", () => {
     // An answer stored before answers were recorded: its tool results name their knowledge bases.
     const legacy = [{ id: "a", role: "assistant" as const, parts: [{ type: "text", text: "NIGHTINGALE-7731" }, read] }];
     expect(heldKbs(legacy)).toEqual({ kbs: ["secret"], unknown: false });
-    const c = { id: "c", title: "t", kbs: [], documents: [], feedback: {}, messageCount: 1, createdAt: "", updatedAt: "" };
-    expect(() => sharedView(reader(["default"]), { ...c, messages: legacy })).toThrow(expect.objectContaining({ status: 403 }));
-    expect(sharedView(reader(["default", "secret"]), { ...c, messages: legacy }).messages).toHaveLength(1);
+    const c = { title: "t", kbs: [] };
+    expect(() => sharedView(reader(["default"]), { ...c, messages: legacy }, "")).toThrow(expect.objectContaining({ status: 403 }));
+    expect(sharedView(reader(["default", "secret"]), { ...c, messages: legacy }, "").messages).toHaveLength(1);
     // A tool result whose knowledge bases cannot be told (the connectors' search): only for who may read them all.
     const search = { ...read, toolName: "search", output: { structuredContent: { results: [{ id: "x", title: "Plan", url: "u" }] } } };
     const unknown = [{ id: "a", role: "assistant" as const, parts: [search] }];
     expect(heldKbs(unknown).unknown).toBe(true);
-    expect(() => sharedView(reader(["default", "secret"]), { ...c, messages: unknown })).toThrow(expect.objectContaining({ status: 403 }));
+    expect(() => sharedView(reader(["default", "secret"]), { ...c, messages: unknown }, "")).toThrow(
+      expect.objectContaining({ status: 403 }),
+    );
     const admin = { kind: "owner", via: "local", caller: {} } as unknown as Principal;
-    expect(sharedView(admin, { ...c, messages: unknown }).messages).toHaveLength(1);
+    expect(sharedView(admin, { ...c, messages: unknown }, "").messages).toHaveLength(1);
   });
 
   it("stops working once the account that made it is gone or may no longer read what it holds", () => {
-    const c = {
-      id: "c",
+    const snap = {
       title: "t",
       kbs: [],
-      documents: [],
-      feedback: {},
-      messageCount: 1,
-      createdAt: "",
-      updatedAt: "",
       messages: [{ id: "a", role: "assistant" as const, kbs: ["hr"], parts: [{ type: "text", text: "25 days" }] }],
     };
-    expect(sharedView(reader(["hr"]), c, { kbs: ["hr"], write: false }).title).toBe("t");
-    expect(() => sharedView(reader(["hr"]), c, null)).toThrow(expect.objectContaining({ status: 404 }));
-    expect(() => sharedView(reader(["hr"]), c, { kbs: [], write: false })).toThrow(expect.objectContaining({ status: 404 }));
+    expect(sharedView(reader(["hr"]), snap, "", { limit: { kbs: ["hr"], write: false }, name: "a" }).title).toBe("t");
+    expect(() => sharedView(reader(["hr"]), snap, "", null)).toThrow(expect.objectContaining({ status: 404 }));
+    expect(() => sharedView(reader(["hr"]), snap, "", { limit: { kbs: [], write: false }, name: "a" })).toThrow(
+      expect.objectContaining({ status: 404 }),
+    );
   });
 });

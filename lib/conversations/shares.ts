@@ -1,38 +1,110 @@
 /**
- * Share links: a secret token that opens a read-only copy of a conversation (the shown branch) for a signed-in
- * person who may read every knowledge base whose content the conversation holds; the owner revokes it by
- * deleting the row.
+ * Share links: a secret token that opens a read-only SNAPSHOT of a conversation — its shown branch and title as
+ * they were when the owner made or last updated the link — for a signed-in person who may read every knowledge
+ * base whose content the snapshot holds. Messages added later stay private until the owner updates the link;
+ * the owner revokes it by deleting the row.
  */
 import { randomBytes } from "node:crypto";
 import { Schema } from "apache-arrow";
+import { z } from "zod";
 import { getAccountStore } from "@/lib/auth/accounts/store";
 import { limitOfPrincipal, mayReadKb, type Principal } from "@/lib/auth/principal";
 import { type AccessLimit, limitOf, mayRead } from "@/lib/auth/roles";
 import { ownersOf } from "@/lib/auth/scope";
+import { kbListSchema } from "@/lib/kb/names";
 import { getStore, perStore, type Store } from "@/lib/store";
 import { textField } from "@/lib/store/schema";
 import { sqlEq } from "@/lib/store/sql";
+import { addTextColumn, upsertRows } from "@/lib/store/tables";
 import { kbsOfToolResult } from "@/lib/tools/result-kbs";
 import { AppError } from "@/lib/types";
 import { activePath, normalizeTree } from "./branches";
-import type { Conversation, SharedConversation, StoredMessage } from "./schema";
+import { wellFormedMessages } from "./parts";
+import {
+  type Conversation,
+  MAX_CONVERSATION_MESSAGES,
+  MAX_TITLE_CHARS,
+  type SharedConversation,
+  type ShareLink,
+  type StoredMessage,
+} from "./schema";
 import { getConversations } from "./store";
 
 const SHARES_TABLE = "conversation_shares";
-const sharesSchema = new Schema([textField("token"), textField("conversation_id"), textField("created_at")]);
+// `snapshot` (JSON) and `updated_at` are null in rows written before links were snapshots.
+const sharesSchema = new Schema([
+  textField("token"),
+  textField("conversation_id"),
+  textField("created_at"),
+  textField("snapshot", true),
+  textField("updated_at", true),
+]);
+
+/** What a link shows: the conversation's shown branch (each answer with the knowledge bases it drew on), title and limits. */
+export interface ShareSnapshot {
+  title: string;
+  /** The knowledge bases the conversation was limited to. */
+  kbs: string[];
+  messages: StoredMessage[];
+}
+
+/** A stored snapshot passes the conversations' own validation: a message or part that is not well formed is left out. */
+const snapshotSchema = z.object({
+  title: z.string().max(MAX_TITLE_CHARS),
+  kbs: kbListSchema,
+  messages: z.array(z.unknown()).max(MAX_CONVERSATION_MESSAGES),
+});
 
 interface Share {
   token: string;
   conversationId: string;
   createdAt: string;
+  updatedAt: string;
+  /** null: a link made before links were snapshots; "invalid": a stored snapshot that fails validation. */
+  snapshot: ShareSnapshot | null | "invalid";
+}
+
+/** The snapshot a link of conversation `c` takes now: its shown branch, title and limits. */
+export function snapshotOf(c: Pick<Conversation, "title" | "kbs" | "messages">): ShareSnapshot {
+  const messages = activePath(normalizeTree(c.messages)).map(({ parentId: _parent, ...m }) => m);
+  return { title: c.title, kbs: [...c.kbs], messages };
+}
+
+function parseSnapshot(json: unknown): ShareSnapshot | "invalid" {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(String(json));
+  } catch {
+    return "invalid";
+  }
+  const parsed = snapshotSchema.safeParse(raw);
+  return parsed.success ? { ...parsed.data, messages: wellFormedMessages(parsed.data.messages) } : "invalid";
+}
+
+/** Whether conversation `c` now holds what snapshot `s` does not show: other messages, title or limits. */
+export function changedSince(s: ShareSnapshot, c: Conversation): boolean {
+  const now = snapshotOf(c);
+  const ids = (x: ShareSnapshot) => x.messages.map((m) => m.id).join("\n");
+  return now.title !== s.title || ids(now) !== ids(s) || [...now.kbs].sort().join() !== [...s.kbs].sort().join();
+}
+
+/** The link as its owner sees it. */
+export function shareLinkOf(share: Share, c: Conversation | null): ShareLink {
+  const { token, conversationId, createdAt, updatedAt } = share;
+  const stale = !!c && (share.snapshot === null || share.snapshot === "invalid" || changedSince(share.snapshot, c));
+  return { token, conversationId, createdAt, updatedAt, stale };
 }
 
 export interface ShareStore {
   /** The conversation's link, if it has one. */
   of(conversationId: string): Promise<Share | null>;
   byToken(token: string): Promise<Share | null>;
-  /** The existing link, or a new one. */
-  create(conversationId: string): Promise<Share>;
+  /** Every link (owners are checked by the caller). */
+  all(): Promise<Share[]>;
+  /** The existing link, or a new one showing `snapshot`. */
+  create(conversationId: string, snapshot: ShareSnapshot): Promise<Share>;
+  /** The link, same token, now showing `snapshot`; null when the conversation has no link. */
+  update(conversationId: string, snapshot: ShareSnapshot): Promise<Share | null>;
   /** Revokes the conversation's link (also when the conversation is deleted); whether there was one. */
   revoke(conversationId: string): Promise<boolean>;
 }
@@ -41,10 +113,25 @@ const toShare = (r: Record<string, unknown>): Share => ({
   token: String(r.token),
   conversationId: String(r.conversation_id),
   createdAt: String(r.created_at),
+  updatedAt: String(r.updated_at ?? r.created_at),
+  snapshot: r.snapshot == null ? null : parseSnapshot(r.snapshot),
 });
+
+function toRow(share: Omit<Share, "snapshot">, snapshot: ShareSnapshot) {
+  const valid = snapshotSchema.parse(snapshot);
+  return {
+    token: share.token,
+    conversation_id: share.conversationId,
+    created_at: share.createdAt,
+    updated_at: share.updatedAt,
+    snapshot: JSON.stringify({ ...valid, messages: wellFormedMessages(valid.messages) }),
+  };
+}
 
 async function openShares(store: Store): Promise<ShareStore> {
   const side = await store.sideTable(SHARES_TABLE, sharesSchema);
+  await addTextColumn(side, "snapshot");
+  await addTextColumn(side, "updated_at");
   const first = async (where: string) => {
     const rows = await side.table.query().where(where).limit(1).toArray();
     return rows.length ? toShare(rows[0]) : null;
@@ -53,13 +140,25 @@ async function openShares(store: Store): Promise<ShareStore> {
   return {
     of,
     byToken: (token) => first(sqlEq("token", token)),
-    async create(conversationId) {
+    async all() {
+      const rows = await side.table.query().select(["token", "conversation_id", "created_at", "updated_at"]).toArray();
+      return rows.map(toShare);
+    },
+    async create(conversationId, snapshot) {
       const known = await of(conversationId);
       if (known) return known;
+      const now = new Date().toISOString();
       // 24 random bytes: 32 base64url characters, as shareTokenSchema expects.
-      const share = { token: randomBytes(24).toString("base64url"), conversationId, createdAt: new Date().toISOString() };
-      await side.write((t) => t.add([{ token: share.token, conversation_id: conversationId, created_at: share.createdAt }]));
-      return share;
+      const share = { token: randomBytes(24).toString("base64url"), conversationId, createdAt: now, updatedAt: now };
+      await side.write((t) => t.add([toRow(share, snapshot)]));
+      return { ...share, snapshot };
+    },
+    async update(conversationId, snapshot) {
+      const known = await of(conversationId);
+      if (!known) return null;
+      const share = { ...known, updatedAt: new Date().toISOString() };
+      await upsertRows(side, "token", [toRow(share, snapshot)]);
+      return { ...share, snapshot };
     },
     async revoke(conversationId) {
       if (!(await of(conversationId))) return false;
@@ -107,42 +206,61 @@ export function heldKbs(messages: readonly StoredMessage[]): { kbs: string[]; un
 }
 
 /**
- * Who made a share link, as the share check needs them: the access of their account now, or `null` when the
- * account is gone; `undefined` for a conversation made with the admin secret or on this machine (no account).
+ * Who made a share link, as the share check needs them: the access of their account now and the name to ask for
+ * access, or `null` when the account is gone; `undefined` for a conversation made with the admin secret or on
+ * this machine (no account).
  */
-type ShareMaker = AccessLimit | null | undefined;
+type ShareMaker = { limit: AccessLimit; name: string } | null | undefined;
 
 const gone = () => new AppError("not_found", "This share link does not exist or was revoked.");
 
-/** The access of the account that made conversation `id` now (see ShareMaker). */
+/** Who made conversation `id`, now (see ShareMaker). */
 async function makerOf(store: Store, id: string): Promise<ShareMaker> {
   const userId = (await ownersOf(store, "conversation")).get(id);
   if (userId === undefined) return undefined;
   const user = (await (await getAccountStore(store)).users()).get(userId);
-  return user ? limitOf(user) : null;
-}
-
-/** What share link `token` shows `p` (sharedView); 404 for a link that does not exist or was revoked. */
-export async function openShared(store: Store, p: Principal, token: string): Promise<SharedConversation> {
-  const share = await (await getShares(store)).byToken(token);
-  const conversation = share && (await (await getConversations(store)).get(share.conversationId));
-  if (!conversation) throw gone();
-  return sharedView(p, conversation, await makerOf(store, conversation.id));
+  if (!user) return null;
+  return { limit: limitOf(user), name: user.name && user.name !== user.email ? `${user.name} <${user.email}>` : user.email };
 }
 
 /**
- * The read-only copy a share link shows `p`: the shown branch, when `p` may read every knowledge base whose
- * content the conversation holds (any branch of it) and every one it was limited to; 403 otherwise. The link
- * stops working (404) once the account that made it is removed or may no longer read all of them itself.
+ * What share link `token` shows `p` (sharedView); 404 for a link that does not exist or was revoked. A link made
+ * before links were snapshots takes its snapshot now, from the conversation as it is.
  */
-export function sharedView(p: Principal, c: Conversation, maker?: ShareMaker): SharedConversation {
-  const held = heldKbs(c.messages);
-  const needed = [...new Set([...held.kbs, ...c.kbs])];
+export async function openShared(store: Store, p: Principal, token: string): Promise<SharedConversation> {
+  const shares = await getShares(store);
+  let share = await shares.byToken(token);
+  const conversation = share && (await (await getConversations(store)).get(share.conversationId));
+  if (!share || !conversation || share.snapshot === "invalid") throw gone();
+  if (share.snapshot === null) share = await shares.update(share.conversationId, snapshotOf(conversation));
+  if (!share || share.snapshot === null || share.snapshot === "invalid") throw gone();
+  return sharedView(p, share.snapshot, share.updatedAt, await makerOf(store, conversation.id));
+}
+
+/**
+ * The read-only copy a share link shows `p`: the snapshot (taken at `at`), when `p` may read every knowledge base
+ * whose content it holds — counted from the snapshot itself, tool results included — and every one the
+ * conversation was limited to; 403 otherwise, naming the knowledge bases `p` lacks and whom to ask. The link stops
+ * working (404) once the account that made it is removed or may no longer read all of them itself.
+ */
+export function sharedView(p: Principal, snapshot: ShareSnapshot, at: string, maker?: ShareMaker): SharedConversation {
+  const held = heldKbs(snapshot.messages);
+  const needed = [...new Set([...held.kbs, ...snapshot.kbs])].sort();
   if (maker === null) throw gone();
-  if (maker && (held.unknown ? maker.kbs !== null : !needed.every((kb) => mayRead(maker, kb)))) throw gone();
+  if (maker && (held.unknown ? maker.limit.kbs !== null : !needed.every((kb) => mayRead(maker.limit, kb)))) throw gone();
   const readable = mayReadKb(p);
-  if ((held.unknown && limitOfPrincipal(p).kbs !== null) || needed.some((kb) => !readable(kb)))
-    throw new AppError("forbidden", "This shared conversation holds content of a knowledge base you may not read.");
-  const messages = activePath(normalizeTree(c.messages)).map(({ parentId: _parent, kbs: _kbs, ...m }) => m);
-  return { title: c.title, messages, updatedAt: c.updatedAt };
+  const missing = needed.filter((kb) => !readable(kb));
+  if ((held.unknown && limitOfPrincipal(p).kbs !== null) || missing.length) {
+    const ask = maker ? `${maker.name} (who shared it) or an administrator` : "an administrator";
+    const which = missing.length ? `the knowledge base ${missing.map((kb) => `"${kb}"`).join(", ")}` : "knowledge bases";
+    throw new AppError(
+      "forbidden",
+      `This shared conversation quotes ${which}, which you may not read. Ask ${ask} for access.`,
+      undefined,
+      undefined,
+      { kbs: missing, ...(maker ? { sharedBy: maker.name } : {}) },
+    );
+  }
+  const messages = snapshot.messages.map(({ kbs: _kbs, ...m }) => m);
+  return { title: snapshot.title, messages, updatedAt: at };
 }

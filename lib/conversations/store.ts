@@ -9,7 +9,7 @@ import { textField } from "@/lib/store/schema";
 import { sqlEq } from "@/lib/store/sql";
 import { addTextColumn, upsertRows } from "@/lib/store/tables";
 import { AppError } from "@/lib/types";
-import { withWellFormedParts } from "./parts";
+import { wellFormedMessages } from "./parts";
 import {
   type Conversation,
   type ConversationSummary,
@@ -18,7 +18,6 @@ import {
   type Feedback,
   type FeedbackInput,
   MAX_TITLE_CHARS,
-  messageSchema,
   type StoredMessage,
   type UpdateConversation,
 } from "./schema";
@@ -74,14 +73,7 @@ function parseJson<T>(s: unknown, fallback: T): T {
 }
 
 /** A row's messages as the views may read them: a message or part that is not well formed is left out. */
-function storedMessages(json: unknown): StoredMessage[] {
-  const all = parseJson<unknown>(json, []);
-  if (!Array.isArray(all)) return [];
-  return all.flatMap((m) => {
-    const parsed = messageSchema.safeParse(m);
-    return parsed.success ? [withWellFormedParts(parsed.data)] : [];
-  });
-}
+const storedMessages = (json: unknown): StoredMessage[] => wellFormedMessages(parseJson<unknown>(json, []));
 
 function rowToSummary(r: Record<string, unknown>): ConversationSummary {
   return {

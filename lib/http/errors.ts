@@ -21,9 +21,10 @@ export function errorResponse(err: unknown): Response {
 }
 
 /** The `{ code, message }` of an error and its status; also what a multi-file upload reports per file. */
-export function errorBody(err: unknown): { status: number; body: { code: string; message: string } } {
+export function errorBody(err: unknown): { status: number; body: { code: string; message: string; detail?: unknown } } {
   if (err instanceof z.ZodError) return { status: 400, body: { code: "bad_request", message: zodMessage(err) } };
-  if (err instanceof AppError) return { status: err.status, body: { code: err.code, message: err.message } };
+  if (err instanceof AppError)
+    return { status: err.status, body: { code: err.code, message: err.message, ...(err.detail ? { detail: err.detail } : {}) } };
   console.error("[api] request failed:", err);
   return { status: 500, body: { code: "internal", message: "Something went wrong on the server." } };
 }

@@ -9,7 +9,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
-import { LEDGER, makeLedgerXlsx, makePolicyDocx, POLICY } from "@/e2e/fixtures/make-edges";
+import { LEDGER, makeLedgerXlsx, makePolicyDocx, makeRoutesPptx, POLICY, ROUTES } from "@/e2e/fixtures/make-edges";
 import { INVENTORY, LEAD_TIMES, makeInventoryXlsx, makeLeadTimesPptx, QUARTERLY } from "@/e2e/fixtures/make-structured";
 import { tempDirs } from "@/lib/test-helpers/temp-dirs";
 import { parseDocumentHere } from "./index";
@@ -53,15 +53,15 @@ async function convert(files: Record<string, Buffer>, format: string): Promise<B
 }
 
 /** Every file LibreOffice saves for these tests, converted once (each conversion starts LibreOffice: seconds). */
-let saved: { stock: Buffer; ledger: Buffer; review: Buffer; policy?: Buffer };
+let saved: { stock: Buffer; ledger: Buffer; review: Buffer; routes: Buffer; policy?: Buffer };
 beforeAll(async () => {
   if (!soffice) return;
-  const [[stock, ledger], [review], policy] = await Promise.all([
+  const [[stock, ledger], [review, routes], policy] = await Promise.all([
     convert({ "stock.xlsx": await makeInventoryXlsx(), "ledger.xlsx": await makeLedgerXlsx() }, "ods"),
-    convert({ "review.pptx": await makeLeadTimesPptx() }, "odp"),
+    convert({ "review.pptx": await makeLeadTimesPptx(), "routes.pptx": await makeRoutesPptx() }, "odp"),
     writer ? convert({ "policy.docx": await makePolicyDocx() }, "odt") : Promise.resolve([]),
   ]);
-  saved = { stock, ledger, review, policy: policy[0] };
+  saved = { stock, ledger, review, routes, policy: policy[0] };
 }, 300_000);
 
 describe.skipIf(!soffice)("files saved by LibreOffice", () => {
@@ -99,6 +99,13 @@ describe.skipIf(!soffice)("files saved by LibreOffice", () => {
       );
     });
     expect(ours.text).toContain(`Net: Total\nGross: ${LEDGER.total}`);
+  });
+
+  it("ODP: the title a large text box at the top, nested bullets and numbering kept", async () => {
+    const deck = await parseDocumentHere("routes.odp", saved.routes);
+    expect(deck.text.match(/^# .*/gm)).toEqual([`# Slide 1 — ${ROUTES.title}`, "# Slide 2 — How to book"]);
+    expect(deck.text).toContain("- Europe\n    - Rail to Gdansk\n- Asia");
+    expect(deck.text).toContain("1. Ask the desk\n2. Book the slot\n3. Confirm by mail");
   });
 
   it.skipIf(!writer)("ODT keeps footnotes where they are referenced, numbered lists numbered, and tables as tables", async () => {

@@ -3,6 +3,7 @@ import { AppError, type ParsedDocument } from "@/lib/types";
 import { type ParseOptions, resolveLimits } from "./limits";
 import { listItem, markdownTable, noteAt } from "./markdown";
 import { type Slide, slidesToDocument } from "./pptx";
+import { titleBoxIndex } from "./pptx-parts";
 import { type Sheet, sheetsToText } from "./sheets";
 import { markdownTitle } from "./text";
 import { checkTextSize, openArchive, tags } from "./zip";
@@ -163,11 +164,59 @@ function odsSheets(body: Element): Sheet[] {
 }
 
 /** ODP pages as slides: the title frame, the other frames' text, the speaker notes. */
-function odpSlides(body: Element): Slide[] {
+/**
+ * A text frame's paragraphs and lists as blocks, consecutive lists one block (LibreOffice splits one list into
+ * several where its levels' styles change); undefined when its text is not in those.
+ */
+function frameBlocks(frame: Element, styles: ListStyles): string[] | undefined {
+  const box = tags(frame, "draw:text-box")[0] ?? frame;
+  const out: string[] = [];
+  let list: string[] = [];
+  const flush = () => {
+    if (list.length) out.push(list.join("\n"));
+    list = [];
+  };
+  for (const el of [...box.children]) {
+    if (el.tagName === "text:list") list.push(...listLines(el, styles, 0, null));
+    else if (el.tagName === "text:p" || el.tagName === "text:h") {
+      flush();
+      const t = clean(odfText(el));
+      if (t) out.push(t);
+    }
+  }
+  flush();
+  return out.length ? out : undefined;
+}
+
+/** Font sizes (points) of the automatic text and paragraph styles, by style name. */
+function fontSizes(content: Document): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const style of tags(content, "style:style")) {
+    const size = /^([\d.]+)pt$/.exec(tags(style, "style:text-properties")[0]?.getAttribute("fo:font-size") ?? "")?.[1];
+    if (size) out.set(style.getAttribute("style:name") ?? "", Number(size));
+  }
+  return out;
+}
+
+/** A text frame's largest font size (points) and how far down the page it sits, for titleBoxIndex. */
+function frameBox(frame: Element, sizes: Map<string, number>): { points: number; y: number } {
+  const named = [...tags(frame, "text:span"), ...tags(frame, "text:p")].map((e) => sizes.get(e.getAttribute("text:style-name") ?? "") ?? 0);
+  const y = Number.parseFloat(frame.getAttribute("svg:y") ?? "");
+  return { points: Math.max(0, ...named), y: Number.isFinite(y) ? y : Number.POSITIVE_INFINITY };
+}
+
+function odpSlides(body: Element, styles: ListStyles, sizes: Map<string, number>): Slide[] {
   return tags(body, "draw:page").map((page) => {
     let title = "";
     const text: string[] = [];
-    for (const frame of [...page.children].filter((c) => c.tagName === "draw:frame" || c.tagName === "draw:custom-shape")) {
+    const frames = [...page.children].filter((c) => c.tagName === "draw:frame" || c.tagName === "draw:custom-shape");
+    // No title placeholder: the topmost large text box is the title, as for PPTX.
+    const hasText = (f: Element) => !tags(f, "table:table")[0] && tags(f, "text:p").some((p) => clean(odfText(p)));
+    const boxes = frames.filter((f) => hasText(f) && !f.getAttribute("presentation:class"));
+    const titleFrame = frames.some((f) => f.getAttribute("presentation:class") === "title" && hasText(f))
+      ? undefined
+      : boxes[titleBoxIndex(boxes.map((f) => frameBox(f, sizes))) ?? -1];
+    for (const frame of frames) {
       const table = tags(frame, "table:table")[0];
       if (table) {
         const md = markdownTable(tags(table, "table:table-row").map((r) => tags(r, "table:table-cell").map((c) => clean(odfText(c)))));
@@ -177,8 +226,8 @@ function odpSlides(body: Element): Slide[] {
       const paras = tags(frame, "text:p")
         .map((p) => clean(odfText(p)))
         .filter(Boolean);
-      if (!title && frame.getAttribute("presentation:class") === "title") title = paras.join(" ");
-      else text.push(...paras);
+      if (!title && (frame === titleFrame || frame.getAttribute("presentation:class") === "title")) title = paras.join(" ");
+      else text.push(...(frameBlocks(frame, styles) ?? paras));
     }
     // The notes page also holds the slide image and a page-number field: only its notes frame is the notes.
     const notes = tags(page, "presentation:notes")
@@ -209,7 +258,7 @@ export async function parseOpenDocument(data: Uint8Array, filename: string, opts
   if (!body) throw new AppError("parse_failed", `"${filename}" has no ${kind} body.`);
   const fallbackTitle = path.basename(filename).replace(/\.[^.]+$/, "") || filename;
   if (kind === "presentation") {
-    const slides = odpSlides(body);
+    const slides = odpSlides(body, listStyles(content, await archive.xml("styles.xml")), fontSizes(content));
     return { ...slidesToDocument(slides, filename, opts), title: metaTitle ?? slides.find((s) => s.title)?.title, mimeType: MIME[kind] };
   }
   if (kind === "spreadsheet") {

@@ -67,17 +67,25 @@ function top(shape: Element): number {
   return off ? Number(off.getAttribute("y") ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY;
 }
 
-/** A title's size: 24 pt, the smallest a title placeholder of the default templates uses. */
-const TITLE_SIZE = 2400;
+/** A title's size in points: 24, the smallest a title placeholder of the default templates uses. */
+const TITLE_POINTS = 24;
 
 /**
- * The text box that is the slide's title when no title placeholder is: the topmost of the boxes set large (24 pt
- * or more, or larger than every other text on the slide), as pptxgenjs and many templates write titles.
+ * Which text box is the slide's title when no title placeholder is (its index): the topmost (`y`) of the boxes set
+ * large (`points`: 24 pt or more, or larger than every other text on the slide), as pptxgenjs and many templates
+ * write titles. Shared by PPTX and ODP.
  */
+export function titleBoxIndex(boxes: { points: number; y: number }[]): number | undefined {
+  const large = boxes
+    .map((b, i) => ({ ...b, i }))
+    .filter(({ points }, i) => points >= TITLE_POINTS || (points > 0 && boxes.every((o, j) => j === i || o.points < points)));
+  return large.sort((a, b) => a.y - b.y)[0]?.i;
+}
+
+/** The PPTX text box that is the slide's title when no title placeholder is (see titleBoxIndex). */
 export function titleBox(shapes: Element[]): Element | undefined {
-  const sized = shapes.map((s) => ({ s, size: fontSize(s), y: top(s) }));
-  const large = sized.filter(({ size }, i) => size >= TITLE_SIZE || (size > 0 && sized.every((o, j) => j === i || o.size < size)));
-  return large.sort((a, b) => a.y - b.y)[0]?.s;
+  const i = titleBoxIndex(shapes.map((s) => ({ points: fontSize(s) / 100, y: top(s) })));
+  return i === undefined ? undefined : shapes[i];
 }
 
 /** A series part's points (c:pt idx → c:v) in order; of a multi-level category, the level nearest the axis. */

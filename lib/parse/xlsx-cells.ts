@@ -50,7 +50,7 @@ function display(value: Plain, format: string | undefined): string {
   if (value instanceof Date) {
     if (Number.isNaN(value.getTime())) return "";
     // ExcelJS reads a number as a date for any format with a letter of a date in it, escaped (\M) or not.
-    if (!format || !isDateFormat(format) || isTimeFormat(format)) return display(serialOf(value), format);
+    if (format && format !== "General" && (!isDateFormat(format) || isTimeFormat(format))) return display(serialOf(value), format);
     return isoDate(value);
   }
   if (typeof value === "boolean") return value ? "TRUE" : "FALSE";

@@ -3,6 +3,7 @@
  * offline answerer. Each suggestion, asked in turn, must retrieve and cite the passage it was built from.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ingestDocument } from "@/lib/ingest";
 import { handbooks, ingestMarkdown } from "@/lib/ingest/test-kbs";
 import { openTempStore, type TempStore } from "@/lib/store/temp-store";
 import { hasCjk } from "@/lib/text/cjk";
@@ -16,9 +17,20 @@ import type { FollowUp } from "./protocol";
 let temp: TempStore;
 let mcp: LocalMcp;
 
+const OFFICES = "office,city,phone,manager\nParis,Paris,+33 1 23 45 67 89,Marie Dubois\nShanghai,Shanghai,+86 21 5555 0101,Li Wei\n";
+const FAQ = `# Nimbus Notes FAQ
+
+## Billing
+
+### Can I get a refund?
+
+Annual plans can be refunded in full within 14 days of purchase.
+`;
+
 beforeAll(async () => {
   temp = await openTempStore("follow-ups-");
-  await ingestMarkdown(temp.store, "default", handbooks());
+  await ingestMarkdown(temp.store, "default", { ...handbooks(), "faq.md": FAQ });
+  await ingestDocument(temp.store, { filename: "offices.csv", kb: "default", data: new TextEncoder().encode(OFFICES) });
   mcp = await serveMcp(temp.store);
 }, 60_000);
 
@@ -72,5 +84,48 @@ describe("offline follow-up suggestions", () => {
       expect(hasCjk(s.question), s.question).toBe(true);
       expect(await answersFromItsPassage(s), s.question).toBe(true);
     }
+  }, 120_000);
+
+  it("stay on the question's topic, read as a person asks, in the UI's language, and never follow a refusal", async () => {
+    const citedDocs = (turn: Awaited<ReturnType<typeof askChat>>) => {
+      const cited = new Set(citedNumbers(turn.text));
+      return new Set(
+        citationsOf(turn.events)
+          .filter((c) => cited.has(c.n))
+          .map((c) => c.document.id),
+      );
+    };
+    for (const question of [
+      "How many days of annual leave do full-time employees get?",
+      "What is the phone number of the Shanghai office?",
+    ]) {
+      const turn = await askChat(mcp.url, [{ role: "user", content: question }], undefined, undefined, "en");
+      const docs = citedDocs(turn);
+      for (const s of followUpsOf(turn.events)) {
+        // No template about a title, no row ranges, no Chinese in the English UI.
+        expect(s.question, s.question).not.toMatch(/say about|\bRows? \d/);
+        expect(hasCjk(s.question), s.question).toBe(false);
+        // Asked, it is answered from a document the first answer cited (not the FAQ's refunds).
+        const next = await askChat(mcp.url, [{ role: "user", content: s.question }], undefined, undefined, "en");
+        const first = citationsOf(next.events).find((c) => c.n === citedNumbers(next.text)[0]);
+        expect(first && docs.has(first.document.id), `${question} → ${s.question}`).toBe(true);
+      }
+    }
+    // The Chinese UI gets Chinese suggestions only.
+    const zh = await askChat(mcp.url, [{ role: "user", content: "年假有多少天？" }], undefined, undefined, "zh");
+    for (const s of followUpsOf(zh.events)) expect(hasCjk(s.question) && !/say about/.test(s.question), s.question).toBe(true);
+    // A refusal gets none, though its search retrieved passages.
+    const refused = await askChat(
+      mcp.url,
+      [{ role: "user", content: "What is the boiling point of the Paris office's manager?" }],
+      undefined,
+      undefined,
+      "en",
+    );
+    if (isRefusal(refused.text)) expect(followUpsOf(refused.events)).toEqual([]);
+    const mars = await askChat(mcp.url, [{ role: "user", content: "Who runs the Mars office?" }], undefined, undefined, "en");
+    expect(isRefusal(mars.text), mars.text).toBe(true);
+    expect(citationsOf(mars.events).length).toBeGreaterThan(0);
+    expect(followUpsOf(mars.events)).toEqual([]);
   }, 120_000);
 });

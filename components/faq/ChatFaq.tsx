@@ -51,7 +51,7 @@ export function FaqAnswerCard({ citations, n }: { citations: readonly Citation[]
       className="mb-3 rounded-xl border border-emerald-300 bg-emerald-50 p-3 dark:border-emerald-800 dark:bg-emerald-950/30"
     >
       <p className="flex items-center gap-2 text-xs">
-        <span data-testid="faq-answer-label" className="rounded-full bg-emerald-600 px-2 py-0.5 font-semibold text-white">
+        <span data-testid="faq-answer-label" className="rounded-full bg-emerald-700 px-2 py-0.5 font-semibold text-white">
           {t.faqAnswer}
         </span>
         <CitationChip n={shownN} citation={{ ...faq, n: shownN }} claim={faq.text} t={chat} />

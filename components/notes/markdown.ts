@@ -25,7 +25,8 @@ function withNotes(note: Note, t: NoteMarkdownText): string {
     })
     .filter((s): s is { end: number; says: string } => !!s.says)
     .sort((a, b) => b.end - a.end);
-  for (const { end, says } of marked) text = `${text.slice(0, end)} _(${says})_${text.slice(end)}`;
+  // Brackets escaped: "(was [2])" is no citation of source 2.
+  for (const { end, says } of marked) text = `${text.slice(0, end)} _(${says.replace(/[[\]]/g, "\\$&")})_${text.slice(end)}`;
   return text;
 }
 
@@ -45,6 +46,7 @@ export const noteFileName = (title: string) =>
   `${
     title
       .replace(/[\\/:*?"<>|\n]+/g, " ")
+      .replace(/\s+/g, " ")
       .trim()
       .slice(0, 80) || "note"
   }.md`;

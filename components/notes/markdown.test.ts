@@ -28,7 +28,10 @@ describe("a note as Markdown", () => {
       cite(1, "handbook", "Full-time employees receive 20 days of annual leave per year."),
       cite(2, "faq", "Annual plans can be refunded in full within 14 days of purchase."),
     ];
-    const check = checkCitations("- Full-time employees receive 20 days of annual leave per year [2].\n- Interns receive 45 days of leave on Mars [1].", citations);
+    const check = checkCitations(
+      "- Full-time employees receive 20 days of annual leave per year [2].\n- Interns receive 45 days of leave on Mars [1].",
+      citations,
+    );
     const note: Note = {
       id: "n1",
       kind: "answer",

@@ -10,7 +10,7 @@ import { loadEvalSet } from "@/lib/retrieve/eval-harness";
 import { openSetChat } from "./eval-chat/set-store";
 import { followUpReport } from "./eval-followups";
 
-const QUESTIONS = 4;
+const QUESTIONS = 3;
 
 async function reportOf(set: string) {
   const loaded = await loadEvalSet(path.resolve(import.meta.dirname, "../fixtures/eval", set));

@@ -2,17 +2,21 @@
  * Offline follow-up suggestions end to end: a real store, the app's MCP endpoint on loopback, runChat with the
  * offline answerer. Each suggestion, asked in turn, must retrieve and cite the passage it was built from.
  */
+import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingestDocument } from "@/lib/ingest";
 import { handbooks, ingestMarkdown } from "@/lib/ingest/test-kbs";
+import { searchKnowledge } from "@/lib/retrieve";
 import { openTempStore, type TempStore } from "@/lib/store/temp-store";
 import { hasCjk } from "@/lib/text/cjk";
 import { askChat, serveMcp } from "@/scripts/eval-chat/harness";
 import type { LocalMcp } from "@/scripts/local-mcp";
 import type { Citation } from "./citations";
 import { citedNumbers } from "./citations";
+import { modelFollowUps } from "./follow-ups";
 import { isRefusal } from "./offline-model";
 import type { FollowUp } from "./protocol";
+import { TEST_USAGE } from "./test-model";
 
 let temp: TempStore;
 let mcp: LocalMcp;
@@ -128,4 +132,32 @@ describe("offline follow-up suggestions", () => {
     expect(citationsOf(mars.events).length).toBeGreaterThan(0);
     expect(followUpsOf(mars.events)).toEqual([]);
   }, 120_000);
+
+  it("keeps a model-written suggestion only when searching it returns a passage of the documents the answer cites", async () => {
+    const question = "How many days of annual leave do full-time employees get?";
+    const turn = await askChat(mcp.url, question);
+    const written = [
+      "How far ahead do annual leave requests go to the manager?",
+      "How fast does a swallow fly on Mars?",
+      "How many weeks of paid parental leave do new parents get?",
+    ];
+    const model: LanguageModelV4 = {
+      specificationVersion: "v4",
+      provider: "test",
+      modelId: "writer",
+      supportedUrls: {},
+      doGenerate: async () => ({
+        content: [{ type: "text", text: written.join("\n") }],
+        finishReason: { unified: "stop", raw: "stop" },
+        usage: TEST_USAGE,
+        warnings: [],
+      }),
+      doStream: () => Promise.reject(new Error("generate only")),
+    };
+    const search = async (query: string) =>
+      (await searchKnowledge(temp.store, { query, topK: 5 })).map((h) => ({ chunk_id: h.chunk.id, document: { id: h.chunk.documentId } }));
+    const kept = await modelFollowUps(model, question, turn.text, citationsOf(turn.events), search);
+    expect(kept.map((k) => k.question)).toEqual([written[0], written[2]]);
+    for (const k of kept) expect(k.from).toBeTruthy();
+  }, 60_000);
 });

@@ -7,6 +7,8 @@
  */
 
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Locator, Page } from "@playwright/test";
+import { audit } from "./helpers/axe";
 import { ask } from "./helpers/chat";
 import { connectMcp, mcpUrl, resultText, search } from "./helpers/mcp";
 import { expect, PORTS, test } from "./helpers/servers";
@@ -115,7 +117,7 @@ test("a FAQ added in the FAQ tab answers its question asked in other words, firs
     return c.compareDocumentPosition(s) & Node.DOCUMENT_POSITION_FOLLOWING;
   });
   expect(order).toBeTruthy();
-  await expect(card).toContainText("[1]");
+  await expect(card.getByTestId("citation-chip")).toHaveText("1");
 
   // Edit and delete it from the tab.
   await page.goto("/faq");
@@ -201,3 +203,51 @@ test("with a model, generated pairs are grounded, wait for review, and accepting
   const cancel = await fetch(`${LLM}/api/faqs/generate?document_id=${doc.id}`, { method: "DELETE" });
   expect(((await cancel.json()) as { cancelled: boolean }).cancelled).toBe(false);
 });
+
+// A FAQ entry taken from a document keeps the citation promise: its number is a chip like an answer's, and its
+// source passage (the card's link, the sources row) opens highlighted — beside the chat or as the full page.
+for (const c of [
+  { locale: "en-US", colorScheme: "light", width: 1280 },
+  { locale: "zh-CN", colorScheme: "dark", width: 390 },
+] as const) {
+  test(`a FAQ answer's [1] is a chip and its source passage opens highlighted (${c.locale}, ${c.colorScheme}, ${c.width} px)`, async ({
+    browser,
+  }) => {
+    const context = await browser.newContext({
+      baseURL: APP,
+      locale: c.locale,
+      colorScheme: c.colorScheme,
+      viewport: { width: c.width, height: 844 },
+    });
+    const page = await context.newPage();
+    try {
+      await page.goto("/");
+      const answer = await ask(page, "How many devices can I use?");
+      const card = answer.getByTestId("faq-answer");
+      await expect(card).toBeVisible();
+      const chip = card.getByTestId("citation-chip");
+      await expect(chip).toHaveText("1");
+      await chip.click();
+      await expect(page.getByTestId("citation-popover")).toContainText("2 devices");
+      await audit(page, `faq card ${c.locale} ${c.colorScheme}`);
+      await page.keyboard.press("Escape");
+      await card.getByTestId("faq-answer-source").click();
+      // The highlighted blocks: the entry's question (its heading) and its answer.
+      const highlighted = (within: Page | Locator) =>
+        within.locator('[data-passage="true"], [data-highlighted="true"]').filter({ hasText: "2 devices" }).first();
+      if (c.width >= 1024) {
+        const panel = page.getByTestId("source-panel");
+        await expect(highlighted(panel)).toBeVisible();
+        await panel.getByTestId("source-panel-close").click();
+        // The sources row opens the same passage.
+        await answer.getByTestId("source-link").first().click();
+        await expect(highlighted(panel)).toBeVisible();
+      } else {
+        await expect(page).toHaveURL(/\/documents\/[^?]+\?chunk=/);
+        await expect(highlighted(page)).toBeInViewport();
+      }
+    } finally {
+      await context.close();
+    }
+  });
+}

@@ -2,8 +2,10 @@
  * What a notebook user reaches for (issue #53, part A), in English and Chinese: follow-up suggestions after
  * an answer (offline from the retrieved passages, from the model when there is one), the model picker (the
  * fake LLM lists two models on /v1/models) with the model recorded on each answer, and custom instructions
- * per knowledge base, edited on /kbs and found in the system prompt the fake LLM received. axe on each state.
+ * per knowledge base, edited on /kbs and found in the system prompt the fake LLM received; an answer saved as a
+ * note (listed, shown, renamed, exported, deleted) and a study guide written by the model. axe on each state.
  */
+import { readFile } from "node:fs/promises";
 import { audit } from "./helpers/axe";
 import { ask } from "./helpers/chat";
 import { fakeRequests, withFakeModelApp } from "./helpers/fake-model";
@@ -94,6 +96,74 @@ for (const c of CASES) {
       await page.getByTestId("new-chat").click();
       await expect(page.getByTestId("model-picker")).toHaveValue("fake-model");
     });
+  });
+}
+
+const NOTES = {
+  en: { renamed: "Leave for full-time staff", guide: "Study guide", unsupported: "not supported by the sources" },
+  zh: { renamed: "全职员工的年假", guide: "学习指南", unsupported: "来源中没有依据" },
+} as const;
+
+for (const c of CASES) {
+  test(`notes (${c.lang}): an answer kept as a note is listed, shown with its chips, renamed, exported and deleted; a study guide is the model's, checked`, async ({
+    browser,
+  }) => {
+    const n = NOTES[c.lang];
+    // English light at 1280 px, Chinese dark at 390 px.
+    const context = await browser.newContext({
+      locale: c.locale,
+      colorScheme: c.lang === "zh" ? "dark" : "light",
+      viewport: c.lang === "zh" ? { width: 390, height: 844 } : { width: 1280, height: 800 },
+    });
+    const page = await context.newPage();
+    try {
+      await page.goto(`http://127.0.0.1:${PORTS.offline}/`);
+      const answer = await ask(page, c.question);
+      await answer.getByTestId("save-note").click();
+      await expect(answer.getByTestId("note-saved")).toBeVisible();
+      await answer.getByTestId("open-notes").click();
+      await expect(page).toHaveURL(/\/notes\?kb=/);
+      // Offline: no study guide, and the reason.
+      await expect(page.getByTestId("notes-needs-model")).toContainText("OPENAI_API_KEY");
+      await expect(page.getByTestId("make-study-guide")).toHaveCount(0);
+      await page.getByTestId("note-item").filter({ hasText: c.question }).first().click();
+      const view = page.getByTestId("note-view");
+      await expect(view.getByTestId("citation-chip").first()).toBeVisible();
+      await audit(page, `notes ${c.lang}`);
+
+      await view.getByTestId("note-rename").click();
+      await view.getByTestId("note-title-input").fill(n.renamed);
+      await view.getByTestId("note-rename-save").click();
+      await expect(view.getByTestId("note-title")).toHaveText(n.renamed);
+      await expect(page.getByTestId("note-item").filter({ hasText: n.renamed })).toHaveCount(1);
+
+      const download = page.waitForEvent("download");
+      await view.getByTestId("note-export").click();
+      const md = await readFile((await (await download).path())!, "utf8");
+      expect(md.startsWith(`# ${n.renamed}\n`), md).toBe(true);
+      expect(md).toMatch(/\[1\]/);
+      expect(md).toContain("/documents/");
+
+      await view.getByTestId("note-delete").click();
+      await view.getByTestId("note-delete-confirm").click();
+      await expect(page.getByTestId("note-item").filter({ hasText: n.renamed })).toHaveCount(0);
+
+      // With a model: a study guide from the knowledge base's documents, cited, its invented sentence marked.
+      await page.goto(`${LLM}/notes`);
+      await page.getByTestId("make-study-guide").click();
+      const guide = page.getByTestId("note-view");
+      await expect(guide.getByTestId("note-kind")).toHaveText(n.guide, { timeout: 60_000 });
+      await expect(guide.getByTestId("citation-chip").first()).toBeVisible();
+      await expect(guide.getByTestId("unsupported-mark").first()).toHaveText(n.unsupported);
+      await expect(guide).toContainText("fake-model");
+      await audit(page, `study guide ${c.lang}`);
+      expect((await fakeRequests()).some((r) => r.system.startsWith("You write from the numbered passages"))).toBe(true);
+      await guide.getByTestId("note-delete").click();
+      await guide.getByTestId("note-delete-confirm").click();
+      await expect(page.getByTestId("note-view")).toHaveCount(0);
+    } finally {
+      await context.close();
+    }
   });
 }
 

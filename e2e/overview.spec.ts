@@ -2,7 +2,7 @@
  * Overviews (issue #53) in English and Chinese: the empty chat shows the knowledge bases' overview and questions
  * they answer in the UI language (clicking one asks it, and it is answered from the library); the document page
  * shows the document's overview, labelled as extracted offline, or written by the model (the fake LLM) when
- * there is one. axe on each state.
+ * there is one; a document's overview question opens a chat that asks it. axe on each state.
  */
 import { audit } from "./helpers/axe";
 import { fakeRequests, withFakeModelApp } from "./helpers/fake-model";
@@ -63,6 +63,14 @@ for (const c of CASES) {
       expect(questions.length).toBeLessThanOrEqual(5);
       for (const q of questions) expect(CJK.test(q), q).toBe(c.lang === "zh");
       await audit(page, `document overview ${c.lang}`);
+
+      // A question is a link: it opens a chat that asks it, answered from the library.
+      await overview.getByTestId("overview-question").first().click();
+      await expect(page.getByTestId("user-message").first()).toContainText(questions[0]);
+      await expect(page).not.toHaveURL(/[?&]ask=/);
+      const answer = page.getByTestId("assistant-message").first();
+      await expect(answer.getByTestId("copy-answer")).toBeVisible({ timeout: 60_000 });
+      await expect(answer.getByTestId("citation-chip").or(answer.getByTestId("faq-answer")).first()).toBeVisible();
     });
 
     test(`with a model, the overview is the model's, in ${c.lang}`, async ({ page }) => {

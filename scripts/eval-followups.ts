@@ -4,7 +4,8 @@
  * Asks the set's first --limit questions through runChat (the code behind /api/chat, offline answerer), then
  * asks each suggested question. A suggestion counts as answered from the retrieved passages when its answer
  * is not a refusal and cites the passage the suggestion was built from (so that passage was retrieved again
- * in the top k and the answerer took its answer from it). Prints that share; the goal is ≥ 90 %.
+ * in the top k and the answerer took its answer from it); the goal is ≥ 90 %. It counts as relevant when the
+ * passage its answer cites first lies in a document the original answer cites: it stays on the question's topic.
  */
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -12,7 +13,7 @@ import { type Citation, citedNumbers } from "@/lib/agent/citations";
 import { isRefusal } from "@/lib/agent/offline-model";
 import type { FollowUp } from "@/lib/agent/protocol";
 import { loadEvalSet } from "@/lib/retrieve/eval-harness";
-import { askChat } from "./eval-chat/harness";
+import { askChat, type ChatTurn } from "./eval-chat/harness";
 import { openSetChat, pct } from "./eval-chat/set-store";
 
 const USAGE = "Usage: npm run eval -- --follow-ups <eval set dir> [--limit 30] [--store DIR] [--misses N]";
@@ -21,6 +22,51 @@ type Events = Record<string, unknown>[];
 
 function lastData<T>(events: Events, type: string): T | undefined {
   return events.filter((e) => e.type === type).at(-1)?.data as T | undefined;
+}
+
+/** The citations an answer's text actually cites, in the order it first cites them. */
+function citedCitations(turn: ChatTurn): Citation[] {
+  const citations = lastData<{ citations: Citation[] }>(turn.events, "data-citations")?.citations ?? [];
+  return citedNumbers(turn.text).flatMap((n) => citations.filter((c) => c.n === n));
+}
+
+export interface FollowUpReport {
+  turns: number;
+  /** Answers with two or three suggestions. */
+  withSuggestions: number;
+  suggested: number;
+  /** Suggestions whose answer cites the passage they were built from. */
+  answered: number;
+  /** Suggestions whose answer cites first a passage of a document the original answer cites. */
+  relevant: number;
+  misses: string[];
+}
+
+/** Asks each question, then each of its suggestions, through the app's MCP endpoint at `mcpUrl`. */
+export async function followUpReport(
+  mcpUrl: string,
+  questions: readonly string[],
+  onTurn?: (done: number) => void,
+): Promise<FollowUpReport> {
+  const r: FollowUpReport = { turns: 0, withSuggestions: 0, suggested: 0, answered: 0, relevant: 0, misses: [] };
+  for (const question of questions) {
+    const turn = await askChat(mcpUrl, [{ role: "user", content: question }]);
+    r.turns++;
+    const topicDocs = new Set(citedCitations(turn).map((c) => c.document.id));
+    const suggestions = lastData<{ questions: FollowUp[] }>(turn.events, "data-followups")?.questions ?? [];
+    if (suggestions.length >= 2) r.withSuggestions++;
+    for (const s of suggestions) {
+      r.suggested++;
+      const next = await askChat(mcpUrl, [{ role: "user", content: s.question }]);
+      const cited = isRefusal(next.text) ? [] : citedCitations(next);
+      if (cited.some((c) => c.chunk_id === s.from)) r.answered++;
+      else r.misses.push(`${question} → ${s.question}\n    → ${next.text.replace(/\s+/g, " ").slice(0, 200)}`);
+      if (cited.length && topicDocs.has(cited[0].document.id)) r.relevant++;
+      else r.misses.push(`off topic: ${question} → ${s.question}`);
+    }
+    onTurn?.(r.turns);
+  }
+  return r;
 }
 
 export async function main(argv = process.argv.slice(2)): Promise<number> {
@@ -44,34 +90,17 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     return 2;
   }
   const set = await loadEvalSet(path.resolve(positionals[0]));
-  const questions = set.questions.slice(0, limit);
+  const questions = set.questions.slice(0, limit).map((q) => q.question);
   const { mcp, close } = await openSetChat(set, values.store, "kb-eval-followups-");
   try {
-    let turns = 0;
-    let withSuggestions = 0;
-    let suggested = 0;
-    let answered = 0;
-    const misses: string[] = [];
-    for (const q of questions) {
-      const turn = await askChat(mcp.url, [{ role: "user", content: q.question }]);
-      turns++;
-      const suggestions = lastData<{ questions: FollowUp[] }>(turn.events, "data-followups")?.questions ?? [];
-      if (suggestions.length >= 2) withSuggestions++;
-      for (const s of suggestions) {
-        suggested++;
-        const next = await askChat(mcp.url, [{ role: "user", content: s.question }]);
-        const cited = new Set(citedNumbers(next.text));
-        const citations = lastData<{ citations: Citation[] }>(next.events, "data-citations")?.citations ?? [];
-        const ok = !isRefusal(next.text) && citations.some((c) => c.chunk_id === s.from && cited.has(c.n));
-        if (ok) answered++;
-        else misses.push(`${q.question} → ${s.question}\n    → ${next.text.replace(/\s+/g, " ").slice(0, 200)}`);
-      }
-      if (turns % 10 === 0) process.stdout.write(`  ${turns}/${questions.length}\r`);
-    }
-    console.log(`\n${path.basename(set.dir)}: offline follow-up suggestions after ${turns} questions`);
-    console.log(`  answers with 2–3 suggestions ${pct(withSuggestions, turns)}`);
-    console.log(`  suggestions answered from their passage ${pct(answered, suggested)}`);
-    for (const m of misses.slice(0, Number.parseInt(values.misses!, 10) || 0)) console.log(`  miss ${m}`);
+    const r = await followUpReport(mcp.url, questions, (done) => {
+      if (done % 10 === 0) process.stdout.write(`  ${done}/${questions.length}\r`);
+    });
+    console.log(`\n${path.basename(set.dir)}: offline follow-up suggestions after ${r.turns} questions`);
+    console.log(`  answers with 2–3 suggestions ${pct(r.withSuggestions, r.turns)}`);
+    console.log(`  suggestions answered from their passage ${pct(r.answered, r.suggested)}`);
+    console.log(`  relevance: suggestions answered from a document the question's answer cites ${pct(r.relevant, r.suggested)}`);
+    for (const m of r.misses.slice(0, Number.parseInt(values.misses!, 10) || 0)) console.log(`  miss ${m}`);
   } finally {
     await close();
   }

@@ -128,6 +128,13 @@ export function Chat({
     const id = url.searchParams.get("c");
     turnToShow.current = url.hash.startsWith("#m-") ? url.hash.slice(1) : null;
     if (id) void open(id);
+    // `?ask=<question>` (an overview's question on a document page): asked at once in a new chat.
+    const asked = url.searchParams.get("ask")?.trim();
+    if (!id && asked) {
+      url.searchParams.delete("ask");
+      window.history.replaceState(window.history.state, "", `${url.pathname}${url.search}${url.hash}`);
+      sendRef.current(asked);
+    }
   }, [open]);
 
   const sourceViewer: SourceViewer = {
@@ -171,6 +178,8 @@ export function Chat({
     void sendMessage({ text, metadata }, { body: body(scope) });
     attachments.clear();
   };
+  const sendRef = useRef(send);
+  sendRef.current = send;
   /** Regenerating adds a version of the answer; the earlier ones (and the turns after them) stay. */
   const regenerateAnswer = (messageId?: string) => {
     if (busy) return;
@@ -306,6 +315,9 @@ export function Chat({
               {/* On a phone the FAQ tab is reached from /kbs; the header stays one compact row of actions. */}
               <Link href="/faq" data-testid="faq-link" className={`${NAV} hidden sm:inline-block`}>
                 {t.faq}
+              </Link>
+              <Link href="/notes" data-testid="notes-link" className={`${NAV} hidden sm:inline-block`}>
+                {t.notes}
               </Link>
               <KbsLink className={NAV} />
               <Link href="/documents" data-testid="documents-link" className={NAV}>

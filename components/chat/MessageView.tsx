@@ -4,6 +4,7 @@ import type { DynamicToolUIPart } from "ai";
 import { useMemo, useState } from "react";
 import { copyText } from "@/components/api";
 import { FaqAnswerCard, PromoteToFaq } from "@/components/faq/ChatFaq";
+import { SaveAsNote } from "@/components/notes/SaveAsNote";
 import { SubmitForm } from "@/components/ui";
 import type { ChatUIMessage } from "@/lib/agent/protocol";
 import { MAX_NOTE_CHARS } from "@/lib/conversations/schema";
@@ -260,7 +261,7 @@ function AssistantMessage({ m, t, streaming, busy, feedback, onRegenerate, onFee
     >
       <TurnContext.Provider value={m.id}>
         <ToolActivity parts={tools} t={t} />
-        {!streaming && <FaqAnswerCard citations={all} />}
+        {!streaming && <FaqAnswerCard citations={all} n={(c) => byN.get(c.n)?.n} />}
         {faqIsAnswer ? null : text ? (
           <Answer text={shown} citations={byN} check={check} t={t} />
         ) : streaming ? (
@@ -289,6 +290,7 @@ function AssistantMessage({ m, t, streaming, busy, feedback, onRegenerate, onFee
             </button>
             {onFeedback && <FeedbackButtons messageId={m.id} feedback={feedback} t={t} onFeedback={onFeedback} />}
             {question && <PromoteToFaq question={question} answer={text} citations={cited} />}
+            {cited.length > 0 && <SaveAsNote messageId={m.id} className={ACTION} />}
             <AnswerModel m={m} />
           </div>
         )}

@@ -32,18 +32,20 @@ export function SourceLink({
   onOpened,
   ...rest
 }: {
-  citation: Pick<Citation, "document" | "chunk_id">;
+  citation: Pick<Citation, "document" | "chunk_id" | "source_chunk_id">;
   claim?: string;
   /** After the document opened beside the chat. */
   onOpened?: () => void;
 } & Omit<React.ComponentProps<"a">, "href" | "onClick">) {
   const { viewer, turn } = useSourceLink();
+  // A FAQ entry taken from a document opens the passage it was taken from.
+  const passage = { document: c.document, chunk_id: c.source_chunk_id ?? c.chunk_id };
   return (
     <Link
       {...rest}
-      href={withReturn(documentHref(c, claim), viewer?.conversationPath ?? null, turn)}
+      href={withReturn(documentHref(passage, claim), viewer?.conversationPath ?? null, turn)}
       onClick={(e) => {
-        if (!viewer?.open({ documentId: c.document.id, chunkId: c.chunk_id, claim })) return;
+        if (!viewer?.open({ documentId: passage.document.id, chunkId: passage.chunk_id, claim })) return;
         e.preventDefault();
         onOpened?.();
       }}

@@ -90,8 +90,15 @@ export function DocumentOverview({ id }: { id: string }) {
           <h2 className="mt-3 font-semibold">{t.questions}</h2>
           <ul className="mt-1 list-disc pl-5 text-zinc-800 dark:text-zinc-200">
             {overview.questions.map((q) => (
-              <li key={q} data-testid="overview-question">
-                {q}
+              <li key={q}>
+                {/* A full page load: the chat asks it on arrival (also from the side panel beside a chat). */}
+                <a
+                  href={`/?ask=${encodeURIComponent(q)}`}
+                  data-testid="overview-question"
+                  className="text-blue-800 underline-offset-2 hover:underline dark:text-blue-300"
+                >
+                  {q}
+                </a>
               </li>
             ))}
           </ul>

@@ -5,6 +5,9 @@ import { useEffect, useState } from "react";
 import Markdown, { type Components } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { useAccess } from "@/components/account/viewer";
+import { CitationChip } from "@/components/chat/CitationChip";
+import { SourceLink } from "@/components/chat/source-viewer";
+import { T as CHAT } from "@/components/chat/strings";
 import { useMessages } from "@/components/i18n";
 import { kbApi } from "@/components/kbs/api";
 import { KbOptions } from "@/components/kbs/KbOptions";
@@ -31,13 +34,16 @@ const md: Components = {
 const remarkPlugins = [remarkGfm];
 
 /**
- * Above an answer whose sources start with a FAQ entry: the entry's answer, labelled as such, with a link to
- * the passage it was taken from when it has one.
+ * Above an answer whose sources start with a FAQ entry: the entry's answer, labelled as such, its number a
+ * citation chip like an answer's, with a link to the passage it was taken from (highlighted) when it has one.
+ * `n`: the number the sources list shows for it.
  */
-export function FaqAnswerCard({ citations }: { citations: readonly Citation[] }) {
+export function FaqAnswerCard({ citations, n }: { citations: readonly Citation[]; n?: (c: Citation) => number | undefined }) {
   const t = useMessages(T);
+  const chat = useMessages(CHAT);
   const faq = citations.find((c) => faqIdOfChunk(c.chunk_id));
   if (!faq) return null;
+  const shownN = n?.(faq) ?? faq.n;
   return (
     <div
       data-testid="faq-answer"
@@ -45,10 +51,10 @@ export function FaqAnswerCard({ citations }: { citations: readonly Citation[] })
       className="mb-3 rounded-xl border border-emerald-300 bg-emerald-50 p-3 dark:border-emerald-800 dark:bg-emerald-950/30"
     >
       <p className="flex items-center gap-2 text-xs">
-        <span data-testid="faq-answer-label" className="rounded-full bg-emerald-600 px-2 py-0.5 font-semibold text-white">
+        <span data-testid="faq-answer-label" className="rounded-full bg-emerald-700 px-2 py-0.5 font-semibold text-white">
           {t.faqAnswer}
         </span>
-        <span className="font-semibold text-emerald-900 dark:text-emerald-200">[{faq.n}]</span>
+        <CitationChip n={shownN} citation={{ ...faq, n: shownN }} claim={faq.text} t={chat} />
         <span data-testid="faq-answer-question" className="font-medium">
           {faq.heading}
         </span>
@@ -59,13 +65,14 @@ export function FaqAnswerCard({ citations }: { citations: readonly Citation[] })
         </Markdown>
       </div>
       {faq.document.id && (
-        <Link
-          href={`/documents/${encodeURIComponent(faq.document.id)}`}
+        <SourceLink
+          citation={faq}
+          claim={faq.text}
           data-testid="faq-answer-source"
           className="mt-1 inline-block text-xs text-blue-700 underline dark:text-blue-300"
         >
           {t.openSource} · {faq.document.source}
-        </Link>
+        </SourceLink>
       )}
     </div>
   );

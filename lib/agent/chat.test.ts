@@ -219,17 +219,23 @@ describe("chat turn", () => {
   });
 
   it("numbers chunks across two searches in one turn, and drops markers that point at nothing", async () => {
+    // Counted when the model answers: the follow-up suggestions' check searches after the answer.
+    let searched = -1;
+    const searches = () => mcpLog.filter((m) => m === "tools/call:search_knowledge").length;
     const { model, calls } = scriptedModel([
       () => ({ search: { query: "annual leave days" } }),
       () => ({ search: { query: "expense claim receipts" } }),
-      (_o, results) => ({
-        text:
-          `Employees get 20 days of annual leave [${refOf(results[0], "20 days")}]. ` +
-          `Claims need the original receipts [${refOf(results[1], "original receipts")}]. Invented [42].`,
-      }),
+      (_o, results) => {
+        searched = searches();
+        return {
+          text:
+            `Employees get 20 days of annual leave [${refOf(results[0], "20 days")}]. ` +
+            `Claims need the original receipts [${refOf(results[1], "original receipts")}]. Invented [42].`,
+        };
+      },
     ]);
     const { text, citations } = await askScripted(model, "leave and expenses?");
-    expect(mcpLog.filter((m) => m === "tools/call:search_knowledge").length).toBe(2);
+    expect(searched).toBe(2);
 
     // One number per chunk for the whole turn: no two citations share a number or a chunk.
     expect(new Set(citations.map((c) => c.n)).size).toBe(citations.length);
@@ -280,17 +286,20 @@ describe("chat turn", () => {
   });
 
   it("ends the loop on a repeated identical call and answers from what was found", async () => {
+    // Counted when the model answers: the follow-up suggestions' check searches after the answer.
+    let searched = -1;
     const { model, calls } = scriptedModel([
       () => ({ search: { query: "sick leave certificate" } }),
       () => ({ search: { query: "sick leave certificate" } }),
-      (opts, results) =>
-        opts.toolChoice?.type === "none"
-          ? { text: `A certificate is needed after three days [${refOf(results[0], "certificate")}].` }
-          : { search: { query: "sick leave certificate" } },
+      (opts, results) => {
+        if (opts.toolChoice?.type !== "none") return { search: { query: "sick leave certificate" } };
+        searched = mcpLog.filter((m) => m === "tools/call:search_knowledge").length;
+        return { text: `A certificate is needed after three days [${refOf(results[0], "certificate")}].` };
+      },
     ]);
     const { text, citations } = await askScripted(model, "sick leave?");
     // The repeat never reached the MCP endpoint; the model was told to answer, and could not call tools.
-    expect(mcpLog.filter((m) => m === "tools/call:search_knowledge").length).toBe(1);
+    expect(searched).toBe(1);
     expect(calls.length).toBe(3);
     expect(calls[2].toolChoice).toEqual({ type: "none" });
     const repeated = calls[2].prompt.filter((m) => m.role === "tool").at(-1)!;

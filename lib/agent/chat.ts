@@ -318,10 +318,11 @@ export async function runChat(opts: ChatOptions): Promise<Response> {
       }
       if (answer && !opts.signal?.aborted) {
         const passages = turn.registry.list();
+        const search = searchOnce(mcpTools, turn, opts.signal);
         const questions =
           metadata.mode === "llm"
-            ? await modelFollowUps(model, question, answer, passages, opts.signal)
-            : await verifiedOfflineFollowUps(question, answer, passages, searchOnce(mcpTools, turn, opts.signal), opts.locale);
+            ? await modelFollowUps(model, question, answer, passages, search, opts.signal, opts.locale)
+            : await verifiedOfflineFollowUps(question, answer, passages, search, opts.locale);
         if (questions.length) writer.write({ type: "data-followups", id: "followups", data: { questions } });
       }
       if (finish) writer.write(finish);

@@ -17,7 +17,10 @@ import { type SearchResult, searchOutputSchema } from "@/lib/tools/search-result
 export type RetrievedChunk = Pick<
   SearchResult,
   "chunk_id" | "document" | "kb" | "heading" | "text" | "score" | "page" | "context_before" | "context_after"
->;
+> & {
+  /** A FAQ entry taken from a document: the passage of that document it was taken from (what its links open). */
+  source_chunk_id?: string;
+};
 
 /**
  * Where a passage comes from, as the offline answerer reads it and the terminal shows it:
@@ -77,7 +80,8 @@ export class CitationRegistry {
   }
 }
 
-function retrieved(r: RetrievedChunk): RetrievedChunk {
+function retrieved(r: RetrievedChunk | SearchResult): RetrievedChunk {
+  const source = "faq" in r ? r.faq?.source.chunk_id : "source_chunk_id" in r ? r.source_chunk_id : undefined;
   return {
     chunk_id: r.chunk_id,
     document: { id: r.document.id, title: r.document.title, source: r.document.source },
@@ -88,6 +92,7 @@ function retrieved(r: RetrievedChunk): RetrievedChunk {
     ...(r.page !== undefined ? { page: r.page } : {}),
     ...(r.context_before ? { context_before: r.context_before } : {}),
     ...(r.context_after ? { context_after: r.context_after } : {}),
+    ...(source ? { source_chunk_id: source } : {}),
   };
 }
 

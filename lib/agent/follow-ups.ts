@@ -1,9 +1,11 @@
 /**
- * Follow-up suggestions after an answer: two or three questions the turn's retrieved passages answer.
- * Offline they are built from those passages (a section heading, an FAQ question, a question the passage
- * itself asks and answers, or a name it mentions that the question did not), so each one leads back to the
- * passage it came from; with a model, the model writes them from the same passages. In the conversation's
- * language. `npm run eval -- --follow-ups` measures how often asking one retrieves and answers from its passage.
+ * Follow-up suggestions after an answer: two or three questions the library answers, about the question's own
+ * topic. Offline they are built from the retrieved passages of the documents the answer cites (a section heading,
+ * an FAQ question, a question the passage itself asks and answers, or a name it mentions that the question did
+ * not), so each one leads back to the passage it came from; with a model, the model writes them from the same
+ * passages. Both kinds are kept only when searching them returns a passage of those documents near the top; none
+ * follow a refusal or an answer that cites nothing. In the UI's language (else the question's), never mixing scripts.
+ * `npm run eval -- --follow-ups` measures how often asking one answers from its passage, and stays on topic.
  */
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { generateText } from "ai";
@@ -13,14 +15,19 @@ import { endsClause, sentenceRanges } from "@/lib/text/sentences";
 import { STOP_WORDS } from "@/lib/tokenize";
 import { taggedWords } from "@/lib/tokenize/segment";
 import { citedNumbers, type RetrievedChunk } from "./citations";
+import { isRefusal } from "./offline-model";
 import type { FollowUp } from "./protocol";
 
 type Passage = RetrievedChunk & { n: number };
 type Lang = "en" | "zh";
+/** A search for a suggestion: the chunks it returns, best first (null: no search tool). */
+export type SuggestionSearch = (query: string) => Promise<readonly { chunk_id: string; document?: { id: string } }[] | null>;
 
 const MAX_FOLLOW_UPS = 3;
 /** Candidates built before the check that each leads back to its passage (verifyFollowUps). */
 const MAX_CANDIDATES = 6;
+/** Names of one passage asked about (a short document may be one passage, and still name several things). */
+const NAMES_PER_PASSAGE = 3;
 /** A suggestion stands when searching it returns its passage among the first few (the answerer quotes those first). */
 const VERIFY_RANK = 2;
 
@@ -28,27 +35,32 @@ const QUESTION_HEADING = /[?？]$|^(how|what|which|who|whom|why|when|where|can|c
 const GENERIC =
   /^(introduction|overview|summary|contents|table of contents|about|faq|abstract|references|简介|概述|目录|前言|总则|附录|摘要)$/i;
 
+/** CSV and sheet records are grouped under "Rows 1–10" headings: no topic anyone asks about. */
+const ROW_RANGE = /\brows?\s+\d+(\s*[–-]\s*\d+)?$/i;
+
 const fold = (s: string) => s.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
 
-/** The conversation's language: the question's script, else the UI's. */
-function conversationLanguage(question: string, locale?: string): Lang {
-  if (hasCjk(question)) return "zh";
-  return /[A-Za-z]/.test(question) ? "en" : locale === "zh" ? "zh" : "en";
+/** The suggestions' language: the UI's, else the question's script. */
+function suggestionLanguage(question: string, locale?: string): Lang {
+  if (locale === "zh" || locale === "en") return locale;
+  return hasCjk(question) ? "zh" : "en";
 }
 
-/** A short form of a document title to name it in a question (long paper titles cut at a word). */
-function shortTitle(title: string): string {
-  const t = title.replace(/\.[a-z0-9]{1,5}$/i, "").trim();
-  if (hasCjk(t)) return Array.from(t).length > 20 ? `${Array.from(t).slice(0, 20).join("")}` : t;
-  const words = t.split(/\s+/);
-  return words.length > 7 ? words.slice(0, 7).join(" ") : t;
+/** Whether a suggestion is written in `lang` alone: no Chinese in an English one, Chinese in a Chinese one. */
+function inLanguage(q: string, lang: Lang): boolean {
+  return hasCjk(q) === (lang === "zh");
 }
 
-function aboutQuestion(title: string, topic: string, lang: Lang): string {
-  const doc = shortTitle(title);
-  const same = !doc || fold(doc) === fold(topic) || fold(doc).includes(fold(topic));
-  if (lang === "zh") return same ? `介绍一下${topic}` : `介绍一下${doc}的${topic}`;
-  return same ? `Tell me about ${topic}` : `What does ${doc} say about ${topic}?`;
+/** "Sick leave" reads "sick leave" inside a sentence; "Nimbus Cloud" and "SSO" keep their capitals. */
+function inSentence(topic: string): string {
+  const [first, ...rest] = topic.split(" ");
+  const sentenceCase = /^[A-Z][a-z]+$/.test(first) && rest.every((w) => !/^[A-Z][a-z]/.test(w));
+  return sentenceCase && rest.length ? `${first.toLowerCase()} ${rest.join(" ")}` : topic;
+}
+
+/** A question about a topic of the passage, as a person asks it (no document names, no template about a title). */
+function aboutQuestion(topic: string, lang: Lang): string {
+  return lang === "zh" ? `介绍一下${topic}` : `What should I know about ${inSentence(topic)}?`;
 }
 
 /** The section a passage sits in, when it is not the document itself or a generic one. */
@@ -61,7 +73,7 @@ function sectionOf(p: Passage): string | null {
     ?.replace(/^[\d.、)\s]+/, "")
     .replace(/[:：]$/, "")
     .trim();
-  if (!leaf || Array.from(leaf).length < 2 || leaf.length > 80 || GENERIC.test(leaf)) return null;
+  if (!leaf || Array.from(leaf).length < 2 || leaf.length > 80 || GENERIC.test(leaf) || ROW_RANGE.test(leaf)) return null;
   // The document's own title (perhaps without its leading number) is no section.
   if (fold(p.document.title).includes(fold(leaf))) return null;
   return leaf;
@@ -101,7 +113,9 @@ function englishNames(text: string): string[] {
     const name = words.join(" ");
     const single = !/\s/.test(name);
     const before = text.slice(0, m.index).trimEnd();
-    const startsSentence = before === "" || endsClause(before) || /[#>*-]$/.test(before);
+    // A line's first word starts a sentence too (the paragraph under a heading line).
+    const startsLine = /\n[ \t]*$/.test(text.slice(0, m.index));
+    const startsSentence = before === "" || startsLine || endsClause(before) || /[#>*-]$/.test(before);
     if (name.length < 3 || STOP_WORDS.has(name.toLowerCase()) || MONTHS_AND_DAYS.test(name)) continue;
     if (single && startsSentence && !/^[A-Z]{2,}|\d/.test(name)) continue;
     // A capitalised common word ("Additional", "Before") is written lower-case elsewhere in the text.
@@ -139,52 +153,46 @@ function isNew(name: string, seen: string): boolean {
   return !f.split(/\s+/).every((w) => seen.includes(w));
 }
 
+/** A passage's candidate questions, best first: its question heading, its section, a question it asks, its names. */
+function passageQuestions(p: Passage, passages: readonly Passage[], lang: Lang, seen: string, usedTopics: Set<string>): string[] {
+  const out: string[] = [];
+  const section = sectionOf(p);
+  if (section && QUESTION_HEADING.test(section)) out.push(/[?？]$/.test(section) ? section : `${section}?`);
+  else if (section && isNew(section, seen) && !usedTopics.has(fold(section))) {
+    usedTopics.add(fold(section));
+    out.push(aboutQuestion(section, lang));
+  }
+  const asked = askedQuestion(p.text);
+  if (asked && isNew(asked, seen)) out.push(asked);
+  const title = fold(p.document.title);
+  // A name the title holds ("oil crisis" in "1973 oil crisis") asks about the whole document, not this passage.
+  const names = namesIn(p, passages, lang)
+    .filter((n) => isNew(n, seen) && !usedTopics.has(fold(n)) && !title.includes(fold(n)))
+    .slice(0, NAMES_PER_PASSAGE);
+  for (const name of names) {
+    usedTopics.add(fold(name));
+    out.push(aboutQuestion(name, lang));
+  }
+  return out.filter((q) => inLanguage(q, lang));
+}
+
 /**
- * Up to three questions, each answered by one of the retrieved passages: the passages the answer did not
- * cite first (what else there is to learn), then the cited ones; never two from one passage, never one
- * that repeats the question.
+ * Candidate questions, each built from one of `passages`: the passages the answer did not cite first (what else
+ * there is to learn), then the cited ones, one question of each passage in turn; never one that repeats the
+ * question (`seen`) or another candidate.
  */
-function offlineFollowUps(
-  question: string,
-  answer: string,
-  passages: readonly Passage[],
-  locale?: string,
-  max = MAX_FOLLOW_UPS,
-): FollowUp[] {
-  const lang = conversationLanguage(question, locale);
-  const cited = new Set(citedNumbers(answer));
+function candidateQuestions(passages: readonly Passage[], lang: Lang, seen: string, cited: ReadonlySet<number>, max: number): FollowUp[] {
   const ordered = [...passages].sort((a, b) => Number(cited.has(a.n)) - Number(cited.has(b.n)) || b.score - a.score);
-  const seen = fold(`${question}`);
-  const out: FollowUp[] = [];
-  const taken = new Set<string>([fold(question)]);
-  const add = (q: string, p: Passage) => {
-    const key = fold(q);
-    if (taken.has(key) || out.length >= max) return false;
-    taken.add(key);
-    out.push({ question: q, from: p.chunk_id });
-    return true;
-  };
   const usedTopics = new Set<string>();
-  for (const p of ordered) {
-    if (out.length >= max) break;
-    const section = sectionOf(p);
-    if (section && QUESTION_HEADING.test(section) && hasCjk(section) === (lang === "zh")) {
-      if (add(/[?？]$/.test(section) ? section : `${section}?`, p)) continue;
-    }
-    if (section && isNew(section, seen) && !usedTopics.has(fold(section))) {
-      usedTopics.add(fold(section));
-      if (add(aboutQuestion(p.document.title, section, lang), p)) continue;
-    }
-    const asked = askedQuestion(p.text);
-    if (asked && hasCjk(asked) === (lang === "zh") && isNew(asked, seen)) {
-      if (add(asked, p)) continue;
-    }
-    const title = fold(p.document.title);
-    // A name the title holds ("oil crisis" in "1973 oil crisis") asks about the whole document, not this passage.
-    const name = namesIn(p, passages, lang).find((n) => isNew(n, seen) && !usedTopics.has(fold(n)) && !title.includes(fold(n)));
-    if (name) {
-      usedTopics.add(fold(name));
-      add(aboutQuestion(p.document.title, name, lang), p);
+  const perPassage = ordered.map((p) => ({ p, qs: passageQuestions(p, passages, lang, seen, usedTopics) }));
+  const out: FollowUp[] = [];
+  const taken = new Set<string>([seen]);
+  for (let round = 0; out.length < max && perPassage.some(({ qs }) => qs.length > round); round++) {
+    for (const { p, qs } of perPassage) {
+      const q = qs[round];
+      if (!q || out.length >= max || taken.has(fold(q))) continue;
+      taken.add(fold(q));
+      out.push({ question: q, from: p.chunk_id });
     }
   }
   return out;
@@ -192,46 +200,98 @@ function offlineFollowUps(
 
 const FOLLOW_UP_TIMEOUT_MS = 15_000;
 
+/** Whether searching `question` returns, near the top, one of the chunks `accept` takes (the answerability check). */
+async function answeredBy(
+  question: string,
+  search: SuggestionSearch,
+  accept: (r: { chunk_id: string; document?: { id: string } }) => boolean,
+) {
+  try {
+    const found = await search(question);
+    return found?.slice(0, VERIFY_RANK).find(accept) ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /**
- * Offline suggestions checked against the library: each candidate is searched, and only those whose search
- * returns the passage they were built from near the top are kept (the first MAX_FOLLOW_UPS of them).
+ * Offline questions built from `passages`, checked against the library: each candidate is searched, and only
+ * those whose search returns the passage they were built from near the top are kept (the first `max`). The
+ * overview's questions are these.
+ */
+export async function verifiedQuestions(
+  passages: readonly Passage[],
+  lang: Lang,
+  search: SuggestionSearch,
+  max: number,
+  opts: { seen?: string; cited?: ReadonlySet<number> } = {},
+): Promise<FollowUp[]> {
+  const candidates = candidateQuestions(passages, lang, fold(opts.seen ?? ""), opts.cited ?? new Set(), Math.max(MAX_CANDIDATES, 2 * max));
+  const kept = await Promise.all(candidates.map((c) => answeredBy(c.question, search, (r) => r.chunk_id === c.from)));
+  return candidates.filter((_, i) => kept[i]).slice(0, max);
+}
+
+/** The documents an answer cites: its suggestions stay on them. None after a refusal or an answer citing nothing. */
+function topicDocuments(answer: string, passages: readonly Passage[]): Set<string> {
+  if (isRefusal(answer)) return new Set();
+  const cited = new Set(citedNumbers(answer));
+  return new Set(passages.filter((p) => cited.has(p.n)).map((p) => p.document.id));
+}
+
+/**
+ * Offline suggestions after an answer: questions built from the retrieved passages of the documents the answer
+ * cites, kept only when searching them returns the passage they were built from near the top.
  */
 export async function verifiedOfflineFollowUps(
   question: string,
   answer: string,
   passages: readonly Passage[],
-  search: (query: string) => Promise<readonly { chunk_id: string }[] | null>,
+  search: SuggestionSearch,
   locale?: string,
   max = MAX_FOLLOW_UPS,
 ): Promise<FollowUp[]> {
-  const candidates = offlineFollowUps(question, answer, passages, locale, Math.max(MAX_CANDIDATES, 2 * max));
-  const kept = await Promise.all(
-    candidates.map(async (c) => {
-      try {
-        const found = await search(c.question);
-        return !!found?.slice(0, VERIFY_RANK).some((r) => r.chunk_id === c.from);
-      } catch {
-        return false;
-      }
-    }),
-  );
-  return candidates.filter((_, i) => kept[i]).slice(0, max);
+  const docs = topicDocuments(answer, passages);
+  if (!docs.size) return [];
+  const onTopic = passages.filter((p) => docs.has(p.document.id));
+  return verifiedQuestions(onTopic, suggestionLanguage(question, locale), search, max, {
+    seen: question,
+    cited: new Set(citedNumbers(answer)),
+  });
+}
+
+/**
+ * Questions someone else wrote (the model), kept only when searching one returns, near the top, a chunk of the
+ * documents `docs`: the library answers it, from the material it was written about.
+ */
+export async function answerableQuestions(
+  questions: readonly string[],
+  docs: ReadonlySet<string>,
+  search: SuggestionSearch,
+): Promise<FollowUp[]> {
+  const found = await Promise.all(questions.map((q) => answeredBy(q, search, (r) => !!r.document && docs.has(r.document.id))));
+  return questions.flatMap((question, i) => (found[i] ? [{ question, from: found[i].chunk_id }] : []));
 }
 
 const FOLLOW_UP_INSTRUCTIONS = `You suggest follow-up questions for a knowledge-base chat.
 Write 3 short questions the user might ask next, each answered by the passages below, in the language of the user's question.
 One question per line, no numbering, nothing else.`;
 
-/** The model writes the suggestions from the turn's passages; offline ones stand in when it fails or writes too few. */
+/**
+ * The model writes the suggestions from the turn's passages, each kept only when the library answers it from the
+ * documents the answer cites; the offline ones stand in when it fails or too few of its own pass.
+ */
 export async function modelFollowUps(
   model: LanguageModelV4,
   question: string,
   answer: string,
   passages: readonly Passage[],
+  search: SuggestionSearch,
   signal?: AbortSignal,
+  locale?: string,
 ): Promise<FollowUp[]> {
-  const fallback = () => offlineFollowUps(question, answer, passages);
-  if (passages.length === 0) return [];
+  const docs = topicDocuments(answer, passages);
+  if (!docs.size) return [];
+  const fallback = () => verifiedOfflineFollowUps(question, answer, passages, search, locale);
   try {
     const context = passages
       .slice(0, 6)
@@ -251,8 +311,8 @@ export async function modelFollowUps(
       .split("\n")
       .map((l) => l.replace(/^\s*(?:[-*•]|\d+[.)、])\s*/, "").trim())
       .filter((l) => l.length >= 4 && l.length <= 200 && fold(l) !== fold(question));
-    const unique = [...new Set(lines)].slice(0, MAX_FOLLOW_UPS);
-    return unique.length >= 2 ? unique.map((q) => ({ question: q })) : fallback();
+    const kept = (await answerableQuestions([...new Set(lines)], docs, search)).slice(0, MAX_FOLLOW_UPS);
+    return kept.length >= 2 ? kept : fallback();
   } catch (err) {
     if (signal?.aborted) return [];
     console.error("[chat] follow-up suggestions from the model failed:", err instanceof Error ? err.message : err);

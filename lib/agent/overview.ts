@@ -16,7 +16,7 @@ import type { Store } from "@/lib/store";
 import { hasCjk } from "@/lib/text/cjk";
 import { sentenceRanges } from "@/lib/text/sentences";
 import type { ChunkRecord, DocumentRecord } from "@/lib/types";
-import { verifiedOfflineFollowUps } from "./follow-ups";
+import { answerableQuestions, type SuggestionSearch, verifiedQuestions } from "./follow-ups";
 import { LEADING_HEADINGS } from "./highlight";
 import type { Overview } from "./overview-contract";
 
@@ -137,13 +137,9 @@ function coversOf(docs: readonly OverviewSource[], lang: Lang): string {
 }
 
 /** The extracted overview; `search` checks each question (it must return the passage the question came from). */
-async function extractOverview(
-  docs: readonly OverviewSource[],
-  lang: Lang,
-  search: (query: string) => Promise<readonly { chunk_id: string }[] | null>,
-): Promise<Overview> {
+async function extractOverview(docs: readonly OverviewSource[], lang: Lang, search: SuggestionSearch): Promise<Overview> {
   const sections = docs.length === 1 ? sectionsOf(docs[0]) : docs.slice(0, MAX_SECTIONS).map((d) => d.document.title);
-  const found = await verifiedOfflineFollowUps("", "", samplePassages(docs, lang), search, lang, MAX_QUESTIONS);
+  const found = await verifiedQuestions(samplePassages(docs, lang), lang, search, MAX_QUESTIONS);
   return { kind: "extracted", covers: coversOf(docs, lang), sections, questions: found.map((f) => f.question) };
 }
 
@@ -154,8 +150,17 @@ QUESTION: a question the material answers (3 to 5 such lines)`;
 
 const OVERVIEW_TIMEOUT_MS = 20_000;
 
-/** The model's overview from the opening, sections and sample passages; the extracted one stands in when it fails. */
-async function modelOverview(model: LanguageModelV4, docs: readonly OverviewSource[], lang: Lang, extracted: Overview): Promise<Overview> {
+/**
+ * The model's overview from the opening, sections and sample passages, its questions kept only when searching them
+ * returns a passage of these documents near the top; the extracted one stands in when it fails.
+ */
+async function modelOverview(
+  model: LanguageModelV4,
+  docs: readonly OverviewSource[],
+  lang: Lang,
+  extracted: Overview,
+  search: SuggestionSearch,
+): Promise<Overview> {
   try {
     const passages = samplePassages(docs, lang)
       .slice(0, 6)
@@ -171,10 +176,12 @@ async function modelOverview(model: LanguageModelV4, docs: readonly OverviewSour
     });
     const lines = text.split("\n").map((l) => l.trim());
     const covers = lines.find((l) => /^COVERS:/i.test(l))?.replace(/^COVERS:\s*/i, "");
-    const questions = lines
+    const written = lines
       .filter((l) => /^QUESTION:/i.test(l))
       .map((l) => l.replace(/^QUESTION:\s*/i, ""))
       .filter((q) => q.length >= 4);
+    const ids = new Set(docs.map((d) => d.document.id));
+    const questions = (await answerableQuestions(written, ids, search)).map((q) => q.question);
     if (!covers || questions.length < 2) return extracted;
     return { kind: "model", covers, sections: extracted.sections, questions: questions.slice(0, MAX_QUESTIONS) };
   } catch (err) {
@@ -214,10 +221,13 @@ export async function overviewOf(store: Store, docs: readonly Doc[], lang: Lang,
     const sources = await Promise.all(docs.map(async (document) => ({ document, chunks: await store.getChunks(document.id) })));
     const kbs = [...new Set(docs.map((d) => d.kb))];
     const search = async (query: string) =>
-      (await searchKnowledge(store, { query, topK: 5, kb: kbs })).map((h) => ({ chunk_id: h.chunk.id }));
+      (await searchKnowledge(store, { query, topK: 5, kb: kbs })).map((h) => ({
+        chunk_id: h.chunk.id,
+        document: { id: h.chunk.documentId },
+      }));
     const extracted = await extractOverview(sources, lang, search);
     if (!chat.apiKey) return extracted;
     const model = createOpenAI({ apiKey: chat.apiKey, baseURL: chat.baseURL }).chat(chat.model);
-    return modelOverview(model, sources, lang, extracted);
+    return modelOverview(model, sources, lang, extracted, search);
   });
 }

@@ -41,9 +41,10 @@ export async function askChat(
   conversation: ModelMessage[] | string,
   config = OFFLINE_CHAT,
   model?: LanguageModelV4,
+  locale?: "en" | "zh",
 ): Promise<ChatTurn> {
   const messages: ModelMessage[] = typeof conversation === "string" ? [{ role: "user", content: conversation }] : conversation;
-  const res = await runChat({ config, mcpUrl, messages, model });
+  const res = await runChat({ config, mcpUrl, messages, model, locale });
   if (!res.ok) return { text: "", events: [], queries: [], citations: 0, errors: [await res.text()] };
   const body = await res.text();
   const events = body

@@ -1,8 +1,9 @@
 import JSZip from "jszip";
+import { parseHTML } from "linkedom";
 import mammoth from "mammoth";
 import { AppError, type ParsedDocument } from "@/lib/types";
 import { type ParseLimits, type ParseOptions, resolveLimits } from "./limits";
-import { htmlToMarkdown } from "./markdown";
+import { htmlToMarkdown, noteAt } from "./markdown";
 import { markdownTitle } from "./text";
 import { checkDeclaredSizes, type ZipEntry, zipBomb } from "./zip";
 
@@ -44,6 +45,28 @@ async function checkDocxArchive(data: Uint8Array, filename: string, limits: Pars
   }
 }
 
+/**
+ * Mammoth writes a note as a link to a numbered list at the end (`[1]` → `<li id="footnote-1">…↑</li>`): each note's
+ * text goes to where it is referenced instead, and the list at the end is dropped.
+ */
+function notesInPlace(html: string): string {
+  const { document } = parseHTML(`<!doctype html><html><body>${html}</body></html>`);
+  for (const ref of [...document.querySelectorAll('a[href^="#footnote-"], a[href^="#endnote-"]')]) {
+    const id = ref.getAttribute("href")?.slice(1) ?? "";
+    if (id.startsWith("footnote-ref-") || id.startsWith("endnote-ref-")) continue;
+    const note = document.getElementById(id);
+    if (!note) continue;
+    for (const back of [...note.querySelectorAll('a[href^="#footnote-ref-"], a[href^="#endnote-ref-"]')]) back.remove();
+    const label = (ref.textContent ?? "").replace(/[[\]]/g, "").trim();
+    const marker = ref.parentElement?.tagName === "SUP" ? ref.parentElement : ref;
+    marker.replaceWith(document.createTextNode(noteAt(id.startsWith("endnote") ? "Endnote" : "Footnote", label, note.textContent ?? "")));
+    const list = note.parentElement;
+    note.remove();
+    if (list && list.children.length === 0) list.remove();
+  }
+  return document.body.innerHTML;
+}
+
 /** DOCX → Markdown: Word headings become `#` headings (→ heading paths), tables become text rows. */
 export async function parseDocx(data: Uint8Array, filename: string, opts?: ParseOptions): Promise<ParsedDocument> {
   const limits = resolveLimits(opts);
@@ -62,7 +85,7 @@ export async function parseDocx(data: Uint8Array, filename: string, opts?: Parse
   } catch {
     throw new AppError("parse_failed", `"${filename}" could not be read: the Word document is corrupt.`);
   }
-  const text = htmlToMarkdown(html);
+  const text = htmlToMarkdown(notesInPlace(html), { inlineEscapes: false });
   if (text.length > limits.maxTextChars) {
     throw new AppError("too_large", `"${filename}" holds more text than the ${limits.maxTextChars}-character limit.`);
   }

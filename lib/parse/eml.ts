@@ -21,6 +21,36 @@ const addresses = (list: Addresses | Addresses[] | undefined) =>
     .filter(Boolean)
     .join(", ");
 
+/** Zone names RFC 5322 still allows (obsolete), as offsets in minutes. */
+const NAMED_ZONES: Record<string, number> = {
+  UT: 0,
+  GMT: 0,
+  Z: 0,
+  EST: -300,
+  EDT: -240,
+  CST: -360,
+  CDT: -300,
+  MST: -420,
+  MDT: -360,
+  PST: -480,
+  PDT: -420,
+};
+
+/**
+ * The date as the sender wrote it: their wall-clock time with their offset ("2026-03-03T09:30:00+01:00"), taken
+ * from the Date header's zone; the UTC instant when the header names none.
+ */
+function senderDate(date: Date, header: string | undefined): string {
+  const zone = /(?:\s|\d)([+-])(\d{2})(\d{2})\s*(?:\([^)]*\))?\s*$/.exec(header ?? "");
+  const named = /\s([A-Z]{1,3})\s*$/i.exec(header ?? "")?.[1]?.toUpperCase();
+  const offset = zone ? (zone[1] === "-" ? -1 : 1) * (Number(zone[2]) * 60 + Number(zone[3])) : named ? NAMED_ZONES[named] : undefined;
+  if (offset === undefined) return date.toISOString();
+  const local = new Date(date.getTime() + offset * 60_000).toISOString().slice(0, 19);
+  const abs = Math.abs(offset);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${local}${offset < 0 ? "-" : "+"}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+}
+
 const words = (s: string) => s.match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
 const TABLE_ROW = /^\|.*\|$/m;
 
@@ -64,7 +94,8 @@ export async function parseEml(
   if (subject) front.push(`subject: ${yamlValue(subject)}`);
   if (from) front.push(`from: ${yamlValue(from)}`);
   if (to) front.push(`to: ${yamlValue(to)}`);
-  if (mail.date) front.push(`date: ${mail.date.toISOString()}`);
+  const dateHeader = mail.headerLines.find((h) => h.key === "date")?.line.replace(/^date:\s*/i, "");
+  if (mail.date) front.push(`date: ${senderDate(mail.date, dateHeader)}`);
   front.push("---");
 
   const body = richerBody(mail.text?.trim() ?? "", typeof mail.html === "string" ? htmlToMarkdown(mail.html) : "").replace(/\r\n?/g, "\n");

@@ -14,6 +14,9 @@ export function markdownTable(rows: string[][]): string {
   return lines.join("\n");
 }
 
+/** A Markdown list item at a nesting depth: four spaces a level, enough to nest under "- " and "10. " alike. */
+export const listItem = (depth: number, marker: string, text: string) => `${"    ".repeat(depth)}${marker} ${text}`;
+
 /** One HTML table as GFM rows. */
 function tableToMarkdown(table: Element): string {
   const rows = Array.from(table.querySelectorAll("tr")).filter((tr) => tr.closest("table") === table);
@@ -36,9 +39,31 @@ export function isSafeHref(href: string): boolean {
   return scheme === undefined || scheme === "http" || scheme === "https" || scheme === "mailto";
 }
 
-/** HTML → Markdown with ATX headings, tables as text rows, and no images, scripts or styles. */
-export function htmlToMarkdown(html: string): string {
+/**
+ * A footnote or endnote at the place it is referenced, its text in the sentence it belongs to (so a passage and its
+ * note are found, chunked and cited together). One form for every format that has notes (DOCX, ODT).
+ */
+export const noteAt = (kind: "Footnote" | "Endnote", label: string, text: string) =>
+  ` [${kind} ${label}: ${text.replace(/\s+/g, " ").trim()}]`;
+
+/**
+ * Turndown's escapes of text that would start a block (a heading, list item, quote, rule) and nothing else: the
+ * text keeps its own characters (`trip_id`, `[1]`) while a paragraph starting "2. " or "# " stays a paragraph.
+ */
+const escapeBlockStarts = (s: string) =>
+  s
+    .replace(/^(#{1,6}) /, "\\$1 ")
+    .replace(/^([-+*]) /, "\\$1 ")
+    .replace(/^(\d+)\. /, "$1\\. ")
+    .replace(/^(=+|>|~~~)/, "\\$1");
+
+/**
+ * HTML → Markdown with ATX headings, tables as text rows, and no images, scripts or styles. `inlineEscapes: false`
+ * escapes only what would start a block, for documents whose text is prose rather than Markdown (DOCX).
+ */
+export function htmlToMarkdown(html: string, { inlineEscapes = true }: { inlineEscapes?: boolean } = {}): string {
   const td = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" });
+  if (!inlineEscapes) td.escape = escapeBlockStarts;
   td.remove(["script", "style", "noscript", "iframe", "img", "svg", "canvas", "form", "button"] as TurndownService.Filter);
   td.addRule("unsafeLink", {
     filter: (node) => node.nodeName === "A" && !isSafeHref(node.getAttribute("href") ?? ""),

@@ -90,7 +90,7 @@ describe("EML", () => {
     expect(doc).toMatchObject({ title: EML_PHRASES.subject, author: "Harbour Office", mimeType: "message/rfc822" });
     expect(
       doc.text.startsWith(
-        `---\nsubject: "${EML_PHRASES.subject}"\nfrom: "${EML_PHRASES.from}"\nto: "Crew <crew@harbour.example>"\ndate: 2026-03-03T08:30:00.000Z\n---`,
+        `---\nsubject: "${EML_PHRASES.subject}"\nfrom: "${EML_PHRASES.from}"\nto: "Crew <crew@harbour.example>"\ndate: 2026-03-03T09:30:00+01:00\n---`,
       ),
     ).toBe(true);
     expect(doc.text).toContain(`# ${EML_PHRASES.subject}`);

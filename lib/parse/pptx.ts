@@ -1,6 +1,7 @@
 import { AppError, type ParsedDocument } from "@/lib/types";
 import { type ParseOptions, resolveLimits } from "./limits";
 import { markdownTable } from "./markdown";
+import { chartBlocks, paragraphText, textBlocks, titleBox } from "./pptx-parts";
 import { type Archive, checkTextSize, openArchive, relationships, tags } from "./zip";
 
 /** One slide's parts, as text. */
@@ -11,27 +12,27 @@ export interface Slide {
 }
 
 /** The paragraphs (`a:p`) under an element, each its runs' text joined; empty ones dropped. */
-function paragraphs(root: Element | Document): string[] {
-  return tags(root, "a:p")
-    .map((p) =>
-      tags(p, "a:t")
-        .map((t) => t.textContent ?? "")
-        .join("")
-        .replace(/\s+/g, " ")
-        .trim(),
-    )
-    .filter(Boolean);
-}
+const paragraphs = (root: Element | Document) => tags(root, "a:p").map(paragraphText).filter(Boolean);
 
 /** Title placeholders of a slide (`<p:ph type="title">` or the title slide's `ctrTitle`). */
 const TITLE_TYPES = new Set(["title", "ctrTitle"]);
+/** Placeholders whose paragraphs are bullets unless they say otherwise (the layout's body style). */
+const BODY_TYPES = new Set(["", "body", "obj"]);
 
-function readSlide(slide: Document, notes: Document | undefined): Slide {
-  let title = "";
+/**
+ * One slide: its title (the title placeholder, else the topmost large text box), its text boxes as paragraphs and
+ * lists, its tables and charts (`charts`: the chart parts by relationship id) as tables, and its speaker notes.
+ */
+function readSlide(slide: Document, notes: Document | undefined, charts: Map<string, Document>): Slide {
+  const shapes = tags(slide, "p:sp");
+  const placeholder = shapes.find((s) => TITLE_TYPES.has(tags(s, "p:ph")[0]?.getAttribute("type") ?? "-") && paragraphs(s).length);
+  const titleShape = placeholder ?? titleBox(shapes.filter((s) => !tags(s, "p:ph")[0] && paragraphs(s).length));
+  const title = titleShape ? paragraphs(titleShape).join(" ") : "";
   const body: string[] = [];
-  for (const shape of [...tags(slide, "p:sp"), ...tags(slide, "p:graphicFrame")]) {
-    const ph = tags(shape, "p:ph")[0];
+  for (const shape of [...shapes, ...tags(slide, "p:graphicFrame")]) {
+    if (shape === titleShape) continue;
     const table = tags(shape, "a:tbl")[0];
+    const chartId = tags(shape, "c:chart")[0]?.getAttribute("r:id");
     if (table) {
       // A table stays rows of cells, its first row the header (a:tc spanned over by a merge is left blank).
       const rows = tags(table, "a:tr").map((tr) =>
@@ -39,11 +40,13 @@ function readSlide(slide: Document, notes: Document | undefined): Slide {
       );
       const md = markdownTable(rows);
       if (md) body.push(md);
-      continue;
+    } else if (chartId) {
+      const chart = charts.get(chartId);
+      if (chart) body.push(...chartBlocks(chart));
+    } else {
+      const ph = tags(shape, "p:ph")[0];
+      body.push(...textBlocks(shape, !!ph && BODY_TYPES.has(ph.getAttribute("type") ?? "")));
     }
-    const texts = paragraphs(shape);
-    if (!title && ph && TITLE_TYPES.has(ph.getAttribute("type") ?? "")) title = texts.join(" ");
-    else body.push(...texts);
   }
   // The notes page repeats the slide image and a slide-number placeholder; only its body placeholder is the notes.
   const noteShapes = notes ? tags(notes, "p:sp").filter((s) => tags(s, "p:ph")[0]?.getAttribute("type") === "body") : [];
@@ -61,8 +64,14 @@ async function slides(archive: Archive, filename: string): Promise<Slide[]> {
     const part = rels.get(id.getAttribute("r:id") ?? "")?.target;
     const slide = part ? await archive.xml(part) : undefined;
     if (!part || !slide) continue;
-    const notesPart = [...(await relationships(archive, part)).values()].find((r) => r.type.endsWith("/notesSlide"))?.target;
-    out.push(readSlide(slide, notesPart ? await archive.xml(notesPart) : undefined));
+    const partRels = await relationships(archive, part);
+    const notesPart = [...partRels.values()].find((r) => r.type.endsWith("/notesSlide"))?.target;
+    const charts = new Map<string, Document>();
+    for (const [id, r] of partRels) {
+      const chart = r.type.endsWith("/chart") ? await archive.xml(r.target) : undefined;
+      if (chart) charts.set(id, chart);
+    }
+    out.push(readSlide(slide, notesPart ? await archive.xml(notesPart) : undefined, charts));
   }
   return out;
 }

@@ -6,6 +6,7 @@
 import type { Cell, CellValue, Workbook, Worksheet } from "exceljs";
 import FormulaParser from "fast-formula-parser";
 import { dateFromSerial, dateToSerial, format as formatNumber, isDateFormat } from "numfmt";
+import { LIBREOFFICE_FUNCTIONS } from "./formula-functions";
 
 type Plain = number | string | boolean | Date | null;
 
@@ -21,14 +22,42 @@ function isoDate(d: Date): string {
   return `${day}${time}`;
 }
 
+const serialOf = (d: Date) =>
+  dateToSerial([d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds()]);
+
+/** A date format that shows no day, month or year ("h:mm", "[h]:mm:ss"): a time of day or a duration. */
+const isTimeFormat = (format: string) =>
+  isDateFormat(format) &&
+  !/[dmyeg]/i.test(
+    format
+      .replace(/\[([hms]+)\]/gi, "$1")
+      .replace(/"[^"]*"|\\.|\[[^\]]*\]/g, "")
+      .replace(/(h[^a-z]*)m+/gi, "$1")
+      .replace(/m+([^a-z]*s)/gi, "$1")
+      .replace(/AM\/PM|A\/P/gi, ""),
+  );
+
+/** A time of day as "14:30" (seconds when it has them); a duration ([h]:mm) as its format writes it. */
+function timeOfDay(serial: number, format: string): string {
+  if (format.includes("[")) return formatNumber(format, serial);
+  const [, , , h, mi, sec] = dateFromSerial(serial);
+  return `${pad(h)}:${pad(mi)}${sec ? `:${pad(sec)}` : ""}`;
+}
+
 /** A plain value through the cell's number format. */
 function display(value: Plain, format: string | undefined): string {
   if (value === null || value === undefined) return "";
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? "" : isoDate(value);
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) return "";
+    // ExcelJS reads a number as a date for any format with a letter of a date in it, escaped (\M) or not.
+    if (format && format !== "General" && (!isDateFormat(format) || isTimeFormat(format))) return display(serialOf(value), format);
+    return isoDate(value);
+  }
   if (typeof value === "boolean") return value ? "TRUE" : "FALSE";
   if (typeof value === "string") return value;
   if (format && format !== "General") {
     try {
+      if (isTimeFormat(format)) return timeOfDay(value, format);
       if (isDateFormat(format)) {
         const [y, mo, d, h, mi, sec] = dateFromSerial(value);
         return isoDate(new Date(Date.UTC(y, mo - 1, d, h, mi, sec)));
@@ -63,8 +92,13 @@ export class CellReader {
   private readonly parser: FormulaParser;
   private depth = 0;
 
-  constructor(private readonly workbook: Workbook) {
+  /** `formats`: each number format as the file writes it, by the form ExcelJS gives (./xlsx.ts writtenFormats). */
+  constructor(
+    private readonly workbook: Workbook,
+    private readonly formats: Map<string, string> = new Map(),
+  ) {
     this.parser = new FormulaParser({
+      functions: LIBREOFFICE_FUNCTIONS,
       onCell: ({ sheet, row, col }) => this.raw(this.sheet(sheet), row, col),
       onRange: ({ sheet, from, to }) => {
         const ws = this.sheet(sheet);
@@ -90,9 +124,7 @@ export class CellReader {
     if (!ws) return null;
     const v = this.value(ws.getCell(row, col));
     if (v instanceof Error) throw v;
-    return v instanceof Date
-      ? dateToSerial([v.getUTCFullYear(), v.getUTCMonth() + 1, v.getUTCDate(), v.getUTCHours(), v.getUTCMinutes(), v.getUTCSeconds()])
-      : v;
+    return v instanceof Date ? serialOf(v) : v;
   }
 
   /** A cell's value: stored, cached or computed; an Error when a formula could not be computed. */
@@ -125,6 +157,6 @@ export class CellReader {
     if (cell.isMerged && cell.master !== cell) return "";
     const v = this.value(cell);
     if (v instanceof Error) return `=${cell.formula} (not computed)`;
-    return display(v, cell.numFmt);
+    return display(v, cell.numFmt && (this.formats.get(cell.numFmt) ?? cell.numFmt));
   }
 }

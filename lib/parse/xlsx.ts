@@ -4,7 +4,22 @@ import { type ParseOptions, resolveLimits } from "./limits";
 import { coreTitle } from "./pptx";
 import { type Sheet, sheetsToText } from "./sheets";
 import { CellReader } from "./xlsx-cells";
-import { openArchive } from "./zip";
+import { type Archive, openArchive, tags } from "./zip";
+
+/**
+ * The number formats as written, by the form ExcelJS reads them in: ExcelJS drops the backslash of an escaped
+ * literal (`#,##0.0,,\M` becomes `#,##0.0,,M`, a month), so the cell's format is looked up here.
+ */
+async function writtenFormats(archive: Archive): Promise<Map<string, string>> {
+  const styles = await archive.xml("xl/styles.xml");
+  const out = new Map<string, string>();
+  for (const f of styles ? tags(styles, "numFmt") : []) {
+    const code = f.getAttribute("formatCode");
+    const read = code?.replace(/\\(.)/g, "$1");
+    if (code && read && !out.has(read)) out.set(read, code);
+  }
+  return out;
+}
 
 /** XLSX → one table per sheet (ExcelJS reads the workbook; cells as the sheet shows them, ./xlsx-cells.ts). */
 export async function parseXlsx(data: Uint8Array, filename: string, opts?: ParseOptions): Promise<ParsedDocument> {
@@ -21,7 +36,7 @@ export async function parseXlsx(data: Uint8Array, filename: string, opts?: Parse
   } catch {
     throw new AppError("parse_failed", `"${filename}" could not be read: the Excel workbook is corrupt.`);
   }
-  const reader = new CellReader(workbook);
+  const reader = new CellReader(workbook, await writtenFormats(archive));
   const sheets: Sheet[] = workbook.worksheets
     .filter((ws) => ws.state !== "hidden" && ws.state !== "veryHidden")
     .map((ws) => {

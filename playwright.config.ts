@@ -13,6 +13,25 @@ import { DATA_ROOT, WORKERS } from "./e2e/helpers/server-sets";
 // the owner; a spec about the default (the owner link, e2e/owner-link.spec.ts) unsets it.
 process.env.LOCAL_OWNER ??= "1";
 
+/**
+ * The spec files that take longest (test time on 2 cores), longest first. Playwright hands files to free workers in
+ * name order, so a long file late in the alphabet started last and ran alone at the end; these go first, in a
+ * project of their own (the same browser and settings), and the rest follow.
+ */
+const LONGEST_FIRST = [
+  "a11y",
+  "return-paths",
+  "accounts",
+  "upload-limits",
+  "sources",
+  "export-share",
+  "overview",
+  "formats",
+  "citation-view",
+];
+const longFiles = new RegExp(`/e2e/(${LONGEST_FIRST.join("|")})\\.spec\\.ts$`);
+const browser = { ...devices["Desktop Chrome"], channel: undefined };
+
 export default defineConfig({
   testDir: "e2e",
   testMatch: /.*\.(spec|e2e)\.ts$/,
@@ -39,7 +58,10 @@ export default defineConfig({
     },
     trace: "off",
   },
-  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"], channel: undefined } }],
+  projects: [
+    { name: "chromium", testMatch: longFiles, use: browser },
+    { name: "chromium-rest", testIgnore: longFiles, use: browser },
+  ],
   // Every worker's server set, started at once.
   globalSetup: "./e2e/helpers/start-server-sets.ts",
 });

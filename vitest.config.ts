@@ -42,6 +42,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // A worker keeps the modules it imported from one file to the next; vitest.setup.ts resets the process state.
+    isolate: false,
+    setupFiles: ["vitest.setup.ts"],
     // Most files wait on I/O (servers, LanceDB's background work, timers): one file more than there are cores keeps
     // the CPUs busy, where Vitest's default (cores - 1) ran one file at a time on 2 cores.
     maxWorkers: availableParallelism() + 1,

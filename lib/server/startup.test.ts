@@ -18,14 +18,17 @@ let dir: string;
 const dirs: string[] = [];
 const saved = { ...process.env };
 
-function resetProcessState() {
+/** As a new process: the store of the last start-up closed (its background work ends before its folder is removed). */
+async function resetProcessState() {
   const g = globalThis as Record<symbol, unknown>;
   delete g[Symbol.for("kb-mcp-chat.startup")];
+  const stores = g[Symbol.for("kb-mcp-chat.store")];
   delete g[Symbol.for("kb-mcp-chat.store")];
+  if (stores instanceof Map) for (const s of stores.values()) await (await s).close();
 }
 
 beforeEach(async () => {
-  resetProcessState();
+  await resetProcessState();
   process.env = { ...saved, OPENAI_API_KEY: "", EMBEDDING_PROVIDER: "offline" };
   dir = await mkdtemp(path.join(os.tmpdir(), "startup-test-"));
   dirs.push(dir);
@@ -47,7 +50,7 @@ describe("start-up indexing", () => {
       status: "failed",
       error: expect.stringMatching(/OIDC_DEFAULT_KBS names no knowledge base: hrr/),
     });
-    resetProcessState();
+    await resetProcessState();
     process.env.OIDC_DEFAULT_KBS = "default";
     await startStartup();
     expect(getStartupState().status).toBe("ready");
@@ -100,7 +103,7 @@ describe("start-up indexing", () => {
   it("is ready once the full-text index is loaded into memory", async () => {
     await writeFile(path.join(dir, "knowledge", "a.md"), "# Alpha\n\nThe alpha rule.\n");
     await startStartup(); // builds the store and its full-text index
-    resetProcessState();
+    await resetProcessState();
     process.env.KNOWLEDGE_DIR = path.join(dir, "missing"); // nothing to sync: ready would come at once
     const lines: string[] = [];
     const saved = getLogger();
@@ -133,7 +136,7 @@ describe("start-up indexing", () => {
     await (await other.openTable("documents")).delete(sqlEq("id", doc.id)); // as a write killed half-way leaves it
     other.close();
 
-    resetProcessState();
+    await resetProcessState();
     process.env.KNOWLEDGE_DIR = path.join(dir, "missing");
     process.env.STORE_ORPHAN_GRACE_MS = "1";
     await startStartup();

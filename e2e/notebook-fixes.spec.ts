@@ -46,8 +46,10 @@ for (const locale of ["en-US", "zh-CN"] as const) {
       const ids = await items.evaluateAll((els) => els.map((e) => e.getAttribute("data-id")!));
       const other = ids.find((id) => id !== top && ![...cited].some((c) => docOf(c) === id))!;
       expect(other).toBeTruthy();
-      await page.locator(`[data-testid="document-scope-item"][data-id="${other}"]`).check();
-      await expect(page.getByTestId("document-scope-label")).toHaveText(lang === "zh" ? "1 篇文档" : "1 document");
+      const item = page.locator(`[data-testid="document-scope-item"][data-id="${other}"]`);
+      await item.check();
+      // The label names the ticked document.
+      await expect(page.getByTestId("document-scope-label")).toHaveText(await item.locator("xpath=..").locator("span").first().innerText());
       await page.getByTestId("document-scope").click();
       const scoped = await ask(page, QUESTION[lang]);
       const scopedDocs = await scoped.getByTestId("source-item").evaluateAll((els) => els.map((e) => e.getAttribute("data-chunk-id")));

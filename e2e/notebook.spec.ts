@@ -64,6 +64,8 @@ for (const c of CASES) {
       await expect(picker.locator("option")).toHaveText(["fake-model", "fake-model-large"]);
       await expect(picker).toHaveValue("fake-model");
       await picker.selectOption("fake-model-large");
+      // The header's badge names the model that will answer, not the first one configured.
+      await expect(page.getByTestId("model-badge")).toHaveText(/fake-model-large/);
       await audit(page, `model picker ${c.lang}`);
 
       const answer = await ask(page, c.question);
@@ -88,6 +90,8 @@ for (const c of CASES) {
       await expect(page.getByTestId("model-picker")).toHaveValue("fake-model-large");
       await fetch(`http://127.0.0.1:${PORTS.fakeLlm}/reset`, { method: "POST" });
       await page.getByTestId("follow-up-suggestion").first().click();
+      // The clicked suggestion goes away while it is answered: the question box keeps the focus.
+      await expect(page.getByTestId("chat-input")).toBeFocused();
       await expect(page.getByTestId("assistant-message")).toHaveCount(2);
       await expect(page.getByTestId("assistant-message").nth(1).getByTestId("copy-answer")).toBeVisible();
       expect((await fakeRequests({ followUps: true })).every((r) => r.model === "fake-model-large")).toBe(true);
@@ -95,6 +99,7 @@ for (const c of CASES) {
       // A new chat starts with the default model.
       await page.getByTestId("new-chat").click();
       await expect(page.getByTestId("model-picker")).toHaveValue("fake-model");
+      await expect(page.getByTestId("model-badge")).toHaveText(/fake-model$/);
     });
   });
 }

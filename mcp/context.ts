@@ -8,6 +8,7 @@ import { log } from "@/lib/log";
 import { memoized } from "@/lib/memo";
 import { countError, observeTool } from "@/lib/metrics";
 import type { Store } from "@/lib/store";
+import { isAttachmentKb, scopedDocuments } from "@/lib/tools/scope";
 import { AppError } from "@/lib/types";
 
 /** Options for one MCP server instance (the HTTP route builds one per request). */
@@ -81,7 +82,21 @@ export function catalogKbNames(ctx: Pick<ToolContext, "catalog">): string[] | un
   return ctx.catalog?.map((e) => e.kb.name);
 }
 
-export function inScope(ctx: Pick<ToolContext, "kbs">, kb: string): boolean {
+/**
+ * The documents a search tool runs over: those its `documents` argument asks for within the server's (the chat's
+ * picks), undefined = all. An attachment is searched only when the server's list names it (the app's own chat,
+ * lib/auth/mcp-access.ts): a tool argument never reaches one.
+ */
+export async function searchedDocuments(ctx: Pick<ToolContext, "documents">, store: Store, requested?: readonly string[]) {
+  const documents = scopedDocuments(requested, ctx.documents);
+  if (!documents?.length || ctx.documents) return documents;
+  const found = await store.getDocuments(documents);
+  return documents.filter((id) => !isAttachmentKb(found.get(id)?.kb ?? ""));
+}
+
+export function inScope(ctx: Pick<ToolContext, "kbs" | "documents">, kb: string, documentId?: string): boolean {
+  // A question's attachment: only the app's own chat reaches it, when the question names it (lib/auth/mcp-access.ts).
+  if (isAttachmentKb(kb)) return documentId !== undefined && (ctx.documents?.includes(documentId) ?? false);
   return !ctx.kbs || ctx.kbs.includes(kb);
 }
 

@@ -14,6 +14,8 @@ import { connectInMemory } from "./test-client";
 let temp: TempStore;
 let store: Store;
 const ids: Record<string, string> = {};
+/** A file someone attached to a question (lib/tools/scope.ts isAttachmentKb): its own knowledge base. */
+const ATTACHMENT_KB = "~user-1~3f9a0c2e-5b1d-4c7a-9e2f-0a1b2c3d4e5f";
 
 beforeAll(async () => {
   temp = await openTempStore("mcp-scope-test-");
@@ -21,6 +23,9 @@ beforeAll(async () => {
   await ingestMarkdown(store, "hr", {
     "bikes.md": "# Bikes\n\nBike parking is in the north garage; the bike allowance is 30 euros a month.",
     "cars.md": "# Cars\n\nCar parking is in the south garage; the parking allowance is 50 euros a month.",
+  });
+  await ingestMarkdown(store, ATTACHMENT_KB, {
+    "scooter.md": "# Scooters\n\nScooter parking is in the west garage; the scooter allowance is 20 euros a month.",
   });
   for (const d of await store.listDocuments()) ids[d.source] = d.id;
 });
@@ -61,6 +66,27 @@ describe("documents scope", () => {
     const urls = (connector.structuredContent as { results: { url: string }[] }).results.map((x) => x.url);
     expect(urls.length).toBeGreaterThan(0);
     expect(urls.every((u) => u.includes(encodeURIComponent(ids["bikes.md"])))).toBe(true);
+  });
+
+  it("a question's attachment is in no search, list or read unless the server (the app's chat) names it", async () => {
+    const att = ids["scooter.md"];
+    const query = { query: "scooter parking west garage allowance" };
+    const anyone = await connect();
+    expect(documentsOf(await anyone.callTool({ name: "search_knowledge", arguments: query }))).not.toContain(att);
+    // Naming it in the tool's argument reaches nothing: only the server's list (set by the chat) does.
+    const asked = await anyone.callTool({ name: "search_knowledge", arguments: { ...query, documents: [att] } });
+    expect(documentsOf(asked).size).toBe(0);
+    const listed = await anyone.callTool({ name: "list_documents", arguments: {} });
+    const listedIds = (listed.structuredContent as { documents: { id: string }[] }).documents.map((d) => d.id);
+    expect(listedIds).toContain(ids["cars.md"]);
+    expect(listedIds).not.toContain(att);
+    expect((await anyone.callTool({ name: "read_document", arguments: { document_id: att } })).isError).toBe(true);
+    expect(await store.listKbs()).not.toContain(ATTACHMENT_KB);
+
+    for (const chat of [await connect({ documents: [att] }), await connect({ kbs: ["hr"], documents: [att, ids["cars.md"]] })]) {
+      expect(documentsOf(await chat.callTool({ name: "search_knowledge", arguments: query }))).toContain(att);
+      expect((await chat.callTool({ name: "read_document", arguments: { document_id: att } })).isError).toBeFalsy();
+    }
   });
 
   it("the rule and the header's encoding", () => {

@@ -44,7 +44,8 @@ export function registerFetch(server: McpServer, ctx: ToolContext) {
       const store = await ctx.getStore();
       const chunk = await store.getChunk(args.id);
       const doc = chunk ? await store.getDocument(chunk.documentId) : null;
-      if (!chunk || !doc || !inScope(ctx, doc.kb)) return toolError(`No passage with id "${args.id}". Use an id from a search result.`);
+      if (!chunk || !doc || !inScope(ctx, doc.kb, doc.id))
+        return toolError(`No passage with id "${args.id}". Use an id from a search result.`);
       // The passage with one neighbour on each side, cut from the document's text (chunks overlap).
       const window = chunkWindow(await store.getChunks(doc.id), chunk.id, 1, 1) ?? [chunk];
       const full = await store.getDocumentText(doc.id);

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { documentSummarySchema, formatDocumentList, toDocumentSummary } from "@/lib/tools/format";
 import { TOOL } from "@/lib/tools/names";
 import { READ_ONLY } from "./annotations";
-import { kbArgument, type ToolContext, toolResult } from "./context";
+import { inScope, kbArgument, type ToolContext, toolResult } from "./context";
 import { registerReadTool } from "./register";
 
 const name = TOOL.listDocuments;
@@ -28,7 +28,9 @@ const config = {
 export function registerListDocuments(server: McpServer, ctx: ToolContext) {
   registerReadTool(server, ctx, name, config, async (_args, { kb, store }) => {
     const all = await store.listDocuments(typeof kb === "string" ? { kb } : undefined);
-    const docs = (Array.isArray(kb) ? all.filter((d) => kb.includes(d.kb)) : all).map(toDocumentSummary);
+    const docs = (Array.isArray(kb) ? all.filter((d) => kb.includes(d.kb)) : all)
+      .filter((d) => inScope(ctx, d.kb, d.id))
+      .map(toDocumentSummary);
     return toolResult(formatDocumentList(docs, typeof kb === "string" ? kb : undefined), { documents: docs });
   });
 }

@@ -85,7 +85,7 @@ export function registerReadDocument(server: McpServer, ctx: ToolContext) {
         return toolError("Give exactly one of document_id or chunk_id.");
       }
       const store = await ctx.getStore();
-      const visible = (d: DocumentRecord | null): d is DocumentRecord => d !== null && inScope(ctx, d.kb);
+      const visible = (d: DocumentRecord | null): d is DocumentRecord => d !== null && inScope(ctx, d.kb, d.id);
 
       if (args.document_id !== undefined) {
         const doc = await store.getDocument(args.document_id);

@@ -24,7 +24,7 @@ export function registerDocumentResources(server: McpServer, ctx: ToolContext) {
     new ResourceTemplate(DOCUMENT_URI_TEMPLATE, {
       list: async () => {
         const store = await ctx.getStore();
-        const docs = (await store.listDocuments()).filter((d) => inScope(ctx, d.kb));
+        const docs = (await store.listDocuments()).filter((d) => inScope(ctx, d.kb, d.id));
         return {
           resources: docs.map((d) => ({
             uri: documentUri(d.kb, d.id),

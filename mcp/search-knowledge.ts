@@ -7,11 +7,20 @@ import { DEFAULT_TOP_K, MAX_TOP_K, searchKnowledge } from "@/lib/retrieve";
 import { hitContexts } from "@/lib/retrieve/context";
 import { formatSearchResults, toSearchResults } from "@/lib/tools/format";
 import { TOOL } from "@/lib/tools/names";
-import { documentIdsSchema, scopedDocuments } from "@/lib/tools/scope";
+import { documentIdsSchema } from "@/lib/tools/scope";
 import { searchOutputSchema } from "@/lib/tools/search-result";
 import { READ_ONLY } from "./annotations";
 import * as citationView from "./citation-view";
-import { catalogKbNames, guardedRead, kbArgument, perKbNames, type ReadTarget, type ToolContext, toolResult } from "./context";
+import {
+  catalogKbNames,
+  guardedRead,
+  kbArgument,
+  perKbNames,
+  type ReadTarget,
+  searchedDocuments,
+  type ToolContext,
+  toolResult,
+} from "./context";
 
 const name = TOOL.searchKnowledge;
 
@@ -69,7 +78,7 @@ export async function runSearch(
   args: { query: string; top_k: number; documents?: readonly string[] },
   { kb, store }: ReadTarget,
 ): Promise<CallToolResult> {
-  const documents = scopedDocuments(args.documents, ctx.documents);
+  const documents = await searchedDocuments(ctx, store, args.documents);
   // FAQ entries are no document: a search limited to picked documents leaves them out.
   const faqs = documents ? Promise.resolve([]) : strongFaqs(store, args.query, kb); // in parallel with the passage search
   const hits = await searchKnowledge(store, { query: args.query, topK: args.top_k, kb, documents });

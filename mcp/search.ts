@@ -6,9 +6,8 @@ import { publicBaseUrl } from "@/lib/config";
 import { searchKnowledge } from "@/lib/retrieve";
 import { passagePath } from "@/lib/tools/links";
 import { TOOL } from "@/lib/tools/names";
-import { scopedDocuments } from "@/lib/tools/scope";
 import { READ_ONLY } from "./annotations";
-import { type ToolContext, toolResult } from "./context";
+import { searchedDocuments, type ToolContext, toolResult } from "./context";
 import { registerReadTool } from "./register";
 import { documentsField, queryField } from "./search-knowledge";
 
@@ -49,7 +48,7 @@ export function connectorResult(value: Record<string, unknown>): CallToolResult 
 
 export function registerSearch(server: McpServer, ctx: ToolContext) {
   registerReadTool(server, ctx, name, config, async (args, { kb, store }) => {
-    const documents = scopedDocuments(args.documents, ctx.documents);
+    const documents = await searchedDocuments(ctx, store, args.documents);
     const hits = await searchKnowledge(store, { query: args.query, topK: RESULTS, kb, documents });
     const results = hits.map((h) => ({
       id: h.chunk.id,

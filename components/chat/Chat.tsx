@@ -180,6 +180,11 @@ export function Chat({
   };
   const sendRef = useRef(send);
   sendRef.current = send;
+  /** A clicked example or follow-up is asked; the button goes away, so the question box takes the focus. */
+  const askFromSuggestion = (text: string) => {
+    send(text);
+    document.getElementById("chat-input")?.focus();
+  };
   /** Regenerating adds a version of the answer; the earlier ones (and the turns after them) stay. */
   const regenerateAnswer = (messageId?: string) => {
     if (busy) return;
@@ -292,8 +297,11 @@ export function Chat({
               </span>
             ) : (
               model && (
-                <span className="hidden min-w-0 max-w-[12rem] truncate whitespace-nowrap rounded-full bg-zinc-100 px-2 py-0.5 text-[11px] text-zinc-700 sm:inline dark:bg-zinc-800 dark:text-zinc-300">
-                  {fill(t.modelBadge, { model })}
+                <span
+                  data-testid="model-badge"
+                  className="hidden min-w-0 max-w-[12rem] truncate whitespace-nowrap rounded-full bg-zinc-100 px-2 py-0.5 text-[11px] text-zinc-700 sm:inline dark:bg-zinc-800 dark:text-zinc-300"
+                >
+                  {fill(t.modelBadge, { model: chosenModel ?? model })}
                 </span>
               )
             )}
@@ -346,10 +354,11 @@ export function Chat({
             <main id="main" className="flex min-w-0 flex-1 flex-col">
               {/* The question box comes first in the DOM (Tab reaches it before the example questions), last on screen. */}
               <div className="order-last border-t border-zinc-200 px-3 pt-3 pb-[max(0.75rem,env(safe-area-inset-bottom))] sm:px-5 dark:border-zinc-800">
-                <DocumentScope value={documents} onChange={changeDocuments} />
+                <DocumentScope value={documents} onChange={changeDocuments} kbs={kbs} />
                 <Composer busy={busy} onSend={send} onStop={() => void stop()} t={t} attach={attachments.composer} />
                 <div className="mx-auto mt-1.5 flex max-w-3xl items-center gap-3">
                   <ModelPicker value={chosenModel} onChange={pickModel} disabled={busy} />
+                  {attachments.libraryChoice}
                   <p className="hidden text-[11px] text-zinc-600 sm:block dark:text-zinc-400">{t.keyHint}</p>
                 </div>
               </div>
@@ -365,7 +374,7 @@ export function Chat({
                       {notice ?? fill(at.scopeDropped, { n: droppedDocuments })}
                     </p>
                   )}
-                  {messages.length === 0 && <EmptyState t={t} onAsk={send} />}
+                  {messages.length === 0 && <EmptyState t={t} onAsk={askFromSuggestion} scope={{ kbs, documents }} />}
                   {messages.map((m, i) => (
                     <MessageView
                       key={m.id}
@@ -382,7 +391,7 @@ export function Chat({
                       stopped={stopped.has(m.id)}
                     />
                   ))}
-                  {!busy && <FollowUps message={last} onAsk={send} />}
+                  {!busy && <FollowUps message={last} onAsk={askFromSuggestion} />}
                   {waitingForFirstPart && <p className="animate-pulse text-sm text-zinc-600 dark:text-zinc-400">{t.thinking}</p>}
                   {error && <ErrorNotice error={error} t={t} onRetry={() => regenerateAnswer()} />}
                 </div>

@@ -1,6 +1,8 @@
 "use client";
 
 import { type ReactNode, useEffect, useId, useRef, useState } from "react";
+import { ATTACH_DROP_TARGET } from "@/components/documents/DocumentDropZone";
+import { PaperclipIcon } from "@/components/icons";
 import { Button, HiddenFileInput, SubmitForm } from "@/components/ui";
 import type { ChatText } from "./strings";
 
@@ -15,6 +17,8 @@ export interface ComposerAttach {
   chips: ReactNode;
   /** Why the question cannot be sent yet (an attachment still being added, or one that failed). */
   blocked?: string;
+  /** Where a file dropped on the box goes, for the page's drop overlay. */
+  dropNote: string;
 }
 
 /**
@@ -65,6 +69,7 @@ export function Composer({
     // biome-ignore lint/a11y/noStaticElementInteractions: only a drop target; the paperclip button is the way to attach without a mouse
     <div
       data-testid="composer"
+      {...{ [ATTACH_DROP_TARGET]: attach.dropNote }}
       onDragOver={(e) => {
         if (!hasFiles(e)) return;
         e.preventDefault();
@@ -89,7 +94,7 @@ export function Composer({
           onClick={() => (attach.disabledReason ? setWhy(true) : fileInput.current?.click())}
           className="h-11 w-11 shrink-0 rounded-xl border border-zinc-300 text-lg text-zinc-700 hover:bg-zinc-100 aria-disabled:cursor-not-allowed aria-disabled:opacity-50 dark:border-zinc-700 dark:text-zinc-300 dark:hover:bg-zinc-800"
         >
-          <span aria-hidden="true">📎</span>
+          <PaperclipIcon size={18} />
         </button>
         <HiddenFileInput inputRef={fileInput} testid="attach-file-input" onFiles={files} />
         <label className="sr-only" htmlFor="chat-input">

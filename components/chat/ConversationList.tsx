@@ -1,7 +1,8 @@
 "use client";
 
-import { useEffect, useId, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { useLocale, useMessages } from "@/components/i18n";
+import { PinIcon } from "@/components/icons";
 import { SubmitForm } from "@/components/ui";
 import { MAX_TITLE_CHARS } from "@/lib/conversations/schema";
 import { type ConversationSummary, conversationApi } from "./conversations-api";
@@ -20,7 +21,7 @@ function Item({
   active: boolean;
   t: ChatText;
   onOpen: (id: string) => void;
-  onChanged: () => void;
+  onChanged: (focusPinOf?: string) => void;
   onDeleted: (id: string) => void;
 }) {
   const locale = useLocale();
@@ -84,7 +85,7 @@ function Item({
         <span data-testid="conversation-title" className="block truncate font-medium">
           {c.pinned && (
             <span data-testid="pinned-mark" title={s.pinned} className="mr-1">
-              <span aria-hidden="true">📌</span>
+              <PinIcon />
               <span className="sr-only">{s.pinned}: </span>
             </span>
           )}
@@ -128,7 +129,7 @@ function Item({
             aria-label={`${c.pinned ? s.unpin : s.pin}: ${c.title || t.untitled}`}
             onClick={async () => {
               await conversationApi.pin(c.id, !c.pinned).catch(() => null);
-              onChanged();
+              onChanged(c.id);
             }}
             className="hover:text-zinc-900 hover:underline dark:hover:text-zinc-100"
           >
@@ -197,6 +198,16 @@ export function ConversationList({
   const [q, setQ] = useState("");
   const [list, setList] = useState<ConversationSummary[] | null>(null);
   const [bump, setBump] = useState(0);
+  // The conversation whose pin was pressed: its item moves (pinned ones come first), and its pin button keeps the focus.
+  const focusPinOf = useRef<string | null>(null);
+  const listRef = useRef<HTMLUListElement>(null);
+  useEffect(() => {
+    const id = focusPinOf.current;
+    if (!list || !id) return;
+    focusPinOf.current = null;
+    const items = listRef.current?.querySelectorAll<HTMLElement>('[data-testid="conversation-item"]') ?? [];
+    for (const item of items) if (item.dataset.id === id) item.querySelector<HTMLElement>('[data-testid="pin-conversation"]')?.focus();
+  }, [list]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: reload when the list changes (version) or is asked to (bump)
   useEffect(() => {
@@ -230,7 +241,7 @@ export function ConversationList({
           className="w-full rounded-lg border border-zinc-400 bg-white px-2 py-1.5 text-sm placeholder:text-zinc-600 dark:border-zinc-600 dark:bg-zinc-900 dark:placeholder:text-zinc-400"
         />
       </div>
-      <ul className="flex-1 space-y-1 overflow-y-auto px-2 pb-3">
+      <ul ref={listRef} className="flex-1 space-y-1 overflow-y-auto px-2 pb-3">
         {list?.map((c) => (
           <Item
             key={`${c.id}:${c.title}:${c.pinned}:${c.shared}`}
@@ -238,7 +249,10 @@ export function ConversationList({
             active={c.id === activeId}
             t={t}
             onOpen={onOpen}
-            onChanged={() => setBump((b) => b + 1)}
+            onChanged={(pinned) => {
+              focusPinOf.current = pinned ?? null;
+              setBump((b) => b + 1);
+            }}
             onDeleted={(id) => {
               setList((l) => l?.filter((x) => x.id !== id) ?? null);
               onDeleted(id);

@@ -1,10 +1,12 @@
 "use client";
 
 import { useEffect, useState } from "react";
+import { useAccess } from "@/components/account/viewer";
 import { apiFetch } from "@/components/api";
 import { OverviewLabel, useOverview } from "@/components/documents/Overview";
 import { useLocale } from "@/components/i18n";
 import { hasCjk } from "@/lib/text/cjk";
+import { type ChatScope, scopeQuery } from "@/lib/tools/scope";
 import type { ChatText } from "./strings";
 
 /** CSV records are grouped under "Rows 1–10" headings, a sheet's each under "Inventory, row 27": no topic anyone asks about. */
@@ -15,29 +17,37 @@ export function pickExamples(all: string[], locale: "en" | "zh", n = 4): string[
   return all.filter((q) => !SYNTHETIC.test(q) && hasCjk(q) === (locale === "zh")).slice(0, n);
 }
 
-/** Questions from the headings, asked for only when the overview has none. */
-function useFallbackExamples(wanted: boolean): string[] | null {
+/** Questions from the headings of the documents in scope, asked for only when the overview has none. */
+function useFallbackExamples(wanted: boolean, scoped: string): string[] | null {
   const locale = useLocale();
   const [all, setAll] = useState<string[] | null>(null);
   useEffect(() => {
     if (!wanted) return;
     let cancelled = false;
-    apiFetch<{ questions?: string[] }>("/api/chat/examples?max=12")
+    apiFetch<{ questions?: string[] }>(`/api/chat/examples?max=12${scoped ? `&${scoped}` : ""}`)
       .then((d) => !cancelled && setAll(d.questions ?? []))
       .catch(() => !cancelled && setAll([]));
     return () => {
       cancelled = true;
     };
-  }, [wanted]);
+  }, [wanted, scoped]);
   return all && pickExamples(all, locale);
 }
 
-/** The first screen: what the chat does, and the overview of the knowledge bases with questions they answer. */
-export function EmptyState({ t, onAsk }: { t: ChatText; onAsk: (q: string) => void }) {
-  const overview = useOverview();
+/**
+ * The first screen: what the chat does, and the overview of the documents in the conversation's scope (the
+ * knowledge bases of "Search in", the picked documents) with questions they answer.
+ */
+export function EmptyState({ t, onAsk, scope }: { t: ChatText; onAsk: (q: string) => void; scope: ChatScope }) {
+  const { write, canWrite } = useAccess();
+  const overview = useOverview(undefined, scope);
   const ready = overview && overview !== "failed" ? overview : null;
-  const fallback = useFallbackExamples(overview === "failed" || (ready !== null && ready.questions.length === 0));
+  const scoped = new URLSearchParams(scopeQuery(scope)).toString();
+  const fallback = useFallbackExamples(overview === "failed" || (ready !== null && ready.questions.length === 0), scoped);
   const questions = ready?.questions.length ? ready.questions.slice(0, 4) : fallback;
+  const mayAdd = scope.kbs?.length ? scope.kbs.some(canWrite) : write;
+  // Documents in scope with no questions to offer, or none at all (what a reader can do differs from an editor).
+  const none = ready?.covers ? t.noScopedExamples : mayAdd ? t.noDocumentsEditor : t.noDocumentsReader;
 
   return (
     <div data-testid="empty-state" className="mx-auto flex max-w-xl flex-col items-center px-2 pt-[12vh] text-center">
@@ -76,7 +86,11 @@ export function EmptyState({ t, onAsk }: { t: ChatText; onAsk: (q: string) => vo
           ))}
         </div>
       )}
-      {questions && questions.length === 0 && <p className="mt-8 text-sm text-zinc-600 dark:text-zinc-400">{t.noDocuments}</p>}
+      {questions && questions.length === 0 && (
+        <p data-testid="no-examples" className="mt-8 text-sm text-zinc-600 dark:text-zinc-400">
+          {none}
+        </p>
+      )}
     </div>
   );
 }

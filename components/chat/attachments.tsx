@@ -1,12 +1,14 @@
 "use client";
 
 import { useCallback, useMemo, useRef, useState } from "react";
+import { documentApi } from "@/components/documents/api";
 import { T as DOCS } from "@/components/documents/messages";
 import { useDocumentUploads } from "@/components/documents/UploadContext";
 import { statusLabel } from "@/components/documents/UploadTray";
 import { getUploadQueue, type UploadItem } from "@/components/documents/upload-queue";
 import { fill } from "@/components/fill";
 import { useMessages } from "@/components/i18n";
+import { PaperclipIcon } from "@/components/icons";
 import type { Attachment } from "@/lib/agent/protocol";
 import type { ComposerAttach } from "./Composer";
 
@@ -19,6 +21,13 @@ export const AT = {
     remove: "Remove {name}",
     attachments: "Attached files",
     attachedFile: "Attached file: {name}",
+    toLibrary: "Add attached files to the library",
+    toLibraryHint: "Off: an attached file stays with this conversation; only you see it, and it is deleted with the conversation.",
+    keptHere: "only in this conversation",
+    dropKept: "They stay with this conversation: only you see them, and they are deleted with it.",
+    dropInto: "They are added to the knowledge base “{kb}”, where its readers see them.",
+    defaultKb: "the default knowledge base",
+    inKb: "added to the knowledge base “{kb}”",
     scopeDropped: "{n} picked document(s) are no longer in the library: they were removed from this conversation's sources.",
   },
   zh: {
@@ -29,6 +38,13 @@ export const AT = {
     remove: "移除 {name}",
     attachments: "附件",
     attachedFile: "附件：{name}",
+    toLibrary: "将附件加入资料库",
+    toLibraryHint: "关闭时，附件只属于此对话：只有你能看到，删除对话时一并删除。",
+    keptHere: "仅在此对话中",
+    dropKept: "附件只属于此对话：只有你能看到，删除对话时一并删除。",
+    dropInto: "文件会加入知识库“{kb}”，该知识库的读者都能看到。",
+    defaultKb: "默认知识库",
+    inKb: "已加入知识库“{kb}”",
     scopeDropped: "{n} 篇已选文档已不在资料库中，已从此对话的来源中移除。",
   },
 };
@@ -36,8 +52,9 @@ export const AT = {
 const ACTIVE: ReadonlySet<UploadItem["state"]> = new Set(["queued", "uploading", "processing"]);
 
 /**
- * Files attached to the next question: uploaded to the library (into `kb`, the server's default when undefined)
- * through the same queue, route and checks as the documents page. `ready`: the documents they became;
+ * Files attached to the next question, through the same queue, route and checks as the documents page: kept with
+ * the conversation (only its owner sees them, lib/tools/scope.ts isAttachmentKb), or, when the person chooses
+ * "add to the library", added to `kb` (the server's default when undefined). `ready`: the documents they became;
  * `blocked`: why the question cannot be sent yet (a file still being added, or one that failed); `composer`: what
  * the question box needs (a person who may not add files sees the paperclip disabled, with the reason).
  */
@@ -47,6 +64,7 @@ export function useAttachments(kb: string | undefined, mayAttach: boolean) {
   const current = useRef(ids);
   current.current = ids;
   const t = useMessages(AT);
+  const [toLibrary, setToLibrary] = useState(false);
   const attached = useMemo(() => ids.flatMap((id) => items.filter((i) => i.id === id)), [ids, items]);
   const ready: Attachment[] = attached.flatMap((i) =>
     i.state === "done" && i.result?.documentId ? [{ id: i.result.documentId, name: i.name }] : [],
@@ -54,13 +72,18 @@ export function useAttachments(kb: string | undefined, mayAttach: boolean) {
   const blocked = attached.some((i) => ACTIVE.has(i.state)) ? t.waiting : attached.some((i) => i.state !== "done") ? t.failed : undefined;
   const add = useCallback(
     (files: File[]) => {
-      const added = getUploadQueue().add(files, kb, { attached: true });
+      const added = getUploadQueue().add(files, kb, { attached: true, keptWithQuestion: !toLibrary });
       setIds((prev) => [...prev, ...added]);
     },
-    [kb],
+    [kb, toLibrary],
   );
-  // Leaving the queue cancels a file still on its way; one already in the library stays there.
+  // Leaving the queue cancels a file still on its way; one already in the library stays there, one kept with the
+  // question is deleted (no question has it).
   const remove = useCallback((id: string) => {
+    const item = getUploadQueue()
+      .getItems()
+      .find((i) => i.id === id);
+    if (item?.keptWithQuestion && item.result?.documentId) void documentApi.remove(item.result.documentId).catch(() => null);
     getUploadQueue().dismiss(id);
     setIds((prev) => prev.filter((x) => x !== id));
   }, []);
@@ -74,8 +97,15 @@ export function useAttachments(kb: string | undefined, mayAttach: boolean) {
     disabledReason: mayAttach ? undefined : t.attachReadOnly,
     chips: <AttachmentChips items={attached} onRemove={remove} />,
     blocked,
+    dropNote: toLibrary ? fill(t.dropInto, { kb: kb ?? t.defaultKb }) : t.dropKept,
   };
-  return { ready, blocked, clear, composer };
+  const libraryChoice = mayAttach ? (
+    <label title={t.toLibraryHint} className="flex items-center gap-1 text-[11px] text-zinc-600 dark:text-zinc-400">
+      <input type="checkbox" data-testid="attach-to-library" checked={toLibrary} onChange={(e) => setToLibrary(e.target.checked)} />
+      {t.toLibrary}
+    </label>
+  ) : null;
+  return { ready, blocked, clear, composer, libraryChoice };
 }
 
 /** The files attached to the pending question, each with how far its upload and indexing got (or its error). */
@@ -90,14 +120,16 @@ function AttachmentChips({ items, onRemove }: { items: UploadItem[]; onRemove: (
           key={i.id}
           data-testid="attachment-chip"
           data-state={i.state}
+          data-document-id={i.result?.documentId}
           className={`flex max-w-full items-center gap-1 rounded-lg border px-2 py-1 ${
             i.state === "failed" ? "border-red-400 text-red-800 dark:text-red-300" : "border-zinc-300 dark:border-zinc-700"
           }`}
         >
-          <span aria-hidden="true">📎</span>
+          <PaperclipIcon size={14} />
           <span className="max-w-[12rem] truncate font-medium">{i.name}</span>
           <span role="status" data-testid="attachment-status" className="min-w-0 break-words text-zinc-700 dark:text-zinc-300">
             {statusLabel(i, docs)}
+            {i.state === "done" && ` · ${i.keptWithQuestion ? t.keptHere : fill(t.inKb, { kb: i.result?.kb ?? "" })}`}
           </span>
           <button
             type="button"
@@ -129,7 +161,7 @@ export function MessageAttachments({ attachments }: { attachments?: Attachment[]
             aria-label={fill(t.attachedFile, { name: a.name })}
             className="inline-flex items-center gap-1 rounded-lg border border-zinc-300 px-2 py-0.5 text-zinc-800 hover:bg-zinc-100 dark:border-zinc-700 dark:text-zinc-200 dark:hover:bg-zinc-800"
           >
-            <span aria-hidden="true">📎</span>
+            <PaperclipIcon size={14} />
             {a.name}
           </a>
         </li>

@@ -13,11 +13,22 @@ import { getUploadQueue } from "./upload-queue";
 
 const hasFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes("Files");
 
+/**
+ * Marks an element (the chat's question box) where dropped files are attached to a question instead; its value
+ * says where they will go, shown on the overlay.
+ */
+export const ATTACH_DROP_TARGET = "data-attach-drop";
+/** Where files dropped here would be attached (the attribute's note), or null when not over such a place. */
+const attachNoteAt = (e: DragEvent): string | null =>
+  e.target instanceof Element ? (e.target.closest(`[${ATTACH_DROP_TARGET}]`)?.getAttribute(ATTACH_DROP_TARGET) ?? null) : null;
+
 /** Files dropped anywhere on the page are queued for upload; shows an overlay while dragging. */
 function DropTarget() {
   const t = useMessages(T);
   const { addFiles } = useDocumentUploads();
   const [dragging, setDragging] = useState(false);
+  // Over the question box the files are attached to the question: the overlay says so.
+  const [attaching, setAttaching] = useState<string | null>(null);
   const depth = useRef(0);
   const { write } = useAccess();
 
@@ -33,6 +44,7 @@ function DropTarget() {
       if (!hasFiles(e)) return;
       e.preventDefault();
       if (e.dataTransfer) e.dataTransfer.dropEffect = "copy";
+      setAttaching(attachNoteAt(e));
     };
     const onLeave = (e: DragEvent) => {
       if (!hasFiles(e)) return;
@@ -68,7 +80,10 @@ function DropTarget() {
       className="pointer-events-none fixed inset-0 z-50 flex items-center justify-center bg-sky-500/10 p-6 backdrop-blur-[1px]"
     >
       <div className="rounded-xl border-2 border-dashed border-sky-500 bg-white/90 px-10 py-8 text-center shadow-xl dark:bg-zinc-900/90">
-        <p className="text-lg font-semibold text-sky-700 dark:text-sky-300">{t.dropTitle}</p>
+        <p data-testid="drop-title" className="text-lg font-semibold text-sky-700 dark:text-sky-300">
+          {attaching !== null ? t.dropAttachTitle : t.dropTitle}
+        </p>
+        {attaching && <p className="mt-1 text-sm text-zinc-700 dark:text-zinc-300">{attaching}</p>}
         <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{fill(t.dropHint, { formats: FORMAT_LIST })}</p>
       </div>
     </div>

@@ -4,6 +4,7 @@ import { useEffect, useState } from "react";
 import { apiFetch } from "@/components/api";
 import { type Messages, useLocale, useMessages } from "@/components/i18n";
 import type { Overview } from "@/lib/agent/overview-contract";
+import { type ChatScope, scopeQuery } from "@/lib/tools/scope";
 
 const OVERVIEW_T = {
   en: {
@@ -20,14 +21,18 @@ const OVERVIEW_T = {
   },
 } satisfies Messages<string>;
 
-/** The overview of one document, or (no `document`) of the knowledge bases the viewer reads; null while loading, or when it failed. */
-export function useOverview(document?: string): Overview | null | "failed" {
+/**
+ * The overview of one document, or (no `document`) of the documents in the chat's `scope` among those the viewer
+ * reads; null while loading, or when it failed.
+ */
+export function useOverview(document?: string, scope: ChatScope = {}): Overview | null | "failed" {
   const locale = useLocale();
   const [overview, setOverview] = useState<Overview | null | "failed">(null);
+  const scoped = new URLSearchParams(scopeQuery(scope)).toString();
   useEffect(() => {
     let live = true;
     setOverview(null);
-    const query = new URLSearchParams({ locale, ...(document ? { document } : {}) });
+    const query = new URLSearchParams({ locale, ...(document ? { document } : Object.fromEntries(new URLSearchParams(scoped))) });
     apiFetch<Overview>(`/api/overview?${query}`).then(
       (o) => live && setOverview(o),
       () => live && setOverview("failed"),
@@ -35,7 +40,7 @@ export function useOverview(document?: string): Overview | null | "failed" {
     return () => {
       live = false;
     };
-  }, [document, locale]);
+  }, [document, locale, scoped]);
   return overview;
 }
 

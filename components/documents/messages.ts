@@ -4,6 +4,7 @@ export const T = {
   en: {
     addDocuments: "Add documents",
     dropTitle: "Drop files to add them to the knowledge base",
+    dropAttachTitle: "Drop files to attach them to your question",
     dropAnywhere: "Drop files anywhere on this page to add them, or use Add documents.",
     dropHint: "{formats}",
     uploads: "Uploads",
@@ -87,6 +88,7 @@ export const T = {
   zh: {
     addDocuments: "添加文档",
     dropTitle: "松开鼠标，将文件加入知识库",
+    dropAttachTitle: "松开鼠标，将文件附加到你的问题",
     dropAnywhere: "可将文件拖放到本页任意位置来添加，或点击“添加文档”。",
     dropHint: "支持的格式：{formats}",
     uploads: "上传",

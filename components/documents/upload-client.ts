@@ -25,6 +25,8 @@ async function* readNdjson<T>(body: ReadableStream<Uint8Array>): AsyncGenerator<
 
 export interface UploadOptions {
   kb?: string;
+  /** "question": attached to a chat question, kept with the conversation instead of added to a knowledge base. */
+  attach?: "question";
   signal?: AbortSignal;
   onProgress?: (e: Extract<UploadEvent, { type: "progress" }>) => void;
 }
@@ -34,6 +36,7 @@ export async function uploadFile(file: File, opts: UploadOptions = {}): Promise<
   const form = new FormData();
   form.append("files", file, file.name);
   if (opts.kb) form.append("kb", opts.kb);
+  if (opts.attach) form.append("attach", opts.attach);
   let res: Response;
   try {
     res = await fetch("/api/documents", {

@@ -24,6 +24,8 @@ export interface UploadItem {
   batch: number;
   /** Attached to a chat question: shown on the question box, not in the page's upload tray. */
   attached?: boolean;
+  /** Kept with the question's conversation, not added to the library (only its owner sees it). */
+  keptWithQuestion?: boolean;
 }
 
 /** "12 added, 2 failed": counts of the finished and still running files. */
@@ -96,7 +98,7 @@ export class UploadQueue {
   }
 
   /** Queues `files` for knowledge base `kb` (server default when undefined); returns their item ids. */
-  add(files: Iterable<File>, kb?: string, opts: { attached?: boolean } = {}): string[] {
+  add(files: Iterable<File>, kb?: string, opts: { attached?: boolean; keptWithQuestion?: boolean } = {}): string[] {
     const added: UploadItem[] = [];
     const batch = ++this.batches;
     for (const file of files) {
@@ -175,8 +177,9 @@ export class UploadQueue {
     this.controllers.set(id, controller);
     this.update(id, { state: "uploading" });
     try {
+      const kept = this.items.find((i) => i.id === id)?.keptWithQuestion;
       const result = await uploadFile(file, {
-        kb: this.kbs.get(id),
+        ...(kept ? { attach: "question" as const } : { kb: this.kbs.get(id) }),
         signal: controller.signal,
         onProgress: (e) => {
           if (controller.signal.aborted) return;

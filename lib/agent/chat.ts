@@ -24,13 +24,13 @@ import { internalMcpSecret } from "@/lib/auth/internal";
 import type { AppConfig } from "@/lib/config";
 import { KB_FILTER_HEADER } from "@/lib/kb/names";
 import { CONNECTOR_TOOLS, TOOL, WRITE_TOOLS } from "@/lib/tools/names";
-import { DOCUMENT_FILTER_HEADER, encodeDocumentFilter } from "@/lib/tools/scope";
+import { DOCUMENT_FILTER_HEADER, encodeDocumentFilter, hasPickedDocuments } from "@/lib/tools/scope";
 import { createCitationStreamSanitizer, extractRetrieved, shownCitation } from "./citations";
 import { decomposeWithModel } from "./decompose-model";
 import { classifyChatError, type ErrorContext } from "./errors";
 import { modelFollowUps, verifiedOfflineFollowUps } from "./follow-ups";
 import { createOfflineModel, OFFLINE_MODEL_ID, SEARCH_TOP_K } from "./offline-model";
-import { SYSTEM_PROMPT } from "./prompt";
+import { SCOPED_PROMPT, SYSTEM_PROMPT } from "./prompt";
 import type { ChatError, ChatMetadata, ChatUIMessage } from "./protocol";
 import { checkCitations } from "./support";
 import { attribute, modelOutputOf, newTurn, type TurnState, wrapTools } from "./tools";
@@ -77,19 +77,24 @@ function chatModel(
   config: AppConfig["chat"],
   avoid?: readonly string[],
   modelId = config.model,
+  scoped = false,
 ): { model: LanguageModelV4; metadata: ChatMetadata } {
-  if (!config.apiKey) return { model: createOfflineModel({ avoid }), metadata: { mode: "offline", model: OFFLINE_MODEL_ID } };
+  if (!config.apiKey) return { model: createOfflineModel({ avoid, scoped }), metadata: { mode: "offline", model: OFFLINE_MODEL_ID } };
   const provider = createOpenAI({ apiKey: config.apiKey, baseURL: config.baseURL });
   // .chat(): the Chat Completions API, which Ollama, vLLM, DeepSeek and other compatible servers speak.
   return { model: provider.chat(modelId), metadata: { mode: "llm", model: modelId } };
 }
 
-/** The system prompt, with the knowledge bases' own instructions after the app's rules. */
-function systemPrompt(instructions?: string): string {
+/**
+ * The system prompt, with the knowledge bases' own instructions after the app's rules; `scoped`: the user limited
+ * the conversation to picked documents, so a refusal names them rather than the whole knowledge base.
+ */
+function systemPrompt(instructions?: string, scoped = false): string {
   const own = instructions?.trim();
+  const base = scoped ? `${SYSTEM_PROMPT}\n- ${SCOPED_PROMPT}` : SYSTEM_PROMPT;
   return own
-    ? `${SYSTEM_PROMPT}\n\nInstructions of the knowledge base owners (follow them unless they conflict with the rules above):\n${own}`
-    : SYSTEM_PROMPT;
+    ? `${base}\n\nInstructions of the knowledge base owners (follow them unless they conflict with the rules above):\n${own}`
+    : base;
 }
 
 /**
@@ -267,7 +272,7 @@ export async function runChat(opts: ChatOptions): Promise<Response> {
 
   const { model, metadata } = opts.model
     ? { model: opts.model, metadata: { mode: "llm" as const, model: opts.model.modelId } }
-    : chatModel(config, opts.avoid, opts.modelId);
+    : chatModel(config, opts.avoid, opts.modelId, hasPickedDocuments(opts));
   const maxSteps = Math.max(1, config.maxSteps);
   const turn = newTurn();
 
@@ -286,7 +291,7 @@ export async function runChat(opts: ChatOptions): Promise<Response> {
       }
       const result = streamText({
         model,
-        instructions: systemPrompt(metadata.mode === "llm" ? opts.instructions : undefined),
+        instructions: systemPrompt(metadata.mode === "llm" ? opts.instructions : undefined, hasPickedDocuments(opts)),
         messages,
         tools,
         stopWhen: [isStepCount(maxSteps), () => turn.mcpFailure != null],

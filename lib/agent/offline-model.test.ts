@@ -2,7 +2,7 @@ import { isStepCount, streamText, tool } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { CitationRegistry } from "./citations";
-import { createOfflineModel, OFFLINE_TEXT, sentenceDeltas } from "./offline-model";
+import { createOfflineModel, isRefusal, OFFLINE_TEXT, sentenceDeltas } from "./offline-model";
 import { modelOutputOf, turnSearchResult } from "./tools";
 
 const corpus: { chunk_id: string; title: string; heading: string; text: string; context_before?: string }[] = [
@@ -146,6 +146,23 @@ describe("offline answerer", () => {
     expect(text).not.toMatch(/\[\d+\]/);
     const zh = await ask("火星基地在哪里？");
     expect(zh.text).toBe(OFFLINE_TEXT.zh.notFound);
+  });
+
+  it("limited to picked documents, names the selected sources in its refusal (a refusal still)", async () => {
+    for (const [question, words] of [
+      ["What is the boiling point of mercury?", OFFLINE_TEXT.en],
+      ["火星基地在哪里？", OFFLINE_TEXT.zh],
+    ] as const) {
+      const result = streamText({
+        model: createOfflineModel({ scoped: true }),
+        messages: [{ role: "user", content: question }],
+        tools: { search_knowledge: searchTool([]) },
+        stopWhen: isStepCount(4),
+      });
+      const text = await result.text;
+      expect(text).toBe(words.scopedNotFound);
+      expect(isRefusal(text)).toBe(true);
+    }
   });
 
   it("answers without searching when it may not call tools", async () => {

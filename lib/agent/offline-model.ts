@@ -42,6 +42,8 @@ export const OFFLINE_TEXT = {
     notFound: "The knowledge base does not contain an answer to this question.",
     partNotFound: "The knowledge base does not cover this part.",
     noOther: "No other passage in your documents answers this; the answer is the same as before.",
+    scopedNotFound: "The selected sources do not contain an answer to this question.",
+    scopedPartNotFound: "The selected sources do not cover this part.",
   },
   zh: {
     intro: "知识库中的相关内容：",
@@ -49,6 +51,8 @@ export const OFFLINE_TEXT = {
     notFound: "知识库中没有找到这个问题的答案。",
     partNotFound: "知识库中没有找到这部分的答案。",
     noOther: "文档中没有其他段落回答这个问题，回答与之前相同。",
+    scopedNotFound: "所选来源中没有找到这个问题的答案。",
+    scopedPartNotFound: "所选来源中没有找到这部分的答案。",
   },
 };
 
@@ -58,7 +62,7 @@ export const SEARCH_TOP_K = 5;
 /** Whether an answer is the offline answerer's "not in the knowledge base" reply. */
 export function isRefusal(text: string): boolean {
   const t = text.trim();
-  return t === "" || t === OFFLINE_TEXT.en.notFound || t === OFFLINE_TEXT.zh.notFound;
+  return t === "" || [OFFLINE_TEXT.en, OFFLINE_TEXT.zh].some((w) => t === w.notFound || t === w.scopedNotFound);
 }
 
 export type Plan = { kind: "search"; queries: string[] } | { kind: "answer"; text: string };
@@ -115,6 +119,7 @@ function safeJson(s: string): unknown {
 function planOfflineStep(
   options: Pick<LanguageModelV4CallOptions, "prompt" | "tools" | "toolChoice">,
   avoid: readonly string[] = [],
+  scoped = false,
 ): Plan {
   const turn = readTurn(options.prompt);
   // A message longer than a search query is asked by its end (where the question stands).
@@ -143,10 +148,11 @@ function planOfflineStep(
       question,
       from.map((s) => ({ ...s, passages: s.passages.map((p) => without(p, leaveOut)) })),
       context,
+      scoped,
     );
     if (!isRefusal(text) && !before.has(quotedSentences([text]).join("\n"))) return { kind: "answer", text };
   }
-  const text = writeAnswer(question, from, context);
+  const text = writeAnswer(question, from, context, scoped);
   // Regenerate found nothing new: it says so rather than repeating the answer as if it were another.
   if (said.length > 0 && before.has(quotedSentences([text]).join("\n"))) {
     return { kind: "answer", text: `${(hasCjk(question) ? OFFLINE_TEXT.zh : OFFLINE_TEXT.en).noOther}\n\n${text}` };
@@ -212,8 +218,10 @@ function bullets(quotes: readonly Quote[]): string {
  * also weighs the previous question's words, at half weight). Several searches (a multi-part question):
  * one section per part, each answered from its own search.
  */
-function writeAnswer(question: string, list: readonly TurnSearch[], previous?: string): string {
-  const t = hasCjk(question) ? OFFLINE_TEXT.zh : OFFLINE_TEXT.en;
+function writeAnswer(question: string, list: readonly TurnSearch[], previous?: string, scoped = false): string {
+  const words = hasCjk(question) ? OFFLINE_TEXT.zh : OFFLINE_TEXT.en;
+  // Limited to picked documents, a refusal names them: the rest of the library was not searched.
+  const t = scoped ? { ...words, notFound: words.scopedNotFound, partNotFound: words.scopedPartNotFound } : words;
   if (list.length > 1 && new Set(list.map((s) => s.query)).size > 1) {
     const sections = list.map((s) => ({
       query: s.query,
@@ -311,8 +319,9 @@ export function sentenceDeltas(text: string): string[] {
 /** Pause between streamed sentences, so a browser shows them arriving one by one. */
 const SENTENCE_PAUSE_MS = 20;
 
-export function createOfflineModel({ avoid }: { avoid?: readonly string[] } = {}): LanguageModelV4 {
-  return createPlannedModel(OFFLINE_MODEL_ID, (options) => planOfflineStep(options, avoid));
+/** `scoped`: the conversation is limited to picked documents (its refusals name "the selected sources"). */
+export function createOfflineModel({ avoid, scoped }: { avoid?: readonly string[]; scoped?: boolean } = {}): LanguageModelV4 {
+  return createPlannedModel(OFFLINE_MODEL_ID, (options) => planOfflineStep(options, avoid, scoped));
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { documentIdSchema } from "@/lib/limits";
+import { scopeQuerySchema } from "@/lib/tools/scope";
 
 export interface Overview {
   kind: "extracted" | "model";
@@ -13,7 +14,8 @@ export interface Overview {
   questions: string[];
 }
 
-export const overviewQuerySchema = z.object({
+/** `document`: one document's overview; else that of the conversation's scope (`kbs`, `documents`: lib/tools/scope.ts). */
+export const overviewQuerySchema = scopeQuerySchema.extend({
   document: documentIdSchema.optional(),
   locale: z.enum(["en", "zh"]).default("en"),
 });

@@ -128,6 +128,8 @@ function samplePassages(docs: readonly OverviewSource[], lang: Lang) {
 
 /** What a set of documents covers, in the UI language; one document is summed up by its opening. */
 function coversOf(docs: readonly OverviewSource[], lang: Lang): string {
+  // Nothing to sum up: the chat says why instead ("0 documents: ." read as a bug).
+  if (docs.length === 0) return "";
   if (docs.length === 1) return opening(docs[0]);
   const titles = docs.slice(0, 6).map((d) => d.document.title);
   const more = docs.length > titles.length;

@@ -7,3 +7,7 @@ How to answer:
 - Use only numbers that appeared in the search results of this conversation turn. Never invent a source, a number, a quote or a fact the results do not state.
 - If the results do not contain the answer, say plainly that the knowledge base does not contain it. Do not answer from general knowledge in that case, and cite nothing.
 - Answer in the language of the question. Be concise; use Markdown (short paragraphs, lists) when it helps.`;
+
+/** Added when the user limited the conversation to picked documents (lib/tools/scope.ts). */
+export const SCOPED_PROMPT =
+  "The user limited this conversation to the sources they selected, and the searches cover only those. If the results do not contain the answer, say that the selected sources do not contain it (not the knowledge base).";

@@ -15,7 +15,7 @@ import { type AccessToken, bearerSecret } from "@/lib/credentials/tokens";
 import { getRegistry, type KbCatalogEntry, kbCatalog, type Registry } from "@/lib/kb";
 import { KB_FILTER_HEADER } from "@/lib/kb/names";
 import type { Store } from "@/lib/store";
-import { DOCUMENT_FILTER_HEADER, decodeCommaList, decodeDocumentFilter } from "@/lib/tools/scope";
+import { DOCUMENT_FILTER_HEADER, decodeCommaList, decodeDocumentFilter, isAttachmentKb } from "@/lib/tools/scope";
 import { ssoAccessAllowed } from "./accounts/sso-recheck";
 import { getAccountStore } from "./accounts/store";
 import type { AuthSettings } from "./config";
@@ -233,6 +233,11 @@ export async function authenticateMcp(req: Request, options: McpAccessOptions): 
     if (kbs.length === 0) return refuse(403, "Forbidden: none of the requested knowledge bases is available.");
   }
   store.background(touch(), "a token's use");
-  const documents = decodeDocumentFilter(req.headers.get(DOCUMENT_FILTER_HEADER));
+  let documents = decodeDocumentFilter(req.headers.get(DOCUMENT_FILTER_HEADER));
+  // Only the app's own chat names a question's attachment (its route checked that the person asking owns it).
+  if (documents?.length && principal.via !== "internal") {
+    const found = await store.getDocuments(documents);
+    documents = documents.filter((id) => !isAttachmentKb(found.get(id)?.kb ?? ""));
+  }
   return { principal, scope: { kb, kbs, documents: documents ? [...documents] : undefined, catalog, store, registry } };
 }

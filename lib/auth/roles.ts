@@ -2,6 +2,7 @@
  * Who may do what: the roles of a team and the one rule per action. Browser-safe (types and pure functions):
  * the server decides with these, and the pages use the same functions to show only what is allowed.
  */
+import { isAttachmentKb } from "@/lib/tools/scope";
 
 /** admin: everything; editor: read and change the knowledge bases granted to them; reader: chat and search in theirs. */
 export const ROLES = ["admin", "editor", "reader"] as const;
@@ -32,7 +33,9 @@ export function limitOf(grants: { role: Role; kbs: readonly string[] }): AccessL
   return { kbs: grants.kbs, write: grants.role === "editor" };
 }
 
+/** Whether the limit reads knowledge base `kb`; never a question's attachment, which only its owner reads by id (lib/auth/scope.ts). */
 export function mayRead(limit: AccessLimit, kb: string): boolean {
+  if (isAttachmentKb(kb)) return false;
   return limit.kbs === null || limit.kbs.includes(kb);
 }
 

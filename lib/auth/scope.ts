@@ -2,10 +2,13 @@
  * What a principal may reach, for the routes: the knowledge bases it may read, and who owns what it made
  * (tokens, OAuth grants, conversations). One place, so every route asks the same way.
  */
+
+import { randomUUID } from "node:crypto";
 import { readableOf } from "@/lib/auth/roles";
 import { knownKbs } from "@/lib/kb/known";
 import type { Registry } from "@/lib/kb/registry";
 import type { Store } from "@/lib/store";
+import { attachmentOwnerOf, isAttachmentKb } from "@/lib/tools/scope";
 import { AppError, type DocumentRecord } from "@/lib/types";
 import { getAccountStore } from "./accounts/store";
 import type { OwnedKind } from "./accounts/types";
@@ -61,7 +64,35 @@ export function mayManage(p: Principal, owners: ReadonlyMap<string, string>, id:
 export async function readableDocuments(p: Principal, store: Store, ids: readonly string[]): Promise<Map<string, DocumentRecord>> {
   if (!ids.length) return new Map();
   const readable = mayReadKb(p);
-  return new Map([...(await store.getDocuments(ids))].filter(([, doc]) => readable(doc.kb)));
+  return new Map([...(await store.getDocuments(ids))].filter(([, doc]) => readable(doc.kb) || ownsAttachment(p, doc.kb)));
+}
+
+/**
+ * Whether `kb` is the knowledge base of a file the principal attached to a question (lib/tools/scope.ts). Only
+ * its owner reads it, by id: it is in no listing, overview or example, and other readers and MCP clients never
+ * reach it.
+ */
+export function ownsAttachment(p: Principal, kb: string): boolean {
+  return isAttachmentKb(kb) && attachmentOwnerOf(kb) === ownerIdOf(p);
+}
+
+/** The knowledge base a file the principal attaches to a question goes into: its own, named for its owner. */
+export function newAttachmentKb(p: Principal): string {
+  return `~${ownerIdOf(p) ?? ""}~${randomUUID()}`;
+}
+
+/**
+ * The documents a question is limited to, as the chat sends them to its search tools: an attachment the principal
+ * does not own is refused as if it did not exist (the tools search an attachment only when the chat names it).
+ */
+export async function questionDocuments(p: Principal, store: Store, ids: readonly string[] | undefined): Promise<string[] | undefined> {
+  if (!ids?.length) return ids ? [] : undefined;
+  const docs = await store.getDocuments(ids);
+  for (const id of ids) {
+    const doc = docs.get(id);
+    if (doc && isAttachmentKb(doc.kb) && !ownsAttachment(p, doc.kb)) throw noSuchDocument(id);
+  }
+  return [...ids];
 }
 
 /**
@@ -71,7 +102,8 @@ export async function readableDocuments(p: Principal, store: Store, ids: readonl
 export async function documentFor(p: Principal, store: Store, id: string, write: boolean): Promise<DocumentRecord> {
   const doc = (await readableDocuments(p, store, [id])).get(id);
   if (!doc) throw noSuchDocument(id);
-  if (write) requireKbAccess(p, doc.kb, true);
+  // The owner of an attachment may delete it (removing it from the question box); no one else reaches it.
+  if (write && !ownsAttachment(p, doc.kb)) requireKbAccess(p, doc.kb, true);
   return doc;
 }
 

@@ -17,6 +17,7 @@ import { type OcrProgress, type ParsedAndChunked, parseDocument } from "@/lib/pa
 import { inByteSlices, mapInSlices } from "@/lib/slices";
 import type { DocumentBody, DocumentWrite, Store, StoredChunk } from "@/lib/store";
 import { chunkId } from "@/lib/store/schema";
+import { isWellFormedAttachmentKb } from "@/lib/tools/scope";
 import { AppError, type DocumentRecord, type IngestProgress } from "@/lib/types";
 
 /** What comes in with a document: its name and tags already under the rules of ./fields, applied where it came in. */
@@ -56,6 +57,8 @@ export async function contentSha256(data: Uint8Array): Promise<string> {
 }
 
 export function normalizeKb(kb: string | undefined): string {
+  // A question's attachment (made by the upload route; no input schema admits the name).
+  if (kb !== undefined && isWellFormedAttachmentKb(kb)) return kb;
   const checked = checkKbName(kb ?? defaultKbName());
   if (!checked.ok) throw new AppError("bad_request", checked.message);
   return checked.name;

@@ -15,6 +15,8 @@ export interface UploadOutcome {
   documentId?: string;
   title?: string;
   chunkCount?: number;
+  /** The knowledge base the file went into (absent for a file attached to a question, which goes into none). */
+  kb?: string;
   error?: { code: string; message: string };
 }
 

@@ -7,6 +7,7 @@ import { getConfig } from "@/lib/config";
 import { errorBody } from "@/lib/http/errors";
 import { sanitizeFileName } from "@/lib/kb/fields";
 import type { Store } from "@/lib/store";
+import { isAttachmentKb } from "@/lib/tools/scope";
 import { AppError } from "@/lib/types";
 import { ingestDocument } from "./index";
 import { tooLargeMessage, type UploadEvent, type UploadFileResult } from "./upload-events";
@@ -197,7 +198,15 @@ export async function ingestUploads(
             },
           },
         );
-        result = { index, name, status, documentId: document.id, title: document.title, chunkCount: document.chunkCount };
+        result = {
+          index,
+          name,
+          status,
+          documentId: document.id,
+          title: document.title,
+          chunkCount: document.chunkCount,
+          ...(isAttachmentKb(document.kb) ? {} : { kb: document.kb }),
+        };
       } catch (err) {
         const cancelled = opts.signal?.aborted ?? false;
         const error = cancelled ? { code: "cancelled", message: "The upload was cancelled." } : toErrorBody(err);

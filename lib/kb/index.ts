@@ -14,6 +14,7 @@ import {
   type TokenScope,
 } from "@/lib/credentials/tokens";
 import { perStore, type Store } from "@/lib/store";
+import { isAttachmentKb } from "@/lib/tools/scope";
 import { AppError } from "@/lib/types";
 import { KB_NAME_PATTERN, searchToolNames } from "./names";
 import { openRegistry, type Registry } from "./registry";
@@ -55,6 +56,8 @@ async function buildCatalog(store: Store, registry: Registry): Promise<readonly 
   const [records, docs] = await Promise.all([registry.listKbs(), store.listDocuments()]);
   const titles = new Map<string, string[]>();
   for (const d of docs) {
+    // A question's attachment is no knowledge base of the library.
+    if (isAttachmentKb(d.kb)) continue;
     const list = titles.get(d.kb) ?? [];
     list.push(d.title);
     titles.set(d.kb, list);

@@ -2,6 +2,7 @@ import { isOfflineEmbedder, makesVectors } from "@/lib/embed";
 import type { Store } from "@/lib/store";
 import type { TextHit } from "@/lib/store/types";
 import { toIndexText } from "@/lib/tokenize/index-text";
+import { searchReaches } from "@/lib/tools/scope";
 import { AppError, type ChunkRecord, type SearchHit } from "@/lib/types";
 import { type CrossEncoder, crossEncoderFromEnv, crossEncoderRerank } from "./cross-encoder";
 import { collapseNearDuplicates } from "./dedupe";
@@ -75,7 +76,7 @@ async function offlineRetrieve(
   if (at.complete) return { byVector: [], byText, vectorWeight: 0 };
   const terms = [...new Set(textQuery.split(" ").filter(Boolean))];
   const net = at.recent
-    .filter((r) => (!o.kbs || o.kbs.includes(r.chunk.kb)) && (!o.documents || o.documents.includes(r.chunk.documentId)))
+    .filter((r) => searchReaches(r.chunk, o))
     .map((r) => ({ chunk: r.chunk, hits: terms.filter((t) => r.terms.has(t)).length }))
     .filter((r) => r.hits > 0)
     .sort((a, b) => b.hits - a.hits)

@@ -2,12 +2,17 @@
 import type * as lancedb from "@lancedb/lancedb";
 import type { Table as ArrowTable } from "apache-arrow";
 import { LRUCache } from "lru-cache";
+import { isAttachmentKb } from "@/lib/tools/scope";
 import type { DocumentRecord } from "@/lib/types";
 import type { EmbedderCheck } from "./compat";
 import { type DocCache, type DocumentCache, hashKey, keyed, sourceKey, titleSorted } from "./document-cache";
 import type { Indexes } from "./indexes";
 import { CHUNK_COLUMNS, type DocumentBody, FTS_COLUMN, parseChunkId, rowToBody, rowToChunk, SEARCH_COLUMNS } from "./schema";
 import { sqlEq, sqlIn } from "./sql";
+
+/** The knowledge bases of questions' attachments (lib/tools/scope.ts isAttachmentKb), in a filter. */
+const ATTACHMENT_KB_SQL = "kb LIKE '~%'";
+
 import type { Tables } from "./tables";
 import type { Store, TextHit } from "./types";
 
@@ -98,10 +103,15 @@ export function storeReads(
   indexes: Indexes,
   bodies: BodyCache,
 ): StoreReads {
-  // A search limited to knowledge bases and/or documents (an empty document list matches nothing).
+  /**
+   * A search limited to knowledge bases and/or documents (an empty document list matches nothing). A question's
+   * attachment (lib/tools/scope.ts isAttachmentKb) is searched only when the search names its document: a search
+   * of knowledge bases, or of everything, never reaches one.
+   */
   const kbFilter = (kbs?: readonly string[], documents?: readonly string[]) => {
+    const inKbs = kbs && kbs.length > 0 ? sqlIn("kb", kbs) : "";
     const parts = [
-      kbs && kbs.length > 0 ? sqlIn("kb", kbs) : "",
+      documents ? (inKbs ? `(${inKbs} OR ${ATTACHMENT_KB_SQL})` : "") : inKbs || `NOT ${ATTACHMENT_KB_SQL}`,
       documents ? (documents.length ? sqlIn("document_id", documents) : "document_id = ''") : "",
     ];
     return parts.filter(Boolean).join(" AND ") || undefined;
@@ -174,7 +184,7 @@ export function storeReads(
       return rows.length ? rowToChunk(rows[0]) : null;
     },
     async listKbs() {
-      return [...new Set(titleSorted(await allDocs()).map((d) => d.kb))].sort();
+      return [...new Set(titleSorted(await allDocs()).map((d) => d.kb))].filter((kb) => !isAttachmentKb(kb)).sort();
     },
     async findDocument(kb, by) {
       const cache = await allDocs();

@@ -3,7 +3,7 @@ import { runChat } from "@/lib/agent/chat";
 import { messageText, selectHistory, toPlainMessages } from "@/lib/agent/memory";
 import { pickModel } from "@/lib/agent/models";
 import { ownerIdOf } from "@/lib/auth/principal";
-import { scopeKbs } from "@/lib/auth/scope";
+import { questionDocuments, scopeKbs } from "@/lib/auth/scope";
 import { getConfig } from "@/lib/config";
 import { getAnswers } from "@/lib/conversations/answers";
 import type { StoredMessage } from "@/lib/conversations/schema";
@@ -39,6 +39,8 @@ export const POST = route({}, async ({ req, body, store, registry, principal }) 
   // A person's chat searches only what they may read: the MCP calls carry that scope (X-KB-Filter).
   const kbs = await scopeKbs(principal, await store(), await registry(), data.kbs);
   const modelId = await pickModel(config, data.model);
+  // An attachment is searched only by its owner's questions (the MCP tools honour an attachment the chat names).
+  const documents = await questionDocuments(principal, await store(), data.documents);
   const instructions = config.apiKey ? instructionsFor(await (await registry()).listKbs(), kbs) : undefined;
   // The answer is kept as streamed, with the knowledge bases it drew on: what a save of the conversation stores.
   const messageId = randomUUID();
@@ -55,7 +57,7 @@ export const POST = route({}, async ({ req, body, store, registry, principal }) 
     messages,
     mcpUrl,
     kbs,
-    documents: data.documents,
+    documents,
     signal: req.signal,
     avoid: data.avoid,
     modelId,

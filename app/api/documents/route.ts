@@ -1,4 +1,5 @@
 import { limitOfPrincipal, mayReadKb, requireKbAccess } from "@/lib/auth/principal";
+import { newAttachmentKb } from "@/lib/auth/scope";
 import { getConfig } from "@/lib/config";
 import { ingestUploads, receiveUpload, toErrorBody, type UploadEvent, type UploadFileResult, uploadLimits } from "@/lib/ingest/upload";
 import { route } from "@/lib/server/route";
@@ -37,13 +38,22 @@ export const POST = route({}, async ({ req, store, principal, audit }) => {
   // A reader is refused before a byte of the files is read.
   if (!limitOfPrincipal(principal).write) throw new AppError("forbidden", "You may not upload documents.");
   const { files, fields: form } = await receiveUpload(req, uploadLimits());
-  const fields = uploadFieldsSchema.parse({ kb: form.kb?.[0], title: form.title?.[0], author: form.author?.[0], tags: form.tags ?? [] });
-  const kb = fields.kb ?? getConfig().defaultKb;
-  requireKbAccess(principal, kb, true);
+  const fields = uploadFieldsSchema.parse({
+    kb: form.kb?.[0],
+    attach: form.attach?.[0],
+    title: form.title?.[0],
+    author: form.author?.[0],
+    tags: form.tags ?? [],
+  });
+  // A file attached to a question goes into a knowledge base of its own that only its owner reads (lib/auth/scope.ts).
+  const kb = fields.attach ? newAttachmentKb(principal) : (fields.kb ?? getConfig().defaultKb);
+  if (fields.attach && fields.kb)
+    throw new AppError("bad_request", "A file attached to a question goes into no knowledge base: leave out kb.");
+  if (!fields.attach) requireKbAccess(principal, kb, true);
   if (fields.title && files.length > 1) throw new AppError("bad_request", "A title can only be given when uploading a single file.");
   const ready = await store();
   const run = async (onEvent?: (e: UploadEvent) => void) => {
-    const results = await ingestUploads(ready, files, fields, { onEvent, signal: req.signal });
+    const results = await ingestUploads(ready, files, { ...fields, kb }, { onEvent, signal: req.signal });
     for (const r of results) {
       const outcome = r.status === "failed" ? "failed" : "ok";
       if (r.status !== "unchanged")

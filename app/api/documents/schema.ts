@@ -22,6 +22,8 @@ const kbField = z
 /** Form fields of POST /api/documents besides `files`. Tags: repeated fields and/or comma-separated. */
 export const uploadFieldsSchema = z.object({
   kb: kbField,
+  /** "question": a file attached to a chat question, kept with the person's conversation, not added to the library. */
+  attach: z.enum(["question"], { error: 'attach must be "question"' }).optional(),
   title: optionalText(MAX_DOCUMENT_TITLE_CHARS, "title"),
   author: optionalText(MAX_AUTHOR_CHARS, "author"),
   tags: z

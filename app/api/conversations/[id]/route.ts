@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ownerIdOf } from "@/lib/auth/principal";
 import { requireOwn } from "@/lib/auth/scope";
+import { deleteAttachments } from "@/lib/conversations/attachments";
 import { getPins } from "@/lib/conversations/pins";
 import { updateConversation } from "@/lib/conversations/save";
 import { inLibrary, readablePicks } from "@/lib/conversations/scope";
@@ -39,10 +40,14 @@ export const PATCH = route(conversationRoute, async ({ body, params: { id }, sto
   return { conversation: await updateConversation(await store(), ownerIdOf(principal), id, patch) };
 });
 
-/** DELETE /api/conversations/<id> — with its pin and share link. */
+/** DELETE /api/conversations/<id> — with its pin, share link and attachments. */
 export const DELETE = route(conversationRoute, async ({ params: { id }, store, principal }) => {
   await requireOwn(principal, await store(), "conversation", id);
-  if (!(await (await getConversations()).delete(id))) throw new AppError("not_found", `No conversation with id "${id}".`);
+  const conversations = await getConversations();
+  const messages = (await conversations.get(id))?.messages ?? [];
+  if (!(await conversations.delete(id))) throw new AppError("not_found", `No conversation with id "${id}".`);
+  // The files attached to its questions and kept with it go with it (one added to the library stays).
+  await deleteAttachments(principal, await store(), messages);
   await (await getShares(await store())).revoke(id);
   await (await getPins(await store())).set(id, false);
   return { deleted: id };

@@ -195,6 +195,9 @@ test("the documents page uploads into the knowledge base picked in its header", 
 
 test("the chat searches only the knowledge bases picked in its header, and opens Connect", async ({ page }) => {
   const kb = `chat-${RUN}`;
+  // Knowledge bases before it in the list, more than the page is high: the list scrolls within the open filter.
+  const before = Array.from({ length: 30 }, (_, i) => `a-${RUN}-${i}`);
+  for (const name of before) expect((await createKb({ name })).status).toBe(201);
   expect((await createKb({ name: kb, title: `Rota ${RUN}` })).status).toBe(201);
   const form = new FormData();
   form.append(
@@ -225,6 +228,6 @@ test("the chat searches only the knowledge bases picked in its header, and opens
     await page.getByTestId("connect-open").click();
     await expect(page.getByRole("dialog").getByTestId("mcp-url")).toHaveValue(`${BASE}/api/mcp`);
   } finally {
-    await fetch(`${BASE}/api/kbs/${kb}`, { method: "DELETE" });
+    for (const name of [kb, ...before]) await fetch(`${BASE}/api/kbs/${name}`, { method: "DELETE" });
   }
 });

@@ -63,7 +63,7 @@ export function KbFilter({ value, onChange }: { value: string[]; onChange: (kbs:
       {open && (
         <fieldset
           aria-label={t.searchIn}
-          className="absolute right-0 z-30 mt-1 min-w-0 w-64 max-w-[calc(100vw-1.5rem)] rounded-lg border border-zinc-200 bg-white p-2 shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
+          className="absolute right-0 z-30 mt-1 max-h-[min(24rem,calc(100dvh-6rem))] min-w-0 w-64 max-w-[calc(100vw-1.5rem)] overflow-y-auto rounded-lg border border-zinc-200 bg-white p-2 shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
         >
           <p className="mb-1 px-1 text-xs text-zinc-600 dark:text-zinc-400">{t.filterHint}</p>
           <label className="flex items-center gap-2 rounded px-1 py-1 text-sm hover:bg-zinc-50 dark:hover:bg-zinc-800">

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { documentIdSchema } from "@/lib/limits";
-import { scopeQuerySchema } from "@/lib/tools/scope";
+import { scopeQuerySchema } from "@/lib/tools/scope-query";
 
 export interface Overview {
   kind: "extracted" | "model";

@@ -109,7 +109,7 @@ describe("pins and share links", () => {
     expect(changedSince(snap, c)).toBe(false);
     expect(sharedView(reader(["finance"]), snap, "").messages.map((m) => m.id)).toEqual(["q1", "a1b"]);
     // Updated, it holds hr's content too: a finance-only reader is told which knowledge base and whom to ask.
-    const maker = { limit: { kbs: ["finance", "hr"], write: false }, name: "Alice <alice@x>" };
+    const maker = { id: "alice", limit: { kbs: ["finance", "hr"], write: false }, name: "Alice <alice@x>" };
     const refused = (() => {
       try {
         sharedView(reader(["finance"]), snapshotOf(later), "", maker);
@@ -158,10 +158,24 @@ describe("pins and share links", () => {
       kbs: [],
       messages: [{ id: "a", role: "assistant" as const, kbs: ["hr"], parts: [{ type: "text", text: "25 days" }] }],
     };
-    expect(sharedView(reader(["hr"]), snap, "", { limit: { kbs: ["hr"], write: false }, name: "a" }).title).toBe("t");
+    expect(sharedView(reader(["hr"]), snap, "", { id: "m", limit: { kbs: ["hr"], write: false }, name: "a" }).title).toBe("t");
     expect(() => sharedView(reader(["hr"]), snap, "", null)).toThrow(expect.objectContaining({ status: 404 }));
-    expect(() => sharedView(reader(["hr"]), snap, "", { limit: { kbs: [], write: false }, name: "a" })).toThrow(
+    expect(() => sharedView(reader(["hr"]), snap, "", { id: "m", limit: { kbs: [], write: false }, name: "a" })).toThrow(
       expect.objectContaining({ status: 404 }),
     );
+  });
+
+  it("shares what an answer quoted from a file its maker attached, and never a file someone else attached", () => {
+    const quoting = (kb: string) => ({
+      title: "t",
+      kbs: [],
+      messages: [{ id: "a", role: "assistant" as const, kbs: ["hr", kb], parts: [{ type: "text", text: "25 days [1]" }, cite(kb)] }],
+    });
+    const maker = { id: "m", limit: { kbs: ["hr"], write: true }, name: "Maker" };
+    expect(sharedView(reader(["hr"]), quoting("~m~0b7c"), "", maker).messages).toHaveLength(1);
+    // The local owner (no account) attaches into "~~<uuid>" and shares a conversation that has no recorded maker.
+    expect(sharedView(reader(["hr"]), quoting("~~0b7c"), "").messages).toHaveLength(1);
+    expect(() => sharedView(reader(["hr"]), quoting("~other~0b7c"), "", maker)).toThrow(expect.objectContaining({ status: 404 }));
+    expect(() => sharedView(reader(["hr"]), quoting("~~0b7c"), "", maker)).toThrow(expect.objectContaining({ status: 404 }));
   });
 });

@@ -17,6 +17,7 @@ import { textField } from "@/lib/store/schema";
 import { sqlEq } from "@/lib/store/sql";
 import { addTextColumn, upsertRows } from "@/lib/store/tables";
 import { kbsOfToolResult } from "@/lib/tools/result-kbs";
+import { attachmentOwnerOf, isAttachmentKb } from "@/lib/tools/scope";
 import { AppError } from "@/lib/types";
 import { activePath, normalizeTree } from "./branches";
 import { wellFormedMessages } from "./parts";
@@ -210,7 +211,7 @@ export function heldKbs(messages: readonly StoredMessage[]): { kbs: string[]; un
  * access, or `null` when the account is gone; `undefined` for a conversation made with the admin secret or on
  * this machine (no account).
  */
-type ShareMaker = { limit: AccessLimit; name: string } | null | undefined;
+type ShareMaker = { id: string; limit: AccessLimit; name: string } | null | undefined;
 
 const gone = () => new AppError("not_found", "This share link does not exist or was revoked.");
 
@@ -220,7 +221,7 @@ async function makerOf(store: Store, id: string): Promise<ShareMaker> {
   if (userId === undefined) return undefined;
   const user = (await (await getAccountStore(store)).users()).get(userId);
   if (!user) return null;
-  return { limit: limitOf(user), name: user.name && user.name !== user.email ? `${user.name} <${user.email}>` : user.email };
+  return { id: user.id, limit: limitOf(user), name: user.name && user.name !== user.email ? `${user.name} <${user.email}>` : user.email };
 }
 
 /**
@@ -245,7 +246,10 @@ export async function openShared(store: Store, p: Principal, token: string): Pro
  */
 export function sharedView(p: Principal, snapshot: ShareSnapshot, at: string, maker?: ShareMaker): SharedConversation {
   const held = heldKbs(snapshot.messages);
-  const needed = [...new Set([...held.kbs, ...snapshot.kbs])].sort();
+  // A file the maker attached to the conversation goes with it: sharing the conversation shares what it quoted from
+  // the file, which no one else may read otherwise (lib/auth/scope.ts). Someone else's attachment is never shared.
+  const makersAttachment = (kb: string) => isAttachmentKb(kb) && attachmentOwnerOf(kb) === (maker ? maker.id : null);
+  const needed = [...new Set([...held.kbs, ...snapshot.kbs])].filter((kb) => !makersAttachment(kb)).sort();
   if (maker === null) throw gone();
   if (maker && (held.unknown ? maker.limit.kbs !== null : !needed.every((kb) => mayRead(maker.limit, kb)))) throw gone();
   const readable = mayReadKb(p);

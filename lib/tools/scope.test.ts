@@ -8,10 +8,10 @@ import {
   picksOutsideKbs,
   scopedDocuments,
   scopeQuery,
-  scopeQuerySchema,
   searchReaches,
   withAttached,
 } from "./scope";
+import { scopeQuerySchema } from "./scope-query";
 
 const docs = [
   { id: "handbook", kb: "hr" },

@@ -111,17 +111,6 @@ export function decodeCommaList(raw: string | null): string[] | undefined {
     .filter(Boolean);
 }
 
-/** A query string's comma-separated list (`?kbs=a,b&documents=x,y`, each item URI-encoded). */
-const commaListParam = (max: number) =>
-  z
-    .string()
-    .max(20_000)
-    .optional()
-    .transform((raw) => decodeCommaList(raw ?? null)?.slice(0, max) ?? []);
-
-/** A conversation's scope as the overview and example-question routes read it from their query string. */
-export const scopeQuerySchema = z.object({ kbs: commaListParam(100), documents: commaListParam(MAX_SCOPE_DOCUMENTS) });
-
 /** The query string of a scope (empty lists left out). */
 export function scopeQuery(scope: ChatScope): Record<string, string> {
   return {

@@ -3,7 +3,8 @@ import { mayReadKb } from "@/lib/auth/principal";
 import { getConfig } from "@/lib/config";
 import { route } from "@/lib/server/route";
 import { getReadyStore } from "@/lib/server/startup";
-import { documentsInScope, scopeQuerySchema } from "@/lib/tools/scope";
+import { documentsInScope } from "@/lib/tools/scope";
+import { scopeQuerySchema } from "@/lib/tools/scope-query";
 import { AppError } from "@/lib/types";
 
 export const runtime = "nodejs";

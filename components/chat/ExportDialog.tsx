@@ -4,6 +4,7 @@ import { type ReactNode, useEffect, useRef, useState } from "react";
 import { createPortal } from "react-dom";
 import { apiFetch, copyText } from "@/components/api";
 import { documentApi } from "@/components/documents/api";
+import { downloadMarkdown } from "@/components/download";
 import { useLocale, useMessages } from "@/components/i18n";
 import { Button } from "@/components/ui";
 import type { ChatUIMessage } from "@/lib/agent/protocol";
@@ -22,15 +23,6 @@ const BUTTON = "rounded-lg border border-zinc-300 px-3 py-1.5 text-sm hover:bg-z
 /** A button of the dialog; `className` adds to its look. */
 function DialogButton({ className, ...rest }: { testid: string; className?: string; onClick(): unknown; children: ReactNode }) {
   return <Button {...rest} className={className ? `${BUTTON} ${className}` : BUTTON} />;
-}
-
-function download(name: string, text: string) {
-  const url = URL.createObjectURL(new Blob([text], { type: "text/markdown;charset=utf-8" }));
-  const a = document.createElement("a");
-  a.href = url;
-  a.download = name;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
 /**
@@ -145,7 +137,7 @@ export function ExportDialog({
             {s.exportTitle}
           </h2>
           <div className="mt-3 flex flex-wrap gap-2">
-            <DialogButton testid="export-markdown" onClick={() => download(exportFileName(title), markdown())}>
+            <DialogButton testid="export-markdown" onClick={() => downloadMarkdown(exportFileName(title), markdown())}>
               {s.downloadMarkdown}
             </DialogButton>
             <DialogButton

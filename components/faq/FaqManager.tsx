@@ -5,7 +5,7 @@ import { type ComponentProps, type ReactNode, useCallback, useEffect, useState }
 import { useAccess } from "@/components/account/viewer";
 import { useMessages } from "@/components/i18n";
 import { kbApi, kbLabel } from "@/components/kbs/api";
-import { Preferences } from "@/components/Preferences";
+import { PageHeader, tabClass } from "@/components/PageHeader";
 import { SubmitForm, Tabs, TextBox } from "@/components/ui";
 import type { FaqStatus } from "@/lib/faq/types";
 import type { KnowledgeBase } from "@/lib/kb/types";
@@ -195,20 +195,9 @@ export function FaqManager({ initialKb }: { initialKb?: string }) {
     return () => clearTimeout(timer);
   }, [reload]);
 
-  const tab = (active: boolean) =>
-    `rounded-t-lg border-b-2 px-3 py-1.5 text-sm ${active ? "border-blue-600 font-semibold" : "border-transparent text-zinc-600 hover:text-zinc-900 dark:text-zinc-400"}`;
-
   return (
     <main className="mx-auto flex max-w-3xl flex-col gap-4 px-3 py-6 sm:px-5">
-      <header className="flex items-center gap-3">
-        <h1 className="text-lg font-semibold">{t.title}</h1>
-        <span className="ml-auto">
-          <Preferences />
-        </span>
-        <Link href="/" className=" rounded-lg px-2 py-1 text-sm text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800">
-          {t.back}
-        </Link>
-      </header>
+      <PageHeader title={t.title} back={t.back} />
       <p className="text-sm text-zinc-600 dark:text-zinc-400">{t.intro}</p>
       <Tabs
         label={t.kb}
@@ -217,7 +206,7 @@ export function FaqManager({ initialKb }: { initialKb?: string }) {
         selected={kb}
         onSelect={setKb}
         testidPrefix="faq-kb-tab-"
-        tabClass={tab}
+        tabClass={tabClass}
       />
       <div className="flex flex-wrap items-center gap-2">
         <input
@@ -238,7 +227,7 @@ export function FaqManager({ initialKb }: { initialKb?: string }) {
           selected={status}
           onSelect={setStatus}
           testidPrefix="faq-status-"
-          tabClass={tab}
+          tabClass={tabClass}
         />
       </div>
       {status === "pending" && kb && canWrite(kb) && <GeneratePanel kb={kb} onProgress={reload} />}

@@ -1,14 +1,14 @@
 "use client";
 
-import Link from "next/link";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { ConfirmButton } from "@/components/ConfirmButton";
 import { Answer } from "@/components/chat/Answer";
 import { displayCitations } from "@/components/chat/sources";
 import { T as CHAT } from "@/components/chat/strings";
+import { downloadMarkdown } from "@/components/download";
 import { useLocale, useMessages } from "@/components/i18n";
 import { kbApi, kbLabel } from "@/components/kbs/api";
-import { Preferences } from "@/components/Preferences";
+import { PageHeader, tabClass } from "@/components/PageHeader";
 import { SubmitForm, Tabs, TextBox } from "@/components/ui";
 import { withCheckNotes } from "@/lib/agent/answer-links";
 import type { KnowledgeBase } from "@/lib/kb/types";
@@ -19,15 +19,6 @@ import { T } from "./messages";
 
 const button = "rounded-lg px-2 py-1 text-sm";
 const action = `${button} text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800`;
-
-function download(name: string, text: string) {
-  const url = URL.createObjectURL(new Blob([text], { type: "text/markdown;charset=utf-8" }));
-  const a = document.createElement("a");
-  a.href = url;
-  a.download = name;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
 
 /** One note as the chat shows an answer: chips, the citation check's notes, who wrote it; rename, export, delete. */
 function NoteView({ note, onChanged, onDeleted }: { note: Note; onChanged: (n: Note) => void; onDeleted: () => void }) {
@@ -97,7 +88,7 @@ function NoteView({ note, onChanged, onDeleted }: { note: Note; onChanged: (n: N
           type="button"
           data-testid="note-export"
           onClick={() =>
-            download(
+            downloadMarkdown(
               noteFileName(note.title),
               noteMarkdown(
                 note,
@@ -181,20 +172,9 @@ export function NotesPage({ initialKb, offline }: { initialKb?: string; offline:
       }, fail)
       .finally(() => setMaking(null));
   };
-  const tab = (active: boolean) =>
-    `rounded-t-lg border-b-2 px-3 py-1.5 text-sm ${active ? "border-blue-600 font-semibold" : "border-transparent text-zinc-600 hover:text-zinc-900 dark:text-zinc-400"}`;
-
   return (
     <main className="mx-auto flex max-w-3xl flex-col gap-4 px-3 py-6 sm:px-5">
-      <header className="flex items-center gap-3">
-        <h1 className="text-lg font-semibold">{t.title}</h1>
-        <span className="ml-auto">
-          <Preferences />
-        </span>
-        <Link href="/" className="rounded-lg px-2 py-1 text-sm text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800">
-          {t.back}
-        </Link>
-      </header>
+      <PageHeader title={t.title} back={t.back} />
       <p className="text-sm text-zinc-600 dark:text-zinc-400">{t.intro}</p>
       <Tabs
         label={t.kb}
@@ -206,7 +186,7 @@ export function NotesPage({ initialKb, offline }: { initialKb?: string; offline:
           setOpen(null);
         }}
         testidPrefix="notes-kb-tab-"
-        tabClass={tab}
+        tabClass={tabClass}
       />
       <section aria-label={t.make} className="flex flex-wrap items-center gap-2 text-sm">
         {offline ? (

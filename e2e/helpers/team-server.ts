@@ -3,7 +3,7 @@
  * through their invite link in a browser of their own locale.
  */
 import path from "node:path";
-import type { Browser, Page } from "@playwright/test";
+import type { Browser, BrowserContext, Page } from "@playwright/test";
 import { type OwnServer, startOwnServer } from "./own-server";
 import { expect, WORKER_DATA_DIR } from "./servers";
 
@@ -32,6 +32,8 @@ export async function startTeamServer(port: number, name: string, env: Record<st
     ...env,
   });
   const links: Record<string, string> = {};
+  /** The browser contexts join made: closed with the server, so that no page of a stopped server lives on in the worker's browser. */
+  const contexts: BrowserContext[] = [];
   const admin = (method: string, pathname: string, json?: unknown) => {
     const form = json instanceof FormData;
     return fetch(`${server.base}${pathname}`, {
@@ -41,7 +43,13 @@ export async function startTeamServer(port: number, name: string, env: Record<st
     });
   };
   return {
-    server,
+    server: {
+      ...server,
+      async stop() {
+        await Promise.all(contexts.splice(0).map((c) => c.close().catch(() => undefined)));
+        await server.stop();
+      },
+    },
     admin,
     async inviteReader(who, kbs) {
       const r = await admin("POST", "/api/invites", { email: `${who}@team.test`, role: "reader", kbs });
@@ -49,7 +57,9 @@ export async function startTeamServer(port: number, name: string, env: Record<st
       links[who] = ((await r.json()) as { link: string }).link;
     },
     async join(browser, who, locale) {
-      const page = await (await browser.newContext({ locale })).newPage();
+      const context = await browser.newContext({ locale });
+      contexts.push(context);
+      const page = await context.newPage();
       await page.goto(links[who]);
       await expect(page.getByTestId("join-intro")).toBeVisible();
       await page.getByTestId("join-password").fill(PASSWORD);

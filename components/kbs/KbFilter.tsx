@@ -12,8 +12,6 @@ import { useKbList } from "./use-kb-list";
 export function KbFilter({ value, onChange }: { value: string[]; onChange: (kbs: string[]) => void }) {
   const t = useMessages(T);
   const [open, setOpen] = useState(false);
-  /** The panel opens toward the side with room: under the button's right edge, or its left one near the window's left. */
-  const [alignLeft, setAlignLeft] = useState(false);
   const kbs = useKbList(open); // listed again each time the menu opens or closes
   const root = useRef<HTMLDivElement>(null);
 
@@ -54,11 +52,7 @@ export function KbFilter({ value, onChange }: { value: string[]; onChange: (kbs:
         aria-expanded={open}
         aria-label={`${t.searchIn}: ${label}`}
         title={t.filterHint}
-        onClick={() => {
-          // The panel is 16rem wide: opened leftward from a button at the start of a row, it would leave the window.
-          setAlignLeft((root.current?.getBoundingClientRect().right ?? Number.POSITIVE_INFINITY) < 17 * 16);
-          setOpen((o) => !o);
-        }}
+        onClick={() => setOpen((o) => !o)}
         className={`max-w-full truncate rounded-lg px-2 py-1 text-sm sm:max-w-[14rem] hover:bg-zinc-100 dark:hover:bg-zinc-800 ${
           selected.length ? "text-sky-700 dark:text-sky-400" : "text-zinc-600 dark:text-zinc-300"
         }`}
@@ -69,7 +63,8 @@ export function KbFilter({ value, onChange }: { value: string[]; onChange: (kbs:
       {open && (
         <fieldset
           aria-label={t.searchIn}
-          className={`absolute ${alignLeft ? "left-0" : "right-0"} z-30 mt-1 max-h-[min(24rem,calc(100dvh-6rem))] min-w-0 w-64 max-w-[calc(100vw-1.5rem)] overflow-y-auto rounded-lg border border-zinc-200 bg-white p-2 shadow-lg dark:border-zinc-700 dark:bg-zinc-900`}
+          // Opens rightward from the button, which leads the header's actions at every width: leftward it left the window.
+          className={`absolute left-0 z-30 mt-1 max-h-[min(24rem,calc(100dvh-6rem))] min-w-0 w-64 max-w-[calc(100vw-1.5rem)] overflow-y-auto rounded-lg border border-zinc-200 bg-white p-2 shadow-lg dark:border-zinc-700 dark:bg-zinc-900`}
         >
           <p className="mb-1 px-1 text-xs text-zinc-600 dark:text-zinc-400">{t.filterHint}</p>
           <label className="flex items-center gap-2 rounded px-1 py-1 text-sm hover:bg-zinc-50 dark:hover:bg-zinc-800">

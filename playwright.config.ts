@@ -57,6 +57,9 @@ export default defineConfig({
       ],
     },
     trace: "off",
+    // Bounded, so a wait that never ends (an event, a navigation) fails where it waits, not as the test's timeout.
+    actionTimeout: 60_000,
+    navigationTimeout: 60_000,
   },
   projects: [
     { name: "chromium", testMatch: longFiles, use: browser },

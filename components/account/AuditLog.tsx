@@ -2,6 +2,7 @@
 
 import { useCallback, useEffect, useState } from "react";
 import { apiErrorText, apiFetch, authHeaders } from "@/components/api";
+import { downloadBlob } from "@/components/download";
 import { useMessages } from "@/components/i18n";
 import { buttonClass, Field, inputClass, SubmitForm, ValueOptions } from "@/components/ui";
 import { AUDIT_ACTIONS, type AuditEvent } from "@/lib/audit/types";
@@ -50,12 +51,7 @@ export function AuditLog() {
   const exportCsv = async () => {
     const res = await fetch(`/api/audit?${query(applied, "csv")}`, { headers: authHeaders() });
     if (!res.ok) return setError(t.failed);
-    const url = URL.createObjectURL(await res.blob());
-    const a = document.createElement("a");
-    a.href = url;
-    a.download = "audit-log.csv";
-    a.click();
-    URL.revokeObjectURL(url);
+    downloadBlob("audit-log.csv", await res.blob());
   };
 
   const field = (key: keyof Filter) => ({

@@ -11,7 +11,12 @@ export async function audit(page: Page, what: string, include?: string) {
     .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
     .setLegacyMode();
   if (include) builder = builder.include(include);
-  const { violations } = await builder.analyze();
+  // page.evaluate has no timeout of its own: a scan that never ends fails here, named, not as the test's timeout.
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`axe did not finish within 60 s: ${what}`)), 60_000);
+  });
+  const { violations } = await Promise.race([builder.analyze(), stalled]).finally(() => clearTimeout(timer));
   const bad = violations
     .filter((v) => v.impact === "critical" || v.impact === "serious")
     .map(

@@ -27,7 +27,7 @@ export function withFakeModelApp(): { mcp: () => Client } {
  * the empty chat and document pages make (never part of an answer).
  */
 export async function fakeRequests({ followUps = false, overviews = false } = {}): Promise<RecordedRequest[]> {
-  const all = (await (await fetch(`${FAKE_MODEL}/requests`)).json()) as RecordedRequest[];
+  const all = (await (await fetch(`${FAKE_MODEL}/requests`, { signal: AbortSignal.timeout(15_000) })).json()) as RecordedRequest[];
   const overview = (r: RecordedRequest) => r.system.startsWith("You write the overview");
   if (overviews) return all.filter(overview);
   return all.filter((r) => !overview(r) && (followUps || !r.system.startsWith("You suggest follow-up questions")));

@@ -237,6 +237,10 @@ describe("front matter only", () => {
 
 describe("scheduler", () => {
   it("watches a folder from the moment it is added, not from the next tick", async () => {
+    // Nothing else due: the scheduler's first tick would queue the earlier tests' sources ahead of the watched sync.
+    const all = await getSourceStore(store);
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    for (const s of await all.list()) await all.put({ ...s, nextRunAt: later });
     const stop = runSourceScheduler(store, 3_600_000);
     try {
       const dir = await tempDir();

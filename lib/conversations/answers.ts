@@ -17,8 +17,11 @@ const UNSAVED_ANSWER_MS = 24 * 3600_000;
 /** How long a save waits for an answer still being recorded (a stopped answer is recorded as its stream is cancelled). */
 const RECORDING_WAIT_MS = 10_000;
 
-/** An answer as recorded: the streamed message with `kbs`, the knowledge bases it drew from. */
-type RecordedMessage = StoredMessage & { kbs: string[] };
+/**
+ * An answer as recorded: the streamed message with `kbs`, the knowledge bases it drew from, and the question it
+ * answers (a note kept before its conversation is saved takes its title from it).
+ */
+type RecordedMessage = StoredMessage & { kbs: string[]; question?: string };
 
 interface AnswerRecorder {
   record(message: StoredMessage, kbs: readonly string[]): Promise<void>;
@@ -28,9 +31,9 @@ interface AnswerRecorder {
 export interface AnswerStore {
   /**
    * Marks answer `id` of `owner` (a user id; null for the admin secret's) under way: until it is recorded (or
-   * abandoned, when no answer streamed) a save that names it waits for it.
+   * abandoned, when no answer streamed) a save that names it waits for it. `question`: what it answers.
    */
-  begin(id: string, owner: string | null): AnswerRecorder;
+  begin(id: string, owner: string | null, question?: string): AnswerRecorder;
   /** The recorded answers among `ids` that `owner` asked for. */
   take(owner: string | null, ids: readonly string[]): Promise<Map<string, RecordedMessage>>;
   /** Drops answers a conversation now holds, and those no conversation took in a day. */
@@ -42,7 +45,7 @@ async function openAnswers(store: Store): Promise<AnswerStore> {
   /** Answers of this process still streaming: a save waits for them (stop, then save at once). */
   const underWay = new Map<string, Promise<void>>();
   return {
-    begin(id, owner) {
+    begin(id, owner, question) {
       let done = () => {};
       underWay.set(
         id,
@@ -57,7 +60,7 @@ async function openAnswers(store: Store): Promise<AnswerStore> {
       return {
         async record(message, kbs) {
           try {
-            const recorded: RecordedMessage = { ...message, id, kbs: [...kbs] };
+            const recorded: RecordedMessage = { ...message, id, kbs: [...kbs], ...(question ? { question } : {}) };
             const row = { id, owner: owner ?? "", message: JSON.stringify(recorded), created_at: new Date().toISOString() };
             await side.write((t) => t.add([row]));
           } finally {

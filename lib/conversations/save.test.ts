@@ -74,7 +74,7 @@ describe("what a saved conversation holds", () => {
 
   it("stores the answer as the server recorded it, whatever the browser sent, and keeps it through later saves", async () => {
     const answers = await getAnswers(temp.store);
-    const recorded = answers.begin("a-rec", "alice");
+    const recorded = answers.begin("a-rec", "alice", "Budget?");
     const streamed: StoredMessage = { id: "a-rec", role: "assistant", parts: [{ type: "text", text: SECRET }] };
     await recorded.record(streamed, ["secret"]);
     // Someone else cannot take it by its id.

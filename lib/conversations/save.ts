@@ -59,7 +59,10 @@ async function vetted(store: Store, owner: string | null, incoming: readonly Sto
   const answers = await getAnswers(store);
   const heldIds = new Set(held.map((m) => m.id));
   const asked = incoming.filter((m) => m.role === "assistant" && !heldIds.has(m.id)).map((m) => m.id);
-  const recorded = asked.length ? await answers.take(owner, asked) : new Map<string, StoredMessage>();
+  // The recorded question is the note's, not part of the stored answer.
+  const recorded = new Map<string, StoredMessage>(
+    [...(asked.length ? await answers.take(owner, asked) : [])].map(([id, { question: _, ...m }]) => [id, m]),
+  );
   return { ...vetMessages(incoming, held, recorded), forget: (taken: string[]) => (taken.length ? answers.forget(taken) : undefined) };
 }
 

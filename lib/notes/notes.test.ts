@@ -40,7 +40,7 @@ afterAll(async () => {
 });
 
 /** An answer of `owner` as the chat records it while streaming: its text, citations and citation check. */
-async function recordAnswer(id: string, owner: string, text: string) {
+async function recordAnswer(id: string, owner: string, text: string, question?: string) {
   const citation = (n: number, kb: string, chunk: string, body: string) => ({
     n,
     chunk_id: chunk,
@@ -55,7 +55,7 @@ async function recordAnswer(id: string, owner: string, text: string) {
     citation(2, "sales", "c-sales", "The Pro plan costs 8 dollars per user per month."),
   ];
   const check = checkCitations(text, citations);
-  const recorder = (await getAnswers(temp.store)).begin(id, owner);
+  const recorder = (await getAnswers(temp.store)).begin(id, owner, question);
   await recorder.record(
     {
       id,
@@ -101,6 +101,14 @@ describe("an answer kept as a note", () => {
     expect((await noteFor(alice, temp.store, note.id)).title).toBe("Per diem");
     expect(await notes.delete(note.id)).toBe(true);
     await expect(noteFor(alice, temp.store, note.id)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it("is titled with its question when kept before its conversation is saved", async () => {
+    await recordAnswer("a3", "alice", "The per diem for overnight travel is 80 euros per day [1].", "What is the per diem?");
+    const note = await saveAnswerAsNote(alice, temp.store, { messageId: "a3" });
+    expect(note.title).toBe("What is the per diem?");
+    expect(note.question).toBe("What is the per diem?");
+    await (await getNotes(temp.store)).delete(note.id);
   });
 
   it("refuses an answer that cites nothing, keeping nothing", async () => {

@@ -35,7 +35,10 @@ async function answerOf(p: Principal, store: Store, messageId: string, conversat
     }
   }
   const recorded = (await (await getAnswers(store)).take(noteOwnerOf(p) || null, [messageId])).get(messageId);
-  if (recorded) return { answer: recorded as StoredMessage, question: undefined };
+  if (recorded) {
+    const { question, ...answer } = recorded;
+    return { answer: answer as StoredMessage, question };
+  }
   throw new AppError("not_found", "There is no such answer.");
 }
 

@@ -44,7 +44,7 @@ export const POST = route({}, async ({ req, body, store, registry, principal }) 
   const instructions = config.apiKey ? instructionsFor(await (await registry()).listKbs(), kbs) : undefined;
   // The answer is kept as streamed, with the knowledge bases it drew on: what a save of the conversation stores.
   const messageId = randomUUID();
-  const answer = (await getAnswers(await store())).begin(messageId, ownerIdOf(principal));
+  const answer = (await getAnswers(await store())).begin(messageId, ownerIdOf(principal), question);
   const response = await runChat({
     messageId,
     // A result whose knowledge bases cannot be told counts as drawing on every one this chat could reach.

@@ -269,3 +269,27 @@ export function HiddenFileInput({
     />
   );
 }
+
+/** A list's place on a page: "loading" until `items` arrive, the empty text when there are none, else the list. */
+export function ListOrStatus<T>({
+  items,
+  loading,
+  empty,
+  emptyTestId,
+  children,
+}: {
+  items: readonly T[] | null;
+  loading: string;
+  empty: string;
+  emptyTestId: string;
+  children: (items: readonly T[]) => ReactNode;
+}) {
+  if (items === null) return <p className="text-sm text-zinc-600 dark:text-zinc-400">{loading}</p>;
+  if (items.length === 0)
+    return (
+      <p data-testid={emptyTestId} className="text-sm text-zinc-600 dark:text-zinc-400">
+        {empty}
+      </p>
+    );
+  return children(items);
+}

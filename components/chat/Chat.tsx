@@ -3,7 +3,7 @@
 import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport } from "ai";
 import Link from "next/link";
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useRef, useState } from "react";
 import { AccountMenu } from "@/components/account/AccountMenu";
 import { useAccess, useViewer } from "@/components/account/viewer";
 import { authHeaders } from "@/components/api";
@@ -34,6 +34,7 @@ import { Shortcuts } from "./Shortcuts";
 import { type OpenSource, SourceSidePanel } from "./SourceSidePanel";
 import { type SourceViewer, SourceViewerContext } from "./source-viewer";
 import { fill, T } from "./strings";
+import { useArrival } from "./use-arrival";
 import { useFollowScroll } from "./use-follow-scroll";
 import type { Versions } from "./VersionSwitch";
 
@@ -119,24 +120,6 @@ export function Chat({
     [opened, setMessages, t.conversationMissing, resetModel, pinnedToBottom, saveScope],
   );
 
-  // Once, on arrival: the conversation and turn the URL names (a Back from a document page lands here).
-  const arrived = useRef(false);
-  useEffect(() => {
-    if (arrived.current) return;
-    arrived.current = true;
-    const url = new URL(window.location.href);
-    const id = url.searchParams.get("c");
-    turnToShow.current = url.hash.startsWith("#m-") ? url.hash.slice(1) : null;
-    if (id) void open(id);
-    // `?ask=<question>` (an overview's question on a document page): asked at once in a new chat.
-    const asked = url.searchParams.get("ask")?.trim();
-    if (!id && asked) {
-      url.searchParams.delete("ask");
-      window.history.replaceState(window.history.state, "", `${url.pathname}${url.search}${url.hash}`);
-      sendRef.current(asked);
-    }
-  }, [open]);
-
   const sourceViewer: SourceViewer = {
     conversationPath: conversationId ? `/?c=${encodeURIComponent(conversationId)}` : null,
     open: (next) => {
@@ -180,6 +163,7 @@ export function Chat({
   };
   const sendRef = useRef(send);
   sendRef.current = send;
+  useArrival(open, sendRef, turnToShow);
   /** A clicked example or follow-up is asked; the button goes away, so the question box takes the focus. */
   const askFromSuggestion = (text: string) => {
     send(text);

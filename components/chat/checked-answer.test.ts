@@ -4,16 +4,9 @@ import { checkedAnswer, checkedMarkdown } from "./checked-answer";
 import { conversationMarkdown } from "./export";
 import { S } from "./share-strings";
 import { T } from "./strings";
+import { testCitation } from "./test-citations";
 
-const citation = (n: number, id: string, title: string) => ({
-  n,
-  chunk_id: `${id}-c${n}`,
-  document: { id, title, source: `${id}.md` },
-  kb: "hr",
-  heading: "",
-  text: "passage",
-  score: 1,
-});
+const citation = testCitation;
 
 // The model cited the FAQ [2] for the handbook's sentence and invented the second one; the check moved the first
 // citation to the handbook [1] and marked the second sentence.

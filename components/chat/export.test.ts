@@ -3,20 +3,12 @@ import type { ChatUIMessage } from "@/lib/agent/protocol";
 import { conversationMarkdown, exportFileName } from "./export";
 import { S } from "./share-strings";
 import { T } from "./strings";
+import { testCitation } from "./test-citations";
 
 const en = { ...T.en, ...S.en };
 const everything = { kbs: [], documents: [], date: "7 December 2026" };
 
-const citation = (n: number, id: string, title: string, page?: number) => ({
-  n,
-  chunk_id: `${id}-c${n}`,
-  document: { id, title, source: `${id}.md` },
-  kb: "hr",
-  heading: "",
-  text: "passage",
-  score: 1,
-  ...(page ? { page } : {}),
-});
+const citation = testCitation;
 
 const messages = [
   { id: "q1", role: "user", parts: [{ type: "text", text: "How much leave?" }] },

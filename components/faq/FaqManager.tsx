@@ -4,11 +4,11 @@ import Link from "next/link";
 import { type ComponentProps, type ReactNode, useCallback, useEffect, useState } from "react";
 import { useAccess } from "@/components/account/viewer";
 import { useMessages } from "@/components/i18n";
-import { kbApi, kbLabel } from "@/components/kbs/api";
+import { kbLabel } from "@/components/kbs/api";
+import { usePickedKb } from "@/components/kbs/use-picked-kb";
 import { PageHeader, tabClass } from "@/components/PageHeader";
-import { SubmitForm, Tabs, TextBox } from "@/components/ui";
+import { ListOrStatus, SubmitForm, Tabs, TextBox } from "@/components/ui";
 import type { FaqStatus } from "@/lib/faq/types";
-import type { KnowledgeBase } from "@/lib/kb/types";
 import { type FaqRecord, faqApi, splitLines } from "./api";
 import { GeneratePanel } from "./GeneratePanel";
 import { fill, T } from "./messages";
@@ -169,21 +169,13 @@ function FaqItem({ faq, onChanged, onError }: { faq: FaqRecord; onChanged: () =>
 /** The FAQ of each knowledge base (one tab per knowledge base): search, add, edit, delete, review generated pairs. */
 export function FaqManager({ initialKb }: { initialKb?: string }) {
   const t = useMessages(T);
-  const [kbs, setKbs] = useState<KnowledgeBase[]>([]);
-  const [kb, setKb] = useState<string | undefined>(initialKb);
   const { canWrite } = useAccess();
   const [status, setStatus] = useState<FaqStatus>("accepted");
   const [q, setQ] = useState("");
   const [faqs, setFaqs] = useState<FaqRecord[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const onError = useCallback((e: unknown) => setError(e instanceof Error ? e.message || String(e) : String(e)), []);
-
-  useEffect(() => {
-    kbApi.list().then((r) => {
-      setKbs(r.kbs);
-      setKb((cur) => cur ?? (r.kbs.find((k) => k.isDefault) ?? r.kbs[0])?.name);
-    }, onError);
-  }, [onError]);
+  const { kbs, kb, setKb } = usePickedKb(initialKb, onError);
 
   const reload = useCallback(() => {
     if (!kb) return;
@@ -258,19 +250,15 @@ export function FaqManager({ initialKb }: { initialKb?: string }) {
           </div>
         </details>
       )}
-      {faqs === null ? (
-        <p className="text-sm text-zinc-500">{t.loading}</p>
-      ) : faqs.length === 0 ? (
-        <p data-testid="faq-empty" className="text-sm text-zinc-500">
-          {t.empty}
-        </p>
-      ) : (
-        <ul data-testid="faq-list" className="flex flex-col gap-2">
-          {faqs.map((f) => (
-            <FaqItem key={f.id} faq={f} onChanged={reload} onError={onError} />
-          ))}
-        </ul>
-      )}
+      <ListOrStatus items={faqs} loading={t.loading} empty={t.empty} emptyTestId="faq-empty">
+        {(list) => (
+          <ul data-testid="faq-list" className="flex flex-col gap-2">
+            {list.map((f) => (
+              <FaqItem key={f.id} faq={f} onChanged={reload} onError={onError} />
+            ))}
+          </ul>
+        )}
+      </ListOrStatus>
     </main>
   );
 }

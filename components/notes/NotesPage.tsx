@@ -7,11 +7,11 @@ import { displayCitations } from "@/components/chat/sources";
 import { T as CHAT } from "@/components/chat/strings";
 import { downloadMarkdown } from "@/components/download";
 import { useLocale, useMessages } from "@/components/i18n";
-import { kbApi, kbLabel } from "@/components/kbs/api";
+import { kbLabel } from "@/components/kbs/api";
+import { usePickedKb } from "@/components/kbs/use-picked-kb";
 import { PageHeader, tabClass } from "@/components/PageHeader";
-import { SubmitForm, Tabs, TextBox } from "@/components/ui";
+import { ListOrStatus, SubmitForm, Tabs, TextBox } from "@/components/ui";
 import { withCheckNotes } from "@/lib/agent/answer-links";
-import type { KnowledgeBase } from "@/lib/kb/types";
 import { MADE_KINDS, type MadeKind, type Note, type NoteSummary } from "@/lib/notes/schema";
 import { notesApi } from "./api";
 import { noteFileName, noteMarkdown } from "./markdown";
@@ -139,20 +139,12 @@ function NoteView({ note, onChanged, onDeleted }: { note: Note; onChanged: (n: N
 export function NotesPage({ initialKb, offline }: { initialKb?: string; offline: boolean }) {
   const t = useMessages(T);
   const locale = useLocale();
-  const [kbs, setKbs] = useState<KnowledgeBase[]>([]);
-  const [kb, setKb] = useState<string | undefined>(initialKb);
   const [notes, setNotes] = useState<NoteSummary[] | null>(null);
   const [open, setOpen] = useState<Note | null>(null);
   const [making, setMaking] = useState<MadeKind | null>(null);
   const [error, setError] = useState<string | null>(null);
   const fail = useCallback((e: unknown) => setError(e instanceof Error ? e.message : String(e)), []);
-
-  useEffect(() => {
-    kbApi.list().then((r) => {
-      setKbs(r.kbs);
-      setKb((cur) => cur ?? (r.kbs.find((k) => k.isDefault) ?? r.kbs[0])?.name);
-    }, fail);
-  }, [fail]);
+  const { kbs, kb, setKb } = usePickedKb(initialKb, fail);
   const reload = useCallback(() => {
     if (!kb) return;
     notesApi.list(kb).then((r) => setNotes(r.notes), fail);
@@ -216,33 +208,29 @@ export function NotesPage({ initialKb, offline }: { initialKb?: string; offline:
           {t.failed.replace("{message}", error)}
         </p>
       )}
-      {notes === null ? (
-        <p className="text-sm text-zinc-600 dark:text-zinc-400">{t.loading}</p>
-      ) : notes.length === 0 ? (
-        <p data-testid="notes-empty" className="text-sm text-zinc-600 dark:text-zinc-400">
-          {t.empty}
-        </p>
-      ) : (
-        <ul data-testid="notes-list" className="flex flex-col gap-1">
-          {notes.map((n) => (
-            <li key={n.id}>
-              <button
-                type="button"
-                data-testid="note-item"
-                data-note-id={n.id}
-                aria-current={open?.id === n.id || undefined}
-                onClick={() => show(n.id)}
-                className="flex w-full items-baseline gap-2 rounded-lg px-2 py-1.5 text-left text-sm hover:bg-zinc-100 aria-[current]:bg-zinc-100 dark:hover:bg-zinc-800 dark:aria-[current]:bg-zinc-800"
-              >
-                <span className="min-w-0 flex-1 truncate font-medium">{n.title}</span>
-                <span className="shrink-0 text-xs text-zinc-600 dark:text-zinc-400">
-                  {t[n.kind]} · {new Date(n.createdAt).toLocaleDateString(locale)}
-                </span>
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
+      <ListOrStatus items={notes} loading={t.loading} empty={t.empty} emptyTestId="notes-empty">
+        {(list) => (
+          <ul data-testid="notes-list" className="flex flex-col gap-1">
+            {list.map((n) => (
+              <li key={n.id}>
+                <button
+                  type="button"
+                  data-testid="note-item"
+                  data-note-id={n.id}
+                  aria-current={open?.id === n.id || undefined}
+                  onClick={() => show(n.id)}
+                  className="flex w-full items-baseline gap-2 rounded-lg px-2 py-1.5 text-left text-sm hover:bg-zinc-100 aria-[current]:bg-zinc-100 dark:hover:bg-zinc-800 dark:aria-[current]:bg-zinc-800"
+                >
+                  <span className="min-w-0 flex-1 truncate font-medium">{n.title}</span>
+                  <span className="shrink-0 text-xs text-zinc-600 dark:text-zinc-400">
+                    {t[n.kind]} · {new Date(n.createdAt).toLocaleDateString(locale)}
+                  </span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </ListOrStatus>
       {open && (
         <NoteView
           key={open.id}

@@ -154,10 +154,16 @@ for (const c of CASES) {
       await expect(page.getByTestId("note-item").filter({ hasText: n.renamed })).toHaveCount(0);
 
       // With a model: a study guide from the knowledge base's documents, cited, its invented sentence marked.
+      // Made from the one document ticked in the picker, not from the whole knowledge base.
       await page.goto(`${LLM}/notes`);
+      await page.getByTestId("document-scope").click();
+      await page.getByTestId("document-scope-item").and(page.getByRole("checkbox", { name: /Employee Handbook/ })).check();
+      await page.keyboard.press("Escape");
+      await expect(page.getByTestId("document-scope-label")).toHaveText("Employee Handbook");
       await page.getByTestId("make-study-guide").click();
       const guide = page.getByTestId("note-view");
       await expect(guide.getByTestId("note-kind")).toHaveText(n.guide, { timeout: 60_000 });
+      await expect(guide.getByTestId("note-title")).toHaveText(`${n.guide} · Employee Handbook`);
       await expect(guide.getByTestId("citation-chip").first()).toBeVisible();
       await expect(guide.getByTestId("unsupported-mark").first()).toHaveText(n.unsupported);
       await expect(guide).toContainText("fake-model");

@@ -14,6 +14,7 @@ const T = {
     all: "All documents",
     picked: "{n} documents",
     hint: "Answers in this conversation use only the documents you tick.",
+    hintNotes: "A study guide, briefing or timeline is made from the documents you tick (none ticked: all of them).",
     hintKbs: "Listed: the documents of the knowledge bases chosen in “Search in”.",
     search: "Find a document",
     clear: "Use all documents",
@@ -27,6 +28,7 @@ const T = {
     all: "全部文档",
     picked: "{n} 篇文档",
     hint: "此对话的回答只使用你勾选的文档。",
+    hintNotes: "学习指南、简报和时间线只根据你勾选的文档生成（未勾选时使用全部文档）。",
     hintKbs: "这里列出“搜索范围”中所选知识库的文档。",
     search: "查找文档",
     clear: "使用全部文档",
@@ -44,9 +46,20 @@ const LABEL_CHARS = 48;
  * The documents a conversation's answers draw on (NotebookLM's checkboxes): every document (none ticked), or the
  * ones ticked. It lists only the documents of the knowledge bases chosen in "Search in" (the one scope rule,
  * lib/tools/scope.ts), and takes a pick out when "Search in" no longer covers it, saying so. The chat sends the
- * picks with each question; the search tools honour them.
+ * picks with each question; the search tools honour them. `forNotes`: the notes page's pick of what a study guide is
+ * made from (its panel opens downward, under the page's header).
  */
-export function DocumentScope({ value, onChange, kbs }: { value: string[]; onChange: (ids: string[]) => void; kbs: string[] }) {
+export function DocumentScope({
+  value,
+  onChange,
+  kbs,
+  forNotes = false,
+}: {
+  value: string[];
+  onChange: (ids: string[]) => void;
+  kbs: string[];
+  forNotes?: boolean;
+}) {
   const t = useMessages(T);
   const { write, canWrite } = useAccess();
   const [open, setOpen] = useState(false);
@@ -115,7 +128,7 @@ export function DocumentScope({ value, onChange, kbs }: { value: string[]; onCha
     onChange(value.includes(id) ? value.filter((x) => x !== id) : [...value, id].slice(0, MAX_SCOPE_DOCUMENTS));
   };
   return (
-    <div ref={root} className="relative mx-auto mb-1.5 flex w-full max-w-3xl flex-wrap items-center gap-x-2 text-xs">
+    <div ref={root} className={`relative flex flex-wrap items-center gap-x-2 text-xs ${forNotes ? "" : "mx-auto mb-1.5 w-full max-w-3xl"}`}>
       <button
         ref={button}
         type="button"
@@ -137,12 +150,12 @@ export function DocumentScope({ value, onChange, kbs }: { value: string[]; onCha
         <fieldset
           id={panelId}
           data-testid="document-scope-panel"
-          className="absolute bottom-full left-0 z-30 mb-1 w-80 max-w-[calc(100vw-1.5rem)] rounded-lg border border-zinc-200 bg-white p-2 shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
+          className={`absolute ${forNotes ? "top-full mt-1" : "bottom-full mb-1"} left-0 z-30 w-80 max-w-[calc(100vw-1.5rem)] rounded-lg border border-zinc-200 bg-white p-2 shadow-lg dark:border-zinc-700 dark:bg-zinc-900`}
         >
           <legend className="sr-only">{t.scope}</legend>
           <p className="mb-1 text-zinc-600 dark:text-zinc-400">
-            {t.hint}
-            {kbs.length > 0 && ` ${t.hintKbs}`}
+            {forNotes ? t.hintNotes : t.hint}
+            {kbs.length > 0 && !forNotes && ` ${t.hintKbs}`}
           </p>
           <input
             type="search"

@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { ConfirmButton } from "@/components/ConfirmButton";
 import { Answer } from "@/components/chat/Answer";
+import { DocumentScope } from "@/components/chat/DocumentScope";
 import { displayCitations } from "@/components/chat/sources";
 import { T as CHAT } from "@/components/chat/strings";
 import { downloadMarkdown } from "@/components/download";
@@ -142,6 +143,8 @@ export function NotesPage({ initialKb, offline }: { initialKb?: string; offline:
   const [notes, setNotes] = useState<NoteSummary[] | null>(null);
   const [open, setOpen] = useState<Note | null>(null);
   const [making, setMaking] = useState<MadeKind | null>(null);
+  // The documents a study guide, briefing or timeline is made from (none ticked: the knowledge base's).
+  const [picked, setPicked] = useState<string[]>([]);
   const [error, setError] = useState<string | null>(null);
   const fail = useCallback((e: unknown) => setError(e instanceof Error ? e.message : String(e)), []);
   const { kbs, kb, setKb } = usePickedKb(initialKb, fail);
@@ -157,7 +160,7 @@ export function NotesPage({ initialKb, offline }: { initialKb?: string; offline:
     setMaking(kind);
     setError(null);
     notesApi
-      .make({ kind, kb, locale })
+      .make({ kind, kb, documents: picked, locale })
       .then((r) => {
         setOpen(r.note);
         reload();
@@ -175,6 +178,7 @@ export function NotesPage({ initialKb, offline }: { initialKb?: string; offline:
         selected={kb}
         onSelect={(next) => {
           setKb(next);
+          setPicked([]);
           setOpen(null);
         }}
         testidPrefix="notes-kb-tab-"
@@ -187,6 +191,7 @@ export function NotesPage({ initialKb, offline }: { initialKb?: string; offline:
           </p>
         ) : (
           <>
+            {kb && <DocumentScope value={picked} onChange={setPicked} kbs={[kb]} forNotes />}
             <span>{t.make}</span>
             {MADE_KINDS.map((kind) => (
               <button

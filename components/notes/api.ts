@@ -9,6 +9,6 @@ export const notesApi = {
   rename: (id: string, title: string) =>
     apiFetch<{ note: Note }>(`/api/notes/${encodeURIComponent(id)}`, { method: "PATCH", body: { title } }),
   remove: (id: string) => apiFetch<{ deleted: string }>(`/api/notes/${encodeURIComponent(id)}`, { method: "DELETE" }),
-  make: (body: { kind: MadeKind; kb: string; locale: "en" | "zh" }) =>
+  make: (body: { kind: MadeKind; kb: string; documents: string[]; locale: "en" | "zh" }) =>
     apiFetch<{ note: Note }>("/api/notes/make", { method: "POST", body }),
 };

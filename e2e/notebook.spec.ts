@@ -157,7 +157,10 @@ for (const c of CASES) {
       // Made from the one document ticked in the picker, not from the whole knowledge base.
       await page.goto(`${LLM}/notes`);
       await page.getByTestId("document-scope").click();
-      await page.getByTestId("document-scope-item").and(page.getByRole("checkbox", { name: /Employee Handbook/ })).check();
+      await page
+        .getByTestId("document-scope-item")
+        .and(page.getByRole("checkbox", { name: /Employee Handbook/ }))
+        .check();
       await page.keyboard.press("Escape");
       await expect(page.getByTestId("document-scope-label")).toHaveText("Employee Handbook");
       await page.getByTestId("make-study-guide").click();

@@ -6,6 +6,7 @@
 import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { sourceLimits } from "@/lib/config";
 import { guardedLookup, isPrivateAddress, resolvesPublic } from "@/lib/net/public-address";
 
@@ -127,4 +128,32 @@ function once(url: URL, opts: GetOptions): Promise<Omit<FetchedResponse, "url">>
     req.on("error", (err) => reject((err as { code?: string }).code === "EPRIVATE" ? new FetchRefused(err.message) : err));
     req.end(opts.body);
   });
+}
+
+/** Retries of one request a service answered 429 or 503; the longest Retry-After waited for. */
+const MAX_RETRIES = 3;
+const MAX_RETRY_WAIT_MS = 60_000;
+
+/** Retry-After in milliseconds: delta-seconds or an HTTP date; null when absent or unreadable. */
+function retryAfterMs(value: string | string[] | undefined, now = Date.now()): number | null {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (!v) return null;
+  if (/^\s*\d+\s*$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  return Number.isFinite(at) ? Math.max(0, at - now) : null;
+}
+
+/**
+ * guardedRequest, waiting as a busy service asks: a 429 or 503 is tried again after its Retry-After (1 s without
+ * one), up to MAX_RETRIES times; one that asks for more than a minute, or is still busy after the retries, is
+ * answered as it is (the caller fails with its status). The wait ends when the sync is cancelled.
+ */
+export async function patientRequest(url: URL, opts: GetOptions = {}): Promise<FetchedResponse & { retries: number }> {
+  for (let retries = 0; ; retries++) {
+    const res = await guardedRequest(url, opts);
+    if ((res.status !== 429 && res.status !== 503) || retries >= MAX_RETRIES) return { ...res, retries };
+    const wait = retryAfterMs(res.headers["retry-after"]) ?? 1000;
+    if (wait > MAX_RETRY_WAIT_MS) return { ...res, retries };
+    await sleep(wait, undefined, { signal: opts.signal });
+  }
 }

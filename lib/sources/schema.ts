@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 
-export type SourceKind = "web" | "git" | "s3" | "folder";
+export type SourceKind = "web" | "git" | "s3" | "folder" | "webdav";
 
 const MAX_PAGES = 5000;
 const DEFAULT_SCHEDULE_MINUTES = 60;
@@ -96,9 +96,20 @@ const folder = z.strictObject({
   scheduleMinutes: schedule,
 });
 
+/** A folder on a WebDAV server (Nextcloud, ownCloud, SharePoint, Box, a NAS): everything under it. */
+const webdav = z.strictObject({
+  kind: z.literal("webdav"),
+  name,
+  url: httpUrl("url"),
+  username: z.string({ error: "username must be a string" }).trim().min(1, "username is required").max(200),
+  /** A password or app password; sealed (./secrets.ts). */
+  password: z.string({ error: "password must be a string" }).min(1, "password is required").max(1000),
+  scheduleMinutes: schedule,
+});
+
 /** POST /api/kbs/<kb>/sources and MCP add_source. */
-export const sourceInputSchema = z.discriminatedUnion("kind", [web, git, s3, folder], {
-  error: 'kind must be "web", "git", "s3" or "folder"',
+export const sourceInputSchema = z.discriminatedUnion("kind", [web, git, s3, folder, webdav], {
+  error: 'kind must be "web", "git", "s3", "folder" or "webdav"',
 });
 export type SourceInput = z.infer<typeof sourceInputSchema>;
 
@@ -109,12 +120,13 @@ export const sourcePatchSchema = z
     scheduleMinutes: schedule.optional(),
     token: z.string().trim().min(1).max(1000).optional(),
     secretAccessKey: z.string().trim().min(1).max(500).optional(),
+    password: z.string().min(1).max(1000).optional(),
   })
   .refine((p) => Object.values(p).some((v) => v !== undefined), "nothing to change");
 export type SourcePatch = z.infer<typeof sourcePatchSchema>;
 
 /** The fields of an input that are secrets: stored encrypted, never answered. */
-export const SECRET_FIELDS = ["token", "secretAccessKey"] as const;
+export const SECRET_FIELDS = ["token", "secretAccessKey", "password"] as const;
 type SecretField = (typeof SECRET_FIELDS)[number];
 export type SourceSecrets = Partial<Record<SecretField, string>>;
 export type SourceConfig = {

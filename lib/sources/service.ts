@@ -23,8 +23,15 @@ import { sealSecrets } from "./secrets";
 import { getSourceStore, newSourceId, type SourceRecord } from "./store";
 import { sourceAdded } from "./wake";
 import { webConnector } from "./web";
+import { webdavConnector } from "./webdav";
 
-const CONNECTORS: Record<SourceKind, Connector> = { web: webConnector, git: gitConnector, s3: s3Connector, folder: folderConnector };
+const CONNECTORS: Record<SourceKind, Connector> = {
+  web: webConnector,
+  git: gitConnector,
+  s3: s3Connector,
+  folder: folderConnector,
+  webdav: webdavConnector,
+};
 
 function defaultName(input: SourceInput): string {
   if (input.kind === "folder") return input.path;
@@ -91,7 +98,7 @@ export async function sourceNamesOf(store: Store, documentIds: readonly string[]
 /** Adds a source to `kb` and starts its first sync in the background. Folders are for admins only. */
 export async function addSource(store: Store, kb: string, input: SourceInput, opts: { admin: boolean }): Promise<SourceRecord> {
   if (input.kind === "folder" && !opts.admin) throw new AppError("forbidden", "Only an admin may add a server folder as a source.");
-  if (input.kind === "web" || input.kind === "git") {
+  if (input.kind === "web" || input.kind === "git" || input.kind === "webdav") {
     try {
       await checkSourceUrl(new URL(input.url));
     } catch (err) {
@@ -126,7 +133,11 @@ export function startSync(store: Store, source: SourceRecord): Promise<SyncRun> 
 }
 
 /** The secret field each kind of source takes. */
-const SECRET_OF: Partial<Record<SourceKind, (typeof SECRET_FIELDS)[number]>> = { git: "token", s3: "secretAccessKey" };
+const SECRET_OF: Partial<Record<SourceKind, (typeof SECRET_FIELDS)[number]>> = {
+  git: "token",
+  s3: "secretAccessKey",
+  webdav: "password",
+};
 
 export async function updateSource(store: Store, source: SourceRecord, patch: SourcePatch) {
   let secret = source.secret;

@@ -14,11 +14,15 @@ const name = TOOL.addSource;
 const inputSchemaFor = perKbNames((kbNames) =>
   z.strictObject({
     kind: z
-      .enum(["web", "git", "s3", "webdav"])
-      .describe("web: a page, sitemap or site; git: a repository over HTTP(S); s3: a bucket prefix; webdav: a folder on a WebDAV server"),
+      .enum(["web", "git", "s3", "webdav", "imap"])
+      .describe(
+        "web: a page, sitemap or site; git: a repository over HTTP(S); s3: a bucket prefix; webdav: a folder on a WebDAV server; imap: a mailbox, each thread a document",
+      ),
     url: z
       .string()
-      .describe("web: the page, sitemap or site start URL; git: the clone URL; s3: s3://bucket/prefix; webdav: the folder's URL"),
+      .describe(
+        "web: the page, sitemap or site start URL; git: the clone URL; s3: s3://bucket/prefix; webdav: the folder's URL; imap: imaps://host/Mailbox",
+      ),
     kb: kbArgument(kbNames, "Knowledge base to add it to. Default: the default knowledge base (or the only one this server serves)."),
     name: z.string().optional().describe("A name to show for it; default: its URL"),
     mode: z.enum(["page", "sitemap", "site"]).optional().describe("web only; default site (a crawl within the URL's folder)"),
@@ -31,8 +35,8 @@ const inputSchemaFor = perKbNames((kbNames) =>
     region: z.string().optional().describe("s3 only; default us-east-1"),
     accessKeyId: z.string().optional().describe("s3 only"),
     secretAccessKey: z.string().optional().describe("s3 only; stored encrypted"),
-    username: z.string().optional().describe("webdav only"),
-    password: z.string().optional().describe("webdav only; a password or app password (stored encrypted)"),
+    username: z.string().optional().describe("webdav and imap only"),
+    password: z.string().optional().describe("webdav and imap only; a password or app password (stored encrypted)"),
     scheduleMinutes: z.number().int().optional().describe("Minutes between syncs; 0: only on demand. Default 60"),
   }),
 );

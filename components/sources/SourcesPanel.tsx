@@ -199,7 +199,7 @@ function AddSourceForm({
       if (get("endpoint")) body.endpoint = get("endpoint");
       Object.assign(body, { accessKeyId: get("accessKeyId"), secretAccessKey: get("secretAccessKey") });
     }
-    if (kind === "webdav") Object.assign(body, { username: get("username"), password: String(f.get("password") ?? "") });
+    if (kind === "webdav" || kind === "imap") Object.assign(body, { username: get("username"), password: String(f.get("password") ?? "") });
     onAdd(body);
   };
   const kinds: [SourceKind, string][] = [
@@ -207,6 +207,7 @@ function AddSourceForm({
     ["git", t.kindGit],
     ["s3", t.kindS3],
     ["webdav", t.kindWebdav],
+    ["imap", t.kindImap],
     ...(admin ? [["folder", t.kindFolder] as [SourceKind, string]] : []),
   ];
   return (
@@ -281,7 +282,7 @@ function AddSourceForm({
           </Field>
         </>
       )}
-      {kind === "webdav" && (
+      {(kind === "webdav" || kind === "imap") && (
         <>
           <Field label={t.username}>
             <input name="username" data-testid="source-username" required autoComplete="off" className={inputClass} />
@@ -291,7 +292,7 @@ function AddSourceForm({
           </Field>
         </>
       )}
-      {(kind === "webdav" || kind === "s3" || kind === "git") && (
+      {(kind === "webdav" || kind === "imap" || kind === "s3" || kind === "git") && (
         <p data-testid="source-credential-note" className="text-xs text-zinc-600 sm:col-span-2 dark:text-zinc-400">
           {t.credentialNote}
         </p>

@@ -12,6 +12,7 @@ export const T = {
     kindS3: "S3 bucket",
     kindFolder: "Server folder",
     kindWebdav: "WebDAV folder (Nextcloud, ownCloud, SharePoint, NAS)",
+    kindImap: "IMAP mailbox",
     username: "User name",
     password: "Password or app password",
     credentialNote: "Everything this credential can read here becomes readable by this knowledge base's readers.",
@@ -60,6 +61,7 @@ export const T = {
     kindS3: "S3 存储桶",
     kindFolder: "服务器文件夹",
     kindWebdav: "WebDAV 文件夹（Nextcloud、ownCloud、SharePoint、NAS）",
+    kindImap: "IMAP 邮箱",
     username: "用户名",
     password: "密码或应用密码",
     credentialNote: "此凭据在这里能读取的一切，都将对本知识库的读者可见。",
@@ -101,7 +103,7 @@ export const T = {
 
 export type SourceMessages = (typeof T)["en"];
 
-const KIND_LABEL = { web: "kindWeb", git: "kindGit", s3: "kindS3", folder: "kindFolder", webdav: "kindWebdav" } as const;
+const KIND_LABEL = { web: "kindWeb", git: "kindGit", s3: "kindS3", folder: "kindFolder", webdav: "kindWebdav", imap: "kindImap" } as const;
 
 /** A source kind in the UI language ("web" → "Web site" / "网站"). */
 export function kindLabel(t: SourceMessages, kind: string): string {

@@ -21,7 +21,7 @@ describe("source sync errors in the Chinese UI", () => {
     ).toMatch(/^已中断/);
   });
 
-  it("says the WebDAV source's errors in Chinese", () => {
+  it("says the WebDAV and IMAP sources' errors in Chinese", () => {
     expect(
       syncErrorText(
         "the WebDAV server refused the credential (HTTP 401) for /团队/: the password or app password was revoked, expired or changed; enter it again",
@@ -32,6 +32,15 @@ describe("source sync errors in the Chinese UI", () => {
       "WebDAV 服务器对 PROPFIND /busy/ 返回了 HTTP 503（已重试 3 次）",
     );
     expect(syncErrorText("the WebDAV server answered HTTP 500 to GET /a b.md", "zh")).toBe("WebDAV 服务器对 GET /a b.md 返回了 HTTP 500");
+    expect(
+      syncErrorText(
+        "the IMAP server refused the login of support (Authentication failed.): the password or app password was revoked, expired or changed; enter it again",
+        "zh",
+      ),
+    ).toBe("IMAP 服务器拒绝了 support 的登录（Authentication failed.）：密码或应用密码已被撤销、过期或更改，请重新输入");
+    expect(syncErrorText("the IMAP server could not be reached after 3 retries: Too many connections", "zh")).toBe(
+      "重试 3 次后仍无法连接 IMAP 服务器：Too many connections",
+    );
     expect(syncErrorText("the folder listing did not end after 5 folders (SOURCE_MAX_LIST_PAGES): nothing was removed", "zh")).toBe(
       "文件夹列表在 5 个文件夹后仍未结束（SOURCE_MAX_LIST_PAGES）：未删除任何内容",
     );

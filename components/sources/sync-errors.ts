@@ -33,6 +33,11 @@ const ZH: [RegExp, string][] = [
     "文件夹列表在 $1 个文件夹后仍未结束（SOURCE_MAX_LIST_PAGES）：未删除任何内容",
   ],
   [/^this source has no password$/, "该来源没有密码"],
+  [
+    /^the IMAP server refused the login of (\S+) \((.*)\): the password or app password was revoked, expired or changed; enter it again$/,
+    "IMAP 服务器拒绝了 $1 的登录（$2）：密码或应用密码已被撤销、过期或更改，请重新输入",
+  ],
+  [/^the IMAP server could not be reached after (\d+) retries: (.*)$/, "重试 $1 次后仍无法连接 IMAP 服务器：$2"],
   [/^no answer within (\d+) s$/, "$1 秒内没有响应"],
   [/^more than (\d+) redirects$/, "重定向超过 $1 次"],
   [/^redirected outside the source to (\S+)$/, "被重定向到来源之外：$1"],

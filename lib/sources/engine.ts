@@ -61,6 +61,11 @@ interface SyncContext {
   fail(key: string, reason: string): void;
   /** Whether this item was already handled in this run. */
   seen(key: string): boolean;
+  /**
+   * Bookkeeping a source keeps between runs that is no document (a mailbox's UIDVALIDITY, which thread a message
+   * is in): stored under `key` while the source still holds it, not counted in the run's figures.
+   */
+  track(key: string, version: string): Promise<void>;
 }
 
 export type Connector = (ctx: SyncContext) => Promise<{ note?: string }>;
@@ -218,6 +223,15 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
       signal,
       maxBytes,
       seen: (key) => handled.has(key),
+      async track(key, version) {
+        signal.throwIfAborted();
+        if (handled.has(key)) return;
+        handle(key);
+        survives(key);
+        if (stored.get(key)?.version === version) return;
+        pending.push({ key, url: "", documentId: null, version, contentHash: null, links: null });
+        if (pending.length >= 50) await flush();
+      },
       keep(key, patch) {
         signal.throwIfAborted();
         const before = previous.get(key);

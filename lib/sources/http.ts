@@ -157,3 +157,24 @@ export async function patientRequest(url: URL, opts: GetOptions = {}): Promise<F
     await sleep(wait, undefined, { signal: opts.signal });
   }
 }
+
+/**
+ * The address to connect to for a source that is no URL fetch (an IMAP server): the name resolved once, under the
+ * public-address rule (SOURCE_ALLOW_HOSTS lifts it), so the socket goes to the address that was checked.
+ */
+export async function resolveSourceHost(host: string): Promise<string> {
+  const bare = host.replace(/^\[|\]$/g, "");
+  if (isIP(bare)) {
+    if (isPrivateAddress(bare) && !hostAllowed(bare))
+      throw new FetchRefused(`${bare} is not a public address (an admin can allow it in SOURCE_ALLOW_HOSTS)`);
+    return bare;
+  }
+  return new Promise((resolve, reject) =>
+    guardedLookup(hostAllowed)(bare, {}, (err, address) => {
+      if (!err) resolve(String(address));
+      else if ((err as { code?: string }).code === "EPRIVATE")
+        reject(new FetchRefused(`${bare} is not a public address (an admin can allow it in SOURCE_ALLOW_HOSTS)`));
+      else reject(new FetchRefused(`${bare} could not be resolved (${(err as { code?: string }).code ?? err.message})`));
+    }),
+  );
+}

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 
-export type SourceKind = "web" | "git" | "s3" | "folder" | "webdav";
+export type SourceKind = "web" | "git" | "s3" | "folder" | "webdav" | "imap";
 
 const MAX_PAGES = 5000;
 const DEFAULT_SCHEDULE_MINUTES = 60;
@@ -107,9 +107,26 @@ const webdav = z.strictObject({
   scheduleMinutes: schedule,
 });
 
+/** A mailbox on an IMAP server (imaps://host/INBOX; imap:// upgrades with STARTTLS): each thread a document. */
+const imap = z.strictObject({
+  kind: z.literal("imap"),
+  name,
+  url: z
+    .string({ error: "url must be a string" })
+    .trim()
+    .max(2000, "url must be at most 2000 characters")
+    .refine((u) => {
+      const p = URL.parse(u);
+      return !!p && (p.protocol === "imaps:" || p.protocol === "imap:") && !!p.hostname && !p.username && !p.password && !p.search;
+    }, "url must be imaps://host/Mailbox (or imap://), without credentials"),
+  username: z.string({ error: "username must be a string" }).trim().min(1, "username is required").max(200),
+  password: z.string({ error: "password must be a string" }).min(1, "password is required").max(1000),
+  scheduleMinutes: schedule,
+});
+
 /** POST /api/kbs/<kb>/sources and MCP add_source. */
-export const sourceInputSchema = z.discriminatedUnion("kind", [web, git, s3, folder, webdav], {
-  error: 'kind must be "web", "git", "s3", "folder" or "webdav"',
+export const sourceInputSchema = z.discriminatedUnion("kind", [web, git, s3, folder, webdav, imap], {
+  error: 'kind must be "web", "git", "s3", "folder", "webdav" or "imap"',
 });
 export type SourceInput = z.infer<typeof sourceInputSchema>;
 

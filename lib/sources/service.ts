@@ -7,7 +7,8 @@ import { AppError } from "@/lib/types";
 import { type Connector, cancelSync, nextRunAfter, runningOf, syncSource } from "./engine";
 import { folderConnector } from "./folder";
 import { gitConnector } from "./git";
-import { checkSourceUrl, FetchRefused } from "./http";
+import { checkSourceUrl, FetchRefused, resolveSourceHost } from "./http";
+import { imapConnector } from "./imap";
 import { s3Connector } from "./s3";
 import {
   SECRET_FIELDS,
@@ -31,6 +32,7 @@ const CONNECTORS: Record<SourceKind, Connector> = {
   s3: s3Connector,
   folder: folderConnector,
   webdav: webdavConnector,
+  imap: imapConnector,
 };
 
 function defaultName(input: SourceInput): string {
@@ -98,9 +100,10 @@ export async function sourceNamesOf(store: Store, documentIds: readonly string[]
 /** Adds a source to `kb` and starts its first sync in the background. Folders are for admins only. */
 export async function addSource(store: Store, kb: string, input: SourceInput, opts: { admin: boolean }): Promise<SourceRecord> {
   if (input.kind === "folder" && !opts.admin) throw new AppError("forbidden", "Only an admin may add a server folder as a source.");
-  if (input.kind === "web" || input.kind === "git" || input.kind === "webdav") {
+  if (input.kind === "web" || input.kind === "git" || input.kind === "webdav" || input.kind === "imap") {
     try {
-      await checkSourceUrl(new URL(input.url));
+      if (input.kind === "imap") await resolveSourceHost(new URL(input.url).hostname);
+      else await checkSourceUrl(new URL(input.url));
     } catch (err) {
       if (err instanceof FetchRefused) throw new AppError("bad_request", `This source cannot be added: ${err.message}.`);
       throw err;
@@ -137,6 +140,7 @@ const SECRET_OF: Partial<Record<SourceKind, (typeof SECRET_FIELDS)[number]>> = {
   git: "token",
   s3: "secretAccessKey",
   webdav: "password",
+  imap: "password",
 };
 
 export async function updateSource(store: Store, source: SourceRecord, patch: SourcePatch) {

@@ -14,9 +14,9 @@ const name = TOOL.addSource;
 const inputSchemaFor = perKbNames((kbNames) =>
   z.strictObject({
     kind: z
-      .enum(["web", "git", "s3", "webdav", "imap"])
+      .enum(["web", "git", "s3", "webdav", "imap", "mediawiki"])
       .describe(
-        "web: a page, sitemap or site; git: a repository over HTTP(S); s3: a bucket prefix; webdav: a folder on a WebDAV server; imap: a mailbox, each thread a document",
+        "web: a page, sitemap or site; git: a repository over HTTP(S); s3: a bucket prefix; webdav: a folder on a WebDAV server; imap: a mailbox, each thread a document; mediawiki: a wiki's pages",
       ),
     url: z
       .string()
@@ -35,8 +35,9 @@ const inputSchemaFor = perKbNames((kbNames) =>
     region: z.string().optional().describe("s3 only; default us-east-1"),
     accessKeyId: z.string().optional().describe("s3 only"),
     secretAccessKey: z.string().optional().describe("s3 only; stored encrypted"),
-    username: z.string().optional().describe("webdav and imap only"),
-    password: z.string().optional().describe("webdav and imap only; a password or app password (stored encrypted)"),
+    username: z.string().optional().describe("webdav, imap; mediawiki: a bot password's user name (User@bot), none to read anonymously"),
+    password: z.string().optional().describe("webdav, imap, mediawiki: a password, app password or bot password (stored encrypted)"),
+    namespaces: z.array(z.number().int()).optional().describe("mediawiki only; namespace numbers to read (default [0], the articles)"),
     scheduleMinutes: z.number().int().optional().describe("Minutes between syncs; 0: only on demand. Default 60"),
   }),
 );
@@ -44,8 +45,10 @@ const inputSchemaFor = perKbNames((kbNames) =>
 const config = {
   title: "Add a source",
   description:
-    "Add a web site, Git repository or S3 bucket to a knowledge base: its documents are indexed in the background " +
-    "and kept in sync on a schedule (default hourly). Requires a read-write access token. Check progress with list_sources.",
+    "Add a web site, Git repository, S3 bucket, WebDAV folder (Nextcloud, ownCloud, SharePoint, a NAS), IMAP mailbox " +
+    "or MediaWiki to a knowledge base: its documents are indexed in the background and kept in sync on a schedule " +
+    "(default hourly). Everything the credential can read there becomes readable by the knowledge base's readers. " +
+    "Requires a read-write access token. Check progress with list_sources.",
   input: inputSchemaFor,
   annotations: { ...ADDS, openWorldHint: true },
 };

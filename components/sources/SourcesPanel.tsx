@@ -200,6 +200,9 @@ function AddSourceForm({
       Object.assign(body, { accessKeyId: get("accessKeyId"), secretAccessKey: get("secretAccessKey") });
     }
     if (kind === "webdav" || kind === "imap") Object.assign(body, { username: get("username"), password: String(f.get("password") ?? "") });
+    // A wiki is read anonymously unless a bot password is given.
+    if (kind === "mediawiki" && get("username"))
+      Object.assign(body, { username: get("username"), password: String(f.get("password") ?? "") });
     onAdd(body);
   };
   const kinds: [SourceKind, string][] = [
@@ -208,6 +211,7 @@ function AddSourceForm({
     ["s3", t.kindS3],
     ["webdav", t.kindWebdav],
     ["imap", t.kindImap],
+    ["mediawiki", t.kindMediawiki],
     ...(admin ? [["folder", t.kindFolder] as [SourceKind, string]] : []),
   ];
   return (
@@ -292,7 +296,17 @@ function AddSourceForm({
           </Field>
         </>
       )}
-      {(kind === "webdav" || kind === "imap" || kind === "s3" || kind === "git") && (
+      {kind === "mediawiki" && (
+        <>
+          <Field label={t.botUsername}>
+            <input name="username" data-testid="source-username" autoComplete="off" className={inputClass} />
+          </Field>
+          <Field label={t.botPassword}>
+            <input name="password" data-testid="source-password" type="password" autoComplete="off" className={inputClass} />
+          </Field>
+        </>
+      )}
+      {(kind === "webdav" || kind === "imap" || kind === "mediawiki" || kind === "s3" || kind === "git") && (
         <p data-testid="source-credential-note" className="text-xs text-zinc-600 sm:col-span-2 dark:text-zinc-400">
           {t.credentialNote}
         </p>

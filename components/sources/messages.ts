@@ -13,6 +13,9 @@ export const T = {
     kindFolder: "Server folder",
     kindWebdav: "WebDAV folder (Nextcloud, ownCloud, SharePoint, NAS)",
     kindImap: "IMAP mailbox",
+    kindMediawiki: "MediaWiki (its api.php)",
+    botUsername: "Bot user name (optional: User@bot)",
+    botPassword: "Bot password (optional)",
     username: "User name",
     password: "Password or app password",
     credentialNote: "Everything this credential can read here becomes readable by this knowledge base's readers.",
@@ -62,6 +65,9 @@ export const T = {
     kindFolder: "服务器文件夹",
     kindWebdav: "WebDAV 文件夹（Nextcloud、ownCloud、SharePoint、NAS）",
     kindImap: "IMAP 邮箱",
+    kindMediawiki: "MediaWiki（其 api.php）",
+    botUsername: "机器人用户名（可选：User@bot）",
+    botPassword: "机器人密码（可选）",
     username: "用户名",
     password: "密码或应用密码",
     credentialNote: "此凭据在这里能读取的一切，都将对本知识库的读者可见。",
@@ -103,7 +109,15 @@ export const T = {
 
 export type SourceMessages = (typeof T)["en"];
 
-const KIND_LABEL = { web: "kindWeb", git: "kindGit", s3: "kindS3", folder: "kindFolder", webdav: "kindWebdav", imap: "kindImap" } as const;
+const KIND_LABEL = {
+  web: "kindWeb",
+  git: "kindGit",
+  s3: "kindS3",
+  folder: "kindFolder",
+  webdav: "kindWebdav",
+  imap: "kindImap",
+  mediawiki: "kindMediawiki",
+} as const;
 
 /** A source kind in the UI language ("web" → "Web site" / "网站"). */
 export function kindLabel(t: SourceMessages, kind: string): string {

@@ -21,7 +21,7 @@ describe("source sync errors in the Chinese UI", () => {
     ).toMatch(/^已中断/);
   });
 
-  it("says the WebDAV and IMAP sources' errors in Chinese", () => {
+  it("says the WebDAV, IMAP and MediaWiki sources' errors in Chinese", () => {
     expect(
       syncErrorText(
         "the WebDAV server refused the credential (HTTP 401) for /团队/: the password or app password was revoked, expired or changed; enter it again",
@@ -38,6 +38,10 @@ describe("source sync errors in the Chinese UI", () => {
         "zh",
       ),
     ).toBe("IMAP 服务器拒绝了 support 的登录（Authentication failed.）：密码或应用密码已被撤销、过期或更改，请重新输入");
+    expect(syncErrorText("the wiki's listing did not end after 5 pages (SOURCE_MAX_LIST_PAGES)", "zh")).toBe(
+      "Wiki 的列表在 5 页后仍未结束（SOURCE_MAX_LIST_PAGES）",
+    );
+    expect(syncErrorText("the wiki answered HTTP 503 to query after 3 retries", "zh")).toBe("Wiki 对 query 返回了 HTTP 503（已重试 3 次）");
     expect(syncErrorText("the IMAP server could not be reached after 3 retries: Too many connections", "zh")).toBe(
       "重试 3 次后仍无法连接 IMAP 服务器：Too many connections",
     );

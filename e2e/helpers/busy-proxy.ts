@@ -1,7 +1,8 @@
 /**
  * A tiny HTTP proxy in front of a real server, for the sources' tests: it passes requests through unchanged,
- * except the next `busy` ones, which it answers itself with 429 or 503 and a Retry-After, and PROPFINDs under
- * `endless`, which it answers with a folder holding one more new folder every time (a listing that never ends).
+ * except the next `busy` ones, which it answers itself with 429 or 503 and a Retry-After, PROPFINDs under
+ * `endless`, which it answers with a folder holding one more new folder every time (a listing that never ends), and
+ * whatever `answer` answers (a hostile server's reply of the test's making).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -12,6 +13,8 @@ export interface BusyProxy {
   busy: { status: 429 | 503; retryAfter: string }[];
   /** A path prefix whose PROPFINDs the proxy answers with an invented child folder. */
   endless: string | null;
+  /** Answers a request itself when this returns an answer (a hostile server's), else passes it on. */
+  answer: ((method: string, url: string) => { status: number; type: string; body: string } | null) | null;
   /** What the proxy answered itself, "METHOD /path STATUS". */
   answered: string[];
   close(): Promise<void>;
@@ -19,7 +22,7 @@ export interface BusyProxy {
 
 export async function startBusyProxy(target: string, port = 0): Promise<BusyProxy> {
   const upstream = new URL(target);
-  const state: Omit<BusyProxy, "origin" | "close"> = { busy: [], endless: null, answered: [] };
+  const state: Omit<BusyProxy, "origin" | "close"> = { busy: [], endless: null, answer: null, answered: [] };
   const server = http.createServer((req, res) => {
     const url = req.url ?? "/";
     const busy = state.busy.shift();
@@ -27,6 +30,13 @@ export async function startBusyProxy(target: string, port = 0): Promise<BusyProx
       state.answered.push(`${req.method} ${url} ${busy.status}`);
       req.resume();
       res.writeHead(busy.status, { "retry-after": busy.retryAfter, "content-type": "text/plain" }).end("busy, come back later");
+      return;
+    }
+    const own = state.answer?.(req.method ?? "GET", url);
+    if (own) {
+      state.answered.push(`${req.method} ${url} ${own.status}`);
+      req.resume();
+      res.writeHead(own.status, { "content-type": own.type }).end(own.body);
       return;
     }
     if (state.endless && req.method === "PROPFIND" && url.startsWith(state.endless)) {

@@ -298,7 +298,8 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
           }
           // The same bytes as another document of the knowledge base: that one stays, and is not this item's.
           const own = r.document.source === filename;
-          if (!own && before?.documentId) await store.deleteDocument(before.documentId);
+          // Its old document goes when it is no longer this item's: a duplicate now, or a new name (a wiki page moved).
+          if (before?.documentId && before.documentId !== (own ? r.document.id : null)) await store.deleteDocument(before.documentId);
           if (own && r.status === "unchanged") counts.unchanged++;
           else if (own && before?.documentId) counts.updated++;
           else if (own) counts.added++;

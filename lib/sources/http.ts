@@ -102,7 +102,12 @@ function once(url: URL, opts: GetOptions): Promise<Omit<FetchedResponse, "url">>
       url,
       {
         method: opts.method ?? "GET",
-        headers: { "user-agent": USER_AGENT, ...opts.headers },
+        // A body goes with its length: some servers (PHP's) read no chunked request body.
+        headers: {
+          "user-agent": USER_AGENT,
+          ...(opts.body !== undefined ? { "content-length": String(Buffer.byteLength(opts.body)) } : {}),
+          ...opts.headers,
+        },
         timeout: TIMEOUT_MS,
         lookup: guardedLookup(hostAllowed),
         signal: opts.signal,

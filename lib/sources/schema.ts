@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 
-export type SourceKind = "web" | "git" | "s3" | "folder" | "webdav" | "imap";
+export type SourceKind = "web" | "git" | "s3" | "folder" | "webdav" | "imap" | "mediawiki";
 
 const MAX_PAGES = 5000;
 const DEFAULT_SCHEDULE_MINUTES = 60;
@@ -124,9 +124,29 @@ const imap = z.strictObject({
   scheduleMinutes: schedule,
 });
 
+/** A MediaWiki's pages (its api.php), anonymous or with a bot password (user name "User@bot"). */
+const mediawiki = z
+  .strictObject({
+    kind: z.literal("mediawiki"),
+    name,
+    url: httpUrl("url").refine(
+      (u) => /\/api\.php$/.test(URL.parse(u)?.pathname ?? ""),
+      "url must be the wiki's api.php (https://wiki.example.com/w/api.php)",
+    ),
+    namespaces: z
+      .array(z.number({ error: "namespaces must be numbers" }).int().min(0).max(100_000))
+      .min(1)
+      .max(50)
+      .default([0]),
+    username: z.string({ error: "username must be a string" }).trim().min(1).max(200).optional(),
+    password: z.string({ error: "password must be a string" }).min(1).max(1000).optional(),
+    scheduleMinutes: schedule,
+  })
+  .refine((m) => !m.username === !m.password, "a bot password needs both username and password (or neither, to read anonymously)");
+
 /** POST /api/kbs/<kb>/sources and MCP add_source. */
-export const sourceInputSchema = z.discriminatedUnion("kind", [web, git, s3, folder, webdav, imap], {
-  error: 'kind must be "web", "git", "s3", "folder", "webdav" or "imap"',
+export const sourceInputSchema = z.discriminatedUnion("kind", [web, git, s3, folder, webdav, imap, mediawiki], {
+  error: 'kind must be "web", "git", "s3", "folder", "webdav", "imap" or "mediawiki"',
 });
 export type SourceInput = z.infer<typeof sourceInputSchema>;
 

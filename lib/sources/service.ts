@@ -9,6 +9,7 @@ import { folderConnector } from "./folder";
 import { gitConnector } from "./git";
 import { checkSourceUrl, FetchRefused, resolveSourceHost } from "./http";
 import { imapConnector } from "./imap";
+import { mediawikiConnector } from "./mediawiki";
 import { s3Connector } from "./s3";
 import {
   SECRET_FIELDS,
@@ -33,6 +34,7 @@ const CONNECTORS: Record<SourceKind, Connector> = {
   folder: folderConnector,
   webdav: webdavConnector,
   imap: imapConnector,
+  mediawiki: mediawikiConnector,
 };
 
 function defaultName(input: SourceInput): string {
@@ -100,7 +102,7 @@ export async function sourceNamesOf(store: Store, documentIds: readonly string[]
 /** Adds a source to `kb` and starts its first sync in the background. Folders are for admins only. */
 export async function addSource(store: Store, kb: string, input: SourceInput, opts: { admin: boolean }): Promise<SourceRecord> {
   if (input.kind === "folder" && !opts.admin) throw new AppError("forbidden", "Only an admin may add a server folder as a source.");
-  if (input.kind === "web" || input.kind === "git" || input.kind === "webdav" || input.kind === "imap") {
+  if (input.kind !== "s3" && input.kind !== "folder") {
     try {
       if (input.kind === "imap") await resolveSourceHost(new URL(input.url).hostname);
       else await checkSourceUrl(new URL(input.url));
@@ -141,6 +143,7 @@ const SECRET_OF: Partial<Record<SourceKind, (typeof SECRET_FIELDS)[number]>> = {
   s3: "secretAccessKey",
   webdav: "password",
   imap: "password",
+  mediawiki: "password",
 };
 
 export async function updateSource(store: Store, source: SourceRecord, patch: SourcePatch) {

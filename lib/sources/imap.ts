@@ -30,6 +30,8 @@ const MESSAGE = "message:";
 const THREAD = "thread:";
 const CONNECT_TRIES = 4;
 const TIMEOUT_MS = 30_000;
+/** New messages whose headers one FETCH asks for. */
+const HEADER_BATCH = 500;
 
 interface Message {
   uid: number;
@@ -139,7 +141,9 @@ export const imapConnector: Connector = async (ctx) => {
   const abort = () => client.close();
   ctx.signal.addEventListener("abort", abort, { once: true });
   try {
-    const box = await client.mailboxOpen(mailbox, { readOnly: true });
+    const box = await client.mailboxOpen(mailbox, { readOnly: true }).catch((err) => {
+      throw new Error(`the IMAP server did not open the mailbox "${mailbox}" for ${config.username} (${errorText(err)})`);
+    });
     const uidValidity = String(box.uidValidity);
     const state = JSON.stringify({ uidValidity, modseq: box.highestModseq?.toString() ?? null, exists: box.exists, uidNext: box.uidNext });
     const previousState = ctx.previous.get(STATE_KEY)?.version;
@@ -166,19 +170,22 @@ export const imapConnector: Connector = async (ctx) => {
     const added = uids.filter((u) => !known.has(u));
     if (added.length) {
       const threadOfId = new Map([...messages.values()].map((m) => [m.id, m.t]));
-      const fetched = await client.fetchAll(
-        added.join(","),
-        { uid: true, size: true, envelope: true, headers: ["references", "in-reply-to", "message-id"] },
-        { uid: true },
-      );
-      for (const f of fetched.sort((a, b) => a.uid - b.uid)) {
-        const headers = headerValues(f.headers);
-        const id = f.envelope?.messageId || idsIn(headers.get("message-id") ?? "")[0] || `<uid-${uidValidity}-${f.uid}>`;
-        const refs = [...idsIn(headers.get("references") ?? ""), ...idsIn(f.envelope?.inReplyTo ?? headers.get("in-reply-to") ?? "")];
-        const t = refs.map((r) => threadOfId.get(r)).find(Boolean) ?? refs[0] ?? id;
-        threadOfId.set(id, t);
-        messages.set(f.uid, { uid: f.uid, t, id, s: f.size ?? 0 });
-        changed.add(t);
+      // In batches, in UID order: a first sync of a large mailbox never holds every envelope at once.
+      for (let i = 0; i < added.length; i += HEADER_BATCH) {
+        const batch = await client.fetchAll(
+          added.slice(i, i + HEADER_BATCH).join(","),
+          { uid: true, size: true, envelope: true, headers: ["references", "in-reply-to", "message-id"] },
+          { uid: true },
+        );
+        for (const f of batch.sort((a, b) => a.uid - b.uid)) {
+          const headers = headerValues(f.headers);
+          const id = f.envelope?.messageId || idsIn(headers.get("message-id") ?? "")[0] || `<uid-${uidValidity}-${f.uid}>`;
+          const refs = [...idsIn(headers.get("references") ?? ""), ...idsIn(f.envelope?.inReplyTo ?? headers.get("in-reply-to") ?? "")];
+          const t = refs.map((r) => threadOfId.get(r)).find(Boolean) ?? refs[0] ?? id;
+          threadOfId.set(id, t);
+          messages.set(f.uid, { uid: f.uid, t, id, s: f.size ?? 0 });
+          changed.add(t);
+        }
       }
     }
 

@@ -1,13 +1,17 @@
 /**
  * Sources through the built server: the routes (validation, no secrets answered, Sync now, remove with the
  * documents) and the /kbs flow in a real browser in English and Chinese: add a web source and a Git source,
- * watch the status line, Sync now, remove a source after its confirmation.
+ * watch the status line, Sync now, remove a source after its confirmation; a WebDAV folder on a real Apache added
+ * in the UI answers a question, its citation's document linking to the file on the server.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { Page } from "@playwright/test";
+import { apacheMissing, startApacheDav } from "./helpers/apache-dav";
+import { ask } from "./helpers/chat";
 import { type GitRepo, serveGitRepo } from "./helpers/git-server";
 import { expect, PORTS, SOURCE_PORTS, test } from "./helpers/servers";
 import { serveTestSite, type TestSite } from "./helpers/test-site";
@@ -221,3 +225,49 @@ for (const locale of ["en-US", "zh-CN"] as const) {
     });
   });
 }
+
+test.describe("WebDAV", () => {
+  // Below 1024 px "Open in document" opens the document's own page, where its Original link is.
+  test.use({ locale: "en-US", viewport: { width: 1000, height: 800 } });
+
+  test("a WebDAV folder added on /kbs answers a question; the cited document's Original is the file on the server", async ({ page }) => {
+    test.skip(!!apacheMissing(), apacheMissing() ?? "");
+    const kb = `src-dav-${RUN}`;
+    const dir = mkdtempSync(path.join(os.tmpdir(), "e2e-dav-"));
+    const dav = await startApacheDav(dir, SOURCE_PORTS.dav);
+    try {
+      await dav.setPassword("kb-reader", "dav-e2e-PASSWORD");
+      await mkdir(path.join(dav.files, "Team", "手册"), { recursive: true });
+      await writeFile(
+        path.join(dav.files, "Team", "手册", "quokka-care.md"),
+        `# Quokka care ${RUN}\n\nThe quokkas of the island station are fed saltbush and wattle leaves at dusk, never bread.\n`,
+      );
+      expect((await createKb(kb)).status).toBe(201);
+      await page.goto("/kbs");
+      const card = page.locator(`[data-testid="kb-card"][data-kb="${kb}"]`);
+      await addSource(card, async (form) => {
+        await form.getByTestId("source-kind").selectOption("webdav");
+        await expect(form.getByTestId("source-credential-note")).toContainText("becomes readable by this knowledge base's readers");
+        await form.getByTestId("source-url").fill(`${dav.origin}/Team/`);
+        await form.getByTestId("source-username").fill("kb-reader");
+        await form.getByTestId("source-password").fill("dav-e2e-PASSWORD");
+      });
+      const source = card.locator('[data-testid="source"][data-kind="webdav"]');
+      await expect(source.getByTestId("source-status")).toContainText("1 added");
+      await expect(source).not.toContainText("dav-e2e-PASSWORD");
+
+      await page.goto("/");
+      const answer = await ask(page, "What are the quokkas of the island station fed at dusk?");
+      await expect(answer).toContainText("saltbush");
+      await answer.getByTestId("citation-chip").first().click();
+      await page.getByTestId("citation-popover").getByTestId("open-in-document").click();
+      await expect(page.getByTestId("document-title")).toContainText(`Quokka care ${RUN}`);
+      const original = page.getByTestId("document-original").locator("a");
+      expect(decodeURI((await original.getAttribute("href"))!)).toBe(`${dav.origin}/Team/手册/quokka-care.md`);
+    } finally {
+      await deleteKb(kb);
+      await dav.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

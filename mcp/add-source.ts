@@ -13,8 +13,16 @@ const name = TOOL.addSource;
 // The arguments as a flat object (a tool's input schema is one object); the rule is lib/sources' sourceInputSchema.
 const inputSchemaFor = perKbNames((kbNames) =>
   z.strictObject({
-    kind: z.enum(["web", "git", "s3"]).describe("web: a page, sitemap or site; git: a repository over HTTP(S); s3: a bucket prefix"),
-    url: z.string().describe("web: the page, sitemap or site start URL; git: the clone URL; s3: s3://bucket/prefix"),
+    kind: z
+      .enum(["web", "git", "s3", "webdav", "imap", "mediawiki"])
+      .describe(
+        "web: a page, sitemap or site; git: a repository over HTTP(S); s3: a bucket prefix; webdav: a folder on a WebDAV server; imap: a mailbox, each thread a document; mediawiki: a wiki's pages",
+      ),
+    url: z
+      .string()
+      .describe(
+        "web: the page, sitemap or site start URL; git: the clone URL; s3: s3://bucket/prefix; webdav: the folder's URL; imap: imaps://host/Mailbox",
+      ),
     kb: kbArgument(kbNames, "Knowledge base to add it to. Default: the default knowledge base (or the only one this server serves)."),
     name: z.string().optional().describe("A name to show for it; default: its URL"),
     mode: z.enum(["page", "sitemap", "site"]).optional().describe("web only; default site (a crawl within the URL's folder)"),
@@ -27,6 +35,9 @@ const inputSchemaFor = perKbNames((kbNames) =>
     region: z.string().optional().describe("s3 only; default us-east-1"),
     accessKeyId: z.string().optional().describe("s3 only"),
     secretAccessKey: z.string().optional().describe("s3 only; stored encrypted"),
+    username: z.string().optional().describe("webdav, imap; mediawiki: a bot password's user name (User@bot), none to read anonymously"),
+    password: z.string().optional().describe("webdav, imap, mediawiki: a password, app password or bot password (stored encrypted)"),
+    namespaces: z.array(z.number().int()).optional().describe("mediawiki only; namespace numbers to read (default [0], the articles)"),
     scheduleMinutes: z.number().int().optional().describe("Minutes between syncs; 0: only on demand. Default 60"),
   }),
 );
@@ -34,8 +45,10 @@ const inputSchemaFor = perKbNames((kbNames) =>
 const config = {
   title: "Add a source",
   description:
-    "Add a web site, Git repository or S3 bucket to a knowledge base: its documents are indexed in the background " +
-    "and kept in sync on a schedule (default hourly). Requires a read-write access token. Check progress with list_sources.",
+    "Add a web site, Git repository, S3 bucket, WebDAV folder (Nextcloud, ownCloud, SharePoint, a NAS), IMAP mailbox " +
+    "or MediaWiki to a knowledge base: its documents are indexed in the background and kept in sync on a schedule " +
+    "(default hourly). Everything the credential can read there becomes readable by the knowledge base's readers. " +
+    "Requires a read-write access token. Check progress with list_sources.",
   input: inputSchemaFor,
   annotations: { ...ADDS, openWorldHint: true },
 };

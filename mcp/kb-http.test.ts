@@ -4,10 +4,13 @@
  * and access control. The built Next server is covered by e2e/kbs-api.spec.ts.
  */
 
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type CallToolResult, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apacheMissing, startApacheDav } from "@/e2e/helpers/apache-dav";
 import { postRaw } from "@/e2e/helpers/mcp";
 import { serveTestSite } from "@/e2e/helpers/test-site";
 import { serveWeb } from "@/e2e/helpers/web-server";
@@ -22,6 +25,7 @@ import { searchToolBase } from "@/lib/kb/names";
 import type { Registry } from "@/lib/kb/registry";
 import { runningPromise } from "@/lib/sources/engine";
 import type { Store } from "@/lib/store";
+import { tempDirs } from "@/lib/test-helpers/temp-dirs";
 import packageJson from "@/package.json";
 import { handleMcpRequest, KB_FILTER_HEADER } from "./http";
 
@@ -517,6 +521,8 @@ describe("access control", () => {
   });
 });
 
+const tempDir = tempDirs("kb-http-dav-");
+
 describe("source tools", () => {
   it("add_source crawls a site for a read-write token, list_sources reports it, and fetch's url is the original page", async () => {
     const site = await serveTestSite();
@@ -545,6 +551,45 @@ describe("source tools", () => {
     } finally {
       await site.close();
       delete process.env.SOURCE_ALLOW_HOSTS;
+    }
+  });
+
+  it.skipIf(apacheMissing())("add_source adds a WebDAV folder; its password is in no answer, and fetch's url is the file", async () => {
+    const dav = await startApacheDav(await tempDir());
+    process.env.SOURCE_ALLOW_HOSTS = "127.0.0.1";
+    process.env.SOURCE_SECRET_KEY = "test-source-secret-key-0123456789";
+    try {
+      await dav.setPassword("mcp", "dav-PASSWORD-42");
+      await mkdir(path.join(dav.files, "wiki"));
+      await writeFile(path.join(dav.files, "wiki", "quokka.md"), "# Quokka care\n\nQuokkas are fed saltbush at dusk.");
+      const client = await connect("/api/mcp", bearer(secrets.rw));
+      const added = await client.callTool({
+        name: "add_source",
+        arguments: {
+          kind: "webdav",
+          url: `${dav.origin}/wiki/`,
+          username: "mcp",
+          password: "dav-PASSWORD-42",
+          kb: "eng-docs",
+          scheduleMinutes: 0,
+        },
+      });
+      expect(added.isError).toBeFalsy();
+      expect(JSON.stringify(added)).not.toContain("dav-PASSWORD-42");
+      await runningPromise((added.structuredContent as { source: { id: string } }).source.id);
+      const listed = await client.callTool({ name: "list_sources", arguments: { kb: "eng-docs" } });
+      expect(text(listed)).toMatch(/\[webdav, kb eng-docs, id [^\]]+\]: 1 documents; last sync [^\n]*: 1 added/);
+      expect(JSON.stringify(listed)).not.toContain("dav-PASSWORD-42");
+      const found = await client.callTool({ name: "search", arguments: { query: "quokka saltbush" } });
+      const hit = (found.structuredContent as { results: { id: string; title: string }[] }).results[0];
+      expect(hit.title).toBe("Quokka care");
+      const fetched = await client.callTool({ name: "fetch", arguments: { id: hit.id } });
+      expect((fetched.structuredContent as { url: string }).url).toBe(`${dav.origin}/wiki/quokka.md`);
+      await client.close();
+    } finally {
+      await dav.close();
+      delete process.env.SOURCE_ALLOW_HOSTS;
+      delete process.env.SOURCE_SECRET_KEY;
     }
   });
 });

@@ -14,7 +14,7 @@ const inputSchema = z.strictObject({ kb: kbArgument(undefined, "Only this knowle
 const config = {
   title: "List sources",
   description:
-    "List the web sites, Git repositories, buckets and folders the knowledge bases are kept in sync with: each one's " +
+    "List the web sites, Git repositories, buckets, folders and WebDAV drives the knowledge bases are kept in sync with: each one's " +
     "settings (never its secrets), schedule, document count, and last sync (added, updated, removed, failed with reasons).",
   input: inputSchema,
   annotations: READ_ONLY,

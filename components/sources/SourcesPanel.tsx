@@ -47,7 +47,7 @@ function RunItems({ summary, items, testid }: { summary: string; items: { item: 
   );
 }
 
-/** A knowledge base's sources (web sites, Git repositories, buckets, folders): status, Sync now, remove, add. */
+/** A knowledge base's sources (web sites, Git repositories, buckets, folders, WebDAV drives): status, Sync now, remove, add. */
 export function SourcesPanel({ kb, canWrite, admin, onChanged }: { kb: string; canWrite: boolean; admin: boolean; onChanged(): void }) {
   const t = useMessages(T);
   const locale = useLocale();
@@ -199,12 +199,19 @@ function AddSourceForm({
       if (get("endpoint")) body.endpoint = get("endpoint");
       Object.assign(body, { accessKeyId: get("accessKeyId"), secretAccessKey: get("secretAccessKey") });
     }
+    if (kind === "webdav" || kind === "imap") Object.assign(body, { username: get("username"), password: String(f.get("password") ?? "") });
+    // A wiki is read anonymously unless a bot password is given.
+    if (kind === "mediawiki" && get("username"))
+      Object.assign(body, { username: get("username"), password: String(f.get("password") ?? "") });
     onAdd(body);
   };
   const kinds: [SourceKind, string][] = [
     ["web", t.kindWeb],
     ["git", t.kindGit],
     ["s3", t.kindS3],
+    ["webdav", t.kindWebdav],
+    ["imap", t.kindImap],
+    ["mediawiki", t.kindMediawiki],
     ...(admin ? [["folder", t.kindFolder] as [SourceKind, string]] : []),
   ];
   return (
@@ -229,7 +236,13 @@ function AddSourceForm({
             data-testid="source-url"
             required
             className={inputClass}
-            placeholder={kind === "s3" ? "s3://bucket/prefix" : "https://"}
+            placeholder={
+              kind === "s3"
+                ? "s3://bucket/prefix"
+                : kind === "webdav"
+                  ? "https://cloud.example.com/remote.php/dav/files/me/Team/"
+                  : "https://"
+            }
           />
         </Field>
       )}
@@ -272,6 +285,31 @@ function AddSourceForm({
             <input name="secretAccessKey" type="password" required autoComplete="off" className={inputClass} />
           </Field>
         </>
+      )}
+      {(kind === "webdav" || kind === "imap") && (
+        <>
+          <Field label={t.username}>
+            <input name="username" data-testid="source-username" required autoComplete="off" className={inputClass} />
+          </Field>
+          <Field label={t.password}>
+            <input name="password" data-testid="source-password" type="password" required autoComplete="off" className={inputClass} />
+          </Field>
+        </>
+      )}
+      {kind === "mediawiki" && (
+        <>
+          <Field label={t.botUsername}>
+            <input name="username" data-testid="source-username" autoComplete="off" className={inputClass} />
+          </Field>
+          <Field label={t.botPassword}>
+            <input name="password" data-testid="source-password" type="password" autoComplete="off" className={inputClass} />
+          </Field>
+        </>
+      )}
+      {(kind === "webdav" || kind === "imap" || kind === "mediawiki" || kind === "s3" || kind === "git") && (
+        <p data-testid="source-credential-note" className="text-xs text-zinc-600 sm:col-span-2 dark:text-zinc-400">
+          {t.credentialNote}
+        </p>
       )}
       <Field label={t.schedule}>
         <input name="scheduleMinutes" type="number" min={0} defaultValue={60} className={inputClass} />

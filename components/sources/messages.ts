@@ -3,7 +3,7 @@ import type { Messages } from "@/components/i18n";
 export const T = {
   en: {
     sources: "Sources",
-    noSources: "No sources yet: add a web site or a Git repository to keep this knowledge base in sync with it.",
+    noSources: "No sources yet: add a web site, a Git repository or a drive to keep this knowledge base in sync with it.",
     noSourcesReader: "No sources: its documents were added by hand.",
     addSource: "Add source",
     kind: "Kind",
@@ -11,6 +11,14 @@ export const T = {
     kindGit: "Git repository",
     kindS3: "S3 bucket",
     kindFolder: "Server folder",
+    kindWebdav: "WebDAV folder (Nextcloud, ownCloud, SharePoint, NAS)",
+    kindImap: "IMAP mailbox",
+    kindMediawiki: "MediaWiki (its api.php)",
+    botUsername: "Bot user name (optional: User@bot)",
+    botPassword: "Bot password (optional)",
+    username: "User name",
+    password: "Password or app password",
+    credentialNote: "Everything this credential can read here becomes readable by this knowledge base's readers.",
     url: "URL",
     mode: "What to read",
     modeSite: "The site under this URL",
@@ -47,7 +55,7 @@ export const T = {
   },
   zh: {
     sources: "数据源",
-    noSources: "还没有数据源：添加网站或 Git 仓库，让知识库自动与它保持同步。",
+    noSources: "还没有数据源：添加网站、Git 仓库或网盘，让知识库自动与它保持同步。",
     noSourcesReader: "没有数据源：文档是手动添加的。",
     addSource: "添加数据源",
     kind: "类型",
@@ -55,6 +63,14 @@ export const T = {
     kindGit: "Git 仓库",
     kindS3: "S3 存储桶",
     kindFolder: "服务器文件夹",
+    kindWebdav: "WebDAV 文件夹（Nextcloud、ownCloud、SharePoint、NAS）",
+    kindImap: "IMAP 邮箱",
+    kindMediawiki: "MediaWiki（其 api.php）",
+    botUsername: "机器人用户名（可选：User@bot）",
+    botPassword: "机器人密码（可选）",
+    username: "用户名",
+    password: "密码或应用密码",
+    credentialNote: "此凭据在这里能读取的一切，都将对本知识库的读者可见。",
     url: "网址",
     mode: "读取范围",
     modeSite: "此网址下的整个站点",
@@ -93,7 +109,15 @@ export const T = {
 
 export type SourceMessages = (typeof T)["en"];
 
-const KIND_LABEL = { web: "kindWeb", git: "kindGit", s3: "kindS3", folder: "kindFolder" } as const;
+const KIND_LABEL = {
+  web: "kindWeb",
+  git: "kindGit",
+  s3: "kindS3",
+  folder: "kindFolder",
+  webdav: "kindWebdav",
+  imap: "kindImap",
+  mediawiki: "kindMediawiki",
+} as const;
 
 /** A source kind in the UI language ("web" → "Web site" / "网站"). */
 export function kindLabel(t: SourceMessages, kind: string): string {

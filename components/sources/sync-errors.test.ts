@@ -21,6 +21,35 @@ describe("source sync errors in the Chinese UI", () => {
     ).toMatch(/^已中断/);
   });
 
+  it("says the WebDAV, IMAP and MediaWiki sources' errors in Chinese", () => {
+    expect(
+      syncErrorText(
+        "the WebDAV server refused the credential (HTTP 401) for /团队/: the password or app password was revoked, expired or changed; enter it again",
+        "zh",
+      ),
+    ).toBe("WebDAV 服务器拒绝了凭据（HTTP 401，/团队/）：密码或应用密码已被撤销、过期或更改，请重新输入");
+    expect(syncErrorText("the WebDAV server answered HTTP 503 to PROPFIND /busy/ after 3 retries", "zh")).toBe(
+      "WebDAV 服务器对 PROPFIND /busy/ 返回了 HTTP 503（已重试 3 次）",
+    );
+    expect(syncErrorText("the WebDAV server answered HTTP 500 to GET /a b.md", "zh")).toBe("WebDAV 服务器对 GET /a b.md 返回了 HTTP 500");
+    expect(
+      syncErrorText(
+        "the IMAP server refused the login of support (Authentication failed.): the password or app password was revoked, expired or changed; enter it again",
+        "zh",
+      ),
+    ).toBe("IMAP 服务器拒绝了 support 的登录（Authentication failed.）：密码或应用密码已被撤销、过期或更改，请重新输入");
+    expect(syncErrorText("the wiki's listing did not end after 5 pages (SOURCE_MAX_LIST_PAGES)", "zh")).toBe(
+      "Wiki 的列表在 5 页后仍未结束（SOURCE_MAX_LIST_PAGES）",
+    );
+    expect(syncErrorText("the wiki answered HTTP 503 to query after 3 retries", "zh")).toBe("Wiki 对 query 返回了 HTTP 503（已重试 3 次）");
+    expect(syncErrorText("the IMAP server could not be reached after 3 retries: Too many connections", "zh")).toBe(
+      "重试 3 次后仍无法连接 IMAP 服务器：Too many connections",
+    );
+    expect(syncErrorText("the folder listing did not end after 5 folders (SOURCE_MAX_LIST_PAGES): nothing was removed", "zh")).toBe(
+      "文件夹列表在 5 个文件夹后仍未结束（SOURCE_MAX_LIST_PAGES）：未删除任何内容",
+    );
+  });
+
   it("keeps English in the English UI, and an unknown error as recorded", () => {
     expect(syncErrorText("no answer within 30 s", "en")).toBe("no answer within 30 s");
     expect(syncErrorText("ECONNRESET", "zh")).toBe("ECONNRESET");

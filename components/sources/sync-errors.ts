@@ -22,6 +22,36 @@ const ZH: [RegExp, string][] = [
     /^(\S+) is not a public address \(an admin can allow it in SOURCE_ALLOW_HOSTS\)$/,
     "$1 不是公网地址（管理员可在 SOURCE_ALLOW_HOSTS 中允许它）",
   ],
+  [
+    /^the WebDAV server refused the credential \(HTTP 401\) for (.*): the password or app password was revoked, expired or changed; enter it again$/,
+    "WebDAV 服务器拒绝了凭据（HTTP 401，$1）：密码或应用密码已被撤销、过期或更改，请重新输入",
+  ],
+  [/^the WebDAV server answered HTTP (\d+) to (\S+) (.*) after (\d+) retries$/, "WebDAV 服务器对 $2 $3 返回了 HTTP $1（已重试 $4 次）"],
+  [/^the WebDAV server answered HTTP (\d+) to (\S+) (.*)$/, "WebDAV 服务器对 $2 $3 返回了 HTTP $1"],
+  [
+    /^the folder listing did not end after (\d+) folders \(SOURCE_MAX_LIST_PAGES\): nothing was removed$/,
+    "文件夹列表在 $1 个文件夹后仍未结束（SOURCE_MAX_LIST_PAGES）：未删除任何内容",
+  ],
+  [/^this source has no password$/, "该来源没有密码"],
+  [
+    /^the IMAP server refused the login of (\S+) \((.*)\): the password or app password was revoked, expired or changed; enter it again$/,
+    "IMAP 服务器拒绝了 $1 的登录（$2）：密码或应用密码已被撤销、过期或更改，请重新输入",
+  ],
+  [/^the IMAP server could not be reached after (\d+) retries: (.*)$/, "重试 $1 次后仍无法连接 IMAP 服务器：$2"],
+  [
+    /^the wiki refused the login of (\S+) \((.*)\): the bot password was revoked, expired or changed; enter it again$/,
+    "Wiki 拒绝了 $1 的登录（$2）：机器人密码已被撤销、过期或更改，请重新输入",
+  ],
+  [
+    /^the wiki's listing did not end after (\d+) pages \(SOURCE_MAX_LIST_PAGES\)$/,
+    "Wiki 的列表在 $1 页后仍未结束（SOURCE_MAX_LIST_PAGES）",
+  ],
+  [
+    /^the wiki's listing repeats a continuation after (\d+) pages: it would never end$/,
+    "Wiki 的列表在 $1 页后重复了续传标记：它永远不会结束",
+  ],
+  [/^the wiki answered HTTP (\d+) to (\S+) after (\d+) retries$/, "Wiki 对 $2 返回了 HTTP $1（已重试 $3 次）"],
+  [/^the wiki answered HTTP (\d+) to (\S+)$/, "Wiki 对 $2 返回了 HTTP $1"],
   [/^no answer within (\d+) s$/, "$1 秒内没有响应"],
   [/^more than (\d+) redirects$/, "重定向超过 $1 次"],
   [/^redirected outside the source to (\S+)$/, "被重定向到来源之外：$1"],

@@ -61,6 +61,11 @@ interface SyncContext {
   fail(key: string, reason: string): void;
   /** Whether this item was already handled in this run. */
   seen(key: string): boolean;
+  /**
+   * Bookkeeping a source keeps between runs that is no document (a mailbox's UIDVALIDITY, which thread a message
+   * is in): stored under `key` while the source still holds it, not counted in the run's figures.
+   */
+  track(key: string, version: string): Promise<void>;
 }
 
 export type Connector = (ctx: SyncContext) => Promise<{ note?: string }>;
@@ -184,6 +189,13 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
     handled.add(key);
     progress.seen++;
   };
+  let owners: Map<string, string> | null = null;
+  const movedAway = new Set<string>();
+  /** The key of the stored item each document belongs to (built once, when the first duplicate is met). */
+  const ownerOf = () => {
+    owners ??= new Map([...stored.values()].flatMap((i) => (i.documentId ? [[i.documentId, i.key] as [string, string]] : [])));
+    return owners;
+  };
   const survives = (key: string) => {
     if (stored.has(key)) survivors.add(key);
   };
@@ -211,10 +223,20 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
       signal,
       maxBytes,
       seen: (key) => handled.has(key),
+      async track(key, version) {
+        signal.throwIfAborted();
+        if (handled.has(key)) return;
+        handle(key);
+        survives(key);
+        if (stored.get(key)?.version === version) return;
+        pending.push({ key, url: "", documentId: null, version, contentHash: null, links: null });
+        if (pending.length >= 50) await flush();
+      },
       keep(key, patch) {
         signal.throwIfAborted();
         const before = previous.get(key);
-        if (!before || handled.has(key)) return;
+        // Its document went with a move in this run: nothing to keep (a copy left behind is indexed as the duplicate it is).
+        if (!before || handled.has(key) || movedAway.has(key)) return;
         handle(key);
         counts.unchanged++;
         survives(key);
@@ -262,10 +284,22 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
         try {
           const filename = itemFileName(source.id, found.key, found.name);
           const defaultTitle = found.name.replace(/\.[^.]+$/, "");
-          const r = await ingestDocument(store, { filename, defaultTitle, data: found.data, kb: source.kb, origin: "source" }, { signal });
+          const input = { filename, defaultTitle, data: found.data, kb: source.kb, origin: "source" as const };
+          let r = await ingestDocument(store, input, { signal });
+          // The same bytes as the document of an item of this source not seen yet in this walk: the item moved (a
+          // rename). Its old document goes now and this one is indexed under the new name, rather than being taken
+          // for a duplicate of a document the end of the walk would remove. A copy (the other item seen later) is
+          // then the duplicate.
+          const movedFrom = r.document.source !== filename ? ownerOf().get(r.document.id) : undefined;
+          if (movedFrom !== undefined && !handled.has(movedFrom) && (await store.deleteDocument(r.document.id))) {
+            counts.removed++;
+            movedAway.add(movedFrom);
+            r = await ingestDocument(store, input, { signal });
+          }
           // The same bytes as another document of the knowledge base: that one stays, and is not this item's.
           const own = r.document.source === filename;
-          if (!own && before?.documentId) await store.deleteDocument(before.documentId);
+          // Its old document goes when it is no longer this item's: a duplicate now, or a new name (a wiki page moved).
+          if (before?.documentId && before.documentId !== (own ? r.document.id : null)) await store.deleteDocument(before.documentId);
           if (own && r.status === "unchanged") counts.unchanged++;
           else if (own && before?.documentId) counts.updated++;
           else if (own) counts.added++;

@@ -6,6 +6,7 @@
 import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { sourceLimits } from "@/lib/config";
 import { guardedLookup, isPrivateAddress, resolvesPublic } from "@/lib/net/public-address";
 
@@ -101,7 +102,12 @@ function once(url: URL, opts: GetOptions): Promise<Omit<FetchedResponse, "url">>
       url,
       {
         method: opts.method ?? "GET",
-        headers: { "user-agent": USER_AGENT, ...opts.headers },
+        // A body goes with its length: some servers (PHP's) read no chunked request body.
+        headers: {
+          "user-agent": USER_AGENT,
+          ...(opts.body !== undefined ? { "content-length": String(Buffer.byteLength(opts.body)) } : {}),
+          ...opts.headers,
+        },
         timeout: TIMEOUT_MS,
         lookup: guardedLookup(hostAllowed),
         signal: opts.signal,
@@ -127,4 +133,53 @@ function once(url: URL, opts: GetOptions): Promise<Omit<FetchedResponse, "url">>
     req.on("error", (err) => reject((err as { code?: string }).code === "EPRIVATE" ? new FetchRefused(err.message) : err));
     req.end(opts.body);
   });
+}
+
+/** Retries of one request a service answered 429 or 503; the longest Retry-After waited for. */
+const MAX_RETRIES = 3;
+const MAX_RETRY_WAIT_MS = 60_000;
+
+/** Retry-After in milliseconds: delta-seconds or an HTTP date; null when absent or unreadable. */
+function retryAfterMs(value: string | string[] | undefined, now = Date.now()): number | null {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (!v) return null;
+  if (/^\s*\d+\s*$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  return Number.isFinite(at) ? Math.max(0, at - now) : null;
+}
+
+/**
+ * guardedRequest, waiting as a busy service asks: a 429 or 503 is tried again after its Retry-After (1 s without
+ * one), up to MAX_RETRIES times; one that asks for more than a minute, or is still busy after the retries, is
+ * answered as it is (the caller fails with its status). The wait ends when the sync is cancelled.
+ */
+export async function patientRequest(url: URL, opts: GetOptions = {}): Promise<FetchedResponse & { retries: number }> {
+  for (let retries = 0; ; retries++) {
+    const res = await guardedRequest(url, opts);
+    if ((res.status !== 429 && res.status !== 503) || retries >= MAX_RETRIES) return { ...res, retries };
+    const wait = retryAfterMs(res.headers["retry-after"]) ?? 1000;
+    if (wait > MAX_RETRY_WAIT_MS) return { ...res, retries };
+    await sleep(wait, undefined, { signal: opts.signal });
+  }
+}
+
+/**
+ * The address to connect to for a source that is no URL fetch (an IMAP server): the name resolved once, under the
+ * public-address rule (SOURCE_ALLOW_HOSTS lifts it), so the socket goes to the address that was checked.
+ */
+export async function resolveSourceHost(host: string): Promise<string> {
+  const bare = host.replace(/^\[|\]$/g, "");
+  if (isIP(bare)) {
+    if (isPrivateAddress(bare) && !hostAllowed(bare))
+      throw new FetchRefused(`${bare} is not a public address (an admin can allow it in SOURCE_ALLOW_HOSTS)`);
+    return bare;
+  }
+  return new Promise((resolve, reject) =>
+    guardedLookup(hostAllowed)(bare, {}, (err, address) => {
+      if (!err) resolve(String(address));
+      else if ((err as { code?: string }).code === "EPRIVATE")
+        reject(new FetchRefused(`${bare} is not a public address (an admin can allow it in SOURCE_ALLOW_HOSTS)`));
+      else reject(new FetchRefused(`${bare} could not be resolved (${(err as { code?: string }).code ?? err.message})`));
+    }),
+  );
 }

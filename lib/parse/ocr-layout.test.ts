@@ -64,7 +64,7 @@ describe("OCR reading order", () => {
     expect(layoutText(lines.reverse()).split("\n")).toEqual(text);
   });
 
-  it("reads a table's rows across its columns, cells joined by |", () => {
+  it("reads a table's rows across its columns, cells joined by |, each cell of a row after its header named", () => {
     const rows = [
       ["Permit", "Monthly fee"],
       ["Staff parking", "35 euros"],
@@ -74,7 +74,26 @@ describe("OCR reading order", () => {
       ["Motorbike space", "15 euros"],
     ];
     const lines = rows.flatMap(([a, b], i) => [line(a, 110, i, a.length * 14), line(b, 630, i, b.length * 14)]);
-    expect(layoutText(lines).split("\n")).toEqual(rows.map((r) => r.join(" | ")));
+    expect(layoutText(lines).split("\n")).toEqual([
+      "Permit | Monthly fee",
+      ...rows.slice(1).map(([a, b]) => `Permit: ${a} | Monthly fee: ${b}`),
+    ]);
+  });
+
+  it("cuts a header whose names are set closer than its rows' cells at its rows' columns", () => {
+    const at = [110, 370, 580, 750];
+    const rows = [
+      ["Hamburg", "Rhenus", "3", "EUR 276.20"],
+      ["Lyon", "Geodis", "5", "EUR 398.75"],
+      ["Milan", "Arcese", "4", "EUR 312.40"],
+    ];
+    // "Transit days" ends 20 px before "Cost per pallet" begins: one box, as the detector finds it.
+    const header = [line("Route", at[0], 0, 70), line("Carrier", at[1], 0, 98), line("Transit days Cost per pallet", at[2], 0, 380)];
+    const lines = [...header, ...rows.flatMap((r, i) => r.map((cell, k) => line(cell, at[k], i + 1, cell.length * 14)))];
+    expect(layoutText(lines).split("\n")).toEqual([
+      "Route | Carrier | Transit days | Cost per pallet",
+      ...rows.map(([a, b, c, d]) => `Route: ${a} | Carrier: ${b} | Transit days: ${c} | Cost per pallet: ${d}`),
+    ]);
   });
 
   it("reads a table of long cells across its columns when its rows are not prose", () => {

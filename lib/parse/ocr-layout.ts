@@ -50,27 +50,99 @@ function toBox(l: OcrLine): Box {
   };
 }
 
-/** Boxes as rows (top to bottom), each row's boxes left to right, cells apart by more than CELL_GAP joined by " | ". */
-function rowsText(boxes: Box[]): string[] {
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** A cell of a row: the boxes of a row closer than CELL_GAP, as one. */
+interface Cell {
+  text: string;
+  x: number;
+  right: number;
+  height: number;
+}
+
+/** A table's header cell is a name: at most this many words. */
+const MAX_HEADER_WORDS = 4;
+
+/** Boxes as rows (top to bottom), each row's boxes left to right, as cells: boxes apart by more than CELL_GAP line heights. */
+function cellRows(boxes: Box[]): Cell[][] {
   const rows: Box[][] = [];
   for (const b of [...boxes].sort((p, q) => p.mid - q.mid)) {
     const row = rows.at(-1);
     if (row && Math.abs(row[0].mid - b.mid) < SAME_ROW * Math.min(row[0].height, b.height)) row.push(b);
     else rows.push([b]);
   }
-  return rows.map((row) =>
-    row
-      .sort((a, b) => a.x - b.x)
-      .map((b, i) => {
-        const prev = row[i - 1];
-        if (!prev) return b.text;
-        return (b.x - prev.right > CELL_GAP * Math.min(prev.height, b.height) ? " | " : " ") + b.text;
-      })
-      .join(""),
-  );
+  return rows.map((row) => {
+    const cells: Cell[] = [];
+    for (const b of row.sort((a, c) => a.x - c.x)) {
+      const prev = cells.at(-1);
+      if (prev && b.x - prev.right <= CELL_GAP * Math.min(prev.height, b.height)) {
+        prev.text += ` ${b.text}`;
+        prev.right = b.right;
+      } else cells.push({ text: b.text, x: b.x, right: b.right, height: b.height });
+    }
+    return cells;
+  });
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/**
+ * A cell that runs over the start of a column its table's other rows have (a header's two names set closer than the
+ * cells below them), cut there: at the space nearest that point of its text, as far along the text as along the cell.
+ */
+function splitAt(cells: Cell[], starts: number[]): Cell[] {
+  return cells.flatMap((c) => {
+    const inside = starts.filter((s) => s > c.x + c.height && s < c.right - c.height);
+    if (inside.length === 0) return [c];
+    const out: Cell[] = [];
+    let rest = c;
+    for (const s of inside) {
+      const at = Math.round(((s - rest.x) / (rest.right - rest.x)) * rest.text.length);
+      const spaces = [...rest.text.matchAll(/ /g)].map((m) => m.index);
+      if (spaces.length === 0) break;
+      const cut = spaces.reduce((best, i) => (Math.abs(i - at) < Math.abs(best - at) ? i : best));
+      out.push({ ...rest, text: rest.text.slice(0, cut), right: s });
+      rest = { ...rest, text: rest.text.slice(cut + 1), x: s };
+    }
+    return [...out, rest];
+  });
+}
+
+const isName = (c: Cell) => /\p{L}/u.test(c.text) && c.text.split(" ").length <= MAX_HEADER_WORDS;
+
+/**
+ * Rows of cells as text: a row's cells joined by " | ". In a table (a run of rows of two or more cells, most of them as
+ * many), a row with fewer cells is cut at the columns of the others; when the table's first row then names its columns
+ * (short cells with letters), every row after it with as many cells says each cell's name ("Carrier: Rhenus | …"),
+ * so a row quoted alone still says what its values are.
+ */
+function tableText(rows: Cell[][]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < rows.length; ) {
+    let j = i;
+    while (j < rows.length && rows[j].length >= 2) j++;
+    if (j - i < 3) {
+      out.push(...rows.slice(i, Math.max(j, i + 1)).map((r) => r.map((c) => c.text).join(" | ")));
+      i = Math.max(j, i + 1);
+      continue;
+    }
+    const block = rows.slice(i, j);
+    const counts = new Map<number, number>();
+    for (const r of block) counts.set(r.length, (counts.get(r.length) ?? 0) + 1);
+    const width = [...counts.entries()].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0][0];
+    const full = block.filter((r) => r.length === width);
+    const starts = Array.from({ length: width }, (_, k) => median(full.map((r) => r[k].x)));
+    const cut = block.map((r) => (r.length < width ? splitAt(r, starts.slice(1)) : r));
+    const header = cut[0].length === width && cut[0].every(isName) ? cut[0].map((c) => c.text) : undefined;
+    for (const [k, r] of cut.entries()) {
+      const named = header && k > 0 && r.length === width;
+      out.push(r.map((c, n) => (named ? `${header[n]}: ${c.text}` : c.text)).join(" | "));
+    }
+    i = j;
+  }
+  return out;
+}
+
+/** Boxes as rows of text (top to bottom), a table's cells joined by " | " (tableText). */
+const rowsText = (boxes: Box[]): string[] => tableText(cellRows(boxes));
 
 /** Whether the boxes of one side of a gutter, between `from` and `to` across, are a column of prose down the page. */
 function isProseColumn(side: Box[], from: number, to: number, height: number): boolean {

@@ -78,7 +78,7 @@ function parseWorkerScript(): { file: string; execArgv: string[] } {
 /** The process-wide pool under `key`, made on first use, running the worker script with `options()` and a heap of `memoryMb`. */
 function scriptPool(
   key: typeof KEY | typeof OCR_KEY,
-  options: () => { size: number; cpuBudgetMs: number; memoryMb: number; isolation?: "process" },
+  options: () => { size: number; cpuBudgetMs: number; memoryMb: number; isolation?: "process"; recycleAboveMb?: number },
 ): WorkerPool {
   const g = globalThis as G;
   if (!g[key]) {
@@ -103,15 +103,27 @@ const pool = () =>
   });
 
 /**
+ * A share of OCR_MEMORY_MB: an OCR worker that still holds more after a task is replaced before its next, so each page
+ * has the budget to itself, whatever the pages before it left behind (a fresh worker with its models holds ~15 %).
+ */
+const OCR_RECYCLE_SHARE = 0.4;
+
+/**
  * The OCR workers: child processes running the parse pool's script, with OCR's budgets: `cpuBudgetMs` is one page's (each
- * page reported restarts it, lib/worker/pool.ts), the heap cap OCR_MEMORY_MB; the file's CPU budget is checked by the
+ * page reported restarts it, lib/worker/pool.ts), the memory cap OCR_MEMORY_MB; the file's CPU budget is checked by the
  * worker between pages (lib/parse/ocr.ts).
  */
 const ocrPool = () =>
   scriptPool(OCR_KEY, () => {
     const cfg = ocrConfig();
     // onnxruntime: a thread stopped mid-page would abort the server
-    return { size: cfg.workers, cpuBudgetMs: cfg.pageTimeoutMs, memoryMb: cfg.memoryMb, isolation: "process" };
+    return {
+      size: cfg.workers,
+      cpuBudgetMs: cfg.pageTimeoutMs,
+      memoryMb: cfg.memoryMb,
+      isolation: "process",
+      recycleAboveMb: OCR_RECYCLE_SHARE * cfg.memoryMb,
+    };
   });
 
 export type ParseInWorkerOptions = Omit<ParseOptions, "ocr"> & { chunking?: ChunkSettings; onOcrPage?: (p: OcrProgress) => void };

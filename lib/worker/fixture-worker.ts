@@ -10,7 +10,12 @@ type Task =
   | { do: "grow" }
   | { do: "sleep"; ms: number; value: unknown }
   | { do: "steps"; cpuMs: number; steps: number }
-  | { do: "env" };
+  | { do: "env" }
+  | { do: "hold"; mb: number }
+  | { do: "pid" };
+
+/** Memory a task keeps after it ends (a leak, or a native allocator that does not give back). */
+const held: Buffer[] = [];
 
 /** Uses `ms` of this worker's CPU time, however busy the machine is. */
 function burn(ms: number) {
@@ -46,5 +51,10 @@ serveTasks(async (task: Task, progress) => {
       return "all steps";
     case "env":
       return { ...process.env };
+    case "hold":
+      held.push(Buffer.alloc(task.mb * 1024 * 1024, 1));
+      return process.pid;
+    case "pid":
+      return process.pid;
   }
 });

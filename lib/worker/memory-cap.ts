@@ -160,12 +160,17 @@ function readIfExists(file: string): string | undefined {
   }
 }
 
+/** Resident memory of process `pid` in MB (VmRSS of /proc/<pid>/status); undefined where it cannot be read. */
+export function residentMb(pid: number): number | undefined {
+  const kb = /VmRSS:\s+(\d+)/.exec(readIfExists(`/proc/${pid}/status`) ?? "")?.[1];
+  return kb === undefined ? undefined : Number(kb) / 1024;
+}
+
 /** Resident size watched every WATCH_MS; over the cap, `kill` is called. */
 function watchedCap(pid: number, bytes: number, kill: () => void): MemoryCap {
   let over = false;
   const timer = setInterval(() => {
-    const kb = Number(/VmRSS:\s+(\d+)/.exec(readIfExists(`/proc/${pid}/status`) ?? "")?.[1] ?? 0);
-    if (kb * 1024 > bytes) {
+    if ((residentMb(pid) ?? 0) * 1024 * 1024 > bytes) {
       over = true;
       clearInterval(timer);
       kill();

@@ -108,3 +108,16 @@ describe.each(["thread", "process"] as const)("worker pool (%s)", { timeout: 300
     expect(heard).toEqual([1, 2, 3, 4, 5]);
   });
 });
+
+describe("worker pool (process) memory", { timeout: 120_000 }, () => {
+  it("replaces a worker that holds more than recycleAboveMb after a task, before its next task; keeps one that holds less", async () => {
+    pool = createWorkerPool({ file, execArgv, isolation: "process", size: 1, cpuBudgetMs: 60_000, recycleAboveMb: 300 });
+    const first = await pool.run<number>({ do: "hold", mb: 20 });
+    expect(await pool.run<number>({ do: "pid" })).toBe(first); // well under: kept
+    const holding = await pool.run<number>({ do: "hold", mb: 400 });
+    expect(holding).toBe(first);
+    const next = await pool.run<number>({ do: "pid" });
+    expect(next).not.toBe(holding);
+    expect(pool.size()).toBe(1);
+  });
+});

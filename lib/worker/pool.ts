@@ -10,6 +10,7 @@ import { type ResourceLimits, type Transferable, Worker } from "node:worker_thre
 import { ChildWorker } from "./child";
 import { childEnv } from "./child-env";
 import { processCpuMs } from "./cpu";
+import { residentMb } from "./memory-cap";
 
 export interface PoolOptions {
   /** The worker script: a plain JS module (or TS with `execArgv: ["--import", "tsx"]`). */
@@ -28,6 +29,12 @@ export interface PoolOptions {
   isolation?: "thread" | "process";
   /** Variables the workers get besides the few every child gets (./child-env.ts): none of the server's secrets. */
   env?: Record<string, string>;
+  /**
+   * Process workers only: a worker holding more than this many MB (resident) after a task is replaced before the next,
+   * so that a task's memory cap is its own and not what tasks before it left behind. Such a worker is handed one task at
+   * a time (a task waiting in it would have started already).
+   */
+  recycleAboveMb?: number;
 }
 
 /** A task that ran out of its budget, crashed its worker, or was aborted. */
@@ -137,6 +144,21 @@ export function createWorkerPool(opts: PoolOptions): WorkerPool {
     dispatch();
   }
 
+  /** Ends a worker between tasks (none running, none waiting in it): the next task gets a fresh one. */
+  function retire(slot: Slot) {
+    stopBudget(slot);
+    slots.delete(slot);
+    slot.worker.removeAllListeners();
+    slot.worker.on("error", () => {});
+    void slot.worker.terminate();
+  }
+
+  /** Whether a worker that has just answered holds more memory than a task may find taken (recycleAboveMb). */
+  function holdsTooMuch(slot: Slot): boolean {
+    if (opts.recycleAboveMb === undefined || !(slot.worker instanceof ChildWorker) || slot.worker.pid === undefined) return false;
+    return (residentMb(slot.worker.pid) ?? 0) > opts.recycleAboveMb;
+  }
+
   function fail(task: Task, err: unknown) {
     settle(task);
     task.reject(err);
@@ -178,6 +200,7 @@ export function createWorkerPool(opts: PoolOptions): WorkerPool {
         else task.reject(Object.assign(new Error(msg.error?.message ?? "failed"), msg.error));
       }
       if (slot.tasks.length > 0) startBudget(slot);
+      else if (holdsTooMuch(slot)) retire(slot);
       else worker.unref();
       dispatch();
     });
@@ -239,7 +262,8 @@ export function createWorkerPool(opts: PoolOptions): WorkerPool {
     const idle = all.find((s) => s.tasks.length === 0);
     if (idle) return idle;
     if (slots.size < opts.size) return spawn();
-    return all.filter((s) => s.tasks.length < TASKS_PER_WORKER).sort((a, b) => a.tasks.length - b.tasks.length)[0];
+    const perWorker = opts.recycleAboveMb === undefined ? TASKS_PER_WORKER : 1;
+    return all.filter((s) => s.tasks.length < perWorker).sort((a, b) => a.tasks.length - b.tasks.length)[0];
   }
 
   /** CPU milliseconds the slot's worker has used: its thread's, or its process's and its children's. */

@@ -4,6 +4,7 @@
  * as the page's word gaps, the recogniser's own spaces kept.
  */
 import { CJK_SPACELESS_CLASS } from "@/lib/text/cjk";
+import { LATIN_STOPS } from "@/lib/text/sentences";
 
 /** A run of columns without ink in a line image: its width in line heights, and where it is (fraction of the width). */
 export interface Gap {
@@ -91,7 +92,7 @@ const LETTER = /^[A-Za-z]$/;
 const CAPITAL_SCORE = 0.05;
 const TAIL_CAPITAL_SCORE = 0.03;
 /** No space is put before these (a stop, a comma, a closing bracket) nor after OPENING. */
-const CLOSING = /^[.,:;!?)\]}%]$/;
+const CLOSING = new RegExp(`^[${LATIN_STOPS},:;)\\]}%]$`);
 const OPENING = /^[([{]$/;
 const DIGIT = /^[0-9]$/;
 

@@ -4,12 +4,13 @@
  * (`-X`) with keep-alive off so that it answers one request at a time and its access log is in request order.
  * The files it serves are a folder on disk the test writes to. Null (with the reason) where apache2 is missing.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { chmod, chown, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
+import { stopChild, waitListening } from "./daemon";
 
 const APACHE = "/usr/sbin/apache2";
 const MODULES = "/usr/lib/apache2/modules";
@@ -104,7 +105,7 @@ export async function startApacheDav(dir: string, port?: number): Promise<DavSer
   let out = "";
   child.stdout?.on("data", (d) => (out += d));
   child.stderr?.on("data", (d) => (out += d));
-  await waitListening(listen, child, () => out, dir);
+  await waitListening("apache2", listen, child, () => out, path.join(dir, "error.log"));
   const server: DavServer = {
     origin: `http://127.0.0.1:${listen}`,
     port: listen,
@@ -118,7 +119,7 @@ export async function startApacheDav(dir: string, port?: number): Promise<DavSer
       const hash = createHash("sha1").update(password).digest("base64");
       await writeFile(path.join(dir, "htpasswd"), `${user}:{SHA}${hash}\n`);
     },
-    close: () => stop(child),
+    close: () => stopChild(child),
   };
   return server;
 }
@@ -128,36 +129,4 @@ async function wwwData(): Promise<{ uid: number; gid: number }> {
   if (!line) throw new Error(`no ${RUN_AS} user`);
   const [, , uid, gid] = line.split(":");
   return { uid: Number(uid), gid: Number(gid) };
-}
-
-async function waitListening(port: number, child: ChildProcess, out: () => string, dir: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (child.exitCode !== null) {
-      const log = await readFile(path.join(dir, "error.log"), "utf8").catch(() => "");
-      throw new Error(`apache2 exited with ${child.exitCode}: ${out()}${log}`);
-    }
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, "127.0.0.1", () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.on("error", () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  child.kill("SIGKILL");
-  throw new Error(`apache2 did not listen on ${port} within 10 s: ${out()}`);
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
-    child.once("exit", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill("SIGTERM");
-  });
 }

@@ -4,12 +4,12 @@
  * session's commands (rawlog) so a test can tell what a sync asked for. Dovecot's master runs as root and its
  * mail processes as nobody. Null (with the reason) where dovecot-imapd is missing.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chmod, chown, mkdir, readdir, readFile, rename, stat, utimes, writeFile } from "node:fs/promises";
-import net from "node:net";
 import path from "node:path";
 import { freePort } from "./apache-dav";
+import { stopChild, waitListening } from "./daemon";
 
 const DOVECOT = "/usr/sbin/dovecot";
 const MAIL_UID = 65534;
@@ -98,7 +98,7 @@ export async function startDovecot(dir: string, port?: number): Promise<ImapServ
   let out = "";
   child.stdout?.on("data", (d) => (out += d));
   child.stderr?.on("data", (d) => (out += d));
-  await waitListening(listen, child, () => out, dir);
+  await waitListening("dovecot", listen, child, () => out, path.join(dir, "dovecot.log"));
   const users = new Map<string, string>();
   let stamp = 0;
   return {
@@ -130,38 +130,6 @@ export async function startDovecot(dir: string, port?: number): Promise<ImapServ
       }
       return out;
     },
-    close: () => stop(child),
+    close: () => stopChild(child),
   };
-}
-
-async function waitListening(port: number, child: ChildProcess, out: () => string, dir: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (child.exitCode !== null) {
-      const log = await readFile(path.join(dir, "dovecot.log"), "utf8").catch(() => "");
-      throw new Error(`dovecot exited with ${child.exitCode}: ${out()}${log}`);
-    }
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, "127.0.0.1", () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.on("error", () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  child.kill("SIGKILL");
-  throw new Error(`dovecot did not listen on ${port} within 10 s: ${out()}`);
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
-    child.once("exit", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill("SIGTERM");
-  });
 }

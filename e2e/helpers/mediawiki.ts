@@ -4,12 +4,13 @@
  * log is the request log a test reads). The test edits through the wiki's API as its admin. Null (with the reason)
  * where mediawiki or php-sqlite3 is missing.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { appendFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { freePort } from "./apache-dav";
+import { stopChild } from "./daemon";
 
 const MW = "/usr/share/mediawiki";
 const PHP = "/usr/bin/php";
@@ -99,7 +100,7 @@ export async function startMediaWiki(dir: string): Promise<Wiki> {
     async revokeBotPasswords() {
       await run(PHP, [`${MW}/maintenance/invalidateBotPasswords.php`, `--user=${ADMIN}`], { env });
     },
-    close: () => stop(child),
+    close: () => stopChild(child),
   };
 }
 
@@ -134,16 +135,4 @@ async function session(api: string, user: string, password: string) {
       await call({ action: form.action }, { ...form, token });
     },
   };
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
-    child.once("exit", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill("SIGTERM");
-  });
 }

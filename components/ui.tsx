@@ -17,15 +17,17 @@ export function Button({
   testid,
   className,
   onClick,
+  disabled,
   children,
 }: {
   testid: string;
   className: string;
   onClick(): unknown;
+  disabled?: boolean;
   children: ReactNode;
 }) {
   return (
-    <button type="button" data-testid={testid} onClick={onClick} className={className}>
+    <button type="button" data-testid={testid} onClick={onClick} disabled={disabled} className={className}>
       {children}
     </button>
   );

@@ -18,10 +18,20 @@ import { fill, T } from "./strings";
 
 const shareUrl = (token: string) => `${window.location.origin}/shared/${token}`;
 
-const BUTTON = "rounded-lg border border-zinc-300 px-3 py-1.5 text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800";
+const BUTTON =
+  "rounded-lg border border-zinc-300 px-3 py-1.5 text-sm hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800";
 
 /** A button of the dialog; `className` adds to its look. */
-function DialogButton({ className, ...rest }: { testid: string; className?: string; onClick(): unknown; children: ReactNode }) {
+function DialogButton({
+  className,
+  ...rest
+}: {
+  testid: string;
+  className?: string;
+  onClick(): unknown;
+  disabled?: boolean;
+  children: ReactNode;
+}) {
   return <Button {...rest} className={className ? `${BUTTON} ${className}` : BUTTON} />;
 }
 
@@ -45,6 +55,8 @@ export function ExportDialog({
   const dialog = useRef<HTMLDialogElement>(null);
   const [open, setOpen] = useState(false);
   const [title, setTitle] = useState("");
+  // Markdown and print wait for the conversation's title and scope, so a quick click cannot export without them.
+  const [ready, setReady] = useState(false);
   const [scope, setScope] = useState<{ kbs: string[]; documents: string[] }>({ kbs: [], documents: [] });
   const [share, setShare] = useState<ShareLink | null>(null);
   const [linksVersion, setLinksVersion] = useState(0);
@@ -57,6 +69,7 @@ export function ExportDialog({
     dialog.current?.showModal();
     let live = true;
     setNote(null);
+    setReady(false);
     conversationApi
       .get(conversationId)
       .then(async ({ conversation }) => {
@@ -69,7 +82,8 @@ export function ExportDialog({
         const documents = conversation.documents.flatMap((id) => titles.get(id) ?? []);
         if (live) setScope({ kbs: conversation.kbs, documents });
       })
-      .catch(() => null);
+      .catch(() => null)
+      .finally(() => live && setReady(true));
     apiFetch<{ share: ShareLink | null }>(sharePath(conversationId))
       .then((r) => live && setShare(r.share))
       .catch(() => live && setShare(null));
@@ -137,11 +151,12 @@ export function ExportDialog({
             {s.exportTitle}
           </h2>
           <div className="mt-3 flex flex-wrap gap-2">
-            <DialogButton testid="export-markdown" onClick={() => downloadMarkdown(exportFileName(title), markdown())}>
+            <DialogButton testid="export-markdown" disabled={!ready} onClick={() => downloadMarkdown(exportFileName(title), markdown())}>
               {s.downloadMarkdown}
             </DialogButton>
             <DialogButton
               testid="export-print"
+              disabled={!ready}
               onClick={() => {
                 dialog.current?.close();
                 setPrinting(true);

@@ -32,6 +32,11 @@ describe("conversation export", () => {
     expect(md).toContain("[2] [Portal \\[guide\\]](http://kb.test/documents/portal?chunk=portal-c1)");
   });
 
+  it("names a conversation without a title by its first question, not repeated as a heading", () => {
+    const md = conversationMarkdown("", messages, en, "http://kb.test", everything);
+    expect(md).toMatch(/^# How much leave\?\n\n_Exported 7 December 2026_ {2}\n_Knowledge bases: all_\n\n25 days/);
+  });
+
   it("writes no HTML: titles, questions, reference labels and answers outside code keep their tags as text", () => {
     const img = '<img src=x onerror="alert(1)">';
     const hostile = [

@@ -62,7 +62,9 @@ export function conversationMarkdown(
   origin: string,
   scope: ExportScope,
 ): string {
-  const heading = oneLine(title) || "Conversation";
+  // A conversation not yet saved has no title: it is named by its first question, as the history list names it.
+  const firstQuestion = messages.find((m) => m.role === "user");
+  const heading = oneLine(title) || (firstQuestion && oneLine(messageAnswerText(firstQuestion))) || "Conversation";
   const out = [`# ${heading}`, header(messages, scope, t)];
   let first = true;
   for (const m of messages) {

@@ -41,7 +41,7 @@ interface FoundItem {
   fingerprint?: string;
 }
 
-interface SyncContext {
+export interface SyncContext {
   source: SourceRecord;
   secrets: SourceSecrets;
   previous: ReadonlyMap<string, SourceItem>;

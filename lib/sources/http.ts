@@ -118,7 +118,10 @@ function once(url: URL, opts: GetOptions): Promise<Omit<FetchedResponse, "url">>
         res.on("data", (c: Buffer) => {
           size += c.length;
           if (size > maxBytes) {
-            req.destroy(new FetchRefused(overLimit(null, maxBytes)));
+            // Rejected here: once destroyed, the answer may still end and would read as a whole, empty body.
+            const refused = new FetchRefused(overLimit(null, maxBytes));
+            reject(refused);
+            req.destroy(refused);
             return;
           }
           parts.push(c);

@@ -33,7 +33,13 @@ const tally = { passed: 0, failed: 0, skipped: 0 };
 /** Names and first error lines of what failed, repeated at the end so a log's tail says what broke. */
 const failures = [];
 
-const commandEnv = (env) => ({ ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...env });
+/**
+ * Every Node process of the run (the build, tsc, Vitest's forks, Playwright's workers, the ~20 app servers) keeps V8's
+ * code cache here: a process after the first skips compiling what an earlier one compiled (an app server's start
+ * 9 → 7 CPU-s).
+ */
+const COMPILE_CACHE = path.resolve(DATA, "node-compile-cache");
+const commandEnv = (env) => ({ ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_COMPILE_CACHE: COMPILE_CACHE, ...env });
 
 /** "stage N min" for each stage, printed at the end. */
 const timings = [];

@@ -118,15 +118,17 @@ function once(url: URL, opts: GetOptions): Promise<Omit<FetchedResponse, "url">>
         res.on("data", (c: Buffer) => {
           size += c.length;
           if (size > maxBytes) {
-            // Rejected here: once destroyed, the answer may still end and would read as a whole, empty body.
-            const refused = new FetchRefused(overLimit(null, maxBytes));
-            reject(refused);
-            req.destroy(refused);
+            // Destroyed without an error: one given to req.destroy once the whole answer has arrived is emitted
+            // on the socket, where nothing listens, and would end the process. The answer may still 'end' after.
+            reject(new FetchRefused(overLimit(null, maxBytes)));
+            res.destroy();
             return;
           }
           parts.push(c);
         });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) }));
+        res.on("end", () => {
+          if (size <= maxBytes) resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) });
+        });
         res.on("error", reject);
       },
     );

@@ -47,6 +47,8 @@ export interface ConfluenceContract {
   put(c: ContentSpec): void;
   /** A new version of the page (its version number moves on). */
   edit(id: string, change: Partial<ContentSpec>): void;
+  /** A page moved under another parent: no new version (a move is not an edit of the page). */
+  move(id: string, parentId: string | null): void;
   revoke(): void;
   issue(token: string): void;
   close(): Promise<void>;
@@ -64,7 +66,7 @@ export async function startConfluenceContract(
   let valid = true;
   let clock = Date.parse("2026-01-05T09:00:00.000Z");
   const modified = new Map<string, string>();
-  const state: Omit<ConfluenceContract, "site" | "close" | "put" | "edit" | "revoke" | "issue"> = {
+  const state: Omit<ConfluenceContract, "site" | "close" | "put" | "edit" | "move" | "revoke" | "issue"> = {
     email,
     token,
     requests: [],
@@ -206,6 +208,11 @@ export async function startConfluenceContract(
       if (!before) throw new Error(`no content ${id}`);
       state.content.set(id, { ...before, ...change, version: (before.version ?? 1) + 1 });
       touch(id);
+    },
+    move(id: string, parentId: string | null) {
+      const before = state.content.get(id);
+      if (!before) throw new Error(`no content ${id}`);
+      state.content.set(id, { ...before, parentId });
     },
     revoke() {
       valid = false;

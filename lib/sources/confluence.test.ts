@@ -127,12 +127,14 @@ describe("confluence source against the Confluence Cloud contract server, throug
     expect(await textOf("Printer")).toContain("takes A3 too");
   });
 
-  it("a rename and a move: the document follows under its new title and heading path", async () => {
-    wiki.edit("1003", { title: "年假规定 2026", parentId: "1002" });
+  it("a move (no new version) and a rename: the document follows under its new heading path and title", async () => {
+    wiki.move("1003", "1002");
+    expect(await sync()).toMatchObject({ updated: 1, removed: 0, error: null });
+    expect(await textOf("年假规定")).toContain("# Engineering › Handbook › Leave policy › 年假规定");
+    wiki.edit("1003", { title: "年假规定 2026" });
     expect(await sync()).toMatchObject({ updated: 1, removed: 0, error: null });
     expect(await titles()).toContain("年假规定 2026");
     expect(await titles()).not.toContain("年假规定");
-    expect(await textOf("年假规定 2026")).toContain("# Engineering › Handbook › Leave policy › 年假规定 2026");
   });
 
   it("a deleted page loses its document", async () => {

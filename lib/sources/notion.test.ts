@@ -184,4 +184,16 @@ describe("notion source against the Notion contract server, through @notionhq/cl
     source = await updateSource(store, source, { token: notion.token });
     expect(await sync()).toMatchObject({ unchanged: 3, error: null });
   });
+
+  it("an apiUrl on a private address is refused when the source is added, unless SOURCE_ALLOW_HOSTS lists it", async () => {
+    delete process.env.SOURCE_ALLOW_HOSTS;
+    try {
+      const input = sourceInputSchema.parse({ kind: "notion", apiUrl: notion.origin, token: notion.token, scheduleMinutes: 0 });
+      await expect(addSource(store, "default", input, { admin: false })).rejects.toThrow(
+        "This source cannot be added: 127.0.0.1 is not a public address (an admin can allow it in SOURCE_ALLOW_HOSTS).",
+      );
+    } finally {
+      process.env.SOURCE_ALLOW_HOSTS = ENV.SOURCE_ALLOW_HOSTS;
+    }
+  });
 });

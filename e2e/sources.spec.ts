@@ -2,7 +2,8 @@
  * Sources through the built server: the routes (validation, no secrets answered, Sync now, remove with the
  * documents) and the /kbs flow in a real browser in English and Chinese: add a web source and a Git source,
  * watch the status line, Sync now, remove a source after its confirmation; a WebDAV folder on a real Apache added
- * in the UI answers a question, its citation's document linking to the file on the server.
+ * in the UI answers a question, its citation's document linking to the file on the server; so does a Notion
+ * workspace (its contract server, e2e/helpers/notion-contract.ts), its Original the page's URL in Notion.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -13,6 +14,7 @@ import type { Page } from "@playwright/test";
 import { apacheMissing, startApacheDav } from "./helpers/apache-dav";
 import { ask } from "./helpers/chat";
 import { type GitRepo, serveGitRepo } from "./helpers/git-server";
+import { block, startNotionContract } from "./helpers/notion-contract";
 import { expect, PORTS, SOURCE_PORTS, test } from "./helpers/servers";
 import { serveTestSite, type TestSite } from "./helpers/test-site";
 
@@ -268,6 +270,50 @@ test.describe("WebDAV", () => {
       await deleteKb(kb);
       await dav.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+test.describe("Notion", () => {
+  test.use({ locale: "en-US", viewport: { width: 1000, height: 800 } });
+
+  test("a Notion workspace added on /kbs (its contract server) answers a question; the citation's Original is the page in Notion", async ({
+    page,
+  }) => {
+    const kb = `src-notion-${RUN}`;
+    const notion = await startNotionContract(`ntn_e2e_${RUN}_token`, SOURCE_PORTS.notion);
+    const id = "44444444-4444-4444-8444-000000000001";
+    try {
+      notion.put({
+        id,
+        title: `Axolotl tank ${RUN}`,
+        blocks: [block.h(1, "Water"), block.p("The axolotls of the north lab are kept in water at sixteen degrees, never warmer.")],
+      });
+      expect((await createKb(kb)).status).toBe(201);
+      await page.goto("/kbs");
+      const card = page.locator(`[data-testid="kb-card"][data-kb="${kb}"]`);
+      await addSource(card, async (form) => {
+        await form.getByTestId("source-kind").selectOption("notion");
+        await form.getByTestId("source-api-url").fill(notion.origin);
+        await form.getByTestId("source-token").fill(notion.token);
+      });
+      const source = card.locator('[data-testid="source"][data-kind="notion"]');
+      await expect(source.getByTestId("source-status")).toContainText("1 added");
+      await expect(source.getByTestId("source-kind-label")).toHaveText("Notion (pages shared with an integration)");
+      await expect(source).not.toContainText(notion.token);
+
+      await page.goto("/");
+      const answer = await ask(page, "At what temperature are the axolotls of the north lab kept?");
+      await expect(answer).toContainText("sixteen degrees");
+      await answer.getByTestId("citation-chip").first().click();
+      await page.getByTestId("citation-popover").getByTestId("open-in-document").click();
+      await expect(page.getByTestId("document-title")).toContainText(`Axolotl tank ${RUN}`);
+      const original = page.getByTestId("document-original").locator("a");
+      await expect(original).toHaveAttribute("href", `https://www.notion.so/Axolotl-tank-${RUN}-${id.replace(/-/g, "")}`);
+      expect(notion.requests.every((r) => !r.url.includes(notion.token))).toBe(true);
+    } finally {
+      await deleteKb(kb);
+      await notion.close();
     }
   });
 });

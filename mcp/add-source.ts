@@ -14,14 +14,15 @@ const name = TOOL.addSource;
 const inputSchemaFor = perKbNames((kbNames) =>
   z.strictObject({
     kind: z
-      .enum(["web", "git", "s3", "webdav", "imap", "mediawiki"])
+      .enum(["web", "git", "s3", "webdav", "imap", "mediawiki", "confluence", "notion"])
       .describe(
-        "web: a page, sitemap or site; git: a repository over HTTP(S); s3: a bucket prefix; webdav: a folder on a WebDAV server; imap: a mailbox, each thread a document; mediawiki: a wiki's pages",
+        "web: a page, sitemap or site; git: a repository over HTTP(S); s3: a bucket prefix; webdav: a folder on a WebDAV server; imap: a mailbox, each thread a document; mediawiki: a wiki's pages; confluence: Confluence Cloud spaces' pages, blog posts and attachments; notion: the pages and database rows shared with an internal integration",
       ),
     url: z
       .string()
+      .optional()
       .describe(
-        "web: the page, sitemap or site start URL; git: the clone URL; s3: s3://bucket/prefix; webdav: the folder's URL; imap: imaps://host/Mailbox",
+        "web: the page, sitemap or site start URL; git: the clone URL; s3: s3://bucket/prefix; webdav: the folder's URL; imap: imaps://host/Mailbox; confluence: the site (https://example.atlassian.net/wiki); notion: none",
       ),
     kb: kbArgument(kbNames, "Knowledge base to add it to. Default: the default knowledge base (or the only one this server serves)."),
     name: z.string().optional().describe("A name to show for it; default: its URL"),
@@ -30,12 +31,24 @@ const inputSchemaFor = perKbNames((kbNames) =>
     maxPages: z.number().int().optional().describe("web only; at most this many pages (default 200)"),
     branch: z.string().optional().describe("git only; default main"),
     paths: z.array(z.string()).optional().describe("git only; folders or files to take (default: all)"),
-    token: z.string().optional().describe("git only; an access token for a private repository (stored encrypted)"),
+    token: z
+      .string()
+      .optional()
+      .describe(
+        "git: an access token for a private repository; confluence: an API token; notion: the integration's token (stored encrypted)",
+      ),
+    spaces: z.array(z.string()).optional().describe("confluence only; the space keys to read (ENG, HR)"),
+    apiUrl: z.string().optional().describe("notion only; the API's address when not https://api.notion.com (a proxy)"),
     endpoint: z.string().optional().describe("s3 only; an S3-compatible service's URL"),
     region: z.string().optional().describe("s3 only; default us-east-1"),
     accessKeyId: z.string().optional().describe("s3 only"),
     secretAccessKey: z.string().optional().describe("s3 only; stored encrypted"),
-    username: z.string().optional().describe("webdav, imap; mediawiki: a bot password's user name (User@bot), none to read anonymously"),
+    username: z
+      .string()
+      .optional()
+      .describe(
+        "webdav, imap; mediawiki: a bot password's user name (User@bot), none to read anonymously; confluence: the account's e-mail",
+      ),
     password: z.string().optional().describe("webdav, imap, mediawiki: a password, app password or bot password (stored encrypted)"),
     namespaces: z.array(z.number().int()).optional().describe("mediawiki only; namespace numbers to read (default [0], the articles)"),
     scheduleMinutes: z.number().int().optional().describe("Minutes between syncs; 0: only on demand. Default 60"),
@@ -45,8 +58,8 @@ const inputSchemaFor = perKbNames((kbNames) =>
 const config = {
   title: "Add a source",
   description:
-    "Add a web site, Git repository, S3 bucket, WebDAV folder (Nextcloud, ownCloud, SharePoint, a NAS), IMAP mailbox " +
-    "or MediaWiki to a knowledge base: its documents are indexed in the background and kept in sync on a schedule " +
+    "Add a web site, Git repository, S3 bucket, WebDAV folder (Nextcloud, ownCloud, SharePoint, a NAS), IMAP mailbox, " +
+    "MediaWiki, Confluence Cloud spaces or a Notion workspace to a knowledge base: its documents are indexed in the background and kept in sync on a schedule " +
     "(default hourly). Everything the credential can read there becomes readable by the knowledge base's readers. " +
     "Requires a read-write access token. Check progress with list_sources.",
   input: inputSchemaFor,

@@ -12,6 +12,7 @@ import { type CallToolResult, McpError } from "@modelcontextprotocol/sdk/types.j
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apacheMissing, startApacheDav } from "@/e2e/helpers/apache-dav";
 import { postRaw } from "@/e2e/helpers/mcp";
+import { block, startNotionContract } from "@/e2e/helpers/notion-contract";
 import { serveTestSite } from "@/e2e/helpers/test-site";
 import { serveWeb } from "@/e2e/helpers/web-server";
 import { deleteKnowledgeBase } from "@/lib/admin/knowledge-bases";
@@ -588,6 +589,40 @@ describe("source tools", () => {
       await client.close();
     } finally {
       await dav.close();
+      delete process.env.SOURCE_ALLOW_HOSTS;
+      delete process.env.SOURCE_SECRET_KEY;
+    }
+  });
+
+  it("add_source adds a Notion workspace through the contract server; its token is in no answer, and fetch's url is the page in Notion", async () => {
+    const notion = await startNotionContract();
+    process.env.SOURCE_ALLOW_HOSTS = "127.0.0.1";
+    process.env.SOURCE_SECRET_KEY = "test-source-secret-key-0123456789";
+    try {
+      notion.put({
+        id: "33333333-3333-4333-8333-000000000001",
+        title: "Capybara care",
+        blocks: [block.p("Capybaras bathe in the warm pond at dawn.")],
+      });
+      const client = await connect("/api/mcp", bearer(secrets.rw));
+      const added = await client.callTool({
+        name: "add_source",
+        arguments: { kind: "notion", apiUrl: notion.origin, token: notion.token, kb: "eng-docs", scheduleMinutes: 0 },
+      });
+      expect(added.isError).toBeFalsy();
+      expect(JSON.stringify(added)).not.toContain(notion.token);
+      const run = await runningPromise((added.structuredContent as { source: { id: string } }).source.id);
+      expect(run).toMatchObject({ added: 1, error: null });
+      const found = await client.callTool({ name: "search", arguments: { query: "capybaras warm pond" } });
+      const hit = (found.structuredContent as { results: { id: string; title: string }[] }).results[0];
+      expect(hit.title).toBe("Capybara care");
+      const fetched = await client.callTool({ name: "fetch", arguments: { id: hit.id } });
+      expect((fetched.structuredContent as { url: string }).url).toBe(
+        "https://www.notion.so/Capybara-care-33333333333343338333000000000001",
+      );
+      await client.close();
+    } finally {
+      await notion.close();
       delete process.env.SOURCE_ALLOW_HOSTS;
       delete process.env.SOURCE_SECRET_KEY;
     }

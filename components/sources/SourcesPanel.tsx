@@ -185,7 +185,9 @@ function AddSourceForm({
     const get = (k: string) => String(f.get(k) ?? "").trim();
     const body: Record<string, unknown> = { kind, scheduleMinutes: Number(get("scheduleMinutes") || 60) };
     if (kind === "folder") body.path = get("path");
-    else body.url = get("url");
+    else if (kind === "notion") {
+      if (get("apiUrl")) body.apiUrl = get("apiUrl");
+    } else body.url = get("url");
     if (kind === "web") Object.assign(body, { mode: get("mode"), maxPages: Number(get("maxPages") || 200) });
     if (kind === "git") {
       body.branch = get("branch") || "main";
@@ -203,6 +205,15 @@ function AddSourceForm({
     // A wiki is read anonymously unless a bot password is given.
     if (kind === "mediawiki" && get("username"))
       Object.assign(body, { username: get("username"), password: String(f.get("password") ?? "") });
+    if (kind === "confluence")
+      Object.assign(body, {
+        spaces: get("spaces")
+          .split(",")
+          .map((k) => k.trim())
+          .filter(Boolean),
+        username: get("username"),
+      });
+    if (kind === "confluence" || kind === "notion") body.token = String(f.get("token") ?? "").trim();
     onAdd(body);
   };
   const kinds: [SourceKind, string][] = [
@@ -212,6 +223,8 @@ function AddSourceForm({
     ["webdav", t.kindWebdav],
     ["imap", t.kindImap],
     ["mediawiki", t.kindMediawiki],
+    ["confluence", t.kindConfluence],
+    ["notion", t.kindNotion],
     ...(admin ? [["folder", t.kindFolder] as [SourceKind, string]] : []),
   ];
   return (
@@ -229,6 +242,10 @@ function AddSourceForm({
         <Field label={t.folderPath}>
           <input name="path" data-testid="source-path" required className={inputClass} />
         </Field>
+      ) : kind === "notion" ? (
+        <Field label={t.apiUrl}>
+          <input name="apiUrl" data-testid="source-api-url" className={inputClass} placeholder="https://api.notion.com" />
+        </Field>
       ) : (
         <Field label={t.url}>
           <input
@@ -241,7 +258,9 @@ function AddSourceForm({
                 ? "s3://bucket/prefix"
                 : kind === "webdav"
                   ? "https://cloud.example.com/remote.php/dav/files/me/Team/"
-                  : "https://"
+                  : kind === "confluence"
+                    ? "https://example.atlassian.net/wiki"
+                    : "https://"
             }
           />
         </Field>
@@ -306,7 +325,22 @@ function AddSourceForm({
           </Field>
         </>
       )}
-      {(kind === "webdav" || kind === "imap" || kind === "mediawiki" || kind === "s3" || kind === "git") && (
+      {kind === "confluence" && (
+        <>
+          <Field label={t.spaces}>
+            <input name="spaces" data-testid="source-spaces" required className={inputClass} placeholder="ENG, HR" />
+          </Field>
+          <Field label={t.email}>
+            <input name="username" data-testid="source-username" type="email" required autoComplete="off" className={inputClass} />
+          </Field>
+        </>
+      )}
+      {(kind === "confluence" || kind === "notion") && (
+        <Field label={kind === "notion" ? t.integrationToken : t.apiToken}>
+          <input name="token" data-testid="source-token" type="password" required autoComplete="off" className={inputClass} />
+        </Field>
+      )}
+      {kind !== "web" && kind !== "folder" && (
         <p data-testid="source-credential-note" className="text-xs text-zinc-600 sm:col-span-2 dark:text-zinc-400">
           {t.credentialNote}
         </p>

@@ -50,6 +50,21 @@ describe("source sync errors in the Chinese UI", () => {
     );
   });
 
+  it("says the Confluence and Notion sources' errors in Chinese", () => {
+    expect(
+      syncErrorText(
+        "Notion refused the integration token (HTTP 401 unauthorized): it was revoked, or the integration removed; enter a new token",
+        "zh",
+      ),
+    ).toBe("Notion 拒绝了集成令牌（HTTP 401）：令牌已被撤销或集成已被移除，请输入新令牌");
+    expect(
+      syncErrorText("Confluence kept answering HTTP 429 (rate limited) to GET /wiki/api/v2/spaces after its Retry-After waits", "zh"),
+    ).toBe("Confluence 按 Retry-After 等待重试后仍对 GET /wiki/api/v2/spaces 返回 HTTP 429（限流）");
+    expect(syncErrorText("Notion's search did not end after 4 pages (SOURCE_MAX_LIST_PAGES): nothing was removed", "zh")).toBe(
+      "Notion 的搜索在 4 页后仍未结束（SOURCE_MAX_LIST_PAGES）：未删除任何内容",
+    );
+  });
+
   it("keeps English in the English UI, and an unknown error as recorded", () => {
     expect(syncErrorText("no answer within 30 s", "en")).toBe("no answer within 30 s");
     expect(syncErrorText("ECONNRESET", "zh")).toBe("ECONNRESET");

@@ -50,6 +50,35 @@ const ZH: [RegExp, string][] = [
     /^the wiki's listing repeats a continuation after (\d+) pages: it would never end$/,
     "Wiki 的列表在 $1 页后重复了续传标记：它永远不会结束",
   ],
+  [
+    /^Confluence refused the credential \(HTTP 401\): the API token was revoked or expired, or the e-mail changed; enter the token again$/,
+    "Confluence 拒绝了凭据（HTTP 401）：API 令牌已被撤销或过期，或邮箱已更改，请重新输入令牌",
+  ],
+  [
+    /^Notion refused the integration token \(HTTP 401 unauthorized\): it was revoked, or the integration removed; enter a new token$/,
+    "Notion 拒绝了集成令牌（HTTP 401）：令牌已被撤销或集成已被移除，请输入新令牌",
+  ],
+  [
+    /^(Confluence|Notion) kept answering HTTP 429 \(rate limited\) to (.+) after its Retry-After waits$/,
+    "$1 按 Retry-After 等待重试后仍对 $2 返回 HTTP 429（限流）",
+  ],
+  [
+    /^Confluence's listing did not end after (\d+) pages \(SOURCE_MAX_LIST_PAGES\): nothing was removed$/,
+    "Confluence 的列表在 $1 页后仍未结束（SOURCE_MAX_LIST_PAGES）：未删除任何内容",
+  ],
+  [
+    /^Confluence's listing repeats a cursor after (\d+) pages: it would never end$/,
+    "Confluence 的列表在 $1 页后重复了游标：它永远不会结束",
+  ],
+  [
+    /^Notion's search did not end after (\d+) pages \(SOURCE_MAX_LIST_PAGES\): nothing was removed$/,
+    "Notion 的搜索在 $1 页后仍未结束（SOURCE_MAX_LIST_PAGES）：未删除任何内容",
+  ],
+  [/^Notion's search repeats a cursor after (\d+) pages: it would never end$/, "Notion 的搜索在 $1 页后重复了游标：它永远不会结束"],
+  [
+    /^the space (\S+) is not visible to this account \(deleted, or its permission withdrawn\): nothing was removed$/,
+    "此账号看不到空间 $1（已删除或权限被收回）：未删除任何内容",
+  ],
   [/^the wiki answered HTTP (\d+) to (\S+) after (\d+) retries$/, "Wiki 对 $2 返回了 HTTP $1（已重试 $3 次）"],
   [/^the wiki answered HTTP (\d+) to (\S+)$/, "Wiki 对 $2 返回了 HTTP $1"],
   [/^no answer within (\d+) s$/, "$1 秒内没有响应"],

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 
-export type SourceKind = "web" | "git" | "s3" | "folder" | "webdav" | "imap" | "mediawiki";
+export type SourceKind = "web" | "git" | "s3" | "folder" | "webdav" | "imap" | "mediawiki" | "confluence" | "notion";
 
 const MAX_PAGES = 5000;
 const DEFAULT_SCHEDULE_MINUTES = 60;
@@ -144,9 +144,42 @@ const mediawiki = z
   })
   .refine((m) => !m.username === !m.password, "a bot password needs both username and password (or neither, to read anonymously)");
 
+/**
+ * Confluence Cloud (REST v2; `url` the site, https://example.atlassian.net/wiki): the pages and blog posts of the
+ * chosen spaces, with attachments. An account's e-mail address and an API token.
+ */
+const confluence = z.strictObject({
+  kind: z.literal("confluence"),
+  name,
+  url: httpUrl("url"),
+  spaces: z
+    .array(
+      z
+        .string({ error: "spaces must be space keys" })
+        .trim()
+        .regex(/^~?[A-Za-z0-9_]{1,255}$/, "each space must be a space key (ENG, ~alice)"),
+    )
+    .min(1, "name at least one space key")
+    .max(50),
+  username: z.string({ error: "username must be a string" }).trim().min(1, "username (the account's e-mail) is required").max(200),
+  /** An API token (id.atlassian.com → Security → API tokens); sealed (./secrets.ts). */
+  token: z.string({ error: "token must be a string" }).trim().min(1, "token is required").max(1000),
+  scheduleMinutes: schedule,
+});
+
+/** Notion: the pages and database rows shared with an internal integration, read with its token. */
+const notion = z.strictObject({
+  kind: z.literal("notion"),
+  name,
+  /** The API's address: https://api.notion.com, or a proxy in front of it. */
+  apiUrl: httpUrl("apiUrl").default("https://api.notion.com"),
+  token: z.string({ error: "token must be a string" }).trim().min(1, "token is required").max(1000),
+  scheduleMinutes: schedule,
+});
+
 /** POST /api/kbs/<kb>/sources and MCP add_source. */
-export const sourceInputSchema = z.discriminatedUnion("kind", [web, git, s3, folder, webdav, imap, mediawiki], {
-  error: 'kind must be "web", "git", "s3", "folder", "webdav", "imap" or "mediawiki"',
+export const sourceInputSchema = z.discriminatedUnion("kind", [web, git, s3, folder, webdav, imap, mediawiki, confluence, notion], {
+  error: 'kind must be "web", "git", "s3", "folder", "webdav", "imap", "mediawiki", "confluence" or "notion"',
 });
 export type SourceInput = z.infer<typeof sourceInputSchema>;
 

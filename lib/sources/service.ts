@@ -4,12 +4,14 @@
  */
 import type { Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
+import { confluenceConnector } from "./confluence";
 import { type Connector, cancelSync, nextRunAfter, runningOf, syncSource } from "./engine";
 import { folderConnector } from "./folder";
 import { gitConnector } from "./git";
 import { checkSourceUrl, FetchRefused, resolveSourceHost } from "./http";
 import { imapConnector } from "./imap";
 import { mediawikiConnector } from "./mediawiki";
+import { notionConnector } from "./notion";
 import { s3Connector } from "./s3";
 import {
   SECRET_FIELDS,
@@ -35,10 +37,14 @@ const CONNECTORS: Record<SourceKind, Connector> = {
   webdav: webdavConnector,
   imap: imapConnector,
   mediawiki: mediawikiConnector,
+  confluence: confluenceConnector,
+  notion: notionConnector,
 };
 
 function defaultName(input: SourceInput): string {
   if (input.kind === "folder") return input.path;
+  if (input.kind === "notion") return "Notion";
+  if (input.kind === "confluence") return `${input.url} (${input.spaces.join(", ")})`;
   return input.url;
 }
 
@@ -105,7 +111,7 @@ export async function addSource(store: Store, kb: string, input: SourceInput, op
   if (input.kind !== "s3" && input.kind !== "folder") {
     try {
       if (input.kind === "imap") await resolveSourceHost(new URL(input.url).hostname);
-      else await checkSourceUrl(new URL(input.url));
+      else await checkSourceUrl(new URL(input.kind === "notion" ? input.apiUrl : input.url));
     } catch (err) {
       if (err instanceof FetchRefused) throw new AppError("bad_request", `This source cannot be added: ${err.message}.`);
       throw err;
@@ -144,6 +150,8 @@ const SECRET_OF: Partial<Record<SourceKind, (typeof SECRET_FIELDS)[number]>> = {
   webdav: "password",
   imap: "password",
   mediawiki: "password",
+  confluence: "token",
+  notion: "token",
 };
 
 export async function updateSource(store: Store, source: SourceRecord, patch: SourcePatch) {

@@ -1,0 +1,226 @@
+/**
+ * A contract server for Confluence Cloud's REST API v2, written from its public reference, for the Confluence
+ * source's tests (lib/sources/confluence.test.ts, e2e/sources.spec.ts) driven through confluence.js pointed at it:
+ * - authentication: https://developer.atlassian.com/cloud/confluence/basic-auth-for-rest-apis/ (Basic e-mail:API token)
+ * - spaces: https://developer.atlassian.com/cloud/confluence/rest/v2/api-group-space/#api-spaces-get (`keys`)
+ * - pages: https://developer.atlassian.com/cloud/confluence/rest/v2/api-group-page/#api-spaces-id-pages-get and
+ *   #api-pages-id-get (`body-format=view`), blog posts: https://developer.atlassian.com/cloud/confluence/rest/v2/api-group-blog-post/
+ * - attachments: https://developer.atlassian.com/cloud/confluence/rest/v2/api-group-attachment/#api-pages-id-attachments-get
+ *   (`downloadLink` relative to the site's /wiki)
+ * - download: https://developer.atlassian.com/cloud/confluence/rest/v1/api-group-content---attachments/#api-wiki-rest-api-content-id-child-attachment-attachmentid-download-get
+ *   (v1; a redirect to the file)
+ * - pagination: https://developer.atlassian.com/cloud/confluence/rest/v2/intro/#using (an opaque `cursor`, the next
+ *   page's relative URL in `_links.next` and the `Link` header)
+ * - rate limits: https://developer.atlassian.com/cloud/confluence/rate-limiting/ (429 with Retry-After in seconds)
+ * Only what the account may view is listed; a page whose view permission was withdrawn is missing from listings and
+ * answers 404, as the reference says. Every request is recorded (method, URL, Authorization).
+ */
+import { once } from "node:events";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+
+interface ContentSpec {
+  id: string;
+  type: "page" | "blogpost";
+  space: string;
+  title: string;
+  parentId?: string | null;
+  /** The rendered body (`body-format=view`): Confluence's XHTML as the browser gets it. */
+  html: string;
+  attachments?: { id: string; title: string; mediaType: string; data: string; version?: number }[];
+  version?: number;
+  restricted?: boolean;
+  trashed?: boolean;
+}
+
+export interface ConfluenceContract {
+  /** The site as a user names it (…/wiki). */
+  site: string;
+  email: string;
+  token: string;
+  requests: { method: string; url: string; auth: string | undefined }[];
+  spaces: Map<string, { id: string; key: string; name: string }>;
+  content: Map<string, ContentSpec>;
+  busy: string[];
+  endless: "new" | "same" | null;
+  pageSize: number;
+  put(c: ContentSpec): void;
+  /** A new version of the page (its version number moves on). */
+  edit(id: string, change: Partial<ContentSpec>): void;
+  /** A page moved under another parent: no new version (a move is not an edit of the page). */
+  move(id: string, parentId: string | null): void;
+  revoke(): void;
+  issue(token: string): void;
+  close(): Promise<void>;
+}
+
+const json = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
+  res.writeHead(status, { "content-type": "application/json;charset=UTF-8", ...headers }).end(JSON.stringify(body));
+const error = (res: http.ServerResponse, status: number, code: string, title: string, headers: Record<string, string> = {}) =>
+  json(res, status, { errors: [{ status, code, title, detail: null }] }, headers);
+
+export async function startConfluenceContract(
+  email = "kb-sync@example.com",
+  token = "ATATT3xFfGF0-contract-token",
+): Promise<ConfluenceContract> {
+  let valid = true;
+  let clock = Date.parse("2026-01-05T09:00:00.000Z");
+  const modified = new Map<string, string>();
+  const state: Omit<ConfluenceContract, "site" | "close" | "put" | "edit" | "move" | "revoke" | "issue"> = {
+    email,
+    token,
+    requests: [],
+    spaces: new Map(),
+    content: new Map(),
+    busy: [],
+    endless: null,
+    pageSize: 250,
+  };
+  const webui = (c: ContentSpec) =>
+    c.type === "page"
+      ? `/spaces/${c.space}/pages/${c.id}/${encodeURIComponent(c.title.replace(/\s+/g, "+"))}`
+      : `/spaces/${c.space}/blog/${c.id}`;
+  const summary = (c: ContentSpec) => ({
+    id: c.id,
+    status: "current",
+    title: c.title,
+    spaceId: state.spaces.get(c.space)?.id,
+    ...(c.type === "page" ? { parentId: c.parentId ?? null, parentType: c.parentId ? "page" : null } : {}),
+    authorId: "557058:contract",
+    createdAt: "2026-01-05T09:00:00.000Z",
+    version: { number: c.version ?? 1, createdAt: modified.get(c.id), message: "", minorEdit: false, authorId: "557058:contract" },
+    _links: { webui: webui(c), editui: `/pages/resumedraft.action?draftId=${c.id}`, tinyui: `/x/${c.id}` },
+  });
+  const viewable = (c: ContentSpec | undefined): c is ContentSpec => !!c && !c.restricted && !c.trashed;
+  /** One answer of a listing: an opaque cursor (the offset), the next page's URL in _links.next and in Link. */
+  const page = (res: http.ServerResponse, url: URL, items: unknown[], base: string) => {
+    const cursor = url.searchParams.get("cursor");
+    const start = cursor ? Number(Buffer.from(cursor, "base64url").toString()) : 0;
+    const limit = Math.min(Number(url.searchParams.get("limit") ?? 25), 250, state.pageSize);
+    let next: string | null = start + limit < items.length ? Buffer.from(String(start + limit)).toString("base64url") : null;
+    if (state.endless) next = state.endless === "same" ? "c2FtZQ" : Buffer.from(`n${state.requests.length}`).toString("base64url");
+    const results = state.endless ? [] : items.slice(start, start + limit);
+    const links: Record<string, string> = { base };
+    const headers: Record<string, string> = {};
+    if (next) {
+      const n = new URL(url);
+      n.searchParams.set("cursor", next);
+      links.next = `${n.pathname}${n.search}`;
+      headers.link = `<${links.next}>; rel="next", <${base}>; rel="base"`;
+    }
+    return json(res, 200, { results, _links: links }, headers);
+  };
+
+  let site = "";
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      const url = new URL(req.url ?? "/", "http://x");
+      state.requests.push({ method: req.method ?? "", url: req.url ?? "", auth: req.headers.authorization });
+      const busy = state.busy.shift();
+      if (busy !== undefined) return error(res, 429, "TOO_MANY_REQUESTS", "Rate limit exceeded", { "retry-after": busy });
+      const basic = `Basic ${Buffer.from(`${state.email}:${state.token}`).toString("base64")}`;
+      if (!valid || req.headers.authorization !== basic) return error(res, 401, "UNAUTHORIZED", "Unauthorized");
+      const p = url.pathname;
+      if (req.method !== "GET") return error(res, 405, "METHOD_NOT_ALLOWED", "Method not allowed");
+      if (p === "/wiki/api/v2/spaces") {
+        const keys = url.searchParams.getAll("keys").flatMap((k) => k.split(","));
+        const spaces = [...state.spaces.values()].filter((s) => !keys.length || keys.includes(s.key));
+        return page(
+          res,
+          url,
+          spaces.map((s) => ({ ...s, type: "global", status: "current", _links: { webui: `/spaces/${s.key}` } })),
+          site,
+        );
+      }
+      const list = /^\/wiki\/api\/v2\/spaces\/(\d+)\/(pages|blogposts)$/.exec(p);
+      if (list) {
+        const space = [...state.spaces.values()].find((s) => s.id === list[1]);
+        if (!space) return error(res, 404, "NOT_FOUND", "Space not found");
+        const type = list[2] === "pages" ? "page" : "blogpost";
+        const items = [...state.content.values()].filter((c) => viewable(c) && c.type === type && c.space === space.key);
+        const sort = url.searchParams.get("sort");
+        if (sort === "-modified-date") items.sort((a, b) => (modified.get(a.id)! < modified.get(b.id)! ? 1 : -1));
+        return page(res, url, items.map(summary), site);
+      }
+      const one = /^\/wiki\/api\/v2\/(pages|blogposts)\/(\d+)$/.exec(p);
+      if (one) {
+        const c = state.content.get(one[2]);
+        if (!viewable(c) || c.type !== (one[1] === "pages" ? "page" : "blogpost")) return error(res, 404, "NOT_FOUND", "Not found");
+        const format = url.searchParams.get("body-format");
+        const body = format === "view" ? { view: { value: c.html, representation: "view" } } : {};
+        return json(res, 200, { ...summary(c), body });
+      }
+      const atts = /^\/wiki\/api\/v2\/(pages|blogposts)\/(\d+)\/attachments$/.exec(p);
+      if (atts) {
+        const c = state.content.get(atts[2]);
+        if (!viewable(c)) return error(res, 404, "NOT_FOUND", "Not found");
+        const items = (c.attachments ?? []).map((a) => ({
+          id: a.id,
+          status: "current",
+          title: a.title,
+          mediaType: a.mediaType,
+          fileSize: Buffer.byteLength(a.data),
+          pageId: c.type === "page" ? c.id : undefined,
+          version: { number: a.version ?? 1, createdAt: modified.get(c.id) },
+          webuiLink: `/pages/viewpageattachments.action?pageId=${c.id}&preview=${encodeURIComponent(`/${c.id}/${a.title}`)}`,
+          downloadLink: `/download/attachments/${c.id}/${encodeURIComponent(a.title)}?version=${a.version ?? 1}&api=v2`,
+          _links: { download: `/download/attachments/${c.id}/${encodeURIComponent(a.title)}` },
+        }));
+        return page(res, url, items, site);
+      }
+      const v1 = /^\/wiki\/rest\/api\/content\/(\d+)\/child\/attachment\/([^/]+)\/download$/.exec(p);
+      if (v1) {
+        const c = state.content.get(v1[1]);
+        const a = viewable(c) ? c.attachments?.find((x) => x.id === v1[2]) : undefined;
+        if (!a) return error(res, 404, "NOT_FOUND", "Not found");
+        return res
+          .writeHead(302, { location: `${site}/download/attachments/${c!.id}/${encodeURIComponent(a.title)}?version=${a.version ?? 1}` })
+          .end();
+      }
+      const download = /^\/wiki\/download\/attachments\/(\d+)\/([^/]+)$/.exec(p);
+      if (download) {
+        const c = state.content.get(download[1]);
+        const a = viewable(c) ? c.attachments?.find((x) => x.title === decodeURIComponent(download[2])) : undefined;
+        if (!a) return error(res, 404, "NOT_FOUND", "Not found");
+        return res.writeHead(200, { "content-type": a.mediaType }).end(a.data);
+      }
+      return error(res, 404, "NOT_FOUND", "No such endpoint");
+    });
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  site = `http://127.0.0.1:${(server.address() as AddressInfo).port}/wiki`;
+  const touch = (id: string) => {
+    clock += 60_000;
+    modified.set(id, new Date(clock).toISOString());
+  };
+  return Object.assign(state, {
+    site,
+    put(c: ContentSpec) {
+      if (!state.spaces.has(c.space))
+        state.spaces.set(c.space, { id: String(98000 + state.spaces.size), key: c.space, name: `${c.space} space` });
+      state.content.set(c.id, { version: 1, ...c });
+      touch(c.id);
+    },
+    edit(id: string, change: Partial<ContentSpec>) {
+      const before = state.content.get(id);
+      if (!before) throw new Error(`no content ${id}`);
+      state.content.set(id, { ...before, ...change, version: (before.version ?? 1) + 1 });
+      touch(id);
+    },
+    move(id: string, parentId: string | null) {
+      const before = state.content.get(id);
+      if (!before) throw new Error(`no content ${id}`);
+      state.content.set(id, { ...before, parentId });
+    },
+    revoke() {
+      valid = false;
+    },
+    issue(token: string) {
+      state.token = token;
+      valid = true;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  });
+}

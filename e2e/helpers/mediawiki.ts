@@ -4,7 +4,7 @@
  * log is the request log a test reads). The test edits through the wiki's API as its admin. Null (with the reason)
  * where mediawiki or php-sqlite3 is missing.
  */
-import { execFile, spawn } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { appendFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -56,6 +56,9 @@ export function mediawikiMissing(): string | null {
   if (!existsSync(path.join(MW, "maintenance", "install.php")))
     return "mediawiki is not installed (apt-get install mediawiki; .ci/run installs it)";
   if (!existsSync(PHP)) return "php is not installed";
+  // The installer would fail without it, and the test with an error instead of this reason.
+  if (!/^pdo_sqlite$/m.test(execFileSync(PHP, ["-m"], { encoding: "utf8" })))
+    return "php-sqlite3 is not installed (apt-get install php-sqlite3; .ci/run installs it)";
   return null;
 }
 

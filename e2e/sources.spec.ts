@@ -1,9 +1,10 @@
 /**
  * Sources through the built server: the routes (validation, no secrets answered, Sync now, remove with the
  * documents) and the /kbs flow in a real browser in English and Chinese: add a web source and a Git source,
- * watch the status line, Sync now, remove a source after its confirmation; a WebDAV folder on a real Apache added
- * in the UI answers a question, its citation's document linking to the file on the server; so does a Notion
- * workspace (its contract server, e2e/helpers/notion-contract.ts), its Original the page's URL in Notion.
+ * watch the status line, Sync now, remove a source after its confirmation; a drive (a WebDAV folder on a real
+ * Apache), a mailbox (a real Dovecot), a wiki (a real MediaWiki) and a Notion workspace (its contract server,
+ * e2e/helpers/notion-contract.ts) added in the UI each answer a question, the cited document's Original being the
+ * item in its service.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -11,9 +12,12 @@ import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { Page } from "@playwright/test";
+import { ImapFlow } from "imapflow";
 import { apacheMissing, startApacheDav } from "./helpers/apache-dav";
 import { ask } from "./helpers/chat";
+import { dovecotMissing, startDovecot } from "./helpers/dovecot";
 import { type GitRepo, serveGitRepo } from "./helpers/git-server";
+import { mediawikiMissing, startMediaWiki } from "./helpers/mediawiki";
 import { block, startNotionContract } from "./helpers/notion-contract";
 import { expect, PORTS, SOURCE_PORTS, test } from "./helpers/servers";
 import { serveTestSite, type TestSite } from "./helpers/test-site";
@@ -274,7 +278,36 @@ test.describe("WebDAV", () => {
   });
 });
 
-test.describe("Notion", () => {
+/**
+ * Adds a source of `kind` on /kbs to the new knowledge base `kb`, waits for its first sync, asks `question` on the
+ * chat page, expects `answered` in the answer and opens the cited document.
+ */
+async function addAskAndOpen(
+  page: Page,
+  kb: string,
+  kind: "imap" | "mediawiki" | "notion",
+  fill: (form: ReturnType<Page["locator"]>) => Promise<void>,
+  added: string,
+  question: string,
+  answered: string,
+) {
+  expect((await createKb(kb)).status).toBe(201);
+  await page.goto("/kbs");
+  const card = page.locator(`[data-testid="kb-card"][data-kb="${kb}"]`);
+  await addSource(card, async (form) => {
+    await form.getByTestId("source-kind").selectOption(kind);
+    await fill(form);
+  });
+  await expect(card.locator(`[data-testid="source"][data-kind="${kind}"]`).getByTestId("source-status")).toContainText(added);
+  await page.goto("/");
+  const answer = await ask(page, question);
+  await expect(answer).toContainText(answered);
+  await answer.getByTestId("citation-chip").first().click();
+  await page.getByTestId("citation-popover").getByTestId("open-in-document").click();
+}
+
+test.describe("mailbox, wiki and Notion", () => {
+  // Below 1024 px "Open in document" opens the document's own page, where its Original is.
   test.use({ locale: "en-US", viewport: { width: 1000, height: 800 } });
 
   test("a Notion workspace added on /kbs (its contract server) answers a question; the citation's Original is the page in Notion", async ({
@@ -289,24 +322,18 @@ test.describe("Notion", () => {
         title: `Axolotl tank ${RUN}`,
         blocks: [block.h(1, "Water"), block.p("The axolotls of the north lab are kept in water at sixteen degrees, never warmer.")],
       });
-      expect((await createKb(kb)).status).toBe(201);
-      await page.goto("/kbs");
-      const card = page.locator(`[data-testid="kb-card"][data-kb="${kb}"]`);
-      await addSource(card, async (form) => {
-        await form.getByTestId("source-kind").selectOption("notion");
-        await form.getByTestId("source-api-url").fill(notion.origin);
-        await form.getByTestId("source-token").fill(notion.token);
-      });
-      const source = card.locator('[data-testid="source"][data-kind="notion"]');
-      await expect(source.getByTestId("source-status")).toContainText("1 added");
-      await expect(source.getByTestId("source-kind-label")).toHaveText("Notion (pages shared with an integration)");
-      await expect(source).not.toContainText(notion.token);
-
-      await page.goto("/");
-      const answer = await ask(page, "At what temperature are the axolotls of the north lab kept?");
-      await expect(answer).toContainText("sixteen degrees");
-      await answer.getByTestId("citation-chip").first().click();
-      await page.getByTestId("citation-popover").getByTestId("open-in-document").click();
+      await addAskAndOpen(
+        page,
+        kb,
+        "notion",
+        async (form) => {
+          await form.getByTestId("source-api-url").fill(notion.origin);
+          await form.getByTestId("source-token").fill(notion.token);
+        },
+        "1 added",
+        "At what temperature are the axolotls of the north lab kept?",
+        "sixteen degrees",
+      );
       await expect(page.getByTestId("document-title")).toContainText(`Axolotl tank ${RUN}`);
       const original = page.getByTestId("document-original").locator("a");
       await expect(original).toHaveAttribute("href", `https://www.notion.so/Axolotl-tank-${RUN}-${id.replace(/-/g, "")}`);
@@ -314,6 +341,107 @@ test.describe("Notion", () => {
     } finally {
       await deleteKb(kb);
       await notion.close();
+    }
+  });
+
+  test("an IMAP mailbox added on /kbs answers a question; the cited thread's Original is the IMAP URL of its first message", async ({
+    page,
+  }) => {
+    test.skip(!!dovecotMissing(), dovecotMissing() ?? "");
+    test.setTimeout(120_000);
+    const kb = `src-imap-${RUN}`;
+    const dir = mkdtempSync(path.join(os.tmpdir(), "e2e-imap-"));
+    const imap = await startDovecot(dir, SOURCE_PORTS.imap);
+    try {
+      await imap.setPassword("kb-mail", "imap-e2e-PASSWORD");
+      const client = new ImapFlow({
+        host: "127.0.0.1",
+        port: imap.port,
+        secure: false,
+        auth: { user: "kb-mail", pass: "imap-e2e-PASSWORD" },
+        logger: false,
+      });
+      await client.connect();
+      let uidValidity = "";
+      try {
+        const mail = (id: string, subject: string, body: string, replyTo?: string) =>
+          [
+            "From: Robin <robin@example.com>",
+            "To: facilities@example.com",
+            `Subject: ${subject}`,
+            "Date: Mon, 02 Mar 2026 09:00:00 +0000",
+            `Message-ID: ${id}`,
+            ...(replyTo ? [`In-Reply-To: ${replyTo}`, `References: ${replyTo}`] : []),
+            "Content-Type: text/plain; charset=UTF-8",
+            "",
+            body,
+          ].join("\r\n");
+        await client.append(
+          "INBOX",
+          mail("<q1@e2e>", `Pangolin enclosure key ${RUN}`, "Where is the spare key of the pangolin enclosure?"),
+        );
+        await client.append(
+          "INBOX",
+          mail(
+            "<q2@e2e>",
+            `Re: Pangolin enclosure key ${RUN}`,
+            "The pangolin enclosure spare key hangs in the blue lockbox by the east gate.",
+            "<q1@e2e>",
+          ),
+        );
+        uidValidity = String((await client.mailboxOpen("INBOX")).uidValidity);
+      } finally {
+        await client.logout();
+      }
+      await addAskAndOpen(
+        page,
+        kb,
+        "imap",
+        async (form) => {
+          await form.getByTestId("source-url").fill(`imap://127.0.0.1:${imap.port}/INBOX`);
+          await form.getByTestId("source-username").fill("kb-mail");
+          await form.getByTestId("source-password").fill("imap-e2e-PASSWORD");
+        },
+        "1 added",
+        "Where does the pangolin enclosure spare key hang?",
+        "blue lockbox",
+      );
+      await expect(page.getByTestId("document-title")).toContainText(`Pangolin enclosure key ${RUN}`);
+      // A mail client opens an imap:// URL (RFC 5092); the page shows it as text, a link only for web addresses.
+      const original = page.getByTestId("document-original");
+      await expect(original).toHaveText(`imap://127.0.0.1:${imap.port}/INBOX;UIDVALIDITY=${uidValidity}/;UID=1`);
+      await expect(original.locator("a")).toHaveCount(0);
+    } finally {
+      await deleteKb(kb);
+      await imap.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a MediaWiki added on /kbs answers a question; the cited page's Original is its URL on the wiki", async ({ page }) => {
+    test.skip(!!mediawikiMissing(), mediawikiMissing() ?? "");
+    test.setTimeout(120_000);
+    const kb = `src-wiki-${RUN}`;
+    const dir = mkdtempSync(path.join(os.tmpdir(), "e2e-wiki-"));
+    const wiki = await startMediaWiki(dir, SOURCE_PORTS.wiki);
+    try {
+      await wiki.edit(`Capybara pool ${RUN}`, "== Cleaning ==\nThe capybara pool is drained and refilled every second Thursday.");
+      await addAskAndOpen(
+        page,
+        kb,
+        "mediawiki",
+        (form) => form.getByTestId("source-url").fill(wiki.api),
+        "2 added",
+        "When is the capybara pool drained and refilled?",
+        "second Thursday",
+      );
+      await expect(page.getByTestId("document-title")).toContainText(`Capybara pool ${RUN}`);
+      const original = page.getByTestId("document-original").locator("a");
+      expect(decodeURI((await original.getAttribute("href"))!)).toBe(`${wiki.origin}/index.php/Capybara_pool_${RUN}`);
+    } finally {
+      await deleteKb(kb);
+      await wiki.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

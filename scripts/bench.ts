@@ -5,6 +5,8 @@
  * Replicas on an object store: `npm run bench -- --replicas N [--corpus DIR]` (scripts/bench-replicas.ts).
  * OCR: `npm run bench -- --ocr [--pages 4]`: pages/s, CPU-s a page, character and word accuracy of scan-like pages a
  * language, beside tesseract's (scripts/bench-ocr.ts).
+ * Sources: `npm run bench -- --sources [--items 1000]`: a first sync (items/s) and an unchanged re-sync from a real
+ * Apache WebDAV, Dovecot IMAP and MediaWiki, with CPU-seconds (scripts/bench-sources.ts).
  * For a subset of each shared eval set: ingest throughput (docs/s, chunks/s) into a temporary store, then
  * query latency (mean/p50/p95) and passage recall@5 for the default retrieval versus the previous default
  * (fusion with a 0.1 vector vote, no query analysis, no reranker), plain BM25 and plain vector search, with
@@ -25,6 +27,7 @@ import { runMixedBench } from "./bench-mixed";
 import { runOcrBench } from "./bench-ocr";
 import { runReplicaBench } from "./bench-replicas";
 import { runScaleBench } from "./bench-scale";
+import { runSourcesBench } from "./bench-sources";
 
 const SETS = ["cmrc2018-dev-zh", "squad1.1-dev-en", "covidqa-en"];
 
@@ -44,8 +47,14 @@ async function main() {
       replicas: { type: "string" },
       ocr: { type: "boolean", default: false },
       pages: { type: "string", default: "4" },
+      sources: { type: "boolean", default: false },
+      items: { type: "string", default: "1000" },
     },
   });
+  if (values.sources) {
+    await runSourcesBench({ items: Number.parseInt(values.items!, 10) });
+    return;
+  }
   if (values.ocr) {
     await runOcrBench({ pages: Number.parseInt(values.pages!, 10) });
     return;

@@ -1,12 +1,13 @@
 /**
  * A real IMAP server for the IMAP source's tests: Debian's Dovecot, started in the foreground from a config file
  * of its own in a temporary folder (passwd-file accounts, maildir, its own loopback port, no TLS), logging every
- * session's commands (rawlog) so a test can tell what a sync asked for. Dovecot's master runs as root and its
+ * session's commands (rawlog) so a test can tell what a sync asked for, with the ACL plugin (RFC 4314 rights read from
+ * a dovecot-acl file in the mailbox's folder) so a test can withdraw an account's right to read its mailbox. Dovecot's master runs as root and its
  * mail processes as nobody. Null (with the reason) where dovecot-imapd is missing.
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { chmod, chown, mkdir, readdir, readFile, rename, stat, utimes, writeFile } from "node:fs/promises";
+import { chmod, chown, mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { freePort } from "./apache-dav";
 import { stopChild, waitListening } from "./daemon";
@@ -25,6 +26,11 @@ export interface ImapServer {
    * ["SELECT INBOX", "UID SEARCH ALL", …]; sessions in the order they began.
    */
   sessions(user: string): Promise<string[][]>;
+  /**
+   * The rights `user` has on its INBOX from now on, as RFC 4314 letters ("l": it may see the mailbox, "r": read
+   * it…); null: all of them again (no ACL file).
+   */
+  setInboxRights(user: string, rights: string | null): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -53,6 +59,13 @@ first_valid_gid = ${MAIL_GID}
 default_internal_user = dovecot
 default_login_user = dovenull
 rawlog_dir = ${dir}/rawlog/%u
+mail_plugins = acl
+protocol imap {
+  mail_plugins = $mail_plugins imap_acl
+}
+plugin {
+  acl = vfile
+}
 passdb {
   driver = passwd-file
   args = scheme=PLAIN username_format=%u ${dir}/users
@@ -129,6 +142,12 @@ export async function startDovecot(dir: string, port?: number): Promise<ImapServ
         out.push(commands);
       }
       return out;
+    },
+    async setInboxRights(user, rights) {
+      // A maildir's INBOX is its root folder; each session reads the file when it opens the mailbox.
+      const file = path.join(dir, "mail", user, "dovecot-acl");
+      if (rights === null) await rm(file, { force: true });
+      else await writeFile(file, `owner ${rights}\n`);
     },
     close: () => stopChild(child),
   };

@@ -40,7 +40,14 @@ export const PORTS = set.ports;
 export const PORT_BASE = set.portBase;
 /** This worker's data folder: the apps' data is in WORKER_DATA_DIR/<app>, a spec's own servers keep theirs in a folder of their own beside. */
 export const WORKER_DATA_DIR = set.dataDir;
-/** The web site, Git repository, WebDAV server (Apache) and Notion contract server the sources spec serves. */
-export const SOURCE_PORTS = { site: PORT_BASE + 60, git: PORT_BASE + 61, dav: PORT_BASE + 62, notion: PORT_BASE + 63 } as const;
+/** The servers the sources spec serves: a web site, a Git repository, WebDAV (Apache), IMAP (Dovecot), a wiki (MediaWiki) and the hosted services' contract servers. */
+export const SOURCE_PORTS = {
+  site: PORT_BASE + 60,
+  git: PORT_BASE + 61,
+  dav: PORT_BASE + 62,
+  imap: PORT_BASE + 63,
+  wiki: PORT_BASE + 64,
+  notion: PORT_BASE + 65,
+} as const;
 
 export const test = base.extend({ baseURL: `http://127.0.0.1:${PORTS.offline}` });

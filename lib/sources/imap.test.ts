@@ -3,7 +3,8 @@
  * account of its own: threads as documents (a reply joins its thread, a GBK body and an attachment read), an
  * unchanged re-sync that fetches nothing (CONDSTORE; Dovecot's rawlog of the sync's session), a reply that fetches
  * only its thread, a deleted message and one moved to another mailbox, a revoked password, a busy server (a proxy
- * greeting with BYE [UNAVAILABLE]) and a mailbox past SOURCE_MAX_ITEMS.
+ * greeting with BYE [UNAVAILABLE]), a mailbox past SOURCE_MAX_ITEMS and a mailbox the account may no longer read (an
+ * ACL).
  */
 import net from "node:net";
 import iconv from "iconv-lite";
@@ -257,5 +258,38 @@ describe.skipIf(missing)(`imap source against Dovecot${missing ? ` (skipped: ${m
       delete process.env.SOURCE_MAX_ITEMS;
       await new Promise((resolve) => proxy.close(resolve));
     }
+  });
+
+  it("a mailbox the account may no longer read stops the sync naming the missing right and keeps its threads; given back, it syncs", async () => {
+    const user = "shared";
+    await imap.setPassword(user, PASSWORD);
+    await append(
+      user,
+      { id: "<p1@x>", subject: "Payroll dates", date: "Mon, 02 Mar 2026 09:00:00 +0000", body: "Payroll runs on the 25th." },
+      { id: "<p2@x>", subject: "Desk moves", date: "Mon, 02 Mar 2026 10:00:00 +0000", body: "Desk moves happen on Fridays." },
+    );
+    const { source, run } = await add(user);
+    expect(run).toMatchObject({ added: 2, error: null });
+    // IMAP's rights are per mailbox (RFC 4314): the account still sees the mailbox ("l") but may no longer read it.
+    await imap.setInboxRights(user, "l");
+    try {
+      const from = (await imap.sessions(user)).length;
+      const refused = await sync(source);
+      expect(refused.error).toBe(
+        'the account shared may no longer read the mailbox "INBOX" (NOPERM: Permission denied): nothing was removed; give the account its read right again, or remove the source to remove its threads',
+      );
+      expect(refused).toMatchObject({ added: 0, removed: 0 });
+      expect(await titles()).toEqual(["Desk moves", "Payroll dates"]);
+      expect((await syncCommands(user, from)).filter((c) => /FETCH|SEARCH/.test(c))).toEqual([]);
+      // Hidden altogether (no "l" either): Dovecot says the mailbox does not exist; the threads stay all the same.
+      await imap.setInboxRights(user, "");
+      expect((await sync(source)).error).toBe(
+        `the IMAP server did not open the mailbox "INBOX" for shared (Mailbox doesn't exist: INBOX): nothing was removed`,
+      );
+      expect(await titles()).toEqual(["Desk moves", "Payroll dates"]);
+    } finally {
+      await imap.setInboxRights(user, null);
+    }
+    expect(await sync(source)).toMatchObject({ unchanged: 2, removed: 0, error: null });
   });
 });

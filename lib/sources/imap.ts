@@ -142,7 +142,15 @@ export const imapConnector: Connector = async (ctx) => {
   ctx.signal.addEventListener("abort", abort, { once: true });
   try {
     const box = await client.mailboxOpen(mailbox, { readOnly: true }).catch((err) => {
-      throw new Error(`the IMAP server did not open the mailbox "${mailbox}" for ${config.username} (${errorText(err)})`);
+      // The mailbox is the source's root: without it nothing can be told gone, so every thread stays (as a WebDAV
+      // folder's root does). Dovecot answers a mailbox the account may not even see ("l") as one that does not exist.
+      const code = (err as { serverResponseCode?: string }).serverResponseCode;
+      const why = errorText(err).replace(/\s*\(\d+\.\d+ \+ \d+\.\d+(?: \+ \d+\.\d+)? secs\)\.?$/, "");
+      if (code === "NOPERM" || code === "NONEXISTENT")
+        throw new Error(
+          `the account ${config.username} may no longer read the mailbox "${mailbox}" (${code}: ${why}): nothing was removed; give the account its read right again, or remove the source to remove its threads`,
+        );
+      throw new Error(`the IMAP server did not open the mailbox "${mailbox}" for ${config.username} (${why}): nothing was removed`);
     });
     const uidValidity = String(box.uidValidity);
     const state = JSON.stringify({ uidValidity, modseq: box.highestModseq?.toString() ?? null, exists: box.exists, uidNext: box.uidNext });

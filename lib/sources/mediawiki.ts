@@ -3,13 +3,13 @@
  * renders it (action=parse: templates expanded, sections as headings), read by the HTML parser; the page's URL is
  * its Original. Anonymous, or a bot password (Special:BotPasswords, "basic" grant) logged in with action=login.
  *
- * The first sync lists every page (generator=allpages with prop=info: id, title, latest revision); later syncs
- * read only the recent changes since the last one (list=recentchanges: edits, new pages, deletions, moves and
- * restores) and ask again only about the pages those name; every other page is kept without a request. A cursor
- * older than the wiki keeps its recent changes (RC_MAX_AGE_DAYS) means a full listing again. Continuations are
- * bounded (SOURCE_MAX_LIST_PAGES, a repeated continuation is an error), so a wiki that lists forever fails the sync,
- * removing nothing. Requests go through ./http.ts (public-address rule, a redirect may not leave the wiki's origin,
- * 429/503 waited out as Retry-After says).
+ * Every sync lists every page (generator=allpages with prop=info: id, title, latest revision, and whether this
+ * account may read it) and parses only a page whose revision or title changed; a page gone from the listing
+ * (deleted, moved out of the namespaces) or no longer readable by the account loses its document. Recent changes
+ * cannot replace the listing: a read permission withdrawn (an authorization extension's rule, a group's rights)
+ * leaves no trace in them. Continuations are bounded (SOURCE_MAX_LIST_PAGES, a repeated continuation is an error),
+ * so a wiki that lists forever fails the sync, removing nothing. Requests go through ./http.ts (public-address
+ * rule, a redirect may not leave the wiki's origin, 429/503 waited out as Retry-After says).
  */
 import { sourceLimits } from "@/lib/config";
 import type { Connector } from "./engine";
@@ -18,10 +18,9 @@ import type { SourceConfig } from "./schema";
 
 type MediawikiConfig = Extract<SourceConfig, { kind: "mediawiki" }>;
 
-const CURSOR_KEY = "recentchanges";
 const PAGE = "page:";
-/** MediaWiki keeps recent changes 90 days by default ($wgRCMaxAge): an older cursor cannot be trusted. */
-const RC_MAX_AGE_DAYS = 80;
+/** Pages no longer readable named in the run's note at most. */
+const MAX_NOTED = 5;
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
 interface PageInfo {
@@ -29,14 +28,8 @@ interface PageInfo {
   title: string;
   lastrevid: number;
   fullurl?: string;
-  missing?: boolean;
-}
-
-interface RecentChange {
-  rcid: number;
-  pageid?: number;
-  title?: string;
-  logparams?: { target_title?: string };
+  /** Present once the wiki tested the actions asked for (intestactions). */
+  actions?: { read?: boolean };
 }
 
 /** What the API answers, as far as this reads it (formatversion=2). */
@@ -44,8 +37,7 @@ interface ApiAnswer {
   error?: { code?: string; info?: string };
   continue?: Record<string, string>;
   query?: {
-    pages?: (PageInfo & { ns?: number })[];
-    recentchanges?: RecentChange[];
+    pages?: PageInfo[];
     tokens?: { logintoken?: string };
   };
   login?: { result?: string; reason?: unknown };
@@ -126,15 +118,6 @@ export const mediawikiConnector: Connector = async (ctx) => {
       );
   }
 
-  const namespaces = config.namespaces.join("|");
-  // The newest recent change before anything is read: the next sync starts after it.
-  const newest = (await call({ action: "query", list: "recentchanges", rcprop: "timestamp|ids", rclimit: "1", rcdir: "older" })).query
-    ?.recentchanges?.[0] as (RecentChange & { timestamp?: string }) | undefined;
-  const cursor = JSON.stringify({ timestamp: newest?.timestamp ?? null, rcid: newest?.rcid ?? 0 });
-  const before = ctx.previous.get(CURSOR_KEY)?.version;
-  const since = before ? (JSON.parse(before) as { timestamp: string | null; rcid: number }) : null;
-  const fresh = !!since?.timestamp && Date.now() - Date.parse(since.timestamp) < RC_MAX_AGE_DAYS * 86_400_000;
-
   const pageUrl = (p: PageInfo) => p.fullurl ?? new URL(`index.php?curid=${p.pageid}`, api).href;
   async function take(p: PageInfo): Promise<void> {
     const key = `${PAGE}${p.pageid}`;
@@ -170,63 +153,27 @@ export const mediawikiConnector: Connector = async (ctx) => {
   }
 
   let listed = 0;
-  if (!fresh) {
-    for await (const q of query({ generator: "allpages", gapnamespace: namespaces, gaplimit: "max", prop: "info", inprop: "url" }))
-      for (const p of q.pages ?? []) {
-        listed++;
-        await take(p);
-      }
-  } else {
-    // What changed since the cursor: pages by id (edits, new pages, moves) and by title (deletions, restores).
-    const ids = new Set<number>();
-    const titles = new Set<string>();
-    for await (const q of query({
-      list: "recentchanges",
-      rcstart: since!.timestamp!,
-      rcdir: "newer",
-      rcnamespace: namespaces,
-      rcprop: "ids|title|timestamp|loginfo",
-      rclimit: "max",
-    }))
-      for (const rc of (q.recentchanges ?? []) as {
-        rcid: number;
-        pageid?: number;
-        title?: string;
-        logparams?: { target_title?: string };
-      }[]) {
-        if (rc.rcid <= since!.rcid) continue;
-        if (rc.pageid) ids.add(rc.pageid);
-        if (rc.title) titles.add(rc.title);
-        if (rc.logparams?.target_title) titles.add(rc.logparams.target_title);
-      }
-    const byTitle = new Map<string, string>();
-    for (const [key, item] of ctx.previous)
-      if (key.startsWith(PAGE) && item.version) byTitle.set((JSON.parse(item.version) as { title: string }).title, key);
-    const touched = new Set([...ids].map((id) => `${PAGE}${id}`));
-    for (const t of titles) {
-      const key = byTitle.get(t);
-      if (key) touched.add(key);
+  const unreadable = new Map<number, string>();
+  // The wiki answers whether this account may read each page (intestactions): a page it may no longer read is
+  // neither kept nor parsed, so its document goes like a deleted page's. The answer stops at 50 tested pages (500
+  // with apihighlimits) and continues: a page listed without it comes again in a later answer.
+  for await (const q of query({
+    generator: "allpages",
+    gapnamespace: config.namespaces.join("|"),
+    gaplimit: "max",
+    prop: "info",
+    inprop: "url",
+    intestactions: "read",
+  }))
+    for (const p of q.pages ?? []) {
+      if (!p.actions || ctx.seen(`${PAGE}${p.pageid}`) || unreadable.has(p.pageid)) continue;
+      listed++;
+      if (p.actions.read === false) unreadable.set(p.pageid, p.title);
+      else await take(p);
     }
-    // Asked about again: the touched pages still known by id, and every title named (a new or restored page).
-    const ask = async (param: "pageids" | "titles", values: string[]) => {
-      for (let i = 0; i < values.length; i += 50) {
-        const body = await call({ action: "query", prop: "info", inprop: "url", [param]: values.slice(i, i + 50).join("|") });
-        for (const p of body.query?.pages ?? [])
-          if (!p.missing && p.pageid && config.namespaces.includes(p.ns ?? 0) && !ctx.seen(`${PAGE}${p.pageid}`)) {
-            listed++;
-            await take(p);
-          }
-      }
-    };
-    await ask(
-      "pageids",
-      [...touched].map((k) => k.slice(PAGE.length)),
-    );
-    await ask("titles", [...titles]);
-    for (const key of ctx.previous.keys()) if (key.startsWith(PAGE) && !touched.has(key)) ctx.keep(key);
-  }
-  await ctx.track(CURSOR_KEY, cursor);
-  return {
-    note: fresh ? `${listed} pages changed since the last sync (${requests} requests)` : `${listed} pages listed (${requests} requests)`,
-  };
+  const titles = [...unreadable.values()];
+  const gone = titles.length
+    ? `; ${titles.length} not readable by this account: ${titles.slice(0, MAX_NOTED).join(", ")}${titles.length > MAX_NOTED ? ", …" : ""}`
+    : "";
+  return { note: `${listed} pages listed (${requests} requests)${gone}` };
 };

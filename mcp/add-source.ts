@@ -14,14 +14,15 @@ const name = TOOL.addSource;
 const inputSchemaFor = perKbNames((kbNames) =>
   z.strictObject({
     kind: z
-      .enum(["web", "git", "s3", "webdav", "imap", "mediawiki"])
+      .enum(["web", "git", "s3", "webdav", "imap", "mediawiki", "google-drive", "sharepoint"])
       .describe(
-        "web: a page, sitemap or site; git: a repository over HTTP(S); s3: a bucket prefix; webdav: a folder on a WebDAV server; imap: a mailbox, each thread a document; mediawiki: a wiki's pages",
+        "web: a page, sitemap or site; git: a repository over HTTP(S); s3: a bucket prefix; webdav: a folder on a WebDAV server; imap: a mailbox, each thread a document; mediawiki: a wiki's pages; google-drive: Google Drive folders or shared drives; sharepoint: a SharePoint document library or OneDrive (or a folder of it)",
       ),
     url: z
       .string()
+      .optional()
       .describe(
-        "web: the page, sitemap or site start URL; git: the clone URL; s3: s3://bucket/prefix; webdav: the folder's URL; imap: imaps://host/Mailbox",
+        "web: the page, sitemap or site start URL; git: the clone URL; s3: s3://bucket/prefix; webdav: the folder's URL; imap: imaps://host/Mailbox; mediawiki: its api.php (google-drive, sharepoint: none)",
       ),
     kb: kbArgument(kbNames, "Knowledge base to add it to. Default: the default knowledge base (or the only one this server serves)."),
     name: z.string().optional().describe("A name to show for it; default: its URL"),
@@ -38,6 +39,25 @@ const inputSchemaFor = perKbNames((kbNames) =>
     username: z.string().optional().describe("webdav, imap; mediawiki: a bot password's user name (User@bot), none to read anonymously"),
     password: z.string().optional().describe("webdav, imap, mediawiki: a password, app password or bot password (stored encrypted)"),
     namespaces: z.array(z.number().int()).optional().describe("mediawiki only; namespace numbers to read (default [0], the articles)"),
+    folders: z.array(z.string()).optional().describe("google-drive only; the folders' or shared drives' ids or links"),
+    subject: z.string().optional().describe("google-drive only; a user the service account acts as (domain-wide delegation)"),
+    serviceAccount: z
+      .string()
+      .optional()
+      .describe("google-drive only; the service account's JSON key, as text (scope drive.readonly; stored encrypted)"),
+    driveId: z.string().optional().describe("sharepoint only; the Graph drive id of the document library or OneDrive (b!…)"),
+    folder: z.string().optional().describe("sharepoint only; a folder's path in the drive (default: all of it)"),
+    tenantId: z.string().optional().describe("sharepoint only; the directory (tenant) id"),
+    clientId: z.string().optional().describe("sharepoint only; the app registration's application (client) id"),
+    clientSecret: z
+      .string()
+      .optional()
+      .describe("sharepoint only; the app registration's client secret (Files.Read.All or Sites.Read.All; stored encrypted)"),
+    apiUrl: z
+      .string()
+      .optional()
+      .describe("google-drive, sharepoint; the API's address for a national cloud or a proxy (default Google's, Microsoft Graph's)"),
+    loginUrl: z.string().optional().describe("sharepoint only; the sign-in host for a national cloud (default login.microsoftonline.com)"),
     scheduleMinutes: z.number().int().optional().describe("Minutes between syncs; 0: only on demand. Default 60"),
   }),
 );
@@ -45,8 +65,8 @@ const inputSchemaFor = perKbNames((kbNames) =>
 const config = {
   title: "Add a source",
   description:
-    "Add a web site, Git repository, S3 bucket, WebDAV folder (Nextcloud, ownCloud, SharePoint, a NAS), IMAP mailbox " +
-    "or MediaWiki to a knowledge base: its documents are indexed in the background and kept in sync on a schedule " +
+    "Add a web site, Git repository, S3 bucket, WebDAV folder (Nextcloud, ownCloud, SharePoint, a NAS), IMAP mailbox, " +
+    "MediaWiki, Google Drive folders or a SharePoint/OneDrive library to a knowledge base: its documents are indexed in the background and kept in sync on a schedule " +
     "(default hourly). Everything the credential can read there becomes readable by the knowledge base's readers. " +
     "Requires a read-write access token. Check progress with list_sources.",
   input: inputSchemaFor,

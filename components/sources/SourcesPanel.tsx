@@ -166,6 +166,9 @@ export function SourcesPanel({ kb, canWrite, admin, onChanged }: { kb: string; c
   );
 }
 
+/** Kinds read through a hosted service's API (no URL of their own: an id, a credential, the API's address). */
+const HOSTED_DRIVES: readonly SourceKind[] = ["google-drive", "sharepoint"];
+
 function AddSourceForm({
   t,
   admin,
@@ -185,7 +188,7 @@ function AddSourceForm({
     const get = (k: string) => String(f.get(k) ?? "").trim();
     const body: Record<string, unknown> = { kind, scheduleMinutes: Number(get("scheduleMinutes") || 60) };
     if (kind === "folder") body.path = get("path");
-    else body.url = get("url");
+    else if (!HOSTED_DRIVES.includes(kind)) body.url = get("url");
     if (kind === "web") Object.assign(body, { mode: get("mode"), maxPages: Number(get("maxPages") || 200) });
     if (kind === "git") {
       body.branch = get("branch") || "main";
@@ -203,6 +206,19 @@ function AddSourceForm({
     // A wiki is read anonymously unless a bot password is given.
     if (kind === "mediawiki" && get("username"))
       Object.assign(body, { username: get("username"), password: String(f.get("password") ?? "") });
+    if (kind === "google-drive") {
+      body.folders = get("folders")
+        .split(/[\s,]+/)
+        .filter(Boolean);
+      body.serviceAccount = String(f.get("serviceAccount") ?? "");
+      if (get("subject")) body.subject = get("subject");
+    }
+    if (kind === "sharepoint") {
+      Object.assign(body, { driveId: get("driveId"), folder: get("folder"), tenantId: get("tenantId"), clientId: get("clientId") });
+      body.clientSecret = String(f.get("clientSecret") ?? "");
+      if (get("loginUrl")) body.loginUrl = get("loginUrl");
+    }
+    if (HOSTED_DRIVES.includes(kind) && get("apiUrl")) body.apiUrl = get("apiUrl");
     onAdd(body);
   };
   const kinds: [SourceKind, string][] = [
@@ -212,6 +228,8 @@ function AddSourceForm({
     ["webdav", t.kindWebdav],
     ["imap", t.kindImap],
     ["mediawiki", t.kindMediawiki],
+    ["google-drive", t.kindGoogleDrive],
+    ["sharepoint", t.kindSharepoint],
     ...(admin ? [["folder", t.kindFolder] as [SourceKind, string]] : []),
   ];
   return (
@@ -229,7 +247,7 @@ function AddSourceForm({
         <Field label={t.folderPath}>
           <input name="path" data-testid="source-path" required className={inputClass} />
         </Field>
-      ) : (
+      ) : HOSTED_DRIVES.includes(kind) ? null : (
         <Field label={t.url}>
           <input
             name="url"
@@ -306,7 +324,69 @@ function AddSourceForm({
           </Field>
         </>
       )}
-      {(kind === "webdav" || kind === "imap" || kind === "mediawiki" || kind === "s3" || kind === "git") && (
+      {kind === "google-drive" && (
+        <>
+          <Field label={t.driveFolders}>
+            <input
+              name="folders"
+              data-testid="source-folders"
+              required
+              className={inputClass}
+              placeholder="https://drive.google.com/drive/folders/…"
+            />
+          </Field>
+          <Field label={t.driveSubject}>
+            <input name="subject" type="email" autoComplete="off" className={inputClass} />
+          </Field>
+          <Field label={t.serviceAccount}>
+            <textarea
+              name="serviceAccount"
+              data-testid="source-service-account"
+              required
+              rows={3}
+              autoComplete="off"
+              className={inputClass}
+            />
+          </Field>
+        </>
+      )}
+      {kind === "sharepoint" && (
+        <>
+          <Field label={t.driveId}>
+            <input name="driveId" data-testid="source-drive-id" required autoComplete="off" className={inputClass} placeholder="b!…" />
+          </Field>
+          <Field label={t.driveFolder}>
+            <input name="folder" data-testid="source-drive-folder" className={inputClass} />
+          </Field>
+          <Field label={t.tenantId}>
+            <input name="tenantId" required autoComplete="off" className={inputClass} />
+          </Field>
+          <Field label={t.clientId}>
+            <input name="clientId" required autoComplete="off" className={inputClass} />
+          </Field>
+          <Field label={t.clientSecret}>
+            <input name="clientSecret" type="password" required autoComplete="off" className={inputClass} />
+          </Field>
+          <Field label={t.loginUrl}>
+            <input name="loginUrl" className={inputClass} placeholder="https://login.microsoftonline.com" />
+          </Field>
+        </>
+      )}
+      {HOSTED_DRIVES.includes(kind) && (
+        <Field label={t.apiUrl}>
+          <input
+            name="apiUrl"
+            className={inputClass}
+            placeholder={kind === "google-drive" ? "https://www.googleapis.com/" : "https://graph.microsoft.com"}
+          />
+        </Field>
+      )}
+      {(kind === "webdav" ||
+        kind === "imap" ||
+        kind === "mediawiki" ||
+        kind === "s3" ||
+        kind === "git" ||
+        HOSTED_DRIVES.includes(kind)) && (
         <p data-testid="source-credential-note" className="text-xs text-zinc-600 sm:col-span-2 dark:text-zinc-400">
           {t.credentialNote}
         </p>

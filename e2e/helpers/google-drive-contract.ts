@@ -39,7 +39,7 @@ interface File {
   shared: boolean;
 }
 
-export interface LoggedRequest {
+interface LoggedRequest {
   method: string;
   /** Path and query as sent. */
   url: string;

@@ -48,7 +48,7 @@ interface Item {
   readable: boolean;
 }
 
-export interface GraphRequest {
+interface GraphRequest {
   method: string;
   url: string;
   status: number;

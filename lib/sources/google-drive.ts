@@ -78,7 +78,7 @@ function meaning(err: unknown, what: string): Error {
   return new Error(`Google Drive answered ${status ? `HTTP ${status}` : "an error"} to ${what}: ${String(message ?? "").slice(0, 200)}`);
 }
 
-export function googleDriveApi(ctx: SyncContext): DriveApi {
+function googleDriveApi(ctx: SyncContext): DriveApi {
   const config = ctx.source.config as GoogleDriveConfig;
   const raw = ctx.secrets.serviceAccount;
   if (!raw) throw new Error("this source has no service account key");

@@ -75,7 +75,7 @@ function graphRefused(err: unknown, what: string): Error {
   );
 }
 
-export function sharepointApi(ctx: SyncContext): DriveApi {
+function sharepointApi(ctx: SyncContext): DriveApi {
   const config = ctx.source.config as SharepointConfig;
   const clientSecret = ctx.secrets.clientSecret;
   if (!clientSecret) throw new Error("this source has no client secret");

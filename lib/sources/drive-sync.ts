@@ -33,6 +33,8 @@ export interface DriveItem {
   size: number | null;
   /** Where it opens in the service: the "Original" link. */
   url: string;
+  /** The service's type of it, when fetching depends on it (a Google Doc is exported). */
+  type: string | null;
 }
 
 /** One page of a listing or of the change feed: its items and the token of the next page, or the feed's next cursor. */
@@ -61,6 +63,8 @@ export class CursorExpired extends Error {}
 const CURSOR_KEY = "cursor";
 const FILE = "file:";
 const FOLDER = "folder:";
+/** A file that failed (over SOURCE_MAX_BYTES, an error): kept with its listing, so the next sync tries it again. */
+const RETRY = "retry:";
 
 interface FileState {
   /** Content version, the name it is indexed under, its parents. */
@@ -113,7 +117,12 @@ export async function syncDrive(ctx: SyncContext, api: DriveApi, service: string
     const key = `${FILE}${item.id}`;
     if (ctx.seen(key)) return;
     if (!item.name || !readable(item.name)) return ctx.skip(key);
-    if (item.size !== null && item.size > ctx.maxBytes) return ctx.fail(key, overLimit(item.size, ctx.maxBytes));
+    // The key is the service's id: the reason names the file.
+    const fail = async (why: string) => {
+      ctx.fail(key, `${item.name}: ${why}`);
+      await ctx.track(`${RETRY}${item.id}`, JSON.stringify(item));
+    };
+    if (item.size !== null && item.size > ctx.maxBytes) return fail(overLimit(item.size, ctx.maxBytes));
     const state: FileState = { v: item.version, n: item.name, p: item.parents };
     const version = JSON.stringify(state);
     const before = ctx.previous.get(key);
@@ -134,7 +143,7 @@ export async function syncDrive(ctx: SyncContext, api: DriveApi, service: string
         gone++;
         return;
       }
-      return ctx.fail(key, err instanceof Error ? err.message : String(err));
+      return fail(err instanceof Error ? err.message : String(err));
     }
     // The name is part of what is indexed (the title): a rename alone is a change.
     const fingerprint = sha256(Buffer.concat([Buffer.from(`${item.name}\u0000`), data]));
@@ -195,6 +204,10 @@ export async function syncDrive(ctx: SyncContext, api: DriveApi, service: string
     // Folders that came into the chosen ones (moved in, or made): walked, as their files may not be in the feed.
     await walk([...folders.keys()].filter((id) => !before.has(id) && inScope(id)));
     for (const item of latest.values()) if (!item.folder && !item.removed && item.parents.some((p) => inScope(p))) await take(item);
+    for (const [key, record] of ctx.previous) {
+      const failed = key.startsWith(RETRY) && !latest.has(key.slice(RETRY.length)) ? parse<DriveItem>(record.version) : null;
+      if (failed?.parents.some((p) => inScope(p))) await take(failed);
+    }
     for (const [key, item] of ctx.previous) {
       if (!key.startsWith(FILE) || ctx.seen(key) || latest.has(key.slice(FILE.length))) continue;
       const parents = parse<FileState>(item.version)?.p ?? [];

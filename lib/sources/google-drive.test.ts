@@ -53,7 +53,7 @@ beforeAll(async () => {
   g.file("outside.md", id.elsewhere, "# Outside\n\nNot in the chosen folder.", { mimeType: "text/markdown" });
 }, 60_000);
 afterAll(async () => {
-  for (const k of [...Object.keys(ENV), "SOURCE_MAX_LIST_PAGES"]) delete process.env[k];
+  for (const k of [...Object.keys(ENV), "SOURCE_MAX_LIST_PAGES", "SOURCE_MAX_BYTES"]) delete process.env[k];
   await store?.close();
   await g?.close();
 });
@@ -90,10 +90,17 @@ const fetched = (log: { url: string }[]) =>
 
 describe("google-drive source against a contract server of the Drive API", () => {
   it("first sync: every file under the chosen folder, Google Docs exported, CJK names and bodies, Original links; the key never in a URL", async () => {
+    const big = g.file("big.txt", id.root, "x".repeat(300_000), { mimeType: "text/plain" });
+    process.env.SOURCE_MAX_BYTES = "200000";
     const log = from();
     const added = await add([`https://drive.google.com/drive/folders/${id.root}`]);
+    delete process.env.SOURCE_MAX_BYTES;
     source = added.source;
     expect(added.run).toMatchObject({ added: 6, skipped: 1, error: null });
+    // Over SOURCE_MAX_BYTES by the listing's size: failed alone, never downloaded.
+    expect(added.run.failed).toEqual([
+      { item: `file:${big}`, reason: "big.txt: 300000 bytes, larger than the limit of 200000 bytes (SOURCE_MAX_BYTES)" },
+    ]);
     expect(Object.keys(await docs()).sort()).toEqual([
       "Logistics.pptx",
       "Onboarding.docx",
@@ -117,6 +124,14 @@ describe("google-drive source against a contract server of the Drive API", () =>
     for (const r of requests) for (const s of secrets) expect(decodeURIComponent(r.url)).not.toContain(s);
     expect(requests.filter((r) => r.url !== "/token").every((r) => r.authorization === `Bearer ${access}`)).toBe(true);
     expect(JSON.stringify(await listSourceViews(store, "default"))).not.toContain(JSON.parse(key).private_key.split("\n")[1]);
+
+    // The file over the limit, not downloaded, is tried again by the next sync though it did not change; trashed, it goes.
+    expect(fetched(requests)).not.toContain(big);
+    const retry = from();
+    expect(await sync()).toMatchObject({ added: 1, unchanged: 6, failed: [], error: null });
+    expect(fetched(retry())).toEqual([big]);
+    g.trash(big);
+    expect(await sync()).toMatchObject({ removed: 1, unchanged: 6, error: null });
   });
 
   it("Google Docs, Sheets and Slides keep their structure: a heading, a sheet's header, a slide's title", async () => {

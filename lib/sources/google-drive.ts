@@ -111,9 +111,9 @@ function googleDriveApi(ctx: SyncContext): DriveApi {
       version: f.md5Checksum ?? f.modifiedTime ?? null,
       size: f.size && !exported ? Number(f.size) : null,
       url: f.webViewLink ?? `https://drive.google.com/open?id=${encodeURIComponent(String(f.id))}`,
+      type: mime || null,
     };
   };
-  const mimes = new Map<string, string>();
   const call = async <T>(what: string, run: () => Promise<{ data: T }>): Promise<T> => {
     try {
       return (await run()).data;
@@ -121,10 +121,6 @@ function googleDriveApi(ctx: SyncContext): DriveApi {
       ctx.signal.throwIfAborted();
       throw meaning(err, what);
     }
-  };
-  const remember = (files: DriveFile[]) => {
-    for (const f of files) if (f.id && f.mimeType) mimes.set(f.id, f.mimeType);
-    return files;
   };
 
   return {
@@ -156,7 +152,7 @@ function googleDriveApi(ctx: SyncContext): DriveApi {
           ...all,
         }),
       );
-      return { items: remember(r.files ?? []).map((f) => itemOf(f)), next: r.nextPageToken ?? null };
+      return { items: (r.files ?? []).map((f) => itemOf(f)), next: r.nextPageToken ?? null };
     },
     async changes(pageToken) {
       const r = await call("the change feed", () =>
@@ -168,13 +164,11 @@ function googleDriveApi(ctx: SyncContext): DriveApi {
           ...all,
         }),
       );
-      const items = (r.changes ?? []).flatMap((c) =>
-        c.fileId ? [itemOf(remember(c.file ? [c.file] : [])[0] ?? { id: c.fileId }, !!c.removed || !c.file)] : [],
-      );
+      const items = (r.changes ?? []).flatMap((c) => (c.fileId ? [itemOf(c.file ?? { id: c.fileId }, !!c.removed || !c.file)] : []));
       return { items, next: r.nextPageToken ?? null, cursor: r.newStartPageToken ?? null };
     },
     async fetch(item) {
-      const exported = EXPORTS[mimes.get(item.id) ?? ""];
+      const exported = EXPORTS[item.type ?? ""];
       const what = `the file ${item.name}`;
       const data = exported
         ? await call(what, () => drive.files.export({ fileId: item.id, mimeType: exported.mime }, { responseType: "arraybuffer" }))

@@ -159,6 +159,7 @@ function sharepointApi(ctx: SyncContext): DriveApi {
       version: g.cTag ?? g.eTag ?? null,
       size: typeof g.size === "number" ? g.size : null,
       url: g.webUrl ?? "",
+      type: null,
     };
   };
   const pageOf = (r: GraphPage): DrivePage => ({

@@ -146,6 +146,8 @@ function googleDriveApi(ctx: SyncContext): DriveApi {
       const r = await call(`the listing of ${folderId}`, () =>
         drive.files.list({
           q: `'${folderId}' in parents and trashed = false`,
+          // A folder may lie in a shared drive: the default corpus ("user") holds only what is the user's.
+          corpora: "allDrives",
           fields: `nextPageToken,files(${FILE_FIELDS})`,
           pageSize: PAGE_SIZE,
           pageToken: pageToken ?? undefined,

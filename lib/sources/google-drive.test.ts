@@ -191,6 +191,10 @@ describe("google-drive source against a contract server of the Drive API", () =>
     expect(await sync()).toMatchObject({ added: 0, updated: 0, removed: 1, unchanged: 4, error: null });
     expect(fetched(log())).toEqual([]);
     expect(Object.keys(await docs())).not.toContain("Stock.xlsx");
+    // A chosen folder the service account cannot see fails the sync: it is not taken for an empty folder.
+    const hidden = g.folder("Hidden");
+    g.unshare(hidden);
+    expect((await add([hidden])).run.error).toBe(`the folder ${hidden} is not there or not shared with the service account`);
   });
 
   it("a deleted key stops the sync with a clear error, keeping every document; a new key entered works", async () => {

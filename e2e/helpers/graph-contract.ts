@@ -9,7 +9,7 @@
  *   - driveItem get (by id, by path root:/path): https://learn.microsoft.com/en-us/graph/api/driveitem-get
  *   - list children, @odata.nextLink paging: https://learn.microsoft.com/en-us/graph/api/driveitem-list-children,
  *     https://learn.microsoft.com/en-us/graph/paging
- *   - delta (full enumeration, token=latest, @odata.deltaLink, deleted facet):
+ *   - delta (full enumeration, token=latest, @odata.deltaLink, deleted facet, 410 resyncRequired for an expired link):
  *     https://learn.microsoft.com/en-us/graph/api/driveitem-delta
  *   - download (@microsoft.graph.downloadUrl: pre-authenticated, short-lived, no Authorization header):
  *     https://learn.microsoft.com/en-us/graph/api/driveitem-get-content
@@ -68,6 +68,8 @@ export interface GraphContract {
   rootId: string;
   /** The app registration's secret is deleted: its token requests are refused (invalid_client). */
   rotateSecret(): string;
+  /** Every delta link given so far is answered 410 resyncRequired. */
+  expireDeltaLinks(): void;
   folder(name: string, parent?: string): string;
   file(name: string, parent: string, content: Buffer | string): string;
   edit(id: string, content: Buffer | string): void;
@@ -117,7 +119,7 @@ export async function startGraphContract(dir: string): Promise<GraphContract> {
   const tokens = new Set<string>();
   const downloads = new Map<string, string>();
   const log: GraphRequest[] = [];
-  const state = { busy: [] as { status: number; retryAfter: string }[], endless: false };
+  const state = { busy: [] as { status: number; retryAfter: string }[], endless: false, generation: 0 };
   const newId = () => `01${randomBytes(15).toString("hex").toUpperCase()}`;
   let origin = "";
 
@@ -201,9 +203,13 @@ export async function startGraphContract(dir: string): Promise<GraphContract> {
     const rest = p.slice(drive.length);
     if (rest === "/root/delta") {
       const token = url.searchParams.get("token");
-      const deltaLink = { "@odata.deltaLink": `${origin}${drive}/root/delta?token=${changes.length}` };
+      // A token is opaque to the client: here the links' generation and a position in the change log.
+      const deltaLink = { "@odata.deltaLink": `${origin}${drive}/root/delta?token=${state.generation}-${changes.length}` };
       if (token === "latest") return json(res, 200, { value: [], ...deltaLink });
-      const since = token === null ? null : Number(token);
+      const [generation, position] = (token ?? "").split("-").map(Number);
+      if (token !== null && generation < state.generation)
+        return error(res, 410, "resyncRequired", "Resync required. Replace any local items with the server's version (including deletes).");
+      const since = token === null ? null : position;
       const ids = since === null ? [...items.keys()].filter((id) => visible(items.get(id))) : [...new Set(changes.slice(since))];
       const self = new URL(`${origin}${drive}/root/delta`);
       if (token !== null) self.searchParams.set("token", token);
@@ -367,6 +373,9 @@ export async function startGraphContract(dir: string): Promise<GraphContract> {
       clientSecret = `cs~${randomBytes(18).toString("base64url")}`;
       tokens.clear();
       return clientSecret;
+    },
+    expireDeltaLinks() {
+      state.generation++;
     },
     folder: (name, parent) => add(name, parent ?? rootId, true, Buffer.alloc(0)),
     file: (name, parent, content) => add(name, parent, false, Buffer.from(content)),

@@ -163,6 +163,20 @@ describe.skipIf(missing)(`sharepoint source against a contract server of Microso
     expect(Object.keys(await docs())).not.toContain("年假规定.md");
   });
 
+  it("an expired delta link (410 resyncRequired) means a full listing again, fetching nothing unchanged", async () => {
+    g.expireDeltaLinks();
+    const log = from();
+    expect(await sync()).toMatchObject({ added: 0, updated: 0, removed: 0, unchanged: 2, error: null });
+    const requests = log();
+    expect(requests.filter((r) => r.url.includes("/root/delta?token=") && r.status === 410)).toHaveLength(1);
+    expect(requests.filter((r) => r.url.includes("/children")).length).toBeGreaterThan(0);
+    expect(fetched(requests)).toEqual([]);
+    // The new delta link works.
+    const next = from();
+    expect(await sync()).toMatchObject({ unchanged: 2, error: null });
+    expect(next().filter((r) => r.status === 410 || r.url.includes("/children"))).toEqual([]);
+  });
+
   it("a deleted client secret stops the sync with a clear error, keeping every document; a new secret entered works", async () => {
     const fresh = g.rotateSecret();
     const refused = await sync();

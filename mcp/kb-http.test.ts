@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { type CallToolResult, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apacheMissing, startApacheDav } from "@/e2e/helpers/apache-dav";
+import { startGoogleDriveContract } from "@/e2e/helpers/google-drive-contract";
 import { postRaw } from "@/e2e/helpers/mcp";
 import { block, startNotionContract } from "@/e2e/helpers/notion-contract";
 import { serveTestSite } from "@/e2e/helpers/test-site";
@@ -623,6 +624,44 @@ describe("source tools", () => {
       await client.close();
     } finally {
       await notion.close();
+    }
+  });
+
+  it("add_source adds Google Drive folders; the service account key is in no answer, and fetch's url is the file's webViewLink", async () => {
+    const drive = await startGoogleDriveContract();
+    process.env.SOURCE_ALLOW_HOSTS = "127.0.0.1";
+    process.env.SOURCE_SECRET_KEY = "test-source-secret-key-0123456789";
+    try {
+      const key = drive.serviceAccount();
+      const secret = (JSON.parse(key) as { private_key: string }).private_key.split("\n")[1];
+      const folder = drive.folder("Wombats");
+      const file = drive.file("wombat.md", folder, "# Wombat care\n\nWombats dig burrows at night.", { mimeType: "text/markdown" });
+      const client = await connect("/api/mcp", bearer(secrets.rw));
+      const added = await client.callTool({
+        name: "add_source",
+        arguments: {
+          kind: "google-drive",
+          folders: [folder],
+          serviceAccount: key,
+          apiUrl: drive.apiUrl,
+          kb: "eng-docs",
+          scheduleMinutes: 0,
+        },
+      });
+      expect(added.isError).toBeFalsy();
+      expect(JSON.stringify(added)).not.toContain(secret);
+      await runningPromise((added.structuredContent as { source: { id: string } }).source.id);
+      const listed = await client.callTool({ name: "list_sources", arguments: { kb: "eng-docs" } });
+      expect(text(listed)).toMatch(/\[google-drive, kb eng-docs, id [^\]]+\]: 1 documents; last sync [^\n]*: 1 added/);
+      expect(JSON.stringify(listed)).not.toContain(secret);
+      const found = await client.callTool({ name: "search", arguments: { query: "wombats dig burrows" } });
+      const hit = (found.structuredContent as { results: { id: string; title: string }[] }).results[0];
+      expect(hit.title).toBe("Wombat care");
+      const fetched = await client.callTool({ name: "fetch", arguments: { id: hit.id } });
+      expect((fetched.structuredContent as { url: string }).url).toBe(`https://drive.google.com/file/d/${file}/view?usp=drivesdk`);
+      await client.close();
+    } finally {
+      await drive.close();
       delete process.env.SOURCE_ALLOW_HOSTS;
       delete process.env.SOURCE_SECRET_KEY;
     }

@@ -166,6 +166,15 @@ export function SourcesPanel({ kb, canWrite, admin, onChanged }: { kb: string; c
   );
 }
 
+/** Kinds read through a hosted service's API (no URL of their own: an id, a credential, the API's address). */
+/** The kinds read through a hosted service's API (no URL of their own; an optional API address instead). */
+const HOSTED_APIS: readonly SourceKind[] = ["notion", "google-drive", "sharepoint"];
+const API_PLACEHOLDER: Partial<Record<SourceKind, string>> = {
+  notion: "https://api.notion.com",
+  "google-drive": "https://www.googleapis.com/",
+  sharepoint: "https://graph.microsoft.com",
+};
+
 function AddSourceForm({
   t,
   admin,
@@ -185,9 +194,7 @@ function AddSourceForm({
     const get = (k: string) => String(f.get(k) ?? "").trim();
     const body: Record<string, unknown> = { kind, scheduleMinutes: Number(get("scheduleMinutes") || 60) };
     if (kind === "folder") body.path = get("path");
-    else if (kind === "notion") {
-      if (get("apiUrl")) body.apiUrl = get("apiUrl");
-    } else body.url = get("url");
+    else if (!HOSTED_APIS.includes(kind)) body.url = get("url");
     if (kind === "web") Object.assign(body, { mode: get("mode"), maxPages: Number(get("maxPages") || 200) });
     if (kind === "git") {
       body.branch = get("branch") || "main";
@@ -214,6 +221,19 @@ function AddSourceForm({
         username: get("username"),
       });
     if (kind === "confluence" || kind === "notion") body.token = String(f.get("token") ?? "").trim();
+    if (kind === "google-drive") {
+      body.folders = get("folders")
+        .split(/[\s,]+/)
+        .filter(Boolean);
+      body.serviceAccount = String(f.get("serviceAccount") ?? "");
+      if (get("subject")) body.subject = get("subject");
+    }
+    if (kind === "sharepoint") {
+      Object.assign(body, { driveId: get("driveId"), folder: get("folder"), tenantId: get("tenantId"), clientId: get("clientId") });
+      body.clientSecret = String(f.get("clientSecret") ?? "");
+      if (get("loginUrl")) body.loginUrl = get("loginUrl");
+    }
+    if (HOSTED_APIS.includes(kind) && get("apiUrl")) body.apiUrl = get("apiUrl");
     onAdd(body);
   };
   const kinds: [SourceKind, string][] = [
@@ -225,6 +245,8 @@ function AddSourceForm({
     ["mediawiki", t.kindMediawiki],
     ["confluence", t.kindConfluence],
     ["notion", t.kindNotion],
+    ["google-drive", t.kindGoogleDrive],
+    ["sharepoint", t.kindSharepoint],
     ...(admin ? [["folder", t.kindFolder] as [SourceKind, string]] : []),
   ];
   return (
@@ -242,11 +264,7 @@ function AddSourceForm({
         <Field label={t.folderPath}>
           <input name="path" data-testid="source-path" required className={inputClass} />
         </Field>
-      ) : kind === "notion" ? (
-        <Field label={t.apiUrl}>
-          <input name="apiUrl" data-testid="source-api-url" className={inputClass} placeholder="https://api.notion.com" />
-        </Field>
-      ) : (
+      ) : HOSTED_APIS.includes(kind) ? null : (
         <Field label={t.url}>
           <input
             name="url"
@@ -340,7 +358,66 @@ function AddSourceForm({
           <input name="token" data-testid="source-token" type="password" required autoComplete="off" className={inputClass} />
         </Field>
       )}
-      {kind !== "web" && kind !== "folder" && (
+      {kind === "google-drive" && (
+        <>
+          <Field label={t.driveFolders}>
+            <input
+              name="folders"
+              data-testid="source-folders"
+              required
+              className={inputClass}
+              placeholder="https://drive.google.com/drive/folders/…"
+            />
+          </Field>
+          <Field label={t.driveSubject}>
+            <input name="subject" type="email" autoComplete="off" className={inputClass} />
+          </Field>
+          <Field label={t.serviceAccount}>
+            <textarea
+              name="serviceAccount"
+              data-testid="source-service-account"
+              required
+              rows={3}
+              autoComplete="off"
+              className={inputClass}
+            />
+          </Field>
+        </>
+      )}
+      {kind === "sharepoint" && (
+        <>
+          <Field label={t.driveId}>
+            <input name="driveId" data-testid="source-drive-id" required autoComplete="off" className={inputClass} placeholder="b!…" />
+          </Field>
+          <Field label={t.driveFolder}>
+            <input name="folder" data-testid="source-drive-folder" className={inputClass} />
+          </Field>
+          <Field label={t.tenantId}>
+            <input name="tenantId" required autoComplete="off" className={inputClass} />
+          </Field>
+          <Field label={t.clientId}>
+            <input name="clientId" required autoComplete="off" className={inputClass} />
+          </Field>
+          <Field label={t.clientSecret}>
+            <input name="clientSecret" type="password" required autoComplete="off" className={inputClass} />
+          </Field>
+          <Field label={t.loginUrl}>
+            <input name="loginUrl" className={inputClass} placeholder="https://login.microsoftonline.com" />
+          </Field>
+        </>
+      )}
+      {HOSTED_APIS.includes(kind) && (
+        <Field label={t.apiUrl}>
+          <input name="apiUrl" data-testid="source-api-url" className={inputClass} placeholder={API_PLACEHOLDER[kind]} />
+        </Field>
+      )}
+      {(kind === "webdav" ||
+        kind === "imap" ||
+        kind === "mediawiki" ||
+        kind === "s3" ||
+        kind === "git" ||
+        kind === "confluence" ||
+        HOSTED_APIS.includes(kind)) && (
         <p data-testid="source-credential-note" className="text-xs text-zinc-600 sm:col-span-2 dark:text-zinc-400">
           {t.credentialNote}
         </p>

@@ -69,4 +69,27 @@ describe("source sync errors in the Chinese UI", () => {
     expect(syncErrorText("no answer within 30 s", "en")).toBe("no answer within 30 s");
     expect(syncErrorText("ECONNRESET", "zh")).toBe("ECONNRESET");
   });
+
+  it("says the Google Drive and SharePoint sources' errors in Chinese", () => {
+    expect(
+      syncErrorText(
+        "Google refused the service account's key (invalid_grant: Invalid JWT Signature.): the key was deleted or disabled, or the delegation withdrawn; enter a new key",
+        "zh",
+      ),
+    ).toBe("Google 拒绝了服务账号密钥（invalid_grant: Invalid JWT Signature.）：密钥已被删除或停用，或全网域授权已撤销，请输入新密钥");
+    expect(
+      syncErrorText(
+        "Microsoft Entra ID refused the app registration's credential (invalid_client: AADSTS7000215: Invalid client secret provided.): the client secret was deleted, expired or changed, or the app removed; enter it again",
+        "zh",
+      ),
+    ).toBe(
+      "Microsoft Entra ID 拒绝了应用注册的凭据（invalid_client: AADSTS7000215: Invalid client secret provided.）：客户端密码已被删除、过期或更改，或应用已被移除，请重新输入",
+    );
+    expect(syncErrorText("Microsoft Graph answered HTTP 429 to the delta feed: The request has been throttled", "zh")).toBe(
+      "Microsoft Graph 对 the delta feed 返回了 HTTP 429：The request has been throttled",
+    );
+    expect(syncErrorText("the SharePoint change feed did not end after 5 pages (SOURCE_MAX_LIST_PAGES): nothing was removed", "zh")).toBe(
+      "SharePoint 的列表或变更记录在 5 页后仍未结束（SOURCE_MAX_LIST_PAGES）：未删除任何内容",
+    );
+  });
 });

@@ -81,6 +81,34 @@ const ZH: [RegExp, string][] = [
   ],
   [/^the wiki answered HTTP (\d+) to (\S+) after (\d+) retries$/, "Wiki 对 $2 返回了 HTTP $1（已重试 $3 次）"],
   [/^the wiki answered HTTP (\d+) to (\S+)$/, "Wiki 对 $2 返回了 HTTP $1"],
+  [
+    /^Google refused the service account's key \((.*)\): the key was deleted or disabled, or the delegation withdrawn; enter a new key$/,
+    "Google 拒绝了服务账号密钥（$1）：密钥已被删除或停用，或全网域授权已撤销，请输入新密钥",
+  ],
+  [
+    /^Google refused the service account's token \(HTTP 401\): its key was revoked; enter a new key$/,
+    "Google 拒绝了服务账号的令牌（HTTP 401）：其密钥已被撤销，请输入新密钥",
+  ],
+  [/^Google Drive answered HTTP (\d+) to (.*?): (.*)$/, "Google 云端硬盘对 $2 返回了 HTTP $1：$3"],
+  [
+    /^Microsoft Entra ID refused the app registration's credential \((.*)\): the client secret was deleted, expired or changed, or the app removed; enter it again$/,
+    "Microsoft Entra ID 拒绝了应用注册的凭据（$1）：客户端密码已被删除、过期或更改，或应用已被移除，请重新输入",
+  ],
+  [
+    /^Microsoft Graph refused the app's token \(HTTP 401 ?(.*)\): its credential was revoked; enter it again$/,
+    "Microsoft Graph 拒绝了应用的令牌（HTTP 401 $1）：其凭据已被撤销，请重新输入",
+  ],
+  [/^Microsoft Graph answered HTTP (\d+) to (.*?): (.*)$/, "Microsoft Graph 对 $2 返回了 HTTP $1：$3"],
+  [
+    /^the (Google Drive|SharePoint) (folder listing|change feed) did not end after (\d+) pages \(SOURCE_MAX_LIST_PAGES\): nothing was removed$/,
+    "$1 的列表或变更记录在 $3 页后仍未结束（SOURCE_MAX_LIST_PAGES）：未删除任何内容",
+  ],
+  [
+    /^the (Google Drive|SharePoint) (folder listing|change feed) repeats a page token: it would never end; nothing was removed$/,
+    "$1 的列表或变更记录重复了页标记：它永远不会结束；未删除任何内容",
+  ],
+  [/^this source has no service account key$/, "该来源没有服务账号密钥"],
+  [/^this source has no client secret$/, "该来源没有客户端密码"],
   [/^no answer within (\d+) s$/, "$1 秒内没有响应"],
   [/^more than (\d+) redirects$/, "重定向超过 $1 次"],
   [/^redirected outside the source to (\S+)$/, "被重定向到来源之外：$1"],

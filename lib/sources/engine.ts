@@ -290,10 +290,14 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
           // rename). Its old document goes now and this one is indexed under the new name, rather than being taken
           // for a duplicate of a document the end of the walk would remove. A copy (the other item seen later) is
           // then the duplicate.
+          // The same holds for this item's own document under its old name (a drive file renamed, its id the key).
           const movedFrom = r.document.source !== filename ? ownerOf().get(r.document.id) : undefined;
-          if (movedFrom !== undefined && !handled.has(movedFrom) && (await store.deleteDocument(r.document.id))) {
-            counts.removed++;
-            movedAway.add(movedFrom);
+          const renamed = movedFrom === found.key;
+          if (movedFrom !== undefined && (renamed || !handled.has(movedFrom)) && (await store.deleteDocument(r.document.id))) {
+            if (!renamed) {
+              counts.removed++;
+              movedAway.add(movedFrom);
+            }
             r = await ingestDocument(store, input, { signal });
           }
           // The same bytes as another document of the knowledge base: that one stays, and is not this item's.

@@ -4,7 +4,18 @@
  */
 import { z } from "zod";
 
-export type SourceKind = "web" | "git" | "s3" | "folder" | "webdav" | "imap" | "mediawiki" | "confluence" | "notion";
+export type SourceKind =
+  | "web"
+  | "git"
+  | "s3"
+  | "folder"
+  | "webdav"
+  | "imap"
+  | "mediawiki"
+  | "confluence"
+  | "notion"
+  | "google-drive"
+  | "sharepoint";
 
 const MAX_PAGES = 5000;
 const DEFAULT_SCHEDULE_MINUTES = 60;
@@ -177,10 +188,86 @@ const notion = z.strictObject({
   scheduleMinutes: schedule,
 });
 
-/** POST /api/kbs/<kb>/sources and MCP add_source. */
-export const sourceInputSchema = z.discriminatedUnion("kind", [web, git, s3, folder, webdav, imap, mediawiki, confluence, notion], {
-  error: 'kind must be "web", "git", "s3", "folder", "webdav", "imap", "mediawiki", "confluence" or "notion"',
+/** A Drive file id (a folder's, a shared drive's), or the folder's URL it is read from. */
+const driveFolderId = z
+  .string({ error: "each folder must be a string" })
+  .trim()
+  .transform((v) => /\/folders\/([\w-]+)/.exec(v)?.[1] ?? v)
+  .pipe(z.string().regex(/^[\w-]{10,200}$/, "each folder must be a Drive folder's id or URL (https://drive.google.com/drive/folders/…)"));
+
+/** A service account's JSON key file as Google hands it out: its e-mail, private key and token URL are what is used. */
+const serviceAccountKey = z
+  .string({ error: "serviceAccount must be the service account's JSON key" })
+  .max(20_000, "serviceAccount must be at most 20000 characters")
+  .refine((v) => {
+    try {
+      const j = JSON.parse(v) as Record<string, unknown>;
+      const uri = j.token_uri === undefined ? null : URL.parse(String(j.token_uri));
+      return (
+        typeof j.client_email === "string" &&
+        typeof j.private_key === "string" &&
+        j.private_key.includes("PRIVATE KEY") &&
+        (uri === null || uri.protocol === "https:" || uri.protocol === "http:")
+      );
+    } catch {
+      return false;
+    }
+  }, "serviceAccount must be the service account's JSON key (with client_email, private_key and token_uri)");
+
+/** Files in Google Drive folders or shared drives, read by a service account (domain-wide delegation: as `subject`). */
+const googleDrive = z.strictObject({
+  kind: z.literal("google-drive"),
+  name,
+  folders: z.array(driveFolderId).min(1, "folders must name at least one folder or shared drive").max(50),
+  /** The user the service account acts as (domain-wide delegation); none: the service account itself. */
+  subject: z.email({ error: "subject must be the e-mail address of the user to act as" }).max(320).optional(),
+  /** Google's API, or a proxy in front of it. */
+  apiUrl: httpUrl("apiUrl").default("https://www.googleapis.com/"),
+  serviceAccount: serviceAccountKey,
+  scheduleMinutes: schedule,
 });
+
+/** Files in a SharePoint document library or a OneDrive (a Graph drive), or one folder of it, read by an app registration. */
+const sharepoint = z.strictObject({
+  kind: z.literal("sharepoint"),
+  name,
+  driveId: z
+    .string({ error: "driveId must be a string" })
+    .trim()
+    .regex(/^[\w!.-]{1,300}$/, "driveId must be the Graph id of a document library or OneDrive (b!…)"),
+  /** A folder's path in it ("Policies/2026"); empty: the whole library. */
+  folder: z
+    .string({ error: "folder must be a string" })
+    .trim()
+    .max(1000)
+    .transform((p) => p.replace(/^\/+|\/+$/g, ""))
+    .refine((p) => !p.split("/").some((s) => s === "." || s === ".."), "folder must be a folder's path in the library")
+    .default(""),
+  tenantId: z
+    .string({ error: "tenantId must be a string" })
+    .trim()
+    .regex(/^[\w.-]{1,200}$/, "tenantId must be the directory (tenant) id or its domain"),
+  clientId: z
+    .string({ error: "clientId must be a string" })
+    .trim()
+    .regex(/^[\w-]{1,100}$/, "clientId must be the app registration's application (client) id"),
+  clientSecret: z.string({ error: "clientSecret must be a string" }).min(1, "clientSecret is required").max(1000),
+  /** Microsoft Graph, a national cloud's (graph.microsoft.us, microsoftgraph.chinacloudapi.cn) or a proxy. */
+  apiUrl: httpUrl("apiUrl").default("https://graph.microsoft.com"),
+  /** The sign-in authority's host (login.microsoftonline.us, login.chinacloudapi.cn for national clouds). */
+  loginUrl: httpUrl("loginUrl").default("https://login.microsoftonline.com"),
+  scheduleMinutes: schedule,
+});
+
+/** POST /api/kbs/<kb>/sources and MCP add_source. */
+export const sourceInputSchema = z.discriminatedUnion(
+  "kind",
+  [web, git, s3, folder, webdav, imap, mediawiki, confluence, notion, googleDrive, sharepoint],
+  {
+    error:
+      'kind must be "web", "git", "s3", "folder", "webdav", "imap", "mediawiki", "confluence", "notion", "google-drive" or "sharepoint"',
+  },
+);
 export type SourceInput = z.infer<typeof sourceInputSchema>;
 
 /** PATCH: a new schedule or name, or the secret entered again (after SOURCE_SECRET_KEY changed, or a new token). */
@@ -191,12 +278,14 @@ export const sourcePatchSchema = z
     token: z.string().trim().min(1).max(1000).optional(),
     secretAccessKey: z.string().trim().min(1).max(500).optional(),
     password: z.string().min(1).max(1000).optional(),
+    serviceAccount: serviceAccountKey.optional(),
+    clientSecret: z.string().min(1).max(1000).optional(),
   })
   .refine((p) => Object.values(p).some((v) => v !== undefined), "nothing to change");
 export type SourcePatch = z.infer<typeof sourcePatchSchema>;
 
 /** The fields of an input that are secrets: stored encrypted, never answered. */
-export const SECRET_FIELDS = ["token", "secretAccessKey", "password"] as const;
+export const SECRET_FIELDS = ["token", "secretAccessKey", "password", "serviceAccount", "clientSecret"] as const;
 type SecretField = (typeof SECRET_FIELDS)[number];
 export type SourceSecrets = Partial<Record<SecretField, string>>;
 export type SourceConfig = {

@@ -8,6 +8,7 @@ import { confluenceConnector } from "./confluence";
 import { type Connector, cancelSync, nextRunAfter, runningOf, syncSource } from "./engine";
 import { folderConnector } from "./folder";
 import { gitConnector } from "./git";
+import { googleDriveConnector } from "./google-drive";
 import { checkSourceUrl, FetchRefused, resolveSourceHost } from "./http";
 import { imapConnector } from "./imap";
 import { mediawikiConnector } from "./mediawiki";
@@ -24,6 +25,7 @@ import {
   type SyncRun,
 } from "./schema";
 import { sealSecrets } from "./secrets";
+import { sharepointConnector } from "./sharepoint";
 import { getSourceStore, newSourceId, type SourceRecord } from "./store";
 import { sourceAdded } from "./wake";
 import { webConnector } from "./web";
@@ -39,13 +41,29 @@ const CONNECTORS: Record<SourceKind, Connector> = {
   mediawiki: mediawikiConnector,
   confluence: confluenceConnector,
   notion: notionConnector,
+  "google-drive": googleDriveConnector,
+  sharepoint: sharepointConnector,
 };
 
 function defaultName(input: SourceInput): string {
   if (input.kind === "folder") return input.path;
   if (input.kind === "notion") return "Notion";
   if (input.kind === "confluence") return `${input.url} (${input.spaces.join(", ")})`;
+  if (input.kind === "google-drive") return `Google Drive ${input.folders.join(", ")}`;
+  if (input.kind === "sharepoint") return `SharePoint ${input.driveId}${input.folder ? `/${input.folder}` : ""}`;
   return input.url;
+}
+
+/** The addresses a source's syncs will request (its service's, for the hosted drives), checked when it is added. */
+function addressesOf(input: SourceInput): string[] {
+  if (input.kind === "s3" || input.kind === "folder") return [];
+  if (input.kind === "google-drive") {
+    const tokenUri = (JSON.parse(input.serviceAccount) as { token_uri?: string }).token_uri;
+    return tokenUri ? [input.apiUrl, tokenUri] : [input.apiUrl];
+  }
+  if (input.kind === "sharepoint") return [input.apiUrl, input.loginUrl];
+  if (input.kind === "notion") return [input.apiUrl];
+  return [input.url];
 }
 
 function split(input: SourceInput): { config: SourceConfig; secrets: SourceSecrets } {
@@ -111,7 +129,7 @@ export async function addSource(store: Store, kb: string, input: SourceInput, op
   if (input.kind !== "s3" && input.kind !== "folder") {
     try {
       if (input.kind === "imap") await resolveSourceHost(new URL(input.url).hostname);
-      else await checkSourceUrl(new URL(input.kind === "notion" ? input.apiUrl : input.url));
+      else for (const address of addressesOf(input)) await checkSourceUrl(new URL(address));
     } catch (err) {
       if (err instanceof FetchRefused) throw new AppError("bad_request", `This source cannot be added: ${err.message}.`);
       throw err;
@@ -152,6 +170,8 @@ const SECRET_OF: Partial<Record<SourceKind, (typeof SECRET_FIELDS)[number]>> = {
   mediawiki: "password",
   confluence: "token",
   notion: "token",
+  "google-drive": "serviceAccount",
+  sharepoint: "clientSecret",
 };
 
 export async function updateSource(store: Store, source: SourceRecord, patch: SourcePatch) {

@@ -14,14 +14,15 @@ const name = TOOL.addSource;
 const inputSchemaFor = perKbNames((kbNames) =>
   z.strictObject({
     kind: z
-      .enum(["web", "git", "s3", "webdav", "imap", "mediawiki"])
+      .enum(["web", "git", "s3", "webdav", "imap", "mediawiki", "feishu"])
       .describe(
-        "web: a page, sitemap or site; git: a repository over HTTP(S); s3: a bucket prefix; webdav: a folder on a WebDAV server; imap: a mailbox, each thread a document; mediawiki: a wiki's pages",
+        "web: a page, sitemap or site; git: a repository over HTTP(S); s3: a bucket prefix; webdav: a folder on a WebDAV server; imap: a mailbox, each thread a document; mediawiki: a wiki's pages; feishu: Feishu/Lark wiki spaces and drive folders (docx documents)",
       ),
     url: z
       .string()
+      .optional()
       .describe(
-        "web: the page, sitemap or site start URL; git: the clone URL; s3: s3://bucket/prefix; webdav: the folder's URL; imap: imaps://host/Mailbox",
+        "web: the page, sitemap or site start URL; git: the clone URL; s3: s3://bucket/prefix; webdav: the folder's URL; imap: imaps://host/Mailbox; feishu: none",
       ),
     kb: kbArgument(kbNames, "Knowledge base to add it to. Default: the default knowledge base (or the only one this server serves)."),
     name: z.string().optional().describe("A name to show for it; default: its URL"),
@@ -36,8 +37,16 @@ const inputSchemaFor = perKbNames((kbNames) =>
     accessKeyId: z.string().optional().describe("s3 only"),
     secretAccessKey: z.string().optional().describe("s3 only; stored encrypted"),
     username: z.string().optional().describe("webdav, imap; mediawiki: a bot password's user name (User@bot), none to read anonymously"),
-    password: z.string().optional().describe("webdav, imap, mediawiki: a password, app password or bot password (stored encrypted)"),
+    password: z
+      .string()
+      .optional()
+      .describe("webdav, imap, mediawiki: a password, app password or bot password; feishu: the app secret (stored encrypted)"),
     namespaces: z.array(z.number().int()).optional().describe("mediawiki only; namespace numbers to read (default [0], the articles)"),
+    domain: z.enum(["feishu", "lark"]).optional().describe("feishu only; feishu (open.feishu.cn, default) or lark (open.larksuite.com)"),
+    apiUrl: z.string().optional().describe("feishu only; another address for the same API (a proxy)"),
+    appId: z.string().optional().describe("feishu only; the custom app's App ID (cli_…)"),
+    spaces: z.array(z.string()).optional().describe("feishu only; wiki space ids to read"),
+    folders: z.array(z.string()).optional().describe("feishu only; drive folder tokens to read"),
     scheduleMinutes: z.number().int().optional().describe("Minutes between syncs; 0: only on demand. Default 60"),
   }),
 );
@@ -45,8 +54,8 @@ const inputSchemaFor = perKbNames((kbNames) =>
 const config = {
   title: "Add a source",
   description:
-    "Add a web site, Git repository, S3 bucket, WebDAV folder (Nextcloud, ownCloud, SharePoint, a NAS), IMAP mailbox " +
-    "or MediaWiki to a knowledge base: its documents are indexed in the background and kept in sync on a schedule " +
+    "Add a web site, Git repository, S3 bucket, WebDAV folder (Nextcloud, ownCloud, SharePoint, a NAS), IMAP mailbox, " +
+    "MediaWiki or Feishu/Lark (wiki spaces, drive folders) to a knowledge base: its documents are indexed in the background and kept in sync on a schedule " +
     "(default hourly). Everything the credential can read there becomes readable by the knowledge base's readers. " +
     "Requires a read-write access token. Check progress with list_sources.",
   input: inputSchemaFor,

@@ -9,6 +9,7 @@ import { buttonClass, ErrorLine, Field, FormActions, inputClass, SubmitForm } fr
 import { useAction } from "@/components/use-action";
 import type { SourceKind, SourceView } from "@/lib/sources/schema";
 import { sourceApi } from "./api";
+import { FeishuFields, feishuBody } from "./FeishuFields";
 import { kindLabel, type SourceMessages, T } from "./messages";
 import { syncErrorText } from "./sync-errors";
 
@@ -185,6 +186,7 @@ function AddSourceForm({
     const get = (k: string) => String(f.get(k) ?? "").trim();
     const body: Record<string, unknown> = { kind, scheduleMinutes: Number(get("scheduleMinutes") || 60) };
     if (kind === "folder") body.path = get("path");
+    else if (kind === "feishu") Object.assign(body, feishuBody(get, String(f.get("password") ?? "")));
     else body.url = get("url");
     if (kind === "web") Object.assign(body, { mode: get("mode"), maxPages: Number(get("maxPages") || 200) });
     if (kind === "git") {
@@ -212,6 +214,7 @@ function AddSourceForm({
     ["webdav", t.kindWebdav],
     ["imap", t.kindImap],
     ["mediawiki", t.kindMediawiki],
+    ["feishu", t.kindFeishu],
     ...(admin ? [["folder", t.kindFolder] as [SourceKind, string]] : []),
   ];
   return (
@@ -225,7 +228,9 @@ function AddSourceForm({
           ))}
         </select>
       </Field>
-      {kind === "folder" ? (
+      {kind === "feishu" ? (
+        <FeishuFields t={t} />
+      ) : kind === "folder" ? (
         <Field label={t.folderPath}>
           <input name="path" data-testid="source-path" required className={inputClass} />
         </Field>
@@ -306,7 +311,7 @@ function AddSourceForm({
           </Field>
         </>
       )}
-      {(kind === "webdav" || kind === "imap" || kind === "mediawiki" || kind === "s3" || kind === "git") && (
+      {(kind === "webdav" || kind === "imap" || kind === "mediawiki" || kind === "s3" || kind === "git" || kind === "feishu") && (
         <p data-testid="source-credential-note" className="text-xs text-zinc-600 sm:col-span-2 dark:text-zinc-400">
           {t.credentialNote}
         </p>

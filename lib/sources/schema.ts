@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 
-export type SourceKind = "web" | "git" | "s3" | "folder" | "webdav" | "imap" | "mediawiki";
+export type SourceKind = "web" | "git" | "s3" | "folder" | "webdav" | "imap" | "mediawiki" | "feishu";
 
 const MAX_PAGES = 5000;
 const DEFAULT_SCHEDULE_MINUTES = 60;
@@ -144,9 +144,37 @@ const mediawiki = z
   })
   .refine((m) => !m.username === !m.password, "a bot password needs both username and password (or neither, to read anonymously)");
 
+/** A wiki space id or drive folder token as the Feishu/Lark API writes them. */
+const feishuToken = (what: string) =>
+  z
+    .string({ error: `${what} must be strings` })
+    .trim()
+    .regex(/^[A-Za-z0-9_-]{1,100}$/, `each of ${what} must be an id or token (letters, digits, - and _)`);
+
+/** Feishu / Lark: the docx documents of wiki spaces and drive folders, read as a custom app (app id + app secret). */
+const feishu = z
+  .strictObject({
+    kind: z.literal("feishu"),
+    name,
+    /** feishu: open.feishu.cn (mainland China); lark: open.larksuite.com. */
+    domain: z.enum(["feishu", "lark"], { error: 'domain must be "feishu" or "lark"' }).default("feishu"),
+    /** Another address for the same API (a proxy in front of it). */
+    apiUrl: httpUrl("apiUrl").optional(),
+    appId: z
+      .string({ error: "appId must be a string" })
+      .trim()
+      .regex(/^[A-Za-z0-9_-]{1,100}$/, "appId must be the app's id (cli_…)"),
+    /** The app secret; sealed (./secrets.ts) under the field name every password-like secret has. */
+    password: z.string({ error: "the app secret must be a string" }).trim().min(1, "the app secret is required").max(1000),
+    spaces: z.array(feishuToken("spaces")).max(50).default([]),
+    folders: z.array(feishuToken("folders")).max(50).default([]),
+    scheduleMinutes: schedule,
+  })
+  .refine((f) => f.spaces.length + f.folders.length > 0, "name at least one wiki space id (spaces) or drive folder token (folders)");
+
 /** POST /api/kbs/<kb>/sources and MCP add_source. */
-export const sourceInputSchema = z.discriminatedUnion("kind", [web, git, s3, folder, webdav, imap, mediawiki], {
-  error: 'kind must be "web", "git", "s3", "folder", "webdav", "imap" or "mediawiki"',
+export const sourceInputSchema = z.discriminatedUnion("kind", [web, git, s3, folder, webdav, imap, mediawiki, feishu], {
+  error: 'kind must be "web", "git", "s3", "folder", "webdav", "imap", "mediawiki" or "feishu"',
 });
 export type SourceInput = z.infer<typeof sourceInputSchema>;
 

@@ -5,6 +5,7 @@
 import type { Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
 import { type Connector, cancelSync, nextRunAfter, runningOf, syncSource } from "./engine";
+import { feishuApiBase, feishuConnector } from "./feishu";
 import { folderConnector } from "./folder";
 import { gitConnector } from "./git";
 import { checkSourceUrl, FetchRefused, resolveSourceHost } from "./http";
@@ -35,10 +36,13 @@ const CONNECTORS: Record<SourceKind, Connector> = {
   webdav: webdavConnector,
   imap: imapConnector,
   mediawiki: mediawikiConnector,
+  feishu: feishuConnector,
 };
 
 function defaultName(input: SourceInput): string {
   if (input.kind === "folder") return input.path;
+  if (input.kind === "feishu")
+    return `${input.domain === "lark" ? "Lark" : "Feishu"} ${[...input.spaces, ...input.folders].join(", ")}`.slice(0, 200);
   return input.url;
 }
 
@@ -105,7 +109,7 @@ export async function addSource(store: Store, kb: string, input: SourceInput, op
   if (input.kind !== "s3" && input.kind !== "folder") {
     try {
       if (input.kind === "imap") await resolveSourceHost(new URL(input.url).hostname);
-      else await checkSourceUrl(new URL(input.url));
+      else await checkSourceUrl(new URL(input.kind === "feishu" ? feishuApiBase(input) : input.url));
     } catch (err) {
       if (err instanceof FetchRefused) throw new AppError("bad_request", `This source cannot be added: ${err.message}.`);
       throw err;
@@ -144,6 +148,7 @@ const SECRET_OF: Partial<Record<SourceKind, (typeof SECRET_FIELDS)[number]>> = {
   webdav: "password",
   imap: "password",
   mediawiki: "password",
+  feishu: "password",
 };
 
 export async function updateSource(store: Store, source: SourceRecord, patch: SourcePatch) {

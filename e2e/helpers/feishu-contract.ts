@@ -27,7 +27,7 @@ import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
-export interface Block {
+interface Block {
   block_id: string;
   parent_id: string;
   children?: string[];
@@ -68,7 +68,7 @@ interface DriveFile {
   type: "docx" | "folder" | "sheet";
 }
 
-export interface Recorded {
+interface Recorded {
   method: string;
   url: string;
   authorization: string | undefined;

@@ -24,7 +24,7 @@ import { sdkFetch } from "./sdk-fetch";
 
 type FeishuConfig = Extract<SourceConfig, { kind: "feishu" }>;
 
-export const FEISHU_ORIGINS = { feishu: "https://open.feishu.cn", lark: "https://open.larksuite.com" } as const;
+const FEISHU_ORIGINS = { feishu: "https://open.feishu.cn", lark: "https://open.larksuite.com" } as const;
 /** The API base a source calls: its override (a proxy), else its service's. */
 export const feishuApiBase = (c: Pick<FeishuConfig, "domain" | "apiUrl">) =>
   c.apiUrl ? new URL(c.apiUrl).origin : FEISHU_ORIGINS[c.domain];

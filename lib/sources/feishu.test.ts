@@ -14,7 +14,7 @@ import { openStore, type Store } from "@/lib/store";
 import { tempDirs } from "@/lib/test-helpers/temp-dirs";
 import { runningPromise } from "./engine";
 import { sourceInputSchema } from "./schema";
-import { addSource, listSourceViews, removeSource, startSync } from "./service";
+import { addSource, listSourceViews, removeSource, startSync, updateSource } from "./service";
 import { getSourceStore, type SourceRecord } from "./store";
 
 const tempDir = tempDirs("feishu-test-");
@@ -222,12 +222,15 @@ describe("feishu source against the contract server", () => {
     expect(await titles()).toHaveLength(3);
   });
 
-  it("a reset app secret stops the sync with an error that says so, keeping every document", async () => {
+  it("a reset app secret stops the sync with an error that says so, keeping every document, until entered again", async () => {
     const old = feishu.appSecret;
     feishu.resetSecret();
     const refused = await sync(source);
     expect(refused.error).toMatch(/^Feishu\/Lark refused the app's credential \(code 10014: app secret invalid\): .*enter it again$/);
     expect(refused.error).not.toContain(old);
     expect(await titles()).toEqual(["On-call rota", "员工手册", "安全须知 2026"]);
+    // Entered again (PATCH {"password": …}), the next sync reads as before.
+    source = await updateSource(store, source, { password: feishu.appSecret });
+    expect(await sync(source)).toMatchObject({ unchanged: 3, removed: 0, error: null });
   });
 });

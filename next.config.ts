@@ -21,6 +21,8 @@ const nextConfig: NextConfig = {
     "sharp",
     "exceljs",
     "mailparser",
+    // Loads axios' Node build and ws at run time; bundled, its axios would be a second copy.
+    "@larksuiteoapi/node-sdk",
   ],
   poweredByHeader: false,
   // NEXT_BUILD_CACHE=0: no Turbopack cache written (30 CPU-s a build); a CI run's fresh clone never reads it again.

@@ -4,7 +4,8 @@
  * watch the status line, Sync now, remove a source after its confirmation; a drive (a WebDAV folder on a real
  * Apache), a mailbox (a real Dovecot), a wiki (a real MediaWiki) and a Notion workspace (its contract server,
  * e2e/helpers/notion-contract.ts) added in the UI each answer a question, the cited document's Original being the
- * item in its service.
+ * item in its service; in Chinese, a Feishu wiki (the contract server of e2e/helpers/feishu-contract.ts)
+ * answers a Chinese question, its Original the document's page in Feishu.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -16,6 +17,7 @@ import { ImapFlow } from "imapflow";
 import { apacheMissing, startApacheDav } from "./helpers/apache-dav";
 import { ask } from "./helpers/chat";
 import { dovecotMissing, startDovecot } from "./helpers/dovecot";
+import { startFeishuContract } from "./helpers/feishu-contract";
 import { type GitRepo, serveGitRepo } from "./helpers/git-server";
 import { mediawikiMissing, startMediaWiki } from "./helpers/mediawiki";
 import { block, startNotionContract } from "./helpers/notion-contract";
@@ -442,6 +444,54 @@ test.describe("mailbox, wiki and Notion", () => {
       await deleteKb(kb);
       await wiki.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+test.describe("Feishu", () => {
+  test.use({ locale: "zh-CN", viewport: { width: 1000, height: 800 } });
+
+  test("在 /kbs 添加飞书知识库，用中文提问，引用文档的“原文”是飞书中的文档", async ({ page }) => {
+    const kb = `src-feishu-${RUN}`;
+    const feishu = await startFeishuContract({ tenant: "https://kb-e2e.feishu.cn" });
+    try {
+      const node = feishu.wikiDoc("spcE2E", `dxRota${RUN}`, `值班制度 ${RUN}`, [
+        { h: 1, text: "夜间值班" },
+        { p: "夜间值班的工程师须在十分钟内响应告警，并在值班群登记处理结果。" },
+        {
+          table: [
+            ["班次", "时间"],
+            ["夜班", "22:00 至次日 08:00"],
+          ],
+        },
+      ]);
+      expect((await createKb(kb)).status).toBe(201);
+      await page.goto("/kbs");
+      const card = page.locator(`[data-testid="kb-card"][data-kb="${kb}"]`);
+      await addSource(card, async (form) => {
+        await form.getByTestId("source-kind").selectOption("feishu");
+        await expect(form.getByTestId("source-credential-note")).toContainText("本知识库的读者可见");
+        await form.getByTestId("source-api-url").fill(feishu.origin);
+        await form.getByTestId("source-app-id").fill(feishu.appId);
+        await form.getByTestId("source-password").fill(feishu.appSecret);
+        await form.getByTestId("source-spaces").fill("spcE2E");
+      });
+      const source = card.locator('[data-testid="source"][data-kind="feishu"]');
+      await expect(source.getByTestId("source-kind-label")).toHaveText("飞书 / Lark（知识库、云空间文件夹）");
+      await expect(source.getByTestId("source-status")).toContainText("新增 1");
+      await expect(source).not.toContainText(feishu.appSecret);
+
+      await page.goto("/");
+      const answer = await ask(page, "夜间值班的工程师须在多长时间内响应告警？");
+      await expect(answer).toContainText("十分钟");
+      await answer.getByTestId("citation-chip").first().click();
+      await page.getByTestId("citation-popover").getByTestId("open-in-document").click();
+      await expect(page.getByTestId("document-title")).toContainText(`值班制度 ${RUN}`);
+      const original = page.getByTestId("document-original").locator("a");
+      expect(await original.getAttribute("href")).toBe(`${feishu.tenant}/wiki/${node}`);
+    } finally {
+      await deleteKb(kb);
+      await feishu.close();
     }
   });
 });

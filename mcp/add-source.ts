@@ -14,15 +14,15 @@ const name = TOOL.addSource;
 const inputSchemaFor = perKbNames((kbNames) =>
   z.strictObject({
     kind: z
-      .enum(["web", "git", "s3", "webdav", "imap", "mediawiki", "confluence", "notion", "google-drive", "sharepoint"])
+      .enum(["web", "git", "s3", "webdav", "imap", "mediawiki", "confluence", "notion", "google-drive", "sharepoint", "feishu"])
       .describe(
-        "web: a page, sitemap or site; git: a repository over HTTP(S); s3: a bucket prefix; webdav: a folder on a WebDAV server; imap: a mailbox, each thread a document; mediawiki: a wiki's pages; confluence: Confluence Cloud spaces' pages, blog posts and attachments; notion: the pages and database rows shared with an internal integration; google-drive: Google Drive folders or shared drives; sharepoint: a SharePoint document library or OneDrive (or a folder of it)",
+        "web: a page, sitemap or site; git: a repository over HTTP(S); s3: a bucket prefix; webdav: a folder on a WebDAV server; imap: a mailbox, each thread a document; mediawiki: a wiki's pages; confluence: Confluence Cloud spaces' pages, blog posts and attachments; notion: the pages and database rows shared with an internal integration; google-drive: Google Drive folders or shared drives; sharepoint: a SharePoint document library or OneDrive (or a folder of it); feishu: Feishu/Lark wiki spaces and drive folders (docx documents)",
       ),
     url: z
       .string()
       .optional()
       .describe(
-        "web: the page, sitemap or site start URL; git: the clone URL; s3: s3://bucket/prefix; webdav: the folder's URL; imap: imaps://host/Mailbox; mediawiki: its api.php; confluence: the site (https://example.atlassian.net/wiki) (notion, google-drive, sharepoint: none)",
+        "web: the page, sitemap or site start URL; git: the clone URL; s3: s3://bucket/prefix; webdav: the folder's URL; imap: imaps://host/Mailbox; mediawiki: its api.php; confluence: the site (https://example.atlassian.net/wiki) (notion, google-drive, sharepoint, feishu: none)",
       ),
     kb: kbArgument(kbNames, "Knowledge base to add it to. Default: the default knowledge base (or the only one this server serves)."),
     name: z.string().optional().describe("A name to show for it; default: its URL"),
@@ -37,7 +37,7 @@ const inputSchemaFor = perKbNames((kbNames) =>
       .describe(
         "git: an access token for a private repository; confluence: an API token; notion: the integration's token (stored encrypted)",
       ),
-    spaces: z.array(z.string()).optional().describe("confluence only; the space keys to read (ENG, HR)"),
+    spaces: z.array(z.string()).optional().describe("confluence: the space keys to read (ENG, HR); feishu: wiki space ids to read"),
     endpoint: z.string().optional().describe("s3 only; an S3-compatible service's URL"),
     region: z.string().optional().describe("s3 only; default us-east-1"),
     accessKeyId: z.string().optional().describe("s3 only"),
@@ -48,9 +48,15 @@ const inputSchemaFor = perKbNames((kbNames) =>
       .describe(
         "webdav, imap; mediawiki: a bot password's user name (User@bot), none to read anonymously; confluence: the account's e-mail",
       ),
-    password: z.string().optional().describe("webdav, imap, mediawiki: a password, app password or bot password (stored encrypted)"),
+    password: z
+      .string()
+      .optional()
+      .describe("webdav, imap, mediawiki: a password, app password or bot password; feishu: the app secret (stored encrypted)"),
     namespaces: z.array(z.number().int()).optional().describe("mediawiki only; namespace numbers to read (default [0], the articles)"),
-    folders: z.array(z.string()).optional().describe("google-drive only; the folders' or shared drives' ids or links"),
+    folders: z
+      .array(z.string())
+      .optional()
+      .describe("google-drive: the folders' or shared drives' ids or links; feishu: drive folder tokens to read"),
     subject: z.string().optional().describe("google-drive only; a user the service account acts as (domain-wide delegation)"),
     serviceAccount: z
       .string()
@@ -67,10 +73,10 @@ const inputSchemaFor = perKbNames((kbNames) =>
     apiUrl: z
       .string()
       .optional()
-      .describe(
-        "notion, google-drive, sharepoint: the API's address for a national cloud or a proxy (default Notion's, Google's, Microsoft Graph's)",
-      ),
+      .describe("notion, google-drive, sharepoint, feishu: the API's address for a national cloud or a proxy (default the service's own)"),
     loginUrl: z.string().optional().describe("sharepoint only; the sign-in host for a national cloud (default login.microsoftonline.com)"),
+    domain: z.enum(["feishu", "lark"]).optional().describe("feishu only; feishu (open.feishu.cn, default) or lark (open.larksuite.com)"),
+    appId: z.string().optional().describe("feishu only; the custom app's App ID (cli_…)"),
     scheduleMinutes: z.number().int().optional().describe("Minutes between syncs; 0: only on demand. Default 60"),
   }),
 );
@@ -79,7 +85,7 @@ const config = {
   title: "Add a source",
   description:
     "Add a web site, Git repository, S3 bucket, WebDAV folder (Nextcloud, ownCloud, SharePoint, a NAS), IMAP mailbox, " +
-    "MediaWiki, Confluence Cloud spaces, a Notion workspace, Google Drive folders or a SharePoint/OneDrive library to a knowledge base: its documents are indexed in the background and kept in sync on a schedule " +
+    "MediaWiki, Confluence Cloud spaces, a Notion workspace, Google Drive folders, a SharePoint/OneDrive library or Feishu/Lark (wiki spaces, drive folders) to a knowledge base: its documents are indexed in the background and kept in sync on a schedule " +
     "(default hourly). Everything the credential can read there becomes readable by the knowledge base's readers. " +
     "Requires a read-write access token. Check progress with list_sources.",
   input: inputSchemaFor,

@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { type CallToolResult, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apacheMissing, startApacheDav } from "@/e2e/helpers/apache-dav";
+import { startFeishuContract } from "@/e2e/helpers/feishu-contract";
 import { startGoogleDriveContract } from "@/e2e/helpers/google-drive-contract";
 import { postRaw } from "@/e2e/helpers/mcp";
 import { block, startNotionContract } from "@/e2e/helpers/notion-contract";
@@ -662,6 +663,27 @@ describe("source tools", () => {
       await client.close();
     } finally {
       await drive.close();
+    }
+  });
+
+  it("add_source adds a Feishu wiki space (no url: its app id, app secret and space id); the secret is in no answer", async () => {
+    const feishu = await startFeishuContract();
+    process.env.SOURCE_ALLOW_HOSTS = "127.0.0.1";
+    process.env.SOURCE_SECRET_KEY = "test-source-secret-key-0123456789";
+    try {
+      feishu.wikiDoc("spcMcp", "dxMcp", "Narwhal feeding", [{ p: "The narwhals are fed arctic cod at noon." }]);
+      const client = await connect("/api/mcp", bearer(secrets.rw));
+      const args = { kind: "feishu", apiUrl: feishu.origin, appId: feishu.appId, password: feishu.appSecret, spaces: ["spcMcp"] };
+      const added = await client.callTool({ name: "add_source", arguments: { ...args, kb: "eng-docs", scheduleMinutes: 0 } });
+      expect(added.isError).toBeFalsy();
+      expect(JSON.stringify(added)).not.toContain(feishu.appSecret);
+      await runningPromise((added.structuredContent as { source: { id: string } }).source.id);
+      const listed = await client.callTool({ name: "list_sources", arguments: { kb: "eng-docs" } });
+      expect(text(listed)).toMatch(/\[feishu, kb eng-docs, id [^\]]+\]: 1 documents; last sync [^\n]*: 1 added/);
+      expect(JSON.stringify(listed)).not.toContain(feishu.appSecret);
+      await client.close();
+    } finally {
+      await feishu.close();
       delete process.env.SOURCE_ALLOW_HOSTS;
       delete process.env.SOURCE_SECRET_KEY;
     }

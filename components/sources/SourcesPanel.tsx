@@ -9,6 +9,7 @@ import { buttonClass, ErrorLine, Field, FormActions, inputClass, SubmitForm } fr
 import { useAction } from "@/components/use-action";
 import type { SourceKind, SourceView } from "@/lib/sources/schema";
 import { sourceApi } from "./api";
+import { FeishuFields, feishuBody } from "./FeishuFields";
 import { kindLabel, type SourceMessages, T } from "./messages";
 import { syncErrorText } from "./sync-errors";
 
@@ -194,6 +195,7 @@ function AddSourceForm({
     const get = (k: string) => String(f.get(k) ?? "").trim();
     const body: Record<string, unknown> = { kind, scheduleMinutes: Number(get("scheduleMinutes") || 60) };
     if (kind === "folder") body.path = get("path");
+    else if (kind === "feishu") Object.assign(body, feishuBody(get, String(f.get("password") ?? "")));
     else if (!HOSTED_APIS.includes(kind)) body.url = get("url");
     if (kind === "web") Object.assign(body, { mode: get("mode"), maxPages: Number(get("maxPages") || 200) });
     if (kind === "git") {
@@ -247,6 +249,7 @@ function AddSourceForm({
     ["notion", t.kindNotion],
     ["google-drive", t.kindGoogleDrive],
     ["sharepoint", t.kindSharepoint],
+    ["feishu", t.kindFeishu],
     ...(admin ? [["folder", t.kindFolder] as [SourceKind, string]] : []),
   ];
   return (
@@ -260,7 +263,9 @@ function AddSourceForm({
           ))}
         </select>
       </Field>
-      {kind === "folder" ? (
+      {kind === "feishu" ? (
+        <FeishuFields t={t} />
+      ) : kind === "folder" ? (
         <Field label={t.folderPath}>
           <input name="path" data-testid="source-path" required className={inputClass} />
         </Field>
@@ -417,6 +422,7 @@ function AddSourceForm({
         kind === "s3" ||
         kind === "git" ||
         kind === "confluence" ||
+        kind === "feishu" ||
         HOSTED_APIS.includes(kind)) && (
         <p data-testid="source-credential-note" className="text-xs text-zinc-600 sm:col-span-2 dark:text-zinc-400">
           {t.credentialNote}

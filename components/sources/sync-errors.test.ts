@@ -92,4 +92,22 @@ describe("source sync errors in the Chinese UI", () => {
       "SharePoint 的列表或变更记录在 5 页后仍未结束（SOURCE_MAX_LIST_PAGES）：未删除任何内容",
     );
   });
+
+  it("says the Feishu/Lark source's errors in Chinese", () => {
+    expect(
+      syncErrorText(
+        "Feishu/Lark refused the app's credential (code 10014: app secret invalid): the app secret was reset, or the app id is wrong; enter it again",
+        "zh",
+      ),
+    ).toBe("飞书/Lark 拒绝了应用凭据（代码 10014：app secret invalid）：App Secret 已被重置或 App ID 有误，请重新输入");
+    expect(
+      syncErrorText(
+        "Feishu/Lark answered HTTP 429 code 99991400 to wiki space spc1 (still rate-limited after the retries): request trigger frequency limit",
+        "zh",
+      ),
+    ).toBe("飞书/Lark 对 wiki space spc1 返回了 HTTP 429 code 99991400（重试后仍被限流）：request trigger frequency limit");
+    expect(syncErrorText("the Feishu/Lark listing of wiki space spcLoop did not end after 4 pages (SOURCE_MAX_LIST_PAGES)", "zh")).toBe(
+      "飞书/Lark 中 wiki space spcLoop 的列表在 4 页后仍未结束（SOURCE_MAX_LIST_PAGES）",
+    );
+  });
 });

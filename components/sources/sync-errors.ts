@@ -109,6 +109,28 @@ const ZH: [RegExp, string][] = [
   ],
   [/^this source has no service account key$/, "该来源没有服务账号密钥"],
   [/^this source has no client secret$/, "该来源没有客户端密码"],
+  [
+    /^Feishu\/Lark refused the app's credential \(code (\S+): (.*)\): the app secret was reset, or the app id is wrong; enter it again$/,
+    "飞书/Lark 拒绝了应用凭据（代码 $1：$2）：App Secret 已被重置或 App ID 有误，请重新输入",
+  ],
+  [
+    /^Feishu\/Lark refused the app's access token twice \(code (\d+)\) for (.*); check the app's credential$/,
+    "飞书/Lark 两次拒绝了应用的访问令牌（代码 $1，$2）：请检查应用凭据",
+  ],
+  [
+    /^the Feishu\/Lark listing of (.*) did not end after (\d+) pages \(SOURCE_MAX_LIST_PAGES\)$/,
+    "飞书/Lark 中 $1 的列表在 $2 页后仍未结束（SOURCE_MAX_LIST_PAGES）",
+  ],
+  [
+    /^the Feishu\/Lark listing of (.*) repeats a page token after (\d+) pages: it would never end$/,
+    "飞书/Lark 中 $1 的列表在 $2 页后重复了分页标记：它永远不会结束",
+  ],
+  [
+    /^Feishu\/Lark answered (.+?) to (.+?) \(still rate-limited after the retries\): (.*)$/,
+    "飞书/Lark 对 $2 返回了 $1（重试后仍被限流）：$3",
+  ],
+  [/^Feishu\/Lark answered (.+?) to (.+?): (.*)$/, "飞书/Lark 对 $2 返回了 $1：$3"],
+  [/^this source has no app secret$/, "该来源没有 App Secret"],
   [/^no answer within (\d+) s$/, "$1 秒内没有响应"],
   [/^more than (\d+) redirects$/, "重定向超过 $1 次"],
   [/^redirected outside the source to (\S+)$/, "被重定向到来源之外：$1"],

@@ -153,16 +153,22 @@ function retryAfterMs(value: string | string[] | undefined, now = Date.now()): n
   return Number.isFinite(at) ? Math.max(0, at - now) : null;
 }
 
+/** Feishu/Lark's gateway says when its rate window resets instead (x-ogw-ratelimit-reset: seconds, maybe fractional). */
+function resetMs(value: string | string[] | undefined): number | null {
+  const v = Array.isArray(value) ? value[0] : value;
+  return v && /^\s*\d+(\.\d+)?\s*$/.test(v) ? Math.ceil(Number(v) * 1000) : null;
+}
+
 /**
- * guardedRequest, waiting as a busy service asks: a 429 or 503 is tried again after its Retry-After (1 s without
- * one), up to MAX_RETRIES times; one that asks for more than a minute, or is still busy after the retries, is
+ * guardedRequest, waiting as a busy service asks: a 429 or 503 is tried again after its Retry-After (or
+ * x-ogw-ratelimit-reset; 1 s without either), up to MAX_RETRIES times; one that asks for more than a minute, or is still busy after the retries, is
  * answered as it is (the caller fails with its status). The wait ends when the sync is cancelled.
  */
 export async function patientRequest(url: URL, opts: GetOptions = {}): Promise<FetchedResponse & { retries: number }> {
   for (let retries = 0; ; retries++) {
     const res = await guardedRequest(url, opts);
     if ((res.status !== 429 && res.status !== 503) || retries >= MAX_RETRIES) return { ...res, retries };
-    const wait = retryAfterMs(res.headers["retry-after"]) ?? 1000;
+    const wait = retryAfterMs(res.headers["retry-after"]) ?? resetMs(res.headers["x-ogw-ratelimit-reset"]) ?? 1000;
     if (wait > MAX_RETRY_WAIT_MS) return { ...res, retries };
     await sleep(wait, undefined, { signal: opts.signal });
   }

@@ -15,7 +15,8 @@ export type SourceKind =
   | "confluence"
   | "notion"
   | "google-drive"
-  | "sharepoint";
+  | "sharepoint"
+  | "feishu";
 
 const MAX_PAGES = 5000;
 const DEFAULT_SCHEDULE_MINUTES = 60;
@@ -259,13 +260,41 @@ const sharepoint = z.strictObject({
   scheduleMinutes: schedule,
 });
 
+/** A wiki space id or drive folder token as the Feishu/Lark API writes them. */
+const feishuToken = (what: string) =>
+  z
+    .string({ error: `${what} must be strings` })
+    .trim()
+    .regex(/^[A-Za-z0-9_-]{1,100}$/, `each of ${what} must be an id or token (letters, digits, - and _)`);
+
+/** Feishu / Lark: the docx documents of wiki spaces and drive folders, read as a custom app (app id + app secret). */
+const feishu = z
+  .strictObject({
+    kind: z.literal("feishu"),
+    name,
+    /** feishu: open.feishu.cn (mainland China); lark: open.larksuite.com. */
+    domain: z.enum(["feishu", "lark"], { error: 'domain must be "feishu" or "lark"' }).default("feishu"),
+    /** Another address for the same API (a proxy in front of it). */
+    apiUrl: httpUrl("apiUrl").optional(),
+    appId: z
+      .string({ error: "appId must be a string" })
+      .trim()
+      .regex(/^[A-Za-z0-9_-]{1,100}$/, "appId must be the app's id (cli_…)"),
+    /** The app secret; sealed (./secrets.ts) under the field name every password-like secret has. */
+    password: z.string({ error: "the app secret must be a string" }).trim().min(1, "the app secret is required").max(1000),
+    spaces: z.array(feishuToken("spaces")).max(50).default([]),
+    folders: z.array(feishuToken("folders")).max(50).default([]),
+    scheduleMinutes: schedule,
+  })
+  .refine((f) => f.spaces.length + f.folders.length > 0, "name at least one wiki space id (spaces) or drive folder token (folders)");
+
 /** POST /api/kbs/<kb>/sources and MCP add_source. */
 export const sourceInputSchema = z.discriminatedUnion(
   "kind",
-  [web, git, s3, folder, webdav, imap, mediawiki, confluence, notion, googleDrive, sharepoint],
+  [web, git, s3, folder, webdav, imap, mediawiki, confluence, notion, googleDrive, sharepoint, feishu],
   {
     error:
-      'kind must be "web", "git", "s3", "folder", "webdav", "imap", "mediawiki", "confluence", "notion", "google-drive" or "sharepoint"',
+      'kind must be "web", "git", "s3", "folder", "webdav", "imap", "mediawiki", "confluence", "notion", "google-drive", "sharepoint" or "feishu"',
   },
 );
 export type SourceInput = z.infer<typeof sourceInputSchema>;

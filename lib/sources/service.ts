@@ -6,6 +6,7 @@ import type { Store } from "@/lib/store";
 import { AppError } from "@/lib/types";
 import { confluenceConnector } from "./confluence";
 import { type Connector, cancelSync, nextRunAfter, runningOf, syncSource } from "./engine";
+import { feishuApiBase, feishuConnector } from "./feishu";
 import { folderConnector } from "./folder";
 import { gitConnector } from "./git";
 import { googleDriveConnector } from "./google-drive";
@@ -43,6 +44,7 @@ const CONNECTORS: Record<SourceKind, Connector> = {
   notion: notionConnector,
   "google-drive": googleDriveConnector,
   sharepoint: sharepointConnector,
+  feishu: feishuConnector,
 };
 
 function defaultName(input: SourceInput): string {
@@ -51,6 +53,8 @@ function defaultName(input: SourceInput): string {
   if (input.kind === "confluence") return `${input.url} (${input.spaces.join(", ")})`;
   if (input.kind === "google-drive") return `Google Drive ${input.folders.join(", ")}`;
   if (input.kind === "sharepoint") return `SharePoint ${input.driveId}${input.folder ? `/${input.folder}` : ""}`;
+  if (input.kind === "feishu")
+    return `${input.domain === "lark" ? "Lark" : "Feishu"} ${[...input.spaces, ...input.folders].join(", ")}`.slice(0, 200);
   return input.url;
 }
 
@@ -63,6 +67,7 @@ function addressesOf(input: SourceInput): string[] {
   }
   if (input.kind === "sharepoint") return [input.apiUrl, input.loginUrl];
   if (input.kind === "notion") return [input.apiUrl];
+  if (input.kind === "feishu") return [feishuApiBase(input)];
   return [input.url];
 }
 
@@ -172,6 +177,7 @@ const SECRET_OF: Partial<Record<SourceKind, (typeof SECRET_FIELDS)[number]>> = {
   notion: "token",
   "google-drive": "serviceAccount",
   sharepoint: "clientSecret",
+  feishu: "password",
 };
 
 export async function updateSource(store: Store, source: SourceRecord, patch: SourcePatch) {

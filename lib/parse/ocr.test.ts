@@ -184,11 +184,11 @@ describe("OCR", { timeout: 300_000 }, () => {
     expect(accuracy).toBeGreaterThanOrEqual(0.99);
   });
 
-  it("reads JPEG, WebP and TIFF images", async () => {
+  it("reads JPEG (stored upside down, turned by its EXIF orientation), WebP and TIFF images", async () => {
     const lines = ["Core collaboration hours are 11:00 to 15:00.", "员工每天应工作满 8 小时。"];
     const png = await renderPage(lines);
     for (const [name, data] of [
-      ["hours.jpg", await sharp(png).jpeg({ quality: 90 }).toBuffer()],
+      ["hours.jpg", await sharp(png).rotate(180).jpeg({ quality: 90 }).withMetadata({ orientation: 3 }).toBuffer()],
       ["hours.webp", await sharp(png).webp({ quality: 90 }).toBuffer()],
       ["hours.tiff", await sharp(png).tiff().toBuffer()],
     ] as const) {

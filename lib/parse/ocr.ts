@@ -31,11 +31,8 @@ export class NeedsOcr extends Error {
 /** A page holding fewer characters than this in its text layer is read by OCR (a scan, or a scan with a stamp). */
 export const MIN_PAGE_TEXT_CHARS = 20;
 
-/** Longest side, in pixels, of an image handed to the models: bigger costs time and memory for no better reading. */
-export const OCR_MAX_SIDE = 2048;
-
 /**
- * The text of one page image (PNG, JPEG…): recognised lines in reading order (lib/parse/ocr-layout.ts), one row a
+ * The text of one page image (PNG, JPEG…; oriented, flattened and scaled by the reader, lib/parse/ocr-engine.ts): recognised lines in reading order (lib/parse/ocr-layout.ts), one row a
  * line, the cells of a row (a table on the page) separated by " | ", two columns one after the other; look-alike
  * characters repaired (lib/parse/ocr-words.ts).
  */

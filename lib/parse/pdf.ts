@@ -3,7 +3,8 @@ import { endsClause } from "@/lib/text/sentences";
 import { AppError, type ParsedDocument } from "@/lib/types";
 import { ownCpuMs } from "@/lib/worker/cpu";
 import { PagedText, type ParseOptions, resolveLimits } from "./limits";
-import { checkOcrBudget, checkOcrPages, MIN_PAGE_TEXT_CHARS, NeedsOcr, OCR_MAX_SIDE } from "./ocr";
+import { checkOcrBudget, checkOcrPages, MIN_PAGE_TEXT_CHARS, NeedsOcr } from "./ocr";
+import { OCR_MAX_SIDE } from "./ocr-engine";
 
 /** Node's copy of pdf.js, loaded on first use (it is large). */
 async function loadUnpdf() {

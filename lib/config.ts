@@ -90,6 +90,11 @@ export function sourceLimits() {
     syncTimeoutMs: intEnv("SOURCE_SYNC_TIMEOUT_S", 3600) * 1000,
     /** Items one source may hold (pages, files, objects; skipped ones not counted): past it the sync stops, nothing removed. */
     maxItems: intEnv("SOURCE_MAX_ITEMS", 100_000),
+    /**
+     * Items a source's first sync indexes before it stops and asks an editor to confirm the rest (0: never asks),
+     * so a credential that reads far more than meant does not fill the knowledge base unasked.
+     */
+    confirmOver: intEnv("SOURCE_CONFIRM_OVER", 5000),
     /** Pages of one S3 listing, or folders of one WebDAV walk, at most: a listing longer than this is taken for one that never ends. */
     maxListPages: intEnv("SOURCE_MAX_LIST_PAGES", 10_000),
   };

@@ -10,6 +10,7 @@ import { useAction } from "@/components/use-action";
 import type { SourceKind, SourceView } from "@/lib/sources/schema";
 import { sourceApi } from "./api";
 import { FeishuFields, feishuBody } from "./FeishuFields";
+import { HOSTED_APIS, HostedFields, hostedBody } from "./HostedFields";
 import { kindLabel, type SourceMessages, T } from "./messages";
 import { syncErrorText } from "./sync-errors";
 
@@ -141,6 +142,20 @@ export function SourcesPanel({ kb, canWrite, admin, onChanged }: { kb: string; c
             <p data-testid="source-status" role="status" className="text-xs text-zinc-600 dark:text-zinc-400">
               {statusLine(s, t, locale)}
             </p>
+            {canWrite && !s.running && !!s.lastRun?.needsConfirmation && (
+              <p className="flex flex-wrap items-center gap-2 text-xs">
+                <span>{fill(t.confirmNote, { count: s.lastRun.needsConfirmation })}</span>
+                <button
+                  type="button"
+                  data-testid="source-confirm"
+                  className={buttonClass}
+                  disabled={action.busy}
+                  onClick={() => void act(() => sourceApi.confirm(kb, s.id))}
+                >
+                  {t.confirmAll}
+                </button>
+              </p>
+            )}
             {!s.running && !!s.lastRun?.notes?.length && (
               <RunItems testid="source-notes" summary={t.skippedItems} items={s.lastRun.notes} />
             )}
@@ -168,13 +183,6 @@ export function SourcesPanel({ kb, canWrite, admin, onChanged }: { kb: string; c
 }
 
 /** Kinds read through a hosted service's API (no URL of their own: an id, a credential, the API's address). */
-/** The kinds read through a hosted service's API (no URL of their own; an optional API address instead). */
-const HOSTED_APIS: readonly SourceKind[] = ["notion", "google-drive", "sharepoint"];
-const API_PLACEHOLDER: Partial<Record<SourceKind, string>> = {
-  notion: "https://api.notion.com",
-  "google-drive": "https://www.googleapis.com/",
-  sharepoint: "https://graph.microsoft.com",
-};
 
 function AddSourceForm({
   t,
@@ -214,28 +222,10 @@ function AddSourceForm({
     // A wiki is read anonymously unless a bot password is given.
     if (kind === "mediawiki" && get("username"))
       Object.assign(body, { username: get("username"), password: String(f.get("password") ?? "") });
-    if (kind === "confluence")
-      Object.assign(body, {
-        spaces: get("spaces")
-          .split(",")
-          .map((k) => k.trim())
-          .filter(Boolean),
-        username: get("username"),
-      });
-    if (kind === "confluence" || kind === "notion") body.token = String(f.get("token") ?? "").trim();
-    if (kind === "google-drive") {
-      body.folders = get("folders")
-        .split(/[\s,]+/)
-        .filter(Boolean);
-      body.serviceAccount = String(f.get("serviceAccount") ?? "");
-      if (get("subject")) body.subject = get("subject");
-    }
-    if (kind === "sharepoint") {
-      Object.assign(body, { driveId: get("driveId"), folder: get("folder"), tenantId: get("tenantId"), clientId: get("clientId") });
-      body.clientSecret = String(f.get("clientSecret") ?? "");
-      if (get("loginUrl")) body.loginUrl = get("loginUrl");
-    }
-    if (HOSTED_APIS.includes(kind) && get("apiUrl")) body.apiUrl = get("apiUrl");
+    Object.assign(
+      body,
+      hostedBody(kind, get, (k) => String(f.get(k) ?? "")),
+    );
     onAdd(body);
   };
   const kinds: [SourceKind, string][] = [
@@ -348,74 +338,7 @@ function AddSourceForm({
           </Field>
         </>
       )}
-      {kind === "confluence" && (
-        <>
-          <Field label={t.spaces}>
-            <input name="spaces" data-testid="source-spaces" required className={inputClass} placeholder="ENG, HR" />
-          </Field>
-          <Field label={t.email}>
-            <input name="username" data-testid="source-username" type="email" required autoComplete="off" className={inputClass} />
-          </Field>
-        </>
-      )}
-      {(kind === "confluence" || kind === "notion") && (
-        <Field label={kind === "notion" ? t.integrationToken : t.apiToken}>
-          <input name="token" data-testid="source-token" type="password" required autoComplete="off" className={inputClass} />
-        </Field>
-      )}
-      {kind === "google-drive" && (
-        <>
-          <Field label={t.driveFolders}>
-            <input
-              name="folders"
-              data-testid="source-folders"
-              required
-              className={inputClass}
-              placeholder="https://drive.google.com/drive/folders/…"
-            />
-          </Field>
-          <Field label={t.driveSubject}>
-            <input name="subject" type="email" autoComplete="off" className={inputClass} />
-          </Field>
-          <Field label={t.serviceAccount}>
-            <textarea
-              name="serviceAccount"
-              data-testid="source-service-account"
-              required
-              rows={3}
-              autoComplete="off"
-              className={inputClass}
-            />
-          </Field>
-        </>
-      )}
-      {kind === "sharepoint" && (
-        <>
-          <Field label={t.driveId}>
-            <input name="driveId" data-testid="source-drive-id" required autoComplete="off" className={inputClass} placeholder="b!…" />
-          </Field>
-          <Field label={t.driveFolder}>
-            <input name="folder" data-testid="source-drive-folder" className={inputClass} />
-          </Field>
-          <Field label={t.tenantId}>
-            <input name="tenantId" required autoComplete="off" className={inputClass} />
-          </Field>
-          <Field label={t.clientId}>
-            <input name="clientId" required autoComplete="off" className={inputClass} />
-          </Field>
-          <Field label={t.clientSecret}>
-            <input name="clientSecret" type="password" required autoComplete="off" className={inputClass} />
-          </Field>
-          <Field label={t.loginUrl}>
-            <input name="loginUrl" className={inputClass} placeholder="https://login.microsoftonline.com" />
-          </Field>
-        </>
-      )}
-      {HOSTED_APIS.includes(kind) && (
-        <Field label={t.apiUrl}>
-          <input name="apiUrl" data-testid="source-api-url" className={inputClass} placeholder={API_PLACEHOLDER[kind]} />
-        </Field>
-      )}
+      <HostedFields t={t} kind={kind} />
       {(kind === "webdav" ||
         kind === "imap" ||
         kind === "mediawiki" ||

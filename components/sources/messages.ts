@@ -64,6 +64,9 @@ export const T = {
     adding: "Adding…",
     cancel: "Cancel",
     syncNow: "Sync now",
+    confirmAll: "Index all of it",
+    confirmNote:
+      "Its first sync stopped after {count} items: everything the credential can read becomes readable by this knowledge base's readers.",
     remove: "Remove",
     removing: "Removing…",
     confirmRemove: "Remove “{name}” and its {count} documents from this knowledge base?",
@@ -143,6 +146,8 @@ export const T = {
     adding: "正在添加…",
     cancel: "取消",
     syncNow: "立即同步",
+    confirmAll: "全部索引",
+    confirmNote: "首次同步在 {count} 项后暂停：凭据能读取的所有内容都将对本知识库的读者可见。",
     remove: "移除",
     removing: "正在移除…",
     confirmRemove: "从此知识库移除“{name}”及其 {count} 篇文档？",

@@ -16,6 +16,10 @@ const ZH: [RegExp, string][] = [
     /^the source holds more than (\d+) items \(SOURCE_MAX_ITEMS\): nothing was removed; raise the limit or narrow the source$/,
     "该来源的条目超过 $1 个（SOURCE_MAX_ITEMS）：未删除任何内容；请提高上限或缩小来源范围",
   ],
+  [
+    /^the source holds more than (\d+) items \(SOURCE_CONFIRM_OVER\): the first \d+ were indexed; confirm to index them all$/,
+    "该来源的条目超过 $1 个（SOURCE_CONFIRM_OVER）：已索引前 $1 个；确认后将索引全部",
+  ],
   [/^this source has no secret access key$/, "该来源没有 secret access key"],
   [/^git cat-file failed: (.*)$/, "git cat-file 失败：$1"],
   [

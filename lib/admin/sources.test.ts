@@ -8,9 +8,9 @@ import { serveTestSite, type TestSite } from "@/e2e/helpers/test-site";
 import { createOfflineEmbedder } from "@/lib/embed/offline";
 import { runningPromise } from "@/lib/sources/engine";
 import { runSourceScheduler, schedulerEnabled } from "@/lib/sources/scheduler";
-import { sourceInputSchema } from "@/lib/sources/schema";
+import { sourceInputSchema, sourcePatchSchema } from "@/lib/sources/schema";
 import { openSecrets, sealSecrets } from "@/lib/sources/secrets";
-import { addSource, listSourceViews, removeSource, startSync } from "@/lib/sources/service";
+import { addSource, listSourceViews, removeSource, startSync, updateSource } from "@/lib/sources/service";
 import { getSourceStore, type SourceRecord } from "@/lib/sources/store";
 import { openStore, type Store } from "@/lib/store";
 import { tempDirs } from "@/lib/test-helpers/temp-dirs";
@@ -219,6 +219,35 @@ describe("folder source", () => {
     await store.deleteDocument(one.id);
     expect(await sync(source)).toMatchObject({ added: 1, unchanged: 0, removed: 0, error: null });
     expect(await titles()).toEqual(["One"]);
+  });
+});
+
+describe("first-sync confirmation", () => {
+  it("stops a first sync past SOURCE_CONFIRM_OVER items, keeping them, until an editor confirms; then syncs whole without asking", async () => {
+    const dir = await tempDir();
+    for (const n of [1, 2, 3, 4, 5]) await writeFile(path.join(dir, `f${n}.md`), `# File ${n}\n\nNote ${n} about tapirs.`);
+    process.env.SOURCE_CONFIRM_OVER = "3";
+    try {
+      const { source, run } = await add({ kind: "folder", path: dir }, true);
+      expect(run).toMatchObject({ added: 3, needsConfirmation: 3, confirmed: false });
+      expect(run.error).toBe(
+        "the source holds more than 3 items (SOURCE_CONFIRM_OVER): the first 3 were indexed; confirm to index them all",
+      );
+      const sources = await getSourceStore(store);
+      // The next scheduled sync asks again: nothing more is indexed without the editor.
+      expect(await sync((await sources.get(source.id))!)).toMatchObject({ needsConfirmation: 3, removed: 0 });
+      expect(await titles()).toHaveLength(3);
+      await expect(updateSource(store, (await sources.get(source.id))!, sourcePatchSchema.parse({ confirm: true }))).resolves.toBeTruthy();
+      expect(await runningPromise(source.id)).toMatchObject({ added: 2, unchanged: 3, error: null, confirmed: true });
+      expect(await titles()).toHaveLength(5);
+      // Confirmed once: later syncs hold more than the limit without asking, and a confirmation is refused.
+      await writeFile(path.join(dir, "f6.md"), "# File 6\n\nNote 6 about tapirs.");
+      const confirmedSource = (await sources.get(source.id))!;
+      expect(await sync(confirmedSource)).toMatchObject({ added: 1, error: null, confirmed: true });
+      await expect(updateSource(store, confirmedSource, sourcePatchSchema.parse({ confirm: true }))).rejects.toThrow(/not waiting/);
+    } finally {
+      delete process.env.SOURCE_CONFIRM_OVER;
+    }
   });
 });
 

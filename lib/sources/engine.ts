@@ -88,6 +88,8 @@ interface Running {
   controller: AbortController;
   /** Its turn came (until then it waits for the runs of other sources). */
   started: boolean;
+  /** An editor confirmed indexing the whole source (past SOURCE_CONFIRM_OVER). */
+  confirmed: boolean;
 }
 
 const state = () =>
@@ -106,7 +108,7 @@ export function runningPromise(sourceId: string): Promise<SyncRun> | undefined {
  * Syncs a source now (or joins the run under way); runs of different sources wait for one another. The result
  * is stored as the source's last run, with its next run scheduled.
  */
-export function syncSource(store: Store, source: SourceRecord, connector: Connector): Promise<SyncRun> {
+export function syncSource(store: Store, source: SourceRecord, connector: Connector, opts: { confirmed?: boolean } = {}): Promise<SyncRun> {
   const s = state();
   const existing = s.running.get(source.id);
   if (existing) return existing.promise;
@@ -116,6 +118,7 @@ export function syncSource(store: Store, source: SourceRecord, connector: Connec
     promise: Promise.resolve() as unknown as Promise<SyncRun>,
     controller: new AbortController(),
     started: false,
+    confirmed: !!opts.confirmed,
   };
   const promise = s.queue.then(() => {
     entry.started = true;
@@ -162,12 +165,17 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
   const { signal } = progress.controller;
   // Cancelled while it waited (its source removed meanwhile): nothing to do, nothing to record.
   if (signal.aborted) return { ...counts, startedAt, finishedAt: startedAt, error: abortReason(signal), note: null };
-  const { maxBytes, syncTimeoutMs, maxItems } = sourceLimits();
+  const { maxBytes, syncTimeoutMs, maxItems, confirmOver } = sourceLimits();
+  // A first sync stops past SOURCE_CONFIRM_OVER items until an editor confirms; a source that synced whole before
+  // this was recorded (no `confirmed` in its last run) counts as confirmed.
+  const last = source.lastRun;
+  const confirmed = progress.confirmed || confirmOver <= 0 || (last?.confirmed ?? (!!last?.finishedAt && last.error === null));
+  let awaiting = false;
   const budget = setTimeout(
     () => progress.controller.abort(new Error(`the sync took longer than its budget of ${syncTimeoutMs / 1000} s (SOURCE_SYNC_TIMEOUT_S)`)),
     syncTimeoutMs,
   );
-  await markRunning(store, source.id, startedAt);
+  await markRunning(store, source.id, startedAt, confirmed);
   const stored = await sources.items(source.id);
   // A document deleted in the app since the last run is brought back: its item is not "unchanged".
   const live = await store.getDocuments([...stored.values()].flatMap((i) => (i.documentId ? [i.documentId] : [])));
@@ -182,6 +190,12 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
     if (batch.length) await sources.saveItems(source.id, batch, []);
   };
   const handle = (key: string) => {
+    if (!confirmed && handled.size >= confirmOver) {
+      awaiting = true;
+      throw new Error(
+        `the source holds more than ${confirmOver} items (SOURCE_CONFIRM_OVER): the first ${confirmOver} were indexed; confirm to index them all`,
+      );
+    }
     if (handled.size >= maxItems)
       throw new Error(
         `the source holds more than ${maxItems} items (SOURCE_MAX_ITEMS): nothing was removed; raise the limit or narrow the source`,
@@ -331,7 +345,15 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
   } finally {
     clearTimeout(budget);
   }
-  const run: SyncRun = { ...counts, startedAt, finishedAt: new Date().toISOString(), error, note };
+  const run: SyncRun = {
+    ...counts,
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    error,
+    note,
+    confirmed: confirmed || error === null,
+    ...(awaiting ? { needsConfirmation: confirmOver } : {}),
+  };
   const failed = counts.failed.length + (counts.failedUnlisted ?? 0);
   recordSourceSync(source.id, { ...counts, failed }, error === null);
   (await getAuditLog(store)).record({
@@ -352,11 +374,11 @@ async function runOnce(store: Store, source: SourceRecord, connector: Connector,
 }
 
 /** The run under way is stored as the source's last run, unfinished: after a crash it reads as interrupted. */
-async function markRunning(store: Store, sourceId: string, startedAt: string): Promise<void> {
+async function markRunning(store: Store, sourceId: string, startedAt: string, confirmed: boolean): Promise<void> {
   const sources = await getSourceStore(store);
   const current = await sources.get(sourceId);
   const empty = { added: 0, updated: 0, unchanged: 0, removed: 0, skipped: 0, failed: [] };
-  if (current) await sources.put({ ...current, lastRun: { ...empty, startedAt, finishedAt: null, error: null, note: null } });
+  if (current) await sources.put({ ...current, lastRun: { ...empty, startedAt, finishedAt: null, error: null, note: null, confirmed } });
 }
 
 export function nextRunAfter(minutes: number, from = Date.now()): string | null {

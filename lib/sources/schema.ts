@@ -307,6 +307,8 @@ export const sourcePatchSchema = z
     token: z.string().trim().min(1).max(1000).optional(),
     secretAccessKey: z.string().trim().min(1).max(500).optional(),
     password: z.string().min(1).max(1000).optional(),
+    /** Index all of a source whose first sync stopped at SOURCE_CONFIRM_OVER items (a sync starts). */
+    confirm: z.literal(true, { error: "confirm must be true" }).optional(),
     serviceAccount: serviceAccountKey.optional(),
     clientSecret: z.string().min(1).max(1000).optional(),
   })
@@ -343,6 +345,10 @@ export interface SyncRun extends SyncCounts {
   error: string | null;
   /** What the source was at: a commit, a sitemap's size… */
   note: string | null;
+  /** The whole source is indexed: its first sync held at most SOURCE_CONFIRM_OVER items, or an editor confirmed more. */
+  confirmed?: boolean;
+  /** The first sync stopped after this many items (SOURCE_CONFIRM_OVER), waiting for an editor to confirm the rest. */
+  needsConfirmation?: number;
 }
 
 /** A source as the API answers it: no secrets, only whether there are some. */

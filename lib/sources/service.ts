@@ -160,8 +160,8 @@ export async function addSource(store: Store, kb: string, input: SourceInput, op
 }
 
 /** Starts a sync in the background (or joins the one under way); its outcome is the source's last run. */
-export function startSync(store: Store, source: SourceRecord): Promise<SyncRun> {
-  const done = syncSource(store, source, CONNECTORS[source.kind]);
+export function startSync(store: Store, source: SourceRecord, opts: { confirmed?: boolean } = {}): Promise<SyncRun> {
+  const done = syncSource(store, source, CONNECTORS[source.kind], opts);
   done.catch((err) => console.error(`[sources] sync of ${source.id} failed: ${err instanceof Error ? err.message : String(err)}`));
   return done;
 }
@@ -181,6 +181,8 @@ const SECRET_OF: Partial<Record<SourceKind, (typeof SECRET_FIELDS)[number]>> = {
 };
 
 export async function updateSource(store: Store, source: SourceRecord, patch: SourcePatch) {
+  if (patch.confirm && !source.lastRun?.needsConfirmation)
+    throw new AppError("bad_request", "This source is not waiting for a confirmation: it syncs without one.");
   let secret = source.secret;
   const given = SECRET_FIELDS.filter((f) => patch[f] !== undefined);
   if (given.length) {
@@ -198,6 +200,7 @@ export async function updateSource(store: Store, source: SourceRecord, patch: So
     nextRunAt: patch.scheduleMinutes === undefined ? source.nextRunAt : nextRunAfter(patch.scheduleMinutes),
   };
   await (await getSourceStore(store)).put(next);
+  if (patch.confirm) void startSync(store, next, { confirmed: true }).catch(() => {});
   return next;
 }
 

@@ -1,6 +1,6 @@
 import { requireKbAccess } from "@/lib/auth/principal";
 import { route } from "@/lib/server/route";
-import { sourcePatchSchema } from "@/lib/sources/schema";
+import { SECRET_FIELDS, sourcePatchSchema } from "@/lib/sources/schema";
 import { removeSource, sourceOf, updateSource, viewOf } from "@/lib/sources/service";
 import { sourceRoute } from "../schema";
 
@@ -14,14 +14,15 @@ export const GET = route(sourceRoute, async ({ params: { name, id }, store, prin
   return { source: await viewOf(ready, await sourceOf(ready, name, id)) };
 });
 
-/** PATCH /api/kbs/<name>/sources/<id> {name?, scheduleMinutes?, token? (Git), secretAccessKey? (S3)} */
+/** PATCH /api/kbs/<name>/sources/<id> {name?, scheduleMinutes?, the kind's secret entered again?, confirm? (index past SOURCE_CONFIRM_OVER)} */
 export const PATCH = route(sourceRoute, async ({ params: { name, id }, body, store, principal, audit }) => {
   requireKbAccess(principal, name, true);
   const patch = await body(sourcePatchSchema);
   const ready = await store();
   const source = await updateSource(ready, await sourceOf(ready, name, id), patch);
-  const secret = patch.token !== undefined || patch.secretAccessKey !== undefined ? "; secret entered again" : "";
-  await audit("source_update", { kb: name, target: id, detail: `every ${source.scheduleMinutes} min${secret}` });
+  const secret = SECRET_FIELDS.some((f) => patch[f] !== undefined) ? "; secret entered again" : "";
+  const confirmed = patch.confirm ? "; confirmed: index every item" : "";
+  await audit("source_update", { kb: name, target: id, detail: `every ${source.scheduleMinutes} min${secret}${confirmed}` });
   return { source: await viewOf(ready, source) };
 });
 

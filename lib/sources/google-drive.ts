@@ -166,7 +166,11 @@ function googleDriveApi(ctx: SyncContext): DriveApi {
           ...all,
         }),
       );
-      const items = (r.changes ?? []).flatMap((c) => (c.fileId ? [itemOf(c.file ?? { id: c.fileId }, !!c.removed || !c.file)] : []));
+      const items = (r.changes ?? []).flatMap((c) => {
+        if (!c.fileId) return [];
+        const removed = !!c.removed || !c.file;
+        return [itemOf(c.file ?? { id: c.fileId }, removed)];
+      });
       return { items, next: r.nextPageToken ?? null, cursor: r.newStartPageToken ?? null };
     },
     async fetch(item) {

@@ -18,6 +18,7 @@
 import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { withBody } from "./whole-request";
 
 interface ContentSpec {
   id: string;
@@ -112,9 +113,8 @@ export async function startConfluenceContract(
   };
 
   let site = "";
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
+  const server = http.createServer(
+    withBody((req, res) => {
       const url = new URL(req.url ?? "/", "http://x");
       state.requests.push({ method: req.method ?? "", url: req.url ?? "", auth: req.headers.authorization });
       const busy = state.busy.shift();
@@ -186,8 +186,8 @@ export async function startConfluenceContract(
         return res.writeHead(200, { "content-type": a.mediaType }).end(a.data);
       }
       return error(res, 404, "NOT_FOUND", "No such endpoint");
-    });
-  });
+    }),
+  );
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   site = `http://127.0.0.1:${(server.address() as AddressInfo).port}/wiki`;

@@ -26,6 +26,7 @@
 import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { withBody } from "./whole-request";
 
 interface Block {
   block_id: string;
@@ -178,12 +179,8 @@ export async function startFeishuContract(opts: { pageSize?: number; tenant?: st
     return { slice, more, next: more ? `p${from + size}` : undefined };
   };
 
-  const server = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => {
-      body += c;
-    });
-    req.on("end", () => {
+  const server = http.createServer(
+    withBody((req, res, body) => {
       const url = new URL(req.url ?? "/", "http://x");
       requests.push({ method: req.method ?? "", url: req.url ?? "", authorization: req.headers.authorization, body });
       if (req.method === "POST" && url.pathname === "/open-apis/auth/v3/tenant_access_token/internal") {
@@ -263,8 +260,8 @@ export async function startFeishuContract(opts: { pageSize?: number; tenant?: st
         });
       }
       return err(res, 404, 404, "404 page not found");
-    });
-  });
+    }),
+  );
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

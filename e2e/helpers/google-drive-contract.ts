@@ -19,6 +19,7 @@ import { createHash, createVerify, generateKeyPairSync, randomBytes } from "node
 import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { withBody } from "./whole-request";
 
 const GOOGLE_TOKEN_URL = "https://oauth2.googleapis.com/token";
 const FOLDER = "application/vnd.google-apps.folder";
@@ -215,11 +216,8 @@ export async function startGoogleDriveContract(): Promise<GoogleDriveContract> {
     return json(res, 200, resource(f));
   }
 
-  const server = http.createServer((req, res) => {
-    const parts: Buffer[] = [];
-    req.on("data", (c: Buffer) => parts.push(c));
-    req.on("end", () => {
-      const body = Buffer.concat(parts).toString("utf8");
+  const server = http.createServer(
+    withBody((req, res, body) => {
       const url = new URL(req.url ?? "/", "http://x");
       const entry: LoggedRequest = {
         method: req.method ?? "",
@@ -247,8 +245,8 @@ export async function startGoogleDriveContract(): Promise<GoogleDriveContract> {
         return;
       }
       entry.status = serveApi(req.method ?? "GET", url, res);
-    });
-  });
+    }),
+  );
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -30,6 +30,7 @@ import https from "node:https";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
+import { withBody } from "./whole-request";
 
 const OPENSSL = "/usr/bin/openssl";
 const PAGE_SIZE = 2;
@@ -265,11 +266,9 @@ export async function startGraphContract(dir: string): Promise<GraphContract> {
     return json(res, 200, { token_type: "Bearer", expires_in: 3599, ext_expires_in: 3599, access_token: access });
   }
 
-  const server = https.createServer({ key: await readFile(keyFile), cert }, (req, res) => {
-    const parts: Buffer[] = [];
-    req.on("data", (c: Buffer) => parts.push(c));
-    req.on("end", () => {
-      const body = Buffer.concat(parts).toString("utf8");
+  const server = https.createServer(
+    { key: await readFile(keyFile), cert },
+    withBody((req, res, body) => {
       const url = new URL(req.url ?? "/", origin);
       const entry: GraphRequest = {
         method: req.method ?? "",
@@ -333,8 +332,8 @@ export async function startGraphContract(dir: string): Promise<GraphContract> {
         return;
       }
       entry.status = graph(url, res);
-    });
-  });
+    }),
+  );
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;

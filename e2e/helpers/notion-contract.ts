@@ -17,6 +17,7 @@
 import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { withBody } from "./whole-request";
 
 interface RichText {
   type: "text";
@@ -190,12 +191,8 @@ export async function startNotionContract(token = "ntn_contract_token_0123456789
     return { results: items.slice(start, end), next_cursor: more ? Buffer.from(String(end)).toString("base64url") : null, has_more: more };
   };
 
-  const server = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => {
-      body += c;
-    });
-    req.on("end", () => {
+  const server = http.createServer(
+    withBody((req, res, body) => {
       const url = new URL(req.url ?? "/", "http://x");
       state.requests.push({ method: req.method ?? "", url: req.url ?? "", auth: req.headers.authorization, body });
       const busy = state.busy.shift();
@@ -247,8 +244,8 @@ export async function startNotionContract(token = "ntn_contract_token_0123456789
         return json(res, 200, { object: "list", ...answer, type: "block", block: {} });
       }
       return error(res, 400, "invalid_request_url", "Invalid request URL.");
-    });
-  });
+    }),
+  );
   server.listen(port, "127.0.0.1");
   await once(server, "listening");
   return Object.assign(state, {

@@ -26,7 +26,7 @@ import { type Connector, readable } from "./engine";
 import { overLimit } from "./http";
 import type { SourceConfig } from "./schema";
 import { sdkFetch } from "./sdk-fetch";
-import { CredentialRefused, ItemGone } from "./tree";
+import { CredentialRefused, ItemGone, titlesDownTo } from "./tree";
 
 type ConfluenceConfig = Extract<SourceConfig, { kind: "confluence" }>;
 
@@ -189,16 +189,7 @@ export const confluenceConnector: Connector = async (ctx) => {
   const byId = new Map(items.filter((i) => i.type === "page").map((i) => [i.id, i]));
   /** "Space › Grandparent › Parent › Page" through the listed pages above it (a cycle or a deep chain cut). */
   const pathOf = (item: Item) => {
-    const titles = [item.title];
-    const met = new Set([item.id]);
-    for (
-      let up = item.parentId ? byId.get(item.parentId) : undefined;
-      up && !met.has(up.id) && titles.length < 10;
-      up = up.parentId ? byId.get(up.parentId) : undefined
-    ) {
-      titles.unshift(up.title);
-      met.add(up.id);
-    }
+    const titles = titlesDownTo(item, (i) => (i.parentId ? byId.get(i.parentId) : undefined));
     return [spaceNames.get(item.space) ?? item.space, ...titles].join(" › ");
   };
 

@@ -20,7 +20,7 @@ import type { Connector } from "./engine";
 import { blocksToMarkdown, type NotionBlock, propertyText } from "./notion-markdown";
 import type { SourceConfig } from "./schema";
 import { sdkFetch } from "./sdk-fetch";
-import { CredentialRefused } from "./tree";
+import { CredentialRefused, titlesDownTo } from "./tree";
 
 type NotionConfig = Extract<SourceConfig, { kind: "notion" }>;
 
@@ -117,19 +117,7 @@ export const notionConnector: Connector = async (ctx) => {
   }
 
   /** "Grandparent › Parent › Page", through the listed pages above it (a cycle or a deep chain cut). */
-  const pathOf = (p: Listed) => {
-    const titles = [p.title];
-    const met = new Set([p.id]);
-    for (
-      let up = p.parent ? listed.get(p.parent) : undefined;
-      up && !met.has(up.id) && titles.length < 10;
-      up = up.parent ? listed.get(up.parent) : undefined
-    ) {
-      titles.unshift(up.title);
-      met.add(up.id);
-    }
-    return titles.join(" › ");
-  };
+  const pathOf = (p: Listed) => titlesDownTo(p, (x) => (x.parent ? listed.get(x.parent) : undefined)).join(" › ");
 
   /** A block's children, every page of them, nested blocks followed (not child pages: they are pages of their own). */
   async function childrenOf(id: string, depth: number, budget: { blocks: number }): Promise<NotionBlock[]> {

@@ -110,3 +110,17 @@ export async function walkTree(ctx: SyncContext, tree: Tree): Promise<{ note: st
   const gone = notes ? `; ${notes} not readable: ${noted.join(", ")}${notes > MAX_NOTED ? ", …" : ""}` : "";
   return { note: `${files} files in ${listings} folders${gone}` };
 }
+
+/**
+ * An item's title with the titles of the items above it, top first ("Grandparent", "Parent", "Page"): `above`
+ * gives the one above (none at the top); a cycle or a chain deeper than ten titles is cut.
+ */
+export function titlesDownTo<T extends { id: string; title: string }>(item: T, above: (t: T) => T | undefined): string[] {
+  const titles = [item.title];
+  const met = new Set([item.id]);
+  for (let up = above(item); up && !met.has(up.id) && titles.length < 10; up = above(up)) {
+    titles.unshift(up.title);
+    met.add(up.id);
+  }
+  return titles;
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The one test command: the quality gates (Biome lint + format, knip unused code, dpdm import cycles, the lib/ layer order, tsc),
-// unit + store tests (Vitest), the worker-pool and OCR budget tests with every core busy instead
+// unit + store tests (Vitest), beside them the worker-pool and OCR budget tests with every core busy
 // (scripts/under-load.mjs), a production build, then HTTP integration and browser tests (Playwright)
 // against the real server. Ends with one "N passed, N failed" line; each gate counts as one check.
 // The build runs beside the gates that do not read it; tsc runs after it, over the route types it generates
@@ -57,6 +57,14 @@ function run(cmd, args, env = {}) {
   console.log(`\n$ ${cmd} ${args.join(" ")}`);
   const r = spawnSync(cmd, args, { stdio: "inherit", env: commandEnv(env) });
   return r.status ?? 1;
+}
+
+/** Like run, without blocking: for a command with its output shown as it comes while another runs beside it. */
+function runLive(cmd, args, env = {}) {
+  console.log(`\n$ ${cmd} ${args.join(" ")}`);
+  return new Promise((resolve) => {
+    spawn(cmd, args, { stdio: "inherit", env: commandEnv(env) }).on("close", (code) => resolve(code ?? 1));
+  });
 }
 
 /** Like run, beside other commands: the output is held and printed whole when the command ends. */
@@ -156,27 +164,31 @@ await timed("typecheck", () => gates(["typecheck"]));
 tally.failed += failedGates.length;
 
 if (!gatesOnly) {
-  const vitestStatus = timed("vitest", () => run("npx", vitestArgs, TEST_ENV));
+  // The worker-pool and OCR budget tests run beside the main Vitest run, which keeps every core busy (loops at the
+  // lowest priority fill what it leaves): a loaded machine must not fail them. Their output is printed when they end.
+  const [vitestStatus, loadedStatus] = await Promise.all([
+    timed("vitest", () => runLive("npx", vitestArgs, TEST_ENV)),
+    timed("vitest under load", () =>
+      runBeside(
+        "node",
+        [
+          "scripts/under-load.mjs",
+          "--fill-idle",
+          "--reporter=default",
+          "--reporter=json",
+          `--outputFile=${DATA}/vitest-loaded.json`,
+          ...LOADED_FILES,
+          "-t",
+          LOADED_TESTS,
+        ],
+        TEST_ENV,
+      ),
+    ),
+  ]);
   const v = readJson(`${DATA}/vitest.json`);
   failures.push(...explained("vitest", vitestStatus, vitestFailures(v)));
   count(vitestStatus, v && { passed: v.numPassedTests, failed: v.numFailedTests, skipped: v.numPendingTests + v.numTodoTests });
 
-  // The worker-pool and OCR budget tests again, with every core busy: a loaded machine must not fail them.
-  const loadedStatus = timed("vitest under load", () =>
-    run(
-      "node",
-      [
-        "scripts/under-load.mjs",
-        "--reporter=default",
-        "--reporter=json",
-        `--outputFile=${DATA}/vitest-loaded.json`,
-        ...LOADED_FILES,
-        "-t",
-        LOADED_TESTS,
-      ],
-      TEST_ENV,
-    ),
-  );
   const loaded = readJson(`${DATA}/vitest-loaded.json`);
   failures.push(
     ...explained(

@@ -3,6 +3,7 @@
  * functions, all by CQL (REST v1 on Data Center 7.x–9.x; 3.2's v1 keeps CQL search, not content by id): the site is
  * the base URL (https://confluence.example.com or …/confluence), the same REST v1 paths without Cloud's /wiki, a
  * personal access token as `Authorization: Bearer`.
+ * - who: `users.getCurrentUser` (a token Data Center let through as the anonymous user is refused);
  * - spaces: `search.searchByCQL` (`type = space and space.key in (…)`): their names, and which the token can see;
  * - pages and posts of a space: `content.searchContentByCQL` (`space = "ENG" and type in (page, blogpost) order by
  *   lastmodified desc`, `expand=version,ancestors`): ids, titles, parents and versions, no bodies;
@@ -12,15 +13,16 @@
  * Results come `limit` at a time from offset `start`, the next offset in `_links.next`.
  */
 import { BufferSchema, type Client, type SendRequestOptions } from "confluence.js/core";
-import { searchByCQL, searchContentByCQL } from "confluence.js/v1";
+import { getCurrentUser, searchByCQL, searchContentByCQL } from "confluence.js/v1";
 import { type ConfluenceApi, type ConfluenceItem, confluenceTransport, everyResult } from "./confluence-api";
 import type { SyncContext } from "./engine";
 import { sdkFetch } from "./sdk-fetch";
-import { ItemGone } from "./tree";
+import { CredentialRefused, ItemGone } from "./tree";
 
 /** Data Center answers at most 200 results to a search expanding anything but the body (1000 without, 50 with it). */
 const LIMIT = 200;
 const start = "start" as const;
+const refused = "Confluence refused the credential (HTTP 401): the personal access token was revoked or expired; enter the token again";
 
 export function dataCenterApi(
   ctx: Pick<SyncContext, "signal" | "maxBytes">,
@@ -39,7 +41,7 @@ export function dataCenterApi(
     // confluence.js writes Cloud's paths (/wiki/rest/api/…); Data Center serves the same REST v1 at <base>/rest/api/….
     path: (p) => `${context}${p.replace(/^\/wiki(?=\/)/, "")}`,
     authorization: `Bearer ${o.token}`,
-    refused: "Confluence refused the credential (HTTP 401): the personal access token was revoked or expired; enter the token again",
+    refused,
     example: "https://confluence.example.com",
   });
   /**
@@ -65,6 +67,9 @@ export function dataCenterApi(
     },
 
     async list() {
+      // With anonymous access on, Data Center lets a revoked or unknown token through as the anonymous user
+      // (CONFSERVER-98199): listings would then lack what only the token's user may see, and lose its documents.
+      if ((await getCurrentUser(client)).type === "anonymous") throw new CredentialRefused(refused);
       const keys = o.spaces.map((k) => `"${k}"`).join(", ");
       const found = await everyResult(start, (s) =>
         searchByCQL(client, {

@@ -19,7 +19,7 @@ export interface ConfluenceItem {
   space: string;
 }
 
-export interface ConfluenceAttachment {
+interface ConfluenceAttachment {
   id: string;
   title: string;
   version: number;

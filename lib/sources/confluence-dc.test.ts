@@ -18,8 +18,7 @@ import { getSourceStore, type SourceRecord } from "./store";
 
 const tempDir = tempDirs("confluence-dc-test-");
 const ENV = { SOURCE_ALLOW_HOSTS: "127.0.0.1", SOURCE_SECRET_KEY: "test-source-secret-key-0123456789" };
-const REFUSED =
-  "Confluence refused the credential (HTTP 401): the personal access token was revoked or expired; enter the token again";
+const REFUSED = "Confluence refused the credential (HTTP 401): the personal access token was revoked or expired; enter the token again";
 
 let wiki: ConfluenceContract;
 let store: Store;

@@ -16,13 +16,13 @@ const inputSchemaFor = perKbNames((kbNames) =>
     kind: z
       .enum(["web", "git", "s3", "webdav", "imap", "mediawiki", "confluence", "notion", "google-drive", "sharepoint", "feishu"])
       .describe(
-        "web: a page, sitemap or site; git: a repository over HTTP(S); s3: a bucket prefix; webdav: a folder on a WebDAV server; imap: a mailbox, each thread a document; mediawiki: a wiki's pages; confluence: Confluence Cloud spaces' pages, blog posts and attachments; notion: the pages and database rows shared with an internal integration; google-drive: Google Drive folders or shared drives; sharepoint: a SharePoint document library or OneDrive (or a folder of it); feishu: Feishu/Lark wiki spaces and drive folders (docx documents)",
+        "web: a page, sitemap or site; git: a repository over HTTP(S); s3: a bucket prefix; webdav: a folder on a WebDAV server; imap: a mailbox, each thread a document; mediawiki: a wiki's pages; confluence: Confluence Cloud or Data Center spaces' pages, blog posts and attachments; notion: the pages and database rows shared with an internal integration; google-drive: Google Drive folders or shared drives; sharepoint: a SharePoint document library or OneDrive (or a folder of it); feishu: Feishu/Lark wiki spaces and drive folders (docx documents)",
       ),
     url: z
       .string()
       .optional()
       .describe(
-        "web: the page, sitemap or site start URL; git: the clone URL; s3: s3://bucket/prefix; webdav: the folder's URL; imap: imaps://host/Mailbox; mediawiki: its api.php; confluence: the site (https://example.atlassian.net/wiki) (notion, google-drive, sharepoint, feishu: none)",
+        "web: the page, sitemap or site start URL; git: the clone URL; s3: s3://bucket/prefix; webdav: the folder's URL; imap: imaps://host/Mailbox; mediawiki: its api.php; confluence: the site (Cloud: https://example.atlassian.net/wiki; Data Center: its base URL, https://confluence.example.com) (notion, google-drive, sharepoint, feishu: none)",
       ),
     kb: kbArgument(kbNames, "Knowledge base to add it to. Default: the default knowledge base (or the only one this server serves)."),
     name: z.string().optional().describe("A name to show for it; default: its URL"),
@@ -35,7 +35,7 @@ const inputSchemaFor = perKbNames((kbNames) =>
       .string()
       .optional()
       .describe(
-        "git: an access token for a private repository; confluence: an API token; notion: the integration's token (stored encrypted)",
+        "git: an access token for a private repository; confluence: an API token (Cloud) or a personal access token (Data Center); notion: the integration's token (stored encrypted)",
       ),
     spaces: z.array(z.string()).optional().describe("confluence: the space keys to read (ENG, HR); feishu: wiki space ids to read"),
     endpoint: z.string().optional().describe("s3 only; an S3-compatible service's URL"),
@@ -46,7 +46,7 @@ const inputSchemaFor = perKbNames((kbNames) =>
       .string()
       .optional()
       .describe(
-        "webdav, imap; mediawiki: a bot password's user name (User@bot), none to read anonymously; confluence: the account's e-mail",
+        "webdav, imap; mediawiki: a bot password's user name (User@bot), none to read anonymously; confluence: the account's e-mail (Cloud only)",
       ),
     password: z
       .string()
@@ -77,6 +77,10 @@ const inputSchemaFor = perKbNames((kbNames) =>
     loginUrl: z.string().optional().describe("sharepoint only; the sign-in host for a national cloud (default login.microsoftonline.com)"),
     domain: z.enum(["feishu", "lark"]).optional().describe("feishu only; feishu (open.feishu.cn, default) or lark (open.larksuite.com)"),
     appId: z.string().optional().describe("feishu only; the custom app's App ID (cli_…)"),
+    deployment: z
+      .enum(["cloud", "data-center"])
+      .optional()
+      .describe("confluence only; cloud (default: e-mail and API token) or data-center (a personal access token, no username)"),
     scheduleMinutes: z.number().int().optional().describe("Minutes between syncs; 0: only on demand. Default 60"),
   }),
 );
@@ -85,7 +89,7 @@ const config = {
   title: "Add a source",
   description:
     "Add a web site, Git repository, S3 bucket, WebDAV folder (Nextcloud, ownCloud, SharePoint, a NAS), IMAP mailbox, " +
-    "MediaWiki, Confluence Cloud spaces, a Notion workspace, Google Drive folders, a SharePoint/OneDrive library or Feishu/Lark (wiki spaces, drive folders) to a knowledge base: its documents are indexed in the background and kept in sync on a schedule " +
+    "MediaWiki, Confluence spaces (Cloud or Data Center), a Notion workspace, Google Drive folders, a SharePoint/OneDrive library or Feishu/Lark (wiki spaces, drive folders) to a knowledge base: its documents are indexed in the background and kept in sync on a schedule " +
     "(default hourly). Everything the credential can read there becomes readable by the knowledge base's readers. " +
     "Requires a read-write access token. Check progress with list_sources.",
   input: inputSchemaFor,

@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { type CallToolResult, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apacheMissing, startApacheDav } from "@/e2e/helpers/apache-dav";
+import { startConfluenceContract } from "@/e2e/helpers/confluence-contract";
 import { startFeishuContract } from "@/e2e/helpers/feishu-contract";
 import { startGoogleDriveContract } from "@/e2e/helpers/google-drive-contract";
 import { postRaw } from "@/e2e/helpers/mcp";
@@ -625,6 +626,27 @@ describe("source tools", () => {
       await client.close();
     } finally {
       await notion.close();
+    }
+  });
+
+  it("add_source adds Confluence Data Center spaces (deployment data-center, a personal access token, no username); the token is in no answer", async () => {
+    const wiki = await startConfluenceContract({ deployment: "data-center" });
+    process.env.SOURCE_ALLOW_HOSTS = "127.0.0.1";
+    process.env.SOURCE_SECRET_KEY = "test-source-secret-key-0123456789";
+    try {
+      wiki.spaces.set("OPS", { id: "98001", key: "OPS", name: "Operations" });
+      wiki.put({ id: "1001", type: "page", space: "OPS", title: "Kiln rota", html: "<p>The kiln is fired on Thursdays.</p>" });
+      const client = await connect("/api/mcp", bearer(secrets.rw));
+      const args = { kind: "confluence", deployment: "data-center", url: wiki.site, spaces: ["OPS"], token: wiki.token };
+      const added = await client.callTool({ name: "add_source", arguments: { ...args, kb: "eng-docs", scheduleMinutes: 0 } });
+      expect(added.isError).toBeFalsy();
+      expect(JSON.stringify(added)).not.toContain(wiki.token);
+      const run = await runningPromise((added.structuredContent as { source: { id: string } }).source.id);
+      expect(run).toMatchObject({ added: 1, error: null });
+      expect(wiki.requests.every((r) => r.auth === `Bearer ${wiki.token}`)).toBe(true);
+      await client.close();
+    } finally {
+      await wiki.close();
     }
   });
 

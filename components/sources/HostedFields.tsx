@@ -1,3 +1,4 @@
+import { useState } from "react";
 import { Field, inputClass } from "@/components/ui";
 import type { SourceKind } from "@/lib/sources/schema";
 import type { SourceMessages } from "./messages";
@@ -16,14 +17,18 @@ const API_PLACEHOLDER: Partial<Record<SourceKind, string>> = {
  */
 export function hostedBody(kind: SourceKind, get: (name: string) => string, raw: (name: string) => string): Record<string, unknown> {
   const body: Record<string, unknown> = {};
-  if (kind === "confluence")
+  if (kind === "confluence") {
+    const deployment = get("deployment") || "cloud";
     Object.assign(body, {
+      deployment,
       spaces: get("spaces")
         .split(",")
         .map((k) => k.trim())
         .filter(Boolean),
-      username: get("username"),
     });
+    // Data Center's personal access token goes alone; Cloud's API token with the account's e-mail.
+    if (deployment === "cloud") body.username = get("username");
+  }
   if (kind === "confluence" || kind === "notion") body.token = raw("token").trim();
   if (kind === "google-drive") {
     body.folders = get("folders")
@@ -45,18 +50,9 @@ export function hostedBody(kind: SourceKind, get: (name: string) => string, raw:
 export function HostedFields({ t, kind }: { t: SourceMessages; kind: SourceKind }) {
   return (
     <>
-      {kind === "confluence" && (
-        <>
-          <Field label={t.spaces}>
-            <input name="spaces" data-testid="source-spaces" required className={inputClass} placeholder="ENG, HR" />
-          </Field>
-          <Field label={t.email}>
-            <input name="username" data-testid="source-username" type="email" required autoComplete="off" className={inputClass} />
-          </Field>
-        </>
-      )}
-      {(kind === "confluence" || kind === "notion") && (
-        <Field label={kind === "notion" ? t.integrationToken : t.apiToken}>
+      {kind === "confluence" && <ConfluenceFields t={t} />}
+      {kind === "notion" && (
+        <Field label={t.integrationToken}>
           <input name="token" data-testid="source-token" type="password" required autoComplete="off" className={inputClass} />
         </Field>
       )}
@@ -113,6 +109,38 @@ export function HostedFields({ t, kind }: { t: SourceMessages; kind: SourceKind 
           <input name="apiUrl" data-testid="source-api-url" className={inputClass} placeholder={API_PLACEHOLDER[kind]} />
         </Field>
       )}
+    </>
+  );
+}
+
+/** Confluence's fields: Cloud asks for the account's e-mail and an API token, Data Center for a personal access token. */
+function ConfluenceFields({ t }: { t: SourceMessages }) {
+  const [deployment, setDeployment] = useState("cloud");
+  return (
+    <>
+      <Field label={t.confluenceDeployment}>
+        <select
+          name="deployment"
+          data-testid="source-confluence-deployment"
+          value={deployment}
+          onChange={(e) => setDeployment(e.target.value)}
+          className={inputClass}
+        >
+          <option value="cloud">{t.confluenceCloud}</option>
+          <option value="data-center">{t.confluenceDataCenter}</option>
+        </select>
+      </Field>
+      <Field label={t.spaces}>
+        <input name="spaces" data-testid="source-spaces" required className={inputClass} placeholder="ENG, HR" />
+      </Field>
+      {deployment === "cloud" && (
+        <Field label={t.email}>
+          <input name="username" data-testid="source-username" type="email" required autoComplete="off" className={inputClass} />
+        </Field>
+      )}
+      <Field label={deployment === "cloud" ? t.apiToken : t.personalAccessToken}>
+        <input name="token" data-testid="source-token" type="password" required autoComplete="off" className={inputClass} />
+      </Field>
     </>
   );
 }

@@ -63,6 +63,12 @@ describe("source sync errors in the Chinese UI", () => {
     expect(syncErrorText("Notion's search did not end after 4 pages (SOURCE_MAX_LIST_PAGES): nothing was removed", "zh")).toBe(
       "Notion 的搜索在 4 页后仍未结束（SOURCE_MAX_LIST_PAGES）：未删除任何内容",
     );
+    expect(
+      syncErrorText(
+        "Confluence refused the credential (HTTP 401): the personal access token was revoked or expired; enter the token again",
+        "zh",
+      ),
+    ).toBe("Confluence 拒绝了凭据（HTTP 401）：个人访问令牌已被撤销或过期，请重新输入令牌");
   });
 
   it("keeps English in the English UI, and an unknown error as recorded", () => {

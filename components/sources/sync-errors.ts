@@ -59,6 +59,10 @@ const ZH: [RegExp, string][] = [
     "Confluence 拒绝了凭据（HTTP 401）：API 令牌已被撤销或过期，或邮箱已更改，请重新输入令牌",
   ],
   [
+    /^Confluence refused the credential \(HTTP 401\): the personal access token was revoked or expired; enter the token again$/,
+    "Confluence 拒绝了凭据（HTTP 401）：个人访问令牌已被撤销或过期，请重新输入令牌",
+  ],
+  [
     /^Notion refused the integration token \(HTTP 401 unauthorized\): it was revoked, or the integration removed; enter a new token$/,
     "Notion 拒绝了集成令牌（HTTP 401）：令牌已被撤销或集成已被移除，请输入新令牌",
   ],

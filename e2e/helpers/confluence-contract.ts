@@ -1,6 +1,7 @@
 /**
- * A contract server for Confluence Cloud's REST API v2, written from its public reference, for the Confluence
- * source's tests (lib/sources/confluence.test.ts, e2e/sources.spec.ts) driven through confluence.js pointed at it:
+ * A contract server for Confluence Cloud's REST API v2 and Confluence Data Center's REST v1, written from their public
+ * references, for the Confluence source's tests (lib/sources/confluence.test.ts, confluence-dc.test.ts) driven
+ * through confluence.js pointed at it. Cloud (`deployment: "cloud"`, the site at /wiki):
  * - authentication: https://developer.atlassian.com/cloud/confluence/basic-auth-for-rest-apis/ (Basic e-mail:API token)
  * - spaces: https://developer.atlassian.com/cloud/confluence/rest/v2/api-group-space/#api-spaces-get (`keys`)
  * - pages: https://developer.atlassian.com/cloud/confluence/rest/v2/api-group-page/#api-spaces-id-pages-get and
@@ -12,30 +13,36 @@
  * - pagination: https://developer.atlassian.com/cloud/confluence/rest/v2/intro/#using (an opaque `cursor`, the next
  *   page's relative URL in `_links.next` and the `Link` header)
  * - rate limits: https://developer.atlassian.com/cloud/confluence/rate-limiting/ (429 with Retry-After in seconds)
+ * Data Center (`deployment: "data-center"`, the base URL under the context path /confluence; REST v1 at
+ * <base>/rest/api, Data Center 7.x–9.x):
+ * - reference: https://docs.atlassian.com/ConfluenceServer/rest/latest (structure <base>/rest/api/…, no /wiki; 8.9.3's
+ *   for earlier versions) and https://developer.atlassian.com/server/confluence/rest/v1000/api-group-attachments
+ * - expansions: https://developer.atlassian.com/server/confluence/expansions-in-the-rest-api/
+ * - personal access tokens: https://confluence.atlassian.com/enterprise/using-personal-access-tokens-1026032365.html
+ *   (`Authorization: Bearer <token>`; a revoked one answers 401 — or, with anonymous access on, passes as the
+ *   anonymous user: https://jira.atlassian.com/browse/CONFSERVER-98199; /rest/api/user/current says which)
+ * - CQL search: /rest/api/content/search (`cql`, `expand` comma-separated, `start`, `limit`; at most 200 results
+ *   expanding anything but the body, 50 with it: https://confluence.atlassian.com/confkb/searching-for-content-with-the-rest-api-and-cql-always-limits-results-to-50-1032258424.html),
+ *   the next page's URL relative to the base in `_links.next` (with `start`); /rest/api/search for spaces
+ *   (`type = space`); fields https://developer.atlassian.com/server/confluence/cql-field-reference/ (space,
+ *   type, id, container = <page id> and type = attachment)
+ * - attachments: no REST download (https://jira.atlassian.com/browse/CONFSERVER-94115): each file at its
+ *   `_links.download` on the site (/download/attachments/<page id>/<name>?version=…)
+ * - rate limiting: https://confluence.atlassian.com/conf88/adjusting-your-code-for-rate-limiting-1354500992.html (429
+ *   with Retry-After in seconds and the X-RateLimit-* headers)
  * Only what the account may view is listed; a page whose view permission was withdrawn is missing from listings and
- * answers 404, as the reference says. Every request is recorded (method, URL, Authorization).
+ * answers 404 (Cloud) or is not found (Data Center), as the references say. Every request is recorded (method, URL,
+ * Authorization).
  */
 import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { CONTEXT, type ContentSpec, dataCenterContract, json } from "./confluence-dc-contract";
 import { withBody } from "./whole-request";
 
-interface ContentSpec {
-  id: string;
-  type: "page" | "blogpost";
-  space: string;
-  title: string;
-  parentId?: string | null;
-  /** The rendered body (`body-format=view`): Confluence's XHTML as the browser gets it. */
-  html: string;
-  attachments?: { id: string; title: string; mediaType: string; data: string; version?: number }[];
-  version?: number;
-  restricted?: boolean;
-  trashed?: boolean;
-}
-
 export interface ConfluenceContract {
-  /** The site as a user names it (…/wiki). */
+  deployment: "cloud" | "data-center";
+  /** The site as a user names it: Cloud's …/wiki, Data Center's base URL (…/confluence). */
   site: string;
   email: string;
   token: string;
@@ -45,6 +52,8 @@ export interface ConfluenceContract {
   busy: string[];
   endless: "new" | "same" | null;
   pageSize: number;
+  /** Data Center: a wrong token passes as the anonymous user (who sees no space) instead of answering 401. */
+  anonymousAccess: boolean;
   put(c: ContentSpec): void;
   /** A new version of the page (its version number moves on). */
   edit(id: string, change: Partial<ContentSpec>): void;
@@ -55,19 +64,23 @@ export interface ConfluenceContract {
   close(): Promise<void>;
 }
 
-const json = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
-  res.writeHead(status, { "content-type": "application/json;charset=UTF-8", ...headers }).end(JSON.stringify(body));
 const error = (res: http.ServerResponse, status: number, code: string, title: string, headers: Record<string, string> = {}) =>
   json(res, status, { errors: [{ status, code, title, detail: null }] }, headers);
 
-export async function startConfluenceContract(
+export async function startConfluenceContract({
+  deployment = "cloud",
   email = "kb-sync@example.com",
-  token = "ATATT3xFfGF0-contract-token",
-): Promise<ConfluenceContract> {
+  token = deployment === "cloud" ? "ATATT3xFfGF0-contract-token" : "NjE0OTk2ODk1NzQ0OmNvbnRyYWN0LXBhdA",
+}: {
+  deployment?: "cloud" | "data-center";
+  email?: string;
+  token?: string;
+} = {}): Promise<ConfluenceContract> {
   let valid = true;
   let clock = Date.parse("2026-01-05T09:00:00.000Z");
   const modified = new Map<string, string>();
   const state: Omit<ConfluenceContract, "site" | "close" | "put" | "edit" | "move" | "revoke" | "issue"> = {
+    deployment,
     email,
     token,
     requests: [],
@@ -76,6 +89,7 @@ export async function startConfluenceContract(
     busy: [],
     endless: null,
     pageSize: 250,
+    anonymousAccess: false,
   };
   const webui = (c: ContentSpec) =>
     c.type === "page"
@@ -113,12 +127,15 @@ export async function startConfluenceContract(
   };
 
   let site = "";
+  const dc = dataCenterContract({ state, modified, site: () => site, valid: () => valid, viewable });
   const server = http.createServer(
     withBody((req, res) => {
       const url = new URL(req.url ?? "/", "http://x");
       state.requests.push({ method: req.method ?? "", url: req.url ?? "", auth: req.headers.authorization });
       const busy = state.busy.shift();
+      if (busy !== undefined && deployment === "data-center") return dc.busy(res, busy);
       if (busy !== undefined) return error(res, 429, "TOO_MANY_REQUESTS", "Rate limit exceeded", { "retry-after": busy });
+      if (deployment === "data-center") return dc.handle(req, res, url);
       const basic = `Basic ${Buffer.from(`${state.email}:${state.token}`).toString("base64")}`;
       if (!valid || req.headers.authorization !== basic) return error(res, 401, "UNAUTHORIZED", "Unauthorized");
       const p = url.pathname;
@@ -190,7 +207,7 @@ export async function startConfluenceContract(
   );
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
-  site = `http://127.0.0.1:${(server.address() as AddressInfo).port}/wiki`;
+  site = `http://127.0.0.1:${(server.address() as AddressInfo).port}${deployment === "cloud" ? "/wiki" : CONTEXT}`;
   const touch = (id: string) => {
     clock += 60_000;
     modified.set(id, new Date(clock).toISOString());

@@ -157,27 +157,38 @@ const mediawiki = z
   .refine((m) => !m.username === !m.password, "a bot password needs both username and password (or neither, to read anonymously)");
 
 /**
- * Confluence Cloud (REST v2; `url` the site, https://example.atlassian.net/wiki): the pages and blog posts of the
- * chosen spaces, with attachments. An account's e-mail address and an API token.
+ * Confluence: the pages and blog posts of the chosen spaces, with attachments. Cloud (REST v2; `url` the site,
+ * https://example.atlassian.net/wiki): an account's e-mail address and an API token. Data Center (REST v1; `url` the
+ * base URL, https://confluence.example.com): a personal access token, no user name.
  */
-const confluence = z.strictObject({
-  kind: z.literal("confluence"),
-  name,
-  url: httpUrl("url"),
-  spaces: z
-    .array(
-      z
-        .string({ error: "spaces must be space keys" })
-        .trim()
-        .regex(/^~?[A-Za-z0-9_]{1,255}$/, "each space must be a space key (ENG, ~alice)"),
-    )
-    .min(1, "name at least one space key")
-    .max(50),
-  username: z.string({ error: "username must be a string" }).trim().min(1, "username (the account's e-mail) is required").max(200),
-  /** An API token (id.atlassian.com → Security → API tokens); sealed (./secrets.ts). */
-  token: z.string({ error: "token must be a string" }).trim().min(1, "token is required").max(1000),
-  scheduleMinutes: schedule,
-});
+const confluence = z
+  .strictObject({
+    kind: z.literal("confluence"),
+    name,
+    deployment: z.enum(["cloud", "data-center"], { error: 'deployment must be "cloud" or "data-center"' }).default("cloud"),
+    url: httpUrl("url"),
+    spaces: z
+      .array(
+        z
+          .string({ error: "spaces must be space keys" })
+          .trim()
+          .regex(/^~?[A-Za-z0-9_]{1,255}$/, "each space must be a space key (ENG, ~alice)"),
+      )
+      .min(1, "name at least one space key")
+      .max(50),
+    username: z.string({ error: "username must be a string" }).trim().min(1, "username must not be empty").max(200).optional(),
+    /** An API token (Cloud: id.atlassian.com → Security → API tokens) or a personal access token (Data Center); sealed (./secrets.ts). */
+    token: z.string({ error: "token must be a string" }).trim().min(1, "token is required").max(1000),
+    scheduleMinutes: schedule,
+  })
+  .refine((c) => c.deployment !== "cloud" || !!c.username, {
+    message: "username (the account's e-mail) is required for Confluence Cloud",
+    path: ["username"],
+  })
+  .refine((c) => c.deployment === "cloud" || !c.username, {
+    message: "a Data Center personal access token goes without a username",
+    path: ["username"],
+  });
 
 /** Notion: the pages and database rows shared with an internal integration, read with its token. */
 const notion = z.strictObject({

@@ -272,7 +272,7 @@ function AddSourceForm({
                 : kind === "webdav"
                   ? "https://cloud.example.com/remote.php/dav/files/me/Team/"
                   : kind === "confluence"
-                    ? "https://example.atlassian.net/wiki"
+                    ? "https://example.atlassian.net/wiki · https://confluence.example.com"
                     : "https://"
             }
           />

@@ -1,5 +1,5 @@
 /** Small pieces the feature folders share: form-control classes, a button, a labelled field, a password box, a text box, a drop-down, a form, tabs and an error line. */
-import type { ChangeEvent, ReactNode, Ref } from "react";
+import { type ChangeEvent, type ReactNode, type Ref, useSyncExternalStore } from "react";
 import { ACCEPT_ATTRIBUTE } from "@/lib/parse/formats";
 
 export const inputClass =
@@ -135,12 +135,25 @@ export function Select<T extends string>({
   className: string;
   children: ReactNode;
 }) {
+  // A choice made before the page's script runs would be shown and then lost: the drop-down waits for it.
+  const hydrated = useSyncExternalStore(subscribeToNothing, isClient, isServer);
   return (
-    <select aria-label={label} data-testid={testid} value={value} onChange={(e) => onChange(e.target.value as T)} className={className}>
+    <select
+      aria-label={label}
+      data-testid={testid}
+      value={value}
+      onChange={(e) => onChange(e.target.value as T)}
+      className={className}
+      disabled={!hydrated}
+    >
       {children}
     </select>
   );
 }
+
+const subscribeToNothing = () => () => {};
+const isClient = () => true;
+const isServer = () => false;
 
 /** One <option> per value, labelled by the value itself. */
 export function ValueOptions({ values }: { values: readonly string[] }) {

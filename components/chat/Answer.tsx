@@ -1,8 +1,7 @@
 "use client";
 
-import { createContext, memo, useContext, useMemo } from "react";
+import { createContext, memo, useContext, useEffect, useMemo, useState } from "react";
 import Markdown, { type Components, type Options } from "react-markdown";
-import rehypeHighlight from "rehype-highlight";
 import remarkGfm from "remark-gfm";
 import { ImageLink } from "@/components/ImageLink";
 import { tableComponents } from "@/components/markdown-tables";
@@ -93,8 +92,34 @@ function Pre({ children }: { children?: React.ReactNode }) {
 }
 
 const remarkPlugins = [remarkGfm];
-// Only languages named on the fence are highlighted (no guessing on plain blocks); unknown names are left plain.
-const rehypePlugins: Options["rehypePlugins"] = [[rehypeHighlight, { detect: false }]];
+type RehypePlugins = Options["rehypePlugins"];
+let highlighting: RehypePlugins | undefined;
+const FENCE = /^ {0,3}(`{3,}|~{3,})/m;
+
+/**
+ * The code highlighter (highlight.js and its languages, ~200 KB of script) loads with the first answer that has a
+ * fenced code block, not with every page that shows the chat; such a block is plain until it has loaded.
+ */
+function useHighlighting(markdown: string): RehypePlugins {
+  const [plugins, setPlugins] = useState(highlighting);
+  const wanted = !plugins && FENCE.test(markdown);
+  useEffect(() => {
+    if (!wanted) return;
+    let live = true;
+    import("rehype-highlight").then(
+      ({ default: rehypeHighlight }) => {
+        // Only languages named on the fence are highlighted (no guessing on plain blocks); unknown names are left plain.
+        highlighting ??= [[rehypeHighlight, { detect: false }]];
+        if (live) setPlugins(highlighting);
+      },
+      () => {},
+    ); // not loaded (offline, a new build): the block stays plain
+    return () => {
+      live = false;
+    };
+  }, [wanted]);
+  return plugins;
+}
 
 /**
  * Streaming Markdown answer whose `[n]` markers are citation chips; with the citation check (`check`, once the
@@ -113,6 +138,7 @@ export const Answer = memo(function Answer({
 }) {
   const { markdown, claims } = useMemo(() => linkCitations(text, (n) => citations.has(n)), [text, citations]);
   const ctx = useMemo(() => ({ citations, claims, check, t }), [citations, claims, check, t]);
+  const rehypePlugins = useHighlighting(markdown);
   return (
     <div data-testid="answer" className="break-words">
       <Ctx.Provider value={ctx}>

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { kbListSchema, kbNameSchema } from "@/lib/kb/names";
-import { documentIdsSchema } from "@/lib/tools/scope";
+import { documentIdsSchema } from "@/lib/tools/scope-query";
 
 export const MAX_CONVERSATION_MESSAGES = 400;
 export const MAX_TITLE_CHARS = 200;

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type { Citation, CitationCheck } from "@/lib/agent/protocol";
 import { kbNameSchema } from "@/lib/kb/names";
-import { documentIdsSchema } from "@/lib/tools/scope";
+import { documentIdsSchema } from "@/lib/tools/scope-query";
 
 export const MAX_NOTE_TITLE_CHARS = 200;
 /** Notes made from the documents on demand (an answer kept as a note is "answer"). */

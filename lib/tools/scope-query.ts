@@ -1,10 +1,15 @@
 /**
- * How the overview and example-question routes read a scope from their query string. Apart from lib/tools/scope.ts,
- * which the browser imports: zod builds an object schema's parser when the module is evaluated, and in the browser that
- * must not happen before zod is told to run without eval (lib/security/zod-jitless.ts, the pages' CSP).
+ * How routes and tools check a scope: picked document ids, and the overview and example-question routes' query
+ * string. Apart from lib/tools/scope.ts, which every page imports: zod would be 127 KB of every page's script, and it
+ * builds an object schema's parser when the module is evaluated, which in the browser must not happen before zod is
+ * told to run without eval (lib/security/zod-jitless.ts, the pages' CSP).
  */
 import { z } from "zod";
 import { decodeCommaList, MAX_SCOPE_DOCUMENTS } from "./scope";
+
+export const documentIdsSchema = z
+  .array(z.string().min(1).max(200), { error: "documents must be a list of document ids" })
+  .max(MAX_SCOPE_DOCUMENTS, `documents: at most ${MAX_SCOPE_DOCUMENTS} document ids`);
 
 /** A query string's comma-separated list (`?kbs=a,b&documents=x,y`, each item URI-encoded). */
 const commaListParam = (max: number) =>

@@ -1,17 +1,12 @@
 /**
  * Sources a person picked: the documents a search is limited to. One rule for the chat (which sends them to
- * its MCP endpoint in a header), the MCP tools' `documents` argument and retrieval. Browser-safe.
+ * its MCP endpoint in a header), the MCP tools' `documents` argument and retrieval. Browser-safe, and free of zod (every
+ * page imports it): the schemas that check a scope are in lib/tools/scope-query.ts.
  */
-import { z } from "zod";
-
 /** The chat's picked documents, sent with each of its MCP requests (comma-separated, URI-encoded ids). */
 export const DOCUMENT_FILTER_HEADER = "x-document-filter";
 
 export const MAX_SCOPE_DOCUMENTS = 50;
-
-export const documentIdsSchema = z
-  .array(z.string().min(1).max(200), { error: "documents must be a list of document ids" })
-  .max(MAX_SCOPE_DOCUMENTS, `documents: at most ${MAX_SCOPE_DOCUMENTS} document ids`);
 
 /**
  * The documents a search runs over: those `requested` (a tool's argument) within those the server is limited to

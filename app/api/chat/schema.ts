@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { kbListSchema } from "@/lib/kb/names";
-import { documentIdsSchema } from "@/lib/tools/scope";
+import { documentIdsSchema } from "@/lib/tools/scope-query";
 
 const part = z.looseObject({ type: z.string().max(100) });
 

@@ -111,7 +111,7 @@ export const confluenceConnector: Connector = async (ctx) => {
   // The API's paths start with /wiki; a site named with it (…/wiki) or without is the same site.
   const prefix = site.pathname.replace(/\/+$/, "").replace(/\/wiki$/, "");
   const wiki = `${site.origin}${prefix}/wiki`;
-  const { maxListPages } = sourceLimits();
+  const { maxListPages, maxItems } = sourceLimits();
   let requests = 0;
   const onRequest = () => requests++;
   const fetches = {
@@ -130,16 +130,28 @@ export const confluenceConnector: Connector = async (ctx) => {
     return u && u.origin === site.origin ? u : null;
   };
 
-  /** Every result of a listing, following `_links.next`'s cursor (at most SOURCE_MAX_LIST_PAGES answers, none repeated). */
-  async function all<T>(list: (cursor: string | undefined) => Promise<{ results?: T[]; _links?: { next?: string } }>): Promise<T[]> {
-    const out: T[] = [];
+  /**
+   * What `keep` makes of every result of a listing, following `_links.next`'s cursor (at most SOURCE_MAX_LIST_PAGES
+   * answers, none repeated, at most SOURCE_MAX_ITEMS results kept): only the fields the sync uses are held, each
+   * answer is dropped before the next is asked for.
+   */
+  async function all<T, R>(
+    list: (cursor: string | undefined) => Promise<{ results?: T[]; _links?: { next?: string } }>,
+    keep: (result: T) => R | null,
+  ): Promise<R[]> {
+    const out: R[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let n = 0; ; n++) {
       if (n >= maxListPages)
         throw new Error(`Confluence's listing did not end after ${maxListPages} pages (SOURCE_MAX_LIST_PAGES): nothing was removed`);
       const res = await list(cursor);
-      out.push(...(res.results ?? []));
+      for (const result of res.results ?? []) {
+        const kept = keep(result);
+        if (kept === null) continue;
+        if (out.length >= maxItems) throw new Error(`Confluence lists more than ${maxItems} items (SOURCE_MAX_ITEMS): nothing was removed`);
+        out.push(kept);
+      }
       const next = res._links?.next ? (URL.parse(res._links.next, wiki)?.searchParams.get("cursor") ?? undefined) : undefined;
       if (!next) return out;
       if (seen.has(next)) throw new Error(`Confluence's listing repeats a cursor after ${n + 1} pages: it would never end`);
@@ -148,7 +160,10 @@ export const confluenceConnector: Connector = async (ctx) => {
     }
   }
 
-  const spaces = await all((cursor) => confluence.space.getSpaces({ keys: config.spaces, cursor, limit: LIMIT }));
+  const spaces = await all(
+    (cursor) => confluence.space.getSpaces({ keys: config.spaces, cursor, limit: LIMIT }),
+    (s) => (s.key && config.spaces.includes(s.key) ? { key: s.key, id: s.id, name: s.name } : null),
+  );
   const items: Item[] = [];
   const spaceNames = new Map<string, string>();
   for (const key of config.spaces) {
@@ -158,31 +173,38 @@ export const confluenceConnector: Connector = async (ctx) => {
     spaceNames.set(key, space.name ?? key);
     const id = Number(space.id);
     for (const type of ["page", "blogpost"] as const) {
-      const listed =
-        type === "page"
-          ? await all((cursor) =>
-              confluence.page.getPagesInSpace({ id, sort: "-modified-date", status: ["current"], cursor, limit: LIMIT }),
-            )
-          : await all((cursor) =>
-              confluence.blogPost.getBlogPostsInSpace({ id, sort: "-modified-date", status: ["current"], cursor, limit: LIMIT }),
-            );
-      for (const p of listed as {
-        id?: string;
+      const keep = (p: {
+        id?: string | number;
         title?: string;
-        parentId?: string | null;
+        parentId?: string | number | null;
         version?: { number?: number } | null;
         _links?: { webui?: string } | null;
-      }[])
-        if (p.id)
-          items.push({
-            type,
-            id: p.id,
-            title: p.title ?? p.id,
-            parentId: p.parentId ?? null,
-            version: p.version?.number ?? 0,
-            webui: p._links?.webui ?? "",
-            space: key,
-          });
+      }): Item | null =>
+        p.id
+          ? {
+              type,
+              id: String(p.id),
+              title: p.title ?? String(p.id),
+              parentId: p.parentId ? String(p.parentId) : null,
+              version: p.version?.number ?? 0,
+              webui: p._links?.webui ?? "",
+              space: key,
+            }
+          : null;
+      const listed =
+        type === "page"
+          ? await all(
+              (cursor) => confluence.page.getPagesInSpace({ id, sort: "-modified-date", status: ["current"], cursor, limit: LIMIT }),
+              keep,
+            )
+          : await all(
+              (cursor) =>
+                confluence.blogPost.getBlogPostsInSpace({ id, sort: "-modified-date", status: ["current"], cursor, limit: LIMIT }),
+              keep,
+            );
+      if (items.length + listed.length > maxItems)
+        throw new Error(`Confluence lists more than ${maxItems} items (SOURCE_MAX_ITEMS): nothing was removed`);
+      items.push(...listed);
     }
   }
 
@@ -221,10 +243,12 @@ export const confluenceConnector: Connector = async (ctx) => {
         data: Buffer.from(md, "utf8"),
         version,
       });
-      const atts = await all((cursor) =>
-        item.type === "page"
-          ? confluence.attachment.getPageAttachments({ id: Number(item.id), cursor, limit: LIMIT })
-          : confluence.attachment.getBlogpostAttachments({ id: Number(item.id), cursor, limit: LIMIT }),
+      const atts = await all(
+        (cursor) =>
+          item.type === "page"
+            ? confluence.attachment.getPageAttachments({ id: Number(item.id), cursor, limit: LIMIT })
+            : confluence.attachment.getBlogpostAttachments({ id: Number(item.id), cursor, limit: LIMIT }),
+        (a) => (a.id ? { id: a.id, title: a.title, version: a.version, fileSize: a.fileSize, webuiLink: a.webuiLink } : null),
       );
       for (const a of atts) {
         const name = a.title ?? "";

@@ -222,6 +222,24 @@ describe("feishu source against the contract server", () => {
     expect(await titles()).toHaveLength(3);
   });
 
+  it("a tree of nodes that never ends stops at SOURCE_MAX_LIST_PAGES listings in all, not per folder", async () => {
+    feishu.endlessTree("spcTree");
+    process.env.SOURCE_MAX_LIST_PAGES = "6";
+    // Without a budget across listings the walk would go on until the sync's time budget.
+    process.env.SOURCE_SYNC_TIMEOUT_S = "20";
+    const from = mark();
+    try {
+      const { source: tree, run } = await add({ spaces: ["spcTree"], folders: [] });
+      expect(run.error).toMatch(/^the Feishu\/Lark listing of wiki space spcTree did not end after 6 pages \(SOURCE_MAX_LIST_PAGES\)/);
+      expect(feishu.requests.slice(from).filter((r) => r.url.includes("/spaces/spcTree/nodes"))).toHaveLength(6);
+      await removeSource(store, tree);
+    } finally {
+      delete process.env.SOURCE_MAX_LIST_PAGES;
+      delete process.env.SOURCE_SYNC_TIMEOUT_S;
+    }
+    expect(await titles()).toHaveLength(3);
+  });
+
   it("a reset app secret stops the sync with an error that says so, keeping every document, until entered again", async () => {
     const old = feishu.appSecret;
     feishu.resetSecret();

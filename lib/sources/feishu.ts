@@ -163,12 +163,20 @@ export const feishuConnector: Connector = async (ctx) => {
     );
   }
 
-  /** Every item of a paged listing (at most SOURCE_MAX_LIST_PAGES pages, no page token repeated). */
-  async function* paged<T>(what: string, page: (token: string | undefined) => Promise<{ items: T[]; next?: string; more?: boolean }>) {
+  /**
+   * Every item of a paged listing (no page token repeated), its pages counted in `budget`: one document's blocks have a
+   * budget of their own, while the walk of the spaces and folders shares one (`walk`), so a tree whose every node has
+   * children of its own stops at SOURCE_MAX_LIST_PAGES listings in all.
+   */
+  async function* paged<T>(
+    what: string,
+    page: (token: string | undefined) => Promise<{ items: T[]; next?: string; more?: boolean }>,
+    budget: { pages: number } = { pages: 0 },
+  ) {
     const seen = new Set<string>();
     let token: string | undefined;
     for (let n = 0; ; n++) {
-      if (n >= maxListPages)
+      if (budget.pages++ >= maxListPages)
         throw new Error(`the Feishu/Lark listing of ${what} did not end after ${maxListPages} pages (SOURCE_MAX_LIST_PAGES)`);
       const { items, next, more } = await page(token);
       yield* items;
@@ -180,6 +188,7 @@ export const feishuConnector: Connector = async (ctx) => {
     }
   }
 
+  const walk = { pages: 0 };
   const unreadable: string[] = [];
   let unreadableCount = 0;
   let listed = 0;
@@ -237,15 +246,19 @@ export const feishuConnector: Connector = async (ctx) => {
     const visited = new Set<string>();
     while (parents.length) {
       const parent = parents.shift();
-      for await (const node of paged(`wiki space ${space}`, async (page_token) => {
-        const data = await call(`wiki space ${space}`, () =>
-          client.wiki.v2.spaceNode.list({
-            path: { space_id: space },
-            params: { page_size: PAGE_SIZE, page_token, parent_node_token: parent },
-          }),
-        );
-        return { items: data.items ?? [], next: data.page_token, more: data.has_more };
-      })) {
+      for await (const node of paged(
+        `wiki space ${space}`,
+        async (page_token) => {
+          const data = await call(`wiki space ${space}`, () =>
+            client.wiki.v2.spaceNode.list({
+              path: { space_id: space },
+              params: { page_size: PAGE_SIZE, page_token, parent_node_token: parent },
+            }),
+          );
+          return { items: data.items ?? [], next: data.page_token, more: data.has_more };
+        },
+        walk,
+      )) {
         if (!node.node_token || visited.has(node.node_token)) continue;
         visited.add(node.node_token);
         if (node.has_child) parents.push(node.node_token);
@@ -261,12 +274,16 @@ export const feishuConnector: Connector = async (ctx) => {
     const visited = new Set<string>([root]);
     while (folders.length) {
       const folder = folders.shift()!;
-      for await (const file of paged(`drive folder ${folder.token}`, async (page_token) => {
-        const data = await call(`drive folder ${folder.token}`, () =>
-          client.drive.v1.file.list({ params: { page_size: PAGE_SIZE, page_token, folder_token: folder.token } }),
-        );
-        return { items: data.files ?? [], next: data.next_page_token, more: data.has_more };
-      })) {
+      for await (const file of paged(
+        `drive folder ${folder.token}`,
+        async (page_token) => {
+          const data = await call(`drive folder ${folder.token}`, () =>
+            client.drive.v1.file.list({ params: { page_size: PAGE_SIZE, page_token, folder_token: folder.token } }),
+          );
+          return { items: data.files ?? [], next: data.next_page_token, more: data.has_more };
+        },
+        walk,
+      )) {
         if (file.type === "folder") {
           if (folder.depth < MAX_FOLDER_DEPTH && !visited.has(file.token)) {
             visited.add(file.token);

@@ -222,6 +222,25 @@ describe("feishu source against the contract server", () => {
     expect(await titles()).toHaveLength(3);
   });
 
+  it("a document whose blocks never end fails alone once they pass SOURCE_MAX_BYTES, without reading the rest", async () => {
+    const long = Array.from({ length: 40 }, (_, i) => ({ p: `Paragraph ${i} of the endless manual. ${"Lorem ipsum dolor. ".repeat(20)}` }));
+    feishu.wikiDoc("spcLong", "dxEndless", "Endless manual", long);
+    process.env.SOURCE_MAX_BYTES = "2000";
+    const from = mark();
+    try {
+      const { source: one, run } = await add({ spaces: ["spcLong"], folders: [] });
+      expect(run.error).toBeNull();
+      expect(run.failed).toEqual([
+        { item: "docx:dxEndless", reason: "its blocks are larger than 4 × the limit of 2000 bytes (SOURCE_MAX_BYTES)" },
+      ]);
+      // Two blocks a page, each over 400 bytes: stopped within the first ten of its 21 pages.
+      expect(feishu.requests.slice(from).filter((r) => r.url.includes("dxEndless/blocks")).length).toBeLessThanOrEqual(10);
+      await removeSource(store, one);
+    } finally {
+      delete process.env.SOURCE_MAX_BYTES;
+    }
+  });
+
   it("a tree of nodes that never ends stops at SOURCE_MAX_LIST_PAGES listings in all, not per folder", async () => {
     feishu.endlessTree("spcTree");
     process.env.SOURCE_MAX_LIST_PAGES = "6";

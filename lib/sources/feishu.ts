@@ -33,6 +33,8 @@ const PAGE_SIZE = 50;
 const BLOCK_PAGE_SIZE = 500;
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 const MAX_FOLDER_DEPTH = 20;
+/** A document's blocks, as JSON, may be this many times SOURCE_MAX_BYTES (its Markdown, SOURCE_MAX_BYTES). */
+const BLOCK_BYTES_PER_BYTE = 4;
 /** Codes of an answer that means "the token is no longer valid" (expired, revoked): fetched anew once. */
 const TOKEN_INVALID = new Set([99991663, 99991661, 99991668]);
 /** The app may not read this item (docx 1770032, wiki 131006, drive 1061004, 1062501) / it is gone (docx 1770002, wiki 131005, drive 1061007, 1062507). */
@@ -208,6 +210,9 @@ export const feishuConnector: Connector = async (ctx) => {
         return;
       }
       const blocks: DocxBlock[] = [];
+      // What a document's blocks may hold before they are rendered: the JSON of blocks runs a few times the Markdown
+      // made of them, and a server that sends blocks forever stops here, not after SOURCE_MAX_LIST_PAGES pages of them.
+      let held = 0;
       for await (const b of paged(`the blocks of ${token}`, async (page_token) => {
         const data = await call("a document's blocks", () =>
           client.docx.v1.documentBlock.list({
@@ -216,8 +221,14 @@ export const feishuConnector: Connector = async (ctx) => {
           }),
         );
         return { items: (data.items ?? []) as DocxBlock[], next: data.page_token, more: data.has_more };
-      }))
+      })) {
+        held += JSON.stringify(b).length;
+        if (held > BLOCK_BYTES_PER_BYTE * ctx.maxBytes) {
+          ctx.fail(key, `its blocks are larger than ${BLOCK_BYTES_PER_BYTE} × the limit of ${ctx.maxBytes} bytes (SOURCE_MAX_BYTES)`);
+          return;
+        }
         blocks.push(b);
+      }
       fetched++;
       const markdown = Buffer.from(blocksToMarkdown(title || document?.title || token, blocks), "utf8");
       if (markdown.length > ctx.maxBytes) {

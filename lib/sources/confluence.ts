@@ -204,7 +204,7 @@ export const confluenceConnector: Connector = async (ctx) => {
             );
       if (items.length + listed.length > maxItems)
         throw new Error(`Confluence lists more than ${maxItems} items (SOURCE_MAX_ITEMS): nothing was removed`);
-      items.push(...listed);
+      for (const item of listed) items.push(item);
     }
   }
 

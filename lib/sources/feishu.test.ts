@@ -241,7 +241,7 @@ describe("feishu source against the contract server", () => {
     }
   });
 
-  it("a tree of nodes that never ends stops at SOURCE_MAX_LIST_PAGES listings in all, not per folder", async () => {
+  it("a tree of nodes that never ends stops at SOURCE_MAX_LIST_PAGES listings in all, not per folder, holding at most SOURCE_MAX_ITEMS nodes", async () => {
     feishu.endlessTree("spcTree");
     process.env.SOURCE_MAX_LIST_PAGES = "6";
     // Without a budget across listings the walk would go on until the sync's time budget.
@@ -251,10 +251,19 @@ describe("feishu source against the contract server", () => {
       const { source: tree, run } = await add({ spaces: ["spcTree"], folders: [] });
       expect(run.error).toMatch(/^the Feishu\/Lark listing of wiki space spcTree did not end after 6 pages \(SOURCE_MAX_LIST_PAGES\)/);
       expect(feishu.requests.slice(from).filter((r) => r.url.includes("/spaces/spcTree/nodes"))).toHaveLength(6);
+      // The nodes it holds to walk are capped by SOURCE_MAX_ITEMS, before the listings' budget: two new nodes a listing.
+      process.env.SOURCE_MAX_LIST_PAGES = "40";
+      process.env.SOURCE_MAX_ITEMS = "5";
+      const held = mark();
+      expect((await sync(tree)).error).toBe(
+        "the Feishu/Lark wiki space spcTree holds more than 5 nodes (SOURCE_MAX_ITEMS): nothing was removed",
+      );
+      expect(feishu.requests.slice(held).filter((r) => r.url.includes("/spaces/spcTree/nodes"))).toHaveLength(3);
       await removeSource(store, tree);
     } finally {
       delete process.env.SOURCE_MAX_LIST_PAGES;
       delete process.env.SOURCE_SYNC_TIMEOUT_S;
+      delete process.env.SOURCE_MAX_ITEMS;
     }
     expect(await titles()).toHaveLength(3);
   });

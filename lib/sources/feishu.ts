@@ -80,7 +80,7 @@ export const feishuConnector: Connector = async (ctx) => {
   const secret = ctx.secrets.password;
   if (!secret) throw new Error("this source has no app secret");
   const base = feishuApiBase(config);
-  const { maxListPages } = sourceLimits();
+  const { maxListPages, maxItems } = sourceLimits();
   let requests = 0;
   const fetch = sdkFetch(ctx, { origins: [base], maxBytes: Math.max(ctx.maxBytes, MAX_ANSWER_BYTES), onRequest: () => requests++ });
   const http = defaultHttpInstance.create({ adapter: "fetch", env: { fetch } });
@@ -272,6 +272,8 @@ export const feishuConnector: Connector = async (ctx) => {
       )) {
         if (!node.node_token || visited.has(node.node_token)) continue;
         visited.add(node.node_token);
+        if (visited.size > maxItems)
+          throw new Error(`the Feishu/Lark wiki space ${space} holds more than ${maxItems} nodes (SOURCE_MAX_ITEMS): nothing was removed`);
         if (node.has_child) parents.push(node.node_token);
         if (node.obj_type === "docx" && node.node_type !== "shortcut" && node.obj_token)
           await take(node.obj_token, node.title ?? "", node.url || `${base}/wiki/${node.node_token}`);
@@ -298,6 +300,10 @@ export const feishuConnector: Connector = async (ctx) => {
         if (file.type === "folder") {
           if (folder.depth < MAX_FOLDER_DEPTH && !visited.has(file.token)) {
             visited.add(file.token);
+            if (visited.size > maxItems)
+              throw new Error(
+                `the Feishu/Lark drive folder ${root} holds more than ${maxItems} folders (SOURCE_MAX_ITEMS): nothing was removed`,
+              );
             folders.push({ token: file.token, depth: folder.depth + 1 });
           }
         } else if (file.type === "docx") await take(file.token, file.name, file.url || `${base}/docx/${file.token}`);

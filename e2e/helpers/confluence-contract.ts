@@ -50,7 +50,11 @@ export interface ConfluenceContract {
   spaces: Map<string, { id: string; key: string; name: string }>;
   content: Map<string, ContentSpec>;
   busy: string[];
-  endless: "new" | "same" | null;
+  /**
+   * A listing answers with one more cursor forever: empty pages ("new"), the same cursor ("same"), or, for a space's
+   * pages and posts, a full page of new ones each time ("items").
+   */
+  endless: "new" | "same" | "items" | null;
   pageSize: number;
   /** Data Center: a wrong token passes as the anonymous user (who sees no space) instead of answering 401. */
   anonymousAccess: boolean;
@@ -106,15 +110,30 @@ export async function startConfluenceContract({
     version: { number: c.version ?? 1, createdAt: modified.get(c.id), message: "", minorEdit: false, authorId: "557058:contract" },
     _links: { webui: webui(c), editui: `/pages/resumedraft.action?draftId=${c.id}`, tinyui: `/x/${c.id}` },
   });
+  /** A page of a listing that never ends, its title long. */
+  const invented = (id: string) => ({
+    id,
+    status: "current",
+    title: `Invented ${id} ${"x".repeat(200)}`,
+    parentId: null,
+    version: { number: 1, createdAt: "2026-01-05T09:00:00.000Z", message: "", minorEdit: false, authorId: "557058:contract" },
+    _links: { webui: `/spaces/X${id}/pages/${id}` },
+  });
   const viewable = (c: ContentSpec | undefined): c is ContentSpec => !!c && !c.restricted && !c.trashed;
   /** One answer of a listing: an opaque cursor (the offset), the next page's URL in _links.next and in Link. */
-  const page = (res: http.ServerResponse, url: URL, items: unknown[], base: string) => {
+  const page = (res: http.ServerResponse, url: URL, items: unknown[], base: string, content = false) => {
     const cursor = url.searchParams.get("cursor");
     const start = cursor ? Number(Buffer.from(cursor, "base64url").toString()) : 0;
     const limit = Math.min(Number(url.searchParams.get("limit") ?? 25), 250, state.pageSize);
     let next: string | null = start + limit < items.length ? Buffer.from(String(start + limit)).toString("base64url") : null;
-    if (state.endless) next = state.endless === "same" ? "c2FtZQ" : Buffer.from(`n${state.requests.length}`).toString("base64url");
-    const results = state.endless ? [] : items.slice(start, start + limit);
+    const endless = state.endless === "items" && !content ? null : state.endless;
+    if (endless) next = endless === "same" ? "c2FtZQ" : Buffer.from(`n${state.requests.length}`).toString("base64url");
+    const results =
+      endless === "items"
+        ? Array.from({ length: limit }, (_, i) => invented(`${state.requests.length}${String(i).padStart(3, "0")}`))
+        : endless
+          ? []
+          : items.slice(start, start + limit);
     const links: Record<string, string> = { base };
     const headers: Record<string, string> = {};
     if (next) {
@@ -158,7 +177,7 @@ export async function startConfluenceContract({
         const items = [...state.content.values()].filter((c) => viewable(c) && c.type === type && c.space === space.key);
         const sort = url.searchParams.get("sort");
         if (sort === "-modified-date") items.sort((a, b) => (modified.get(a.id)! < modified.get(b.id)! ? 1 : -1));
-        return page(res, url, items.map(summary), site);
+        return page(res, url, items.map(summary), site, true);
       }
       const one = /^\/wiki\/api\/v2\/(pages|blogposts)\/(\d+)$/.exec(p);
       if (one) {

@@ -28,7 +28,7 @@ interface ContractState {
   token: string;
   spaces: Map<string, { id: string; key: string; name: string }>;
   content: Map<string, ContentSpec>;
-  endless: "new" | "same" | null;
+  endless: "new" | "same" | "items" | null;
   pageSize: number;
   anonymousAccess: boolean;
 }

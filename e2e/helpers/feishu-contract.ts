@@ -103,6 +103,8 @@ export interface FeishuContract {
   tokenLifetime(uses: number | null): void;
   /** The nodes of this space page on forever (a new page token each time). */
   endless(space: string): void;
+  /** Every listing of this space's nodes is one whole page of new nodes, each with children of its own: a tree that never ends. */
+  endlessTree(space: string): void;
   close(): Promise<void>;
 }
 
@@ -168,6 +170,7 @@ export async function startFeishuContract(opts: { pageSize?: number; tenant?: st
   const files: DriveFile[] = [];
   const requests: Recorded[] = [];
   const endlessSpaces = new Set<string>();
+  const endlessTrees = new Set<string>();
   let throttled: { count: number; headers: Record<string, string>; status: number } = { count: 0, headers: {}, status: 429 };
 
   /** One page of `items` from `token` (an offset), at most min(page_size, the server's page size). */
@@ -210,6 +213,21 @@ export async function startFeishuContract(opts: { pageSize?: number; tenant?: st
       let m = /^\/open-apis\/wiki\/v2\/spaces\/([^/]+)\/nodes$/.exec(url.pathname);
       if (m && req.method === "GET") {
         const space = decodeURIComponent(m[1]);
+        if (endlessTrees.has(space)) {
+          const n = requests.length;
+          const size = Math.max(1, Math.min(Number(url.searchParams.get("page_size") || maxPage), maxPage));
+          const items = Array.from({ length: size }, (_, i) => ({
+            space_id: space,
+            node_token: `wikn${n}x${i}`,
+            obj_token: `sht${n}x${i}`,
+            obj_type: "sheet",
+            parent_node_token: url.searchParams.get("parent_node_token") ?? "",
+            node_type: "origin",
+            has_child: true,
+            title: `Branch ${n}.${i}`,
+          }));
+          return ok(res, { items, has_more: false });
+        }
         if (endlessSpaces.has(space)) {
           const n = Number(url.searchParams.get("page_token")?.replace(/^e/, "") || 0);
           return ok(res, { items: [], page_token: `e${n + 1}`, has_more: true });
@@ -334,6 +352,9 @@ export async function startFeishuContract(opts: { pageSize?: number; tenant?: st
     },
     endless(space) {
       endlessSpaces.add(space);
+    },
+    endlessTree(space) {
+      endlessTrees.add(space);
     },
     async close() {
       server.closeAllConnections();

@@ -69,8 +69,8 @@ export interface GoogleDriveContract {
   requests(): LoggedRequest[];
   /** The next API requests are answered with these statuses (429 with this Retry-After). */
   busy: { status: number; retryAfter: string }[];
-  /** Every listing and change page says there is one more. */
-  endless: boolean;
+  /** Every listing and change page says there is one more; "items": each change page names new files (removed ones). */
+  endless: boolean | "items";
   close(): Promise<void>;
 }
 
@@ -110,7 +110,7 @@ export async function startGoogleDriveContract(): Promise<GoogleDriveContract> {
 
   const api = {
     busy: [] as { status: number; retryAfter: string }[],
-    endless: false,
+    endless: false as boolean | "items",
   };
 
   const json = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -166,8 +166,14 @@ export async function startGoogleDriveContract(): Promise<GoogleDriveContract> {
 
   function changeList(params: URLSearchParams, res: http.ServerResponse): number {
     const from = Number(params.get("pageToken"));
-    if (api.endless)
-      return json(res, 200, { kind: "drive#changeList", changes: [], nextPageToken: String(from + 1 + Math.floor(Math.random() * 1e6)) });
+    if (api.endless) {
+      const invented = api.endless === "items" ? Array.from({ length: PAGE_SIZE }, (_, i) => `gone${log.length}x${i}`) : [];
+      return json(res, 200, {
+        kind: "drive#changeList",
+        changes: invented.map((fileId) => ({ kind: "drive#change", changeType: "file", fileId, removed: true })),
+        nextPageToken: String(from + 1 + Math.floor(Math.random() * 1e6)),
+      });
+    }
     if (!Number.isInteger(from) || from < 1 || from > changes.length + 1) return error(res, 400, "invalid", "Invalid Value: pageToken");
     const size = Math.min(Number(params.get("pageSize") ?? 100), PAGE_SIZE);
     const slice = changes.slice(from - 1, from - 1 + size);

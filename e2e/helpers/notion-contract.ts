@@ -54,8 +54,8 @@ export interface NotionContract {
   pages: Map<string, PageSpec>;
   /** The next requests answered 429 with this Retry-After (one entry each, removed as used). */
   busy: string[];
-  /** Search answers a page with one more cursor forever ("new"), or the same cursor again ("same"). */
-  endless: "new" | "same" | null;
+  /** Search answers a page with one more cursor forever ("new"), the same cursor again ("same"), or a full page of new pages each time ("items"). */
+  endless: "new" | "same" | "items" | null;
   /** Results per answer at most (a server may answer fewer than page_size). */
   pageSize: number;
   put(page: PageSpec): void;
@@ -209,9 +209,16 @@ export async function startNotionContract(token = "ntn_contract_token_0123456789
         };
         if (state.endless) {
           const n = state.endless === "same" ? 1 : state.requests.length;
+          const invented = (i: number): PageSpec => ({
+            id: `${String(n).padStart(8, "0")}-0000-4000-8000-${String(i).padStart(12, "0")}`,
+            title: `Invented ${n}.${i} ${"x".repeat(200)}`,
+            lastEdited: "2026-01-05T09:00:00.000Z",
+            blocks: [],
+          });
+          const size = Math.min(q.page_size ?? 100, state.pageSize);
           return json(res, 200, {
             object: "list",
-            results: [],
+            results: state.endless === "items" ? Array.from({ length: size }, (_, i) => pageObject(invented(i))) : [],
             next_cursor: `c${n}`,
             has_more: true,
             type: "page_or_data_source",

@@ -84,26 +84,43 @@ export function confluenceTransport(opts: {
 }
 
 /**
- * Every result of a listing, following `_links.next`: the next answer is asked for with that link's `param` (Cloud's
- * opaque `cursor`, Data Center's `start` offset); at most SOURCE_MAX_LIST_PAGES answers, no position asked twice.
+ * What `keep` makes of every result of a listing, following `_links.next`: the next answer is asked for with that
+ * link's `param` (Cloud's opaque `cursor`, Data Center's `start` offset); at most SOURCE_MAX_LIST_PAGES answers, no
+ * position asked twice, at most SOURCE_MAX_ITEMS results kept. Only the fields the sync uses are held: each answer is
+ * dropped before the next is asked for, whatever a server sends.
  */
-export async function everyResult<T>(
+export async function everyResult<T, R>(
   param: "cursor" | "start",
   list: (position: string | undefined) => Promise<{ results?: T[]; _links?: { next?: string } }>,
-): Promise<T[]> {
-  const { maxListPages } = sourceLimits();
-  const out: T[] = [];
+  keep: (result: T) => R | null,
+): Promise<R[]> {
+  const { maxListPages, maxItems } = sourceLimits();
+  const out: R[] = [];
   const seen = new Set<string>();
   let position: string | undefined;
   for (let n = 0; ; n++) {
     if (n >= maxListPages)
       throw new Error(`Confluence's listing did not end after ${maxListPages} pages (SOURCE_MAX_LIST_PAGES): nothing was removed`);
     const res = await list(position);
-    out.push(...(res.results ?? []));
+    for (const result of res.results ?? []) {
+      const kept = keep(result);
+      if (kept === null) continue;
+      if (out.length >= maxItems) throw tooMany(maxItems);
+      out.push(kept);
+    }
     const next = res._links?.next ? (URL.parse(res._links.next, "http://x")?.searchParams.get(param) ?? undefined) : undefined;
     if (!next) return out;
     if (seen.has(next)) throw new Error(`Confluence's listing repeats a cursor after ${n + 1} pages: it would never end`);
     seen.add(next);
     position = next;
   }
+}
+
+const tooMany = (maxItems: number) => new Error(`Confluence lists more than ${maxItems} items (SOURCE_MAX_ITEMS): nothing was removed`);
+
+/** Adds a space's listed items to the sync's, at most SOURCE_MAX_ITEMS in all. */
+export function addItems(items: ConfluenceItem[], listed: readonly ConfluenceItem[]): void {
+  const { maxItems } = sourceLimits();
+  if (items.length + listed.length > maxItems) throw tooMany(maxItems);
+  for (const item of listed) items.push(item);
 }

@@ -5,7 +5,7 @@
  * follow the opaque cursor in `_links.next`.
  */
 import { createV1Client, createV2Client } from "confluence.js";
-import { type ConfluenceApi, type ConfluenceItem, confluenceTransport, everyResult } from "./confluence-api";
+import { addItems, type ConfluenceApi, type ConfluenceItem, confluenceTransport, everyResult } from "./confluence-api";
 import type { SyncContext } from "./engine";
 import { sdkFetch } from "./sdk-fetch";
 
@@ -48,7 +48,11 @@ export function cloudApi(
     },
 
     async list() {
-      const spaces = await everyResult(cursor, (c) => confluence.space.getSpaces({ keys: o.spaces, cursor: c, limit: LIMIT }));
+      const spaces = await everyResult(
+        cursor,
+        (c) => confluence.space.getSpaces({ keys: o.spaces, cursor: c, limit: LIMIT }),
+        (s) => (s.key && o.spaces.includes(s.key) ? { key: s.key, id: s.id, name: s.name } : null),
+      );
       const items: ConfluenceItem[] = [];
       const spaceNames = new Map<string, string>();
       for (const key of o.spaces) {
@@ -58,31 +62,38 @@ export function cloudApi(
         spaceNames.set(key, space.name ?? key);
         const id = Number(space.id);
         for (const type of ["page", "blogpost"] as const) {
-          const listed =
-            type === "page"
-              ? await everyResult(cursor, (c) =>
-                  confluence.page.getPagesInSpace({ id, sort: "-modified-date", status: ["current"], cursor: c, limit: LIMIT }),
-                )
-              : await everyResult(cursor, (c) =>
-                  confluence.blogPost.getBlogPostsInSpace({ id, sort: "-modified-date", status: ["current"], cursor: c, limit: LIMIT }),
-                );
-          for (const p of listed as {
-            id?: string;
+          const keep = (p: {
+            id?: string | number;
             title?: string;
-            parentId?: string | null;
+            parentId?: string | number | null;
             version?: { number?: number } | null;
             _links?: { webui?: string } | null;
-          }[])
-            if (p.id)
-              items.push({
-                type,
-                id: p.id,
-                title: p.title ?? p.id,
-                parentId: p.parentId ?? null,
-                version: p.version?.number ?? 0,
-                webui: p._links?.webui ?? "",
-                space: key,
-              });
+          }): ConfluenceItem | null =>
+            p.id
+              ? {
+                  type,
+                  id: String(p.id),
+                  title: p.title ?? String(p.id),
+                  parentId: p.parentId ? String(p.parentId) : null,
+                  version: p.version?.number ?? 0,
+                  webui: p._links?.webui ?? "",
+                  space: key,
+                }
+              : null;
+          const listed =
+            type === "page"
+              ? await everyResult(
+                  cursor,
+                  (c) => confluence.page.getPagesInSpace({ id, sort: "-modified-date", status: ["current"], cursor: c, limit: LIMIT }),
+                  keep,
+                )
+              : await everyResult(
+                  cursor,
+                  (c) =>
+                    confluence.blogPost.getBlogPostsInSpace({ id, sort: "-modified-date", status: ["current"], cursor: c, limit: LIMIT }),
+                  keep,
+                );
+          addItems(items, listed);
         }
       }
       return { items, spaceNames };
@@ -97,15 +108,16 @@ export function cloudApi(
     },
 
     async attachments(item) {
-      const atts = await everyResult(cursor, (c) =>
-        item.type === "page"
-          ? confluence.attachment.getPageAttachments({ id: Number(item.id), cursor: c, limit: LIMIT })
-          : confluence.attachment.getBlogpostAttachments({ id: Number(item.id), cursor: c, limit: LIMIT }),
-      );
-      return atts.flatMap((a) =>
-        a.id
-          ? [{ id: a.id, title: a.title ?? "", version: a.version?.number ?? 0, size: a.fileSize ?? undefined, webui: a.webuiLink }]
-          : [],
+      return everyResult(
+        cursor,
+        (c) =>
+          item.type === "page"
+            ? confluence.attachment.getPageAttachments({ id: Number(item.id), cursor: c, limit: LIMIT })
+            : confluence.attachment.getBlogpostAttachments({ id: Number(item.id), cursor: c, limit: LIMIT }),
+        (a) =>
+          a.id
+            ? { id: a.id, title: a.title ?? "", version: a.version?.number ?? 0, size: a.fileSize ?? undefined, webui: a.webuiLink }
+            : null,
       );
     },
 

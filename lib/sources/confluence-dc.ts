@@ -14,7 +14,7 @@
  */
 import { BufferSchema, type Client, type SendRequestOptions } from "confluence.js/core";
 import { getCurrentUser, searchByCQL, searchContentByCQL } from "confluence.js/v1";
-import { type ConfluenceApi, type ConfluenceItem, confluenceTransport, everyResult } from "./confluence-api";
+import { addItems, type ConfluenceApi, type ConfluenceItem, confluenceTransport, everyResult } from "./confluence-api";
 import type { SyncContext } from "./engine";
 import { sdkFetch } from "./sdk-fetch";
 import { CredentialRefused, ItemGone } from "./tree";
@@ -71,38 +71,45 @@ export function dataCenterApi(
       // (CONFSERVER-98199): listings would then lack what only the token's user may see, and lose its documents.
       if ((await getCurrentUser(client)).type === "anonymous") throw new CredentialRefused(refused);
       const keys = o.spaces.map((k) => `"${k}"`).join(", ");
-      const found = await everyResult(start, (s) =>
-        searchByCQL(client, {
-          cql: `type = space and space.key in (${keys})`,
-          start: s === undefined ? undefined : Number(s),
-          limit: LIMIT,
-        }),
+      const found = await everyResult(
+        start,
+        (s) =>
+          searchByCQL(client, {
+            cql: `type = space and space.key in (${keys})`,
+            start: s === undefined ? undefined : Number(s),
+            limit: LIMIT,
+          }),
+        (r) => (r.space?.key && o.spaces.includes(r.space.key) ? { key: r.space.key, name: r.space.name || r.space.key } : null),
       );
       const spaceNames = new Map<string, string>();
-      for (const r of found) if (r.space?.key) spaceNames.set(r.space.key, r.space.name || r.space.key);
+      for (const r of found) spaceNames.set(r.key, r.name);
       const items: ConfluenceItem[] = [];
       for (const key of o.spaces) {
         if (!spaceNames.has(key))
           throw new Error(`the space ${key} is not visible to this account (deleted, or its permission withdrawn): nothing was removed`);
-        const listed = await everyResult(start, (s) =>
-          searchContentByCQL(from(s), {
-            cql: `space = "${key}" and type in (page, blogpost) order by lastmodified desc`,
-            // One comma-separated value: Data Center reads the first `expand` only.
-            expand: ["version,ancestors"],
-            limit: LIMIT,
-          }),
+        const listed = await everyResult(
+          start,
+          (s) =>
+            searchContentByCQL(from(s), {
+              cql: `space = "${key}" and type in (page, blogpost) order by lastmodified desc`,
+              // One comma-separated value: Data Center reads the first `expand` only.
+              expand: ["version,ancestors"],
+              limit: LIMIT,
+            }),
+          (c): ConfluenceItem | null =>
+            c.id && (c.type === "page" || c.type === "blogpost")
+              ? {
+                  type: c.type,
+                  id: c.id,
+                  title: c.title ?? c.id,
+                  parentId: c.type === "page" ? (c.ancestors?.at(-1)?.id ?? null) : null,
+                  version: c.version?.number ?? 0,
+                  webui: c._links?.webui ?? "",
+                  space: key,
+                }
+              : null,
         );
-        for (const c of listed)
-          if (c.id && (c.type === "page" || c.type === "blogpost"))
-            items.push({
-              type: c.type,
-              id: c.id,
-              title: c.title ?? c.id,
-              parentId: c.type === "page" ? (c.ancestors?.at(-1)?.id ?? null) : null,
-              version: c.version?.number ?? 0,
-              webui: c._links?.webui ?? "",
-              space: key,
-            });
+        addItems(items, listed);
       }
       return { items, spaceNames };
     },
@@ -115,24 +122,24 @@ export function dataCenterApi(
     },
 
     async attachments(item) {
-      const atts = await everyResult(start, (s) =>
-        searchContentByCQL(from(s), { cql: `type = attachment and container = ${cqlId(item.id)}`, expand: ["version"], limit: LIMIT }),
-      );
-      return atts.flatMap((a) => {
-        const size = Number(a.extensions?.fileSize);
-        return a.id
-          ? [
-              {
+      return everyResult(
+        start,
+        (s) =>
+          searchContentByCQL(from(s), { cql: `type = attachment and container = ${cqlId(item.id)}`, expand: ["version"], limit: LIMIT }),
+        (a) => {
+          const size = Number(a.extensions?.fileSize);
+          return a.id
+            ? {
                 id: a.id,
                 title: a.title ?? "",
                 version: a.version?.number ?? 0,
                 size: Number.isFinite(size) ? size : undefined,
                 webui: a._links?.webui,
                 download: a._links?.download,
-              },
-            ]
-          : [];
-      });
+              }
+            : null;
+        },
+      );
     },
 
     async download(_item, a) {

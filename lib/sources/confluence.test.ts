@@ -173,6 +173,23 @@ describe("confluence source against the Confluence Cloud contract server, throug
     }
   });
 
+  it("a listing that never ends with new items every page holds at most SOURCE_MAX_ITEMS of them, removing nothing", async () => {
+    process.env.SOURCE_MAX_LIST_PAGES = "40";
+    process.env.SOURCE_MAX_ITEMS = "15";
+    const from = logFrom();
+    try {
+      wiki.endless = "items";
+      expect((await sync()).error).toBe("Confluence lists more than 15 items (SOURCE_MAX_ITEMS): nothing was removed");
+      // Stopped within the eighth page of two, not at the 40th: what a sync holds of a listing is capped by items, not pages.
+      expect(from().filter((r) => /^\/wiki\/api\/v2\/spaces\/\d+\/pages/.test(r.url))).toHaveLength(8);
+      expect(await titles()).toHaveLength(3);
+    } finally {
+      wiki.endless = null;
+      delete process.env.SOURCE_MAX_LIST_PAGES;
+      delete process.env.SOURCE_MAX_ITEMS;
+    }
+  });
+
   it("a revoked API token stops the sync keeping every document; entered again by PATCH, the sync goes on", async () => {
     wiki.revoke();
     const refused = await sync();

@@ -82,8 +82,13 @@ const parse = <T>(version: string | null | undefined): T | null => {
 };
 
 export async function syncDrive(ctx: SyncContext, api: DriveApi, service: string): Promise<{ note: string }> {
-  const { maxListPages } = sourceLimits();
+  const { maxListPages, maxItems } = sourceLimits();
   let pages = 0;
+  /** What a sync holds of a listing or the feed (folders, the feed's last word on each item) stops at SOURCE_MAX_ITEMS. */
+  const held = (what: string, size: number) => {
+    if (size > maxItems)
+      throw new Error(`the ${service} ${what} names more than ${maxItems} items (SOURCE_MAX_ITEMS): nothing was removed`);
+  };
   /** Every page of a listing or feed, bounded, a repeated token refused. */
   async function* paged(what: string, first: string | null, read: (token: string | null) => Promise<DrivePage>) {
     const seen = new Set<string>();
@@ -163,6 +168,7 @@ export async function syncDrive(ctx: SyncContext, api: DriveApi, service: string
           if (item.removed) continue;
           if (item.folder) {
             folders.set(item.id, item.parents.length ? item.parents : [folder]);
+            held("folder listing", folders.size);
             queue.push(item.id);
           } else await take(item);
         }
@@ -178,7 +184,10 @@ export async function syncDrive(ctx: SyncContext, api: DriveApi, service: string
     try {
       let next: string | null = null;
       for await (const page of paged("change feed", saved, (t) => api.changes(t ?? saved!))) {
-        for (const item of page.items) latest.set(item.id, item);
+        for (const item of page.items) {
+          latest.set(item.id, item);
+          held("change feed", latest.size);
+        }
         if (page.cursor) next = page.cursor;
       }
       if (!next) throw new Error(`the ${service} change feed ended without a cursor for the next sync: nothing was removed`);

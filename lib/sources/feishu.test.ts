@@ -222,6 +222,52 @@ describe("feishu source against the contract server", () => {
     expect(await titles()).toHaveLength(3);
   });
 
+  it("a document whose blocks never end fails alone once they pass SOURCE_MAX_BYTES, without reading the rest", async () => {
+    const long = Array.from({ length: 40 }, (_, i) => ({ p: `Paragraph ${i} of the endless manual. ${"Lorem ipsum dolor. ".repeat(20)}` }));
+    feishu.wikiDoc("spcLong", "dxEndless", "Endless manual", long);
+    process.env.SOURCE_MAX_BYTES = "2000";
+    const from = mark();
+    try {
+      const { source: one, run } = await add({ spaces: ["spcLong"], folders: [] });
+      expect(run.error).toBeNull();
+      expect(run.failed).toEqual([
+        { item: "docx:dxEndless", reason: "its blocks are larger than 4 × the limit of 2000 bytes (SOURCE_MAX_BYTES)" },
+      ]);
+      // Two blocks a page, each over 400 bytes: stopped within the first ten of its 21 pages.
+      expect(feishu.requests.slice(from).filter((r) => r.url.includes("dxEndless/blocks")).length).toBeLessThanOrEqual(10);
+      await removeSource(store, one);
+    } finally {
+      delete process.env.SOURCE_MAX_BYTES;
+    }
+  });
+
+  it("a tree of nodes that never ends stops at SOURCE_MAX_LIST_PAGES listings in all, not per folder, holding at most SOURCE_MAX_ITEMS nodes", async () => {
+    feishu.endlessTree("spcTree");
+    process.env.SOURCE_MAX_LIST_PAGES = "6";
+    // Without a budget across listings the walk would go on until the sync's time budget.
+    process.env.SOURCE_SYNC_TIMEOUT_S = "20";
+    const from = mark();
+    try {
+      const { source: tree, run } = await add({ spaces: ["spcTree"], folders: [] });
+      expect(run.error).toMatch(/^the Feishu\/Lark listing of wiki space spcTree did not end after 6 pages \(SOURCE_MAX_LIST_PAGES\)/);
+      expect(feishu.requests.slice(from).filter((r) => r.url.includes("/spaces/spcTree/nodes"))).toHaveLength(6);
+      // The nodes it holds to walk are capped by SOURCE_MAX_ITEMS, before the listings' budget: two new nodes a listing.
+      process.env.SOURCE_MAX_LIST_PAGES = "40";
+      process.env.SOURCE_MAX_ITEMS = "5";
+      const held = mark();
+      expect((await sync(tree)).error).toBe(
+        "the Feishu/Lark wiki space spcTree holds more than 5 nodes (SOURCE_MAX_ITEMS): nothing was removed",
+      );
+      expect(feishu.requests.slice(held).filter((r) => r.url.includes("/spaces/spcTree/nodes"))).toHaveLength(3);
+      await removeSource(store, tree);
+    } finally {
+      delete process.env.SOURCE_MAX_LIST_PAGES;
+      delete process.env.SOURCE_SYNC_TIMEOUT_S;
+      delete process.env.SOURCE_MAX_ITEMS;
+    }
+    expect(await titles()).toHaveLength(3);
+  });
+
   it("a reset app secret stops the sync with an error that says so, keeping every document, until entered again", async () => {
     const old = feishu.appSecret;
     feishu.resetSecret();

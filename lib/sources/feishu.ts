@@ -33,6 +33,8 @@ const PAGE_SIZE = 50;
 const BLOCK_PAGE_SIZE = 500;
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 const MAX_FOLDER_DEPTH = 20;
+/** A document's blocks, as JSON, may be this many times SOURCE_MAX_BYTES (its Markdown, SOURCE_MAX_BYTES). */
+const BLOCK_BYTES_PER_BYTE = 4;
 /** Codes of an answer that means "the token is no longer valid" (expired, revoked): fetched anew once. */
 const TOKEN_INVALID = new Set([99991663, 99991661, 99991668]);
 /** The app may not read this item (docx 1770032, wiki 131006, drive 1061004, 1062501) / it is gone (docx 1770002, wiki 131005, drive 1061007, 1062507). */
@@ -78,7 +80,7 @@ export const feishuConnector: Connector = async (ctx) => {
   const secret = ctx.secrets.password;
   if (!secret) throw new Error("this source has no app secret");
   const base = feishuApiBase(config);
-  const { maxListPages } = sourceLimits();
+  const { maxListPages, maxItems } = sourceLimits();
   let requests = 0;
   const fetch = sdkFetch(ctx, { origins: [base], maxBytes: Math.max(ctx.maxBytes, MAX_ANSWER_BYTES), onRequest: () => requests++ });
   const http = defaultHttpInstance.create({ adapter: "fetch", env: { fetch } });
@@ -163,12 +165,20 @@ export const feishuConnector: Connector = async (ctx) => {
     );
   }
 
-  /** Every item of a paged listing (at most SOURCE_MAX_LIST_PAGES pages, no page token repeated). */
-  async function* paged<T>(what: string, page: (token: string | undefined) => Promise<{ items: T[]; next?: string; more?: boolean }>) {
+  /**
+   * Every item of a paged listing (no page token repeated), its pages counted in `budget`: one document's blocks have a
+   * budget of their own, while the walk of the spaces and folders shares one (`walk`), so a tree whose every node has
+   * children of its own stops at SOURCE_MAX_LIST_PAGES listings in all.
+   */
+  async function* paged<T>(
+    what: string,
+    page: (token: string | undefined) => Promise<{ items: T[]; next?: string; more?: boolean }>,
+    budget: { pages: number } = { pages: 0 },
+  ) {
     const seen = new Set<string>();
     let token: string | undefined;
     for (let n = 0; ; n++) {
-      if (n >= maxListPages)
+      if (budget.pages++ >= maxListPages)
         throw new Error(`the Feishu/Lark listing of ${what} did not end after ${maxListPages} pages (SOURCE_MAX_LIST_PAGES)`);
       const { items, next, more } = await page(token);
       yield* items;
@@ -180,6 +190,7 @@ export const feishuConnector: Connector = async (ctx) => {
     }
   }
 
+  const walk = { pages: 0 };
   const unreadable: string[] = [];
   let unreadableCount = 0;
   let listed = 0;
@@ -199,6 +210,9 @@ export const feishuConnector: Connector = async (ctx) => {
         return;
       }
       const blocks: DocxBlock[] = [];
+      // What a document's blocks may hold before they are rendered: the JSON of blocks runs a few times the Markdown
+      // made of them, and a server that sends blocks forever stops here, not after SOURCE_MAX_LIST_PAGES pages of them.
+      let held = 0;
       for await (const b of paged(`the blocks of ${token}`, async (page_token) => {
         const data = await call("a document's blocks", () =>
           client.docx.v1.documentBlock.list({
@@ -207,8 +221,14 @@ export const feishuConnector: Connector = async (ctx) => {
           }),
         );
         return { items: (data.items ?? []) as DocxBlock[], next: data.page_token, more: data.has_more };
-      }))
+      })) {
+        held += JSON.stringify(b).length;
+        if (held > BLOCK_BYTES_PER_BYTE * ctx.maxBytes) {
+          ctx.fail(key, `its blocks are larger than ${BLOCK_BYTES_PER_BYTE} × the limit of ${ctx.maxBytes} bytes (SOURCE_MAX_BYTES)`);
+          return;
+        }
         blocks.push(b);
+      }
       fetched++;
       const markdown = Buffer.from(blocksToMarkdown(title || document?.title || token, blocks), "utf8");
       if (markdown.length > ctx.maxBytes) {
@@ -237,17 +257,23 @@ export const feishuConnector: Connector = async (ctx) => {
     const visited = new Set<string>();
     while (parents.length) {
       const parent = parents.shift();
-      for await (const node of paged(`wiki space ${space}`, async (page_token) => {
-        const data = await call(`wiki space ${space}`, () =>
-          client.wiki.v2.spaceNode.list({
-            path: { space_id: space },
-            params: { page_size: PAGE_SIZE, page_token, parent_node_token: parent },
-          }),
-        );
-        return { items: data.items ?? [], next: data.page_token, more: data.has_more };
-      })) {
+      for await (const node of paged(
+        `wiki space ${space}`,
+        async (page_token) => {
+          const data = await call(`wiki space ${space}`, () =>
+            client.wiki.v2.spaceNode.list({
+              path: { space_id: space },
+              params: { page_size: PAGE_SIZE, page_token, parent_node_token: parent },
+            }),
+          );
+          return { items: data.items ?? [], next: data.page_token, more: data.has_more };
+        },
+        walk,
+      )) {
         if (!node.node_token || visited.has(node.node_token)) continue;
         visited.add(node.node_token);
+        if (visited.size > maxItems)
+          throw new Error(`the Feishu/Lark wiki space ${space} holds more than ${maxItems} nodes (SOURCE_MAX_ITEMS): nothing was removed`);
         if (node.has_child) parents.push(node.node_token);
         if (node.obj_type === "docx" && node.node_type !== "shortcut" && node.obj_token)
           await take(node.obj_token, node.title ?? "", node.url || `${base}/wiki/${node.node_token}`);
@@ -261,15 +287,23 @@ export const feishuConnector: Connector = async (ctx) => {
     const visited = new Set<string>([root]);
     while (folders.length) {
       const folder = folders.shift()!;
-      for await (const file of paged(`drive folder ${folder.token}`, async (page_token) => {
-        const data = await call(`drive folder ${folder.token}`, () =>
-          client.drive.v1.file.list({ params: { page_size: PAGE_SIZE, page_token, folder_token: folder.token } }),
-        );
-        return { items: data.files ?? [], next: data.next_page_token, more: data.has_more };
-      })) {
+      for await (const file of paged(
+        `drive folder ${folder.token}`,
+        async (page_token) => {
+          const data = await call(`drive folder ${folder.token}`, () =>
+            client.drive.v1.file.list({ params: { page_size: PAGE_SIZE, page_token, folder_token: folder.token } }),
+          );
+          return { items: data.files ?? [], next: data.next_page_token, more: data.has_more };
+        },
+        walk,
+      )) {
         if (file.type === "folder") {
           if (folder.depth < MAX_FOLDER_DEPTH && !visited.has(file.token)) {
             visited.add(file.token);
+            if (visited.size > maxItems)
+              throw new Error(
+                `the Feishu/Lark drive folder ${root} holds more than ${maxItems} folders (SOURCE_MAX_ITEMS): nothing was removed`,
+              );
             folders.push({ token: file.token, depth: folder.depth + 1 });
           }
         } else if (file.type === "docx") await take(file.token, file.name, file.url || `${base}/docx/${file.token}`);

@@ -241,4 +241,22 @@ describe("google-drive source against a contract server of the Drive API", () =>
       delete process.env.SOURCE_MAX_LIST_PAGES;
     }
   });
+
+  it("a change feed that never ends with new items holds at most SOURCE_MAX_ITEMS of them, removing nothing", async () => {
+    process.env.SOURCE_MAX_LIST_PAGES = "40";
+    process.env.SOURCE_MAX_ITEMS = "5";
+    g.endless = "items";
+    try {
+      const log = from();
+      const feed = await sync();
+      expect(feed.error).toBe("the Google Drive change feed names more than 5 items (SOURCE_MAX_ITEMS): nothing was removed");
+      // Stopped on the third page of two, not at the 40th: what a sync holds of the feed is capped by items, not pages.
+      expect(log().filter((r) => r.url.startsWith("/drive/v3/changes?"))).toHaveLength(3);
+      expect(Object.keys(await docs())).toHaveLength(4);
+    } finally {
+      g.endless = false;
+      delete process.env.SOURCE_MAX_LIST_PAGES;
+      delete process.env.SOURCE_MAX_ITEMS;
+    }
+  });
 });

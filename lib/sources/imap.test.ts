@@ -254,6 +254,13 @@ describe.skipIf(missing)(`imap source against Dovecot${missing ? ` (skipped: ${m
       const over = await sync(source);
       expect(over.error).toMatch(/more than 3 items \(SOURCE_MAX_ITEMS\): nothing was removed/);
       expect(await titles()).toEqual(["Kitchen rota", "Parking"]);
+      // A new message, and more messages than SOURCE_MAX_ITEMS: stopped on the search's answer, before a header or
+      // thread is fetched.
+      await append(user, { id: "<k3@x>", subject: "Fire drill", date: "Tue, 03 Mar 2026 09:00:00 +0000", body: "The drill is on Friday." });
+      process.env.SOURCE_MAX_ITEMS = "2";
+      const many = await sync(source);
+      expect(many.error).toBe("the mailbox holds 3 messages, more than SOURCE_MAX_ITEMS (2): nothing was removed");
+      expect(await titles()).toEqual(["Kitchen rota", "Parking"]);
     } finally {
       delete process.env.SOURCE_MAX_ITEMS;
       await new Promise((resolve) => proxy.close(resolve));

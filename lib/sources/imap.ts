@@ -18,6 +18,7 @@
 import { isIP } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ImapFlow } from "imapflow";
+import { sourceLimits } from "@/lib/config";
 import { parseDocument } from "@/lib/parse";
 import type { Connector } from "./engine";
 import { hostAllowed, resolveSourceHost } from "./http";
@@ -171,6 +172,10 @@ export const imapConnector: Connector = async (ctx) => {
     }
 
     const uids = ((await client.search({ all: true }, { uid: true })) || []).sort((a, b) => a - b);
+    // Past SOURCE_MAX_ITEMS the sync would stop anyway: it stops before a header or thread of them is held.
+    const { maxItems } = sourceLimits();
+    if (uids.length > maxItems)
+      throw new Error(`the mailbox holds ${uids.length} messages, more than SOURCE_MAX_ITEMS (${maxItems}): nothing was removed`);
     const present = new Set(uids);
     const changed = new Set<string>();
     for (const m of known.values()) if (!present.has(m.uid)) changed.add(m.t);

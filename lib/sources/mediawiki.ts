@@ -153,7 +153,9 @@ export const mediawikiConnector: Connector = async (ctx) => {
   }
 
   let listed = 0;
-  const unreadable = new Map<number, string>();
+  // Pages this account may not read are counted, the first few named: a wiki listing them forever holds no more.
+  let unreadable = 0;
+  const noted: string[] = [];
   // The wiki answers whether this account may read each page (intestactions): a page it may no longer read is
   // neither kept nor parsed, so its document goes like a deleted page's. The answer stops at 50 tested pages (500
   // with apihighlimits) and continues: a page listed without it comes again in a later answer.
@@ -166,14 +168,11 @@ export const mediawikiConnector: Connector = async (ctx) => {
     intestactions: "read",
   }))
     for (const p of q.pages ?? []) {
-      if (!p.actions || ctx.seen(`${PAGE}${p.pageid}`) || unreadable.has(p.pageid)) continue;
+      if (!p.actions || ctx.seen(`${PAGE}${p.pageid}`)) continue;
       listed++;
-      if (p.actions.read === false) unreadable.set(p.pageid, p.title);
-      else await take(p);
+      if (p.actions.read !== false) await take(p);
+      else if (unreadable++ < MAX_NOTED) noted.push(p.title);
     }
-  const titles = [...unreadable.values()];
-  const gone = titles.length
-    ? `; ${titles.length} not readable by this account: ${titles.slice(0, MAX_NOTED).join(", ")}${titles.length > MAX_NOTED ? ", …" : ""}`
-    : "";
+  const gone = unreadable ? `; ${unreadable} not readable by this account: ${noted.join(", ")}${unreadable > MAX_NOTED ? ", …" : ""}` : "";
   return { note: `${listed} pages listed (${requests} requests)${gone}` };
 };

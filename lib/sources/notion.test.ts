@@ -159,6 +159,23 @@ describe("notion source against the Notion contract server, through @notionhq/cl
     notion.busy.length = 0;
   });
 
+  it("a search that never ends with new pages every answer holds at most SOURCE_MAX_ITEMS of them, removing nothing", async () => {
+    process.env.SOURCE_MAX_LIST_PAGES = "40";
+    process.env.SOURCE_MAX_ITEMS = "5";
+    const from = notion.requests.length;
+    try {
+      notion.endless = "items";
+      expect((await sync()).error).toBe("Notion shares more than 5 pages with this integration (SOURCE_MAX_ITEMS): nothing was removed");
+      // Stopped on the third answer of two, not at the 40th: what a sync holds of the listing is capped by items, not pages.
+      expect(notion.requests.slice(from).filter((r) => r.url === "/v1/search")).toHaveLength(3);
+      expect(await titles()).toHaveLength(3);
+    } finally {
+      notion.endless = null;
+      delete process.env.SOURCE_MAX_LIST_PAGES;
+      delete process.env.SOURCE_MAX_ITEMS;
+    }
+  });
+
   it("a search that never ends, or repeats its cursor, fails the sync, removing nothing", async () => {
     process.env.SOURCE_MAX_LIST_PAGES = "4";
     try {

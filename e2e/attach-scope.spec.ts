@@ -27,6 +27,8 @@ const CASES = {
     dropped: "no longer in the library",
     kept: "only in this conversation",
     inKb: "added to the knowledge base “default”",
+    dropTitle: "Drop files to attach them to your question",
+    dropKept: "They stay with this conversation",
   },
   zh: {
     locale: "zh-CN",
@@ -36,6 +38,8 @@ const CASES = {
     dropped: "已不在资料库中",
     kept: "仅在此对话中",
     inKb: "已加入知识库“default”",
+    dropTitle: "松开鼠标，将文件附加到你的问题",
+    dropKept: "附件只属于此对话",
   },
 } as const;
 
@@ -69,6 +73,20 @@ for (const lang of ["en", "zh"] as const) {
       const word = `QUASAR${Date.now().toString(36).toUpperCase()}`;
       const name = `zephyr-${lang}-${Date.now().toString(36)}.md`;
       await page.goto("/");
+      // Files dragged over the question box: the overlay speaks of attaching them, in the UI's language.
+      await expect(page.getByTestId("add-documents")).toBeVisible();
+      const dragged = await page.evaluateHandle(() => {
+        const dt = new DataTransfer();
+        dt.items.add(new File(["x"], "x.txt", { type: "text/plain" }));
+        return dt;
+      });
+      const composer = page.getByTestId("composer");
+      for (const type of ["dragenter", "dragover"]) await composer.dispatchEvent(type, { dataTransfer: dragged });
+      await expect(page.getByTestId("drop-title")).toHaveText(c.dropTitle);
+      await expect(page.getByTestId("drop-overlay")).toContainText(c.dropKept);
+      await composer.dispatchEvent("dragleave", { dataTransfer: dragged });
+      await expect(page.getByTestId("drop-overlay")).toHaveCount(0);
+
       const input = page.getByTestId("chat-input");
       await input.fill(c.question);
 

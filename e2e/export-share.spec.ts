@@ -206,18 +206,20 @@ test.describe("a checked answer leaves the chat as the chat shows it", () => {
     await shared.reload();
     await expect(shared.getByTestId("shared-question")).toHaveCount(2);
 
-    // In Chinese: the share view's notes and model line, and a hint without "403".
-    const zh = await (await browser.newContext({ locale: "zh-CN" })).newPage();
+    // In Chinese, dark, on a phone: the share view's notes and model line, and a hint without "403".
+    const zh = await (await browser.newContext({ locale: "zh-CN", colorScheme: "dark", viewport: { width: 390, height: 844 } })).newPage();
     await zh.goto(link);
     const zhAnswer = zh.getByTestId("shared-answer").first();
     await expect(zhAnswer.getByTestId("unsupported-mark")).toHaveText("来源中没有依据");
     await expect(zhAnswer.getByTestId("citation-moved")).toContainText("引用已更正");
     await expect(zhAnswer.getByTestId("answer-model")).toHaveText(/^由 .+ 回答$/);
+    await audit(zh, "shared conversation with its notes (zh, dark, 390 px)");
     await zh.goto(`${LLM_APP}/?c=${id}`);
     const zhDialog = await openExport(zh);
     await expect(zhDialog.getByTestId("share-links").locator("summary")).toHaveText(/^你的分享链接（\d+）$/);
     await expect(zhDialog).toContainText("之后的提问不会公开");
     await expect(zhDialog).not.toContainText("403");
+    await audit(zh, "export dialog (zh, dark, 390 px)", '[data-testid="export-dialog"]');
     await zh.context().close();
 
     // Revoked from the list of links: the link answers 404, and the dialog offers a new one.

@@ -3,7 +3,8 @@
  * an answer (offline from the retrieved passages, from the model when there is one), the model picker (the
  * fake LLM lists two models on /v1/models) with the model recorded on each answer, and custom instructions
  * per knowledge base, edited on /kbs and found in the system prompt the fake LLM received; an answer saved as a
- * note (listed, shown, renamed, exported, deleted) and a study guide written by the model. axe on each state.
+ * note (listed, shown, renamed, exported, deleted) and a study guide written by the model from the conversation's
+ * selected sources. axe on each state.
  */
 import { readFile } from "node:fs/promises";
 import { audit } from "./helpers/axe";
@@ -105,12 +106,12 @@ for (const c of CASES) {
 }
 
 const NOTES = {
-  en: { renamed: "Leave for full-time staff", guide: "Study guide", unsupported: "not supported by the sources" },
-  zh: { renamed: "全职员工的年假", guide: "学习指南", unsupported: "来源中没有依据" },
+  en: { renamed: "Leave for full-time staff", guide: "Study guide", unsupported: "not supported by the sources", doc: "Employee Handbook" },
+  zh: { renamed: "全职员工的年假", guide: "学习指南", unsupported: "来源中没有依据", doc: "员工手册" },
 } as const;
 
 for (const c of CASES) {
-  test(`notes (${c.lang}): an answer kept as a note is listed, shown with its chips, renamed, exported and deleted; a study guide is the model's, checked`, async ({
+  test(`notes (${c.lang}): an answer kept as a note is listed, shown with its chips, renamed, exported and deleted; a study guide is the model's, made from the conversation's selected sources, checked`, async ({
     browser,
   }) => {
     const n = NOTES[c.lang];
@@ -122,15 +123,27 @@ for (const c of CASES) {
     });
     const page = await context.newPage();
     try {
-      await page.goto(`http://127.0.0.1:${PORTS.offline}/`);
+      // Offline: no study guide, and the reason.
+      await page.goto(`http://127.0.0.1:${PORTS.offline}/notes`);
+      await expect(page.getByTestId("notes-needs-model")).toContainText("OPENAI_API_KEY");
+      await expect(page.getByTestId("make-study-guide")).toHaveCount(0);
+
+      // With a model: the conversation's selected source is one document; its answer kept as a note.
+      await page.goto(LLM);
+      await page.getByTestId("document-scope").click();
+      await page
+        .getByTestId("document-scope-item")
+        .and(page.getByRole("checkbox", { name: n.doc }))
+        .check();
+      await page.keyboard.press("Escape");
+      await expect(page.getByTestId("document-scope-label")).toHaveText(n.doc);
       const answer = await ask(page, c.question);
       await answer.getByTestId("save-note").click();
       await expect(answer.getByTestId("note-saved")).toBeVisible();
       await answer.getByTestId("open-notes").click();
-      await expect(page).toHaveURL(/\/notes\?kb=/);
-      // Offline: no study guide, and the reason.
-      await expect(page.getByTestId("notes-needs-model")).toContainText("OPENAI_API_KEY");
-      await expect(page.getByTestId("make-study-guide")).toHaveCount(0);
+      await expect(page).toHaveURL(/\/notes\?kb=[^&]+&documents=/);
+      // The notes page's Scope picker starts from the conversation's selected sources.
+      await expect(page.getByTestId("document-scope-label")).toHaveText(n.doc);
       await page.getByTestId("note-item").filter({ hasText: c.question }).first().click();
       const view = page.getByTestId("note-view");
       await expect(view.getByTestId("citation-chip").first()).toBeVisible();
@@ -153,25 +166,22 @@ for (const c of CASES) {
       await view.getByTestId("note-delete-confirm").click();
       await expect(page.getByTestId("note-item").filter({ hasText: n.renamed })).toHaveCount(0);
 
-      // With a model: a study guide from the knowledge base's documents, cited, its invented sentence marked.
-      // Made from the one document ticked in the picker, not from the whole knowledge base.
-      await page.goto(`${LLM}/notes`);
-      await page.getByTestId("document-scope").click();
-      await page
-        .getByTestId("document-scope-item")
-        .and(page.getByRole("checkbox", { name: /Employee Handbook/ }))
-        .check();
-      await page.keyboard.press("Escape");
-      await expect(page.getByTestId("document-scope-label")).toHaveText("Employee Handbook");
+      // A study guide from the selected source alone (not the whole knowledge base), cited, its invented sentence marked.
+      await fetch(`http://127.0.0.1:${PORTS.fakeLlm}/reset`, { method: "POST" });
       await page.getByTestId("make-study-guide").click();
       const guide = page.getByTestId("note-view");
       await expect(guide.getByTestId("note-kind")).toHaveText(n.guide, { timeout: 60_000 });
-      await expect(guide.getByTestId("note-title")).toHaveText(`${n.guide} · Employee Handbook`);
+      await expect(guide.getByTestId("note-title")).toHaveText(`${n.guide} · ${n.doc}`);
       await expect(guide.getByTestId("citation-chip").first()).toBeVisible();
       await expect(guide.getByTestId("unsupported-mark").first()).toHaveText(n.unsupported);
       await expect(guide).toContainText("fake-model");
       await audit(page, `study guide ${c.lang}`);
-      expect((await fakeRequests()).some((r) => r.system.startsWith("You write from the numbered passages"))).toBe(true);
+      const written = (await fakeRequests()).filter((r) => r.system.startsWith("You write from the numbered passages"));
+      expect(written).toHaveLength(1);
+      // Each passage the model was given ("[n] Title › Heading") is of the selected document.
+      const titles = [...written[0].question.matchAll(/^\[\d+\] (.+?)(?: › .*)?$/gm)].map((m) => m[1]);
+      expect(titles.length).toBeGreaterThan(0);
+      expect(new Set(titles)).toEqual(new Set([n.doc]));
       await guide.getByTestId("note-delete").click();
       await guide.getByTestId("note-delete-confirm").click();
       await expect(page.getByTestId("note-view")).toHaveCount(0);

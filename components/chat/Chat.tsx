@@ -373,6 +373,7 @@ export function Chat({
                       question={m.role === "assistant" && messages[i - 1]?.role === "user" ? messageAnswerText(messages[i - 1]) : undefined}
                       versions={busy ? undefined : versionsOf(m.id)}
                       stopped={stopped.has(m.id)}
+                      sources={documents}
                     />
                   ))}
                   {!busy && <FollowUps message={last} onAsk={askFromSuggestion} />}

@@ -87,9 +87,10 @@ export function DocumentScope({
     if (!docs) return;
     const outside = picksOutsideKbs(value, docs, kbs);
     if (!outside.length) return;
-    setRemoved(outside.length);
+    // On the notes page a conversation's pick of another knowledge base just drops out: no "Search in" there.
+    if (!forNotes) setRemoved(outside.length);
     onChange(value.filter((id) => !outside.includes(id)));
-  }, [docs, kbs, value, onChange]);
+  }, [docs, kbs, value, onChange, forNotes]);
   useEffect(() => {
     if (!open) return;
     const onKey = (e: KeyboardEvent) => {

@@ -228,9 +228,23 @@ interface AssistantProps {
   versions?: Versions;
   /** The answer was cut short by Stop. */
   stopped?: boolean;
+  /** The conversation's selected sources (the Scope picker): a study guide on the notes page starts from them. */
+  sources?: readonly string[];
 }
 
-function AssistantMessage({ m, t, streaming, busy, feedback, onRegenerate, onFeedback, question, versions, stopped }: AssistantProps) {
+function AssistantMessage({
+  m,
+  t,
+  streaming,
+  busy,
+  feedback,
+  onRegenerate,
+  onFeedback,
+  question,
+  versions,
+  stopped,
+  sources = [],
+}: AssistantProps) {
   const [copied, setCopied] = useState(false);
   // Once checked, the answer is shown with its citations as the check left them (moved where another chunk supports
   // the sentence) and its notes: the one rendering every view of it shares (checked-answer.ts).
@@ -290,7 +304,7 @@ function AssistantMessage({ m, t, streaming, busy, feedback, onRegenerate, onFee
             </button>
             {onFeedback && <FeedbackButtons messageId={m.id} feedback={feedback} t={t} onFeedback={onFeedback} />}
             {question && <PromoteToFaq question={question} answer={text} citations={cited} />}
-            {cited.length > 0 && <SaveAsNote messageId={m.id} className={ACTION} />}
+            {cited.length > 0 && <SaveAsNote messageId={m.id} sources={sources} className={ACTION} />}
             <AnswerModel m={m} />
           </div>
         )}

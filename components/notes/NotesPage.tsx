@@ -135,16 +135,26 @@ function NoteView({ note, onChanged, onDeleted }: { note: Note; onChanged: (n: N
 
 /**
  * The notes of each knowledge base (a tab each): the list, the open note, and — with a model — a study guide,
- * briefing or timeline made from the knowledge base's documents; offline the reason they are not offered.
+ * briefing or timeline made from the documents ticked in its Scope picker (the knowledge base's when none is);
+ * offline the reason they are not offered.
  */
-export function NotesPage({ initialKb, offline }: { initialKb?: string; offline: boolean }) {
+export function NotesPage({
+  initialKb,
+  initialDocuments = [],
+  offline,
+}: {
+  initialKb?: string;
+  initialDocuments?: string[];
+  offline: boolean;
+}) {
   const t = useMessages(T);
   const locale = useLocale();
   const [notes, setNotes] = useState<NoteSummary[] | null>(null);
   const [open, setOpen] = useState<Note | null>(null);
   const [making, setMaking] = useState<MadeKind | null>(null);
-  // The documents a study guide, briefing or timeline is made from (none ticked: the knowledge base's).
-  const [picked, setPicked] = useState<string[]>([]);
+  // The documents a study guide, briefing or timeline is made from (none ticked: the knowledge base's); opened from
+  // a conversation, its selected sources (those of another knowledge base drop out of the picker).
+  const [picked, setPicked] = useState<string[]>(initialDocuments);
   const [error, setError] = useState<string | null>(null);
   const fail = useCallback((e: unknown) => setError(e instanceof Error ? e.message : String(e)), []);
   const { kbs, kb, setKb } = usePickedKb(initialKb, fail);

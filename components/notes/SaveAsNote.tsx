@@ -3,21 +3,22 @@
 import Link from "next/link";
 import { useState } from "react";
 import { useMessages } from "@/components/i18n";
-import { notesApi } from "./api";
+import { notesApi, notesHref } from "./api";
 import { T } from "./messages";
 
 /**
  * "Save as note" under an answer: the server keeps its own copy of the answer (checked text and citations) as a
- * note of the knowledge bases it cites; then a link to the notes.
+ * note of the knowledge bases it cites; then a link to the notes, carrying the conversation's selected sources
+ * (`sources`) to the notes page's Scope picker, from which a study guide, briefing or timeline is made.
  */
-export function SaveAsNote({ messageId, className }: { messageId: string; className: string }) {
+export function SaveAsNote({ messageId, sources, className }: { messageId: string; sources: readonly string[]; className: string }) {
   const t = useMessages(T);
   const [state, setState] = useState<"idle" | "saving" | { kb: string } | { error: string }>("idle");
   if (typeof state === "object" && "kb" in state) {
     return (
       <span data-testid="note-saved" role="status" className="text-emerald-700 dark:text-emerald-300">
         {t.saved} ·{" "}
-        <Link href={`/notes?kb=${encodeURIComponent(state.kb)}`} data-testid="open-notes" className="underline">
+        <Link href={notesHref(state.kb, sources)} data-testid="open-notes" className="underline">
           {t.open}
         </Link>
       </span>

@@ -1,6 +1,7 @@
 /** Browser calls to /api/notes. */
 import { apiFetch } from "@/components/api";
 import type { MadeKind, Note, NoteSummary } from "@/lib/notes/schema";
+import { scopeQuery } from "@/lib/tools/scope";
 
 export const notesApi = {
   list: (kb?: string) => apiFetch<{ notes: NoteSummary[] }>(`/api/notes${kb ? `?kb=${encodeURIComponent(kb)}` : ""}`),
@@ -12,3 +13,7 @@ export const notesApi = {
   make: (body: { kind: MadeKind; kb: string; documents: string[]; locale: "en" | "zh" }) =>
     apiFetch<{ note: Note }>("/api/notes/make", { method: "POST", body }),
 };
+
+/** The notes page of knowledge base `kb`, its Scope picker starting with `documents` ticked (a conversation's sources). */
+export const notesHref = (kb: string, documents: readonly string[] = []): string =>
+  `/notes?${new URLSearchParams({ kb, ...scopeQuery({ documents }) })}`;

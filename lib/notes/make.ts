@@ -13,9 +13,9 @@ import { LEADING_HEADINGS } from "@/lib/agent/highlight";
 import type { Citation } from "@/lib/agent/protocol";
 import { checkCitations } from "@/lib/agent/support";
 import { type Principal, requireKbAccess } from "@/lib/auth/principal";
-import { readableDocuments } from "@/lib/auth/scope";
 import type { AppConfig } from "@/lib/config";
 import type { Store } from "@/lib/store";
+import { documentsInScope } from "@/lib/tools/scope";
 import { AppError, type DocumentRecord } from "@/lib/types";
 import { noteOwnerOf } from "./access";
 import type { MadeKind, Note } from "./schema";
@@ -48,13 +48,21 @@ const instructions = (kind: MadeKind, lang: "en" | "zh") =>
 Cite the passage each sentence or bullet comes from with its number in square brackets, like [2]. Do not add anything the passages do not say.
 Write in ${lang === "zh" ? "Chinese" : "English"}.`;
 
-/** The documents the note is made from: those named (of the knowledge base, that the caller may read), else the knowledge base's. */
+/**
+ * The documents the note is made from: the selected ones (the notes page's Scope picker, which starts from the
+ * conversation's) within the knowledge base, by the one scope rule (lib/tools/scope.ts); none selected: the
+ * knowledge base's.
+ */
 async function sourcesOf(p: Principal, store: Store, kb: string, ids: readonly string[]): Promise<DocumentRecord[]> {
   requireKbAccess(p, kb, false);
-  const docs = ids.length
-    ? [...(await readableDocuments(p, store, ids)).values()].filter((d) => d.kb === kb)
-    : await store.listDocuments({ kb });
-  if (!docs.length) throw new AppError("bad_request", `The knowledge base "${kb}" has no documents to make this from.`);
+  const docs = documentsInScope(await store.listDocuments({ kb }), { kbs: [kb], documents: ids });
+  if (!docs.length)
+    throw new AppError(
+      "bad_request",
+      ids.length
+        ? `None of the selected documents is in the knowledge base "${kb}".`
+        : `The knowledge base "${kb}" has no documents to make this from.`,
+    );
   return docs.slice(0, MAX_DOCS);
 }
 

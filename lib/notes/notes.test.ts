@@ -10,7 +10,7 @@ import { checkCitations } from "@/lib/agent/support";
 import { TEST_USAGE } from "@/lib/agent/test-model";
 import type { Principal } from "@/lib/auth/principal";
 import { getAnswers } from "@/lib/conversations/answers";
-import { HR_KB, openTestKbs } from "@/lib/ingest/test-kbs";
+import { HR_KB, ingestMarkdown, openTestKbs } from "@/lib/ingest/test-kbs";
 import { OFFLINE_CHAT } from "@/scripts/eval-chat/harness";
 import { noteFor, notesOf } from "./access";
 import { makeNote, NEEDS_MODEL } from "./make";
@@ -169,6 +169,38 @@ describe("study guide, briefing, timeline", () => {
         writingModel(text, []),
       ),
     ).rejects.toMatchObject({ status: 403 });
+  });
+
+  it("are made from the selected documents alone, by the one scope rule; a pick of another knowledge base is not used", async () => {
+    await ingestMarkdown(temp.store, "hr", {
+      "leave.md": "# Leave\n\n## Annual leave\n\nFull-time staff get 25 days of annual leave a year.\n",
+    });
+    const leave = (await temp.store.findDocument("hr", { source: "leave.md" }))!;
+    const prices = (await temp.store.findDocument("sales", { source: "prices.md" }))!;
+    const asked: string[] = [];
+    const note = await makeNote(
+      alice,
+      temp.store,
+      { kind: "briefing", kb: "hr", documents: [leave.id, prices.id], locale: "en" },
+      OFFLINE_CHAT,
+      writingModel("- Full-time staff get 25 days of annual leave a year [1].", asked),
+    );
+    // The ticked document's passages, not the knowledge base's other document, not the other knowledge base's.
+    expect(asked[0]).toContain("25 days");
+    expect(asked[0]).not.toContain("80 euros");
+    expect(asked[0]).not.toContain("8 dollars");
+    expect(note.title).toBe("Briefing · Leave");
+    expect(note.citations.map((c) => c.document.id)).toEqual([leave.id]);
+    // Every pick outside the knowledge base: refused, saying so (not "no documents").
+    await expect(
+      makeNote(
+        alice,
+        temp.store,
+        { kind: "briefing", kb: "hr", documents: [prices.id], locale: "en" },
+        OFFLINE_CHAT,
+        writingModel("unused", []),
+      ),
+    ).rejects.toMatchObject({ status: 400, message: 'None of the selected documents is in the knowledge base "hr".' });
   });
 
   it("offline, are refused with the reason and keep nothing", async () => {

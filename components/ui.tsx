@@ -1,5 +1,5 @@
 /** Small pieces the feature folders share: form-control classes, a button, a labelled field, a password box, a text box, a drop-down, a form, tabs and an error line. */
-import { type ChangeEvent, type ReactNode, type Ref, useSyncExternalStore } from "react";
+import type { ChangeEvent, ReactNode, Ref } from "react";
 import { ACCEPT_ATTRIBUTE } from "@/lib/parse/formats";
 
 export const inputClass =
@@ -119,41 +119,7 @@ export function TextBox({
   return rows ? <textarea rows={rows} {...props} /> : <input {...props} />;
 }
 
-/** A drop-down named by `label` (its aria-label) and bound to `value`; `children` are its options. */
-export function Select<T extends string>({
-  label,
-  testid,
-  value,
-  onChange,
-  className,
-  children,
-}: {
-  label: string;
-  testid: string;
-  value: T;
-  onChange(value: T): void;
-  className: string;
-  children: ReactNode;
-}) {
-  // A choice made before the page's script runs would be shown and then lost: the drop-down waits for it.
-  const hydrated = useSyncExternalStore(subscribeToNothing, isClient, isServer);
-  return (
-    <select
-      aria-label={label}
-      data-testid={testid}
-      value={value}
-      onChange={(e) => onChange(e.target.value as T)}
-      className={className}
-      disabled={!hydrated}
-    >
-      {children}
-    </select>
-  );
-}
-
-const subscribeToNothing = () => () => {};
-const isClient = () => true;
-const isServer = () => false;
+export { Select } from "./select";
 
 /** One <option> per value, labelled by the value itself. */
 export function ValueOptions({ values }: { values: readonly string[] }) {

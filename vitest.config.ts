@@ -45,6 +45,7 @@ export default defineConfig({
     // A worker keeps the modules it imported from one file to the next; vitest.setup.ts resets the process state.
     isolate: false,
     setupFiles: ["vitest.setup.ts"],
+    globalSetup: ["vitest.global-setup.ts"],
     // Most files wait on I/O (servers, LanceDB's background work, timers): one file more than there are cores keeps
     // the CPUs busy, where Vitest's default (cores - 1) ran one file at a time on 2 cores.
     maxWorkers: availableParallelism() + 1,

@@ -4,20 +4,9 @@
 // views' browser scripts into dist/views/*.js (lib/apps/bundle.ts; Node runs that .ts file by stripping its types).
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { build } from "esbuild";
+import { bundleParseWorker } from "./parse-worker-bundle.mjs";
 
-await build({
-  entryPoints: { parse: "lib/parse/worker.ts" },
-  outdir: "dist/workers",
-  outExtension: { ".js": ".mjs" },
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node22",
-  packages: "external",
-  tsconfig: "tsconfig.json",
-  logLevel: "warning",
-});
+await bundleParseWorker();
 console.log("built dist/workers/parse.mjs");
 
 // The MCP Apps views' scripts (inlined into their ui:// resources' HTML), so a request never waits for a bundle.

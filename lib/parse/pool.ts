@@ -1,8 +1,8 @@
 /**
  * Parsing off the event loop: one process-wide pool (lib/worker/pool.ts) running lib/parse/worker.ts.
- * The worker script is the esbuild bundle dist/workers/parse.mjs (`npm run build` makes it; Next.js bundles
- * route handlers, so the worker needs a real file), or the TypeScript source through tsx in tests and when
- * no bundle exists.
+ * The worker script is the esbuild bundle dist/workers/parse.mjs (`npm run build` makes it, and Vitest's global
+ * setup before the tests; Next.js bundles route handlers, so the worker needs a real file), or the TypeScript
+ * source through tsx when no bundle exists.
  */
 import { existsSync } from "node:fs";
 import os from "node:os";
@@ -71,7 +71,7 @@ export type ParseResult = Omit<ParsedAndChunked, "chunks"> & { packed?: PackedCh
 /** The worker script and how to run it. */
 function parseWorkerScript(): { file: string; execArgv: string[] } {
   const bundle = path.join(appDir(), "dist", "workers", "parse.mjs");
-  if (!process.env.VITEST && existsSync(/*turbopackIgnore: true*/ bundle)) return { file: bundle, execArgv: [] };
+  if (existsSync(/*turbopackIgnore: true*/ bundle)) return { file: bundle, execArgv: [] };
   return { file: path.join(appDir(), "lib", "parse", "worker.ts"), execArgv: ["--import", "tsx"] };
 }
 

@@ -49,6 +49,16 @@ async function waitHealthy(port: number) {
   throw new Error(`app on ${port} did not become healthy:\n${appOutput}`);
 }
 
+/**
+ * The admin secret the app printed at its first start. Read from its output as it arrives: the requests above are
+ * synchronous (curl), so output printed just before the app answered may not have been read yet.
+ */
+async function printedAdminSecret(): Promise<string> {
+  const secret = () => /\[auth\]\s+(kba_[A-Za-z0-9_-]+)/.exec(appOutput)?.[1];
+  for (let i = 0; i < 300 && !secret(); i++) await new Promise((r) => setTimeout(r, 100));
+  return secret() ?? "";
+}
+
 test.describe.configure({ mode: "serial" });
 test.setTimeout(300_000);
 
@@ -86,7 +96,7 @@ test.beforeAll(async () => {
   await waitHealthy(ports.app);
   await waitHealthy(ports.trusted);
   await waitHealthy(ports.realIp);
-  adminSecret = /\[auth\]\s+(kba_[A-Za-z0-9_-]+)/.exec(appOutput)?.[1] ?? "";
+  adminSecret = await printedAdminSecret();
   // A document to address by id, uploaded from loopback without any login.
   const up = request("srv", "POST", `${local(ports.app)}/api/documents`, { file: docFile });
   expect(up.status, up.body).toBe(200);

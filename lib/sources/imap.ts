@@ -88,8 +88,11 @@ async function connect(config: ImapConfig, password: string, maxBytes: number, s
       connectionTimeout: TIMEOUT_MS,
       greetingTimeout: TIMEOUT_MS,
       socketTimeout: 2 * TIMEOUT_MS,
-      // A literal past the largest message read plus its headers would be a hostile server's.
+      // A literal past the largest message read plus its headers would be a hostile server's; so would a line (a
+      // SEARCH answer of SOURCE_MAX_ITEMS numbers is a few hundred KB) or an answer past that (imapflow's defaults: 1-2 GB).
       maxLiteralSize: maxBytes + 1024 * 1024,
+      maxLineLength: maxBytes + 1024 * 1024,
+      maxResponseSize: 2 * (maxBytes + 1024 * 1024),
     });
     client.on("error", () => {});
     try {

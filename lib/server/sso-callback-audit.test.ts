@@ -5,11 +5,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { GET } from "@/app/api/auth/oidc/callback/route";
 import { getAuditLog } from "@/lib/audit/log";
+import { APP, ssoTestBed } from "@/lib/auth/accounts/sso-test-bed";
 import { beginSso } from "@/lib/auth/oidc";
 import { PEER_HEADER, peerHeaderFor } from "@/lib/auth/peer";
 import { startStartup } from "@/lib/server/startup";
 import { walkProvider } from "@/lib/test-helpers/oidc-provider";
-import { APP, ssoTestBed } from "./sso-test-bed";
 
 const bed = ssoTestBed("sso-callback-audit-", { OIDC_GROUP_ROLES: "kb-editors=editor" });
 
